@@ -1,0 +1,77 @@
+# loopscope - top-level build.  `make`, `make check`, `make demo`,
+# `make install PREFIX=...`.  Sources are found by folder, so a new module
+# needs no edit here.
+
+PREFIX ?= /usr/local
+BUILD ?= build
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+
+WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := $(WARN) $(CFLAGS) -D_GNU_SOURCE -I. -Icommon -MMD -MP
+LIBS := $(shell $(PKG_CONFIG) --libs libzstd libelf libdw capstone 2>/dev/null) -lipt -lpthread
+ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags libzstd libelf libdw capstone 2>/dev/null)
+
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDSAN := -fsanitize=$(SANITIZE)
+endif
+
+LIB_SRC := $(wildcard common/*.c formats/*.c recorder/*.c decoder/*.c analysis/*.c)
+CLI_SRC := $(wildcard cli/*.c)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+TOOL_SRC := $(wildcard tests/tools/*.c)
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+LIBA := $(BUILD)/libloopscope.a
+BIN := $(BUILD)/loopscope
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
+
+all: $(BIN) vgtool testdata
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(LIBA)
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
+
+$(BUILD)/tests/%: tests/tools/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
+
+include recorder/vgtool/vgtool.mk
+include testdata/testdata.mk
+
+check: all $(UNIT_BIN) $(TOOL_BIN)
+	@BUILD=$(BUILD) sh tests/run.sh
+
+demo: all
+	@sh tests/demo.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/loopscope \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/loopscope
+	install -m 755 $(VGTOOL) $(DESTDIR)$(PREFIX)/libexec/loopscope/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all check demo install clean vgtool testdata
+.SECONDARY:
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

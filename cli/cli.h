@@ -1,0 +1,28 @@
+/* cli.h - subcommands of the loopscope command line.
+ *
+ * Only cli/ prints to the user or exits.  Each cmd_<name>() gets argv with
+ * argv[0] = "<name>" and returns the process exit status.  A command given
+ * -h/--help prints its usage to stdout and returns 0; a usage error prints
+ * the usage to stderr and returns 129 (as git does).
+ */
+#ifndef LS_CLI_H
+#define LS_CLI_H
+
+#include <stdio.h>
+
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+
+/* Prints "loopscope: " + formatted message + newline to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints usage to stderr (err != 0) or stdout and returns 129 or 0. */
+int cli_usage(const char *usage, int err);
+/* The directory holding the running binary (no trailing slash). */
+const char *cli_exe_dir(void);
+
+#define CLI_EXIT_USAGE 129
+#define LS_VERSION "0.1.0"
+
+#endif

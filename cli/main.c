@@ -1,0 +1,134 @@
+/* main.c - loopscope's command dispatcher, after perf's and git's. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+struct cli_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cli_command commands[] = {
+	{ "record", cmd_record, "Run a command and record its control flow into a trace bundle" },
+	{ "info", cmd_info, "Describe a trace bundle" },
+	{ "import", cmd_import, "Convert a perf.data or raw PT capture into a trace bundle" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("loopscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("loopscope: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage(const char *usage, int err)
+{
+	fputs(usage, err ? stderr : stdout);
+	return err ? CLI_EXIT_USAGE : 0;
+}
+
+const char *cli_exe_dir(void)
+{
+	static char dir[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0) {
+		strcpy(dir, ".");
+		return dir;
+	}
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	return dir;
+}
+
+static void main_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: loopscope [--version] [--help] <command> [<args>]\n\n"
+		   "Commands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nSee 'loopscope help <command>' or 'man loopscope-<command>'.\n");
+}
+
+static const struct cli_command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_command *cmd;
+
+	if (argc < 2) {
+		main_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("loopscope %s\n", LS_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		char *hargv[] = { NULL, "-h", NULL };
+
+		if (argc < 3) {
+			main_usage(stdout);
+			return 0;
+		}
+		cmd = find_command(argv[2]);
+		if (!cmd) {
+			cli_error("'%s' is not a loopscope command; see 'loopscope --help'",
+				  argv[2]);
+			return CLI_EXIT_USAGE;
+		}
+		hargv[0] = argv[2];
+		return cmd->fn(2, hargv);
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		cli_error("'%s' is not a loopscope command; see 'loopscope --help'",
+			  argv[1]);
+		return CLI_EXIT_USAGE;
+	}
+	return cmd->fn(argc - 1, argv + 1);
+}

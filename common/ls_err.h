@@ -1,0 +1,36 @@
+/* ls_err.h - the one error enum of loopscope.
+ *
+ * Every library function returns an int: >= 0 on success, a negative
+ * LS_E* value on failure.  ls_errstr() turns a code into text.  Callers
+ * that need more context (file, section, offset) get it from the module's
+ * own error-message buffer (see e.g. lsb_reader_errmsg()).
+ */
+#ifndef LS_ERR_H
+#define LS_ERR_H
+
+enum ls_error {
+	LS_OK = 0,
+	LS_EINVAL,	/* invalid argument (a caller's bug or a bad option) */
+	LS_ENOMEM,	/* out of memory */
+	LS_EIO,		/* a read or write failed; errno is kept */
+	LS_ENOENT,	/* file or item not found */
+	LS_EFORMAT,	/* not the expected file format (bad magic) */
+	LS_EVERSION,	/* a format version we do not read */
+	LS_ETRUNC,	/* input ends early */
+	LS_ECORRUPT,	/* input is damaged (checksum, bounds, inconsistent) */
+	LS_ELIMIT,	/* input exceeds a documented limit */
+	LS_EZSTD,	/* zstd reported an error */
+	LS_EPERF,	/* perf.data is malformed or unsupported */
+	LS_EUNSUP,	/* a feature we do not support */
+	LS_ECHILD,	/* a child process (valgrind, perf) failed */
+	LS_EDECODE,	/* a PT decode error */
+	LS_ENOPT,	/* no Intel PT on this machine */
+	LS_ELF,		/* libelf/libdw reported an error */
+	LS_EEOF,	/* end of a sequence (not an error for iterators) */
+	LS_ERR_MAX
+};
+
+/* Text for an error code; accepts the code negated or not.  Never NULL. */
+const char *ls_errstr(int err);
+
+#endif

@@ -1,0 +1,118 @@
+/* lsc_proto.h - the wire protocol between the Valgrind tool (vgtool/) and
+ * the `loopscope record` process.
+ *
+ * The tool writes a stream of records to the FIFO named by its
+ * --lsc-out=PATH option.  All integers are little-endian.  Every record is
+ * a 16-byte header followed by `size` payload bytes; records are written
+ * whole and in order.  The reader must bounds-check `size` against
+ * LSP_MAX_PAYLOAD.
+ *
+ * Times: `seq` fields are a global sequence number that the tool increments
+ * on every sideband record, so sideband events of all threads are totally
+ * ordered.  PT carries no timing (no TSC/MTC/CYC packets).
+ */
+#ifndef LSC_PROTO_H
+#define LSC_PROTO_H
+
+#include <stdint.h>
+
+#define LSP_MAGIC	0x3150534cu	/* "LSP1" in the HELLO payload */
+#define LSP_VERSION	1u
+#define LSP_MAX_PAYLOAD	(1u << 20)	/* no record payload is larger */
+
+enum lsp_type {
+	LSP_HELLO = 1,		/* struct lsp_hello */
+	LSP_THREAD_START = 2,	/* struct lsp_thread; hdr.tid is the new thread */
+	LSP_THREAD_EXIT = 3,	/* struct lsp_thread */
+	LSP_MMAP = 4,		/* struct lsp_mmap + NUL-terminated path */
+	LSP_MUNMAP = 5,		/* struct lsp_munmap */
+	LSP_MEMDUMP = 6,	/* struct lsp_memdump + bytes (the vDSO's code) */
+	LSP_PT = 7,		/* raw PT bytes of thread hdr.tid; starts at a PSB */
+	LSP_MEMACC = 8,		/* memory accesses of thread hdr.tid, see below */
+	LSP_EXEC = 9,		/* struct lsp_exec + NUL-terminated path */
+	LSP_FORK = 10,		/* struct lsp_fork */
+	LSP_SIGNAL = 11,	/* struct lsp_signal */
+	LSP_END = 12,		/* struct lsp_end; last record */
+};
+
+struct lsp_hdr {
+	uint32_t type;		/* enum lsp_type */
+	uint32_t tid;		/* OS thread id (lwp) the record is about, or 0 */
+	uint32_t size;		/* payload bytes that follow */
+	uint32_t reserved;	/* 0 */
+};
+
+struct lsp_hello {
+	uint32_t magic;		/* LSP_MAGIC */
+	uint32_t version;	/* LSP_VERSION */
+	uint32_t pid;		/* the traced process */
+	uint32_t psb_period;	/* bytes of PT between PSBs */
+	uint32_t flags;		/* LSP_HELLO_MEM if memory accesses follow */
+	uint32_t reserved;
+};
+#define LSP_HELLO_MEM 1u
+
+struct lsp_thread {
+	uint64_t seq;
+	uint32_t parent_tid;	/* THREAD_START: creating thread, 0 if none */
+	uint32_t status;	/* THREAD_EXIT: exit code or 128+signal; else 0 */
+};
+
+struct lsp_mmap {
+	uint64_t seq;
+	uint64_t addr;
+	uint64_t len;
+	uint64_t pgoff;		/* file offset in bytes */
+	uint32_t prot;		/* PROT_* bits: 1 read, 2 write, 4 exec */
+	uint32_t flags;		/* LSP_MMAP_* */
+	/* followed by the path, NUL-terminated; "[vdso]" for the vDSO */
+};
+#define LSP_MMAP_STARTUP 1u	/* mapped before the client's first insn */
+
+struct lsp_munmap {
+	uint64_t seq;
+	uint64_t addr;
+	uint64_t len;
+};
+
+struct lsp_memdump {
+	uint64_t seq;
+	uint64_t addr;
+	/* followed by the bytes at addr */
+};
+
+struct lsp_exec {
+	uint64_t seq;
+	/* followed by the path, NUL-terminated */
+};
+
+struct lsp_fork {
+	uint64_t seq;
+	uint32_t child_pid;	/* the child is not traced */
+	uint32_t reserved;
+};
+
+struct lsp_signal {
+	uint64_t seq;
+	uint64_t ip;		/* guest IP at delivery */
+	uint32_t signo;
+	uint32_t reserved;
+};
+
+struct lsp_end {
+	uint64_t seq;
+	uint64_t blocks;	/* superblocks the tool instrumented */
+	uint32_t exit_status;	/* the client's exit code */
+	uint32_t lost;		/* records the tool could not write */
+};
+
+/* LSP_MEMACC payload: a sequence of accesses, each encoded as
+ *   uleb128  (icount - prev_icount)   executed-instruction index of the
+ *                                     thread, delta to the previous access
+ *   sleb128  (iaddr - prev_iaddr)     instruction address, delta
+ *   sleb128  (daddr - prev_daddr)     data address, delta
+ *   u8       (size << 1) | is_write   size in bytes (1..255)
+ * The prev_* values start at 0 at the beginning of every record.
+ */
+
+#endif

@@ -1,0 +1,15 @@
+# testdata programs: built with -O1 -g, no PIE-specific tricks; each has
+# known behaviour documented in its source.
+TD_SRC := $(wildcard testdata/*.c)
+TD_BIN := $(TD_SRC:testdata/%.c=$(BUILD)/testdata/%)
+TD_CFLAGS := -O1 -g -fno-inline -fno-omit-frame-pointer
+
+$(BUILD)/testdata/lib%.so: testdata/lib/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TD_CFLAGS) -shared -fPIC -o $@ $<
+
+$(BUILD)/testdata/%: testdata/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TD_CFLAGS) -o $@ $< -lpthread -ldl
+
+testdata: $(TD_BIN)

@@ -1,0 +1,50 @@
+# tests/lib.sh - helpers for the tNNNN-*.sh tests (sourced).
+# Each check prints "ok N - what" or "not ok N - what".
+set -u
+: "${LOOPSCOPE:?run through tests/run.sh or make check}"
+t_n=0
+T_TMP=$(mktemp -d)
+trap 'rm -rf "$T_TMP"' EXIT
+
+t_ok() {	# t_ok "description" command...
+	t_desc=$1; shift
+	t_n=$((t_n + 1))
+	if "$@" >"$T_TMP/last.out" 2>"$T_TMP/last.err"; then
+		echo "ok $t_n - $t_desc"
+	else
+		echo "not ok $t_n - $t_desc"
+		sed 's/^/#   /' "$T_TMP/last.err" | head -20
+	fi
+}
+
+t_fail() {	# t_fail "description" command...   (must exit non-zero)
+	t_desc=$1; shift
+	t_n=$((t_n + 1))
+	if "$@" >"$T_TMP/last.out" 2>"$T_TMP/last.err"; then
+		echo "not ok $t_n - $t_desc (succeeded, expected failure)"
+	else
+		echo "ok $t_n - $t_desc"
+	fi
+}
+
+t_eq() {	# t_eq "description" expected actual
+	t_n=$((t_n + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok $t_n - $1"
+	else
+		echo "not ok $t_n - $1"
+		echo "#   expected: $2"
+		echo "#   actual:   $3"
+	fi
+}
+
+t_grep() {	# t_grep "description" pattern file
+	t_n=$((t_n + 1))
+	if grep -q -- "$2" "$3"; then
+		echo "ok $t_n - $1"
+	else
+		echo "not ok $t_n - $1"
+		echo "#   no '$2' in $3:"
+		head -20 "$3" | sed 's/^/#   /'
+	fi
+}

@@ -1,0 +1,47 @@
+#!/bin/sh
+# tests/run.sh - runs every unit test binary and every tNNNN-*.sh script.
+# Each prints TAP-style lines ("ok ..." / "not ok ..."); a test program
+# that exits non-zero without a "not ok" line counts as one failure.
+# The last line is "N passed, N failed".
+BUILD=${BUILD:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "$top/$BUILD" 2>/dev/null && pwd || echo "$BUILD")
+export BUILD LSTOP="$top" LOOPSCOPE="$BUILD/loopscope" TESTDATA="$BUILD/testdata"
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run_one() {
+	name=$1; shift
+	out="$tmp/out"
+	"$@" >"$out" 2>"$tmp/err"
+	rc=$?
+	p=$(grep -c '^ok' "$out")
+	f=$(grep -c '^not ok' "$out")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $name exited with status $rc" >>"$out"
+		f=1
+	fi
+	if [ "$f" -ne 0 ]; then
+		echo "--- $name: $p passed, $f failed"
+		grep '^not ok\|^#' "$out" | head -40
+		tail -20 "$tmp/err"
+	else
+		echo "--- $name: $p passed"
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+}
+
+for t in "$top"/tests/unit/*.c; do
+	[ -e "$t" ] || continue
+	n=$(basename "$t" .c)
+	run_one "$n" "$BUILD/tests/$n"
+done
+for t in "$top"/tests/t[0-9]*.sh; do
+	[ -e "$t" ] || continue
+	run_one "$(basename "$t")" sh "$t"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,10 +1,281 @@
-/* cmd_record.c - placeholder until the real command lands. */
+/* cmd_record.c - `loopscope record`: run a command, write a trace bundle. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "ls_err.h"
+#include "recorder/record.h"
+
+static const char record_usage[] =
+	"usage: loopscope record [<options>] [--] <command> [<args>...]\n"
+	"\n"
+	"    -o, --output <file>   write the trace bundle to <file> (default loopscope.lsc)\n"
+	"    --backend <name>      auto (default), sw (Valgrind tool) or pt (perf intel_pt)\n"
+	"    --sample              add a perf sampling run for CPI (cycles:u, or cpu-clock:u)\n"
+	"    --mem                 record every load and store (sw backend)\n"
+	"    --no-embed            reference executables by path and build-id, do not embed\n"
+	"    --psb-period <bytes>  sw: PT bytes between PSB packets (default 4096)\n"
+	"    --chunk-size <bytes>  raw PT bytes per compressed chunk (default 1048576)\n"
+	"    --pt-config <terms>   pt: intel_pt event terms, e.g. 'cyc,noretcomp=0'\n"
+	"    --perf-arg <arg>      pt: pass <arg> to 'perf record' (repeatable)\n"
+	"    -q, --quiet           print no summary\n"
+	"    -h, --help            show this help\n";
+
+enum { OPT_BACKEND = 256, OPT_SAMPLE, OPT_MEM, OPT_NO_EMBED, OPT_PSB,
+       OPT_CHUNK, OPT_PT_CONFIG, OPT_PERF_ARG };
+
+static const struct option record_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "sample", no_argument, NULL, OPT_SAMPLE },
+	{ "mem", no_argument, NULL, OPT_MEM },
+	{ "no-embed", no_argument, NULL, OPT_NO_EMBED },
+	{ "psb-period", required_argument, NULL, OPT_PSB },
+	{ "chunk-size", required_argument, NULL, OPT_CHUNK },
+	{ "pt-config", required_argument, NULL, OPT_PT_CONFIG },
+	{ "perf-arg", required_argument, NULL, OPT_PERF_ARG },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_size(const char *opt, const char *s, unsigned long min,
+		      unsigned long max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v < min || v > max) {
+		cli_error("option '%s' wants a number from %lu to %lu, not '%s'",
+			  opt, min, max, s);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* The directory with the Valgrind tool: $LOOPSCOPE_VGLIB, the build tree's
+ * vglib/ beside the binary, or the installed libexec/loopscope. */
+static const char *find_vglib(void)
+{
+	static char path[4096];
+	const char *env = getenv("LOOPSCOPE_VGLIB");
+	const char *cands[2] = { "%s/vglib", "%s/../libexec/loopscope" };
+	char tool[4200];
+	size_t i;
+
+	if (env && *env)
+		return env;
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), cands[i], cli_exe_dir());
+		snprintf(tool, sizeof(tool), "%s/loopscope-amd64-linux", path);
+		if (!access(tool, X_OK))
+			return path;
+	}
+	return NULL;
+}
+
+/* True if CMD names an executable, directly or through $PATH. */
+static int command_exists(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(cmd, '/'))
+		return !access(cmd, X_OK);
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", cmd);
+		if (!access(buf, X_OK))
+			return 1;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return 0;
+}
+
+static void human(uint64_t n, char *buf, size_t len)
+{
+	if (n >= 10u << 20)
+		snprintf(buf, len, "%.1f MiB", n / 1048576.0);
+	else if (n >= 10u << 10)
+		snprintf(buf, len, "%.1f KiB", n / 1024.0);
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+}
+
+static int exit_code_of(int wait_status)
+{
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return 1;
+}
 
 int cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	cli_error("'record' is not implemented yet");
-	return 1;
+	const char *output = "loopscope.lsc", *pt_config = NULL;
+	struct lsr_opts o;
+	struct lsr_stats st;
+	struct lsb_writer_opts wo;
+	struct lsb_writer *w = NULL;
+	char errbuf[512], old[4200], buf[64], sz[32];
+	int c, err, quiet = 0, code;
+	struct stat sb;
+
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.embed = 1;
+	memset(&wo, 0, sizeof(wo));
+	wo.size = sizeof(wo);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:qh", record_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_BACKEND:
+			if (!strcmp(optarg, "auto"))
+				o.backend = LSR_BACKEND_AUTO;
+			else if (!strcmp(optarg, "sw"))
+				o.backend = LSR_BACKEND_SW;
+			else if (!strcmp(optarg, "pt"))
+				o.backend = LSR_BACKEND_PT;
+			else {
+				cli_error("unknown backend '%s' (want auto, sw or pt)", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			break;
+		case OPT_SAMPLE:
+			o.sample = 1;
+			break;
+		case OPT_MEM:
+			o.mem = 1;
+			break;
+		case OPT_NO_EMBED:
+			o.embed = 0;
+			break;
+		case OPT_PSB:
+			if (parse_size("--psb-period", optarg, 256, 1u << 20, &o.psb_period))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_CHUNK:
+			if (parse_size("--chunk-size", optarg, 4096, 64u << 20, &wo.chunk_size))
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_PT_CONFIG:
+			pt_config = optarg;
+			break;
+		case OPT_PERF_ARG:
+			cli_error("--perf-arg is for the pt backend, which is not available yet");
+			return CLI_EXIT_USAGE;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			return cli_usage(record_usage, 0);
+		default:
+			cli_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage(record_usage, 1);
+		}
+	}
+	(void)pt_config;
+	if (optind >= argc) {
+		cli_error("no command to record");
+		return cli_usage(record_usage, 1);
+	}
+	o.argv = argv + optind;
+	if (!command_exists(o.argv[0])) {
+		cli_error("command not found: '%s'", o.argv[0]);
+		return 127;
+	}
+	if (o.backend == LSR_BACKEND_PT) {
+		cli_error("the pt backend needs Intel PT, and this machine has none "
+			  "(no /sys/bus/event_source/devices/intel_pt); use --backend=sw");
+		return 1;
+	}
+	o.backend = LSR_BACKEND_SW;
+	o.vglib = find_vglib();
+	if (!o.vglib) {
+		cli_error("cannot find the loopscope Valgrind tool beside '%s'; "
+			  "set LOOPSCOPE_VGLIB to the directory holding loopscope-amd64-linux",
+			  cli_exe_dir());
+		return 1;
+	}
+	if (o.sample) {
+		cli_error("--sample is not available yet");
+		return 1;
+	}
+	/* Keep the previous bundle, as perf keeps perf.data.old. */
+	if (!stat(output, &sb) && S_ISREG(sb.st_mode)) {
+		snprintf(old, sizeof(old), "%s.old", output);
+		rename(output, old);
+	}
+	err = lsb_writer_open(&w, output, &wo);
+	if (err < 0) {
+		cli_error("cannot write '%s': %s", output,
+			  w ? lsb_writer_errmsg(w) : ls_errstr(err));
+		if (w)
+			lsb_writer_close(w);
+		return 1;
+	}
+	err = lsr_write_host_meta(w, o.argv);
+	if (err >= 0)
+		err = lsb_writer_meta(w, "backend", "sw");
+	if (err >= 0)
+		err = lsb_writer_flush(w);
+	if (err < 0) {
+		cli_error("cannot write '%s': %s", output, lsb_writer_errmsg(w));
+		lsb_writer_close(w);
+		return 1;
+	}
+	err = lsr_record_sw(&o, w, &st, errbuf, sizeof(errbuf));
+	code = exit_code_of(st.wait_status);
+	snprintf(buf, sizeof(buf), "%d", code);
+	lsb_writer_meta(w, "exit_status", buf);
+	if (WIFSIGNALED(st.wait_status)) {
+		snprintf(buf, sizeof(buf), "%d", WTERMSIG(st.wait_status));
+		lsb_writer_meta(w, "exit_signal", buf);
+	}
+	if (err < 0) {
+		cli_error("recording '%s' into '%s' failed: %s", o.argv[0], output, errbuf);
+		lsb_writer_close(w);
+		return code ? code : 1;
+	}
+	if (errbuf[0])
+		cli_warning("%s; the trace cannot be decoded there (%u executable%s missing)",
+			    errbuf, st.missing_modules, st.missing_modules == 1 ? "" : "s");
+	if (!st.tool_ended)
+		cli_warning("the tool stopped before the command ended (exec or crash); "
+			    "the trace covers the run up to that point");
+	if (st.tool_lost)
+		cli_warning("the tool lost %llu records", (unsigned long long)st.tool_lost);
+	err = lsb_writer_close(w);
+	if (err < 0) {
+		cli_error("cannot finish '%s': %s", output, ls_errstr(err));
+		return code ? code : 1;
+	}
+	if (!quiet && !stat(output, &sb)) {
+		human((uint64_t)sb.st_size, sz, sizeof(sz));
+		human(st.pt_bytes, buf, sizeof(buf));
+		fprintf(stderr, "[ loopscope record: wrote %s to '%s' (%u thread%s, %u module%s, %s of PT) ]\n",
+			sz, output, st.threads, st.threads == 1 ? "" : "s",
+			st.modules, st.modules == 1 ? "" : "s", buf);
+	}
+	return code;
 }

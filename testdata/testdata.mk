@@ -1,7 +1,9 @@
-# testdata programs: built with -O1 -g, no PIE-specific tricks; each has
-# known behaviour documented in its source.
+# testdata programs: built with -O1 -g -fno-inline; each documents its
+# hand-counted behaviour in its source.
 TD_SRC := $(wildcard testdata/*.c)
 TD_BIN := $(TD_SRC:testdata/%.c=$(BUILD)/testdata/%)
+TD_LIB_SRC := $(wildcard testdata/lib/*.c)
+TD_LIBS := $(TD_LIB_SRC:testdata/lib/%.c=$(BUILD)/testdata/lib%.so)
 TD_CFLAGS := -O1 -g -fno-inline -fno-omit-frame-pointer
 
 $(BUILD)/testdata/lib%.so: testdata/lib/%.c
@@ -12,4 +14,4 @@ $(BUILD)/testdata/%: testdata/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TD_CFLAGS) -o $@ $< -lpthread -ldl
 
-testdata: $(TD_BIN)
+testdata: $(TD_BIN) $(TD_LIBS)

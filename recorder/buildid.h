@@ -1,0 +1,18 @@
+/* buildid.h - GNU build-id of an ELF image in memory. */
+#ifndef LSR_BUILDID_H
+#define LSR_BUILDID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Copies the NT_GNU_BUILD_ID note of the ELF image [data, data+len) into
+ * out (at most cap bytes).  Returns its length, 0 if the image has none,
+ * -LS_ELF if it is not a valid ELF image, -LS_EINVAL for bad arguments. */
+int lsr_buildid_mem(const void *data, size_t len, uint8_t *out, size_t cap);
+
+/* Maps PATH read-only; *data and *len describe it until lsr_unmap().
+ * Returns -LS_ENOENT, -LS_EIO. */
+int lsr_map_file(const char *path, void **data, size_t *len);
+void lsr_unmap(void *data, size_t len);
+
+#endif

@@ -1,0 +1,57 @@
+/* record.h - `loopscope record`: run a command under a recorder backend and
+ * write a trace bundle.
+ *
+ * The sw backend runs the command under Valgrind with our tool
+ * (recorder/vgtool/), reads the tool's record stream from a FIFO
+ * (recorder/lsc_proto.h) and writes it into the bundle as it arrives, so
+ * memory stays bounded whatever the run's length.
+ */
+#ifndef LSR_RECORD_H
+#define LSR_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/bundle.h"
+
+#define LS_RECORDER_VERSION "0.1.0"
+
+enum lsr_backend { LSR_BACKEND_AUTO = 0, LSR_BACKEND_SW, LSR_BACKEND_PT };
+
+struct lsr_opts {
+	size_t size;			/* sizeof(struct lsr_opts) */
+	enum lsr_backend backend;
+	int sample;			/* add a sampling run */
+	int mem;			/* record memory accesses (sw) */
+	int embed;			/* embed ELF files (else references) */
+	uint32_t psb_period;		/* sw: PT bytes between PSBs, 0: 4096 */
+	const char *vglib;		/* sw: directory holding the tool */
+	const char *valgrind;		/* sw: valgrind binary, NULL: "valgrind" */
+	char *const *argv;		/* the command, NULL-terminated */
+	char *const *perf_args;		/* pt: extra `perf record` arguments */
+};
+
+struct lsr_stats {
+	int wait_status;		/* of the traced command, as waitpid() */
+	uint32_t threads;
+	uint32_t modules;		/* distinct build-ids written */
+	uint32_t missing_modules;	/* executable mappings we could not read */
+	uint64_t pt_bytes;		/* raw PT bytes */
+	uint64_t memacc_bytes;
+	uint64_t records;		/* tool records read */
+	uint64_t tool_lost;		/* records the tool reported lost */
+	int tool_ended;			/* the tool wrote its LSP_END record */
+};
+
+/* Runs the command under the sw backend, writing into w (opened by the
+ * caller, which also closes it).  Fills *st.  errbuf receives a message on
+ * failure.  Returns -LS_EINVAL, -LS_EIO, -LS_ECHILD, -LS_ECORRUPT (bad
+ * record stream), -LS_ENOMEM, or an error of the bundle writer. */
+int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
+		  struct lsr_stats *st, char *errbuf, size_t errlen);
+
+/* Writes the metadata every recording has (host, kernel, CPU, command
+ * line, start time, recorder); backend-specific keys are the caller's. */
+int lsr_write_host_meta(struct lsb_writer *w, char *const *argv);
+
+#endif

@@ -1,0 +1,209 @@
+/* record_sw.c - the sw backend: the command runs under Valgrind with our
+ * tool, which writes its records into a FIFO that we drain into the
+ * bundle while the command runs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ls_err.h"
+#include "recorder/lsc_proto.h"
+#include "recorder/record.h"
+#include "recorder/sw_ingest.h"
+
+#define SW_BUF (LSP_MAX_PAYLOAD + sizeof(struct lsp_hdr) + (256u << 10))
+
+/* Arguments for valgrind: fixed options, ours, then the command. */
+static char **sw_argv(const struct lsr_opts *o, const char *fifo,
+		      char *outopt, size_t outlen, char *psbopt, size_t psblen)
+{
+	size_t n = 0, i;
+	char **av;
+
+	while (o->argv[n])
+		n++;
+	av = calloc(n + 12, sizeof(*av));
+	if (!av)
+		return NULL;
+	snprintf(outopt, outlen, "--lsc-out=%s", fifo);
+	snprintf(psbopt, psblen, "--lsc-psb-period=%u",
+		 o->psb_period ? o->psb_period : 4096u);
+	i = 0;
+	av[i++] = (char *)(o->valgrind ? o->valgrind : "valgrind");
+	av[i++] = "-q";
+	av[i++] = "--tool=loopscope";
+	/* Valgrind would otherwise run glibc's freeres at exit: code the
+	 * program never runs natively. */
+	av[i++] = "--run-libc-freeres=no";
+	av[i++] = "--run-cxx-freeres=no";
+	av[i++] = outopt;
+	av[i++] = psbopt;
+	if (o->mem)
+		av[i++] = "--lsc-mem=yes";
+	memcpy(av + i, o->argv, (n + 1) * sizeof(*av));
+	return av;
+}
+
+static int drain(int fd, struct lsr_ingest *in, uint8_t *buf, size_t *fill,
+		 int *eof)
+{
+	ssize_t r;
+	size_t used;
+	int err;
+
+	r = read(fd, buf + *fill, SW_BUF - *fill);
+	if (r < 0) {
+		if (errno == EINTR || errno == EAGAIN)
+			return 0;
+		snprintf(in->errmsg, sizeof(in->errmsg), "reading the tool's FIFO: %s",
+			 strerror(errno));
+		return -LS_EIO;
+	}
+	if (r == 0) {
+		*eof = 1;
+		return 0;
+	}
+	*fill += (size_t)r;
+	err = lsr_ingest_feed(in, buf, *fill, &used);
+	if (err < 0)
+		return err;
+	memmove(buf, buf + used, *fill - used);
+	*fill -= used;
+	return 0;
+}
+
+int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
+		  struct lsr_stats *st, char *errbuf, size_t errlen)
+{
+	char dir[] = "/tmp/loopscope-XXXXXX";
+	char fifo[sizeof(dir) + 16], outopt[sizeof(fifo) + 16], psbopt[48];
+	struct lsr_ingest in;
+	struct sigaction ign, old_int, old_quit;
+	char **av = NULL;
+	uint8_t *buf = NULL;
+	size_t fill = 0;
+	int rfd = -1, wfd = -1, eof = 0, err = 0, exited = 0, status = 0;
+	pid_t pid = -1;
+
+	if (!o || !w || !st || !o->argv || !o->argv[0] || !o->vglib)
+		return -LS_EINVAL;
+	memset(st, 0, sizeof(*st));
+	lsr_ingest_init(&in, w, st, o->embed);
+	errbuf[0] = '\0';
+	if (!mkdtemp(dir)) {
+		snprintf(errbuf, errlen, "cannot create a temporary directory: %s",
+			 strerror(errno));
+		return -LS_EIO;
+	}
+	snprintf(fifo, sizeof(fifo), "%s/tool.fifo", dir);
+	buf = malloc(SW_BUF);
+	av = sw_argv(o, fifo, outopt, sizeof(outopt), psbopt, sizeof(psbopt));
+	if (!buf || !av) {
+		err = -LS_ENOMEM;
+		goto out;
+	}
+	if (mkfifo(fifo, 0600)) {
+		snprintf(errbuf, errlen, "cannot create FIFO '%s': %s", fifo,
+			 strerror(errno));
+		err = -LS_EIO;
+		goto out;
+	}
+	/* Hold both ends: reads then never see EOF before the tool has
+	 * connected, and we close our write end once the child is gone. */
+	rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	wfd = rfd < 0 ? -1 : open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (rfd < 0 || wfd < 0) {
+		snprintf(errbuf, errlen, "cannot open FIFO '%s': %s", fifo,
+			 strerror(errno));
+		err = -LS_EIO;
+		goto out;
+	}
+	/* Like a shell running a foreground job: ^C goes to the command,
+	 * and we live on to finish the bundle. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(errbuf, errlen, "fork: %s", strerror(errno));
+		err = -LS_ECHILD;
+		goto restore;
+	}
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		setenv("VALGRIND_LIB", o->vglib, 1);
+		execvp(av[0], av);
+		fprintf(stderr, "loopscope: cannot run '%s': %s\n", av[0],
+			strerror(errno));
+		_exit(127);
+	}
+	while (!eof) {
+		struct pollfd pfd = { .fd = rfd, .events = POLLIN };
+		int pr = poll(&pfd, 1, exited ? 0 : 200);
+
+		if (pr < 0 && errno != EINTR) {
+			err = -LS_EIO;
+			break;
+		}
+		if (pr > 0) {
+			err = drain(rfd, &in, buf, &fill, &eof);
+			if (err < 0)
+				break;
+			continue;
+		}
+		if (exited) {
+			/* Child gone and nothing left: done. */
+			eof = 1;
+			break;
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			exited = 1;
+			close(wfd);
+			wfd = -1;
+		}
+	}
+	if (err < 0) {
+		/* Keep the command from blocking on a FIFO nobody reads. */
+		kill(pid, SIGKILL);
+		snprintf(errbuf, errlen, "%s", in.errmsg[0] ? in.errmsg : ls_errstr(err));
+	}
+	if (!exited && waitpid(pid, &status, 0) != pid)
+		status = 0;
+	st->wait_status = status;
+	if (!err && fill)
+		snprintf(errbuf, errlen, "the tool's stream ends inside a record (%zu bytes left)",
+			 fill);
+	if (!err && !in.hello_seen) {
+		snprintf(errbuf, errlen, "Valgrind ran no loopscope tool (is '%s' a valid tool directory?)",
+			 o->vglib);
+		err = -LS_ECHILD;
+	}
+	/* The tool ends without LSP_END when the command execs or Valgrind
+	 * dies; what arrived is kept and the caller says so. */
+	st->tool_ended = in.end_seen;
+	if (!errbuf[0] && in.missing[0])
+		snprintf(errbuf, errlen, "could not read executable '%s'%s", in.missing,
+			 st->missing_modules > 1 ? " and others" : "");
+restore:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+out:
+	if (rfd >= 0)
+		close(rfd);
+	if (wfd >= 0)
+		close(wfd);
+	unlink(fifo);
+	rmdir(dir);
+	free(av);
+	free(buf);
+	lsr_ingest_release(&in);
+	return err;
+}

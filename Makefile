@@ -30,6 +30,10 @@ BIN := $(BUILD)/loopscope
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 
+# Debian 12 packages the build, the tests and the demo need.
+DEB_DEPS := build-essential pkg-config libipt-dev libzstd-dev libcapstone-dev \
+	libelf-dev libdw-dev valgrind linux-perf xz-utils bzip2 sqlite3 zstd
+
 all: $(BIN) vgtool testdata
 
 $(BUILD)/%.o: %.c
@@ -68,10 +72,19 @@ install: all
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 
+# Installs what is missing (as root on Debian 12; run 'apt-get update' first
+# on a fresh machine).
+deps:
+	@missing=$$(for p in $(DEB_DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all check demo install clean vgtool testdata
+.PHONY: all check demo deps install clean vgtool testdata
 .SECONDARY:
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -1,0 +1,209 @@
+/* image.c - a process image from a bundle's mmap events and modules. */
+#include <intel-pt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/image.h"
+#include "ls_err.h"
+
+struct build_ctx {
+	struct lsd_image *img;
+	struct lsb_reader *r;
+	uint32_t pid;
+	int run;
+	int err;
+};
+
+static size_t module_by_build_id(struct lsb_reader *r, const struct lsb_event *ev)
+{
+	size_t i, n = lsb_reader_nmodules(r);
+
+	for (i = 0; i < n; i++) {
+		const struct lsb_module *m = lsb_reader_module(r, i);
+
+		if (m->build_id_len == ev->build_id_len && ev->build_id_len &&
+		    !memcmp(m->build_id, ev->build_id, ev->build_id_len))
+			return i;
+	}
+	return (size_t)-1;
+}
+
+/* Removes [start, end) from the map list: a new mapping replaces what it
+ * overlaps, as mmap(MAP_FIXED) does. */
+static void unmap_range(struct lsd_image *img, uint64_t start, uint64_t end)
+{
+	size_t i = 0;
+
+	while (i < img->nmaps) {
+		struct lsd_mapping *m = &img->maps[i];
+
+		if (m->end <= start || m->start >= end) {
+			i++;
+			continue;
+		}
+		if (m->start < start && m->end > end) {
+			/* Split: keep the head here, the tail appended. */
+			struct lsd_mapping tail = *m;
+
+			tail.pgoff += end - m->start;
+			tail.start = end;
+			m->end = start;
+			if (img->nmaps == img->capmaps)
+				return;	/* capacity was reserved by the caller */
+			img->maps[img->nmaps++] = tail;
+			i++;
+			continue;
+		}
+		if (m->start < start) {
+			m->end = start;
+			i++;
+		} else if (m->end > end) {
+			m->pgoff += end - m->start;
+			m->start = end;
+			i++;
+		} else {
+			img->maps[i] = img->maps[--img->nmaps];
+		}
+	}
+}
+
+static int on_event(const struct lsb_event *ev, void *arg)
+{
+	struct build_ctx *c = arg;
+	struct lsd_image *img = c->img;
+	size_t mod;
+
+	if (ev->run != c->run)
+		return 0;
+	if (!c->pid && (ev->type == LSB_EV_MMAP || ev->type == LSB_EV_THREAD_START))
+		c->pid = ev->pid;
+	if (ev->pid != c->pid || ev->len == 0 || ev->addr + ev->len < ev->addr)
+		return 0;
+	if (img->nmaps + 2 > img->capmaps) {
+		size_t ncap = img->capmaps ? img->capmaps * 2 : 64;
+		void *p = realloc(img->maps, ncap * sizeof(*img->maps));
+
+		if (!p) {
+			c->err = -LS_ENOMEM;
+			return 1;
+		}
+		img->maps = p;
+		img->capmaps = ncap;
+	}
+	if (ev->type == LSB_EV_MUNMAP) {
+		unmap_range(img, ev->addr, ev->addr + ev->len);
+		return 0;
+	}
+	if (ev->type != LSB_EV_MMAP)
+		return 0;
+	unmap_range(img, ev->addr, ev->addr + ev->len);
+	if (!(ev->prot & 4))
+		return 0;
+	mod = module_by_build_id(c->r, ev);
+	if (mod == (size_t)-1 || !img->mods[mod].data) {
+		img->missing++;
+		return 0;
+	}
+	img->maps[img->nmaps].start = ev->addr;
+	img->maps[img->nmaps].end = ev->addr + ev->len;
+	img->maps[img->nmaps].pgoff = ev->pgoff;
+	img->maps[img->nmaps].module = mod;
+	img->nmaps++;
+	return 0;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct lsd_mapping *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
+		   uint64_t ip)
+{
+	size_t lo = 0, hi = img->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct lsd_mapping *m = &img->maps[mid];
+
+		if (ip < m->start) {
+			hi = mid;
+		} else if (ip >= m->end) {
+			lo = mid + 1;
+		} else {
+			const struct lsd_module_bytes *mb = &img->mods[m->module];
+			uint64_t off = m->pgoff + (ip - m->start);
+			uint64_t n = m->end - ip;
+
+			if (off >= mb->len)
+				return -1;
+			if (n > mb->len - off)
+				n = mb->len - off;
+			if (n > size)
+				n = size;
+			memcpy(buf, (const uint8_t *)mb->data + off, (size_t)n);
+			return (int)n;
+		}
+	}
+	return -1;
+}
+
+static int read_cb(uint8_t *buffer, size_t size, const struct pt_asid *asid,
+		   uint64_t ip, void *context)
+{
+	int n;
+
+	(void)asid;
+	n = lsd_image_read(context, buffer, size, ip);
+	return n < 0 ? -pte_nomap : n;
+}
+
+int lsd_image_build(struct lsd_image *img, struct lsb_reader *r,
+		    uint32_t pid, int run)
+{
+	struct build_ctx c = { img, r, pid, run, 0 };
+	size_t i;
+	int err;
+
+	memset(img, 0, sizeof(*img));
+	img->nmods = lsb_reader_nmodules(r);
+	img->mods = calloc(img->nmods ? img->nmods : 1, sizeof(*img->mods));
+	if (!img->mods)
+		return -LS_ENOMEM;
+	for (i = 0; i < img->nmods; i++) {
+		err = lsb_reader_module_data(r, i, &img->mods[i].data,
+					     &img->mods[i].len);
+		if (err < 0 && err != -LS_ENOENT) {
+			lsd_image_release(img);
+			return err;
+		}
+	}
+	err = lsb_reader_events(r, on_event, &c);
+	if (c.err < 0 || err < 0) {
+		lsd_image_release(img);
+		return c.err < 0 ? c.err : err;
+	}
+	qsort(img->maps, img->nmaps, sizeof(*img->maps), cmp_map);
+	img->pt = pt_image_alloc("loopscope");
+	if (!img->pt) {
+		lsd_image_release(img);
+		return -LS_ENOMEM;
+	}
+	pt_image_set_callback(img->pt, read_cb, img);
+	return 0;
+}
+
+void lsd_image_release(struct lsd_image *img)
+{
+	size_t i;
+
+	if (img->pt)
+		pt_image_free(img->pt);
+	for (i = 0; i < img->nmods && img->mods; i++)
+		free(img->mods[i].data);
+	free(img->mods);
+	free(img->maps);
+	memset(img, 0, sizeof(*img));
+}

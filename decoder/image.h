@@ -1,0 +1,46 @@
+/* image.h - the memory image of a recorded process, from a bundle.
+ *
+ * Executable mappings come from the bundle's mmap events; their bytes from
+ * the embedded modules, matched by build-id.  The image answers libipt's
+ * memory reads through pt_image_set_callback().
+ */
+#ifndef LSD_IMAGE_H
+#define LSD_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/bundle.h"
+
+struct pt_image;
+
+struct lsd_mapping {
+	uint64_t start, end;		/* [start, end) */
+	uint64_t pgoff;
+	size_t module;			/* index into lsd_image.mods */
+};
+
+struct lsd_module_bytes {
+	void *data;			/* NULL if not embedded */
+	size_t len;
+};
+
+struct lsd_image {
+	struct lsd_mapping *maps;	/* sorted by start, disjoint */
+	size_t nmaps, capmaps;
+	struct lsd_module_bytes *mods;	/* one per bundle module */
+	size_t nmods;
+	uint64_t missing;		/* exec mappings without bytes */
+	struct pt_image *pt;		/* libipt image reading through us */
+};
+
+/* Builds the image of process PID (0: the first process seen) of run RUN
+ * from the bundle.  Returns -LS_ENOMEM, or a reader error. */
+int lsd_image_build(struct lsd_image *img, struct lsb_reader *r,
+		    uint32_t pid, int run);
+void lsd_image_release(struct lsd_image *img);
+/* Copies up to size bytes at ip; returns the count, or -1 if unmapped. */
+int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
+		   uint64_t ip);
+
+#endif

@@ -1,0 +1,214 @@
+/* ptcheck.c - checks a bundle's PT with libipt alone (test oracle).
+ *
+ * For every stream: libipt's packet decoder must parse every byte of every
+ * chunk; libipt's block decoder, with the image rebuilt from the bundle's
+ * embedded modules, decodes the whole stream and then each chunk on its
+ * own.  Prints one line per stream:
+ *   tid T packets P tnt B tip I fup F psb S pge G pgd D pkterr E insn N
+ *       blocks K decerr X chunks C chunk_insn M chunk_decerr Y
+ * and exits 1 if any packet or decode error occurred or the chunk-by-chunk
+ * instruction total differs from the whole-stream total.
+ */
+#include <intel-pt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/image.h"
+#include "formats/bundle.h"
+#include "ls_err.h"
+
+struct counts {
+	uint64_t packets, tnt_bits, tip, fup, psb, pge, pgd, pkterr;
+	uint64_t insn, blocks, decerr;
+};
+
+static void count_packets(const uint8_t *buf, size_t len, struct counts *c)
+{
+	struct pt_config cfg;
+	struct pt_packet_decoder *d;
+	struct pt_packet p;
+	int st;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	d = pt_pkt_alloc_decoder(&cfg);
+	if (!d) {
+		c->pkterr++;
+		return;
+	}
+	st = pt_pkt_sync_set(d, 0);
+	while (st >= 0) {
+		st = pt_pkt_next(d, &p, sizeof(p));
+		if (st < 0)
+			break;
+		c->packets++;
+		switch (p.type) {
+		case ppt_tnt_8:
+		case ppt_tnt_64:
+			c->tnt_bits += p.payload.tnt.bit_size;
+			break;
+		case ppt_tip:
+			c->tip++;
+			break;
+		case ppt_fup:
+			c->fup++;
+			break;
+		case ppt_psb:
+			c->psb++;
+			break;
+		case ppt_tip_pge:
+			c->pge++;
+			break;
+		case ppt_tip_pgd:
+			c->pgd++;
+			break;
+		default:
+			break;
+		}
+	}
+	if (st != -pte_eos) {
+		uint64_t off = 0;
+
+		pt_pkt_get_offset(d, &off);
+		fprintf(stderr, "packet error at offset %" PRIu64 ": %s\n", off,
+			pt_errstr(pt_errcode(st)));
+		c->pkterr++;
+	}
+	pt_pkt_free_decoder(d);
+}
+
+static int drain_events(struct pt_block_decoder *d, int st)
+{
+	while (st >= 0 && (st & pts_event_pending)) {
+		struct pt_event ev;
+
+		st = pt_blk_event(d, &ev, sizeof(ev));
+	}
+	return st;
+}
+
+static void decode_blocks(const uint8_t *buf, size_t len, struct pt_image *img,
+			  struct counts *c)
+{
+	struct pt_config cfg;
+	struct pt_block_decoder *d;
+	int st;
+
+	if (!len)
+		return;
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	cfg.flags.variant.block.end_on_call = 1;
+	cfg.flags.variant.block.end_on_jump = 1;
+	d = pt_blk_alloc_decoder(&cfg);
+	if (!d) {
+		c->decerr++;
+		return;
+	}
+	pt_blk_set_image(d, img);
+	for (;;) {
+		st = pt_blk_sync_forward(d);
+		if (st < 0)
+			break;
+		for (;;) {
+			struct pt_block b;
+
+			st = drain_events(d, st);
+			if (st < 0)
+				break;
+			memset(&b, 0, sizeof(b));
+			st = pt_blk_next(d, &b, sizeof(b));
+			c->insn += b.ninsn;
+			if (b.ninsn)
+				c->blocks++;
+			if (st < 0)
+				break;
+		}
+		if (st == -pte_eos)
+			break;
+		{
+			uint64_t off = 0;
+
+			pt_blk_get_offset(d, &off);
+			fprintf(stderr, "decode error at offset %" PRIu64 ": %s\n", off,
+				pt_errstr(pt_errcode(st)));
+		}
+		c->decerr++;
+	}
+	pt_blk_free_decoder(d);
+}
+
+int main(int argc, char **argv)
+{
+	struct lsb_reader *r = NULL;
+	struct lsd_image img;
+	size_t s, i;
+	int err, bad = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: ptcheck FILE.lsc\n");
+		return 2;
+	}
+	err = lsb_reader_open(&r, argv[1]);
+	if (err < 0) {
+		fprintf(stderr, "ptcheck: %s\n", r ? lsb_reader_errmsg(r) : ls_errstr(err));
+		lsb_reader_close(r);
+		return 2;
+	}
+	err = lsd_image_build(&img, r, 0, LSB_RUN_TRACE);
+	if (err < 0) {
+		fprintf(stderr, "ptcheck: image: %s\n", ls_errstr(err));
+		lsb_reader_close(r);
+		return 2;
+	}
+	if (img.missing)
+		fprintf(stderr, "ptcheck: %" PRIu64 " executable mappings without bytes\n",
+			img.missing);
+	for (s = 0; s < lsb_reader_nstreams(r); s++) {
+		const struct lsb_stream *st = lsb_reader_stream(r, s);
+		size_t n = lsb_reader_nchunks(r, s), total = 0, off = 0;
+		struct counts whole, chunks;
+		uint8_t *all;
+
+		memset(&whole, 0, sizeof(whole));
+		memset(&chunks, 0, sizeof(chunks));
+		for (i = 0; i < n; i++)
+			total += lsb_reader_chunk(r, s, i)->raw_size;
+		all = malloc(total ? total : 1);
+		if (!all)
+			return 2;
+		for (i = 0; i < n; i++) {
+			const struct lsb_chunk *c = lsb_reader_chunk(r, s, i);
+			int64_t got = lsb_reader_read_chunk(r, c, all + off, total - off);
+
+			if (got < 0) {
+				fprintf(stderr, "chunk %zu: %s\n", i, lsb_reader_errmsg(r));
+				whole.pkterr++;
+				break;
+			}
+			count_packets(all + off, (size_t)got, &whole);
+			decode_blocks(all + off, (size_t)got, img.pt, &chunks);
+			off += (size_t)got;
+		}
+		decode_blocks(all, off, img.pt, &whole);
+		printf("tid %u packets %" PRIu64 " tnt %" PRIu64 " tip %" PRIu64
+		       " fup %" PRIu64 " psb %" PRIu64 " pge %" PRIu64 " pgd %" PRIu64
+		       " pkterr %" PRIu64 " insn %" PRIu64 " blocks %" PRIu64
+		       " decerr %" PRIu64 " chunks %zu chunk_insn %" PRIu64
+		       " chunk_decerr %" PRIu64 "\n",
+		       st->tid, whole.packets, whole.tnt_bits, whole.tip, whole.fup,
+		       whole.psb, whole.pge, whole.pgd, whole.pkterr, whole.insn,
+		       whole.blocks, whole.decerr, n, chunks.insn, chunks.decerr);
+		if (whole.pkterr || whole.decerr || chunks.decerr ||
+		    chunks.insn != whole.insn)
+			bad = 1;
+		free(all);
+	}
+	lsd_image_release(&img);
+	lsb_reader_close(r);
+	return bad;
+}

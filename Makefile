@@ -61,8 +61,14 @@ include testdata/testdata.mk
 check: all $(UNIT_BIN) $(TOOL_BIN)
 	@BUILD=$(BUILD) sh tests/run.sh
 
-demo: all
-	@sh tests/demo.sh $(BUILD)
+# Installs what is missing, builds, records an example program and shows
+# what was recorded.  Each step re-reads this Makefile, so libraries that
+# `deps` just installed are found by pkg-config.
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	$(BIN) record -o $(BUILD)/demo.lsc -- $(BUILD)/testdata/calls
+	$(BIN) info $(BUILD)/demo.lsc
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/loopscope \
@@ -72,13 +78,13 @@ install: all
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 
-# Installs what is missing (as root on Debian 12; run 'apt-get update' first
-# on a fresh machine).
+# Installs what is missing (as root on Debian 12), with one apt-get update.
 deps:
 	@missing=$$(for p in $(DEB_DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+		apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 clean:

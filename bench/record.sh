@@ -1,0 +1,57 @@
+#!/bin/bash
+# bench/record.sh - recording cost, measured side by side in one run:
+# native time, `valgrind --tool=none` time, `loopscope record` (sw) time,
+# bundle bytes, executed instructions (decoded by libipt via ptcheck) and
+# bundle bytes per executed instruction.
+# Usage: bench/record.sh [BUILD]   (run `make` first)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+LS=$B/loopscope
+PTCHECK=$B/tests/ptcheck
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Inputs for the real programs: ~4 MB of text that compresses like source.
+for i in $(seq 1 6); do cat "$top"/recorder/*.c "$top"/formats/*.c "$top"/man/*; done >"$tmp/text0"
+for i in $(seq 1 8); do cat "$tmp/text0"; done | head -c 4000000 >"$tmp/text"
+cat >"$tmp/q.sql" <<'SQL'
+CREATE TABLE t(a INTEGER, b TEXT);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<20000)
+INSERT INTO t SELECT x, hex(randomblob(8)) FROM c;
+CREATE INDEX ti ON t(b);
+SELECT count(*), sum(a) FROM t WHERE b > '8';
+SELECT a % 7, count(*) FROM t GROUP BY a % 7 ORDER BY 1;
+SQL
+
+secs() {	# secs CMD... : wall seconds of one run, output discarded
+	local s e
+	s=$(date +%s.%N)
+	"$@" >/dev/null 2>&1 </dev/null
+	e=$(date +%s.%N)
+	echo "$s $e" | awk '{printf "%.3f", $2 - $1}'
+}
+
+printf '%-22s %8s %8s %8s %7s %7s %10s %12s %8s\n' program native none sw sw/none sw/nat bundle insns B/insn
+run() {	# run NAME CMD...
+	local name=$1; shift
+	local nat none sw size insn
+	nat=$(secs "$@")
+	none=$(secs valgrind --tool=none -q "$@")
+	sw=$(secs "$LS" record -q -o "$tmp/b.lsc" -- "$@")
+	size=$(stat -c %s "$tmp/b.lsc")
+	insn=$("$PTCHECK" "$tmp/b.lsc" 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "insn") s += $(i + 1)} END {print s + 0}')
+	printf '%-22s %8s %8s %8s %7s %7s %10s %12s %8s\n' "$name" "$nat" "$none" "$sw" \
+		"$(awk -v a="$sw" -v b="$none" 'BEGIN{printf "%.2f", a / b}')" \
+		"$(awk -v a="$sw" -v b="$nat" 'BEGIN{printf "%.1f", a / b}')" \
+		"$size" "$insn" \
+		"$(awk -v a="$size" -v b="$insn" 'BEGIN{if (b) printf "%.4f", a / b; else print "-"}')"
+}
+
+for p in nested recursion calls threads signals syscall dlopen; do
+	run "$p" "$B/testdata/$p"
+done
+run "spin 40" "$B/testdata/spin" 40
+run "xz -6 (4 MB text)" xz -6 -c "$tmp/text"
+run "bzip2 (4 MB text)" bzip2 -c "$tmp/text"
+run "sqlite3 (20k rows)" sqlite3 :memory: ".read $tmp/q.sql"

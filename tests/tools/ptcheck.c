@@ -8,6 +8,10 @@
  *       blocks K decerr X chunks C chunk_insn M chunk_decerr Y
  * and exits 1 if any packet or decode error occurred or the chunk-by-chunk
  * instruction total differs from the whole-stream total.
+ *
+ * `ptcheck --events FILE` instead prints the sideband event counts of the
+ * traced run: "thread_start N thread_exit N mmap N munmap N exec N fork N
+ * signal N", and each mmap'd executable path on a line "exec-map PATH".
  */
 #include <intel-pt.h>
 #include <inttypes.h>
@@ -142,6 +146,31 @@ static void decode_blocks(const uint8_t *buf, size_t len, struct pt_image *img,
 	pt_blk_free_decoder(d);
 }
 
+static int count_event(const struct lsb_event *ev, void *arg)
+{
+	uint64_t *n = arg;
+
+	if (ev->run != LSB_RUN_TRACE || ev->type >= 16)
+		return 0;
+	n[ev->type]++;
+	if (ev->type == LSB_EV_MMAP && (ev->prot & 4) && ev->name)
+		printf("exec-map %s\n", ev->name);
+	return 0;
+}
+
+static int print_events(struct lsb_reader *r)
+{
+	uint64_t n[16] = { 0 };
+	int err = lsb_reader_events(r, count_event, n);
+
+	printf("thread_start %" PRIu64 " thread_exit %" PRIu64 " mmap %" PRIu64
+	       " munmap %" PRIu64 " exec %" PRIu64 " fork %" PRIu64 " signal %" PRIu64 "\n",
+	       n[LSB_EV_THREAD_START], n[LSB_EV_THREAD_EXIT], n[LSB_EV_MMAP],
+	       n[LSB_EV_MUNMAP], n[LSB_EV_EXEC], n[LSB_EV_FORK], n[LSB_EV_SIGNAL]);
+	lsb_reader_close(r);
+	return err < 0 ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct lsb_reader *r = NULL;
@@ -149,16 +178,20 @@ int main(int argc, char **argv)
 	size_t s, i;
 	int err, bad = 0;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: ptcheck FILE.lsc\n");
+	int events = argc == 3 && !strcmp(argv[1], "--events");
+
+	if (argc != 2 && !events) {
+		fprintf(stderr, "usage: ptcheck [--events] FILE.lsc\n");
 		return 2;
 	}
-	err = lsb_reader_open(&r, argv[1]);
+	err = lsb_reader_open(&r, argv[argc - 1]);
 	if (err < 0) {
 		fprintf(stderr, "ptcheck: %s\n", r ? lsb_reader_errmsg(r) : ls_errstr(err));
 		lsb_reader_close(r);
 		return 2;
 	}
+	if (events)
+		return print_events(r);
 	err = lsd_image_build(&img, r, 0, LSB_RUN_TRACE);
 	if (err < 0) {
 		fprintf(stderr, "ptcheck: image: %s\n", ls_errstr(err));

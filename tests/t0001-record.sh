@@ -1,0 +1,69 @@
+# t0001-record.sh - `loopscope record` with the sw backend on every testdata
+# program: pass-through of stdio and status, libipt parses and decodes every
+# stream (tests/tools/ptcheck.c), sideband counts from the programs' sources.
+. "$LSTOP/tests/lib.sh"
+TD=$BUILD/testdata
+PTCHECK=$BUILD/tests/ptcheck
+
+printf 'hello\n' | "$LOOPSCOPE" record -q -o "$T_TMP/p.lsc" -- "$TD/passthru" 7 \
+	>"$T_TMP/out" 2>"$T_TMP/err"
+t_eq "exit status of the program passes through (passthru.c exits 7)" 7 $?
+t_eq "stdin and stdout pass through" HELLO "$(cat "$T_TMP/out")"
+t_eq "stderr passes through" "to stderr" "$(cat "$T_TMP/err")"
+
+for p in nested recursion calls threads signals syscall dlopen forkexec passthru; do
+	t_ok "$p: records with sw" "$LOOPSCOPE" record -q -o "$T_TMP/$p.lsc" -- "$TD/$p" </dev/null
+	t_ok "$p: libipt parses every packet and block-decodes every stream, whole and chunk by chunk" \
+		"$PTCHECK" "$T_TMP/$p.lsc"
+	"$PTCHECK" --events "$T_TMP/$p.lsc" >"$T_TMP/$p.ev"
+done
+
+# threads.c creates 4 threads besides main: 5 streams, 5 thread starts.
+t_eq "threads: one stream per thread (main + 4, from threads.c)" 5 \
+	"$("$PTCHECK" "$T_TMP/threads.lsc" | grep -c '^tid ')"
+t_grep "threads: 5 thread starts" "^thread_start 5 thread_exit 5 " "$T_TMP/threads.ev"
+# signals.c raises SIGUSR1 8 times.
+t_grep "signals: 8 signal deliveries (signals.c raises 8)" " signal 8\$" "$T_TMP/signals.ev"
+t_eq "signals: each delivery is a FUP + TIP.PGD in the stream (8 FUPs outside PSB+ at least)" 1 \
+	"$("$PTCHECK" "$T_TMP/signals.lsc" | awk '{for (i = 1; i < NF; i++) if ($i == "fup") f = $(i + 1)} END {print (f >= 8)}')"
+# dlopen.c maps libdlk.so executable.
+t_grep "dlopen: the dlopen'd library is an executable mapping" "^exec-map .*/libdlk.so\$" "$T_TMP/dlopen.ev"
+# forkexec.c forks once and execs once; stdout shows child, parent, exec'd echo.
+t_grep "forkexec: one fork and one exec recorded" " exec 1 fork 1 " "$T_TMP/forkexec.ev"
+"$LOOPSCOPE" record -q -o "$T_TMP/fe.lsc" -- "$TD/forkexec" >"$T_TMP/fe.out" 2>&1
+t_eq "forkexec: status 0 and output of child, parent and exec'd program" \
+	"0:child parent 3 after-exec" "$?:$(tr '\n' ' ' <"$T_TMP/fe.out" | sed 's/ $//')"
+
+# Bad command lines.
+t_fail "unknown option is refused" "$LOOPSCOPE" record --frobnicate -- true
+t_grep "unknown option is named" "unknown option '--frobnicate'" "$T_TMP/last.err"
+t_fail "missing command is refused" "$LOOPSCOPE" record -o "$T_TMP/x.lsc"
+"$LOOPSCOPE" record -o "$T_TMP/x.lsc" -- /nonexistent/prog 2>"$T_TMP/nf.err"
+t_eq "a command that does not exist exits 127" 127 $?
+t_grep "and is named" "command not found: '/nonexistent/prog'" "$T_TMP/nf.err"
+if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
+	t_fail "--backend=pt without Intel PT is refused" "$LOOPSCOPE" record --backend=pt -o "$T_TMP/x.lsc" -- true
+	t_grep "and says why" "no /sys/bus/event_source/devices/intel_pt" "$T_TMP/last.err"
+fi
+t_ok "record -h prints usage" "$LOOPSCOPE" record -h
+t_grep "usage names the options" "--backend <name>" "$T_TMP/last.out"
+t_ok "help record prints the same usage" "$LOOPSCOPE" help record
+t_grep "usage names --mem" "--mem" "$T_TMP/last.out"
+
+# A program killed by a signal: loopscope exits 128 + signal, bundle kept.
+"$LOOPSCOPE" record -q -o "$T_TMP/k.lsc" -- sh -c 'kill -TERM $$' 2>/dev/null
+t_eq "a program killed by SIGTERM gives exit status 143" 143 $?
+
+# kill -9 of the recorder: the bundle is readable up to its last complete
+# chunk, and what is there decodes without error.
+"$LOOPSCOPE" record -q --chunk-size 4096 -o "$T_TMP/cut.lsc" -- "$TD/spin" 100000 \
+	>/dev/null 2>&1 &
+rec=$!
+sleep 6
+vg=$(pgrep -P $rec)
+kill -9 $rec
+[ -n "$vg" ] && kill -9 $vg 2>/dev/null
+wait $rec 2>/dev/null
+t_ok "info reads a bundle whose recorder was killed with -9" "$LOOPSCOPE" info "$T_TMP/cut.lsc"
+t_grep "and says it is truncated" "truncated" "$T_TMP/last.out"
+t_ok "the chunks present decode with libipt, no errors" "$PTCHECK" "$T_TMP/cut.lsc"

@@ -3,7 +3,7 @@
 # needs no edit here.
 
 PREFIX ?= /usr/local
-BUILD ?= build
+BUILD ?= build$(if $(SANITIZE),-san)
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 

@@ -75,6 +75,11 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/loopscope
 	install -m 755 $(VGTOOL) $(DESTDIR)$(PREFIX)/libexec/loopscope/
+	@# Valgrind finds its own files (preload libraries, suppressions)
+	@# through VALGRIND_LIB, which points at our tool's directory.
+	for f in $(VG_EXECDIR)/*; do \
+		ln -sf $$f $(DESTDIR)$(PREFIX)/libexec/loopscope/$$(basename $$f); \
+	done
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 

@@ -19,6 +19,15 @@
 #define LSB_BUILD_ID_MAX 32
 #define LSB_MAX_CHUNK	(64u << 20)	/* largest raw PT chunk we read */
 #define LSB_DEFAULT_CHUNK (1u << 20)	/* raw PT bytes per chunk, target */
+#define LSB_MIN_CHUNK	64u		/* smallest chunk_size option */
+/* Limits a reader enforces (formats/bundle.md, "Limits"); the writer
+ * refuses input beyond them with -LS_ELIMIT. */
+#define LSB_MAX_STRING	4096u		/* path, comm name, meta key: bytes */
+#define LSB_MAX_VALUE	65536u		/* meta value: bytes */
+#define LSB_MAX_META	4096u		/* distinct meta keys */
+#define LSB_MAX_BATCH	(4u << 20)	/* raw bytes of a META/EVENTS/SAMPLES/MEMACC section */
+#define LSB_MAX_MEMACC	(1u << 20)	/* bytes of one memory-access record */
+#define LSB_MAX_MODULE	(1u << 30)	/* bytes of one embedded module */
 
 /* Which run an event or sample belongs to: the traced run, or the separate
  * sampling run of `record --sample` with the sw backend (its addresses are
@@ -122,7 +131,11 @@ int lsb_writer_pt(struct lsb_writer *w, uint32_t stream, const void *data,
 int lsb_writer_stream_end(struct lsb_writer *w, uint32_t stream);
 /* Records a module once per build-id, with its ELF bytes when elf != NULL
  * (else a reference only).  Returns 1 if that build-id was already
- * recorded (nothing written), 0 if written. */
+ * recorded (nothing written), 0 if written.  build_id_len must be 1 to
+ * LSB_BUILD_ID_MAX (a caller without one derives one, e.g. from a hash of
+ * the bytes); LSB_MOD_VDSO requires the bytes.  LSB_MOD_EMBEDDED is set
+ * by the writer from elf != NULL; file_size 0 means elf_len.
+ * Returns -LS_EINVAL, -LS_ELIMIT, -LS_EIO, -LS_ENOMEM. */
 int lsb_writer_module(struct lsb_writer *w, const struct lsb_module *m,
 		      const void *elf, size_t elf_len);
 /* Returns 1 if a module with this build-id was recorded, else 0. */
@@ -165,6 +178,9 @@ struct lsb_stats {
 	uint64_t side_raw, side_stored;	/* events + samples + memacc + meta */
 	uint64_t truncated_at;		/* 0, or offset where the data ends */
 	uint64_t lost_bytes;		/* bytes after the last good section */
+	uint64_t damaged;		/* sections found damaged so far */
+	uint32_t version_major, version_minor;	/* of the file */
+	uint64_t created;		/* file header: Unix time, seconds */
 };
 
 /* Opens and indexes a bundle.  A bundle without a valid trailer (cut short)
@@ -178,6 +194,12 @@ void lsb_reader_close(struct lsb_reader *r);
 const char *lsb_reader_errmsg(const struct lsb_reader *r);
 const char *lsb_reader_path(const struct lsb_reader *r);
 void lsb_reader_stats(const struct lsb_reader *r, struct lsb_stats *st);
+
+/* Reads every section's stored bytes and checks its checksum, so damage
+ * anywhere is found without decoding (`loopscope info` does this).
+ * Returns 0, or -LS_ECORRUPT naming the first damaged section (all are
+ * counted in stats.damaged), or -LS_EIO. */
+int lsb_reader_verify(struct lsb_reader *r);
 
 /* Metadata: value of KEY or NULL; or the i-th pair. */
 const char *lsb_reader_meta(const struct lsb_reader *r, const char *key);
@@ -204,7 +226,9 @@ int lsb_reader_module_data(struct lsb_reader *r, size_t i, void **data,
 			   size_t *len);
 
 /* Calls cb for every sideband event / sample / memory-access record in file
- * order; a non-zero return from cb stops the walk and is returned. */
+ * order; a non-zero return from cb stops the walk and is returned.  A
+ * damaged section is skipped and the walk goes on; it then returns
+ * -LS_ECORRUPT at the end (errmsg names the last damaged section). */
 int lsb_reader_events(struct lsb_reader *r,
 		      int (*cb)(const struct lsb_event *ev, void *arg),
 		      void *arg);

@@ -1,0 +1,201 @@
+/* ls_buf.c - growable byte buffers, little-endian and LEB128 coding. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_buf.h"
+#include "ls_err.h"
+
+void ls_buf_init(struct ls_buf *b)
+{
+	b->p = NULL;
+	b->len = 0;
+	b->cap = 0;
+}
+
+void ls_buf_release(struct ls_buf *b)
+{
+	free(b->p);
+	ls_buf_init(b);
+}
+
+int ls_buf_reserve(struct ls_buf *b, size_t n)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (n <= b->cap - b->len)
+		return 0;
+	if (n > SIZE_MAX / 2 - b->len)
+		return -LS_ENOMEM;
+	/* Grow geometrically so appends stay amortised O(1). */
+	cap = b->cap ? b->cap : 256;
+	while (cap - b->len < n)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return -LS_ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int ls_buf_add(struct ls_buf *b, const void *data, size_t n)
+{
+	int err;
+
+	if (!n)
+		return 0;
+	err = ls_buf_reserve(b, n);
+	if (err < 0)
+		return err;
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	return 0;
+}
+
+int ls_buf_put_u8(struct ls_buf *b, uint8_t v)
+{
+	return ls_buf_add(b, &v, 1);
+}
+
+int ls_buf_put_le32(struct ls_buf *b, uint32_t v)
+{
+	uint8_t t[4];
+
+	ls_st32(t, v);
+	return ls_buf_add(b, t, sizeof(t));
+}
+
+int ls_buf_put_le64(struct ls_buf *b, uint64_t v)
+{
+	uint8_t t[8];
+
+	ls_st64(t, v);
+	return ls_buf_add(b, t, sizeof(t));
+}
+
+int ls_buf_put_uleb(struct ls_buf *b, uint64_t v)
+{
+	uint8_t t[10];
+	size_t n = 0;
+
+	do {
+		t[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			t[n] |= 0x80;
+		n++;
+	} while (v);
+	return ls_buf_add(b, t, n);
+}
+
+int ls_buf_put_sleb(struct ls_buf *b, int64_t v)
+{
+	uint8_t t[10];
+	size_t n = 0;
+	int more;
+
+	do {
+		uint8_t byte = (uint8_t)(v & 0x7f);
+
+		/* Arithmetic shift; implementation-defined in C11 but what
+		 * every compiler we build with does. */
+		v >>= 7;
+		more = !((v == 0 && !(byte & 0x40)) ||
+			 (v == -1 && (byte & 0x40)));
+		t[n++] = byte | (more ? 0x80 : 0);
+	} while (more);
+	return ls_buf_add(b, t, n);
+}
+
+void ls_buf_consume(struct ls_buf *b, size_t n)
+{
+	if (n >= b->len) {
+		b->len = 0;
+		return;
+	}
+	memmove(b->p, b->p + n, b->len - n);
+	b->len -= n;
+}
+
+int ls_get_u8(const uint8_t **p, const uint8_t *end, uint8_t *v)
+{
+	if (*p >= end)
+		return -LS_ECORRUPT;
+	*v = *(*p)++;
+	return 0;
+}
+
+int ls_get_le32(const uint8_t **p, const uint8_t *end, uint32_t *v)
+{
+	if (end - *p < 4)
+		return -LS_ECORRUPT;
+	*v = ls_le32(*p);
+	*p += 4;
+	return 0;
+}
+
+int ls_get_le64(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	if (end - *p < 8)
+		return -LS_ECORRUPT;
+	*v = ls_le64(*p);
+	*p += 8;
+	return 0;
+}
+
+int ls_get_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *q = *p;
+	uint64_t r = 0;
+	unsigned shift = 0;
+
+	for (;;) {
+		uint8_t byte;
+
+		if (q >= end || shift > 63)
+			return -LS_ECORRUPT;
+		byte = *q++;
+		/* The tenth byte may only carry the top bit of 64. */
+		if (shift == 63 && (byte & 0x7e))
+			return -LS_ECORRUPT;
+		r |= (uint64_t)(byte & 0x7f) << shift;
+		shift += 7;
+		if (!(byte & 0x80))
+			break;
+	}
+	*p = q;
+	*v = r;
+	return 0;
+}
+
+int ls_get_sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
+{
+	const uint8_t *q = *p;
+	uint64_t r = 0;
+	unsigned shift = 0;
+	uint8_t byte;
+
+	do {
+		if (q >= end || shift > 63)
+			return -LS_ECORRUPT;
+		byte = *q++;
+		r |= (uint64_t)(byte & 0x7f) << shift;
+		shift += 7;
+	} while (byte & 0x80);
+	if (shift < 64 && (byte & 0x40))
+		r |= ~(uint64_t)0 << shift;
+	*p = q;
+	*v = (int64_t)r;
+	return 0;
+}
+
+int ls_get_bytes(const uint8_t **p, const uint8_t *end, size_t n,
+		 const uint8_t **data)
+{
+	if ((size_t)(end - *p) < n)
+		return -LS_ECORRUPT;
+	*data = *p;
+	*p += n;
+	return 0;
+}

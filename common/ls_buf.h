@@ -1,0 +1,79 @@
+/* ls_buf.h - growable byte buffers, little-endian and LEB128 coding.
+ *
+ * Writers append with ls_buf_put_*(); readers decode from a bounded
+ * [p, end) range with ls_get_*(), which never read past end and return
+ * -LS_ECORRUPT when the input stops early or a value does not fit.
+ */
+#ifndef LS_BUF_H
+#define LS_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ls_buf {
+	uint8_t *p;
+	size_t len;
+	size_t cap;
+};
+
+#define LS_BUF_INIT { NULL, 0, 0 }
+
+void ls_buf_init(struct ls_buf *b);
+void ls_buf_release(struct ls_buf *b);
+/* Makes room for n more bytes.  Returns 0 or -LS_ENOMEM. */
+int ls_buf_reserve(struct ls_buf *b, size_t n);
+int ls_buf_add(struct ls_buf *b, const void *data, size_t n);
+int ls_buf_put_u8(struct ls_buf *b, uint8_t v);
+int ls_buf_put_le32(struct ls_buf *b, uint32_t v);
+int ls_buf_put_le64(struct ls_buf *b, uint64_t v);
+int ls_buf_put_uleb(struct ls_buf *b, uint64_t v);
+int ls_buf_put_sleb(struct ls_buf *b, int64_t v);
+/* Drops the first n bytes (n <= len). */
+void ls_buf_consume(struct ls_buf *b, size_t n);
+
+/* Fixed-width little-endian access to memory the caller has checked. */
+static inline uint16_t ls_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t ls_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t ls_le64(const uint8_t *p)
+{
+	return (uint64_t)ls_le32(p) | (uint64_t)ls_le32(p + 4) << 32;
+}
+
+static inline void ls_st16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void ls_st32(uint8_t *p, uint32_t v)
+{
+	ls_st16(p, (uint16_t)v);
+	ls_st16(p + 2, (uint16_t)(v >> 16));
+}
+
+static inline void ls_st64(uint8_t *p, uint64_t v)
+{
+	ls_st32(p, (uint32_t)v);
+	ls_st32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* Bounded decoders: advance *p, never beyond end. */
+int ls_get_u8(const uint8_t **p, const uint8_t *end, uint8_t *v);
+int ls_get_le32(const uint8_t **p, const uint8_t *end, uint32_t *v);
+int ls_get_le64(const uint8_t **p, const uint8_t *end, uint64_t *v);
+int ls_get_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v);
+int ls_get_sleb(const uint8_t **p, const uint8_t *end, int64_t *v);
+/* Points *data at the next n bytes. */
+int ls_get_bytes(const uint8_t **p, const uint8_t *end, size_t n,
+		 const uint8_t **data);
+
+#endif

@@ -1,0 +1,984 @@
+/* bundle_read.c - opens trace bundles: header, index or recovery scan,
+ * metadata, streams, chunks and modules; reads payloads.
+ *
+ * Nothing read from the file is trusted: every declared size is checked
+ * against the file size and the limits of formats/bundle.md before it
+ * sizes anything, and decompressed buffers grow only as zstd actually
+ * produces output.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundle_int.h"
+#include "ls_crc32.h"
+#include "ls_err.h"
+
+static const char *const sec_names[] = {
+	[LSB_SEC_META] = "META",
+	[LSB_SEC_STREAM] = "STREAM",
+	[LSB_SEC_PTCHUNK] = "PTCHUNK",
+	[LSB_SEC_MODULE] = "MODULE",
+	[LSB_SEC_EVENTS] = "EVENTS",
+	[LSB_SEC_SAMPLES] = "SAMPLES",
+	[LSB_SEC_MEMACC] = "MEMACC",
+	[LSB_SEC_INDEX] = "INDEX",
+};
+
+const char *lsb_sec_name(unsigned type)
+{
+	if (type < sizeof(sec_names) / sizeof(sec_names[0]) && sec_names[type])
+		return sec_names[type];
+	return "unknown type";
+}
+
+static int rerr(struct lsb_reader *r, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int rerr(struct lsb_reader *r, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->err, sizeof(r->err), "'%s': ", r->path);
+	if (n < 0 || (size_t)n >= sizeof(r->err))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static int vsec_err(struct lsb_reader *r, size_t i, int code, const char *fmt,
+		    va_list ap)
+{
+	const struct r_sec *s = &r->secs[i];
+	int n;
+
+	n = snprintf(r->err, sizeof(r->err), "'%s': section #%zu (%s) at offset %llu: ",
+		     r->path, i, lsb_sec_name(s->type),
+		     (unsigned long long)s->off);
+	if (n < 0 || (size_t)n >= sizeof(r->err))
+		n = 0;
+	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+	return code;
+}
+
+int lsb_rsec_err(struct lsb_reader *r, size_t i, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsec_err(r, i, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int lsb_rsec_damaged(struct lsb_reader *r, size_t i, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->secs[i].damaged) {
+		r->secs[i].damaged = 1;
+		r->st.damaged++;
+	}
+	va_start(ap, fmt);
+	vsec_err(r, i, -LS_ECORRUPT, fmt, ap);
+	va_end(ap);
+	return -LS_ECORRUPT;
+}
+
+static int r_pread(struct lsb_reader *r, void *buf, size_t len, uint64_t off)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = pread(r->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return rerr(r, -LS_EIO, "read at offset %llu: %s",
+				    (unsigned long long)off, strerror(errno));
+		if (n == 0)	/* the file shrank under us */
+			return rerr(r, -LS_ETRUNC, "unexpected end of file at offset %llu",
+				    (unsigned long long)off);
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Largest raw payload a section of this type may declare. */
+static uint64_t sec_raw_limit(const struct lsb_reader *r, unsigned type)
+{
+	switch (type) {
+	case LSB_SEC_META:
+	case LSB_SEC_EVENTS:
+	case LSB_SEC_SAMPLES:
+	case LSB_SEC_MEMACC:
+		return LSB_MAX_BATCH;
+	case LSB_SEC_STREAM:
+		return LSB_STREAM_PAYLOAD;
+	case LSB_SEC_PTCHUNK:
+		return LSB_MAX_CHUNK;
+	case LSB_SEC_MODULE:
+		return (uint64_t)LSB_MAX_MODULE + LSB_MODDESC_MAX;
+	case LSB_SEC_INDEX:
+		/* one entry per section header the file can hold */
+		return r->fsize / LSB_SEC_HDR * LSB_INDEX_ENTRY;
+	default:
+		return UINT64_MAX;	/* never read */
+	}
+}
+
+/* Decodes a section header.  Returns 0 if it is intact (magic, checksum,
+ * reserved bits), else -LS_ECORRUPT with *why set. */
+static int sec_decode(const uint8_t *h, uint64_t off, struct r_sec *s,
+		      const char **why)
+{
+	if (ls_le32(h + LSB_SH_MAGIC) != LSB_SEC_MAGIC) {
+		*why = "bad section magic";
+		return -LS_ECORRUPT;
+	}
+	if (ls_le32(h + LSB_SH_HCRC) != ls_crc32(0, h, LSB_SH_HCRC)) {
+		*why = "section header checksum mismatch";
+		return -LS_ECORRUPT;
+	}
+	memset(s, 0, sizeof(*s));
+	s->off = off;
+	s->type = ls_le16(h + LSB_SH_TYPE);
+	s->flags = ls_le16(h + LSB_SH_FLAGS);
+	s->id = ls_le32(h + LSB_SH_ID);
+	s->aux32 = ls_le32(h + LSB_SH_AUX32);
+	s->aux64 = ls_le64(h + LSB_SH_AUX64);
+	s->stored = ls_le64(h + LSB_SH_STORED);
+	s->raw = ls_le64(h + LSB_SH_RAW);
+	s->pcrc = ls_le32(h + LSB_SH_PCRC);
+	memcpy(s->hdr, h, LSB_SEC_HDR);
+	return 0;
+}
+
+static int add_sec(struct lsb_reader *r, const struct r_sec *s)
+{
+	if (r->nsecs == r->secs_cap) {
+		size_t cap = r->secs_cap ? 2 * r->secs_cap : 64;
+		struct r_sec *n = realloc(r->secs, cap * sizeof(*n));
+
+		if (!n)
+			return rerr(r, -LS_ENOMEM, "out of memory for the section table");
+		r->secs = n;
+		r->secs_cap = cap;
+	}
+	r->secs[r->nsecs++] = *s;
+	return 0;
+}
+
+/* Checks what a header declares against the type's limits; the section's
+ * extent is already known to lie within the file. */
+static void sec_check(struct lsb_reader *r, size_t i)
+{
+	const struct r_sec *s = &r->secs[i];
+	uint64_t lim = sec_raw_limit(r, s->type);
+
+	if (s->flags & LSB_SF_RESERVED)
+		lsb_rsec_damaged(r, i, "reserved flags 0x%x set", s->flags);
+	else if (s->raw > lim)
+		lsb_rsec_damaged(r, i, "declared size %llu exceeds the limit %llu",
+				 (unsigned long long)s->raw,
+				 (unsigned long long)lim);
+	else if (!(s->flags & LSB_SF_ZSTD) && s->stored != s->raw)
+		lsb_rsec_damaged(r, i, "stored size %llu differs from raw size %llu",
+				 (unsigned long long)s->stored,
+				 (unsigned long long)s->raw);
+	else if ((s->flags & LSB_SF_ZSTD) && (s->stored > s->raw || !s->raw))
+		lsb_rsec_damaged(r, i, "compressed size %llu with raw size %llu",
+				 (unsigned long long)s->stored,
+				 (unsigned long long)s->raw);
+	else if (s->type == LSB_SEC_MODULE &&
+		 (s->aux32 > s->raw || s->aux32 > LSB_MODDESC_MAX))
+		lsb_rsec_damaged(r, i, "module descriptor of %u bytes", s->aux32);
+}
+
+/* Recovery: walks sections from the file header on and keeps each whose
+ * header is intact and whose payload lies within the file.  The first
+ * header that is not stops the walk: without it the next one cannot be
+ * found. */
+static int scan(struct lsb_reader *r, uint64_t off)
+{
+	uint8_t h[LSB_SEC_HDR];
+	const char *why = NULL;
+	struct r_sec s;
+	int err;
+
+	r->nsecs = 0;
+	r->st.damaged = 0;
+	while (r->fsize - off >= LSB_SEC_HDR) {
+		if ((err = r_pread(r, h, sizeof(h), off)) < 0)
+			return err;
+		if (sec_decode(h, off, &s, &why) < 0)
+			break;
+		if (s.stored > r->fsize - off - LSB_SEC_HDR) {
+			why = "section extends past the end of the file";
+			break;
+		}
+		if (s.type == LSB_SEC_INDEX) {
+			/* an index before the end was not the last thing
+			 * written; it is of no use to a scan */
+			off += LSB_SEC_HDR + s.stored;
+			continue;
+		}
+		if ((err = add_sec(r, &s)) < 0)
+			return err;
+		sec_check(r, r->nsecs - 1);
+		off += LSB_SEC_HDR + s.stored;
+	}
+	r->data_end = off;
+	r->st.truncated_at = off;
+	r->st.lost_bytes = r->fsize - off;
+	if (off < r->fsize)
+		rerr(r, -LS_ETRUNC, "truncated: data ends at offset %llu, %llu bytes lost (%s)",
+		     (unsigned long long)off,
+		     (unsigned long long)(r->fsize - off),
+		     why ? why : "incomplete section header");
+	else
+		rerr(r, -LS_ETRUNC, "truncated: no index and trailer after offset %llu",
+		     (unsigned long long)off);
+	return 0;
+}
+
+/* Decompresses a zstd frame from src into out (growing, when fixed is
+ * NULL) or fixed, producing exactly want bytes; with prefix, stops once
+ * want bytes came out. */
+static int inflate(struct lsb_reader *r, size_t i, const uint8_t *src,
+		   size_t srclen, struct ls_buf *out, uint8_t *fixed,
+		   uint64_t want, int prefix)
+{
+	ZSTD_inBuffer in = { src, srclen, 0 };
+	uint64_t got = 0;
+	size_t rc = 1;
+	int err;
+
+	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+	if (out)
+		out->len = 0;
+	while (got < want) {
+		ZSTD_outBuffer o;
+		size_t room;
+
+		if (fixed) {
+			o.dst = fixed + got;
+			room = (size_t)(want - got);
+		} else {
+			/* Grow with what came out, not with what the header
+			 * claims: a lying header costs at most 2x output. */
+			room = out->len < (64u << 10) ? (64u << 10) : out->len;
+			if (room > want - got)
+				room = (size_t)(want - got);
+			if ((err = ls_buf_reserve(out, room)) < 0)
+				return lsb_rsec_err(r, i, err, "out of memory");
+			o.dst = out->p + out->len;
+		}
+		o.size = room;
+		o.pos = 0;
+		rc = ZSTD_decompressStream(r->dctx, &o, &in);
+		if (ZSTD_isError(rc))
+			return lsb_rsec_damaged(r, i, "zstd: %s", ZSTD_getErrorName(rc));
+		got += o.pos;
+		if (out)
+			out->len += o.pos;
+		if (rc == 0 || (o.pos == 0 && in.pos == in.size))
+			break;
+	}
+	if (prefix && got == want)
+		return 0;
+	if (got < want)
+		return lsb_rsec_damaged(r, i, "payload decompresses to %llu bytes, %llu declared",
+					(unsigned long long)got,
+					(unsigned long long)want);
+	if (rc != 0) {
+		/* Output is complete: the frame must end without more. */
+		uint8_t extra;
+		ZSTD_outBuffer o = { &extra, 1, 0 };
+
+		rc = ZSTD_decompressStream(r->dctx, &o, &in);
+		if (ZSTD_isError(rc) || o.pos || rc != 0)
+			return lsb_rsec_damaged(r, i, "payload larger than its declared %llu bytes",
+						(unsigned long long)want);
+	}
+	if (in.pos != in.size)
+		return lsb_rsec_damaged(r, i, "%zu bytes after the zstd frame",
+					in.size - in.pos);
+	return 0;
+}
+
+/* Reads section i's stored bytes into r->stored and checks them against
+ * the indexed header and the payload checksum. */
+static int read_stored(struct lsb_reader *r, size_t i)
+{
+	struct r_sec *s = &r->secs[i];
+	uint8_t h[LSB_SEC_HDR];
+	int err;
+
+	if (s->damaged)
+		return -LS_ECORRUPT;	/* r->err still says why */
+	if ((err = r_pread(r, h, sizeof(h), s->off)) < 0)
+		return err;
+	if (memcmp(h, s->hdr, sizeof(h)))
+		return lsb_rsec_damaged(r, i, "header differs from its index entry");
+	r->stored.len = 0;
+	/* stored <= file size and <= the type's limit, checked at open */
+	if ((err = ls_buf_reserve(&r->stored, (size_t)s->stored)) < 0)
+		return lsb_rsec_err(r, i, err, "out of memory");
+	if ((err = r_pread(r, r->stored.p, (size_t)s->stored,
+			   s->off + LSB_SEC_HDR)) < 0)
+		return err;
+	r->stored.len = (size_t)s->stored;
+	if (ls_crc32(0, r->stored.p, r->stored.len) != s->pcrc)
+		return lsb_rsec_damaged(r, i, "payload checksum mismatch");
+	return 0;
+}
+
+int lsb_rsec_load(struct lsb_reader *r, size_t i)
+{
+	struct r_sec *s = &r->secs[i];
+	int err;
+
+	if ((err = read_stored(r, i)) < 0)
+		return err;
+	if (!(s->flags & LSB_SF_ZSTD)) {
+		r->raw.len = 0;
+		return ls_buf_add(&r->raw, r->stored.p, r->stored.len);
+	}
+	return inflate(r, i, r->stored.p, r->stored.len, &r->raw, NULL, s->raw, 0);
+}
+
+/* Reads the index named by a valid trailer.  Returns 1 if the section
+ * table came from it, 0 if the bundle must be scanned instead. */
+static int load_index(struct lsb_reader *r, uint64_t hsize)
+{
+	uint8_t t[LSB_TRAILER], h[LSB_SEC_HDR];
+	const char *why;
+	uint64_t ioff, off, end;
+	uint32_t nsec, k;
+	struct r_sec is, s;
+	int err;
+
+	if (r->fsize < hsize + LSB_SEC_HDR + LSB_TRAILER)
+		return 0;
+	if ((err = r_pread(r, t, sizeof(t), r->fsize - LSB_TRAILER)) < 0)
+		return err;
+	if (ls_le32(t + LSB_TR_MAGIC) != LSB_TRAILER_MAGIC ||
+	    ls_le32(t + LSB_TR_CRC) != ls_crc32(0, t, LSB_TR_CRC))
+		return 0;
+	nsec = ls_le32(t + LSB_TR_NSEC);
+	ioff = ls_le64(t + LSB_TR_INDEX);
+	end = r->fsize - LSB_TRAILER;
+	if (ioff < hsize || ioff > end - LSB_SEC_HDR)
+		return 0;
+	if ((err = r_pread(r, h, sizeof(h), ioff)) < 0)
+		return err;
+	if (sec_decode(h, ioff, &is, &why) < 0 || is.type != LSB_SEC_INDEX ||
+	    is.stored != end - ioff - LSB_SEC_HDR || is.aux32 != nsec ||
+	    is.raw != (uint64_t)nsec * LSB_INDEX_ENTRY)
+		return 0;
+	/* Load it through the common path as a provisional section 0. */
+	r->nsecs = 0;
+	if ((err = add_sec(r, &is)) < 0)
+		return err;
+	sec_check(r, 0);
+	err = lsb_rsec_load(r, 0);
+	r->nsecs = 0;
+	r->st.damaged = 0;
+	if (err == -LS_ENOMEM || err == -LS_EIO)
+		return err;
+	if (err < 0)
+		return 0;
+	off = hsize;
+	for (k = 0; k < nsec; k++) {
+		const uint8_t *e = r->raw.p + (size_t)k * LSB_INDEX_ENTRY;
+
+		/* Sections follow each other with no gap, so a scan would
+		 * find the same ones. */
+		if (ls_le64(e) != off || sec_decode(e + 8, off, &s, &why) < 0 ||
+		    s.type == LSB_SEC_INDEX ||
+		    s.stored > ioff - off - LSB_SEC_HDR)
+			goto bad;
+		if ((err = add_sec(r, &s)) < 0)
+			return err;
+		sec_check(r, r->nsecs - 1);
+		off += LSB_SEC_HDR + s.stored;
+	}
+	if (off != ioff)
+		goto bad;
+	r->data_end = ioff;
+	return 1;
+bad:
+	r->nsecs = 0;
+	r->st.damaged = 0;
+	return 0;
+}
+
+static int add_meta(struct lsb_reader *r, const uint8_t *k, size_t kl,
+		    const uint8_t *v, size_t vl)
+{
+	char *ks, *vs;
+	size_t i;
+
+	vs = strndup((const char *)v, vl);
+	if (!vs)
+		return -LS_ENOMEM;
+	for (i = 0; i < r->nmeta; i++) {
+		if (strlen(r->meta[i].key) == kl && !memcmp(r->meta[i].key, k, kl)) {
+			free(r->meta[i].value);
+			r->meta[i].value = vs;
+			return 0;
+		}
+	}
+	if (r->nmeta >= LSB_MAX_META) {
+		free(vs);
+		return -LS_ELIMIT;
+	}
+	if (r->nmeta == r->meta_cap) {
+		size_t cap = r->meta_cap ? 2 * r->meta_cap : 16;
+		struct r_meta *n = realloc(r->meta, cap * sizeof(*n));
+
+		if (!n) {
+			free(vs);
+			return -LS_ENOMEM;
+		}
+		r->meta = n;
+		r->meta_cap = cap;
+	}
+	ks = strndup((const char *)k, kl);
+	if (!ks) {
+		free(vs);
+		return -LS_ENOMEM;
+	}
+	r->meta[r->nmeta].key = ks;
+	r->meta[r->nmeta].value = vs;
+	r->nmeta++;
+	return 0;
+}
+
+static int load_meta(struct lsb_reader *r, size_t i)
+{
+	const uint8_t *p, *end, *k, *v;
+	uint64_t kl, vl;
+	int err;
+
+	if ((err = lsb_rsec_load(r, i)) < 0)
+		return err;
+	p = r->raw.p;
+	end = p + r->raw.len;
+	while (p < end) {
+		if (ls_get_uleb(&p, end, &kl) < 0 || !kl || kl > LSB_MAX_STRING ||
+		    ls_get_bytes(&p, end, (size_t)kl, &k) < 0 ||
+		    ls_get_uleb(&p, end, &vl) < 0 || vl > LSB_MAX_VALUE ||
+		    ls_get_bytes(&p, end, (size_t)vl, &v) < 0 ||
+		    memchr(k, 0, (size_t)kl) || memchr(v, 0, (size_t)vl))
+			return lsb_rsec_damaged(r, i, "bad key/value at payload byte %td",
+						p - r->raw.p);
+		err = add_meta(r, k, (size_t)kl, v, (size_t)vl);
+		if (err == -LS_ELIMIT)
+			return lsb_rsec_damaged(r, i, "more than %u meta keys",
+						LSB_MAX_META);
+		if (err < 0)
+			return lsb_rsec_err(r, i, err, "out of memory");
+	}
+	return 0;
+}
+
+static struct r_stream *find_stream(struct lsb_reader *r, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nstreams; i++)
+		if (r->streams[i].s.id == id)
+			return &r->streams[i];
+	return NULL;
+}
+
+static int load_stream(struct lsb_reader *r, size_t i)
+{
+	struct r_stream *rs;
+	const uint8_t *p;
+	int err;
+
+	if ((err = lsb_rsec_load(r, i)) < 0)
+		return err;
+	if (r->raw.len != LSB_STREAM_PAYLOAD)
+		return lsb_rsec_damaged(r, i, "stream declaration of %zu bytes",
+					r->raw.len);
+	if (find_stream(r, r->secs[i].id))
+		return lsb_rsec_damaged(r, i, "stream %u declared twice",
+					r->secs[i].id);
+	if (r->nstreams == r->streams_cap) {
+		size_t cap = r->streams_cap ? 2 * r->streams_cap : 8;
+
+		rs = realloc(r->streams, cap * sizeof(*rs));
+		if (!rs)
+			return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
+		r->streams = rs;
+		r->streams_cap = cap;
+	}
+	p = r->raw.p;
+	rs = &r->streams[r->nstreams++];
+	memset(rs, 0, sizeof(*rs));
+	rs->s.id = r->secs[i].id;
+	rs->s.kind = ls_le32(p);
+	rs->s.pid = ls_le32(p + 4);
+	rs->s.tid = ls_le32(p + 8);
+	rs->s.cpu = (int32_t)ls_le32(p + 12);
+	rs->s.flags = ls_le32(p + 16);
+	return 0;
+}
+
+static int add_chunk(struct lsb_reader *r, size_t i)
+{
+	const struct r_sec *s = &r->secs[i];
+	struct r_stream *rs = find_stream(r, s->id);
+	struct lsb_chunk *c;
+
+	if (!rs)
+		return lsb_rsec_damaged(r, i, "chunk of undeclared stream %u", s->id);
+	if (rs->nchunks == rs->cap) {
+		size_t cap = rs->cap ? 2 * rs->cap : 16;
+
+		c = realloc(rs->chunks, cap * sizeof(*c));
+		if (!c)
+			return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
+		rs->chunks = c;
+		rs->cap = cap;
+	}
+	c = &rs->chunks[rs->nchunks++];
+	c->stream = s->id;
+	c->seq = s->aux32;
+	c->flags = (s->flags & LSB_SF_PSB) ? LSB_CHUNK_PSB : 0;
+	c->stream_offset = s->aux64;
+	c->raw_size = s->raw;
+	c->stored_size = s->stored;
+	c->file_offset = s->off;
+	return 0;
+}
+
+static int load_module(struct lsb_reader *r, size_t i)
+{
+	const struct r_sec *s = &r->secs[i];
+	uint32_t dlen = s->aux32;
+	const uint8_t *p, *end, *id, *path;
+	struct r_module *rm;
+	uint64_t plen;
+	uint8_t idlen;
+	size_t n;
+	int err;
+
+	/* Only the descriptor is read: the ELF bytes behind it can be
+	 * large and are checked when asked for. */
+	n = s->stored;
+	if (s->flags & LSB_SF_ZSTD) {
+		if (n > (160u << 10))	/* frame header + first block */
+			n = 160u << 10;
+	} else {
+		n = dlen;
+	}
+	if ((err = ls_buf_reserve(&r->stored, n)) < 0)
+		return lsb_rsec_err(r, i, err, "out of memory");
+	if ((err = r_pread(r, r->stored.p, n, s->off + LSB_SEC_HDR)) < 0)
+		return err;
+	if (s->flags & LSB_SF_ZSTD) {
+		if ((err = inflate(r, i, r->stored.p, n, &r->raw, NULL, dlen, 1)) < 0)
+			return err;
+	} else {
+		r->raw.len = 0;
+		if ((err = ls_buf_add(&r->raw, r->stored.p, n)) < 0)
+			return lsb_rsec_err(r, i, err, "out of memory");
+	}
+	if (r->raw.len != dlen || ls_crc32(0, r->raw.p, dlen) != (uint32_t)s->aux64)
+		return lsb_rsec_damaged(r, i, "module descriptor checksum mismatch");
+	if (r->nmods == r->mods_cap) {
+		size_t cap = r->mods_cap ? 2 * r->mods_cap : 16;
+
+		rm = realloc(r->mods, cap * sizeof(*rm));
+		if (!rm)
+			return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
+		r->mods = rm;
+		r->mods_cap = cap;
+	}
+	rm = &r->mods[r->nmods];
+	memset(rm, 0, sizeof(*rm));
+	p = r->raw.p;
+	end = p + dlen;
+	if (ls_get_u8(&p, end, &idlen) < 0 || !idlen || idlen > LSB_BUILD_ID_MAX ||
+	    ls_get_bytes(&p, end, idlen, &id) < 0 ||
+	    ls_get_le32(&p, end, &rm->m.flags) < 0 ||
+	    ls_get_le64(&p, end, &rm->m.file_size) < 0 ||
+	    ls_get_uleb(&p, end, &plen) < 0 || plen > LSB_MAX_STRING ||
+	    ls_get_bytes(&p, end, (size_t)plen, &path) < 0 || p != end ||
+	    memchr(path, 0, (size_t)plen))
+		return lsb_rsec_damaged(r, i, "bad module descriptor");
+	if (s->raw != dlen + ((rm->m.flags & LSB_MOD_EMBEDDED) ? rm->m.file_size : 0))
+		return lsb_rsec_damaged(r, i, "module size %llu does not match its payload",
+					(unsigned long long)rm->m.file_size);
+	memcpy(rm->m.build_id, id, idlen);
+	rm->m.build_id_len = idlen;
+	rm->m.path = strndup((const char *)path, (size_t)plen);
+	if (!rm->m.path)
+		return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
+	rm->sec = i;
+	r->nmods++;
+	return 0;
+}
+
+static int chunk_cmp(const void *a, const void *b)
+{
+	const struct lsb_chunk *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->file_offset < y->file_offset ? -1 : x->file_offset > y->file_offset;
+}
+
+static size_t sec_at(const struct lsb_reader *r, uint64_t off)
+{
+	size_t lo = 0, hi = r->nsecs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->secs[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nsecs && r->secs[lo].off == off ? lo : SIZE_MAX;
+}
+
+/* Builds the tables.  A damaged section is left out and counted; only
+ * running out of memory or a failing read stops the open. */
+static int load_tables(struct lsb_reader *r)
+{
+	size_t i, j, k;
+	int err;
+
+	for (i = 0; i < r->nsecs; i++) {
+		const struct r_sec *s = &r->secs[i];
+
+		switch (s->type) {
+		case LSB_SEC_PTCHUNK:
+			r->st.pt_raw += s->raw;
+			r->st.pt_stored += s->stored;
+			break;
+		case LSB_SEC_MODULE:
+			r->st.mod_raw += s->raw;
+			r->st.mod_stored += s->stored;
+			break;
+		default:
+			r->st.side_raw += s->raw;
+			r->st.side_stored += s->stored;
+			break;
+		}
+		if (s->damaged)
+			continue;
+		switch (s->type) {
+		case LSB_SEC_META:
+			err = load_meta(r, i);
+			break;
+		case LSB_SEC_STREAM:
+			err = load_stream(r, i);
+			break;
+		case LSB_SEC_PTCHUNK:
+			err = add_chunk(r, i);
+			break;
+		case LSB_SEC_MODULE:
+			err = load_module(r, i);
+			break;
+		default:
+			err = 0;
+			break;
+		}
+		if (err == -LS_ENOMEM || err == -LS_EIO || err == -LS_ETRUNC)
+			return err;
+	}
+	/* Chunks in stream order; a repeated seq keeps the first written. */
+	for (i = 0; i < r->nstreams; i++) {
+		struct r_stream *rs = &r->streams[i];
+
+		qsort(rs->chunks, rs->nchunks, sizeof(*rs->chunks), chunk_cmp);
+		for (j = k = 0; j < rs->nchunks; j++) {
+			if (k && rs->chunks[k - 1].seq == rs->chunks[j].seq) {
+				lsb_rsec_damaged(r, sec_at(r, rs->chunks[j].file_offset),
+						 "chunk %u of stream %u repeated",
+						 rs->chunks[j].seq, rs->s.id);
+				continue;
+			}
+			rs->chunks[k++] = rs->chunks[j];
+		}
+		rs->nchunks = k;
+	}
+	r->st.sections = r->nsecs;
+	return 0;
+}
+
+int lsb_reader_open(struct lsb_reader **pr, const char *path)
+{
+	uint8_t h[LSB_FILE_HDR_MAX];
+	struct lsb_reader *r;
+	struct stat sb;
+	uint32_t hsize;
+	size_t n;
+	int err;
+
+	if (pr)
+		*pr = NULL;
+	if (!pr || !path)
+		return -LS_EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -LS_ENOMEM;
+	r->fd = -1;
+	r->path = strdup(path);
+	r->dctx = ZSTD_createDCtx();
+	if (!r->path || !r->dctx) {
+		lsb_reader_close(r);
+		return -LS_ENOMEM;
+	}
+	*pr = r;
+	ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, LSB_WINDOW_LOG_MAX);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		if (errno == ENOENT)
+			return rerr(r, -LS_ENOENT, "no such file");
+		return rerr(r, -LS_EIO, "cannot open: %s", strerror(errno));
+	}
+	if (fstat(r->fd, &sb) < 0)
+		return rerr(r, -LS_EIO, "cannot stat: %s", strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return rerr(r, -LS_EINVAL, "not a regular file");
+	r->fsize = (uint64_t)sb.st_size;
+	r->st.file_size = r->fsize;
+
+	n = r->fsize < LSB_FILE_HDR ? (size_t)r->fsize : LSB_FILE_HDR;
+	if ((err = r_pread(r, h, n, 0)) < 0)
+		return err;
+	if (memcmp(h, LSB_MAGIC, n < LSB_MAGIC_LEN ? n : LSB_MAGIC_LEN) || !n)
+		return rerr(r, -LS_EFORMAT,
+			    "not a loopscope trace bundle (bad magic at offset 0)");
+	if (n < LSB_FILE_HDR)
+		return rerr(r, -LS_ETRUNC,
+			    "truncated file header at offset 0 (%zu of %d bytes)",
+			    n, LSB_FILE_HDR);
+	r->st.version_major = ls_le16(h + LSB_FH_MAJOR);
+	r->st.version_minor = ls_le16(h + LSB_FH_MINOR);
+	if (r->st.version_major != LSB_VERSION_MAJOR)
+		return rerr(r, -LS_EVERSION,
+			    "file header at offset 0: format version %u.%u, this loopscope reads %d.x; upgrade loopscope",
+			    r->st.version_major, r->st.version_minor,
+			    LSB_VERSION_MAJOR);
+	hsize = ls_le32(h + LSB_FH_SIZE);
+	if (hsize < LSB_FILE_HDR || hsize > LSB_FILE_HDR_MAX || hsize > r->fsize)
+		return rerr(r, -LS_ECORRUPT,
+			    "file header at offset 0: bad header size %u", hsize);
+	if (hsize > LSB_FILE_HDR &&
+	    (err = r_pread(r, h + LSB_FILE_HDR, hsize - LSB_FILE_HDR,
+			   LSB_FILE_HDR)) < 0)
+		return err;
+	if (ls_le32(h + hsize - 4) != ls_crc32(0, h, hsize - 4))
+		return rerr(r, -LS_ECORRUPT,
+			    "file header at offset 0: checksum mismatch");
+	r->st.created = ls_le64(h + LSB_FH_CTIME);
+
+	err = load_index(r, hsize);
+	if (err < 0)
+		return err;
+	if (!err && (err = scan(r, hsize)) < 0)
+		return err;
+	return load_tables(r);
+}
+
+void lsb_reader_close(struct lsb_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	for (i = 0; i < r->nmeta; i++) {
+		free(r->meta[i].key);
+		free(r->meta[i].value);
+	}
+	for (i = 0; i < r->nstreams; i++)
+		free(r->streams[i].chunks);
+	for (i = 0; i < r->nmods; i++)
+		free((char *)r->mods[i].m.path);
+	free(r->meta);
+	free(r->streams);
+	free(r->mods);
+	free(r->secs);
+	ls_buf_release(&r->stored);
+	ls_buf_release(&r->raw);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->path);
+	free(r);
+}
+
+const char *lsb_reader_errmsg(const struct lsb_reader *r)
+{
+	return r && r->err[0] ? r->err : "no error";
+}
+
+const char *lsb_reader_path(const struct lsb_reader *r)
+{
+	return r ? r->path : NULL;
+}
+
+void lsb_reader_stats(const struct lsb_reader *r, struct lsb_stats *st)
+{
+	if (r && st)
+		*st = r->st;
+}
+
+int lsb_reader_verify(struct lsb_reader *r)
+{
+	char first[sizeof(r->err)] = "";
+	size_t i;
+	int err, ret = 0;
+
+	if (!r || r->fd < 0)
+		return -LS_EINVAL;
+	for (i = 0; i < r->nsecs; i++) {
+		if (r->secs[i].damaged) {
+			err = -LS_ECORRUPT;
+			lsb_rsec_err(r, i, err, "damaged");
+		} else {
+			err = read_stored(r, i);
+		}
+		if (err == -LS_EIO || err == -LS_ENOMEM)
+			return err;
+		if (err < 0 && !ret) {
+			ret = err;
+			memcpy(first, r->err, sizeof(first));
+		}
+	}
+	/* The first damage is the one to report: later ones may follow
+	 * from it. */
+	if (ret)
+		memcpy(r->err, first, sizeof(first));
+	return ret;
+}
+
+const char *lsb_reader_meta(const struct lsb_reader *r, const char *key)
+{
+	size_t i;
+
+	if (!r || !key)
+		return NULL;
+	for (i = 0; i < r->nmeta; i++)
+		if (!strcmp(r->meta[i].key, key))
+			return r->meta[i].value;
+	return NULL;
+}
+
+size_t lsb_reader_nmeta(const struct lsb_reader *r)
+{
+	return r ? r->nmeta : 0;
+}
+
+int lsb_reader_meta_at(const struct lsb_reader *r, size_t i, const char **key,
+		       const char **value)
+{
+	if (!r || i >= r->nmeta || !key || !value)
+		return -LS_EINVAL;
+	*key = r->meta[i].key;
+	*value = r->meta[i].value;
+	return 0;
+}
+
+size_t lsb_reader_nstreams(const struct lsb_reader *r)
+{
+	return r ? r->nstreams : 0;
+}
+
+const struct lsb_stream *lsb_reader_stream(const struct lsb_reader *r, size_t i)
+{
+	return r && i < r->nstreams ? &r->streams[i].s : NULL;
+}
+
+size_t lsb_reader_nchunks(const struct lsb_reader *r, size_t stream_idx)
+{
+	return r && stream_idx < r->nstreams ? r->streams[stream_idx].nchunks : 0;
+}
+
+const struct lsb_chunk *lsb_reader_chunk(const struct lsb_reader *r,
+					 size_t stream_idx, size_t chunk_idx)
+{
+	if (!r || stream_idx >= r->nstreams ||
+	    chunk_idx >= r->streams[stream_idx].nchunks)
+		return NULL;
+	return &r->streams[stream_idx].chunks[chunk_idx];
+}
+
+int64_t lsb_reader_read_chunk(struct lsb_reader *r, const struct lsb_chunk *c,
+			      void *buf, size_t cap)
+{
+	size_t i;
+	int err;
+
+	if (!r || !c || !buf)
+		return -LS_EINVAL;
+	i = sec_at(r, c->file_offset);
+	if (i == SIZE_MAX || r->secs[i].type != LSB_SEC_PTCHUNK ||
+	    r->secs[i].raw != c->raw_size || cap < c->raw_size)
+		return -LS_EINVAL;
+	if ((err = read_stored(r, i)) < 0)
+		return err;
+	if (!(r->secs[i].flags & LSB_SF_ZSTD)) {
+		memcpy(buf, r->stored.p, r->stored.len);
+		return (int64_t)r->stored.len;
+	}
+	err = inflate(r, i, r->stored.p, r->stored.len, NULL, buf, c->raw_size, 0);
+	return err < 0 ? err : (int64_t)c->raw_size;
+}
+
+size_t lsb_reader_nmodules(const struct lsb_reader *r)
+{
+	return r ? r->nmods : 0;
+}
+
+const struct lsb_module *lsb_reader_module(const struct lsb_reader *r, size_t i)
+{
+	return r && i < r->nmods ? &r->mods[i].m : NULL;
+}
+
+int lsb_reader_module_data(struct lsb_reader *r, size_t i, void **data,
+			   size_t *len)
+{
+	const struct r_sec *s;
+	size_t dlen;
+	void *p;
+	int err;
+
+	if (!r || i >= r->nmods || !data || !len)
+		return -LS_EINVAL;
+	if (!(r->mods[i].m.flags & LSB_MOD_EMBEDDED))
+		return -LS_ENOENT;
+	s = &r->secs[r->mods[i].sec];
+	if ((err = lsb_rsec_load(r, r->mods[i].sec)) < 0)
+		return err;
+	dlen = s->aux32;
+	/* Hand over a right-sized copy; r->raw is reused. */
+	p = malloc(r->raw.len - dlen ? r->raw.len - dlen : 1);
+	if (!p)
+		return -LS_ENOMEM;
+	memcpy(p, r->raw.p + dlen, r->raw.len - dlen);
+	*data = p;
+	*len = r->raw.len - dlen;
+	return 0;
+}

@@ -1,0 +1,76 @@
+/* perf_convert.h - perf.data (Intel PT recording or sampling run) and raw
+ * PT captures into an open trace bundle. */
+#ifndef LSR_PERF_CONVERT_H
+#define LSR_PERF_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/bundle.h"
+
+struct lsr_convert_opts {
+	size_t size;		/* sizeof(struct lsr_convert_opts) */
+	enum lsb_run run;	/* LSB_RUN_TRACE: PT streams, pt.* meta, events
+				 * and samples; LSB_RUN_SAMPLE: a separate
+				 * sampling run: events and samples only */
+	int embed;		/* embed ELF files found at their recorded
+				 * paths whose build-id matches */
+	const char *cpu;	/* "FAMILY/MODEL[/STEPPING]" to use instead of
+				 * the file's cpuid feature, or NULL */
+	/* Called with remarks the user should see (modules not embedded and
+	 * why, lost data); may be NULL.  Only cli/ prints. */
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
+};
+
+struct lsr_convert_stats {
+	uint64_t records;	/* perf.data records read */
+	uint64_t samples;	/* samples written */
+	uint64_t events;	/* sideband events written */
+	uint64_t pt_bytes;	/* AUXTRACE bytes written */
+	uint64_t lost;		/* LOST records' counts, summed */
+	uint64_t aux_truncated;	/* AUX records flagged truncated */
+	uint32_t streams;
+	uint32_t modules;	/* modules written (embedded or referenced) */
+	uint32_t embedded;
+	uint32_t missing;	/* executable mappings not embedded */
+};
+
+/* Reads the perf.data at PATH ("-": a pipe-mode stream on stdin) and
+ * writes it into w: metadata (backend "pt", cpu.*, pt.* = every Intel PT
+ * AUXTRACE_INFO field, time.*), one PT stream per AUXTRACE idx (per-CPU or
+ * per-thread as recorded), sideband events, samples, and modules for the
+ * executable mappings.  *st may be NULL.  On failure errbuf gets a message
+ * naming the file, record type and offset.
+ * Returns -LS_ENOENT, -LS_EIO, -LS_EFORMAT, -LS_ETRUNC, -LS_ECORRUPT,
+ * -LS_EPERF, -LS_EUNSUP, -LS_ELIMIT, -LS_ENOMEM, -LS_EINVAL, or an error of
+ * the bundle writer. */
+int lsr_perf_convert(struct lsb_writer *w, const char *path,
+		     const struct lsr_convert_opts *o,
+		     struct lsr_convert_stats *st, char *errbuf, size_t errlen);
+
+/* Parses "FAMILY/MODEL[/STEPPING]" (decimal or 0x hex).  Returns 0 or
+ * -LS_EINVAL. */
+int lsr_parse_cpu(const char *s, unsigned *family, unsigned *model,
+		  unsigned *stepping);
+
+/* A memory image for a raw PT import: an ELF file's loadable segments, or
+ * a raw dump mapped at base. */
+struct lsr_raw_image {
+	const char *path;
+	uint64_t base;
+	int has_base;		/* ELF: 0 = at the file's own addresses */
+	int raw;		/* 1: raw bytes at base, 0: ELF file */
+};
+
+/* Writes a raw Intel PT capture (as libipt's ptxed reads) into w as one
+ * thread stream, with metadata for CPU (as lsr_parse_cpu reads it) and
+ * every image as an embedded module plus mmap events.  Images without a
+ * GNU build-id get one derived from a hash of their bytes.
+ * Returns -LS_EINVAL, -LS_ENOENT, -LS_EIO, -LS_ELF, -LS_ELIMIT,
+ * -LS_ENOMEM, or an error of the bundle writer. */
+int lsr_raw_pt_import(struct lsb_writer *w, const char *pt_path,
+		      const char *cpu, const struct lsr_raw_image *img,
+		      size_t nimg, char *errbuf, size_t errlen);
+
+#endif

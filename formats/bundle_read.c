@@ -710,7 +710,8 @@ static int load_tables(struct lsb_reader *r)
 	for (i = 0; i < r->nstreams; i++) {
 		struct r_stream *rs = &r->streams[i];
 
-		qsort(rs->chunks, rs->nchunks, sizeof(*rs->chunks), chunk_cmp);
+		if (rs->nchunks)
+			qsort(rs->chunks, rs->nchunks, sizeof(*rs->chunks), chunk_cmp);
 		for (j = k = 0; j < rs->nchunks; j++) {
 			if (k && rs->chunks[k - 1].seq == rs->chunks[j].seq) {
 				lsb_rsec_damaged(r, sec_at(r, rs->chunks[j].file_offset),
@@ -940,7 +941,8 @@ int64_t lsb_reader_read_chunk(struct lsb_reader *r, const struct lsb_chunk *c,
 	if ((err = read_stored(r, i)) < 0)
 		return err;
 	if (!(r->secs[i].flags & LSB_SF_ZSTD)) {
-		memcpy(buf, r->stored.p, r->stored.len);
+		if (r->stored.len)
+			memcpy(buf, r->stored.p, r->stored.len);
 		return (int64_t)r->stored.len;
 	}
 	err = inflate(r, i, r->stored.p, r->stored.len, NULL, buf, c->raw_size, 0);
@@ -977,7 +979,8 @@ int lsb_reader_module_data(struct lsb_reader *r, size_t i, void **data,
 	p = malloc(r->raw.len - dlen ? r->raw.len - dlen : 1);
 	if (!p)
 		return -LS_ENOMEM;
-	memcpy(p, r->raw.p + dlen, r->raw.len - dlen);
+	if (r->raw.len > dlen)
+		memcpy(p, r->raw.p + dlen, r->raw.len - dlen);
 	*data = p;
 	*len = r->raw.len - dlen;
 	return 0;

@@ -1,6 +1,6 @@
 /* lspd_dump - prints what recorder/perfdata.c reads from a perf.data file,
  * for the shell tests:
- *   rec OFFSET TYPE       every record, in file order
+ *   rec OFFSET TYPE SIZE  every record, in file order
  *   count TYPE N          records per type number, in type order
  *   auxtrace IDX CPU TID SIZE OFFSET PAYLOAD_OFFSET
  *   sample PID TID PERIOD NCALLCHAIN
@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	}
 	while ((err = lspd_next(f, &r)) > 0) {
 		counts[r.type < LSPD_REC_MAX ? r.type : LSPD_REC_MAX - 1]++;
-		printf("rec %" PRIu64 " %" PRIu32 "\n", r.offset, r.type);
+		printf("rec %" PRIu64 " %" PRIu32 " %u\n", r.offset, r.type, r.size);
 		if (r.type == LSPD_REC_AUXTRACE) {
 			printf("auxtrace %" PRIu32 " %" PRId32 " %" PRIu32 " %" PRIu64
 			       " %" PRIu64 " %" PRIu64 "\n", r.u.auxtrace.idx,

@@ -1,10 +1,376 @@
-/* cmd_info.c - placeholder until the real command lands. */
+/* cmd_info.c - `loopscope info`: describes a trace bundle.
+ *
+ * Reads everything but the PT payloads' contents: metadata, modules,
+ * executable mappings and threads from the events, per-stream chunk
+ * totals, sample and memory-access counts; checks every checksum.  Exit
+ * status 0 when the bundle is intact or was cut short but recovered (a
+ * warning says what was lost), 1 when it cannot be read or a section is
+ * damaged.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "cli.h"
+#include "formats/bundle.h"
+#include "ls_err.h"
+
+static const char info_usage[] =
+	"usage: loopscope info [--format=text|json] [FILE]\n"
+	"\n"
+	"Describes a trace bundle (default: loopscope.lsc): metadata, modules,\n"
+	"executable mappings, threads, PT streams, samples, memory accesses.\n"
+	"\n"
+	"    --format=text|json   output format (default text)\n"
+	"    -h, --help           show this help\n";
+
+struct thread {
+	uint32_t pid, tid;
+	uint64_t start, exit;
+	uint32_t status;
+	int started, exited;
+};
+
+struct info {
+	FILE *out;
+	int json;
+	struct thread *th;
+	size_t nth, cap;
+	uint64_t nsamples, memacc;
+	int nmmaps;
+	int fail;		/* out of memory in a callback */
+};
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void hex(char *dst, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(dst + 2 * i, "%02x", p[i]);
+	dst[2 * n] = '\0';
+}
+
+static struct thread *thread_of(struct info *in, uint32_t pid, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < in->nth; i++)
+		if (in->th[i].tid == tid && in->th[i].pid == pid)
+			return &in->th[i];
+	if (in->nth == in->cap) {
+		size_t cap = in->cap ? 2 * in->cap : 16;
+		struct thread *t = realloc(in->th, cap * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		in->th = t;
+		in->cap = cap;
+	}
+	memset(&in->th[in->nth], 0, sizeof(in->th[0]));
+	in->th[in->nth].pid = pid;
+	in->th[in->nth].tid = tid;
+	return &in->th[in->nth++];
+}
+
+static int on_event(const struct lsb_event *ev, void *arg)
+{
+	struct info *in = arg;
+	struct thread *t;
+
+	if (ev->type == LSB_EV_MMAP && (ev->prot & 4)) {
+		const char *path = ev->name ? ev->name : "";
+
+		if (in->json) {
+			fprintf(in->out, "%s\n    {\"run\": %u, \"pid\": %" PRIu32
+				", \"addr\": %" PRIu64 ", \"len\": %" PRIu64
+				", \"pgoff\": %" PRIu64 ", \"path\": ",
+				in->nmmaps ? "," : "", ev->run, ev->pid, ev->addr,
+				ev->len, ev->pgoff);
+			json_str(in->out, path);
+			fputc('}', in->out);
+		} else {
+			if (!in->nmmaps)
+				fprintf(in->out, "\nexecutable mappings:\n"
+					"  %-4s %-8s %-18s %-10s %-10s %s\n",
+					"run", "pid", "address", "length",
+					"offset", "path");
+			fprintf(in->out, "  %-4s %-8" PRIu32 " 0x%016" PRIx64
+				" %-10" PRIu64 " 0x%-8" PRIx64 " %s\n",
+				ev->run ? "smp" : "pt", ev->pid, ev->addr, ev->len,
+				ev->pgoff, path);
+		}
+		in->nmmaps++;
+	}
+	if (ev->type == LSB_EV_THREAD_START || ev->type == LSB_EV_THREAD_EXIT) {
+		t = thread_of(in, ev->pid, ev->tid);
+		if (!t) {
+			in->fail = 1;
+			return 1;
+		}
+		if (ev->type == LSB_EV_THREAD_START) {
+			t->started = 1;
+			t->start = ev->time;
+		} else {
+			t->exited = 1;
+			t->exit = ev->time;
+			t->status = ev->arg;
+		}
+	}
+	return 0;
+}
+
+static int on_sample(const struct lsb_sample *s, void *arg)
+{
+	(void)s;
+	((struct info *)arg)->nsamples++;
+	return 0;
+}
+
+static int on_memacc(uint32_t stream, const void *enc, size_t len, void *arg)
+{
+	(void)stream;
+	(void)enc;
+	((struct info *)arg)->memacc += len;
+	return 0;
+}
+
+static double ratio(uint64_t raw, uint64_t stored)
+{
+	return stored ? (double)raw / (double)stored : 0.0;
+}
+
+static void print_header(struct info *in, struct lsb_reader *r,
+			 const struct lsb_stats *st)
+{
+	const char *k, *v;
+	char when[64] = "";
+	time_t t = (time_t)st->created;
+	struct tm tm;
+	size_t i;
+
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (in->json) {
+		fputs("{\n  \"file\": ", in->out);
+		json_str(in->out, lsb_reader_path(r));
+		fprintf(in->out, ",\n  \"size\": %" PRIu64 ",\n  \"version\": \"%u.%u\","
+			"\n  \"created\": \"%s\",\n  \"meta\": {",
+			st->file_size, st->version_major, st->version_minor, when);
+		for (i = 0; lsb_reader_meta_at(r, i, &k, &v) == 0; i++) {
+			fprintf(in->out, "%s\n    ", i ? "," : "");
+			json_str(in->out, k);
+			fputs(": ", in->out);
+			json_str(in->out, v);
+		}
+		fputs("\n  },\n  \"modules\": [", in->out);
+	} else {
+		fprintf(in->out, "file:     %s\nsize:     %" PRIu64
+			" bytes, format %u.%u, created %s\n\nmetadata:\n",
+			lsb_reader_path(r), st->file_size, st->version_major,
+			st->version_minor, when);
+		for (i = 0; lsb_reader_meta_at(r, i, &k, &v) == 0; i++)
+			fprintf(in->out, "  %-16s %s\n", k, v);
+		fprintf(in->out, "\nmodules: %zu\n", lsb_reader_nmodules(r));
+	}
+	for (i = 0; i < lsb_reader_nmodules(r); i++) {
+		const struct lsb_module *m = lsb_reader_module(r, i);
+		char id[2 * LSB_BUILD_ID_MAX + 1];
+		const char *how = (m->flags & LSB_MOD_EMBEDDED) ? "embedded" : "referenced";
+
+		hex(id, m->build_id, m->build_id_len);
+		if (in->json) {
+			fprintf(in->out, "%s\n    {\"build_id\": \"%s\", \"size\": %" PRIu64
+				", \"embedded\": %s, \"vdso\": %s, \"path\": ",
+				i ? "," : "", id, m->file_size,
+				(m->flags & LSB_MOD_EMBEDDED) ? "true" : "false",
+				(m->flags & LSB_MOD_VDSO) ? "true" : "false");
+			json_str(in->out, m->path);
+			fputc('}', in->out);
+		} else {
+			fprintf(in->out, "  %-40s %-10s %10" PRIu64 "  %s\n", id, how,
+				m->file_size, m->path);
+		}
+	}
+	if (in->json)
+		fputs("\n  ],\n  \"mmaps\": [", in->out);
+}
+
+static void print_rest(struct info *in, struct lsb_reader *r,
+		       const struct lsb_stats *st)
+{
+	uint64_t raw = st->pt_raw + st->mod_raw + st->side_raw;
+	uint64_t stored = st->pt_stored + st->mod_stored + st->side_stored;
+	size_t i, k;
+
+	if (in->json)
+		fputs("\n  ],\n  \"threads\": [", in->out);
+	else
+		fprintf(in->out, "\nthreads: %zu\n", in->nth);
+	for (i = 0; i < in->nth; i++) {
+		const struct thread *t = &in->th[i];
+
+		if (in->json)
+			fprintf(in->out, "%s\n    {\"pid\": %" PRIu32 ", \"tid\": %" PRIu32
+				", \"start\": %" PRIu64 ", \"exit\": %" PRIu64
+				", \"exited\": %s, \"status\": %" PRIu32 "}",
+				i ? "," : "", t->pid, t->tid, t->start, t->exit,
+				t->exited ? "true" : "false", t->status);
+		else if (t->exited)
+			fprintf(in->out, "  %" PRIu32 "/%" PRIu32 "  start %" PRIu64
+				"  exit %" PRIu64 "  status %" PRIu32 "\n",
+				t->pid, t->tid, t->start, t->exit, t->status);
+		else
+			fprintf(in->out, "  %" PRIu32 "/%" PRIu32 "  start %" PRIu64
+				"  (no exit recorded)\n", t->pid, t->tid, t->start);
+	}
+	if (in->json)
+		fputs("\n  ],\n  \"streams\": [", in->out);
+	else
+		fprintf(in->out, "\nstreams: %zu\n  %-6s %-7s %-10s %7s %12s %12s %6s\n",
+			lsb_reader_nstreams(r), "id", "kind", "tid/cpu", "chunks",
+			"raw", "stored", "ratio");
+	for (i = 0; i < lsb_reader_nstreams(r); i++) {
+		const struct lsb_stream *s = lsb_reader_stream(r, i);
+		size_t n = lsb_reader_nchunks(r, i);
+		uint64_t sr = 0, ss = 0;
+		int cpu = s->kind == LSB_STREAM_CPU;
+		char who[32];
+
+		for (k = 0; k < n; k++) {
+			sr += lsb_reader_chunk(r, i, k)->raw_size;
+			ss += lsb_reader_chunk(r, i, k)->stored_size;
+		}
+		if (in->json) {
+			fprintf(in->out, "%s\n    {\"id\": %" PRIu32 ", \"kind\": \"%s\", "
+				"\"pid\": %" PRIu32 ", \"%s\": %" PRId64 ", \"chunks\": %zu, "
+				"\"raw\": %" PRIu64 ", \"stored\": %" PRIu64 "}",
+				i ? "," : "", s->id, cpu ? "cpu" : "thread", s->pid,
+				cpu ? "cpu" : "tid",
+				cpu ? (int64_t)s->cpu : (int64_t)s->tid, n, sr, ss);
+		} else {
+			if (cpu)
+				snprintf(who, sizeof(who), "cpu %" PRId32, s->cpu);
+			else
+				snprintf(who, sizeof(who), "%" PRIu32, s->tid);
+			fprintf(in->out, "  %-6" PRIu32 " %-7s %-10s %7zu %12" PRIu64
+				" %12" PRIu64 " %6.2f\n", s->id,
+				cpu ? "cpu" : "thread", who, n, sr, ss, ratio(sr, ss));
+		}
+	}
+	if (in->json) {
+		fprintf(in->out, "\n  ],\n  \"samples\": %" PRIu64 ",\n  \"memacc_bytes\": %"
+			PRIu64 ",\n  \"sections\": %" PRIu64 ",\n  \"raw\": %" PRIu64
+			",\n  \"stored\": %" PRIu64 ",\n  \"truncated_at\": %" PRIu64
+			",\n  \"lost_bytes\": %" PRIu64 ",\n  \"damaged\": %" PRIu64 "\n}\n",
+			in->nsamples, in->memacc, st->sections, raw, stored,
+			st->truncated_at, st->lost_bytes, st->damaged);
+		return;
+	}
+	fprintf(in->out, "\nsamples:  %" PRIu64 "\nmemory accesses: %" PRIu64 " bytes\n",
+		in->nsamples, in->memacc);
+	fprintf(in->out, "\ntotal:    %" PRIu64 " sections, %" PRIu64 " bytes raw, %"
+		PRIu64 " stored, ratio %.2f\n"
+		"  pt %" PRIu64 "/%" PRIu64 ", modules %" PRIu64 "/%" PRIu64
+		", sideband %" PRIu64 "/%" PRIu64 " (raw/stored)\n",
+		st->sections, raw, stored, ratio(raw, stored), st->pt_raw,
+		st->pt_stored, st->mod_raw, st->mod_stored, st->side_raw,
+		st->side_stored);
+	if (st->truncated_at)
+		fprintf(in->out, "status:   truncated at offset %" PRIu64 ", %" PRIu64
+			" bytes lost\n", st->truncated_at, st->lost_bytes);
+	if (st->damaged)
+		fprintf(in->out, "status:   %" PRIu64 " damaged sections\n", st->damaged);
+}
 
 int cmd_info(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	cli_error("'info' is not implemented yet");
-	return 1;
+	const char *file = "loopscope.lsc";
+	struct info in = { .out = stdout };
+	struct lsb_reader *r;
+	struct lsb_stats st;
+	char damage[512] = "";
+	int i, err, nfile = 0, ret = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return cli_usage(info_usage, 0);
+		if (!strcmp(a, "--format=json")) {
+			in.json = 1;
+		} else if (!strcmp(a, "--format=text")) {
+			in.json = 0;
+		} else if (!strcmp(a, "--")) {
+			if (i + 1 < argc) {
+				file = argv[++i];
+				nfile++;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			cli_error("unknown option '%s'", a);
+			return cli_usage(info_usage, 1);
+		} else {
+			file = a;
+			nfile++;
+		}
+	}
+	if (nfile > 1) {
+		cli_error("info takes one file");
+		return cli_usage(info_usage, 1);
+	}
+
+	err = lsb_reader_open(&r, file);
+	if (err == -LS_ENOENT) {
+		cli_error("no such file '%s'; run 'loopscope record' first", file);
+		lsb_reader_close(r);
+		return 1;
+	}
+	if (err < 0) {
+		cli_error("%s", r ? lsb_reader_errmsg(r) : ls_errstr(err));
+		lsb_reader_close(r);
+		return 1;
+	}
+	lsb_reader_stats(r, &st);
+	if (st.truncated_at)
+		cli_warning("%s", lsb_reader_errmsg(r));
+	/* Checksums first, so damage is reported once, by the first
+	 * damaged section, whatever the walks below run into. */
+	if (lsb_reader_verify(r) < 0 || st.damaged) {
+		snprintf(damage, sizeof(damage), "%s", lsb_reader_errmsg(r));
+		ret = 1;
+	}
+	print_header(&in, r, &st);
+	lsb_reader_events(r, on_event, &in);
+	lsb_reader_samples(r, on_sample, &in);
+	lsb_reader_memacc(r, on_memacc, &in);
+	lsb_reader_stats(r, &st);
+	print_rest(&in, r, &st);
+	if (in.fail) {
+		cli_error("out of memory");
+		ret = 1;
+	}
+	if (ret && damage[0])
+		cli_error("%s", damage);
+	if (ret && st.damaged)
+		cli_error("%" PRIu64 " damaged section(s) were left out; re-record to get them back",
+			  st.damaged);
+	free(in.th);
+	lsb_reader_close(r);
+	return ret;
 }

@@ -51,11 +51,18 @@ struct lsp_hello {
 	uint32_t reserved;
 };
 #define LSP_HELLO_MEM 1u
+#define LSP_HELLO_VERIFY 2u	/* THREAD_EXIT carries lsp_thread.insns */
 
 struct lsp_thread {
 	uint64_t seq;
 	uint32_t parent_tid;	/* THREAD_START: creating thread, 0 if none */
 	uint32_t status;	/* THREAD_EXIT: exit code or 128+signal; else 0 */
+	/* Added in the Valgrind tool, absent from older writers (check
+	 * hdr.size): THREAD_EXIT with LSP_HELLO_VERIFY holds the
+	 * instructions the thread executed, counted as libipt counts them
+	 * (a rep string instruction once per execution); else 0.
+	 */
+	uint64_t insns;
 };
 
 struct lsp_mmap {

@@ -1,0 +1,46 @@
+/* lsc_tool.h - shared state of the loopscope Valgrind tool.
+ *
+ * Valgrind runs one guest thread at a time, so the running thread's hot
+ * state lives in the global lsc_hot where inline IR can reach it at fixed
+ * addresses; lsc_thread_switch() swaps it with the per-thread copy.
+ */
+#ifndef LSC_TOOL_H
+#define LSC_TOOL_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "vgtool/lsc_ptenc.h"
+
+/* Why a thread's next block entry must call lsc_h_pending(). */
+#define LSC_PEND_START	1u	/* first block: THREAD_START, stream start */
+#define LSC_PEND_PGE	2u	/* tracing is disabled: TIP.PGE */
+#define LSC_PEND_PSB	4u	/* the chunk reached psb_period bytes */
+
+struct lsc_hot {
+	struct lsc_ptenc enc;
+	ULong icount;		/* instructions, as libipt counts them */
+	ULong pending;		/* LSC_PEND_* */
+};
+
+extern struct lsc_hot lsc_hot;
+
+/* Options. */
+extern Bool lsc_clo_mem;
+extern Bool lsc_clo_verify;
+extern ULong lsc_blocks;	/* superblocks instrumented */
+
+/* Dirty helpers called from instrumented code (lsc_main.c). */
+void lsc_h_pending(HWord ip, HWord at_rep);
+void lsc_h_tnt_flush(void);
+void lsc_h_tip(HWord ip);
+void lsc_h_pgd(void);
+void lsc_h_mem(HWord daddr, HWord size_w, HWord back, HWord iaddr);
+
+/* The instrumentation pass (lsc_instr.c). */
+IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
+		     const VexGuestLayout *layout,
+		     const VexGuestExtents *vge,
+		     const VexArchInfo *archinfo_host,
+		     IRType gWordTy, IRType hWordTy);
+
+#endif

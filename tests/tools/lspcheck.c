@@ -1,0 +1,390 @@
+/* lspcheck - check a record stream written by the Valgrind tool with
+ * libipt: every packet must parse, and the block decoder must follow the
+ * whole stream of every thread, and each LSP_PT chunk on its own, without
+ * an error.
+ *
+ * usage: lspcheck [-s] FILE
+ *   One line per thread:
+ *     tid T chunks C bytes B packets P insns I blocks K errors E
+ *       chunk_insns I2 chunk_errors E2 verify V
+ *   -s (strict) also fails when insns != verify (with --lsc-verify=yes)
+ *   or insns != chunk_insns.  Exit status 0 if all is well, 1 otherwise.
+ *
+ * A chunk is decoded with the next chunk's PSB+ appended and stops at
+ * the first event from that PSB+: the decoder then stands exactly where
+ * the next chunk resumes, so the chunks' counts add up to the whole.
+ */
+#include <intel-pt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder/lsc_proto.h"
+
+struct lc_chunk {
+	const uint8_t *p;
+	size_t n;
+};
+
+struct lc_thread {
+	uint32_t tid;
+	struct lc_chunk *chunks;
+	size_t nchunks;
+	uint64_t verify;
+	int have_verify;
+};
+
+static struct lc_thread *lc_threads;
+static size_t lc_nthreads;
+static struct pt_image *lc_image;
+static int lc_verbose_errors = 5;
+
+static struct lc_thread *lc_thread(uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < lc_nthreads; i++)
+		if (lc_threads[i].tid == tid)
+			return &lc_threads[i];
+	lc_threads = realloc(lc_threads, (lc_nthreads + 1) * sizeof(*lc_threads));
+	if (!lc_threads)
+		exit(2);
+	memset(&lc_threads[lc_nthreads], 0, sizeof(*lc_threads));
+	lc_threads[lc_nthreads].tid = tid;
+	return &lc_threads[lc_nthreads++];
+}
+
+static int lc_add_dump(uint64_t addr, const uint8_t *p, size_t n)
+{
+	char path[] = "/tmp/lspcheck-XXXXXX";
+	int fd = mkstemp(path), err;
+
+	if (fd < 0 || write(fd, p, n) != (ssize_t)n) {
+		perror("lspcheck: temp file");
+		return -1;
+	}
+	close(fd);
+	err = pt_image_add_file(lc_image, path, 0, n, NULL, addr);
+	unlink(path);	/* libipt keeps its own copy of the bytes it needs */
+	return err;
+}
+
+static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
+{
+	size_t off = 0;
+	int end = 0;
+
+	while (off < len) {
+		struct lsp_hdr h;
+		const uint8_t *p;
+
+		if (len - off < sizeof(h)) {
+			fprintf(stderr, "lspcheck: truncated header at %zu\n", off);
+			return -1;
+		}
+		memcpy(&h, buf + off, sizeof(h));
+		p = buf + off + sizeof(h);
+		if (h.size > LSP_MAX_PAYLOAD || h.size > len - off - sizeof(h)) {
+			fprintf(stderr, "lspcheck: bad size %u at %zu\n", h.size, off);
+			return -1;
+		}
+		switch (h.type) {
+		case LSP_HELLO: {
+			struct lsp_hello he;
+
+			if (h.size < sizeof(he))
+				return -1;
+			memcpy(&he, p, sizeof(he));
+			if (he.magic != LSP_MAGIC || off != 0) {
+				fprintf(stderr, "lspcheck: bad HELLO\n");
+				return -1;
+			}
+			*flags = he.flags;
+			break;
+		}
+		case LSP_MMAP: {
+			struct lsp_mmap m;
+			const char *path = (const char *)p + sizeof(m);
+
+			if (h.size <= sizeof(m) || p[h.size - 1] != 0)
+				return -1;
+			memcpy(&m, p, sizeof(m));
+			if (!strcmp(path, "[vdso]"))
+				break;	/* its bytes come in LSP_MEMDUMP */
+			if (pt_image_add_file(lc_image, path, m.pgoff, m.len,
+					      NULL, m.addr) < 0)
+				fprintf(stderr, "lspcheck: cannot add '%s'\n",
+					path);
+			break;
+		}
+		case LSP_MEMDUMP: {
+			struct lsp_memdump d;
+
+			if (h.size <= sizeof(d))
+				return -1;
+			memcpy(&d, p, sizeof(d));
+			if (lc_add_dump(d.addr, p + sizeof(d),
+					h.size - sizeof(d)) < 0)
+				return -1;
+			break;
+		}
+		case LSP_PT: {
+			struct lc_thread *t = lc_thread(h.tid);
+
+			t->chunks = realloc(t->chunks, (t->nchunks + 1) *
+						       sizeof(*t->chunks));
+			if (!t->chunks)
+				exit(2);
+			t->chunks[t->nchunks].p = p;
+			t->chunks[t->nchunks].n = h.size;
+			t->nchunks++;
+			break;
+		}
+		case LSP_THREAD_EXIT: {
+			struct lsp_thread th;
+			struct lc_thread *t = lc_thread(h.tid);
+
+			if (h.size < sizeof(th))
+				return -1;
+			memcpy(&th, p, sizeof(th));
+			t->verify = th.insns;
+			t->have_verify = 1;
+			break;
+		}
+		case LSP_END:
+			end = 1;
+			break;
+		default:
+			if (h.type < LSP_HELLO || h.type > LSP_END) {
+				fprintf(stderr, "lspcheck: bad type %u at %zu\n",
+					h.type, off);
+				return -1;
+			}
+		}
+		off += sizeof(h) + h.size;
+	}
+	if (!end)
+		fprintf(stderr, "lspcheck: note: no LSP_END record\n");
+	return 0;
+}
+
+/* libipt's packet decoder over buf: packets parsed, -errors. */
+static long lc_packets(const uint8_t *buf, size_t n, int *errors)
+{
+	struct pt_config cfg;
+	struct pt_packet_decoder *dec;
+	struct pt_packet pkt;
+	long count = 0;
+	int err;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + n;
+	dec = pt_pkt_alloc_decoder(&cfg);
+	err = pt_pkt_sync_set(dec, 0);
+	while (err >= 0) {
+		err = pt_pkt_next(dec, &pkt, sizeof(pkt));
+		if (err >= 0)
+			count++;
+	}
+	if (err != -pte_eos) {
+		uint64_t off = 0;
+
+		pt_pkt_get_offset(dec, &off);
+		fprintf(stderr, "lspcheck: packet error at %" PRIu64 ": %s\n",
+			off, pt_errstr(pt_errcode(err)));
+		(*errors)++;
+	}
+	pt_pkt_free_decoder(dec);
+	return count;
+}
+
+/* libipt's block decoder over buf.  With stop_at, stop at the first event
+ * read from at or after that offset (the appended next PSB+).
+ */
+static void lc_blocks(const uint8_t *buf, size_t n, size_t stop_at,
+		      uint64_t *insns, uint64_t *blocks, int *errors)
+{
+	struct pt_config cfg;
+	struct pt_block_decoder *dec;
+	int status;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + n;
+	dec = pt_blk_alloc_decoder(&cfg);
+	pt_blk_set_image(dec, lc_image);
+	for (;;) {
+		status = pt_blk_sync_forward(dec);
+		if (status < 0)
+			break;
+		for (;;) {
+			struct pt_block block;
+
+			while (status & pts_event_pending) {
+				struct pt_event ev;
+				uint64_t pos = 0;
+
+				status = pt_blk_event(dec, &ev, sizeof(ev));
+				if (status < 0)
+					break;
+				/* the sync offset stays at the first PSB; the
+				 * decoder's offset tells how far it has read */
+				pt_blk_get_offset(dec, &pos);
+				if (stop_at && pos >= stop_at)
+					goto out;
+			}
+			if (status < 0)
+				break;
+			memset(&block, 0, sizeof(block));
+			status = pt_blk_next(dec, &block, sizeof(block));
+			*insns += block.ninsn;
+			if (block.ninsn)
+				(*blocks)++;
+			if (status < 0)
+				break;
+		}
+		if (status == -pte_eos)
+			continue;	/* look for another PSB */
+		{
+			uint64_t off = 0, ip = 0;
+
+			pt_blk_get_offset(dec, &off);
+			pt_blk_get_sync_offset(dec, &ip);
+			(*errors)++;
+			if (lc_verbose_errors-- > 0)
+				fprintf(stderr, "lspcheck: decode error at "
+					"%" PRIu64 " (sync %" PRIu64 "): %s\n",
+					off, ip, pt_errstr(pt_errcode(status)));
+		}
+	}
+	if (status != -pte_eos) {
+		(*errors)++;
+		fprintf(stderr, "lspcheck: sync error: %s\n",
+			pt_errstr(pt_errcode(status)));
+	}
+out:
+	pt_blk_free_decoder(dec);
+}
+
+/* Length of the PSB+ header at the start of a chunk (through PSBEND). */
+static size_t lc_psb_plus(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 16; i + 1 < n; i++)
+		if (p[i] == 0x02 && p[i + 1] == 0x23)
+			return i + 2;
+	return 0;
+}
+
+static int lc_check_thread(struct lc_thread *t, int strict)
+{
+	uint64_t insns = 0, blocks = 0, cinsns = 0, cblocks = 0;
+	int errors = 0, cerrors = 0;
+	size_t i, total = 0, off = 0;
+	uint8_t *whole;
+	long packets = 0;
+
+	for (i = 0; i < t->nchunks; i++)
+		total += t->chunks[i].n;
+	whole = malloc(total + 64);
+	if (!whole)
+		exit(2);
+	for (i = 0; i < t->nchunks; i++) {
+		static const uint8_t psb[4] = { 0x02, 0x82, 0x02, 0x82 };
+
+		if (t->chunks[i].n < 16 || memcmp(t->chunks[i].p, psb, 4)) {
+			fprintf(stderr, "lspcheck: tid %u chunk %zu does not "
+				"start with a PSB\n", t->tid, i);
+			errors++;
+		}
+		memcpy(whole + off, t->chunks[i].p, t->chunks[i].n);
+		off += t->chunks[i].n;
+	}
+	packets = lc_packets(whole, total, &errors);
+	lc_blocks(whole, total, 0, &insns, &blocks, &errors);
+	for (i = 0; i < t->nchunks; i++) {
+		size_t n = t->chunks[i].n, extra = 0;
+		uint8_t *buf = malloc(n + 64);
+
+		memcpy(buf, t->chunks[i].p, n);
+		if (i + 1 < t->nchunks) {
+			extra = lc_psb_plus(t->chunks[i + 1].p,
+					    t->chunks[i + 1].n);
+			if (extra > 64)
+				extra = 0;
+			memcpy(buf + n, t->chunks[i + 1].p, extra);
+		}
+		lc_blocks(buf, n + extra, extra ? n : 0, &cinsns, &cblocks,
+			  &cerrors);
+		free(buf);
+	}
+	free(whole);
+	printf("tid %u chunks %zu bytes %zu packets %ld insns %" PRIu64
+	       " blocks %" PRIu64 " errors %d chunk_insns %" PRIu64
+	       " chunk_errors %d verify %" PRIu64 "\n", t->tid, t->nchunks,
+	       total, packets, insns, blocks, errors, cinsns, cerrors,
+	       t->verify);
+	if (errors || cerrors)
+		return -1;
+	if (strict && ((t->have_verify && t->verify != insns) ||
+		       cinsns != insns))
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int strict = 0, bad = 0;
+	uint32_t flags = 0;
+	const char *path;
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0, i;
+	FILE *f;
+
+	if (argc > 1 && !strcmp(argv[1], "-s")) {
+		strict = 1;
+		argv++;
+		argc--;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: lspcheck [-s] FILE\n");
+		return 2;
+	}
+	path = argv[1];
+	f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "lspcheck: cannot open '%s'\n", path);
+		return 2;
+	}
+	for (;;) {
+		size_t n;
+
+		if (len == cap) {
+			cap = cap ? 2 * cap : 1 << 20;
+			buf = realloc(buf, cap);
+			if (!buf)
+				return 2;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		if (!n)
+			break;
+		len += n;
+	}
+	fclose(f);
+	lc_image = pt_image_alloc("lspcheck");
+	if (lc_parse(buf, len, &flags) < 0)
+		return 1;
+	if (!(flags & LSP_HELLO_VERIFY))
+		for (i = 0; i < lc_nthreads; i++)
+			lc_threads[i].have_verify = 0;
+	for (i = 0; i < lc_nthreads; i++)
+		if (lc_check_thread(&lc_threads[i], strict) < 0)
+			bad = 1;
+	pt_image_free(lc_image);
+	free(buf);
+	return bad;
+}

@@ -215,7 +215,7 @@ static int scan(struct lsb_reader *r, uint64_t off)
 	uint8_t h[LSB_SEC_HDR];
 	const char *why = NULL;
 	struct r_sec s;
-	int err;
+	int err, intact = 0;
 
 	r->nsecs = 0;
 	r->st.damaged = 0;
@@ -225,7 +225,7 @@ static int scan(struct lsb_reader *r, uint64_t off)
 		if (sec_decode(h, off, &s, &why) < 0)
 			break;
 		if (s.stored > r->fsize - off - LSB_SEC_HDR) {
-			why = "section extends past the end of the file";
+			intact = 1;
 			break;
 		}
 		if (s.type == LSB_SEC_INDEX) {
@@ -242,11 +242,17 @@ static int scan(struct lsb_reader *r, uint64_t off)
 	r->data_end = off;
 	r->st.truncated_at = off;
 	r->st.lost_bytes = r->fsize - off;
-	if (off < r->fsize)
-		rerr(r, -LS_ETRUNC, "truncated: data ends at offset %llu, %llu bytes lost (%s)",
-		     (unsigned long long)off,
+	if (intact)
+		rerr(r, -LS_ETRUNC, "truncated: section #%zu (%s) at offset %llu needs %llu bytes, %llu present; data ends there, %llu bytes lost",
+		     r->nsecs, lsb_sec_name(s.type), (unsigned long long)off,
+		     (unsigned long long)(LSB_SEC_HDR + s.stored),
 		     (unsigned long long)(r->fsize - off),
-		     why ? why : "incomplete section header");
+		     (unsigned long long)(r->fsize - off));
+	else if (off < r->fsize)
+		rerr(r, -LS_ETRUNC, "truncated: section #%zu at offset %llu: %s; data ends there, %llu bytes lost",
+		     r->nsecs, (unsigned long long)off,
+		     why ? why : "incomplete section header",
+		     (unsigned long long)(r->fsize - off));
 	else
 		rerr(r, -LS_ETRUNC, "truncated: no index and trailer after offset %llu",
 		     (unsigned long long)off);
@@ -331,7 +337,11 @@ static int read_stored(struct lsb_reader *r, size_t i)
 	if ((err = r_pread(r, h, sizeof(h), s->off)) < 0)
 		return err;
 	if (memcmp(h, s->hdr, sizeof(h)))
-		return lsb_rsec_damaged(r, i, "header differs from its index entry");
+		return lsb_rsec_damaged(r, i, "header differs from its index entry (declares %llu bytes stored, %llu raw; index: %llu, %llu)",
+					(unsigned long long)ls_le64(h + LSB_SH_STORED),
+					(unsigned long long)ls_le64(h + LSB_SH_RAW),
+					(unsigned long long)s->stored,
+					(unsigned long long)s->raw);
 	r->stored.len = 0;
 	/* stored <= file size and <= the type's limit, checked at open */
 	if ((err = ls_buf_reserve(&r->stored, (size_t)s->stored)) < 0)

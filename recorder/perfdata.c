@@ -162,7 +162,7 @@ static int read_file_attrs(struct lspd_file *f, uint64_t attr_size,
 {
 	uint8_t *buf;
 	uint64_t n, i;
-	int err;
+	int err = 0;
 
 	if (attr_size < 16 + 64 || attr_size > 4096)
 		return lspd_fail(f, LS_ECORRUPT, UINT32_MAX, 16,

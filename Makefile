@@ -22,6 +22,7 @@ LIB_SRC := $(wildcard common/*.c formats/*.c recorder/*.c decoder/*.c analysis/*
 CLI_SRC := $(wildcard cli/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 TOOL_SRC := $(wildcard tests/tools/*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -29,6 +30,7 @@ LIBA := $(BUILD)/libloopscope.a
 BIN := $(BUILD)/loopscope
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/%)
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_DEPS := build-essential pkg-config libipt-dev libzstd-dev libcapstone-dev \
@@ -55,10 +57,16 @@ $(BUILD)/tests/%: tests/tools/%.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
+# Fuzz entry points, linked with a replay driver so `make check` runs
+# them over a corpus under the sanitizers without libFuzzer.
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIBA) $(LIBS)
+
 include recorder/vgtool/vgtool.mk
 include testdata/testdata.mk
 
-check: all $(UNIT_BIN) $(TOOL_BIN)
+check: all $(UNIT_BIN) $(TOOL_BIN) $(FUZZ_BIN)
 	@BUILD=$(BUILD) sh tests/run.sh
 
 # Installs what is missing, builds, records an example program and shows

@@ -15,8 +15,9 @@ static int buildid_from_notes(Elf_Data *d, uint8_t *out, size_t cap)
 	GElf_Nhdr nh;
 	size_t off = 0, name_off, desc_off, next;
 
-	while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+	while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    nh.n_descsz > 0 &&
 		    !memcmp((char *)d->d_buf + name_off, "GNU", 4)) {
 			size_t n = nh.n_descsz < cap ? nh.n_descsz : cap;
 
@@ -36,7 +37,7 @@ int lsr_buildid_mem(const void *data, size_t len, uint8_t *out, size_t cap)
 	size_t i, nph;
 	int ret = 0;
 
-	if (!data || !out)
+	if (!data || !out || !cap)
 		return -LS_EINVAL;
 	elf_version(EV_CURRENT);
 	e = elf_memory((char *)data, len);
@@ -98,4 +99,20 @@ void lsr_unmap(void *data, size_t len)
 {
 	if (data)
 		munmap(data, len);
+}
+
+int lsr_elf_build_id(const char *path, uint8_t *out, size_t cap)
+{
+	void *data;
+	size_t len;
+	int n;
+
+	if (!path || !out || !cap)
+		return -LS_EINVAL;
+	n = lsr_map_file(path, &data, &len);
+	if (n < 0)
+		return n;
+	n = lsr_buildid_mem(data, len, out, cap);
+	lsr_unmap(data, len);
+	return n;
 }

@@ -1,4 +1,4 @@
-/* buildid.h - GNU build-id of an ELF image in memory. */
+/* buildid.h - GNU build-ids of ELF images and files, read with libelf. */
 #ifndef LSR_BUILDID_H
 #define LSR_BUILDID_H
 
@@ -9,6 +9,12 @@
  * out (at most cap bytes).  Returns its length, 0 if the image has none,
  * -LS_ELF if it is not a valid ELF image, -LS_EINVAL for bad arguments. */
 int lsr_buildid_mem(const void *data, size_t len, uint8_t *out, size_t cap);
+
+/* Copies the NT_GNU_BUILD_ID note of the ELF file PATH into out (at most
+ * cap bytes).  Returns the id's length (> 0), 0 if the file has none,
+ * -LS_ENOENT if PATH does not exist, -LS_EIO if it cannot be read,
+ * -LS_ELF if it is not an ELF file, -LS_EINVAL for bad arguments. */
+int lsr_elf_build_id(const char *path, uint8_t *out, size_t cap);
 
 /* Maps PATH read-only; *data and *len describe it until lsr_unmap().
  * Returns -LS_ENOENT, -LS_EIO. */

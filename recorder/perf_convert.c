@@ -14,7 +14,7 @@
 
 #include "ls_err.h"
 #include "buildid.h"
-#include "elf_buildid.h"
+#include "recorder/buildid.h"
 #include "perf_convert.h"
 #include "perfdata.h"
 #include "vdso.h"

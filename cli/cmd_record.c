@@ -1,5 +1,6 @@
 /* cmd_record.c - `loopscope record`: run a command, write a trace bundle. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@
 
 #include "cli.h"
 #include "ls_err.h"
+#include "recorder/perf_convert.h"
+#include "recorder/perf_run.h"
 #include "recorder/record.h"
 
 static const char record_usage[] =
@@ -126,6 +129,140 @@ static int exit_code_of(int wait_status)
 	return 1;
 }
 
+static void note_cb(void *arg, const char *msg)
+{
+	(void)arg;
+	cli_warning("%s", msg);
+}
+
+/* A private directory for perf.data files; "" on failure. */
+static void temp_dir(char *dir, size_t len)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(dir, len, "%s/loopscope-perf-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(dir))
+		dir[0] = '\0';
+}
+
+/* The pt backend: perf records intel_pt (and, with --sample, cycles in the
+ * same run) into a temporary perf.data, which is converted. */
+static int record_pt(const struct lsr_opts *o, const char *pt_config,
+		     struct lsb_writer *w, struct lsr_stats *st, char *errbuf,
+		     size_t errlen)
+{
+	struct lsr_perf_run pr;
+	struct lsr_convert_opts co;
+	struct lsr_convert_stats cs;
+	char dir[4096], data[4200];
+	char *args[80];
+	size_t n = 0, i;
+	int status, err;
+
+	temp_dir(dir, sizeof(dir));
+	if (!dir[0]) {
+		snprintf(errbuf, errlen, "cannot create a temporary directory");
+		return -LS_EIO;
+	}
+	snprintf(data, sizeof(data), "%s/perf.data", dir);
+	if (o->sample) {
+		args[n++] = "-e";
+		args[n++] = "cpu/cycles,call-graph=fp/u";
+	}
+	for (i = 0; o->perf_args && o->perf_args[i] && n + 1 < 80; i++)
+		args[n++] = o->perf_args[i];
+	args[n] = NULL;
+	memset(&pr, 0, sizeof(pr));
+	pr.size = sizeof(pr);
+	pr.output = data;
+	pr.pt_config = pt_config;
+	pr.perf_args = args;
+	pr.quiet = 1;
+	status = lsr_perf_record_pt(&pr, o->argv);
+	if (status < 0) {
+		snprintf(errbuf, errlen, "perf record failed: %s", ls_errstr(status));
+		err = status;
+		goto out;
+	}
+	st->wait_status = (status & 0xff) << 8;
+	memset(&co, 0, sizeof(co));
+	co.size = sizeof(co);
+	co.run = LSB_RUN_TRACE;
+	co.embed = o->embed;
+	co.note = note_cb;
+	err = lsr_perf_convert(w, data, &co, &cs, errbuf, errlen);
+	st->pt_bytes = cs.pt_bytes;
+	st->threads = cs.streams;
+	st->modules = cs.modules;
+	st->tool_ended = 1;
+out:
+	unlink(data);
+	rmdir(dir);
+	return err;
+}
+
+/* sw with --sample: a separate native run under perf's sampler.  Its
+ * output is discarded (the traced run's output is the one the user sees)
+ * and its stdin is /dev/null; its samples are matched to the trace by
+ * build-id and offset, so ASLR does not matter. */
+static void sample_run(const struct lsr_opts *o, struct lsb_writer *w, int quiet)
+{
+	struct lsr_perf_run pr;
+	struct lsr_convert_opts co;
+	struct lsr_convert_stats cs;
+	char dir[4096], data[4200], errbuf[512], buf[32];
+	int saved[3], nul, status, err, i;
+
+	temp_dir(dir, sizeof(dir));
+	if (!dir[0]) {
+		cli_warning("--sample: cannot create a temporary directory; no samples recorded");
+		return;
+	}
+	snprintf(data, sizeof(data), "%s/perf.data", dir);
+	memset(&pr, 0, sizeof(pr));
+	pr.size = sizeof(pr);
+	pr.output = data;
+	pr.quiet = 1;
+	fflush(stdout);
+	fflush(stderr);
+	nul = open("/dev/null", O_RDWR);
+	for (i = 0; i < 3; i++) {
+		saved[i] = dup(i);
+		if (nul >= 0)
+			dup2(nul, i);
+	}
+	status = lsr_perf_record_sample(&pr, o->argv);
+	for (i = 0; i < 3; i++) {
+		if (saved[i] >= 0) {
+			dup2(saved[i], i);
+			close(saved[i]);
+		}
+	}
+	if (nul >= 0)
+		close(nul);
+	if (status < 0) {
+		cli_warning("--sample: perf record failed (%s); no samples recorded",
+			    ls_errstr(status));
+		goto out;
+	}
+	snprintf(buf, sizeof(buf), "%d", status);
+	lsb_writer_meta(w, "sample.exit_status", buf);
+	memset(&co, 0, sizeof(co));
+	co.size = sizeof(co);
+	co.run = LSB_RUN_SAMPLE;
+	co.embed = o->embed;
+	co.note = note_cb;
+	err = lsr_perf_convert(w, data, &co, &cs, errbuf, sizeof(errbuf));
+	if (err < 0)
+		cli_warning("--sample: %s; samples may be incomplete", errbuf);
+	else if (!quiet)
+		fprintf(stderr, "[ loopscope record: %llu samples from a separate native run ]\n",
+			(unsigned long long)cs.samples);
+out:
+	unlink(data);
+	rmdir(dir);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *output = "loopscope.lsc", *pt_config = NULL;
@@ -136,6 +273,8 @@ int cmd_record(int argc, char **argv)
 	char errbuf[512], old[4200], buf[64], sz[32];
 	int c, err, quiet = 0, code;
 	struct stat sb;
+	char *perf_args[64];
+	size_t nperf_args = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.size = sizeof(o);
@@ -182,8 +321,12 @@ int cmd_record(int argc, char **argv)
 			pt_config = optarg;
 			break;
 		case OPT_PERF_ARG:
-			cli_error("--perf-arg is for the pt backend, which is not available yet");
-			return CLI_EXIT_USAGE;
+			if (nperf_args + 1 >= sizeof(perf_args) / sizeof(perf_args[0])) {
+				cli_error("too many --perf-arg options");
+				return CLI_EXIT_USAGE;
+			}
+			perf_args[nperf_args++] = optarg;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -194,7 +337,7 @@ int cmd_record(int argc, char **argv)
 			return cli_usage(record_usage, 1);
 		}
 	}
-	(void)pt_config;
+	perf_args[nperf_args] = NULL;
 	if (optind >= argc) {
 		cli_error("no command to record");
 		return cli_usage(record_usage, 1);
@@ -204,23 +347,27 @@ int cmd_record(int argc, char **argv)
 		cli_error("command not found: '%s'", o.argv[0]);
 		return 127;
 	}
-	if (o.backend == LSR_BACKEND_PT) {
+	if (o.backend == LSR_BACKEND_PT && !lsr_have_intel_pt()) {
 		cli_error("the pt backend needs Intel PT, and this machine has none "
 			  "(no /sys/bus/event_source/devices/intel_pt); use --backend=sw");
 		return 1;
 	}
-	o.backend = LSR_BACKEND_SW;
-	o.vglib = find_vglib();
-	if (!o.vglib) {
-		cli_error("cannot find the loopscope Valgrind tool beside '%s'; "
-			  "set LOOPSCOPE_VGLIB to the directory holding loopscope-amd64-linux",
-			  cli_exe_dir());
-		return 1;
+	if (o.backend == LSR_BACKEND_AUTO)
+		o.backend = lsr_have_intel_pt() ? LSR_BACKEND_PT : LSR_BACKEND_SW;
+	if (o.backend == LSR_BACKEND_PT && o.mem) {
+		cli_error("--mem needs the sw backend (Intel PT does not record data addresses)");
+		return CLI_EXIT_USAGE;
 	}
-	if (o.sample) {
-		cli_error("--sample is not available yet");
-		return 1;
+	if (o.backend == LSR_BACKEND_SW) {
+		o.vglib = find_vglib();
+		if (!o.vglib) {
+			cli_error("cannot find the loopscope Valgrind tool beside '%s'; "
+				  "set LOOPSCOPE_VGLIB to the directory holding loopscope-amd64-linux",
+				  cli_exe_dir());
+			return 1;
+		}
 	}
+	o.perf_args = perf_args;
 	/* Keep the previous bundle, as perf keeps perf.data.old. */
 	if (!stat(output, &sb) && S_ISREG(sb.st_mode)) {
 		snprintf(old, sizeof(old), "%s.old", output);
@@ -235,7 +382,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	err = lsr_write_host_meta(w, o.argv);
-	if (err >= 0)
+	if (err >= 0 && o.backend == LSR_BACKEND_SW)
 		err = lsb_writer_meta(w, "backend", "sw");
 	if (err >= 0)
 		err = lsb_writer_flush(w);
@@ -244,8 +391,15 @@ int cmd_record(int argc, char **argv)
 		lsb_writer_close(w);
 		return 1;
 	}
-	err = lsr_record_sw(&o, w, &st, errbuf, sizeof(errbuf));
+	if (o.backend == LSR_BACKEND_PT) {
+		memset(&st, 0, sizeof(st));
+		err = record_pt(&o, pt_config, w, &st, errbuf, sizeof(errbuf));
+	} else {
+		err = lsr_record_sw(&o, w, &st, errbuf, sizeof(errbuf));
+	}
 	code = exit_code_of(st.wait_status);
+	if (err >= 0 && o.sample && o.backend == LSR_BACKEND_SW)
+		sample_run(&o, w, quiet);
 	snprintf(buf, sizeof(buf), "%d", code);
 	lsb_writer_meta(w, "exit_status", buf);
 	if (WIFSIGNALED(st.wait_status)) {

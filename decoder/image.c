@@ -185,7 +185,8 @@ int lsd_image_build(struct lsd_image *img, struct lsb_reader *r,
 		lsd_image_release(img);
 		return c.err < 0 ? c.err : err;
 	}
-	qsort(img->maps, img->nmaps, sizeof(*img->maps), cmp_map);
+	if (img->nmaps)
+		qsort(img->maps, img->nmaps, sizeof(*img->maps), cmp_map);
 	img->pt = pt_image_alloc("loopscope");
 	if (!img->pt) {
 		lsd_image_release(img);

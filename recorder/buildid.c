@@ -116,3 +116,20 @@ int lsr_elf_build_id(const char *path, uint8_t *out, size_t cap)
 	lsr_unmap(data, len);
 	return n;
 }
+
+int lsr_buildid_hash(const void *data, size_t len, uint8_t out[16])
+{
+	const uint8_t *p = data;
+	uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h1 = (h1 ^ p[i]) * 0x100000001b3ull;
+		h2 = (h2 ^ p[i] ^ (i & 0xff)) * 0x100000001b3ull;
+	}
+	for (i = 0; i < 8; i++) {
+		out[i] = (uint8_t)(h1 >> (8 * i));
+		out[8 + i] = (uint8_t)(h2 >> (8 * i));
+	}
+	return 16;
+}

@@ -16,6 +16,10 @@ int lsr_buildid_mem(const void *data, size_t len, uint8_t *out, size_t cap);
  * -LS_ELF if it is not an ELF file, -LS_EINVAL for bad arguments. */
 int lsr_elf_build_id(const char *path, uint8_t *out, size_t cap);
 
+/* A build-id for bytes that carry none: 16 bytes from two FNV-1a 64-bit
+ * hashes, stable for the same bytes.  Returns 16. */
+int lsr_buildid_hash(const void *data, size_t len, uint8_t out[16]);
+
 /* Maps PATH read-only; *data and *len describe it until lsr_unmap().
  * Returns -LS_ENOENT, -LS_EIO. */
 int lsr_map_file(const char *path, void **data, size_t *len);

@@ -32,23 +32,6 @@ static int rfail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
 	return err;
 }
 
-/* A build-id for bytes that carry none: two FNV-1a 64-bit hashes with
- * different offsets, so the id is stable across imports of one file. */
-static void hash_id(const uint8_t *p, size_t n, uint8_t out[16])
-{
-	uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h1 = (h1 ^ p[i]) * 0x100000001b3ull;
-		h2 = (h2 ^ p[i] ^ (i & 0xff)) * 0x100000001b3ull;
-	}
-	for (i = 0; i < 8; i++) {
-		out[i] = (uint8_t)(h1 >> (8 * i));
-		out[8 + i] = (uint8_t)(h2 >> (8 * i));
-	}
-}
-
 static int mmap_event(struct lsb_writer *w, const struct lsb_module *m,
 		      uint64_t addr, uint64_t len, uint64_t pgoff, uint32_t prot)
 {
@@ -135,10 +118,8 @@ static int add_image(struct lsb_writer *w, const struct lsr_raw_image *img,
 		lsr_unmap(data, len);
 		return rfail(errbuf, errlen, -LS_ELF, "'%s': not an ELF file", img->path);
 	}
-	if (n == 0) {
-		hash_id(data, len, m.build_id);
-		n = 16;
-	}
+	if (n == 0)
+		n = lsr_buildid_hash(data, len, m.build_id);
 	m.build_id_len = (uint8_t)n;
 	err = lsb_writer_module(w, &m, data, len);
 	if (err < 0) {

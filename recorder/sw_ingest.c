@@ -97,8 +97,10 @@ static int add_module(struct lsr_ingest *in, const char *path, uint32_t flags,
 	int n, err;
 
 	n = lsr_buildid_mem(data, len, mc->build_id, sizeof(mc->build_id));
-	if (n <= 0)
-		return n < 0 ? n : -LS_ENOENT;
+	if (n < 0)
+		return n;
+	if (n == 0)	/* linked with --build-id=none: name it by its bytes */
+		n = lsr_buildid_hash(data, len, mc->build_id);
 	mc->build_id_len = (uint8_t)n;
 	memset(&m, 0, sizeof(m));
 	memcpy(m.build_id, mc->build_id, (size_t)n);

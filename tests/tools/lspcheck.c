@@ -7,6 +7,7 @@
  *   One line per thread:
  *     tid T chunks C bytes B packets P insns I blocks K errors E
  *       chunk_insns I2 chunk_errors E2 verify V
+ *   preceded by one line "records hello N thread_start N ... accesses N"
  *   -s (strict) also fails when insns != verify (with --lsc-verify=yes)
  *   or insns != chunk_insns.  Exit status 0 if all is well, 1 otherwise.
  *
@@ -34,9 +35,16 @@ struct lc_thread {
 	size_t nchunks;
 	uint64_t verify;
 	int have_verify;
+	uint64_t mem_last;	/* highest insn index of a memory access */
 };
 
 static struct lc_thread *lc_threads;
+static unsigned long lc_counts[LSP_END + 1];
+static unsigned long lc_mem_accesses;
+static const char *const lc_names[LSP_END + 1] = {
+	"?", "hello", "thread_start", "thread_exit", "mmap", "munmap",
+	"memdump", "pt", "memacc", "exec", "fork", "signal", "end",
+};
 static size_t lc_nthreads;
 static struct pt_image *lc_image;
 static int lc_verbose_errors = 5;
@@ -69,6 +77,51 @@ static int lc_add_dump(uint64_t addr, const uint8_t *p, size_t n)
 	err = pt_image_add_file(lc_image, path, 0, n, NULL, addr);
 	unlink(path);	/* libipt keeps its own copy of the bytes it needs */
 	return err;
+}
+
+static int lc_leb(const uint8_t *p, size_t n, size_t *i, uint64_t *v,
+		  int is_signed)
+{
+	unsigned shift = 0;
+	uint8_t b;
+
+	*v = 0;
+	do {
+		if (*i >= n || shift > 63)
+			return -1;
+		b = p[(*i)++];
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (is_signed && shift < 64 && (b & 0x40))
+		*v |= ~0ull << shift;
+	return 0;
+}
+
+/* Decode one LSP_MEMACC payload (see lsc_proto.h). */
+static int lc_memacc(struct lc_thread *t, const uint8_t *p, size_t n)
+{
+	uint64_t idx = 0, ia = 0, da = 0, d;
+	size_t i = 0;
+
+	while (i < n) {
+		if (lc_leb(p, n, &i, &d, 0) < 0)
+			return -1;
+		idx += d;
+		if (lc_leb(p, n, &i, &d, 1) < 0)
+			return -1;
+		ia += d;
+		if (lc_leb(p, n, &i, &d, 1) < 0)
+			return -1;
+		da += d;
+		if (i >= n || (p[i] >> 1) == 0)
+			return -1;
+		i++;
+		lc_mem_accesses++;
+		if (idx > t->mem_last)
+			t->mem_last = idx;
+	}
+	return 0;
 }
 
 static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
@@ -142,6 +195,13 @@ static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
 			t->nchunks++;
 			break;
 		}
+		case LSP_MEMACC:
+			if (lc_memacc(lc_thread(h.tid), p, h.size) < 0) {
+				fprintf(stderr, "lspcheck: bad MEMACC at %zu\n",
+					off);
+				return -1;
+			}
+			break;
 		case LSP_THREAD_EXIT: {
 			struct lsp_thread th;
 			struct lc_thread *t = lc_thread(h.tid);
@@ -163,6 +223,8 @@ static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
 				return -1;
 			}
 		}
+		if (h.type <= LSP_END)
+			lc_counts[h.type]++;
 		off += sizeof(h) + h.size;
 	}
 	if (!end)
@@ -333,6 +395,12 @@ static int lc_check_thread(struct lc_thread *t, int strict)
 	if (strict && ((t->have_verify && t->verify != insns) ||
 		       cinsns != insns))
 		return -1;
+	/* access indexes count executed instructions: all below the total */
+	if (t->mem_last && t->mem_last >= insns) {
+		fprintf(stderr, "lspcheck: tid %u: memory access at insn %"
+			PRIu64 " of %" PRIu64 "\n", t->tid, t->mem_last, insns);
+		return -1;
+	}
 	return 0;
 }
 
@@ -381,6 +449,10 @@ int main(int argc, char **argv)
 	if (!(flags & LSP_HELLO_VERIFY))
 		for (i = 0; i < lc_nthreads; i++)
 			lc_threads[i].have_verify = 0;
+	printf("records");
+	for (i = 1; i <= LSP_END; i++)
+		printf(" %s %lu", lc_names[i], lc_counts[i]);
+	printf(" accesses %lu\n", lc_mem_accesses);
 	for (i = 0; i < lc_nthreads; i++)
 		if (lc_check_thread(&lc_threads[i], strict) < 0)
 			bad = 1;

@@ -5,9 +5,10 @@
  * writes packets the way hardware does for a user-only trace with return
  * compression and no timing packets (Intel SDM Vol. 3, chapter 33).
  *
- * The caller owns the output buffer; lsc_ptenc_reserve() is called before
- * every packet so it can grow or flush it.  All functions return >= 0 on
- * success and a negative LSC_PTENC_E* code on error.
+ * The caller owns the output buffer and cuts it at PSBs; a packet that
+ * would not fit with LSC_PTENC_PKT_MAX bytes to spare is refused.  All
+ * functions return >= 0 on success and a negative LSC_PTENC_E* code on
+ * error.
  */
 #ifndef LSC_PTENC_H
 #define LSC_PTENC_H

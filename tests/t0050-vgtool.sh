@@ -90,6 +90,13 @@ record vg_sig "$TD/vg_sig"
 # 20 raise(SIGUSR1) + 1 SIGALRM + 1 SIGUSR2 (vg_sig.c)
 t_eq "vg_sig: 22 signals" 22 "$(field signal "$T_TMP/check.out")"
 
+record vg_segv "$TD/vg_segv"
+t_eq "vg_segv: 10 signals" 10 "$(field signal "$T_TMP/check.out")"
+
+# exit(5) while a second thread spins: its trace ends enabled (FUP+PGD).
+record vg_exitkill "$TD/vg_exitkill"
+t_eq "vg_exitkill: two threads" 2 "$(grep -c '^tid ' "$T_TMP/check.out")"
+
 record "/bin/true" /bin/true
 record "xz -9" xz -9 -c "$LSTOP/tests/t0050-vgtool.sh"
 record sort sort "$LSTOP/tests/run.sh"

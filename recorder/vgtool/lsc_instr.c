@@ -119,6 +119,27 @@ static UInt lsc_ipt_insns(const UChar *p, UInt len)
 	return 5;
 }
 
+/* Does leaving by jumpkind jk mean the instruction completed?  Not when
+ * it faults or cannot be decoded.
+ */
+static Bool lsc_completes(IRJumpKind jk)
+{
+	switch (jk) {
+	case Ijk_NoDecode:
+	case Ijk_SigILL:
+	case Ijk_SigTRAP:
+	case Ijk_SigSEGV:
+	case Ijk_SigBUS:
+	case Ijk_SigFPE:
+	case Ijk_SigFPE_IntDiv:
+	case Ijk_SigFPE_IntOvf:
+	case Ijk_EmFail:
+		return False;
+	default:
+		return True;
+	}
+}
+
 #define LSC_U64(v)	IRExpr_Const(IRConst_U64((ULong)(v)))
 #define LSC_RD(t)	IRExpr_RdTmp(t)
 #define LSC_ADDR(p)	LSC_U64((HWord)(p))
@@ -240,7 +261,7 @@ static void lsc_ir_count(IRSB *sb, IRExpr *delta, IROp op)
 }
 
 static void lsc_ir_mem(IRSB *sb, IRExpr *guard, IRExpr *addr, Int size,
-		       Bool write, UInt back, Addr iaddr)
+		       Bool write, Addr iaddr)
 {
 	UInt sw;
 
@@ -248,12 +269,11 @@ static void lsc_ir_mem(IRSB *sb, IRExpr *guard, IRExpr *addr, Int size,
 		size = 127;
 	sw = ((UInt)size << 1) | (write ? 1u : 0);
 	lsc_dirty(sb, guard, "lsc_h_mem", lsc_h_mem,
-		  mkIRExprVec_4(addr, LSC_U64(sw), LSC_U64(back),
-				LSC_U64(iaddr)));
+		  mkIRExprVec_3(addr, LSC_U64(sw), LSC_U64(iaddr)));
 }
 
 /* Memory accesses of st, for --lsc-mem. */
-static void lsc_mem_stmt(IRSB *sb, IRStmt *st, UInt back, Addr iaddr)
+static void lsc_mem_stmt(IRSB *sb, IRStmt *st, Addr iaddr)
 {
 	IRTypeEnv *te = sb->tyenv;
 
@@ -262,19 +282,19 @@ static void lsc_mem_stmt(IRSB *sb, IRStmt *st, UInt back, Addr iaddr)
 		if (st->Ist.WrTmp.data->tag == Iex_Load)
 			lsc_ir_mem(sb, NULL, st->Ist.WrTmp.data->Iex.Load.addr,
 				   sizeofIRType(st->Ist.WrTmp.data->Iex.Load.ty),
-				   False, back, iaddr);
+				   False, iaddr);
 		break;
 	case Ist_Store:
 		lsc_ir_mem(sb, NULL, st->Ist.Store.addr,
 			   sizeofIRType(typeOfIRExpr(te, st->Ist.Store.data)),
-			   True, back, iaddr);
+			   True, iaddr);
 		break;
 	case Ist_StoreG:
 		lsc_ir_mem(sb, st->Ist.StoreG.details->guard,
 			   st->Ist.StoreG.details->addr,
 			   sizeofIRType(typeOfIRExpr(te,
 					st->Ist.StoreG.details->data)),
-			   True, back, iaddr);
+			   True, iaddr);
 		break;
 	case Ist_LoadG: {
 		IRType ty, ty2;
@@ -282,7 +302,7 @@ static void lsc_mem_stmt(IRSB *sb, IRStmt *st, UInt back, Addr iaddr)
 		typeOfIRLoadGOp(st->Ist.LoadG.details->cvt, &ty, &ty2);
 		lsc_ir_mem(sb, st->Ist.LoadG.details->guard,
 			   st->Ist.LoadG.details->addr, sizeofIRType(ty),
-			   False, back, iaddr);
+			   False, iaddr);
 		break;
 	}
 	case Ist_CAS: {
@@ -291,8 +311,8 @@ static void lsc_mem_stmt(IRSB *sb, IRStmt *st, UInt back, Addr iaddr)
 
 		if (c->dataHi)
 			sz *= 2;
-		lsc_ir_mem(sb, NULL, c->addr, sz, False, back, iaddr);
-		lsc_ir_mem(sb, NULL, c->addr, sz, True, back, iaddr);
+		lsc_ir_mem(sb, NULL, c->addr, sz, False, iaddr);
+		lsc_ir_mem(sb, NULL, c->addr, sz, True, iaddr);
 		break;
 	}
 	case Ist_LLSC:
@@ -300,21 +320,21 @@ static void lsc_mem_stmt(IRSB *sb, IRStmt *st, UInt back, Addr iaddr)
 			lsc_ir_mem(sb, NULL, st->Ist.LLSC.addr,
 				   sizeofIRType(typeOfIRTemp(te,
 						st->Ist.LLSC.result)),
-				   False, back, iaddr);
+				   False, iaddr);
 		else
 			lsc_ir_mem(sb, NULL, st->Ist.LLSC.addr,
 				   sizeofIRType(typeOfIRExpr(te,
 						st->Ist.LLSC.storedata)),
-				   True, back, iaddr);
+				   True, iaddr);
 		break;
 	case Ist_Dirty: {
 		IRDirty *d = st->Ist.Dirty.details;
 
 		if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-			lsc_ir_mem(sb, NULL, d->mAddr, d->mSize, False, back,
+			lsc_ir_mem(sb, NULL, d->mAddr, d->mSize, False,
 				   iaddr);
 		if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-			lsc_ir_mem(sb, NULL, d->mAddr, d->mSize, True, back,
+			lsc_ir_mem(sb, NULL, d->mAddr, d->mSize, True,
 				   iaddr);
 		break;
 	}
@@ -331,7 +351,7 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 {
 	IRSB *sb;
 	Int i;
-	UInt n_ipt = 0, done = 0, k = 0;
+	UInt k = 0;
 	Bool counting = lsc_clo_verify || lsc_clo_mem;
 	Bool first = True;
 	Addr ia = 0, last_ia = 0;
@@ -345,8 +365,6 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 		if (st->tag == Ist_IMark && st->Ist.IMark.len) {
 			last_ia = (Addr)st->Ist.IMark.addr;
 			last_len = st->Ist.IMark.len;
-			n_ipt += lsc_ipt_insns((const UChar *)last_ia,
-					       last_len);
 		}
 	}
 	if (last_len)
@@ -360,7 +378,9 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 			ia = (Addr)st->Ist.IMark.addr;
 			ilen = st->Ist.IMark.len;
 			cls = lsc_classify((const UChar *)ia, ilen);
-			done += k;
+			/* the previous insn ran to its end */
+			if (counting && k)
+				lsc_ir_count(sb, LSC_U64(k), Iop_Add64);
 			k = lsc_ipt_insns((const UChar *)ia, ilen);
 			addStmtToIRSB(sb, st);
 			if (!first)
@@ -372,14 +392,11 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 				  "lsc_h_pending", lsc_h_pending,
 				  mkIRExprVec_2(LSC_U64(ia),
 						LSC_U64(cls == LSC_C_REP)));
-			if (counting)
-				lsc_ir_count(sb, LSC_U64(n_ipt), Iop_Add64);
 			continue;
 		}
 		if (st->tag == Ist_Exit && ilen) {
 			Addr dst = (Addr)st->Ist.Exit.dst->Ico.U64;
 			IRExpr *g = st->Ist.Exit.guard;
-			UInt comp = n_ipt - done - k;
 
 			if (cls == LSC_C_JCC && st->Ist.Exit.jk == Ijk_Boring) {
 				/* The exit may be either side of the branch. */
@@ -392,24 +409,28 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 				lsc_ir_tnt(sb, bit,
 					   IRExpr_Const(IRConst_U8(1)));
 			}
-			/* A rep insn exiting to itself runs again: count it
-			 * once, like libipt.
+			/* Leaving from insn k: count it if it completed, that
+			 * is unless it faulted or is a rep insn going round
+			 * again (libipt counts a rep insn once).
 			 */
-			if (cls == LSC_C_REP && dst == ia)
-				comp++;
-			if (counting && comp)
-				lsc_ir_count(sb, IRExpr_ITE(g, LSC_U64(comp),
+			if (counting && dst != ia &&
+			    lsc_completes(st->Ist.Exit.jk))
+				lsc_ir_count(sb, IRExpr_ITE(g, LSC_U64(k),
 							    LSC_U64(0)),
-					     Iop_Sub64);
+					     Iop_Add64);
 		}
 		if (lsc_clo_mem && ilen)
-			lsc_mem_stmt(sb, st, n_ipt - done, ia);
+			lsc_mem_stmt(sb, st, ia);
 		addStmtToIRSB(sb, st);
 	}
 
 	/* The block's last instruction leaves by bb->next. */
 	if (!last_len)
 		return sb;
+	if (counting && lsc_completes(bb->jumpkind) &&
+	    !(bb->next->tag == Iex_Const &&
+	      bb->next->Iex.Const.con->Ico.U64 == last_ia))
+		lsc_ir_count(sb, LSC_U64(k), Iop_Add64);
 	switch (bb->jumpkind) {
 	case Ijk_Sys_syscall:
 	case Ijk_Sys_int32:
@@ -443,12 +464,6 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 		break;
 	case LSC_C_RET:
 		lsc_ir_ret(sb, bb->next);
-		break;
-	case LSC_C_REP:
-		/* plain rep: the block always loops onto itself */
-		if (counting && bb->next->tag == Iex_Const &&
-		    bb->next->Iex.Const.con->Ico.U64 == last_ia)
-			lsc_ir_count(sb, LSC_U64(1), Iop_Sub64);
 		break;
 	default:
 		break;

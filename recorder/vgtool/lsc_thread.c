@@ -32,7 +32,6 @@ Bool lsc_dead;
 static struct lsc_thread *lsc_threads;
 static UInt lsc_nthreads;
 static ThreadId lsc_cur_tid;	/* whose state is in lsc_hot, 0 if none */
-static Bool lsc_maps_done;
 
 int lsc_thread_init(UInt nthreads)
 {
@@ -233,10 +232,10 @@ static UInt lsc_sleb(UChar *p, Long v)
 	return n;
 }
 
-void lsc_h_mem(HWord daddr, HWord size_w, HWord back, HWord iaddr)
+void lsc_h_mem(HWord daddr, HWord size_w, HWord iaddr)
 {
 	struct lsc_thread *t = &lsc_threads[lsc_cur_tid];
-	ULong idx = lsc_hot.icount - back;
+	ULong idx = lsc_hot.icount;
 	UChar *p;
 
 	if (lsc_dead || !t->mem || !t->started)

@@ -18,7 +18,11 @@
 
 struct lsc_hot {
 	struct lsc_ptenc enc;
-	ULong icount;		/* instructions, as libipt counts them */
+	/* Instructions completed, as libipt counts them: each one is added
+	 * when it has run to its end, so during an instruction this is its
+	 * index (LSP_MEMACC) and a fault does not count.
+	 */
+	ULong icount;
 	ULong pending;		/* LSC_PEND_* */
 };
 
@@ -34,7 +38,7 @@ void lsc_h_pending(HWord ip, HWord at_rep);
 void lsc_h_tnt_flush(void);
 void lsc_h_tip(HWord ip);
 void lsc_h_pgd(void);
-void lsc_h_mem(HWord daddr, HWord size_w, HWord back, HWord iaddr);
+void lsc_h_mem(HWord daddr, HWord size_w, HWord iaddr);
 
 /* The instrumentation pass (lsc_instr.c). */
 IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,

@@ -17,7 +17,7 @@ VG_LDFLAGS := -static -nodefaultlibs -nostartfiles -u _start -no-pie \
 VG_LIBS := $(VG_LIBDIR)/libcoregrind-amd64-linux.a $(VG_LIBDIR)/libvex-amd64-linux.a \
 	$(VG_LIBDIR)/libgcc-sup-amd64-linux.a
 
-$(BUILD)/vg/%.o: %.c recorder/lsc_proto.h
+$(BUILD)/vg/%.o: %.c recorder/lsc_proto.h $(wildcard recorder/vgtool/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(VG_CFLAGS) -c $< -o $@
 

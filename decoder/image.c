@@ -90,10 +90,12 @@ static int on_event(const struct lsb_event *ev, void *arg)
 		img->maps = p;
 		img->capmaps = ncap;
 	}
-	if (ev->type == LSB_EV_MUNMAP) {
-		unmap_range(img, ev->addr, ev->addr + ev->len);
+	/* munmap is not applied: the sw recorder's sideband is not yet
+	 * placed in the PT stream, so code that was unmapped (dlclose) stays
+	 * readable for the PT that ran before.  A later mmap over the same
+	 * range still replaces it. */
+	if (ev->type == LSB_EV_MUNMAP)
 		return 0;
-	}
 	if (ev->type != LSB_EV_MMAP)
 		return 0;
 	unmap_range(img, ev->addr, ev->addr + ev->len);

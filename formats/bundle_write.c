@@ -399,10 +399,29 @@ int lsb_is_psb(const uint8_t *p)
 	return 1;
 }
 
+static int w_batch(struct lsb_writer *w, unsigned type, struct ls_buf *b,
+		   uint32_t *n)
+{
+	int err;
+
+	if (!b->len)
+		return 0;
+	err = w_section(w, type, 0, w->batch_seq++, *n, 0, b->p, b->len, NULL, 0);
+	b->len = 0;
+	*n = 0;
+	return err;
+}
+
+/* Sideband goes out before the PT that depends on it: a bundle cut short
+ * after this chunk still has every mmap needed to decode it. */
 static int w_chunk(struct lsb_writer *w, struct w_stream *ws, size_t len)
 {
 	unsigned flags = 0;
 	int err;
+
+	err = w_batch(w, LSB_SEC_EVENTS, &w->events, &w->nevents);
+	if (err < 0)
+		return err;
 
 	if (len >= LSB_PSB_LEN && lsb_is_psb(ws->pend.p))
 		flags |= LSB_SF_PSB;
@@ -567,19 +586,6 @@ int lsb_writer_module(struct lsb_writer *w, const struct lsb_module *m,
 	w->nmods++;
 out:
 	ls_buf_release(&d);
-	return err;
-}
-
-static int w_batch(struct lsb_writer *w, unsigned type, struct ls_buf *b,
-		   uint32_t *n)
-{
-	int err;
-
-	if (!b->len)
-		return 0;
-	err = w_section(w, type, 0, w->batch_seq++, *n, 0, b->p, b->len, NULL, 0);
-	b->len = 0;
-	*n = 0;
 	return err;
 }
 

@@ -186,9 +186,10 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 			 o->vglib);
 		err = -LS_ECHILD;
 	}
-	/* The tool ends without LSP_END when the command execs or Valgrind
-	 * dies; what arrived is kept and the caller says so. */
-	st->tool_ended = in.end_seen;
+	/* The tool ends without LSP_END when Valgrind dies; what arrived is
+	 * kept and the caller says so.  After an exec the trace ends by
+	 * design (the new program is not traced). */
+	st->tool_ended = in.end_seen || in.exec_seen;
 	if (!errbuf[0] && in.missing[0])
 		snprintf(errbuf, errlen, "could not read executable '%s'%s", in.missing,
 			 st->missing_modules > 1 ? " and others" : "");

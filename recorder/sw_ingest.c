@@ -310,6 +310,7 @@ static int on_record(struct lsr_ingest *in, const struct lsp_hdr *h,
 		if (h->size < sizeof(ex))
 			return -LS_ECORRUPT;
 		memcpy(&ex, p, sizeof(ex));
+		in->exec_seen = 1;
 		event_init(in, &ev, LSB_EV_EXEC, h->tid, ex.seq);
 		ev.name = payload_str(p + sizeof(ex), h->size - sizeof(ex));
 		return lsb_writer_event(in->w, &ev);

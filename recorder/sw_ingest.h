@@ -26,7 +26,7 @@ struct lsr_ingest {
 	struct lsr_stats *st;
 	int embed;
 	uint32_t pid;
-	int hello_seen, end_seen;
+	int hello_seen, end_seen, exec_seen;
 	uint32_t exit_status;
 	struct lsr_tidmap *tids;
 	size_t ntids, captids;

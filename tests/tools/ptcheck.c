@@ -5,9 +5,18 @@
  * embedded modules, decodes the whole stream and then each chunk on its
  * own.  Prints one line per stream:
  *   tid T packets P tnt B tip I fup F psb S pge G pgd D pkterr E insn N
- *       blocks K decerr X chunks C chunk_insn M chunk_decerr Y
- * and exits 1 if any packet or decode error occurred or the chunk-by-chunk
- * instruction total differs from the whole-stream total.
+ *       blocks K decerr X insn_insn N2 chunks C chunk_insn M chunk_decerr Y
+ * (insn/blocks from the block decoder, insn_insn from the instruction
+ * decoder, both over the whole stream) and exits 1 if any packet or decode
+ * error occurred or the chunk-by-chunk instruction total differs from the
+ * whole-stream total.
+ *
+ * Chunk by chunk: a decoder that reaches the end of chunk k goes on along
+ * the deterministic path after the last packet, past the point X where
+ * the recorder put chunk k+1's PSB (X is the IP in chunk k+1's PSB+ FUP).
+ * Those instructions belong to chunk k+1, so chunk k's count stops at the
+ * last time it reaches X.  With that rule the chunks' sum must equal the
+ * whole stream's count exactly; it is the rule a parallel decoder uses.
  *
  * `ptcheck --events FILE` instead prints the sideband event counts of the
  * traced run: "thread_start N thread_exit N mmap N munmap N exec N fork N
@@ -171,6 +180,111 @@ static int print_events(struct lsb_reader *r)
 	return err < 0 ? 2 : 0;
 }
 
+/* The IP of the FUP in the PSB+ at the start of buf, or 0 if tracing was
+ * disabled there (no FUP before PSBEND). */
+static uint64_t psb_fup_ip(const uint8_t *buf, size_t len)
+{
+	struct pt_config cfg;
+	struct pt_packet_decoder *d;
+	struct pt_packet p;
+	uint64_t ip = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	d = pt_pkt_alloc_decoder(&cfg);
+	if (!d)
+		return 0;
+	if (pt_pkt_sync_set(d, 0) >= 0) {
+		while (pt_pkt_next(d, &p, sizeof(p)) >= 0 && p.type != ppt_psbend) {
+			if (p.type == ppt_fup && p.payload.ip.ipc != pt_ipc_suppressed) {
+				ip = p.payload.ip.ip;
+				break;
+			}
+		}
+	}
+	pt_pkt_free_decoder(d);
+	return ip;
+}
+
+/* True if executing insn consumed a packet: a conditional branch, a return
+ * (TNT bit or TIP), a far transfer, or an indirect jump/call (FF /2../5). */
+static int consumes_packet(const struct pt_insn *insn)
+{
+	uint8_t i = 0;
+
+	switch (insn->iclass) {
+	case ptic_cond_jump:
+	case ptic_return:
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		return 1;
+	case ptic_jump:
+	case ptic_call:
+		while (i < insn->size && (insn->raw[i] == 0x66 || insn->raw[i] == 0x67 ||
+					  insn->raw[i] == 0xf2 || insn->raw[i] == 0xf3 ||
+					  insn->raw[i] == 0x2e || insn->raw[i] == 0x3e ||
+					  (insn->raw[i] & 0xf0) == 0x40))
+			i++;
+		return i < insn->size && insn->raw[i] == 0xff;
+	default:
+		return 0;
+	}
+}
+
+/* Instructions of one chunk decoded on its own, up to the arrival at
+ * stop_ip after the chunk's last packet (0: to the end). */
+static void decode_chunk(const uint8_t *buf, size_t len, struct pt_image *img,
+			 uint64_t stop_ip, struct counts *c)
+{
+	struct pt_config cfg;
+	struct pt_insn_decoder *d;
+	uint64_t n = 0, at_stop = UINT64_MAX, last_pkt = 0;
+	int st;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	d = pt_insn_alloc_decoder(&cfg);
+	if (!d) {
+		c->decerr++;
+		return;
+	}
+	pt_insn_set_image(d, img);
+	for (;;) {
+		st = pt_insn_sync_forward(d);
+		if (st < 0)
+			break;
+		for (;;) {
+			struct pt_insn insn;
+
+			while (st >= 0 && (st & pts_event_pending)) {
+				struct pt_event ev;
+
+				st = pt_insn_event(d, &ev, sizeof(ev));
+				last_pkt = n;
+			}
+			if (st < 0)
+				break;
+			st = pt_insn_next(d, &insn, sizeof(insn));
+			if (st < 0)
+				break;
+			if (stop_ip && insn.ip == stop_ip)
+				at_stop = n;
+			n++;
+			if (consumes_packet(&insn))
+				last_pkt = n;
+		}
+		if (st == -pte_eos)
+			break;
+		fprintf(stderr, "chunk decode error: %s\n", pt_errstr(pt_errcode(st)));
+		c->decerr++;
+	}
+	pt_insn_free_decoder(d);
+	c->insn += at_stop != UINT64_MAX && at_stop >= last_pkt ? at_stop : n;
+}
+
 int main(int argc, char **argv)
 {
 	struct lsb_reader *r = NULL;
@@ -204,15 +318,20 @@ int main(int argc, char **argv)
 	for (s = 0; s < lsb_reader_nstreams(r); s++) {
 		const struct lsb_stream *st = lsb_reader_stream(r, s);
 		size_t n = lsb_reader_nchunks(r, s), total = 0, off = 0;
-		struct counts whole, chunks;
+		struct counts whole, chunks, whole_insn;
 		uint8_t *all;
 
 		memset(&whole, 0, sizeof(whole));
 		memset(&chunks, 0, sizeof(chunks));
+		memset(&whole_insn, 0, sizeof(whole_insn));
 		for (i = 0; i < n; i++)
 			total += lsb_reader_chunk(r, s, i)->raw_size;
 		all = malloc(total ? total : 1);
 		if (!all)
+			return 2;
+		size_t *starts = calloc(n + 1, sizeof(*starts));
+
+		if (!starts)
 			return 2;
 		for (i = 0; i < n; i++) {
 			const struct lsb_chunk *c = lsb_reader_chunk(r, s, i);
@@ -221,23 +340,39 @@ int main(int argc, char **argv)
 			if (got < 0) {
 				fprintf(stderr, "chunk %zu: %s\n", i, lsb_reader_errmsg(r));
 				whole.pkterr++;
+				n = i;
 				break;
 			}
 			count_packets(all + off, (size_t)got, &whole);
-			decode_blocks(all + off, (size_t)got, img.pt, &chunks);
+			starts[i] = off;
 			off += (size_t)got;
 		}
+		starts[n] = off;
+		for (i = 0; i < n; i++) {
+			uint64_t stop = i + 1 < n ? psb_fup_ip(all + starts[i + 1],
+							       starts[i + 2 > n ? n : i + 2] - starts[i + 1]) : 0;
+
+			decode_chunk(all + starts[i], starts[i + 1] - starts[i], img.pt,
+				     stop, &chunks);
+		}
+		free(starts);
 		decode_blocks(all, off, img.pt, &whole);
+		/* The instruction decoder on the whole stream: the reference for
+		 * the chunks.  The block decoder (whole.insn) agrees with it
+		 * except at a cut end, where it counts the branch that waits
+		 * for the missing packet. */
+		decode_chunk(all, off, img.pt, 0, &whole_insn);
 		printf("tid %u packets %" PRIu64 " tnt %" PRIu64 " tip %" PRIu64
 		       " fup %" PRIu64 " psb %" PRIu64 " pge %" PRIu64 " pgd %" PRIu64
 		       " pkterr %" PRIu64 " insn %" PRIu64 " blocks %" PRIu64
-		       " decerr %" PRIu64 " chunks %zu chunk_insn %" PRIu64
+		       " decerr %" PRIu64 " insn_insn %" PRIu64 " chunks %zu chunk_insn %" PRIu64
 		       " chunk_decerr %" PRIu64 "\n",
 		       st->tid, whole.packets, whole.tnt_bits, whole.tip, whole.fup,
 		       whole.psb, whole.pge, whole.pgd, whole.pkterr, whole.insn,
-		       whole.blocks, whole.decerr, n, chunks.insn, chunks.decerr);
-		if (whole.pkterr || whole.decerr || chunks.decerr ||
-		    chunks.insn != whole.insn)
+		       whole.blocks, whole.decerr, whole_insn.insn, n, chunks.insn,
+		       chunks.decerr);
+		if (whole.pkterr || whole.decerr || chunks.decerr || whole_insn.decerr ||
+		    chunks.insn != whole_insn.insn)
 			bad = 1;
 		free(all);
 	}

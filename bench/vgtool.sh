@@ -34,9 +34,9 @@ bench() {
 	env VALGRIND_LIB="$VGLIB" valgrind --tool=loopscope --lsc-verify=yes \
 		--lsc-out="$tmp/v.lsp" "$@" >/dev/null 2>&1
 	insns=$("$BUILD/tests/lspcheck" "$tmp/v.lsp" |
-		awk '/^tid/ { s += $10 } END { printf "%d", s }')
+		awk '/^tid/ { s += $10 } END { printf "%.0f", s }')
 	pt=$("$BUILD/tests/lspcheck" "$tmp/v.lsp" |
-		awk '/^tid/ { s += $6 } END { printf "%d", s }')
+		awk '/^tid/ { s += $6 } END { printf "%.0f", s }')
 	echo "$name: native ${n}s none ${z}s loopscope ${l}s" \
 		"ratio $(echo "$l $z" | awk '{ printf "%.2f", $1 / $2 }')x" \
 		"out ${bytes}B insns $insns" \

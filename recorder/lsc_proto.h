@@ -29,7 +29,11 @@ enum lsp_type {
 	LSP_MEMDUMP = 6,	/* struct lsp_memdump + bytes (the vDSO's code) */
 	LSP_PT = 7,		/* raw PT bytes of thread hdr.tid; starts at a PSB */
 	LSP_MEMACC = 8,		/* memory accesses of thread hdr.tid, see below */
-	LSP_EXEC = 9,		/* struct lsp_exec + NUL-terminated path */
+	LSP_EXEC = 9,		/* struct lsp_exec + NUL-terminated path;
+				 * written before every execve, each thread's
+				 * PT flushed: if the exec succeeds nothing
+				 * follows (no THREAD_EXIT, no END); if it
+				 * fails, records go on */
 	LSP_FORK = 10,		/* struct lsp_fork */
 	LSP_SIGNAL = 11,	/* struct lsp_signal */
 	LSP_END = 12,		/* struct lsp_end; last record */

@@ -37,6 +37,8 @@ enum lsp_type {
 	LSP_FORK = 10,		/* struct lsp_fork */
 	LSP_SIGNAL = 11,	/* struct lsp_signal */
 	LSP_END = 12,		/* struct lsp_end; last record */
+	LSP_VERIFY = 13,	/* struct lsp_verify; only with
+				 * LSP_HELLO_VERIFY, before each LSP_EXEC */
 };
 
 struct lsp_hdr {
@@ -108,6 +110,15 @@ struct lsp_signal {
 	uint64_t ip;		/* guest IP at delivery */
 	uint32_t signo;
 	uint32_t reserved;
+};
+
+/* The instructions thread hdr.tid executed so far, counted as libipt
+ * counts them (see lsp_thread.insns): a process that execs writes no
+ * THREAD_EXIT, so the count comes with the exec.
+ */
+struct lsp_verify {
+	uint64_t seq;
+	uint64_t insns;
 };
 
 struct lsp_end {

@@ -219,8 +219,10 @@ static void lsc_pre_syscall(ThreadId tid, UInt sysno, UWord *args,
 	 * it: write out every thread's chunk now.  If the exec fails the
 	 * next block starts a new PSB and the trace goes on.
 	 */
-	for (i = 1; i < VG_N_THREADS; i++)
+	for (i = 1; i < VG_N_THREADS; i++) {
 		lsc_thread_flush(i);
+		lsc_thread_verify(i);
+	}
 	path = (const HChar *)args[sysno == __NR_execve ? 0 : 1];
 	if (!path || !VG_(am_is_valid_for_client)((Addr)path, 1,
 						  VKI_PROT_READ))

@@ -133,6 +133,20 @@ void lsc_thread_flush(ThreadId tid)
 	h->pending |= LSC_PEND_PSB;
 }
 
+void lsc_thread_verify(ThreadId tid)
+{
+	struct lsc_thread *t = &lsc_threads[tid];
+	struct lsp_verify rec;
+
+	if (!lsc_clo_verify || !t->used || !t->started || t->exited ||
+	    lsc_dead)
+		return;
+	rec.seq = lsc_out_next_seq();
+	rec.insns = lsc_thread_hot(tid)->icount;
+	lsc_out_record(LSP_VERIFY, (UInt)t->os_tid, &rec, sizeof(rec),
+		       NULL, 0);
+}
+
 void lsc_h_pending(HWord ip, HWord at_rep)
 {
 	struct lsc_thread *t = &lsc_threads[lsc_cur_tid];

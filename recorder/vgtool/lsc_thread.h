@@ -29,6 +29,8 @@ void lsc_thread_create(ThreadId parent, ThreadId child);
 struct lsc_hot *lsc_thread_hot(ThreadId tid);
 /* Write out what tid has buffered; the next block starts a new PSB. */
 void lsc_thread_flush(ThreadId tid);
+/* With --lsc-verify=yes, LSP_VERIFY with tid's count so far. */
+void lsc_thread_verify(ThreadId tid);
 /* End tid's trace: disable if enabled, THREAD_EXIT. */
 void lsc_thread_exit(ThreadId tid, UInt status);
 /* Signal delivery to tid at ip. */

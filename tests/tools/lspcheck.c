@@ -39,11 +39,12 @@ struct lc_thread {
 };
 
 static struct lc_thread *lc_threads;
-static unsigned long lc_counts[LSP_END + 1];
+#define LC_MAXTYPE LSP_VERIFY
+static unsigned long lc_counts[LC_MAXTYPE + 1];
 static unsigned long lc_mem_accesses;
-static const char *const lc_names[LSP_END + 1] = {
+static const char *const lc_names[LC_MAXTYPE + 1] = {
 	"?", "hello", "thread_start", "thread_exit", "mmap", "munmap",
-	"memdump", "pt", "memacc", "exec", "fork", "signal", "end",
+	"memdump", "pt", "memacc", "exec", "fork", "signal", "end", "verify",
 };
 static size_t lc_nthreads;
 static struct pt_image *lc_image;
@@ -213,17 +214,28 @@ static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
 			t->have_verify = 1;
 			break;
 		}
+		case LSP_VERIFY: {
+			struct lsp_verify v;
+			struct lc_thread *t = lc_thread(h.tid);
+
+			if (h.size < sizeof(v))
+				return -1;
+			memcpy(&v, p, sizeof(v));
+			t->verify = v.insns;
+			t->have_verify = 1;
+			break;
+		}
 		case LSP_END:
 			end = 1;
 			break;
 		default:
-			if (h.type < LSP_HELLO || h.type > LSP_END) {
+			if (h.type < LSP_HELLO || h.type > LC_MAXTYPE) {
 				fprintf(stderr, "lspcheck: bad type %u at %zu\n",
 					h.type, off);
 				return -1;
 			}
 		}
-		if (h.type <= LSP_END)
+		if (h.type <= LC_MAXTYPE)
 			lc_counts[h.type]++;
 		off += sizeof(h) + h.size;
 	}
@@ -450,7 +462,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < lc_nthreads; i++)
 			lc_threads[i].have_verify = 0;
 	printf("records");
-	for (i = 1; i <= LSP_END; i++)
+	for (i = 1; i <= LC_MAXTYPE; i++)
 		printf(" %s %lu", lc_names[i], lc_counts[i]);
 	printf(" accesses %lu\n", lc_mem_accesses);
 	for (i = 0; i < lc_nthreads; i++)

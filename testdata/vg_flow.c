@@ -54,6 +54,14 @@ static void reps(char *d, const char *s, size_t n)
 	__asm__ volatile("rep stosb" : "+D"(d), "+c"(c) : "a"(0x5a) : "memory");
 	c = 0;	/* a rep with a zero count executes once for libipt */
 	__asm__ volatile("rep stosb" : "+D"(d), "+c"(c) : "a"(0) : "memory");
+	c = 50;	/* a LOOP onto itself: 50 TNT bits, 50 instructions */
+	__asm__ volatile("1: loop 1b" : "+c"(c));
+	/* a count VEX knows: its exit is folded away, the bit must stay */
+	__asm__ volatile("mov $1, %%ecx\n1: loop 1b" : : : "rcx");
+	c = 100;	/* repe cmpsb stops at the first difference */
+	d[40] = 1;
+	__asm__ volatile("repe cmpsb" : "+D"(d), "+S"(s), "+c"(c) : :
+			 "memory", "cc");
 }
 
 int main(void)

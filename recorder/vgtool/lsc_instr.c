@@ -106,6 +106,20 @@ static enum lsc_cls lsc_classify(const UChar *p, UInt len)
 	return LSC_C_OTHER;
 }
 
+/* The taken target of a conditional branch (the displacement is last). */
+static Addr lsc_jcc_target(const UChar *p, UInt len, Addr ia)
+{
+	UInt i = 0;
+
+	while (i < len && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0x2e ||
+			   p[i] == 0x3e || p[i] == 0xf2 || p[i] == 0xf3 ||
+			   (p[i] & 0xf0) == 0x40))
+		i++;
+	if (i < len && p[i] == 0x0f && len >= 4)
+		return ia + len + (Addr)(Long)lsc_s32(p + len - 4);
+	return ia + len + (Addr)(Long)(Char)p[len - 1];
+}
+
 /* Instructions libipt sees in one IMark. */
 static UInt lsc_ipt_insns(const UChar *p, UInt len)
 {
@@ -354,6 +368,11 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 	UInt k = 0;
 	Bool counting = lsc_clo_verify || lsc_clo_mem;
 	Bool first = True;
+	/* A conditional branch whose Ist_Exit we have not seen yet: iropt
+	 * folds exits with a constant guard away (e.g. `mov $1,%ecx; loop`),
+	 * and the bit must still be written.
+	 */
+	Bool jcc_open = False;
 	Addr ia = 0, last_ia = 0;
 	UInt ilen = 0, last_len = 0;
 	enum lsc_cls cls = LSC_C_OTHER, last_cls = LSC_C_OTHER;
@@ -378,6 +397,11 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 			ia = (Addr)st->Ist.IMark.addr;
 			ilen = st->Ist.IMark.len;
 			cls = lsc_classify((const UChar *)ia, ilen);
+			/* a branch falling through into this insn: not taken */
+			if (jcc_open)
+				lsc_ir_tnt(sb, LSC_U64(0),
+					   IRExpr_Const(IRConst_U8(1)));
+			jcc_open = cls == LSC_C_JCC;
 			/* the previous insn ran to its end */
 			if (counting && k)
 				lsc_ir_count(sb, LSC_U64(k), Iop_Add64);
@@ -386,7 +410,7 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 			if (!first)
 				continue;
 			first = False;
-			/* Block entry: pending work, then the insn count. */
+			/* Block entry: pending work (rarely any). */
 			lsc_dirty(sb, lsc_nonzero(sb, lsc_ld(sb,
 							&lsc_hot.pending)),
 				  "lsc_h_pending", lsc_h_pending,
@@ -408,12 +432,13 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 						      LSC_U64(1));
 				lsc_ir_tnt(sb, bit,
 					   IRExpr_Const(IRConst_U8(1)));
+				jcc_open = False;
 			}
 			/* Leaving from insn k: count it if it completed, that
 			 * is unless it faulted or is a rep insn going round
 			 * again (libipt counts a rep insn once).
 			 */
-			if (counting && dst != ia &&
+			if (counting && !(cls == LSC_C_REP && dst == ia) &&
 			    lsc_completes(st->Ist.Exit.jk))
 				lsc_ir_count(sb, IRExpr_ITE(g, LSC_U64(k),
 							    LSC_U64(0)),
@@ -428,9 +453,19 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 	if (!last_len)
 		return sb;
 	if (counting && lsc_completes(bb->jumpkind) &&
-	    !(bb->next->tag == Iex_Const &&
+	    !(last_cls == LSC_C_REP && bb->next->tag == Iex_Const &&
 	      bb->next->Iex.Const.con->Ico.U64 == last_ia))
 		lsc_ir_count(sb, LSC_U64(k), Iop_Add64);
+	if (jcc_open) {
+		/* Its exit was folded: the block's end is the one side. */
+		Addr tgt = lsc_jcc_target((const UChar *)last_ia, last_len,
+					  last_ia);
+
+		lsc_ir_tnt(sb, lsc_tmp(sb, Ity_I64, IRExpr_Unop(Iop_1Uto64,
+			lsc_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, bb->next,
+							 LSC_U64(tgt))))),
+			   IRExpr_Const(IRConst_U8(1)));
+	}
 	switch (bb->jumpkind) {
 	case Ijk_Sys_syscall:
 	case Ijk_Sys_int32:

@@ -1,0 +1,128 @@
+/* decode.h - the exact stream of executed static basic blocks, per thread.
+ *
+ * libipt's block decoder (end_on_call, end_on_jump) runs over each PT
+ * stream of a bundle with the process image rebuilt from the bundle
+ * (decoder/image.h).  Its dynamic blocks are split at every block head
+ * seen anywhere in the trace, so every instruction belongs to exactly one
+ * static block (LoopProf 3.1).  The head set is collected in a first pass
+ * over the streams and does not depend on the order in which heads are
+ * discovered; the second pass emits the block stream through callbacks.
+ * Memory is bounded by the executed code, not by the trace length.
+ *
+ * Decode errors never stop a stream: the lost span is counted (bytes, and
+ * instructions where libipt knows them), the decoder resyncs at the next
+ * PSB and goes on; the callbacks see a LSD_EXIT_GAP exit before the gap.
+ *
+ * Functions return >= 0 on success or a negative LS_E* code.
+ */
+#ifndef LSD_DECODE_H
+#define LSD_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/bundle.h"
+
+/* How control left a block. */
+enum lsd_exit {
+	LSD_EXIT_FALL = 0,	/* fell through into the next static block */
+	LSD_EXIT_COND_TAKEN,	/* conditional branch, taken */
+	LSD_EXIT_COND_NOT,	/* conditional branch, not taken */
+	LSD_EXIT_JUMP,		/* direct unconditional jump */
+	LSD_EXIT_IJUMP,		/* indirect jump */
+	LSD_EXIT_CALL,		/* direct call */
+	LSD_EXIT_ICALL,		/* indirect call */
+	LSD_EXIT_RET,		/* return */
+	LSD_EXIT_SYSCALL,	/* system call (far transfer; tracing paused) */
+	LSD_EXIT_ASYNC,		/* interrupted: signal delivery (FUP + PGD) */
+	LSD_EXIT_GAP,		/* decode error or overflow: the trace has a gap */
+	LSD_EXIT_END,		/* tracing stopped (thread end, exec, disabled) */
+	LSD_EXIT_MAX
+};
+
+/* Instruction classes, counted per static block with capstone. */
+enum lsd_iclass {
+	LSD_IC_LOAD = 0, LSD_IC_STORE, LSD_IC_BRANCH, LSD_IC_CALL, LSD_IC_RET,
+	LSD_IC_INT, LSD_IC_FP, LSD_IC_SIMD, LSD_IC_OTHER, LSD_IC_MAX
+};
+
+/* A static block: [start, last] with ninsn instructions. */
+struct lsd_sblock {
+	uint64_t start;		/* runtime address of the first instruction */
+	uint64_t last;		/* runtime address of the last instruction */
+	uint64_t end;		/* address after the last instruction */
+	uint32_t ninsn;
+	uint32_t id;		/* index in the decoder's static block table */
+	int32_t module;		/* bundle module index, -1 if unknown */
+	uint64_t mod_off;	/* start as an offset in the module's file */
+	uint16_t iclass[LSD_IC_MAX];	/* filled when classes are asked for */
+};
+
+/* One execution of a static block. */
+struct lsd_block {
+	const struct lsd_sblock *sb;
+	uint8_t exit;		/* enum lsd_exit */
+	uint64_t next;		/* where control went (0: unknown, gap, end) */
+};
+
+/* A span of trace that could not be decoded. */
+struct lsd_loss {
+	uint64_t offset;	/* in the stream, where the error was found */
+	uint64_t bytes;		/* PT bytes skipped to the next PSB */
+	uint64_t insns;		/* instructions known lost (0 if unknown) */
+	int error;		/* libipt error code (negative pte_*) */
+};
+
+struct lsd_stream_stats {
+	uint64_t insns, blocks;	/* executed instructions and static blocks */
+	uint64_t losses;	/* decode errors */
+	uint64_t lost_bytes, lost_insns;
+	uint64_t syscalls, async, enables;
+	uint64_t pt_bytes;
+};
+
+struct lsd_callbacks {
+	/* Called for every executed static block, in execution order. */
+	int (*block)(void *arg, size_t stream, const struct lsd_block *b);
+	/* Called for every decode error, after the GAP block. */
+	int (*loss)(void *arg, size_t stream, const struct lsd_loss *l);
+	/* Called when a stream starts / ends (may be NULL). */
+	int (*stream_begin)(void *arg, size_t stream, const struct lsb_stream *s);
+	int (*stream_end)(void *arg, size_t stream, const struct lsd_stream_stats *st);
+};
+
+struct lsd_opts {
+	size_t size;		/* sizeof(struct lsd_opts) */
+	int iclasses;		/* classify instructions of static blocks */
+};
+
+struct lsd_decoder;
+
+/* Builds the image and collects block heads over every stream (pass 1).
+ * Returns -LS_ENOMEM, -LS_EINVAL, a reader error. */
+int lsd_open(struct lsd_decoder **pd, struct lsb_reader *r,
+	     const struct lsd_opts *o);
+void lsd_close(struct lsd_decoder *d);
+/* Decodes stream i (pass 2), calling cb.  A non-zero return from a callback
+ * stops decoding and is returned. */
+int lsd_decode_stream(struct lsd_decoder *d, size_t i,
+		      const struct lsd_callbacks *cb, void *arg,
+		      struct lsd_stream_stats *st);
+/* Decodes one chunk of stream i on its own, stopping where the next chunk
+ * begins (its PSB+ FUP IP reached after the chunk's last packet), so the
+ * chunks of a stream may be decoded by several workers and their results
+ * concatenated.  Returns as lsd_decode_stream(). */
+int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
+		     const struct lsd_callbacks *cb, void *arg,
+		     struct lsd_stream_stats *st);
+
+/* The static block table (valid until lsd_close). */
+size_t lsd_nsblocks(const struct lsd_decoder *d);
+const struct lsd_sblock *lsd_sblock(const struct lsd_decoder *d, size_t id);
+/* The static block containing ip, or NULL. */
+const struct lsd_sblock *lsd_sblock_at(const struct lsd_decoder *d, uint64_t ip);
+/* Name of an exit kind ("fall", "taken", ...). */
+const char *lsd_exit_name(int exit);
+const char *lsd_iclass_name(int ic);
+
+#endif

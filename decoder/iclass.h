@@ -1,0 +1,24 @@
+/* iclass.h - instruction classes with capstone, once per static block. */
+#ifndef LSD_ICLASS_H
+#define LSD_ICLASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decoder/decode.h"
+
+struct lsd_iclass_ctx;
+
+/* Opens capstone for x86-64 with details.  Returns -LS_ENOMEM, -LS_EUNSUP. */
+int lsd_iclass_open(struct lsd_iclass_ctx **pc);
+void lsd_iclass_close(struct lsd_iclass_ctx *c);
+/* Adds the class counts of the ninsn instructions at code (runtime address
+ * ip, len bytes available) to out[LSD_IC_MAX].  An instruction counts in
+ * every class it belongs to that the table in iclass.c gives (a load that
+ * is also integer ALU counts as both); LSD_IC_OTHER only when no other.
+ * Returns the number of instructions classified, or -LS_EDECODE if the
+ * bytes do not disassemble. */
+int lsd_iclass_count(struct lsd_iclass_ctx *c, const uint8_t *code, size_t len,
+		     uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX]);
+
+#endif

@@ -1,0 +1,49 @@
+/* symbols.h - functions, source lines and inlined functions for code
+ * addresses of a bundle's modules.
+ *
+ * Addresses are given as (module index, file offset): the decoder knows
+ * both for every static block (struct lsd_sblock.module/.mod_off), and
+ * they do not depend on where the module was loaded (ASLR).  Symbols come
+ * from .symtab, .dynsym and PLT entries (as "name@plt"); lines and
+ * inlined functions from DWARF via libdw, read from the embedded module,
+ * else from the recorded path, a --debug-dir, or
+ * /usr/lib/debug/.build-id/xx/rest.debug when its build-id matches.
+ *
+ * Functions return >= 0 on success or a negative LS_E* code.
+ */
+#ifndef LSD_SYMBOLS_H
+#define LSD_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/bundle.h"
+
+#define LSD_MAX_INLINE 16
+
+struct lsd_symbols;
+
+struct lsd_symbol_info {
+	const char *module;	/* path of the module as recorded */
+	const char *function;	/* NULL if no symbol covers the address */
+	uint64_t func_off;	/* address - function start */
+	uint64_t func_start;	/* function start as a file offset */
+	uint64_t vaddr;		/* the address as an ELF virtual address */
+	const char *file;	/* source file, NULL if no line info */
+	int line;		/* 0 if unknown */
+	int ninline;		/* inlined functions, innermost first */
+	const char *inlined[LSD_MAX_INLINE];
+};
+
+/* Prepares symbol lookup for every module of r (loading lazily).
+ * debug_dir may be NULL.  Returns -LS_ENOMEM, -LS_EINVAL. */
+int lsd_symbols_open(struct lsd_symbols **ps, struct lsb_reader *r,
+		     const char *debug_dir);
+void lsd_symbols_close(struct lsd_symbols *s);
+/* Fills *info for the instruction at file offset off of module mod.
+ * Fields stay NULL/0 when unknown; lines are looked up only when
+ * want_lines.  Returns 0, or -LS_ENOENT when mod is out of range. */
+int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
+		       int want_lines, struct lsd_symbol_info *info);
+
+#endif

@@ -121,8 +121,7 @@ static int cmp_map(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
-		   uint64_t ip)
+static const struct lsd_mapping *find_map(const struct lsd_image *img, uint64_t ip)
 {
 	size_t lo = 0, hi = img->nmaps;
 
@@ -130,26 +129,48 @@ int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
 		size_t mid = lo + (hi - lo) / 2;
 		const struct lsd_mapping *m = &img->maps[mid];
 
-		if (ip < m->start) {
+		if (ip < m->start)
 			hi = mid;
-		} else if (ip >= m->end) {
+		else if (ip >= m->end)
 			lo = mid + 1;
-		} else {
-			const struct lsd_module_bytes *mb = &img->mods[m->module];
-			uint64_t off = m->pgoff + (ip - m->start);
-			uint64_t n = m->end - ip;
-
-			if (off >= mb->len)
-				return -1;
-			if (n > mb->len - off)
-				n = mb->len - off;
-			if (n > size)
-				n = size;
-			memcpy(buf, (const uint8_t *)mb->data + off, (size_t)n);
-			return (int)n;
-		}
+		else
+			return m;
 	}
-	return -1;
+	return NULL;
+}
+
+int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
+		   uint64_t ip)
+{
+	const struct lsd_mapping *m = find_map(img, ip);
+	const struct lsd_module_bytes *mb;
+	uint64_t off, n;
+
+	if (!m)
+		return -1;
+	mb = &img->mods[m->module];
+	off = m->pgoff + (ip - m->start);
+	n = m->end - ip;
+	if (off >= mb->len)
+		return -1;
+	if (n > mb->len - off)
+		n = mb->len - off;
+	if (n > size)
+		n = size;
+	memcpy(buf, (const uint8_t *)mb->data + off, (size_t)n);
+	return (int)n;
+}
+
+int lsd_image_locate(const struct lsd_image *img, uint64_t ip, size_t *module,
+		     uint64_t *file_off)
+{
+	const struct lsd_mapping *m = find_map(img, ip);
+
+	if (!m)
+		return -1;
+	*module = m->module;
+	*file_off = m->pgoff + (ip - m->start);
+	return 0;
 }
 
 static int read_cb(uint8_t *buffer, size_t size, const struct pt_asid *asid,

@@ -43,4 +43,8 @@ void lsd_image_release(struct lsd_image *img);
 int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
 		   uint64_t ip);
 
+/* The module index and file offset of ip.  Returns 0, or -1 if unmapped. */
+int lsd_image_locate(const struct lsd_image *img, uint64_t ip, size_t *module,
+		     uint64_t *file_off);
+
 #endif

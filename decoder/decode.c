@@ -1,0 +1,561 @@
+/* decode.c - libipt's block decoder over a bundle's PT streams, chunk by
+ * chunk, turned into the stream of executed static blocks.
+ *
+ * Chunks are decoded on their own: each starts at a PSB.  A decoder that
+ * reaches the end of chunk k keeps going along the deterministic path
+ * after the chunk's last packet, past the point X where chunk k+1 starts
+ * (the IP of the FUP in its PSB+).  Those blocks belong to chunk k+1, so
+ * chunk k stops at its last arrival at X after its last packet: the blocks
+ * from there on are held back and dropped at the end of the chunk.  The
+ * chunks of a stream then concatenate to exactly the whole stream.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/decode_int.h"
+#include "ls_err.h"
+
+struct run {
+	struct lsd_decoder *d;
+	size_t stream;
+	const struct lsd_callbacks *cb;
+	void *arg;
+	struct lsd_stream_stats *st;
+	int pass;			/* 1: collect heads, 2: emit */
+	const struct lsd_sblock *pend;	/* executed, exit not yet known */
+	uint64_t stop_ip;		/* X of the chunk, 0 if none */
+	int tailing;			/* holding blocks after X */
+	struct lsd_block *tail;
+	size_t ntail, captail;
+	uint64_t chunk_off;		/* stream offset of the chunk */
+	int cbret;			/* non-zero return of a callback */
+};
+
+static const char *const exit_names[LSD_EXIT_MAX] = {
+	"fall", "taken", "not-taken", "jump", "ijump", "call", "icall", "ret",
+	"syscall", "async", "gap", "end",
+};
+
+const char *lsd_exit_name(int exit)
+{
+	return exit >= 0 && exit < LSD_EXIT_MAX ? exit_names[exit] : "?";
+}
+
+const char *lsd_iclass_name(int ic)
+{
+	static const char *const names[LSD_IC_MAX] = {
+		"load", "store", "branch", "call", "ret", "int", "fp", "simd", "other",
+	};
+
+	return ic >= 0 && ic < LSD_IC_MAX ? names[ic] : "?";
+}
+
+static int kind_of(const struct lsd_decoder *d, const struct lsd_sblock *sb)
+{
+	return d->sbt.kind[sb->id];
+}
+
+/* A block whose exit needed a packet (TNT bit, TIP, PGD). */
+static int consumed_packet(int kind, int exit)
+{
+	switch (kind) {
+	case LSD_K_COND: case LSD_K_IJMP: case LSD_K_ICALL: case LSD_K_RET:
+	case LSD_K_FAR:
+		return 1;
+	default:
+		return exit == LSD_EXIT_ASYNC || exit == LSD_EXIT_GAP ||
+		       exit == LSD_EXIT_END || exit == LSD_EXIT_SYSCALL;
+	}
+}
+
+static int deliver(struct run *r, const struct lsd_block *b)
+{
+	if (r->cbret)
+		return r->cbret;
+	r->st->insns += b->sb->ninsn;
+	r->st->blocks++;
+	if (r->cb && r->cb->block)
+		r->cbret = r->cb->block(r->arg, r->stream, b);
+	return r->cbret;
+}
+
+static int flush_tail(struct run *r)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < r->ntail && !err; i++)
+		err = deliver(r, &r->tail[i]);
+	r->ntail = 0;
+	r->tailing = 0;
+	return err;
+}
+
+static int emit(struct run *r, const struct lsd_sblock *sb, int exit, uint64_t next)
+{
+	struct lsd_block b = { sb, (uint8_t)exit, next };
+
+	if (r->pass == 1)
+		return 0;
+	if (!r->tailing)
+		return deliver(r, &b);
+	if (r->ntail == r->captail) {
+		size_t ncap = r->captail ? r->captail * 2 : 64;
+		void *p;
+
+		/* A tail without packets has no loop but `jmp .`; don't let
+		 * that grow without bound. */
+		if (ncap > 65536)
+			return flush_tail(r) ? r->cbret : deliver(r, &b);
+		p = realloc(r->tail, ncap * sizeof(*r->tail));
+		if (!p)
+			return -LS_ENOMEM;
+		r->tail = p;
+		r->captail = ncap;
+	}
+	r->tail[r->ntail++] = b;
+	if (consumed_packet(kind_of(r->d, sb), exit))
+		return flush_tail(r);
+	return 0;
+}
+
+/* The exit of the pending block, given where control went next. */
+static int exit_by_kind(int kind, const struct lsd_sblock *sb, uint64_t next)
+{
+	switch (kind) {
+	case LSD_K_COND:
+		return next == sb->end ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN;
+	case LSD_K_JMP:
+		return LSD_EXIT_JUMP;
+	case LSD_K_IJMP:
+		return LSD_EXIT_IJUMP;
+	case LSD_K_CALL:
+		return LSD_EXIT_CALL;
+	case LSD_K_ICALL:
+		return LSD_EXIT_ICALL;
+	case LSD_K_RET:
+		return LSD_EXIT_RET;
+	case LSD_K_FAR:
+		return LSD_EXIT_SYSCALL;
+	default:
+		return LSD_EXIT_FALL;
+	}
+}
+
+static int push(struct run *r, const struct lsd_sblock *sb)
+{
+	int err = 0;
+
+	if (r->pend)
+		err = emit(r, r->pend, exit_by_kind(kind_of(r->d, r->pend), r->pend,
+						    sb->start), sb->start);
+	r->pend = sb;
+	if (r->stop_ip && sb->start == r->stop_ip && !r->tailing && r->pass == 2)
+		r->tailing = 1;
+	return err;
+}
+
+static int end_pend(struct run *r, int exit, uint64_t next)
+{
+	int err = 0;
+
+	if (r->pend)
+		err = emit(r, r->pend, exit, next);
+	r->pend = NULL;
+	return err;
+}
+
+static int on_block(struct run *r, const struct pt_block *b)
+{
+	const uint32_t *ids;
+	int n, i, err;
+
+	if (!b->ninsn)
+		return 0;
+	if (r->pass == 1)
+		return lsd_addrset_add(&r->d->heads, b->ip) < 0 ? -LS_ENOMEM : 0;
+	n = lsd_split(r->d, b->ip, b->end_ip, b->ninsn, &ids);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		err = push(r, &r->d->sbt.sb[ids[i]]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int on_event(struct run *r, const struct pt_event *ev)
+{
+	switch (ev->type) {
+	case ptev_enabled:
+		r->st->enables++;
+		return 0;
+	case ptev_disabled:
+		if (r->pend && kind_of(r->d, r->pend) == LSD_K_FAR) {
+			r->st->syscalls++;
+			return end_pend(r, LSD_EXIT_SYSCALL, 0);
+		}
+		return end_pend(r, LSD_EXIT_END, 0);
+	case ptev_async_disabled:
+		r->st->async++;
+		return end_pend(r, LSD_EXIT_ASYNC, 0);
+	case ptev_async_branch:
+		r->st->async++;
+		return end_pend(r, LSD_EXIT_ASYNC, ev->variant.async_branch.to);
+	case ptev_overflow: {
+		struct lsd_loss l = { r->chunk_off, 0, 0, -pte_overflow };
+		int err = end_pend(r, LSD_EXIT_GAP, 0);
+
+		r->st->losses++;
+		if (!err && r->pass == 2 && r->cb && r->cb->loss)
+			err = r->cbret = r->cb->loss(r->arg, r->stream, &l);
+		return err;
+	}
+	default:
+		return 0;
+	}
+}
+
+static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error)
+{
+	struct lsd_loss l;
+	int err;
+
+	err = end_pend(r, LSD_EXIT_GAP, 0);
+	if (err)
+		return err;
+	r->st->losses++;
+	l.offset = r->chunk_off + at;
+	l.bytes = resync > at ? resync - at : 0;
+	l.insns = 0;
+	l.error = error;
+	r->st->lost_bytes += l.bytes;
+	if (r->pass == 2 && r->cb && r->cb->loss)
+		r->cbret = r->cb->loss(r->arg, r->stream, &l);
+	return r->cbret;
+}
+
+/* Decodes one chunk's bytes.  Returns 0 or a fatal error (ENOMEM, or a
+ * callback's non-zero return); decode errors become losses. */
+static int decode_buf(struct run *r, const uint8_t *buf, size_t len)
+{
+	struct pt_config cfg = r->d->base;
+	struct pt_block_decoder *dec;
+	int st, err = 0;
+
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	dec = pt_blk_alloc_decoder(&cfg);
+	if (!dec)
+		return -LS_ENOMEM;
+	pt_blk_set_image(dec, r->d->img.pt);
+	st = pt_blk_sync_forward(dec);
+	if (st < 0 && st != -pte_eos) {
+		/* No PSB at all: the whole chunk is lost. */
+		err = report_loss(r, 0, len, st);
+	} else if (st >= 0) {
+		uint64_t sync = 0;
+
+		pt_blk_get_sync_offset(dec, &sync);
+		if (sync)	/* bytes before the first PSB */
+			err = report_loss(r, 0, sync, -pte_nosync);
+	}
+	while (!err && st >= 0) {
+		struct pt_block b;
+
+		while (st >= 0 && (st & pts_event_pending)) {
+			struct pt_event ev;
+
+			st = pt_blk_event(dec, &ev, sizeof(ev));
+			if (st >= 0 && (err = on_event(r, &ev)) != 0)
+				break;
+		}
+		if (err || st < 0)
+			break;
+		memset(&b, 0, sizeof(b));
+		st = pt_blk_next(dec, &b, sizeof(b));
+		/* libipt hands out the instructions it decoded even when it
+		 * then fails. */
+		if ((err = on_block(r, &b)) != 0) {
+			if (err != -LS_EDECODE)
+				break;
+			err = report_loss(r, 0, 0, -pte_bad_insn);
+			if (err)
+				break;
+		}
+		if (st == -pte_eos)
+			break;
+		if (st < 0) {
+			uint64_t at = 0, resync = len;
+
+			/* A head after a block cut short by the error, so
+			 * pass 2 splits the same way (pass 1 sees it). */
+			if (r->pass == 1 && b.ninsn)
+				lsd_addrset_add(&r->d->heads, lsd_next_insn(r->d, b.end_ip));
+			pt_blk_get_offset(dec, &at);
+			st = pt_blk_sync_forward(dec);
+			if (st >= 0)
+				pt_blk_get_sync_offset(dec, &resync);
+			err = report_loss(r, at, resync, st >= 0 || st == -pte_eos ?
+					  -pte_bad_query : st);
+		}
+	}
+	pt_blk_free_decoder(dec);
+	return err;
+}
+
+/* The IP of the FUP in the PSB+ at the start of buf, or 0 if tracing was
+ * off there. */
+static uint64_t psb_fup_ip(const uint8_t *buf, size_t len)
+{
+	struct pt_config cfg;
+	struct pt_packet_decoder *pd;
+	struct pt_packet p;
+	uint64_t ip = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	pd = pt_pkt_alloc_decoder(&cfg);
+	if (!pd)
+		return 0;
+	if (pt_pkt_sync_set(pd, 0) >= 0) {
+		while (pt_pkt_next(pd, &p, sizeof(p)) >= 0 && p.type != ppt_psbend) {
+			if (p.type == ppt_fup && p.payload.ip.ipc != pt_ipc_suppressed) {
+				ip = p.payload.ip.ip;
+				break;
+			}
+		}
+	}
+	pt_pkt_free_decoder(pd);
+	return ip;
+}
+
+/* Reads chunk c of stream s into buffer slot k.  Returns its length. */
+static int64_t read_chunk(struct lsd_decoder *d, size_t s, size_t c, int k)
+{
+	const struct lsb_chunk *ch = lsb_reader_chunk(d->r, s, c);
+	int64_t n;
+
+	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
+		return -LS_ECORRUPT;
+	if (d->bufcap[k] < ch->raw_size) {
+		void *p = realloc(d->buf[k], ch->raw_size ? ch->raw_size : 1);
+
+		if (!p)
+			return -LS_ENOMEM;
+		d->buf[k] = p;
+		d->bufcap[k] = ch->raw_size;
+	}
+	n = lsb_reader_read_chunk(d->r, ch, d->buf[k], d->bufcap[k]);
+	return n;
+}
+
+/* Decodes chunks [first, last] of stream s in one run. */
+static int decode_range(struct run *r, size_t s, size_t first, size_t last)
+{
+	struct lsd_decoder *d = r->d;
+	size_t n = lsb_reader_nchunks(d->r, s), c;
+	int64_t len, nlen = 0;
+	int cur = 0, err = 0;
+
+	if (first >= n)
+		return 0;
+	len = read_chunk(d, s, first, cur);
+	for (c = first; c <= last && c < n && !err; c++) {
+		const struct lsb_chunk *ch = lsb_reader_chunk(d->r, s, c);
+
+		r->stop_ip = 0;
+		if (c + 1 < n) {
+			nlen = read_chunk(d, s, c + 1, !cur);
+			if (nlen > 0)
+				r->stop_ip = psb_fup_ip(d->buf[!cur], (size_t)nlen);
+		}
+		r->chunk_off = ch->stream_offset;
+		if (len < 0) {
+			/* An unreadable chunk: a gap of its size. */
+			err = report_loss(r, 0, ch->raw_size, -pte_internal);
+		} else {
+			r->st->pt_bytes += (uint64_t)len;
+			err = decode_buf(r, d->buf[cur], (size_t)len);
+		}
+		if (!err && r->stop_ip && r->tailing) {
+			/* What was held back from X on, the pending block
+			 * included, belongs to chunk c+1. */
+			r->ntail = 0;
+			r->tailing = 0;
+			r->pend = NULL;
+		} else if (!err && r->stop_ip) {
+			/* X was not reached after the last packet (pass 1
+			 * never tails): the pending block continues at X. */
+			if (r->pend && r->pend->start == r->stop_ip)
+				r->pend = NULL;
+			else if (r->pend)
+				err = end_pend(r, exit_by_kind(kind_of(d, r->pend), r->pend,
+							       r->stop_ip), r->stop_ip);
+		} else if (!err) {
+			err = flush_tail(r);
+		}
+		cur = !cur;
+		len = nlen;
+	}
+	if (!err && last + 1 >= n)
+		err = end_pend(r, LSD_EXIT_GAP, 0);	/* cut without a disable */
+	return err;
+}
+
+static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
+		      size_t last, int pass, const struct lsd_callbacks *cb,
+		      void *arg, struct lsd_stream_stats *st)
+{
+	struct lsd_stream_stats local;
+	struct run r;
+	int err;
+
+	if (!d || i >= lsb_reader_nstreams(d->r))
+		return -LS_EINVAL;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	memset(&r, 0, sizeof(r));
+	r.d = d;
+	r.stream = i;
+	r.cb = cb;
+	r.arg = arg;
+	r.st = st;
+	r.pass = pass;
+	if (pass == 2 && cb && cb->stream_begin &&
+	    (err = cb->stream_begin(arg, i, lsb_reader_stream(d->r, i))) != 0)
+		return err;
+	err = decode_range(&r, i, first, last);
+	free(r.tail);
+	if (!err && pass == 2 && cb && cb->stream_end)
+		err = cb->stream_end(arg, i, st);
+	return err;
+}
+
+int lsd_decode_stream(struct lsd_decoder *d, size_t i,
+		      const struct lsd_callbacks *cb, void *arg,
+		      struct lsd_stream_stats *st)
+{
+	return run_stream(d, i, 0, SIZE_MAX - 1, 2, cb, arg, st);
+}
+
+int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
+		     const struct lsd_callbacks *cb, void *arg,
+		     struct lsd_stream_stats *st)
+{
+	return run_stream(d, i, chunk, chunk, 2, cb, arg, st);
+}
+
+/* Decoder settings the bundle records for hardware traces. */
+static void config_from_meta(struct lsd_decoder *d)
+{
+	const char *v;
+
+	pt_config_init(&d->base);
+	/* Blocks must be contiguous code for the split into static blocks:
+	 * end them at calls and jumps too, not only at conditional ones. */
+	d->base.flags.variant.block.end_on_call = 1;
+	d->base.flags.variant.block.end_on_jump = 1;
+	v = lsb_reader_meta(d->r, "backend");
+	if (!v || strcmp(v, "pt"))
+		return;
+	v = lsb_reader_meta(d->r, "cpu.vendor");
+	if (v && !strcmp(v, "GenuineIntel")) {
+		d->base.cpu.vendor = pcv_intel;
+		if ((v = lsb_reader_meta(d->r, "cpu.family")))
+			d->base.cpu.family = (uint16_t)strtoul(v, NULL, 0);
+		if ((v = lsb_reader_meta(d->r, "cpu.model")))
+			d->base.cpu.model = (uint8_t)strtoul(v, NULL, 0);
+		if ((v = lsb_reader_meta(d->r, "cpu.stepping")))
+			d->base.cpu.stepping = (uint8_t)strtoul(v, NULL, 0);
+		pt_cpu_errata(&d->base.errata, &d->base.cpu);
+	}
+	if ((v = lsb_reader_meta(d->r, "pt.mtc_freq")))
+		d->base.mtc_freq = (uint8_t)strtoul(v, NULL, 0);
+	if ((v = lsb_reader_meta(d->r, "pt.nom_freq")))
+		d->base.nom_freq = (uint8_t)strtoul(v, NULL, 0);
+	if ((v = lsb_reader_meta(d->r, "pt.cpuid_0x15_eax")))
+		d->base.cpuid_0x15_eax = (uint32_t)strtoul(v, NULL, 0);
+	if ((v = lsb_reader_meta(d->r, "pt.cpuid_0x15_ebx")))
+		d->base.cpuid_0x15_ebx = (uint32_t)strtoul(v, NULL, 0);
+}
+
+int lsd_open(struct lsd_decoder **pd, struct lsb_reader *r,
+	     const struct lsd_opts *o)
+{
+	struct lsd_decoder *d;
+	size_t i;
+	int err;
+
+	if (!pd || !r)
+		return -LS_EINVAL;
+	*pd = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -LS_ENOMEM;
+	d->r = r;
+	if (o)
+		d->o = *o;
+	config_from_meta(d);
+	err = lsd_image_build(&d->img, r, 0, LSB_RUN_TRACE);
+	if (err < 0)
+		goto fail;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
+		err = -LS_EUNSUP;
+		goto fail;
+	}
+	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (d->o.iclasses && (err = lsd_iclass_open(&d->ic)) < 0)
+		goto fail;
+	/* Pass 1: every block head of every stream. */
+	for (i = 0; i < lsb_reader_nstreams(r); i++) {
+		err = run_stream(d, i, 0, SIZE_MAX - 1, 1, NULL, NULL, NULL);
+		if (err < 0)
+			goto fail;
+	}
+	*pd = d;
+	return 0;
+fail:
+	lsd_close(d);
+	return err;
+}
+
+void lsd_close(struct lsd_decoder *d)
+{
+	if (!d)
+		return;
+	lsd_sbtab_release(d);
+	lsd_addrset_release(&d->heads);
+	if (d->ic)
+		lsd_iclass_close(d->ic);
+	if (d->cs)
+		cs_close(&d->cs);
+	lsd_image_release(&d->img);
+	free(d->buf[0]);
+	free(d->buf[1]);
+	free(d);
+}
+
+size_t lsd_nsblocks(const struct lsd_decoder *d)
+{
+	return d ? d->sbt.n : 0;
+}
+
+const struct lsd_sblock *lsd_sblock(const struct lsd_decoder *d, size_t id)
+{
+	return d && id < d->sbt.n ? &d->sbt.sb[id] : NULL;
+}
+
+const struct lsd_sblock *lsd_sblock_at(const struct lsd_decoder *d, uint64_t ip)
+{
+	size_t i;
+
+	/* Linear, for tools and tests; the hot path never asks. */
+	for (i = 0; d && i < d->sbt.n; i++)
+		if (ip >= d->sbt.sb[i].start && ip < d->sbt.sb[i].end)
+			return &d->sbt.sb[i];
+	return NULL;
+}

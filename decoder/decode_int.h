@@ -1,0 +1,78 @@
+/* decode_int.h - internals of the block-stream decoder. */
+#ifndef LSD_DECODE_INT_H
+#define LSD_DECODE_INT_H
+
+#include <capstone/capstone.h>
+#include <intel-pt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decoder/decode.h"
+#include "decoder/iclass.h"
+#include "decoder/image.h"
+
+/* Kind of a static block's last instruction, for exit classification. */
+enum lsd_kind {
+	LSD_K_OTHER = 0,	/* not a branch: the block falls through */
+	LSD_K_COND,		/* jcc, loop, jrcxz */
+	LSD_K_JMP,		/* direct jmp */
+	LSD_K_IJMP,		/* indirect jmp */
+	LSD_K_CALL,		/* direct call */
+	LSD_K_ICALL,		/* indirect call */
+	LSD_K_RET,
+	LSD_K_FAR,		/* syscall, sysenter, int, iret, far transfers */
+};
+
+/* An open-addressing hash set of addresses (0 is never stored). */
+struct lsd_addrset {
+	uint64_t *keys;
+	size_t n, cap;		/* cap is a power of two */
+};
+
+/* The split of one dynamic block shape (start, last) into static blocks. */
+struct lsd_dyn {
+	uint64_t start, last;
+	uint32_t first;		/* index into lsd_decoder.parts */
+	uint32_t nparts;
+};
+
+/* Static blocks with their table and index by start address. */
+struct lsd_sbtab {
+	struct lsd_sblock *sb;
+	uint8_t *kind;		/* enum lsd_kind of each block's last insn */
+	size_t n, cap;
+	uint32_t *idx;		/* hash: start -> id + 1 */
+	size_t idxcap;
+};
+
+struct lsd_decoder {
+	struct lsb_reader *r;
+	struct lsd_image img;
+	struct lsd_opts o;
+	struct pt_config base;		/* cpu, errata, timing from the bundle */
+	struct lsd_addrset heads;
+	struct lsd_sbtab sbt;
+	struct lsd_dyn *dyn;		/* hash by (start, last) */
+	size_t ndyn, dyncap;
+	uint32_t *parts;
+	size_t nparts, capparts;
+	csh cs;
+	struct lsd_iclass_ctx *ic;
+	uint8_t *buf[2];		/* chunk buffers */
+	size_t bufcap[2];
+};
+
+int lsd_addrset_add(struct lsd_addrset *s, uint64_t a);
+int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a);
+void lsd_addrset_release(struct lsd_addrset *s);
+
+/* The static blocks that make up the dynamic block [start .. last] of
+ * ninsn instructions: *ids gets a pointer to nparts ids (valid until the
+ * next call).  Returns the count, or -LS_ENOMEM, -LS_EDECODE. */
+int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
+	      uint32_t ninsn, const uint32_t **ids);
+/* The address after the instruction at ip, or 0 if it cannot be read. */
+uint64_t lsd_next_insn(struct lsd_decoder *d, uint64_t ip);
+void lsd_sbtab_release(struct lsd_decoder *d);
+
+#endif

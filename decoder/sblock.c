@@ -1,0 +1,342 @@
+/* sblock.c - static blocks: the head set, and the split of libipt's
+ * dynamic blocks at every head, cached per block shape.
+ *
+ * A static block starts at a head and ends at the first branch or just
+ * before the next head.  Heads are the starts of all dynamic blocks in the
+ * trace (collected in pass 1), so the split depends on the set of heads
+ * only, never on the order in which they were found.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/decode_int.h"
+#include "ls_err.h"
+
+static size_t hash64(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdull;
+	a ^= a >> 33;
+	return (size_t)a;
+}
+
+static int addrset_grow(struct lsd_addrset *s)
+{
+	size_t ncap = s->cap ? s->cap * 2 : 1024, i;
+	uint64_t *nk = calloc(ncap, sizeof(*nk));
+
+	if (!nk)
+		return -LS_ENOMEM;
+	for (i = 0; i < s->cap; i++) {
+		size_t h;
+
+		if (!s->keys[i])
+			continue;
+		for (h = hash64(s->keys[i]) & (ncap - 1); nk[h]; h = (h + 1) & (ncap - 1))
+			;
+		nk[h] = s->keys[i];
+	}
+	free(s->keys);
+	s->keys = nk;
+	s->cap = ncap;
+	return 0;
+}
+
+int lsd_addrset_add(struct lsd_addrset *s, uint64_t a)
+{
+	size_t h;
+	int err;
+
+	if (!a)
+		return 0;
+	if ((s->n + 1) * 2 > s->cap && (err = addrset_grow(s)) < 0)
+		return err;
+	for (h = hash64(a) & (s->cap - 1); s->keys[h]; h = (h + 1) & (s->cap - 1))
+		if (s->keys[h] == a)
+			return 0;
+	s->keys[h] = a;
+	s->n++;
+	return 1;
+}
+
+int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a)
+{
+	size_t h;
+
+	if (!s->cap || !a)
+		return 0;
+	for (h = hash64(a) & (s->cap - 1); s->keys[h]; h = (h + 1) & (s->cap - 1))
+		if (s->keys[h] == a)
+			return 1;
+	return 0;
+}
+
+void lsd_addrset_release(struct lsd_addrset *s)
+{
+	free(s->keys);
+	memset(s, 0, sizeof(*s));
+}
+
+static enum lsd_kind insn_kind(csh cs, const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+	int imm = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+
+	switch (in->id) {
+	case X86_INS_SYSCALL: case X86_INS_SYSENTER: case X86_INS_SYSRET:
+	case X86_INS_SYSEXIT: case X86_INS_INT: case X86_INS_INT3:
+	case X86_INS_INTO: case X86_INS_IRET: case X86_INS_IRETD:
+	case X86_INS_IRETQ: case X86_INS_LJMP: case X86_INS_LCALL:
+	case X86_INS_RETF: case X86_INS_RETFQ: case X86_INS_UD2:
+		return LSD_K_FAR;
+	case X86_INS_JMP:
+		return imm ? LSD_K_JMP : LSD_K_IJMP;
+	case X86_INS_CALL:
+		return imm ? LSD_K_CALL : LSD_K_ICALL;
+	case X86_INS_RET:
+		return LSD_K_RET;
+	default:
+		break;
+	}
+	if (cs_insn_group(cs, in, CS_GRP_JUMP))
+		return LSD_K_COND;
+	if (cs_insn_group(cs, in, CS_GRP_RET))
+		return LSD_K_RET;
+	if (cs_insn_group(cs, in, CS_GRP_INT))
+		return LSD_K_FAR;
+	return LSD_K_OTHER;
+}
+
+uint64_t lsd_next_insn(struct lsd_decoder *d, uint64_t ip)
+{
+	uint8_t code[16];
+	const uint8_t *p = code;
+	size_t len;
+	uint64_t a = ip;
+	cs_insn *in;
+	int n = lsd_image_read(&d->img, code, sizeof(code), ip);
+
+	if (n <= 0)
+		return 0;
+	len = (size_t)n;
+	in = cs_malloc(d->cs);
+	if (!in)
+		return 0;
+	if (!cs_disasm_iter(d->cs, &p, &len, &a, in))
+		a = 0;
+	cs_free(in, 1);
+	return a;
+}
+
+/* The id of the static block starting at start, creating it. */
+static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
+		      uint64_t end, uint32_t ninsn, enum lsd_kind kind,
+		      const uint8_t *code, size_t codelen, uint32_t *id)
+{
+	struct lsd_sbtab *t = &d->sbt;
+	struct lsd_sblock *sb;
+	size_t h, module;
+	uint64_t off;
+
+	if ((t->n + 1) * 2 > t->idxcap) {
+		size_t ncap = t->idxcap ? t->idxcap * 2 : 1024, i;
+		uint32_t *ni = calloc(ncap, sizeof(*ni));
+
+		if (!ni)
+			return -LS_ENOMEM;
+		for (i = 0; i < t->n; i++) {
+			for (h = hash64(t->sb[i].start) & (ncap - 1); ni[h]; h = (h + 1) & (ncap - 1))
+				;
+			ni[h] = (uint32_t)i + 1;
+		}
+		free(t->idx);
+		t->idx = ni;
+		t->idxcap = ncap;
+	}
+	for (h = hash64(start) & (t->idxcap - 1); t->idx[h]; h = (h + 1) & (t->idxcap - 1)) {
+		if (t->sb[t->idx[h] - 1].start == start) {
+			*id = t->idx[h] - 1;
+			return 0;
+		}
+	}
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 1024;
+		void *ns = realloc(t->sb, ncap * sizeof(*t->sb));
+		void *nk;
+
+		if (!ns)
+			return -LS_ENOMEM;
+		t->sb = ns;
+		nk = realloc(t->kind, ncap);
+		if (!nk)
+			return -LS_ENOMEM;
+		t->kind = nk;
+		t->cap = ncap;
+	}
+	sb = &t->sb[t->n];
+	memset(sb, 0, sizeof(*sb));
+	sb->start = start;
+	sb->last = last;
+	sb->end = end;
+	sb->ninsn = ninsn;
+	sb->id = (uint32_t)t->n;
+	sb->module = -1;
+	if (!lsd_image_locate(&d->img, start, &module, &off)) {
+		sb->module = (int32_t)module;
+		sb->mod_off = off;
+	}
+	if (d->ic)
+		lsd_iclass_count(d->ic, code, codelen, start, ninsn, sb->iclass);
+	t->kind[t->n] = (uint8_t)kind;
+	t->idx[h] = (uint32_t)t->n + 1;
+	*id = (uint32_t)t->n++;
+	return 0;
+}
+
+static size_t dyn_hash(uint64_t start, uint64_t last)
+{
+	return hash64(start ^ (last * 0x9e3779b97f4a7c15ull));
+}
+
+static int dyn_grow(struct lsd_decoder *d)
+{
+	size_t ncap = d->dyncap ? d->dyncap * 2 : 1024, i, h;
+	struct lsd_dyn *nd = calloc(ncap, sizeof(*nd));
+
+	if (!nd)
+		return -LS_ENOMEM;
+	for (i = 0; i < d->dyncap; i++) {
+		if (!d->dyn[i].start)
+			continue;
+		for (h = dyn_hash(d->dyn[i].start, d->dyn[i].last) & (ncap - 1); nd[h].start;
+		     h = (h + 1) & (ncap - 1))
+			;
+		nd[h] = d->dyn[i];
+	}
+	free(d->dyn);
+	d->dyn = nd;
+	d->dyncap = ncap;
+	return 0;
+}
+
+static int parts_push(struct lsd_decoder *d, uint32_t id)
+{
+	if (d->nparts == d->capparts) {
+		size_t ncap = d->capparts ? d->capparts * 2 : 4096;
+		void *np = realloc(d->parts, ncap * sizeof(*d->parts));
+
+		if (!np)
+			return -LS_ENOMEM;
+		d->parts = np;
+		d->capparts = ncap;
+	}
+	d->parts[d->nparts++] = id;
+	return 0;
+}
+
+/* Disassembles the dynamic block and cuts it before every head. */
+static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
+{
+	uint64_t span = e->last - e->start + 16;
+	uint8_t stackbuf[4096], *code = stackbuf;
+	const uint8_t *p;
+	uint64_t a, pstart;
+	size_t len;
+	uint32_t i, pn = 0, id;
+	cs_insn *in = NULL;
+	int n, err = 0;
+
+	if (e->last < e->start || span > (64u << 20) || !ninsn)
+		return -LS_EDECODE;
+	if (span > sizeof(stackbuf)) {
+		code = malloc(span);
+		if (!code)
+			return -LS_ENOMEM;
+	}
+	n = lsd_image_read(&d->img, code, span, e->start);
+	in = cs_malloc(d->cs);
+	if (n <= 0 || !in) {
+		err = n <= 0 ? -LS_EDECODE : -LS_ENOMEM;
+		goto out;
+	}
+	e->first = (uint32_t)d->nparts;
+	p = code;
+	len = (size_t)n;
+	a = pstart = e->start;
+	for (i = 0; i < ninsn; i++) {
+		uint64_t here = a;
+		int last = i + 1 == ninsn;
+
+		if (!cs_disasm_iter(d->cs, &p, &len, &a, in)) {
+			err = -LS_EDECODE;
+			goto out;
+		}
+		pn++;
+		if (last && here != e->last) {
+			err = -LS_EDECODE;	/* ninsn and last disagree */
+			goto out;
+		}
+		if (!last && !lsd_addrset_has(&d->heads, a))
+			continue;
+		/* [pstart, here] is a static block: the dynamic block ends
+		 * here, or a head follows. */
+		err = sblock_get(d, pstart, here, a, pn, insn_kind(d->cs, in),
+				 code + (pstart - e->start), (size_t)(a - pstart), &id);
+		if (err < 0 || (err = parts_push(d, id)) < 0)
+			goto out;
+		pstart = a;
+		pn = 0;
+	}
+	e->nparts = (uint32_t)(d->nparts - e->first);
+out:
+	if (in)
+		cs_free(in, 1);
+	if (code != stackbuf)
+		free(code);
+	return err;
+}
+
+int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
+	      uint32_t ninsn, const uint32_t **ids)
+{
+	struct lsd_dyn *e;
+	size_t h;
+	int err;
+
+	if ((d->ndyn + 1) * 2 > d->dyncap && (err = dyn_grow(d)) < 0)
+		return err;
+	for (h = dyn_hash(start, last) & (d->dyncap - 1); d->dyn[h].start;
+	     h = (h + 1) & (d->dyncap - 1)) {
+		e = &d->dyn[h];
+		if (e->start == start && e->last == last) {
+			*ids = d->parts + e->first;
+			return (int)e->nparts;
+		}
+	}
+	e = &d->dyn[h];
+	e->start = start;
+	e->last = last;
+	e->nparts = 0;
+	err = split_new(d, e, ninsn);
+	if (err < 0) {
+		/* Forget the shape; the caller counts the failure. */
+		memset(e, 0, sizeof(*e));
+		return err;
+	}
+	d->ndyn++;
+	*ids = d->parts + e->first;
+	return (int)e->nparts;
+}
+
+void lsd_sbtab_release(struct lsd_decoder *d)
+{
+	free(d->sbt.sb);
+	free(d->sbt.kind);
+	free(d->sbt.idx);
+	memset(&d->sbt, 0, sizeof(d->sbt));
+	free(d->dyn);
+	free(d->parts);
+	d->dyn = NULL;
+	d->parts = NULL;
+	d->ndyn = d->dyncap = d->nparts = d->capparts = 0;
+}

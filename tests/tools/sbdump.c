@@ -1,0 +1,149 @@
+/* sbdump.c - the static blocks of a bundle with their execution counts,
+ * from our decoder (decoder/decode.h):
+ *   sbdump FILE.lsc            one line per static block executed in the
+ *                              module whose path ends in the file's name
+ *                              given by -m, or in every module:
+ *     MODULE_OFFSET NINSN EXECS FIRST_EXIT
+ *   then "streams S insn N blocks B losses L" for the whole-stream decode
+ *   and "chunks insn N blocks B losses L" for chunk-by-chunk decoding.
+ * Checks: static blocks never overlap (each instruction is in one).
+ * Exit 1 if they do, or if whole-stream and chunk decoding disagree. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/decode.h"
+#include "ls_err.h"
+
+struct acc {
+	uint64_t *execs;
+	uint8_t *exit0;
+	size_t cap;
+};
+
+static int on_block(void *arg, size_t stream, const struct lsd_block *b)
+{
+	struct acc *a = arg;
+
+	(void)stream;
+	if (b->sb->id >= a->cap) {
+		size_t ncap = (b->sb->id + 1) * 2;
+		uint64_t *ne = realloc(a->execs, ncap * sizeof(*ne));
+		uint8_t *nx;
+
+		if (!ne)
+			return -LS_ENOMEM;
+		a->execs = ne;
+		nx = realloc(a->exit0, ncap);
+		if (!nx)
+			return -LS_ENOMEM;
+		a->exit0 = nx;
+		memset(a->execs + a->cap, 0, (ncap - a->cap) * sizeof(*ne));
+		memset(a->exit0 + a->cap, 0xff, ncap - a->cap);
+		a->cap = ncap;
+	}
+	if (a->exit0[b->sb->id] == 0xff)
+		a->exit0[b->sb->id] = b->exit;
+	a->execs[b->sb->id]++;
+	return 0;
+}
+
+static int cmp_start(const void *x, const void *y)
+{
+	const struct lsd_sblock *const *a = x, *const *b = y;
+
+	return (*a)->start < (*b)->start ? -1 : (*a)->start > (*b)->start;
+}
+
+int main(int argc, char **argv)
+{
+	struct lsb_reader *r = NULL;
+	struct lsd_decoder *d = NULL;
+	struct lsd_callbacks cb = { on_block, NULL, NULL, NULL };
+	struct acc whole = { 0 }, chunks = { 0 };
+	const char *mod = NULL;
+	uint64_t wi = 0, wb = 0, wl = 0, ci = 0, cbk = 0, cl = 0;
+	const struct lsd_sblock **sorted;
+	size_t i, s, n;
+	int err, bad = 0;
+
+	if (argc == 4 && !strcmp(argv[1], "-m")) {
+		mod = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: sbdump [-m MODULE_NAME] FILE.lsc\n");
+		return 2;
+	}
+	err = lsb_reader_open(&r, argv[1]);
+	if (err < 0) {
+		fprintf(stderr, "sbdump: %s\n", r ? lsb_reader_errmsg(r) : ls_errstr(err));
+		lsb_reader_close(r);
+		return 2;
+	}
+	err = lsd_open(&d, r, NULL);
+	if (err < 0) {
+		fprintf(stderr, "sbdump: decoder: %s\n", ls_errstr(err));
+		return 2;
+	}
+	for (s = 0; s < lsb_reader_nstreams(r); s++) {
+		struct lsd_stream_stats st;
+
+		err = lsd_decode_stream(d, s, &cb, &whole, &st);
+		if (err < 0)
+			return 2;
+		wi += st.insns;
+		wb += st.blocks;
+		wl += st.losses;
+		for (i = 0; i < lsb_reader_nchunks(r, s); i++) {
+			err = lsd_decode_chunk(d, s, i, &cb, &chunks, &st);
+			if (err < 0)
+				return 2;
+			ci += st.insns;
+			cbk += st.blocks;
+			cl += st.losses;
+		}
+	}
+	n = lsd_nsblocks(d);
+	sorted = calloc(n ? n : 1, sizeof(*sorted));
+	if (!sorted)
+		return 2;
+	for (i = 0; i < n; i++)
+		sorted[i] = lsd_sblock(d, i);
+	qsort(sorted, n, sizeof(*sorted), cmp_start);
+	for (i = 0; i < n; i++) {
+		const struct lsd_sblock *sb = sorted[i];
+		const struct lsb_module *m;
+		const char *base;
+
+		if (i + 1 < n && sb->end > sorted[i + 1]->start) {
+			fprintf(stderr, "overlap: [%#" PRIx64 ", %#" PRIx64 ") and %#" PRIx64 "\n",
+				sb->start, sb->end, sorted[i + 1]->start);
+			bad = 1;
+		}
+		if (sb->module < 0 || sb->id >= whole.cap || !whole.execs[sb->id])
+			continue;
+		m = lsb_reader_module(r, (size_t)sb->module);
+		base = strrchr(m->path, '/');
+		base = base ? base + 1 : m->path;
+		if (mod && strcmp(base, mod))
+			continue;
+		printf("%#" PRIx64 " %u %" PRIu64 " %s\n", sb->mod_off, sb->ninsn,
+		       whole.execs[sb->id], lsd_exit_name(whole.exit0[sb->id]));
+	}
+	printf("streams %zu insn %" PRIu64 " blocks %" PRIu64 " losses %" PRIu64 "\n",
+	       lsb_reader_nstreams(r), wi, wb, wl);
+	printf("chunks insn %" PRIu64 " blocks %" PRIu64 " losses %" PRIu64 "\n", ci, cbk, cl);
+	if (wi != ci || wb != cbk)
+		bad = 1;
+	free(sorted);
+	free(whole.execs);
+	free(whole.exit0);
+	free(chunks.execs);
+	free(chunks.exit0);
+	lsd_close(d);
+	lsb_reader_close(r);
+	return bad;
+}

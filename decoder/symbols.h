@@ -42,8 +42,22 @@ int lsd_symbols_open(struct lsd_symbols **ps, struct lsb_reader *r,
 void lsd_symbols_close(struct lsd_symbols *s);
 /* Fills *info for the instruction at file offset off of module mod.
  * Fields stay NULL/0 when unknown; lines are looked up only when
- * want_lines.  Returns 0, or -LS_ENOENT when mod is out of range. */
+ * want_lines.  The module is loaded on its first lookup; when that fails,
+ * info still names the module (the rest unknown) and every lookup in it
+ * returns the same error.  Strings stay valid until lsd_symbols_close.
+ * Not thread-safe (loading is lazy).  Returns 0, or
+ *   -LS_ENOENT	mod is out of range, or the module is not embedded and
+ *		no file with its build-id was found;
+ *   -LS_ECORRUPT	the only files found have another build-id;
+ *   -LS_ELF	the module is not a valid ELF file (libelf failed);
+ *   -LS_ENOMEM, -LS_EIO.
+ * lsd_symbols_errmsg() then names the file(s).  Broken DWARF only makes
+ * lines unknown. */
 int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
 		       int want_lines, struct lsd_symbol_info *info);
+
+/* Text of the last failure: the module, and for a build-id mismatch both
+ * the file found and the recorded module.  Never NULL. */
+const char *lsd_symbols_errmsg(const struct lsd_symbols *s);
 
 #endif

@@ -1,0 +1,513 @@
+/* symbols.c - functions, lines and inlined functions for (module, offset).
+ *
+ * A module is loaded on its first lookup and kept until close, so memory
+ * is bounded by the modules looked up: its ELF bytes (embedded, or a file
+ * mapped read-only), an optional separate debug file, the flattened
+ * function table (decoder/symtab.c) and libdw's own caches.
+ *
+ * Where a module's bytes come from, in order:
+ *   1. the bundle (embedded modules);
+ *   2. for reference-only modules: the recorded path, DEBUG_DIR/<path>,
+ *      DEBUG_DIR/.build-id/xx/rest.debug, /usr/lib/debug/.build-id/...;
+ *      a file is taken only when its GNU build-id is the recorded one.
+ * When the module has no .symtab or no DWARF, a separate debug file is
+ * looked for by build-id (same two .build-id folders) and by
+ * .gnu_debuglink (next to the path, in .debug/ there, under
+ * /usr/lib/debug/<dir>, in DEBUG_DIR), accepted when its build-id matches
+ * or, for a module without one, when the debuglink CRC does.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/symbols.h"
+#include "decoder/symtab.h"
+#include "ls_crc32.h"
+#include "ls_err.h"
+#include "recorder/buildid.h"
+
+#define SYS_DEBUG_DIR "/usr/lib/debug"
+
+struct elf_file {
+	void *data;
+	size_t len;
+	int mapped;		/* 1: lsr_map_file, 0: malloc'd by the reader */
+	Elf *elf;
+};
+
+struct load_seg {
+	uint64_t off, vaddr, filesz;
+};
+
+struct mod {
+	int state;		/* 0 not loaded, 1 loaded, < 0 why not */
+	struct elf_file main, dbg;
+	Dwarf *dw;		/* NULL: no DWARF */
+	struct load_seg *loads;
+	size_t nloads;
+	struct lsd_symtab tab;
+};
+
+struct lsd_symbols {
+	struct lsb_reader *r;
+	char *debug_dir;
+	size_t nmods;
+	struct mod *mods;
+	char errmsg[1024];
+};
+
+static void set_err(struct lsd_symbols *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->errmsg, sizeof(s->errmsg), fmt, ap);
+	va_end(ap);
+}
+
+/* Formats a path; returns -1 when it does not fit (the candidate is then
+ * skipped rather than truncated into another file's name). */
+static int mkpath(char *out, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, cap, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+static void hex(char *out, size_t cap, const uint8_t *id, size_t len)
+{
+	size_t i;
+
+	out[0] = 0;
+	for (i = 0; i < len && 2 * i + 2 < cap; i++)
+		snprintf(out + 2 * i, 3, "%02x", id[i]);
+}
+
+static void file_release(struct elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->mapped)
+		lsr_unmap(f->data, f->len);
+	else
+		free(f->data);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Opens f->data as an ELF file.  Returns 0 or -LS_ELF. */
+static int file_elf(struct elf_file *f)
+{
+	f->elf = elf_memory(f->data, f->len);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		if (f->elf)
+			elf_end(f->elf);
+		f->elf = NULL;
+		return -LS_ELF;
+	}
+	return 0;
+}
+
+/* Maps PATH when its build-id is m's.  Returns 0, -LS_ENOENT (absent),
+ * -LS_ECORRUPT (another build, message set), -LS_EIO, -LS_ELF. */
+static int try_file(struct lsd_symbols *s, const struct lsb_module *m,
+		    const char *path, struct elf_file *f)
+{
+	uint8_t id[LSB_BUILD_ID_MAX];
+	char want[2 * LSB_BUILD_ID_MAX + 1], got[2 * LSB_BUILD_ID_MAX + 1];
+	int n, err;
+
+	err = lsr_map_file(path, &f->data, &f->len);
+	if (err < 0)
+		return err;
+	f->mapped = 1;
+	n = lsr_buildid_mem(f->data, f->len, id, sizeof(id));
+	if (n != m->build_id_len || memcmp(id, m->build_id, (size_t)n)) {
+		hex(want, sizeof(want), m->build_id, m->build_id_len);
+		hex(got, sizeof(got), id, n > 0 ? (size_t)n : 0);
+		set_err(s, "build-id of '%s' (%s) is not that of the recorded "
+			"module '%s' (%s)", path, n > 0 ? got : "none",
+			m->path ? m->path : "?", want);
+		file_release(f);
+		return n < 0 ? -LS_ELF : -LS_ECORRUPT;
+	}
+	err = file_elf(f);
+	if (err < 0)
+		file_release(f);
+	return err;
+}
+
+static int buildid_path(char *out, size_t cap, const char *dir,
+			const struct lsb_module *m)
+{
+	char h[2 * LSB_BUILD_ID_MAX + 1];
+
+	hex(h, sizeof(h), m->build_id, m->build_id_len);
+	return mkpath(out, cap, "%s/.build-id/%.2s/%s.debug", dir, h, h + 2);
+}
+
+/* Finds the bytes of a reference-only module. */
+static int find_reference(struct lsd_symbols *s, const struct lsb_module *m,
+			  struct elf_file *f)
+{
+	const char *cand[4];
+	char bufs[3][4096];
+	int i, n = 0, err, worst = -LS_ENOENT;
+
+	if (m->path && *m->path)
+		cand[n++] = m->path;
+	if (s->debug_dir && m->path && *m->path &&
+	    !mkpath(bufs[0], sizeof(bufs[0]), "%s/%s", s->debug_dir, m->path))
+		cand[n++] = bufs[0];
+	if (m->build_id_len > 1) {
+		if (s->debug_dir &&
+		    !buildid_path(bufs[1], sizeof(bufs[1]), s->debug_dir, m))
+			cand[n++] = bufs[1];
+		if (!buildid_path(bufs[2], sizeof(bufs[2]), SYS_DEBUG_DIR, m))
+			cand[n++] = bufs[2];
+	}
+	for (i = 0; i < n; i++) {
+		err = try_file(s, m, cand[i], f);
+		if (!err)
+			return 0;
+		/* A file of another build says more than a missing one. */
+		if (err != -LS_ENOENT)
+			worst = err;
+	}
+	if (worst == -LS_ENOENT)
+		set_err(s, "module '%s' is not in the bundle and no file with "
+			"its build-id was found", m->path ? m->path : "?");
+	return worst;
+}
+
+static int has_section(Elf *elf, Elf64_Word type, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (type && sh.sh_type == type)
+			return 1;
+		n = name ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (n && !strcmp(n, name))
+			return 1;
+	}
+	return 0;
+}
+
+/* The .gnu_debuglink name and CRC of elf, or NULL. */
+static const char *debuglink(Elf *elf, uint32_t *crc)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		Elf_Data *d;
+		size_t len;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, ".gnu_debuglink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || !d->d_size)
+			return NULL;
+		len = strnlen(d->d_buf, d->d_size);
+		/* name, NUL, padding to 4, then the CRC */
+		if (!len || ((len + 4) & ~(size_t)3) + 4 > d->d_size)
+			return NULL;
+		memcpy(crc, (const char *)d->d_buf + ((len + 4) & ~(size_t)3), 4);
+		return d->d_buf;
+	}
+	return NULL;
+}
+
+/* Looks for the separate debug file of module m (whose ELF is main). */
+static void find_debug(struct lsd_symbols *s, const struct lsb_module *m,
+		       Elf *main, struct elf_file *f)
+{
+	char path[4096];
+	uint32_t crc = 0;
+	const char *link, *slash;
+	int dl, bad;
+
+	if (m->build_id_len > 1) {
+		if (s->debug_dir &&
+		    !buildid_path(path, sizeof(path), s->debug_dir, m) &&
+		    !try_file(s, m, path, f))
+			return;
+		if (!buildid_path(path, sizeof(path), SYS_DEBUG_DIR, m) &&
+		    !try_file(s, m, path, f))
+			return;
+	}
+	link = debuglink(main, &crc);
+	if (!link || strchr(link, '/') || !m->path)
+		return;
+	slash = strrchr(m->path, '/');
+	dl = slash ? (int)(slash - m->path) : 0;
+	for (int i = 0; i < 4; i++) {
+		if (i == 0)
+			bad = mkpath(path, sizeof(path), "%.*s/%s", dl, m->path,
+				     link);
+		else if (i == 1)
+			bad = mkpath(path, sizeof(path), "%.*s/.debug/%s", dl,
+				     m->path, link);
+		else if (i == 2)
+			bad = mkpath(path, sizeof(path), "%s%.*s/%s",
+				     SYS_DEBUG_DIR, dl, m->path, link);
+		else if (s->debug_dir)
+			bad = mkpath(path, sizeof(path), "%s/%s", s->debug_dir,
+				     link);
+		else
+			break;
+		if (bad)
+			continue;
+		if (!try_file(s, m, path, f))
+			return;
+		/* A module without a GNU build-id was given a hash as its
+		 * id; the debuglink CRC is all that ties the files then. */
+		if (lsr_map_file(path, &f->data, &f->len) < 0)
+			continue;
+		f->mapped = 1;
+		if (ls_crc32(0, f->data, f->len) == crc && !file_elf(f) &&
+		    lsr_buildid_mem(f->data, f->len, (uint8_t[4]){ 0 }, 4) == 0)
+			return;
+		file_release(f);
+	}
+}
+
+static int read_loads(struct mod *md)
+{
+	size_t nph, i;
+
+	if (elf_getphdrnum(md->main.elf, &nph))
+		return 0;	/* no program headers: offsets are vaddrs */
+	md->loads = calloc(nph ? nph : 1, sizeof(*md->loads));
+	if (!md->loads)
+		return -LS_ENOMEM;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(md->main.elf, (int)i, &ph) ||
+		    ph.p_type != PT_LOAD)
+			continue;
+		md->loads[md->nloads].off = ph.p_offset;
+		md->loads[md->nloads].vaddr = ph.p_vaddr;
+		md->loads[md->nloads++].filesz = ph.p_filesz;
+	}
+	return 0;
+}
+
+static int mod_load(struct lsd_symbols *s, size_t i, struct mod *md)
+{
+	const struct lsb_module *m = lsb_reader_module(s->r, i);
+	Elf *symelf, *dwelf = NULL;
+	int err;
+
+	if (!m)
+		return -LS_ENOENT;
+	err = lsb_reader_module_data(s->r, i, &md->main.data, &md->main.len);
+	if (err == -LS_ENOENT) {
+		err = find_reference(s, m, &md->main);
+	} else if (err >= 0) {
+		err = file_elf(&md->main);
+		if (err < 0)
+			set_err(s, "module '%s' in the bundle is not a valid "
+				"ELF file: %s", m->path ? m->path : "?",
+				elf_errmsg(-1));
+	}
+	if (err < 0)
+		return err;
+	err = read_loads(md);
+	if (err < 0)
+		return err;
+	if (!has_section(md->main.elf, SHT_SYMTAB, NULL) ||
+	    !has_section(md->main.elf, 0, ".debug_info"))
+		find_debug(s, m, md->main.elf, &md->dbg);
+	symelf = md->dbg.elf ? md->dbg.elf : md->main.elf;
+	err = lsd_symtab_build(&md->tab, md->main.elf, symelf);
+	if (err < 0) {
+		set_err(s, "cannot read the symbols of '%s'",
+			m->path ? m->path : "?");
+		return err;
+	}
+	if (has_section(md->main.elf, 0, ".debug_info"))
+		dwelf = md->main.elf;
+	else if (md->dbg.elf && has_section(md->dbg.elf, 0, ".debug_info"))
+		dwelf = md->dbg.elf;
+	if (dwelf) {
+		md->dw = dwarf_begin_elf(dwelf, DWARF_C_READ, NULL);
+		if (!md->dw)
+			set_err(s, "cannot read the DWARF of '%s': %s",
+				m->path ? m->path : "?", dwarf_errmsg(-1));
+	}
+	return 1;
+}
+
+static void mod_release(struct mod *md)
+{
+	if (md->dw)
+		dwarf_end(md->dw);
+	lsd_symtab_release(&md->tab);
+	free(md->loads);
+	file_release(&md->dbg);
+	file_release(&md->main);
+	memset(md, 0, sizeof(*md));
+}
+
+int lsd_symbols_open(struct lsd_symbols **ps, struct lsb_reader *r,
+		     const char *debug_dir)
+{
+	struct lsd_symbols *s;
+
+	if (!ps || !r)
+		return -LS_EINVAL;
+	*ps = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -LS_ELF;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -LS_ENOMEM;
+	s->r = r;
+	s->nmods = lsb_reader_nmodules(r);
+	s->mods = calloc(s->nmods ? s->nmods : 1, sizeof(*s->mods));
+	s->debug_dir = debug_dir ? strdup(debug_dir) : NULL;
+	if (!s->mods || (debug_dir && !s->debug_dir)) {
+		lsd_symbols_close(s);
+		return -LS_ENOMEM;
+	}
+	*ps = s;
+	return 0;
+}
+
+void lsd_symbols_close(struct lsd_symbols *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nmods && s->mods; i++)
+		mod_release(&s->mods[i]);
+	free(s->mods);
+	free(s->debug_dir);
+	free(s);
+}
+
+const char *lsd_symbols_errmsg(const struct lsd_symbols *s)
+{
+	return s ? s->errmsg : "";
+}
+
+/* The ELF vaddr of file offset off, through the PT_LOAD headers. */
+static int off_to_vaddr(const struct mod *md, uint64_t off, uint64_t *vaddr)
+{
+	if (!md->nloads) {
+		*vaddr = off;
+		return 0;
+	}
+	for (size_t i = 0; i < md->nloads; i++) {
+		const struct load_seg *l = &md->loads[i];
+
+		if (off >= l->off && off - l->off < l->filesz) {
+			*vaddr = l->vaddr + (off - l->off);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void find_lines(struct mod *md, uint64_t vaddr,
+		       struct lsd_symbol_info *info)
+{
+	Dwarf_Die cudie, *scopes = NULL;
+	Dwarf_Line *ln;
+	int n, line;
+
+	if (!md->dw || !dwarf_addrdie(md->dw, vaddr, &cudie))
+		return;
+	ln = dwarf_getsrc_die(&cudie, vaddr);
+	if (ln && !dwarf_lineno(ln, &line)) {
+		info->file = dwarf_linesrc(ln, NULL, NULL);
+		info->line = info->file ? line : 0;
+	}
+	/* dwarf_getscopes follows an inlined instance into its abstract
+	 * definition, so it gives only the innermost inlined function; its
+	 * first scope's concrete parents (dwarf_getscopes_die) give the
+	 * whole chain, innermost first, as eu-addr2line -i does. */
+	n = dwarf_getscopes(&cudie, vaddr, &scopes);
+	if (n > 0) {
+		Dwarf_Die *chain = NULL;
+		int nc = dwarf_getscopes_die(&scopes[0], &chain);
+
+		for (int i = 0; i < nc && info->ninline < LSD_MAX_INLINE; i++) {
+			const char *name;
+
+			if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine)
+				continue;
+			name = dwarf_diename(&chain[i]);
+			info->inlined[info->ninline++] = name ? name : "??";
+		}
+		free(chain);
+	}
+	free(scopes);
+}
+
+int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
+		       int want_lines, struct lsd_symbol_info *info)
+{
+	const struct lsb_module *m;
+	const struct lsd_sym *sym;
+	struct mod *md;
+
+	if (!info)
+		return -LS_EINVAL;
+	memset(info, 0, sizeof(*info));
+	if (!s)
+		return -LS_EINVAL;
+	if (mod < 0 || (size_t)mod >= s->nmods)
+		return -LS_ENOENT;
+	m = lsb_reader_module(s->r, (size_t)mod);
+	md = &s->mods[mod];
+	info->module = m ? m->path : NULL;
+	info->vaddr = off;
+	if (!md->state) {
+		md->state = mod_load(s, (size_t)mod, md);
+		if (md->state < 0) {
+			/* Keep the error; free what was half built. */
+			int err = md->state;
+
+			mod_release(md);
+			md->state = err;
+		}
+	}
+	if (md->state < 0)
+		return md->state;
+	if (off_to_vaddr(md, off, &info->vaddr) < 0)
+		return 0;	/* not in the loaded image: unknown */
+	sym = lsd_symtab_find(&md->tab, info->vaddr);
+	if (sym) {
+		info->function = sym->name;
+		info->func_off = info->vaddr - sym->start;
+		info->func_start = off - info->func_off;
+	}
+	if (want_lines)
+		find_lines(md, info->vaddr, info);
+	return 0;
+}

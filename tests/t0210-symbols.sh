@@ -1,0 +1,127 @@
+# t0210-symbols.sh - functions, PLT entries, source lines and inlined
+# functions of recorded modules (decoder/symbols.c through tests/tools/symq.c).
+# Oracles: binutils run here on the same binaries -- nm for function
+# starts, objdump -d for PLT entries and instruction addresses, readelf -l
+# for the offset <-> vaddr mapping, addr2line (-i -f) for lines and
+# inlined chains.
+. "$LSTOP/tests/lib.sh"
+TD=$BUILD/testdata
+SYMQ=$BUILD/tests/symq
+
+# File offset of an ELF vaddr, from readelf's PT_LOAD lines.
+v2off() {	# v2off BINARY HEX_VADDR
+	v=$((0x${2#0x}))
+	readelf -lW "$1" | awk '$1 == "LOAD" {print $2, $3, $5}' |
+	while read -r off va fsz; do
+		if [ "$v" -ge $((va)) ] && [ "$v" -lt $((va + fsz)) ]; then
+			printf '%x\n' $((v - va + off))
+			break
+		fi
+	done
+}
+
+# symq's answer for one vaddr of BINARY in module MODULE of BUNDLE.
+q() {	# q BUNDLE MODULE BINARY HEX_VADDR [symq options]
+	qb=$1 qm=$2 qbin=$3 qv=$4
+	shift 4
+	"$SYMQ" "$@" "$qb" "$qm" "$(v2off "$qbin" "$qv")"
+}
+
+BIN=$TD/calls
+"$LOOPSCOPE" record -q -o "$T_TMP/calls.lsc" -- "$BIN" >/dev/null
+t_ok "record calls" test -s "$T_TMP/calls.lsc"
+
+for f in main step work; do
+	v=$(nm "$BIN" | awk -v f="$f" '$3 == f {print $1}')
+	t_eq "calls: the start of $f (nm: $v) is $f+0x0" "$f+0x0" \
+		"$(q "$T_TMP/calls.lsc" calls "$BIN" "$v" | cut -f2)"
+	t_eq "calls: $f's vaddr comes back from its file offset" \
+		"$(printf '%x' $((0x$v)))" "$(q "$T_TMP/calls.lsc" calls "$BIN" "$v" | cut -f3)"
+done
+# Two bytes into work is inside work.
+v=$(nm "$BIN" | awk '$3 == "work" {print $1}')
+t_eq "calls: work+2 is work+0x2" "work+0x2" \
+	"$(q "$T_TMP/calls.lsc" calls "$BIN" "$(printf '%x' $((0x$v + 2)))" | cut -f2)"
+
+# PLT entries as objdump names them: printf@plt (.plt) and
+# __cxa_finalize@plt (.plt.got).
+for p in printf __cxa_finalize; do
+	v=$(objdump -d "$BIN" | sed -n "s/^0*\([0-9a-f]*\) <$p@plt>:\$/\1/p")
+	t_eq "calls: objdump's <$p@plt> at $v is $p@plt+0x0" "$p@plt+0x0" \
+		"$(q "$T_TMP/calls.lsc" calls "$BIN" "$v" | cut -f2)"
+done
+
+# Lines: every instruction of work() against addr2line; and the one of
+# `acc += i;` in work (its second occurrence in calls.c) by name.
+bad=0
+n=0
+for a in $(objdump -d "$BIN" | awk '/<work>:$/ {w = 1; next} w && /^$/ {exit}
+		w && /^ *[0-9a-f]+:/ {sub(":", "", $1); print $1}'); do
+	want=$(addr2line -e "$BIN" "0x$a" | sed 's/ (discriminator.*//; s|.*/||')
+	got=$(q "$T_TMP/calls.lsc" calls "$BIN" "$a" -l | cut -f4)
+	n=$((n + 1))
+	if [ "$want" != "$got" ]; then
+		bad=$((bad + 1))
+		echo "# work 0x$a: addr2line $want, symq $got"
+	fi
+done
+t_eq "calls: lines of all $n instructions of work equal addr2line's" 0 "$bad"
+line=$(grep -n 'acc += i;' "$LSTOP/testdata/calls.c" | sed -n '2s/:.*//p')
+a=$(objdump -dl "$BIN" | awk -v l="calls.c:$line" '/<work>:$/ {w = 1}
+	w && index($0, l) {f = 1; next} f && /^ *[0-9a-f]+:/ {sub(":", "", $1); print $1; exit}')
+t_eq "calls: addr2line puts 0x$a at calls.c:$line (acc += i; in work)" \
+	"calls.c:$line" "$(addr2line -e "$BIN" "0x$a" | sed 's/ (discriminator.*//; s|.*/||')"
+t_eq "calls: symq puts 0x$a at calls.c:$line in work" \
+	"work	calls.c:$line" \
+	"$(q "$T_TMP/calls.lsc" calls "$BIN" "$a" -l | awk -F'\t' '{sub(/\+.*/, "", $2); print $2 "\t" $4}')"
+
+# Inlined chains: inl.c inlines sq into twice into main.  For every
+# instruction of main, the chain addr2line -i -f prints (innermost first,
+# without the outermost main) is symq's, and its first line is symq's line.
+BIN=$TD/inl
+"$LOOPSCOPE" record -q -o "$T_TMP/inl.lsc" -- "$BIN" >/dev/null
+bad=0
+n=0
+deep=0
+for a in $(objdump -d "$BIN" | awk '/<main>:$/ {w = 1; next} w && /^$/ {exit}
+		w && /^ *[0-9a-f]+:/ {sub(":", "", $1); print $1}'); do
+	addr2line -f -i -e "$BIN" "0x$a" | sed 's/ (discriminator.*//; s|.*/||' >"$T_TMP/a2l"
+	want_line=$(sed -n 2p "$T_TMP/a2l")
+	want_inl=$(awk 'NR % 2 == 1' "$T_TMP/a2l" | sed '$d' | paste -sd, -)
+	[ -n "$want_inl" ] || want_inl=-
+	got=$(q "$T_TMP/inl.lsc" inl "$BIN" "$a" -l)
+	got_line=$(echo "$got" | cut -f4)
+	got_inl=$(echo "$got" | cut -f5)
+	n=$((n + 1))
+	[ "$want_inl" = "sq,twice" ] && deep=$((deep + 1))
+	if [ "$want_line $want_inl" != "$got_line $got_inl" ] ||
+	   [ "$(echo "$got" | cut -f2 | sed 's/+.*//')" != main ]; then
+		bad=$((bad + 1))
+		echo "# inl 0x$a: addr2line $want_line $want_inl, symq $got_line $got_inl"
+	fi
+done
+t_eq "inl: lines and inlined chains of all $n instructions of main equal addr2line -i's" 0 "$bad"
+t_ok "inl: some addresses are two inlined levels deep (sq in twice)" test "$deep" -gt 0
+
+# Reference-only modules (--no-embed): read from the recorded path, or
+# DEBUG_DIR/<path>, only when the build-id matches.
+mkdir -p "$T_TMP/bin"
+cp "$TD/calls" "$T_TMP/bin/calls"
+BIN=$T_TMP/bin/calls
+"$LOOPSCOPE" record -q --no-embed -o "$T_TMP/ref.lsc" -- "$BIN" >/dev/null
+v=$(nm "$BIN" | awk '$3 == "work" {print $1}')
+t_eq "--no-embed: work found through the recorded path" "work+0x0" \
+	"$(q "$T_TMP/ref.lsc" calls "$BIN" "$v" | cut -f2)"
+mkdir -p "$T_TMP/dbg$T_TMP/bin"
+mv "$BIN" "$T_TMP/dbg$BIN"
+cp "$TD/spin" "$BIN"
+t_fail "--no-embed: another build at the recorded path is refused" \
+	"$SYMQ" "$T_TMP/ref.lsc" calls "$(v2off "$T_TMP/dbg$BIN" "$v")"
+t_grep "the message names the file found and the recorded module" \
+	"build-id of '$BIN' .* recorded module '$BIN'" "$T_TMP/last.err"
+t_eq "--no-embed: DEBUG_DIR/<path> with the right build-id is taken" "work+0x0" \
+	"$("$SYMQ" -d "$T_TMP/dbg" "$T_TMP/ref.lsc" calls "$(v2off "$T_TMP/dbg$BIN" "$v")" | cut -f2)"
+rm -f "$BIN"
+t_fail "--no-embed: a module found nowhere fails" \
+	"$SYMQ" "$T_TMP/ref.lsc" calls 1000
+t_grep "and says so" "not in the bundle" "$T_TMP/last.err"

@@ -13,6 +13,15 @@
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+struct lsb_reader;
+/* Opens a bundle for a command: a missing file gets the 'record' hint, a
+ * bundle cut short a warning.  Returns 0, or 1 after printing the error. */
+int cli_open_bundle(const char *file, struct lsb_reader **pr);
+/* One warning naming the executable mappings of the traced run whose code
+ * the bundle does not hold: decoding through them can only count losses. */
+void cli_warn_missing_code(struct lsb_reader *r);
 
 /* Prints "loopscope: " + formatted message + newline to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -19,6 +19,7 @@ static const struct cli_command commands[] = {
 	{ "record", cmd_record, "Run a command and record its control flow into a trace bundle" },
 	{ "info", cmd_info, "Describe a trace bundle" },
 	{ "import", cmd_import, "Convert a perf.data or raw PT capture into a trace bundle" },
+	{ "dump", cmd_dump, "Print the decoded trace: blocks, instructions, packets" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

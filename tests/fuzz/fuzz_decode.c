@@ -1,0 +1,205 @@
+/* fuzz_decode.c - libFuzzer entry point for the block-stream decoder.
+ *
+ * The input is the PT of one thread.  The code it runs through comes from
+ * a recorded bundle named by $LSD_FUZZ_BUNDLE (t0301 records
+ * testdata/calls): its metadata, its embedded modules up to 64 KB (the
+ * program and the vDSO; ld.so and libc are left out to keep each run
+ * small, so PT
+ * that goes there decodes to losses) and their mmap events are written
+ * with the input as the only stream into a tiny bundle in a temporary
+ * file, which is decoded whole (lsd_decode_stream) and chunk by chunk
+ * (lsd_decode_chunk).  Without $LSD_FUZZ_BUNDLE the input decodes against
+ * an empty image.  Build with clang -fsanitize=fuzzer,address for
+ * libFuzzer, or link with replay.c (as `make check` does).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "decoder/decode.h"
+#include "formats/bundle.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_MODULE (64u << 10)
+
+struct tmpl_module {
+	struct lsb_module m;
+	void *data;
+	size_t len;
+};
+
+static struct {
+	int loaded;
+	struct tmpl_module *mods;
+	size_t nmods;
+	struct lsb_event *evs;
+	size_t nevs, capevs;
+	char **keys, **values;
+	size_t nmeta;
+	uint32_t pid, tid;
+} T;
+
+static int keep_module(const struct lsb_event *ev)
+{
+	size_t i;
+
+	for (i = 0; i < T.nmods; i++)
+		if (T.mods[i].m.build_id_len == ev->build_id_len &&
+		    !memcmp(T.mods[i].m.build_id, ev->build_id, ev->build_id_len))
+			return 1;
+	return 0;
+}
+
+static int on_event(const struct lsb_event *ev, void *arg)
+{
+	(void)arg;
+	if (ev->run != LSB_RUN_TRACE || (ev->type != LSB_EV_MMAP &&
+					 ev->type != LSB_EV_THREAD_START))
+		return 0;
+	if (ev->type == LSB_EV_MMAP && !keep_module(ev))
+		return 0;
+	if (T.nevs == T.capevs) {
+		size_t cap = T.capevs ? 2 * T.capevs : 16;
+		struct lsb_event *p = realloc(T.evs, cap * sizeof(*p));
+
+		if (!p)
+			return 1;
+		T.evs = p;
+		T.capevs = cap;
+	}
+	T.evs[T.nevs] = *ev;
+	T.evs[T.nevs].name = ev->name ? strdup(ev->name) : NULL;
+	T.nevs++;
+	return 0;
+}
+
+/* Reads the template once; a missing one leaves it empty. */
+static void load_template(void)
+{
+	const char *path = getenv("LSD_FUZZ_BUNDLE");
+	struct lsb_reader *r = NULL;
+	const char *k, *v;
+	size_t i, n;
+
+	T.loaded = 1;
+	T.pid = T.tid = 1;
+	if (!path || lsb_reader_open(&r, path) < 0) {
+		if (path)
+			fprintf(stderr, "fuzz_decode: cannot read %s\n", path);
+		lsb_reader_close(r);
+		return;
+	}
+	if (lsb_reader_nstreams(r)) {
+		T.pid = lsb_reader_stream(r, 0)->pid;
+		T.tid = lsb_reader_stream(r, 0)->tid;
+	}
+	n = lsb_reader_nmeta(r);
+	T.keys = calloc(n + 1, sizeof(char *));
+	T.values = calloc(n + 1, sizeof(char *));
+	for (i = 0; T.keys && T.values && lsb_reader_meta_at(r, i, &k, &v) == 0; i++) {
+		T.keys[T.nmeta] = strdup(k);
+		T.values[T.nmeta++] = strdup(v);
+	}
+	n = lsb_reader_nmodules(r);
+	T.mods = calloc(n + 1, sizeof(*T.mods));
+	for (i = 0; T.mods && i < n; i++) {
+		const struct lsb_module *m = lsb_reader_module(r, i);
+		struct tmpl_module *t = &T.mods[T.nmods];
+
+		if (!(m->flags & LSB_MOD_EMBEDDED) || m->file_size > MAX_MODULE)
+			continue;
+		if (lsb_reader_module_data(r, i, &t->data, &t->len) < 0)
+			continue;
+		t->m = *m;
+		t->m.path = strdup(m->path ? m->path : "");
+		T.nmods++;
+	}
+	lsb_reader_events(r, on_event, NULL);
+	lsb_reader_close(r);
+}
+
+static int write_bundle(const char *path, const uint8_t *pt, size_t len)
+{
+	struct lsb_writer_opts o = { .size = sizeof(o), .chunk_size = 4096, .zstd_level = 1 };
+	struct lsb_stream s = { .id = 1, .kind = LSB_STREAM_THREAD, .cpu = -1 };
+	struct lsb_writer *w;
+	size_t i;
+
+	s.pid = T.pid;
+	s.tid = T.tid;
+	if (lsb_writer_open(&w, path, &o) < 0)
+		return -1;
+	for (i = 0; i < T.nmeta; i++)
+		if (T.keys[i] && T.values[i])
+			lsb_writer_meta(w, T.keys[i], T.values[i]);
+	for (i = 0; i < T.nmods; i++)
+		lsb_writer_module(w, &T.mods[i].m, T.mods[i].data, T.mods[i].len);
+	for (i = 0; i < T.nevs; i++)
+		lsb_writer_event(w, &T.evs[i]);
+	lsb_writer_flush(w);
+	lsb_writer_stream(w, &s);
+	lsb_writer_pt(w, 1, pt, len);
+	lsb_writer_stream_end(w, 1);
+	return lsb_writer_close(w) < 0 ? -1 : 0;
+}
+
+static int on_block(void *arg, size_t stream, const struct lsd_block *b)
+{
+	(void)stream;
+	/* touch what the decoder hands out */
+	*(uint64_t *)arg += b->sb->ninsn + b->exit + (b->next & 1) +
+			    (b->sb->last - b->sb->start);
+	return 0;
+}
+
+static int on_loss(void *arg, size_t stream, const struct lsd_loss *l)
+{
+	(void)stream;
+	*(uint64_t *)arg += l->bytes + l->insns;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64];
+	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1 };
+	struct lsd_callbacks cb = { .block = on_block, .loss = on_loss };
+	struct lsd_stream_stats st;
+	struct lsb_reader *r = NULL;
+	struct lsd_decoder *d;
+	uint64_t sink = 0;
+	size_t i, k;
+	int fd;
+
+	if (!T.loaded)
+		load_template();
+	/* The writer syncs on close: on tmpfs that costs nothing. */
+	snprintf(path, sizeof(path), "%s/fuzz_decode.XXXXXX",
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	if (write_bundle(path, data, size) < 0 || lsb_reader_open(&r, path) < 0) {
+		lsb_reader_close(r);
+		unlink(path);
+		return 0;
+	}
+	if (lsd_open(&d, r, &o) >= 0) {
+		for (i = 0; i < lsb_reader_nstreams(r); i++) {
+			lsd_decode_stream(d, i, &cb, &sink, &st);
+			for (k = 0; k < lsb_reader_nchunks(r, i); k++)
+				lsd_decode_chunk(d, i, k, &cb, &sink, &st);
+		}
+		for (i = 0; i < lsd_nsblocks(d); i++)
+			sink += lsd_sblock(d, i)->ninsn;
+		lsd_close(d);
+	}
+	lsb_reader_close(r);
+	unlink(path);
+	/* keep sink alive without printing */
+	return sink == 1 ? 0 : 0;
+}

@@ -18,11 +18,16 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "decoder/symbols.h"
 #include "decoder/symtab.h"
@@ -35,7 +40,7 @@
 struct elf_file {
 	void *data;
 	size_t len;
-	int mapped;		/* 1: lsr_map_file, 0: malloc'd by the reader */
+	int mapped;		/* 1: map_file(), 0: malloc'd by the reader */
 	Elf *elf;
 };
 
@@ -91,12 +96,39 @@ static void hex(char *out, size_t cap, const uint8_t *id, size_t len)
 		snprintf(out + 2 * i, 3, "%02x", id[i]);
 }
 
+/* Maps PATH copy-on-write: libelf writes into an elf_memory() image when
+ * libdw decompresses SHF_COMPRESSED debug sections (distribution debug
+ * files have them), which a read-only mapping turns into a SIGSEGV. */
+static int map_file(const char *path, struct elf_file *f)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -LS_ENOENT : -LS_EIO;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return -LS_EIO;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		 fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -LS_EIO;
+	f->data = p;
+	f->len = (size_t)st.st_size;
+	f->mapped = 1;
+	return 0;
+}
+
 static void file_release(struct elf_file *f)
 {
 	if (f->elf)
 		elf_end(f->elf);
 	if (f->mapped)
-		lsr_unmap(f->data, f->len);
+		munmap(f->data, f->len);
 	else
 		free(f->data);
 	memset(f, 0, sizeof(*f));
@@ -124,10 +156,9 @@ static int try_file(struct lsd_symbols *s, const struct lsb_module *m,
 	char want[2 * LSB_BUILD_ID_MAX + 1], got[2 * LSB_BUILD_ID_MAX + 1];
 	int n, err;
 
-	err = lsr_map_file(path, &f->data, &f->len);
+	err = map_file(path, f);
 	if (err < 0)
 		return err;
-	f->mapped = 1;
 	n = lsr_buildid_mem(f->data, f->len, id, sizeof(id));
 	if (n != m->build_id_len || memcmp(id, m->build_id, (size_t)n)) {
 		hex(want, sizeof(want), m->build_id, m->build_id_len);
@@ -285,9 +316,8 @@ static void find_debug(struct lsd_symbols *s, const struct lsb_module *m,
 			return;
 		/* A module without a GNU build-id was given a hash as its
 		 * id; the debuglink CRC is all that ties the files then. */
-		if (lsr_map_file(path, &f->data, &f->len) < 0)
+		if (map_file(path, f) < 0)
 			continue;
-		f->mapped = 1;
 		if (ls_crc32(0, f->data, f->len) == crc && !file_elf(f) &&
 		    lsr_buildid_mem(f->data, f->len, (uint8_t[4]){ 0 }, 4) == 0)
 			return;
@@ -330,10 +360,13 @@ static int mod_load(struct lsd_symbols *s, size_t i, struct mod *md)
 		err = find_reference(s, m, &md->main);
 	} else if (err >= 0) {
 		err = file_elf(&md->main);
-		if (err < 0)
+		if (err < 0) {
+			int e = elf_errno();
+
 			set_err(s, "module '%s' in the bundle is not a valid "
 				"ELF file: %s", m->path ? m->path : "?",
-				elf_errmsg(-1));
+				e ? elf_errmsg(e) : "no ELF header");
+		}
 	}
 	if (err < 0)
 		return err;

@@ -252,12 +252,20 @@ static int add_plt(struct lsd_symtab *t, Elf *elf)
 	return err;
 }
 
-/* Start ascending, then end descending, then worse rank, then name
- * descending: among symbols with the same start the one pushed last --
- * the innermost, the best-ranked, the first by name -- wins. */
+static size_t underscores(const char *s)
+{
+	return strspn(s, "_");
+}
+
+/* Start ascending, then end descending, then worse binding, then more
+ * leading underscores, then name descending: among symbols with the same
+ * start the one pushed last wins -- the innermost, then (as perf chooses
+ * among aliases) global over weak over local, fewer leading underscores
+ * (printf over _IO_printf), then the first name in byte order. */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct lsd_sym *x = a, *y = b;
+	size_t ux, uy;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
@@ -265,6 +273,10 @@ static int cmp_sym(const void *a, const void *b)
 		return x->end > y->end ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1;
+	ux = underscores(x->name);
+	uy = underscores(y->name);
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
 	return -strcmp(x->name, y->name);
 }
 

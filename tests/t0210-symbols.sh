@@ -125,3 +125,56 @@ rm -f "$BIN"
 t_fail "--no-embed: a module found nowhere fails" \
 	"$SYMQ" "$T_TMP/ref.lsc" calls 1000
 t_grep "and says so" "not in the bundle" "$T_TMP/last.err"
+
+# Nested and aliased symbols (syms.c): the innermost sized symbol, then
+# global over weak over local, then the first name.  Addresses from nm.
+BIN=$TD/syms
+"$LOOPSCOPE" record -q -o "$T_TMP/syms.lsc" -- "$BIN" >/dev/null
+addr() { nm "$BIN" | awk -v f="$1" '$3 == f {print $1}'; }
+plus() { printf '%x' $((0x$1 + $2)); }
+sq() { q "$T_TMP/syms.lsc" syms "$BIN" "$1" | cut -f2; }
+t_eq "syms: outer+0 is outer" "outer+0x0" "$(sq "$(addr outer)")"
+t_eq "syms: inner (outer+8) is inner, not outer+0x8" "inner+0x0" "$(sq "$(addr inner)")"
+t_eq "syms: inner+7 is inner+0x7" "inner+0x7" "$(sq "$(plus "$(addr inner)" 7)")"
+t_eq "syms: past inner's 8 bytes is outer again" "outer+0x10" "$(sq "$(plus "$(addr outer)" 16)")"
+t_eq "syms: global b_glob wins over weak a_weak and local a_loc" "b_glob+0x0" "$(sq "$(addr a_loc)")"
+t_eq "syms: of two globals, the first name (c_two, not d_two)" "c_two+0x3" "$(sq "$(plus "$(addr d_two)" 3)")"
+
+# Separate debug info of an embedded stripped module (objcopy
+# --only-keep-debug / --strip-all --add-gnu-debuglink): functions and lines
+# come from the debug file, found through .gnu_debuglink next to the
+# binary or through DEBUG_DIR/.build-id/xx/rest.debug.
+mkdir -p "$T_TMP/s"
+BIN=$T_TMP/s/calls
+objcopy --only-keep-debug "$TD/calls" "$T_TMP/s/calls.debug"
+objcopy --strip-all --add-gnu-debuglink="$T_TMP/s/calls.debug" "$TD/calls" "$BIN"
+"$LOOPSCOPE" record -q -o "$T_TMP/s.lsc" -- "$BIN" >/dev/null
+v=$(nm "$TD/calls" | awk '$3 == "work" {print $1}')
+t_eq "stripped + debuglink: work and its line from calls.debug" \
+	"work+0x0	$(addr2line -e "$TD/calls" "0x$v" | sed 's|.*/||')" \
+	"$(q "$T_TMP/s.lsc" calls "$BIN" "$v" -l | cut -f2,4)"
+id=$(readelf -n "$BIN" | sed -n 's/.*Build ID: //p')
+mkdir -p "$T_TMP/dd/.build-id/$(echo "$id" | cut -c1-2)"
+mv "$T_TMP/s/calls.debug" "$T_TMP/dd/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+t_eq "stripped, no debug file: work unknown" "??+0x0	??:0" \
+	"$(q "$T_TMP/s.lsc" calls "$BIN" "$v" -l | cut -f2,4)"
+t_eq "stripped + DEBUG_DIR/.build-id: work and its line" \
+	"work+0x0	$(addr2line -e "$TD/calls" "0x$v" | sed 's|.*/||')" \
+	"$(q "$T_TMP/s.lsc" calls "$BIN" "$v" -l -d "$T_TMP/dd" | cut -f2,4)"
+
+# libc (embedded, stripped): printf from .dynsym (nm -D), and when the
+# distribution's debug file is installed (/usr/lib/debug/.build-id), its
+# line as addr2line reads it from that file.
+LIBC=$(ldd "$TD/calls" | awk '/libc\.so/ {print $3}')
+v=$(nm -D "$LIBC" | awk '$3 ~ /^printf@@/ {print $1}')
+t_eq "libc: printf (nm -D: $v) is printf+0x0" "printf+0x0" \
+	"$(q "$T_TMP/calls.lsc" libc.so.6 "$LIBC" "$v" | cut -f2)"
+id=$(readelf -n "$LIBC" | sed -n 's/.*Build ID: //p')
+dbg=/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug
+if [ -e "$dbg" ]; then
+	t_eq "libc: printf's line from $dbg equals addr2line's" \
+		"$(addr2line -e "$dbg" "0x$v" | sed 's/ (discriminator.*//; s|.*/||')" \
+		"$(q "$T_TMP/calls.lsc" libc.so.6 "$LIBC" "$v" -l | cut -f4)"
+else
+	echo "ok $((t_n += 1)) - # SKIP no libc debug file $dbg"
+fi

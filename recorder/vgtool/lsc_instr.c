@@ -205,6 +205,14 @@ static void lsc_dirty(IRSB *sb, IRExpr *guard, const HChar *name, void *fn,
 }
 
 /* Append bit (an I64 of 0 or 1) to the pending TNT word. */
+/* Blocks with at most LSC_TNT_SITES bit sites check for a full TNT word
+ * once, at their entry, with the pending flag (lsc_h_pending flushes from
+ * LSC_TNT_EARLY bits on, so the block cannot pass 47); others check at
+ * every site.
+ */
+#define LSC_TNT_SITES	(LSC_PTENC_TNT_MAX - LSC_TNT_EARLY)
+static Bool lsc_site_checks;
+
 static void lsc_ir_tnt(IRSB *sb, IRExpr *bit, IRExpr *shift)
 {
 	IRExpr *w = lsc_ld(sb, &lsc_hot.enc.tnt);
@@ -212,6 +220,8 @@ static void lsc_ir_tnt(IRSB *sb, IRExpr *bit, IRExpr *shift)
 	w = lsc_bin(sb, Iop_Shl64, w, shift);
 	w = lsc_bin(sb, Iop_Or64, w, bit);
 	lsc_st(sb, &lsc_hot.enc.tnt, w);
+	if (!lsc_site_checks)
+		return;
 	w = lsc_bin(sb, Iop_Shr64, w, IRExpr_Const(IRConst_U8(
 					      LSC_PTENC_TNT_MAX)));
 	lsc_dirty(sb, lsc_nonzero(sb, w), "lsc_h_tnt_flush", lsc_h_tnt_flush,
@@ -373,6 +383,8 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 	 * and the bit must still be written.
 	 */
 	Bool jcc_open = False;
+	UInt sites = 0;
+	IRExpr *due;
 	Addr ia = 0, last_ia = 0;
 	UInt ilen = 0, last_len = 0;
 	enum lsc_cls cls = LSC_C_OTHER, last_cls = LSC_C_OTHER;
@@ -384,10 +396,13 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 		if (st->tag == Ist_IMark && st->Ist.IMark.len) {
 			last_ia = (Addr)st->Ist.IMark.addr;
 			last_len = st->Ist.IMark.len;
+			last_cls = lsc_classify((const UChar *)last_ia,
+						last_len);
+			sites += last_cls == LSC_C_JCC;
 		}
 	}
-	if (last_len)
-		last_cls = lsc_classify((const UChar *)last_ia, last_len);
+	sites += last_cls == LSC_C_RET;
+	lsc_site_checks = sites > LSC_TNT_SITES;
 
 	sb = deepCopyIRSBExceptStmts(bb);
 	for (i = 0; i < bb->stmts_used; i++) {
@@ -410,9 +425,15 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 			if (!first)
 				continue;
 			first = False;
-			/* Block entry: pending work (rarely any). */
-			lsc_dirty(sb, lsc_nonzero(sb, lsc_ld(sb,
-							&lsc_hot.pending)),
+			/* Block entry: pending work (rarely any), and a
+			 * nearly full TNT word.
+			 */
+			due = lsc_ld(sb, &lsc_hot.pending);
+			if (!lsc_site_checks)
+				due = lsc_bin(sb, Iop_Or64, due, lsc_bin(sb,
+					Iop_Shr64, lsc_ld(sb, &lsc_hot.enc.tnt),
+					IRExpr_Const(IRConst_U8(LSC_TNT_EARLY))));
+			lsc_dirty(sb, lsc_nonzero(sb, due),
 				  "lsc_h_pending", lsc_h_pending,
 				  mkIRExprVec_2(LSC_U64(ia),
 						LSC_U64(cls == LSC_C_REP)));

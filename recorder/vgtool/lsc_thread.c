@@ -155,7 +155,13 @@ void lsc_h_pending(HWord ip, HWord at_rep)
 
 	if (lsc_dead || !lsc_cur_tid) {
 		h->pending = 0;
+		h->enc.tnt = 1;
 		return;
+	}
+	/* Blocks with few branches flush a nearly full TNT word here. */
+	if (h->enc.tnt >> LSC_TNT_EARLY) {
+		lsc_err(lsc_ptenc_tnt_flush(&h->enc));
+		lsc_check_len(h);
 	}
 	if (h->pending & LSC_PEND_START) {
 		lsc_emit_startup_maps();

@@ -16,6 +16,11 @@
 #define LSC_PEND_PGE	2u	/* tracing is disabled: TIP.PGE */
 #define LSC_PEND_PSB	4u	/* the chunk reached psb_period bytes */
 
+/* lsc_h_pending() also runs, and flushes, when this many TNT bits wait;
+ * blocks with at most 47 - LSC_TNT_EARLY bit sites rely on it.
+ */
+#define LSC_TNT_EARLY	40
+
 struct lsc_hot {
 	struct lsc_ptenc enc;
 	/* Instructions completed, as libipt counts them: each one is added

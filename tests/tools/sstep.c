@@ -80,15 +80,6 @@ static void die(const char *what)
 	exit(125);
 }
 
-static int by_start(const void *a, const void *b)
-{
-	const struct func *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 static int by_name(const void *a, const void *b)
 {
 	const struct func *x = a, *y = b;
@@ -96,15 +87,55 @@ static int by_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* A function symbol as read from .symtab. */
+struct sym {
+	uint64_t start, end;
+	int sized;		/* st_size != 0 */
+	int bind;		/* 2 global, 1 weak, 0 local */
+	const char *name;
+};
+
+static int sym_by_start(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* True if symbol x names an address better than y: a sized symbol over
+ * a size-less label, the innermost (smallest) one, then global over weak
+ * over local, then the first name in byte order -- the choice
+ * decoder/symbols.h documents, re-implemented here on purpose. */
+static int better(const struct sym *x, const struct sym *y)
+{
+	if (x->sized != y->sized)
+		return x->sized;
+	if (x->end - x->start != y->end - y->start)
+		return x->end - x->start < y->end - y->start;
+	if (x->bind != y->bind)
+		return x->bind > y->bind;
+	return strcmp(x->name, y->name) < 0;
+}
+
 /* The FUNC symbols of path's .symtab (.dynsym if stripped), moved by
- * bias.  A symbol without a size (crt's frame_dummy, _init) reaches to
- * the next symbol of its section or the section's end, as perf does. */
+ * bias, cut into disjoint ranges each named by its best symbol.  A
+ * symbol without a size (crt's frame_dummy, _init) reaches to the next
+ * symbol of its section or the section's end, as perf does. */
 static void load_symbols(const char *path, uint64_t bias)
 {
 	Elf *e;
 	Elf_Scn *scn = NULL, *symscn = NULL;
 	GElf_Shdr sh;
-	size_t cap = 0, i, j;
+	struct sym *syms = NULL;
+	uint64_t *cuts;
+	size_t nsyms = 0, cap = 0, i, j, ncuts;
 	int fd;
 
 	elf_version(EV_CURRENT);
@@ -134,6 +165,7 @@ static void load_symbols(const char *path, uint64_t bias)
 			GElf_Shdr ssh;
 			Elf_Scn *in;
 			const char *name;
+			int b;
 
 			if (!gelf_getsym(d, (int)i, &sym) ||
 			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
@@ -143,32 +175,63 @@ static void load_symbols(const char *path, uint64_t bias)
 			in = elf_getscn(e, sym.st_shndx);
 			if (!name || !*name || !in || !gelf_getshdr(in, &ssh))
 				continue;
-			if (nfuncs == cap) {
+			if (nsyms == cap) {
 				cap = cap ? 2 * cap : 64;
-				funcs = realloc(funcs, cap * sizeof(*funcs));
-				if (!funcs)
+				syms = realloc(syms, cap * sizeof(*syms));
+				if (!syms)
 					die("realloc");
 			}
-			funcs[nfuncs].start = sym.st_value + bias;
-			/* end of the section for now; sized below */
-			funcs[nfuncs].end = sym.st_size ? sym.st_value + sym.st_size + bias :
-					    ssh.sh_addr + ssh.sh_size + bias;
-			funcs[nfuncs].name = strdup(name);
-			funcs[nfuncs].count = 0;
-			nfuncs++;
+			b = GELF_ST_BIND(sym.st_info);
+			syms[nsyms].start = sym.st_value + bias;
+			/* a size-less label: to its section's end for now */
+			syms[nsyms].end = sym.st_size ? sym.st_value + sym.st_size + bias :
+					  ssh.sh_addr + ssh.sh_size + bias;
+			syms[nsyms].sized = sym.st_size != 0;
+			syms[nsyms].bind = b == STB_GLOBAL ? 2 : b == STB_WEAK ? 1 : 0;
+			syms[nsyms].name = strdup(name);
+			nsyms++;
 		}
 	}
-	qsort(funcs, nfuncs, sizeof(*funcs), by_start);
-	/* Aliases (same start) keep the first name in name order. */
-	for (i = j = 0; i < nfuncs; i++) {
-		if (j && funcs[j - 1].start == funcs[i].start)
-			continue;
-		funcs[j++] = funcs[i];
+	qsort(syms, nsyms, sizeof(*syms), sym_by_start);
+	for (i = 0; i < nsyms; i++)
+		if (!syms[i].sized)
+			for (j = i + 1; j < nsyms; j++)
+				if (syms[j].start > syms[i].start) {
+					if (syms[j].start < syms[i].end)
+						syms[i].end = syms[j].start;
+					break;
+				}
+	/* Every start and end cuts; each piece goes to its best symbol. */
+	cuts = malloc((2 * nsyms + 1) * sizeof(*cuts));
+	if (!cuts)
+		die("malloc");
+	for (i = 0; i < nsyms; i++) {
+		cuts[2 * i] = syms[i].start;
+		cuts[2 * i + 1] = syms[i].end;
 	}
-	nfuncs = j;
-	for (i = 0; i + 1 < nfuncs; i++)
-		if (funcs[i].end > funcs[i + 1].start)
-			funcs[i].end = funcs[i + 1].start;
+	qsort(cuts, 2 * nsyms, sizeof(*cuts), u64_cmp);
+	for (i = j = 0; i < 2 * nsyms; i++)
+		if (!j || cuts[j - 1] != cuts[i])
+			cuts[j++] = cuts[i];
+	ncuts = j;
+	funcs = calloc(ncuts ? ncuts : 1, sizeof(*funcs));
+	if (!funcs)
+		die("calloc");
+	for (i = 0; i + 1 < ncuts; i++) {
+		const struct sym *best = NULL;
+
+		for (j = 0; j < nsyms && syms[j].start <= cuts[i]; j++)
+			if (cuts[i] < syms[j].end && (!best || better(&syms[j], best)))
+				best = &syms[j];
+		if (!best)
+			continue;
+		funcs[nfuncs].start = cuts[i];
+		funcs[nfuncs].end = cuts[i + 1];
+		funcs[nfuncs].name = best->name;
+		nfuncs++;
+	}
+	free(cuts);
+	free(syms);	/* the names stay: funcs points at them */
 	elf_end(e);
 	close(fd);
 }
@@ -387,7 +450,10 @@ int main(int argc, char **argv)
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
-		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0) {
+			fprintf(stderr, "sstep: PTRACE_TRACEME: %s\n", strerror(errno));
+			_exit(125);
+		}
 		execvp(argv[argi], argv + argi);
 		fprintf(stderr, "sstep: %s: %s\n", argv[argi], strerror(errno));
 		_exit(127);

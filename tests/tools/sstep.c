@@ -111,8 +111,9 @@ static int u64_cmp(const void *a, const void *b)
 
 /* True if symbol x names an address better than y: a sized symbol over
  * a size-less label, the innermost (smallest) one, then global over weak
- * over local, then the first name in byte order -- the choice
- * decoder/symbols.h documents, re-implemented here on purpose. */
+ * over local, fewer leading underscores (printf over _IO_printf), then the
+ * first name in byte order -- the choice decoder/symtab.c documents,
+ * re-implemented here on purpose. */
 static int better(const struct sym *x, const struct sym *y)
 {
 	if (x->sized != y->sized)
@@ -121,6 +122,8 @@ static int better(const struct sym *x, const struct sym *y)
 		return x->end - x->start < y->end - y->start;
 	if (x->bind != y->bind)
 		return x->bind > y->bind;
+	if (strspn(x->name, "_") != strspn(y->name, "_"))
+		return strspn(x->name, "_") < strspn(y->name, "_");
 	return strcmp(x->name, y->name) < 0;
 }
 

@@ -1,4 +1,4 @@
-/* buildid.c - GNU build-id notes with libelf. */
+/* ls_buildid.c - GNU build-id notes with libelf. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "ls_err.h"
-#include "recorder/buildid.h"
+#include "ls_buildid.h"
 
 static int buildid_from_notes(Elf_Data *d, uint8_t *out, size_t cap)
 {
@@ -29,7 +29,7 @@ static int buildid_from_notes(Elf_Data *d, uint8_t *out, size_t cap)
 	return 0;
 }
 
-int lsr_buildid_mem(const void *data, size_t len, uint8_t *out, size_t cap)
+int ls_buildid_mem(const void *data, size_t len, uint8_t *out, size_t cap)
 {
 	Elf *e;
 	Elf_Scn *scn = NULL;
@@ -73,7 +73,7 @@ int lsr_buildid_mem(const void *data, size_t len, uint8_t *out, size_t cap)
 	return ret;
 }
 
-int lsr_map_file(const char *path, void **data, size_t *len)
+int ls_map_file(const char *path, void **data, size_t *len)
 {
 	struct stat st;
 	void *p;
@@ -95,13 +95,13 @@ int lsr_map_file(const char *path, void **data, size_t *len)
 	return 0;
 }
 
-void lsr_unmap(void *data, size_t len)
+void ls_unmap(void *data, size_t len)
 {
 	if (data)
 		munmap(data, len);
 }
 
-int lsr_elf_build_id(const char *path, uint8_t *out, size_t cap)
+int ls_buildid_file(const char *path, uint8_t *out, size_t cap)
 {
 	void *data;
 	size_t len;
@@ -109,15 +109,15 @@ int lsr_elf_build_id(const char *path, uint8_t *out, size_t cap)
 
 	if (!path || !out || !cap)
 		return -LS_EINVAL;
-	n = lsr_map_file(path, &data, &len);
+	n = ls_map_file(path, &data, &len);
 	if (n < 0)
 		return n;
-	n = lsr_buildid_mem(data, len, out, cap);
-	lsr_unmap(data, len);
+	n = ls_buildid_mem(data, len, out, cap);
+	ls_unmap(data, len);
 	return n;
 }
 
-int lsr_buildid_hash(const void *data, size_t len, uint8_t out[16])
+int ls_buildid_hash(const void *data, size_t len, uint8_t out[16])
 {
 	const uint8_t *p = data;
 	uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x84222325cbf29ce4ull;

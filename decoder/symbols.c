@@ -33,7 +33,7 @@
 #include "decoder/symtab.h"
 #include "ls_crc32.h"
 #include "ls_err.h"
-#include "recorder/buildid.h"
+#include "ls_buildid.h"
 
 #define SYS_DEBUG_DIR "/usr/lib/debug"
 
@@ -159,7 +159,7 @@ static int try_file(struct lsd_symbols *s, const struct lsb_module *m,
 	err = map_file(path, f);
 	if (err < 0)
 		return err;
-	n = lsr_buildid_mem(f->data, f->len, id, sizeof(id));
+	n = ls_buildid_mem(f->data, f->len, id, sizeof(id));
 	if (n != m->build_id_len || memcmp(id, m->build_id, (size_t)n)) {
 		hex(want, sizeof(want), m->build_id, m->build_id_len);
 		hex(got, sizeof(got), id, n > 0 ? (size_t)n : 0);
@@ -319,7 +319,7 @@ static void find_debug(struct lsd_symbols *s, const struct lsb_module *m,
 		if (map_file(path, f) < 0)
 			continue;
 		if (ls_crc32(0, f->data, f->len) == crc && !file_elf(f) &&
-		    lsr_buildid_mem(f->data, f->len, (uint8_t[4]){ 0 }, 4) == 0)
+		    ls_buildid_mem(f->data, f->len, (uint8_t[4]){ 0 }, 4) == 0)
 			return;
 		file_release(f);
 	}

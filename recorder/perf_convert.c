@@ -13,8 +13,8 @@
 #include <linux/perf_event.h>
 
 #include "ls_err.h"
-#include "buildid.h"
-#include "recorder/buildid.h"
+#include "ls_buildid.h"
+#include "ls_buildid.h"
 #include "perf_convert.h"
 #include "perfdata.h"
 #include "vdso.h"
@@ -508,12 +508,12 @@ static int write_module(struct conv *c, struct modpath *m)
 			 * build-ids agree. */
 			n = lsr_vdso_read(&data, &len, &vaddr);
 			if (n >= 0) {
-				n = lsr_buildid_mem(data, len, local, sizeof(local));
+				n = ls_buildid_mem(data, len, local, sizeof(local));
 				if (n <= 0)
 					n = -LS_ELF;
 			}
 		} else {
-			n = lsr_elf_build_id(m->path, local, sizeof(local));
+			n = ls_buildid_file(m->path, local, sizeof(local));
 		}
 		/* Without a recorded build-id (pipe mode) the file at the
 		 * path is taken as the one that ran, as perf report does; the
@@ -539,7 +539,7 @@ static int write_module(struct conv *c, struct modpath *m)
 	if (c->o->embed && n == m->id_len && !memcmp(local, m->id, m->id_len)) {
 		if (vdso) {
 			mod.flags = LSB_MOD_VDSO;
-		} else if ((err = lsr_map_file(m->path, &data, &len)) < 0) {
+		} else if ((err = ls_map_file(m->path, &data, &len)) < 0) {
 			data = NULL;
 		}
 	} else {
@@ -558,7 +558,7 @@ static int write_module(struct conv *c, struct modpath *m)
 	if (data && vdso)
 		free(data);
 	else if (data)
-		lsr_unmap(data, len);
+		ls_unmap(data, len);
 	if (err < 0)
 		return wfail(c, err);
 	if (err == 0) {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "ls_err.h"
-#include "buildid.h"
+#include "ls_buildid.h"
 #include "perf_convert.h"
 
 #define RAW_STREAM 0
@@ -106,20 +106,20 @@ static int add_image(struct lsb_writer *w, const struct lsr_raw_image *img,
 	size_t len;
 	int err, n;
 
-	err = lsr_map_file(img->path, &data, &len);
+	err = ls_map_file(img->path, &data, &len);
 	if (err < 0)
 		return rfail(errbuf, errlen, err, "'%s': cannot read (%s)", img->path,
 			     ls_errstr(err));
 	memset(&m, 0, sizeof(m));
 	m.path = img->path;
 	m.file_size = len;
-	n = img->raw ? 0 : lsr_buildid_mem(data, len, m.build_id, LSB_BUILD_ID_MAX);
+	n = img->raw ? 0 : ls_buildid_mem(data, len, m.build_id, LSB_BUILD_ID_MAX);
 	if (n < 0) {
-		lsr_unmap(data, len);
+		ls_unmap(data, len);
 		return rfail(errbuf, errlen, -LS_ELF, "'%s': not an ELF file", img->path);
 	}
 	if (n == 0)
-		n = lsr_buildid_hash(data, len, m.build_id);
+		n = ls_buildid_hash(data, len, m.build_id);
 	m.build_id_len = (uint8_t)n;
 	err = lsb_writer_module(w, &m, data, len);
 	if (err < 0) {
@@ -131,7 +131,7 @@ static int add_image(struct lsb_writer *w, const struct lsr_raw_image *img,
 	} else {
 		err = elf_segments(w, &m, img, data, len, errbuf, errlen);
 	}
-	lsr_unmap(data, len);
+	ls_unmap(data, len);
 	return err;
 }
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ls_err.h"
-#include "recorder/buildid.h"
+#include "ls_buildid.h"
 #include "recorder/lsc_proto.h"
 #include "recorder/sw_ingest.h"
 
@@ -96,11 +96,11 @@ static int add_module(struct lsr_ingest *in, const char *path, uint32_t flags,
 	struct lsb_module m;
 	int n, err;
 
-	n = lsr_buildid_mem(data, len, mc->build_id, sizeof(mc->build_id));
+	n = ls_buildid_mem(data, len, mc->build_id, sizeof(mc->build_id));
 	if (n < 0)
 		return n;
 	if (n == 0)	/* linked with --build-id=none: name it by its bytes */
-		n = lsr_buildid_hash(data, len, mc->build_id);
+		n = ls_buildid_hash(data, len, mc->build_id);
 	mc->build_id_len = (uint8_t)n;
 	memset(&m, 0, sizeof(m));
 	memcpy(m.build_id, mc->build_id, (size_t)n);
@@ -146,10 +146,10 @@ static struct lsr_modcache *module_of(struct lsr_ingest *in, const char *path,
 		return NULL;
 	}
 	in->nmods++;
-	r = lsr_map_file(path, &data, &len);
+	r = ls_map_file(path, &data, &len);
 	if (r == 0) {
 		r = add_module(in, path, 0, data, len, mc);
-		lsr_unmap(data, len);
+		ls_unmap(data, len);
 	}
 	if (r < 0 && r != -LS_ENOENT && r != -LS_EIO && r != -LS_ELF) {
 		*err = r;	/* a writer error: fatal */

@@ -10,7 +10,7 @@
 
 #include "decoder/symbols.h"
 #include "ls_err.h"
-#include "recorder/buildid.h"
+#include "ls_buildid.h"
 #include "tap.h"
 
 #define NDAMAGED 40
@@ -55,7 +55,7 @@ int main(void)
 	int fd, bad = 0, elf_errors = 0;
 
 	snprintf(calls, sizeof(calls), "%s/calls", td ? td : "build/testdata");
-	if (lsr_map_file(calls, &elf, &len) < 0) {
+	if (ls_map_file(calls, &elf, &len) < 0) {
 		printf("not ok 1 - cannot read %s\n", calls);
 		return 1;
 	}
@@ -121,6 +121,6 @@ int main(void)
 	lsb_reader_close(r);
 	unlink(bundle);
 	free(copy);
-	lsr_unmap(elf, len);
+	ls_unmap(elf, len);
 	return TAP_DONE();
 }

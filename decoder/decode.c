@@ -9,6 +9,7 @@
  * from there on are held back and dropped at the end of the chunk.  The
  * chunks of a stream then concatenate to exactly the whole stream.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,7 +179,7 @@ static int on_block(struct run *r, const struct pt_block *b)
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++) {
-		err = push(r, &r->d->sbt.sb[ids[i]]);
+		err = push(r, lsd_sb(r->d, ids[i]));
 		if (err)
 			return err;
 	}
@@ -486,6 +487,17 @@ static void config_from_meta(struct lsd_decoder *d)
 int lsd_open(struct lsd_decoder **pd, struct lsb_reader *r,
 	     const struct lsd_opts *o)
 {
+	return lsd_open_msg(pd, r, o, NULL, 0);
+}
+
+uint64_t lsd_missing_mappings(const struct lsd_decoder *d)
+{
+	return d ? d->img.missing : 0;
+}
+
+int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
+		 const struct lsd_opts *o, char *errmsg, size_t errlen)
+{
 	struct lsd_decoder *d;
 	size_t i;
 	int err;
@@ -493,16 +505,26 @@ int lsd_open(struct lsd_decoder **pd, struct lsb_reader *r,
 	if (!pd || !r)
 		return -LS_EINVAL;
 	*pd = NULL;
+	if (errmsg && errlen)
+		errmsg[0] = '\0';
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -LS_ENOMEM;
 	d->r = r;
-	if (o)
-		d->o = *o;
+	if (o) {
+		/* Callers built against an older, smaller struct. */
+		size_t n = o->size && o->size < sizeof(*o) ? o->size : sizeof(*o);
+
+		memcpy(&d->o, o, n);
+	}
 	config_from_meta(d);
-	err = lsd_image_build(&d->img, r, 0, LSB_RUN_TRACE);
-	if (err < 0)
+	err = lsd_image_build_dir(&d->img, r, 0, LSB_RUN_TRACE, d->o.debug_dir);
+	if (err < 0) {
+		if (errmsg && errlen)
+			snprintf(errmsg, errlen, "%s", d->img.errmsg[0] ? d->img.errmsg :
+				 ls_errstr(err));
 		goto fail;
+	}
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
 		err = -LS_EUNSUP;
 		goto fail;
@@ -546,7 +568,7 @@ size_t lsd_nsblocks(const struct lsd_decoder *d)
 
 const struct lsd_sblock *lsd_sblock(const struct lsd_decoder *d, size_t id)
 {
-	return d && id < d->sbt.n ? &d->sbt.sb[id] : NULL;
+	return d && id < d->sbt.n ? lsd_sb(d, id) : NULL;
 }
 
 const struct lsd_sblock *lsd_sblock_at(const struct lsd_decoder *d, uint64_t ip)
@@ -555,7 +577,7 @@ const struct lsd_sblock *lsd_sblock_at(const struct lsd_decoder *d, uint64_t ip)
 
 	/* Linear, for tools and tests; the hot path never asks. */
 	for (i = 0; d && i < d->sbt.n; i++)
-		if (ip >= d->sbt.sb[i].start && ip < d->sbt.sb[i].end)
-			return &d->sbt.sb[i];
+		if (ip >= lsd_sb(d, i)->start && ip < lsd_sb(d, i)->end)
+			return lsd_sb(d, i);
 	return NULL;
 }

@@ -94,14 +94,22 @@ struct lsd_callbacks {
 struct lsd_opts {
 	size_t size;		/* sizeof(struct lsd_opts) */
 	int iclasses;		/* classify instructions of static blocks */
+	const char *debug_dir;	/* where to look for referenced modules */
 };
 
 struct lsd_decoder;
 
 /* Builds the image and collects block heads over every stream (pass 1).
- * Returns -LS_ENOMEM, -LS_EINVAL, a reader error. */
+ * Returns -LS_ENOMEM, -LS_EINVAL, a reader error, or -LS_ECORRUPT for a
+ * module whose file has another build-id; errmsg (may be NULL) gets a
+ * message naming the files. */
+int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
+		 const struct lsd_opts *o, char *errmsg, size_t errlen);
+/* lsd_open_msg() without a message. */
 int lsd_open(struct lsd_decoder **pd, struct lsb_reader *r,
 	     const struct lsd_opts *o);
+/* Executable mappings whose bytes are not in the bundle nor found. */
+uint64_t lsd_missing_mappings(const struct lsd_decoder *d);
 void lsd_close(struct lsd_decoder *d);
 /* Decodes stream i (pass 2), calling cb.  A non-zero return from a callback
  * stops decoding and is returned. */
@@ -116,7 +124,8 @@ int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
 		     const struct lsd_callbacks *cb, void *arg,
 		     struct lsd_stream_stats *st);
 
-/* The static block table (valid until lsd_close). */
+/* The static block table.  Static blocks never move: pointers to them
+ * (struct lsd_block.sb included) stay valid until lsd_close(). */
 size_t lsd_nsblocks(const struct lsd_decoder *d);
 const struct lsd_sblock *lsd_sblock(const struct lsd_decoder *d, size_t id);
 /* The static block containing ip, or NULL. */

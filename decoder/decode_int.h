@@ -36,9 +36,13 @@ struct lsd_dyn {
 	uint32_t nparts;
 };
 
-/* Static blocks with their table and index by start address. */
+/* Static blocks with their table and index by start address.  Blocks live
+ * in pages that never move, so pointers to them stay valid until
+ * lsd_close() (callbacks and pending blocks hold them). */
+#define LSD_SB_PAGE 4096
 struct lsd_sbtab {
-	struct lsd_sblock *sb;
+	struct lsd_sblock **pages;
+	size_t npages;
 	uint8_t *kind;		/* enum lsd_kind of each block's last insn */
 	size_t n, cap;
 	uint32_t *idx;		/* hash: start -> id + 1 */
@@ -61,6 +65,11 @@ struct lsd_decoder {
 	uint8_t *buf[2];		/* chunk buffers */
 	size_t bufcap[2];
 };
+
+static inline struct lsd_sblock *lsd_sb(const struct lsd_decoder *d, size_t id)
+{
+	return &d->sbt.pages[id / LSD_SB_PAGE][id % LSD_SB_PAGE];
+}
 
 int lsd_addrset_add(struct lsd_addrset *s, uint64_t a);
 int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a);

@@ -21,8 +21,9 @@ struct lsd_mapping {
 };
 
 struct lsd_module_bytes {
-	void *data;			/* NULL if not embedded */
+	void *data;			/* NULL if not found */
 	size_t len;
+	int mapped;			/* data is a file mapping, not malloc'd */
 };
 
 struct lsd_image {
@@ -32,10 +33,18 @@ struct lsd_image {
 	size_t nmods;
 	uint64_t missing;		/* exec mappings without bytes */
 	struct pt_image *pt;		/* libipt image reading through us */
+	char errmsg[512];		/* why the build failed */
 };
 
 /* Builds the image of process PID (0: the first process seen) of run RUN
- * from the bundle.  Returns -LS_ENOMEM, or a reader error. */
+ * from the bundle.  Modules the bundle only references (recorded with
+ * --no-embed) are read from their recorded path, or from DEBUG_DIR/path or
+ * DEBUG_DIR/basename when debug_dir is set, if the file's build-id is the
+ * recorded one.  Returns -LS_ENOMEM, a reader error, or -LS_ECORRUPT when
+ * the only files found have another build-id (img->errmsg names both). */
+int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
+			uint32_t pid, int run, const char *debug_dir);
+/* lsd_image_build_dir() without a debug directory. */
 int lsd_image_build(struct lsd_image *img, struct lsb_reader *r,
 		    uint32_t pid, int run);
 void lsd_image_release(struct lsd_image *img);

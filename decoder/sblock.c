@@ -145,7 +145,7 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		if (!ni)
 			return -LS_ENOMEM;
 		for (i = 0; i < t->n; i++) {
-			for (h = hash64(t->sb[i].start) & (ncap - 1); ni[h]; h = (h + 1) & (ncap - 1))
+			for (h = hash64(lsd_sb(d, i)->start) & (ncap - 1); ni[h]; h = (h + 1) & (ncap - 1))
 				;
 			ni[h] = (uint32_t)i + 1;
 		}
@@ -154,26 +154,30 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		t->idxcap = ncap;
 	}
 	for (h = hash64(start) & (t->idxcap - 1); t->idx[h]; h = (h + 1) & (t->idxcap - 1)) {
-		if (t->sb[t->idx[h] - 1].start == start) {
+		if (lsd_sb(d, t->idx[h] - 1)->start == start) {
 			*id = t->idx[h] - 1;
 			return 0;
 		}
 	}
 	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 1024;
-		void *ns = realloc(t->sb, ncap * sizeof(*t->sb));
+		size_t ncap = t->cap + LSD_SB_PAGE;
+		void *np = realloc(t->pages, (t->npages + 1) * sizeof(*t->pages));
 		void *nk;
 
-		if (!ns)
+		if (!np)
 			return -LS_ENOMEM;
-		t->sb = ns;
+		t->pages = np;
+		t->pages[t->npages] = malloc(LSD_SB_PAGE * sizeof(**t->pages));
+		if (!t->pages[t->npages])
+			return -LS_ENOMEM;
+		t->npages++;
 		nk = realloc(t->kind, ncap);
 		if (!nk)
 			return -LS_ENOMEM;
 		t->kind = nk;
 		t->cap = ncap;
 	}
-	sb = &t->sb[t->n];
+	sb = lsd_sb(d, t->n);
 	memset(sb, 0, sizeof(*sb));
 	sb->start = start;
 	sb->last = last;
@@ -330,7 +334,11 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 
 void lsd_sbtab_release(struct lsd_decoder *d)
 {
-	free(d->sbt.sb);
+	size_t i;
+
+	for (i = 0; i < d->sbt.npages; i++)
+		free(d->sbt.pages[i]);
+	free(d->sbt.pages);
 	free(d->sbt.kind);
 	free(d->sbt.idx);
 	memset(&d->sbt, 0, sizeof(d->sbt));

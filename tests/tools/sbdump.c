@@ -6,6 +6,8 @@
  *     MODULE_OFFSET NINSN EXECS FIRST_EXIT
  *   then "streams S insn N blocks B losses L" for the whole-stream decode
  *   and "chunks insn N blocks B losses L" for chunk-by-chunk decoding.
+ * "missing N" first when N executable mappings have no bytes.
+ * -d DIR looks for modules the bundle only references in DIR too.
  * Checks: static blocks never overlap (each instruction is in one).
  * Exit 1 if they do, or if whole-stream and chunk decoding disagree. */
 #include <inttypes.h>
@@ -63,18 +65,25 @@ int main(int argc, char **argv)
 	struct lsd_callbacks cb = { on_block, NULL, NULL, NULL };
 	struct acc whole = { 0 }, chunks = { 0 };
 	const char *mod = NULL;
+	struct lsd_opts o = { .size = sizeof(o) };
+	char msg[600];
 	uint64_t wi = 0, wb = 0, wl = 0, ci = 0, cbk = 0, cl = 0;
 	const struct lsd_sblock **sorted;
 	size_t i, s, n;
 	int err, bad = 0;
 
-	if (argc == 4 && !strcmp(argv[1], "-m")) {
-		mod = argv[2];
+	while (argc >= 4 && argv[1][0] == '-') {
+		if (!strcmp(argv[1], "-m"))
+			mod = argv[2];
+		else if (!strcmp(argv[1], "-d"))
+			o.debug_dir = argv[2];
+		else
+			break;
 		argv += 2;
 		argc -= 2;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: sbdump [-m MODULE_NAME] FILE.lsc\n");
+		fprintf(stderr, "usage: sbdump [-m MODULE_NAME] [-d DEBUG_DIR] FILE.lsc\n");
 		return 2;
 	}
 	err = lsb_reader_open(&r, argv[1]);
@@ -83,11 +92,13 @@ int main(int argc, char **argv)
 		lsb_reader_close(r);
 		return 2;
 	}
-	err = lsd_open(&d, r, NULL);
+	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
 	if (err < 0) {
-		fprintf(stderr, "sbdump: decoder: %s\n", ls_errstr(err));
+		fprintf(stderr, "sbdump: %s\n", msg);
 		return 2;
 	}
+	if (lsd_missing_mappings(d))
+		printf("missing %llu\n", (unsigned long long)lsd_missing_mappings(d));
 	for (s = 0; s < lsb_reader_nstreams(r); s++) {
 		struct lsd_stream_stats st;
 

@@ -72,7 +72,7 @@ static void run(const int *head_order, const int *split_order, char *out,
 	out[0] = '\0';
 	for (j = 0x1000; j < 0x1010; j++) {
 		for (i = 0; i < n; i++) {
-			const struct lsd_sblock *sb = &d.sbt.sb[i];
+			const struct lsd_sblock *sb = lsd_sb(&d, i);
 
 			if (sb->start == j)
 				pos += (size_t)snprintf(out + pos, outlen - pos, "%llx:%u:%llx ",

@@ -51,7 +51,9 @@ struct load_seg {
 struct mod {
 	int state;		/* 0 not loaded, 1 loaded, < 0 why not */
 	struct elf_file main, dbg;
-	Dwarf *dw;		/* NULL: no DWARF */
+	Elf *dwelf;		/* the file with DWARF, NULL if none */
+	Dwarf *dw;		/* opened on the first lookup of lines */
+	int dw_tried;
 	struct load_seg *loads;
 	size_t nloads;
 	struct lsd_symtab tab;
@@ -350,7 +352,7 @@ static int read_loads(struct mod *md)
 static int mod_load(struct lsd_symbols *s, size_t i, struct mod *md)
 {
 	const struct lsb_module *m = lsb_reader_module(s->r, i);
-	Elf *symelf, *dwelf = NULL;
+	Elf *symelf;
 	int err;
 
 	if (!m)
@@ -384,15 +386,9 @@ static int mod_load(struct lsd_symbols *s, size_t i, struct mod *md)
 		return err;
 	}
 	if (has_section(md->main.elf, 0, ".debug_info"))
-		dwelf = md->main.elf;
+		md->dwelf = md->main.elf;
 	else if (md->dbg.elf && has_section(md->dbg.elf, 0, ".debug_info"))
-		dwelf = md->dbg.elf;
-	if (dwelf) {
-		md->dw = dwarf_begin_elf(dwelf, DWARF_C_READ, NULL);
-		if (!md->dw)
-			set_err(s, "cannot read the DWARF of '%s': %s",
-				m->path ? m->path : "?", dwarf_errmsg(-1));
-	}
+		md->dwelf = md->dbg.elf;
 	return 1;
 }
 
@@ -466,13 +462,23 @@ static int off_to_vaddr(const struct mod *md, uint64_t off, uint64_t *vaddr)
 	return -1;
 }
 
-static void find_lines(struct mod *md, uint64_t vaddr,
+static void find_lines(struct lsd_symbols *s, struct mod *md, uint64_t vaddr,
 		       struct lsd_symbol_info *info)
 {
 	Dwarf_Die cudie, *scopes = NULL;
 	Dwarf_Line *ln;
 	int n, line;
 
+	/* Opening DWARF decompresses and indexes sections: only when lines
+	 * are first asked for. */
+	if (!md->dw_tried && md->dwelf) {
+		md->dw_tried = 1;
+		md->dw = dwarf_begin_elf(md->dwelf, DWARF_C_READ, NULL);
+		if (!md->dw)
+			set_err(s, "cannot read the DWARF of '%s': %s",
+				info->module ? info->module : "?",
+				dwarf_errmsg(-1));
+	}
 	if (!md->dw || !dwarf_addrdie(md->dw, vaddr, &cudie))
 		return;
 	ln = dwarf_getsrc_die(&cudie, vaddr);
@@ -541,6 +547,6 @@ int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
 		info->func_start = off - info->func_off;
 	}
 	if (want_lines)
-		find_lines(md, info->vaddr, info);
+		find_lines(s, md, info->vaddr, info);
 	return 0;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "decoder/image.h"
-#include "ls_buildid.h"
+#include "decoder/modfile.h"
 #include "ls_err.h"
 
 struct build_ctx {
@@ -185,63 +185,6 @@ static int read_cb(uint8_t *buffer, size_t size, const struct pt_asid *asid,
 	return n < 0 ? -pte_nomap : n;
 }
 
-static void hex(const uint8_t *id, size_t n, char *out)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-	out[2 * n] = '\0';
-}
-
-/* A module the bundle only references: the first candidate file whose
- * build-id matches.  Returns 0 (found or not found), or -LS_ECORRUPT if
- * files were found and none matched. */
-static int find_reference(struct lsd_image *img, const struct lsb_module *m,
-			  struct lsd_module_bytes *mb, const char *debug_dir)
-{
-	char cand[3][4096], want[2 * LSB_BUILD_ID_MAX + 1], got[2 * LSB_BUILD_ID_MAX + 1];
-	const char *base = strrchr(m->path, '/');
-	int ncand = 0, i, mismatch = -1;
-
-	snprintf(cand[ncand++], sizeof(cand[0]), "%s", m->path);
-	if (debug_dir) {
-		snprintf(cand[ncand++], sizeof(cand[0]), "%s/%s", debug_dir, m->path);
-		snprintf(cand[ncand++], sizeof(cand[0]), "%s/%s", debug_dir,
-			 base ? base + 1 : m->path);
-	}
-	for (i = 0; i < ncand; i++) {
-		uint8_t id[LSB_BUILD_ID_MAX];
-		void *data;
-		size_t len;
-		int n;
-
-		if (ls_map_file(cand[i], &data, &len) < 0)
-			continue;
-		n = ls_buildid_mem(data, len, id, sizeof(id));
-		if (n == 0)
-			n = ls_buildid_hash(data, len, id);
-		if (n == m->build_id_len && !memcmp(id, m->build_id, (size_t)n)) {
-			mb->data = data;
-			mb->len = len;
-			mb->mapped = 1;
-			return 0;
-		}
-		if (mismatch < 0) {
-			mismatch = i;
-			hex(id, n > 0 ? (size_t)n : 0, got);
-		}
-		ls_unmap(data, len);
-	}
-	if (mismatch < 0)
-		return 0;
-	hex(m->build_id, m->build_id_len, want);
-	snprintf(img->errmsg, sizeof(img->errmsg),
-		 "build-id mismatch: the trace ran '%s' with build-id %s, but '%s' has build-id %s",
-		 m->path, want, cand[mismatch], got);
-	return -LS_ECORRUPT;
-}
-
 int lsd_image_build(struct lsd_image *img, struct lsb_reader *r,
 		    uint32_t pid, int run)
 {
@@ -267,7 +210,12 @@ int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
 			err = lsb_reader_module_data(r, i, &img->mods[i].data,
 						     &img->mods[i].len);
 		} else {
-			err = find_reference(img, m, &img->mods[i], debug_dir);
+			err = lsd_modfile_find(m, debug_dir, 1, &img->mods[i].data,
+					       &img->mods[i].len, img->errmsg,
+					       sizeof(img->errmsg));
+			img->mods[i].mapped = !err;
+			if (err == -LS_ENOENT)	/* counted as missing */
+				img->errmsg[0] = '\0';
 		}
 		if (err < 0 && err != -LS_ENOENT) {
 			if (!img->errmsg[0])
@@ -301,7 +249,7 @@ void lsd_image_release(struct lsd_image *img)
 		pt_image_free(img->pt);
 	for (i = 0; i < img->nmods && img->mods; i++) {
 		if (img->mods[i].mapped)
-			ls_unmap(img->mods[i].data, img->mods[i].len);
+			lsd_modfile_unmap(img->mods[i].data, img->mods[i].len);
 		else
 			free(img->mods[i].data);
 	}

@@ -29,13 +29,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decoder/modfile.h"
 #include "decoder/symbols.h"
 #include "decoder/symtab.h"
 #include "ls_crc32.h"
 #include "ls_err.h"
 #include "ls_buildid.h"
 
-#define SYS_DEBUG_DIR "/usr/lib/debug"
 
 struct elf_file {
 	void *data;
@@ -89,40 +89,12 @@ static int mkpath(char *out, size_t cap, const char *fmt, ...)
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
-static void hex(char *out, size_t cap, const uint8_t *id, size_t len)
-{
-	size_t i;
-
-	out[0] = 0;
-	for (i = 0; i < len && 2 * i + 2 < cap; i++)
-		snprintf(out + 2 * i, 3, "%02x", id[i]);
-}
-
-/* Maps PATH copy-on-write: libelf writes into an elf_memory() image when
- * libdw decompresses SHF_COMPRESSED debug sections (distribution debug
- * files have them), which a read-only mapping turns into a SIGSEGV. */
 static int map_file(const char *path, struct elf_file *f)
 {
-	struct stat st;
-	void *p;
-	int fd;
+	int err = lsd_modfile_map(path, &f->data, &f->len);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? -LS_ENOENT : -LS_EIO;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		close(fd);
-		return -LS_EIO;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
-		 fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return -LS_EIO;
-	f->data = p;
-	f->len = (size_t)st.st_size;
-	f->mapped = 1;
-	return 0;
+	f->mapped = !err;
+	return err;
 }
 
 static void file_release(struct elf_file *f)
@@ -149,75 +121,36 @@ static int file_elf(struct elf_file *f)
 	return 0;
 }
 
-/* Maps PATH when its build-id is m's.  Returns 0, -LS_ENOENT (absent),
- * -LS_ECORRUPT (another build, message set), -LS_EIO, -LS_ELF. */
+/* Maps PATH when its build-id is m's and opens it as ELF. */
 static int try_file(struct lsd_symbols *s, const struct lsb_module *m,
 		    const char *path, struct elf_file *f)
 {
-	uint8_t id[LSB_BUILD_ID_MAX];
-	char want[2 * LSB_BUILD_ID_MAX + 1], got[2 * LSB_BUILD_ID_MAX + 1];
-	int n, err;
+	int err = lsd_modfile_try(m, path, &f->data, &f->len, s->errmsg,
+				  sizeof(s->errmsg));
 
-	err = map_file(path, f);
 	if (err < 0)
 		return err;
-	n = ls_buildid_mem(f->data, f->len, id, sizeof(id));
-	if (n != m->build_id_len || memcmp(id, m->build_id, (size_t)n)) {
-		hex(want, sizeof(want), m->build_id, m->build_id_len);
-		hex(got, sizeof(got), id, n > 0 ? (size_t)n : 0);
-		set_err(s, "build-id of '%s' (%s) is not that of the recorded "
-			"module '%s' (%s)", path, n > 0 ? got : "none",
-			m->path ? m->path : "?", want);
-		file_release(f);
-		return n < 0 ? -LS_ELF : -LS_ECORRUPT;
-	}
+	f->mapped = 1;
 	err = file_elf(f);
 	if (err < 0)
 		file_release(f);
 	return err;
 }
 
-static int buildid_path(char *out, size_t cap, const char *dir,
-			const struct lsb_module *m)
-{
-	char h[2 * LSB_BUILD_ID_MAX + 1];
-
-	hex(h, sizeof(h), m->build_id, m->build_id_len);
-	return mkpath(out, cap, "%s/.build-id/%.2s/%s.debug", dir, h, h + 2);
-}
-
 /* Finds the bytes of a reference-only module. */
 static int find_reference(struct lsd_symbols *s, const struct lsb_module *m,
 			  struct elf_file *f)
 {
-	const char *cand[4];
-	char bufs[3][4096];
-	int i, n = 0, err, worst = -LS_ENOENT;
+	int err = lsd_modfile_find(m, s->debug_dir, 0, &f->data, &f->len,
+				   s->errmsg, sizeof(s->errmsg));
 
-	if (m->path && *m->path)
-		cand[n++] = m->path;
-	if (s->debug_dir && m->path && *m->path &&
-	    !mkpath(bufs[0], sizeof(bufs[0]), "%s/%s", s->debug_dir, m->path))
-		cand[n++] = bufs[0];
-	if (m->build_id_len > 1) {
-		if (s->debug_dir &&
-		    !buildid_path(bufs[1], sizeof(bufs[1]), s->debug_dir, m))
-			cand[n++] = bufs[1];
-		if (!buildid_path(bufs[2], sizeof(bufs[2]), SYS_DEBUG_DIR, m))
-			cand[n++] = bufs[2];
-	}
-	for (i = 0; i < n; i++) {
-		err = try_file(s, m, cand[i], f);
-		if (!err)
-			return 0;
-		/* A file of another build says more than a missing one. */
-		if (err != -LS_ENOENT)
-			worst = err;
-	}
-	if (worst == -LS_ENOENT)
-		set_err(s, "module '%s' is not in the bundle and no file with "
-			"its build-id was found", m->path ? m->path : "?");
-	return worst;
+	if (err < 0)
+		return err;
+	f->mapped = 1;
+	err = file_elf(f);
+	if (err < 0)
+		file_release(f);
+	return err;
 }
 
 static int has_section(Elf *elf, Elf64_Word type, const char *name)
@@ -285,10 +218,10 @@ static void find_debug(struct lsd_symbols *s, const struct lsb_module *m,
 
 	if (m->build_id_len > 1) {
 		if (s->debug_dir &&
-		    !buildid_path(path, sizeof(path), s->debug_dir, m) &&
+		    !lsd_modfile_buildid_path(path, sizeof(path), s->debug_dir, m) &&
 		    !try_file(s, m, path, f))
 			return;
-		if (!buildid_path(path, sizeof(path), SYS_DEBUG_DIR, m) &&
+		if (!lsd_modfile_buildid_path(path, sizeof(path), LSD_SYS_DEBUG_DIR, m) &&
 		    !try_file(s, m, path, f))
 			return;
 	}
@@ -306,7 +239,7 @@ static void find_debug(struct lsd_symbols *s, const struct lsb_module *m,
 				     m->path, link);
 		else if (i == 2)
 			bad = mkpath(path, sizeof(path), "%s%.*s/%s",
-				     SYS_DEBUG_DIR, dl, m->path, link);
+				     LSD_SYS_DEBUG_DIR, dl, m->path, link);
 		else if (s->debug_dir)
 			bad = mkpath(path, sizeof(path), "%s/%s", s->debug_dir,
 				     link);

@@ -171,6 +171,55 @@ static const char *payload_str(const uint8_t *p, size_t len)
 	return (const char *)p;
 }
 
+/* The client runs a little of Valgrind's own code: the signal-return
+ * trampoline, on a page of the tool binary mapped into the client.  That
+ * page, not the 2.6 MB tool, goes into the bundle. */
+static int is_tool_binary(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return base && !strcmp(base + 1, "loopscope-amd64-linux");
+}
+
+#define LSR_TRAMPOLINE "[valgrind-trampoline]"
+
+static int tool_page(struct lsr_ingest *in, uint32_t tid,
+		     const struct lsp_mmap *mm, const char *path)
+{
+	struct lsb_module m;
+	struct lsb_event ev;
+	void *data;
+	size_t len;
+	int err;
+
+	event_init(in, &ev, LSB_EV_MMAP, tid, mm->seq);
+	ev.addr = mm->addr;
+	ev.len = mm->len;
+	ev.prot = mm->prot;
+	ev.name = LSR_TRAMPOLINE;
+	if (ls_map_file(path, &data, &len) == 0) {
+		if (mm->pgoff < len && mm->len <= len - mm->pgoff) {
+			memset(&m, 0, sizeof(m));
+			m.build_id_len = (uint8_t)ls_buildid_hash(
+				(uint8_t *)data + mm->pgoff, mm->len, m.build_id);
+			m.flags = LSB_MOD_VDSO;
+			m.file_size = mm->len;
+			m.path = LSR_TRAMPOLINE;
+			err = lsb_writer_module(in->w, &m, (uint8_t *)data + mm->pgoff,
+						mm->len);
+			if (err < 0) {
+				ls_unmap(data, len);
+				return err;
+			}
+			in->st->modules += err == 0;
+			memcpy(ev.build_id, m.build_id, m.build_id_len);
+			ev.build_id_len = m.build_id_len;
+		}
+		ls_unmap(data, len);
+	}
+	return lsb_writer_event(in->w, &ev);
+}
+
 static int on_mmap(struct lsr_ingest *in, uint32_t tid, const uint8_t *p,
 		   size_t len)
 {
@@ -188,6 +237,8 @@ static int on_mmap(struct lsr_ingest *in, uint32_t tid, const uint8_t *p,
 	/* The vDSO's event is written with its bytes (LSP_MEMDUMP). */
 	if (!strcmp(path, "[vdso]"))
 		return 0;
+	if ((mm.prot & 4) && is_tool_binary(path))
+		return tool_page(in, tid, &mm, path);
 	event_init(in, &ev, LSB_EV_MMAP, tid, mm.seq);
 	ev.addr = mm.addr;
 	ev.len = mm.len;

@@ -1,8 +1,10 @@
 #!/bin/bash
 # bench/record.sh - recording cost, measured side by side in one run:
 # native time, `valgrind --tool=none` time, `loopscope record` (sw) time,
-# bundle bytes, executed instructions (decoded by libipt via ptcheck) and
-# bundle bytes per executed instruction.
+# bundle bytes, executed instructions (decoded by libipt via ptcheck), and
+# bytes per executed instruction: of the PT streams as stored (compressed)
+# and of the whole bundle (which also embeds the executables: a constant
+# ~1 MB that dominates for tiny programs).
 # Usage: bench/record.sh [BUILD]   (run `make` first)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,7 +34,7 @@ secs() {	# secs CMD... : wall seconds of one run, output discarded
 	echo "$s $e" | awk '{printf "%.3f", $2 - $1}'
 }
 
-printf '%-22s %8s %8s %8s %7s %7s %10s %12s %8s\n' program native none sw sw/none sw/nat bundle insns B/insn
+printf '%-22s %8s %8s %8s %7s %7s %10s %12s %9s %9s\n' program native none sw sw/none sw/nat bundle insns PT-B/insn B/insn
 run() {	# run NAME CMD...
 	local name=$1; shift
 	local nat none sw size insn
@@ -40,11 +42,13 @@ run() {	# run NAME CMD...
 	none=$(secs valgrind --tool=none -q "$@")
 	sw=$(secs "$LS" record -q -o "$tmp/b.lsc" -- "$@")
 	size=$(stat -c %s "$tmp/b.lsc")
-	insn=$("$PTCHECK" "$tmp/b.lsc" 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "insn") s += $(i + 1)} END {print s + 0}')
-	printf '%-22s %8s %8s %8s %7s %7s %10s %12s %8s\n' "$name" "$nat" "$none" "$sw" \
+	insn=$("$PTCHECK" "$tmp/b.lsc" 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "insn_insn") s += $(i + 1)} END {print s + 0}')
+	pt=$("$LS" info --format=json "$tmp/b.lsc" | awk -F'"stored": ' '/"kind": "thread"/ {split($2, a, "}"); s += a[1]} END {print s + 0}')
+	printf '%-22s %8s %8s %8s %7s %7s %10s %12s %9s %9s\n' "$name" "$nat" "$none" "$sw" \
 		"$(awk -v a="$sw" -v b="$none" 'BEGIN{printf "%.2f", a / b}')" \
 		"$(awk -v a="$sw" -v b="$nat" 'BEGIN{printf "%.1f", a / b}')" \
 		"$size" "$insn" \
+		"$(awk -v a="$pt" -v b="$insn" 'BEGIN{if (b) printf "%.5f", a / b; else print "-"}')" \
 		"$(awk -v a="$size" -v b="$insn" 'BEGIN{if (b) printf "%.4f", a / b; else print "-"}')"
 }
 

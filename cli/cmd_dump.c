@@ -671,21 +671,16 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 			goto fail;
 		}
 	}
-	if (d->have_cs)
-		cs_close(&d->cs);
-	if (d->mode == MODE_INSN)
-		lsd_image_release(&d->img);
-	lsd_symbols_close(d->syms);
-	lsd_close(dec);
-	return 0;
+	err = 0;
 fail:
 	if (d->have_cs)
 		cs_close(&d->cs);
 	if (d->mode == MODE_INSN)
 		lsd_image_release(&d->img);
+	free(d->code);
 	lsd_symbols_close(d->syms);
 	lsd_close(dec);
-	return 1;
+	return err ? 1 : 0;
 }
 
 int cmd_dump(int argc, char **argv)

@@ -1,0 +1,55 @@
+#!/bin/bash
+# bench/decode.sh - decoding cost per core, measured side by side in one
+# process (tests/tools/ptbench.c): libipt's block decoder alone over each
+# stream, and our decoder (lsd_open: image + pass 1 collecting block
+# heads; lsd_decode_stream: pass 2 emitting static blocks to a no-op
+# callback) on the same streams with the same image.  CPU seconds of one
+# thread, best of 3 for the testdata programs, one run for the real ones
+# (each takes about a minute per pass).  Bundles: testdata programs and real programs
+# recorded with `loopscope record` (sw backend): xz and bzip2 compressing
+# 2 MB of text, sqlite3 running a query script (as bench/record.sh).
+# Columns: PT MB/s, instructions/s and blocks/s of pass 2; ratios pass 2 /
+# libipt and (open + pass 2) / libipt.  Target: pass 2 at most 1.25.
+# Usage: bench/decode.sh [BUILD]   (run `make all` and build
+# tests/ptbench first: `make check` does, or `make BUILD/tests/ptbench`)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+LS=$B/loopscope
+BENCH=$B/tests/ptbench
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+[ -x "$BENCH" ] || { echo "no $BENCH; run make check or make $B/tests/ptbench" >&2; exit 1; }
+
+for i in $(seq 1 6); do cat "$top"/recorder/*.c "$top"/formats/*.c "$top"/man/*; done >"$tmp/text0"
+for i in $(seq 1 8); do cat "$tmp/text0"; done | head -c 2000000 >"$tmp/text"
+cat >"$tmp/q.sql" <<'SQL'
+CREATE TABLE t(a INTEGER, b TEXT);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<5000)
+INSERT INTO t SELECT x, hex(randomblob(8)) FROM c;
+CREATE INDEX ti ON t(b);
+SELECT count(*), sum(a) FROM t WHERE b > '8';
+SELECT a % 7, count(*) FROM t GROUP BY a % 7 ORDER BY 1;
+SQL
+
+printf '%-20s %9s %11s %9s %8s %8s %8s %8s %9s %9s %7s %7s\n' program "PT bytes" insns \
+	sblocks "ipt s" "pass2 s" "open s" "MB/s" "insn/s" "blocks/s" p2/ipt all/ipt
+run() {	# run REPEAT NAME CMD...
+	local rep=$1 name=$2; shift 2
+	"$LS" record -q -o "$tmp/b.lsc" -- "$@" >/dev/null 2>&1 </dev/null || {
+		echo "$name: record failed" >&2; return; }
+	"$BENCH" -r "$rep" "$tmp/b.lsc" | awk -v n="$name" '{
+		for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
+		printf "%-20s %9d %11d %9d %8.3f %8.3f %8.3f %8.2f %9.3g %9.3g %7.2f %7.2f\n",
+			n, v["pt_bytes"], v["insns"], v["sblocks"], v["ipt_s"], v["pass2_s"],
+			v["open_s"], v["pass2_mbs"], v["pass2_insn_s"], v["pass2_blocks_s"],
+			v["ratio_pass2"], v["ratio_total"] }'
+}
+
+for p in nested recursion calls threads; do
+	run 3 "$p" "$B/testdata/$p"
+done
+run 3 "spin 40" "$B/testdata/spin" 40
+run 1 "xz -6 (2 MB text)" xz -6 -c "$tmp/text"
+run 1 "bzip2 (2 MB text)" bzip2 -c "$tmp/text"
+run 1 "sqlite3 (5k rows)" sqlite3 :memory: ".read $tmp/q.sql"

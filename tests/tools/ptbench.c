@@ -1,0 +1,204 @@
+/* ptbench.c - the cost of our decoder beside libipt's block decoder alone,
+ * in one process, on the same streams with the same image.
+ *
+ *   ptbench [-r REPEAT] FILE.lsc
+ *
+ * libipt alone: pt_blk over each whole stream (end_on_call, end_on_jump,
+ * as decoder/decode.c configures it), events drained, instructions and
+ * blocks counted, the image of decoder/image.h.  Ours: lsd_open() (image
+ * and pass 1, the block heads) once, then lsd_decode_stream() (pass 2)
+ * with a block callback that does nothing.  Times are CPU seconds of
+ * this thread (one core), the best of REPEAT runs (default 3), so other
+ * load on the machine counts as little as possible.  Prints one line:
+ *   pt_bytes B insns N blocks K sblocks S ipt_s T pass2_s T open_s T
+ *   ipt_mbs X pass2_mbs X ipt_insn_s X pass2_insn_s X pass2_blocks_s X
+ *   ratio_pass2 R ratio_total R
+ * ratio_pass2 = pass2 / libipt; ratio_total = (open + pass2) / libipt.
+ */
+#include <intel-pt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "decoder/decode.h"
+#include "decoder/image.h"
+#include "formats/bundle.h"
+#include "ls_err.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint8_t *read_stream(struct lsb_reader *r, size_t s, size_t *plen)
+{
+	size_t n = lsb_reader_nchunks(r, s), i, total = 0, off = 0;
+	uint8_t *buf;
+
+	for (i = 0; i < n; i++)
+		total += lsb_reader_chunk(r, s, i)->raw_size;
+	buf = malloc(total ? total : 1);
+	for (i = 0; buf && i < n; i++) {
+		int64_t got = lsb_reader_read_chunk(r, lsb_reader_chunk(r, s, i),
+						    buf + off, total - off);
+
+		if (got < 0) {
+			free(buf);
+			return NULL;
+		}
+		off += (size_t)got;
+	}
+	*plen = off;
+	return buf;
+}
+
+static void ipt_blocks(const uint8_t *buf, size_t len, struct pt_image *img,
+		       uint64_t *insns, uint64_t *blocks)
+{
+	struct pt_config cfg;
+	struct pt_block_decoder *d;
+	int st;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	cfg.flags.variant.block.end_on_call = 1;
+	cfg.flags.variant.block.end_on_jump = 1;
+	d = pt_blk_alloc_decoder(&cfg);
+	if (!d)
+		return;
+	pt_blk_set_image(d, img);
+	for (;;) {
+		st = pt_blk_sync_forward(d);
+		if (st < 0)
+			break;
+		for (;;) {
+			struct pt_block b;
+
+			while (st >= 0 && (st & pts_event_pending)) {
+				struct pt_event ev;
+
+				st = pt_blk_event(d, &ev, sizeof(ev));
+			}
+			if (st < 0)
+				break;
+			memset(&b, 0, sizeof(b));
+			st = pt_blk_next(d, &b, sizeof(b));
+			*insns += b.ninsn;
+			*blocks += b.ninsn != 0;
+			if (st < 0)
+				break;
+		}
+		if (st == -pte_eos)
+			break;
+	}
+	pt_blk_free_decoder(d);
+}
+
+static int nop_block(void *arg, size_t stream, const struct lsd_block *b)
+{
+	(void)arg;
+	(void)stream;
+	(void)b;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct lsd_opts o = { .size = sizeof(o) };
+	struct lsd_callbacks cb = { .block = nop_block };
+	struct lsb_reader *r = NULL;
+	struct lsd_decoder *d = NULL;
+	struct lsd_image img;
+	double ipt = 1e99, pass2 = 1e99, open = 1e99, t;
+	uint64_t bytes = 0, insns = 0, blocks = 0, ipt_insns = 0;
+	size_t s, nsb = 0;
+	int rep, repeat = 3, err;
+
+	if (argc == 4 && !strcmp(argv[1], "-r")) {
+		repeat = atoi(argv[2]);
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc != 2 || repeat < 1) {
+		fprintf(stderr, "usage: ptbench [-r REPEAT] FILE.lsc\n");
+		return 2;
+	}
+	if (lsb_reader_open(&r, argv[1]) < 0) {
+		fprintf(stderr, "ptbench: %s\n", r ? lsb_reader_errmsg(r) : argv[1]);
+		lsb_reader_close(r);
+		return 2;
+	}
+	if (lsd_image_build(&img, r, 0, LSB_RUN_TRACE) < 0) {
+		fprintf(stderr, "ptbench: cannot build the image\n");
+		return 2;
+	}
+	for (rep = 0; rep < repeat; rep++) {
+		uint64_t ni = 0, nb = 0, nbytes = 0;
+
+		t = now();
+		for (s = 0; s < lsb_reader_nstreams(r); s++) {
+			size_t len;
+			uint8_t *buf = read_stream(r, s, &len);
+
+			if (!buf)
+				return 2;
+			ipt_blocks(buf, len, img.pt, &ni, &nb);
+			nbytes += len;
+			free(buf);
+		}
+		t = now() - t;
+		if (t < ipt)
+			ipt = t;
+		ipt_insns = ni;
+		bytes = nbytes;
+
+		t = now();
+		err = lsd_open(&d, r, &o);
+		t = now() - t;
+		if (err < 0) {
+			fprintf(stderr, "ptbench: lsd_open: %s\n", ls_errstr(err));
+			return 2;
+		}
+		if (t < open)
+			open = t;
+		insns = blocks = 0;
+		t = now();
+		for (s = 0; s < lsb_reader_nstreams(r); s++) {
+			struct lsd_stream_stats st;
+
+			memset(&st, 0, sizeof(st));
+			err = lsd_decode_stream(d, s, &cb, NULL, &st);
+			if (err < 0) {
+				fprintf(stderr, "ptbench: decode: %s\n", ls_errstr(err));
+				return 2;
+			}
+			insns += st.insns;
+			blocks += st.blocks;
+		}
+		t = now() - t;
+		if (t < pass2)
+			pass2 = t;
+		nsb = lsd_nsblocks(d);
+		lsd_close(d);
+	}
+	if (ipt_insns != insns)
+		fprintf(stderr, "ptbench: libipt decoded %" PRIu64 " instructions, "
+			"we %" PRIu64 "\n", ipt_insns, insns);
+	printf("pt_bytes %" PRIu64 " insns %" PRIu64 " blocks %" PRIu64 " sblocks %zu"
+	       " ipt_s %.4f pass2_s %.4f open_s %.4f ipt_mbs %.1f pass2_mbs %.1f"
+	       " ipt_insn_s %.3g pass2_insn_s %.3g pass2_blocks_s %.3g"
+	       " ratio_pass2 %.2f ratio_total %.2f\n",
+	       bytes, insns, blocks, nsb, ipt, pass2, open,
+	       (double)bytes / ipt / 1e6, (double)bytes / pass2 / 1e6,
+	       (double)ipt_insns / ipt, (double)insns / pass2,
+	       (double)blocks / pass2, pass2 / ipt, (open + pass2) / ipt);
+	lsd_image_release(&img);
+	lsb_reader_close(r);
+	return 0;
+}

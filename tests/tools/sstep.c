@@ -93,6 +93,7 @@ struct sym {
 	int sized;		/* st_size != 0 */
 	int bind;		/* 2 global, 1 weak, 0 local */
 	const char *name;
+	int used;		/* a piece of code is named after it */
 };
 
 static int sym_by_start(const void *a, const void *b)
@@ -228,13 +229,18 @@ static void load_symbols(const char *path, uint64_t bias)
 				best = &syms[j];
 		if (!best)
 			continue;
+		((struct sym *)best)->used = 1;
 		funcs[nfuncs].start = cuts[i];
 		funcs[nfuncs].end = cuts[i + 1];
 		funcs[nfuncs].name = best->name;
 		nfuncs++;
 	}
 	free(cuts);
-	free(syms);	/* the names stay: funcs points at them */
+	/* The names funcs points at stay; aliases that never won go. */
+	for (i = 0; i < nsyms; i++)
+		if (!syms[i].used)
+			free((char *)syms[i].name);
+	free(syms);
 	elf_end(e);
 	close(fd);
 }

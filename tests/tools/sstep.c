@@ -193,6 +193,7 @@ static void load_symbols(const char *path, uint64_t bias)
 			syms[nsyms].sized = sym.st_size != 0;
 			syms[nsyms].bind = b == STB_GLOBAL ? 2 : b == STB_WEAK ? 1 : 0;
 			syms[nsyms].name = strdup(name);
+			syms[nsyms].used = 0;
 			nsyms++;
 		}
 	}

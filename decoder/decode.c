@@ -22,7 +22,6 @@ struct run {
 	const struct lsd_callbacks *cb;
 	void *arg;
 	struct lsd_stream_stats *st;
-	int pass;			/* 1: collect heads, 2: emit */
 	const struct lsd_sblock *pend;	/* executed, exit not yet known */
 	uint64_t stop_ip;		/* X of the chunk, 0 if none */
 	int tailing;			/* holding blocks after X */
@@ -96,8 +95,6 @@ static int emit(struct run *r, const struct lsd_sblock *sb, int exit, uint64_t n
 {
 	struct lsd_block b = { sb, (uint8_t)exit, next };
 
-	if (r->pass == 1)
-		return 0;
 	if (!r->tailing)
 		return deliver(r, &b);
 	if (r->ntail == r->captail) {
@@ -151,7 +148,7 @@ static int push(struct run *r, const struct lsd_sblock *sb)
 		err = emit(r, r->pend, exit_by_kind(kind_of(r->d, r->pend), r->pend,
 						    sb->start), sb->start);
 	r->pend = sb;
-	if (r->stop_ip && sb->start == r->stop_ip && !r->tailing && r->pass == 2)
+	if (r->stop_ip && sb->start == r->stop_ip && !r->tailing)
 		r->tailing = 1;
 	return err;
 }
@@ -173,8 +170,6 @@ static int on_block(struct run *r, const struct pt_block *b)
 
 	if (!b->ninsn)
 		return 0;
-	if (r->pass == 1)
-		return lsd_addrset_add(&r->d->heads, b->ip) < 0 ? -LS_ENOMEM : 0;
 	n = lsd_split(r->d, b->ip, b->end_ip, b->ninsn, &ids);
 	if (n < 0)
 		return n;
@@ -209,7 +204,7 @@ static int on_event(struct run *r, const struct pt_event *ev)
 		int err = end_pend(r, LSD_EXIT_GAP, 0);
 
 		r->st->losses++;
-		if (!err && r->pass == 2 && r->cb && r->cb->loss)
+		if (!err && r->cb && r->cb->loss)
 			err = r->cbret = r->cb->loss(r->arg, r->stream, &l);
 		return err;
 	}
@@ -232,7 +227,7 @@ static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error)
 	l.insns = 0;
 	l.error = error;
 	r->st->lost_bytes += l.bytes;
-	if (r->pass == 2 && r->cb && r->cb->loss)
+	if (r->cb && r->cb->loss)
 		r->cbret = r->cb->loss(r->arg, r->stream, &l);
 	return r->cbret;
 }
@@ -290,10 +285,6 @@ static int decode_buf(struct run *r, const uint8_t *buf, size_t len)
 		if (st < 0) {
 			uint64_t at = 0, resync = len;
 
-			/* A head after a block cut short by the error, so
-			 * pass 2 splits the same way (pass 1 sees it). */
-			if (r->pass == 1 && b.ninsn)
-				lsd_addrset_add(&r->d->heads, lsd_next_insn(r->d, b.end_ip));
 			pt_blk_get_offset(dec, &at);
 			st = pt_blk_sync_forward(dec);
 			if (st >= 0)
@@ -388,8 +379,8 @@ static int decode_range(struct run *r, size_t s, size_t first, size_t last)
 			r->tailing = 0;
 			r->pend = NULL;
 		} else if (!err && r->stop_ip) {
-			/* X was not reached after the last packet (pass 1
-			 * never tails): the pending block continues at X. */
+			/* X was not reached after the last packet: the
+			 * pending block continues at X. */
 			if (r->pend && r->pend->start == r->stop_ip)
 				r->pend = NULL;
 			else if (r->pend)
@@ -407,8 +398,8 @@ static int decode_range(struct run *r, size_t s, size_t first, size_t last)
 }
 
 static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
-		      size_t last, int pass, const struct lsd_callbacks *cb,
-		      void *arg, struct lsd_stream_stats *st)
+		      size_t last, const struct lsd_callbacks *cb, void *arg,
+		      struct lsd_stream_stats *st)
 {
 	struct lsd_stream_stats local;
 	struct run r;
@@ -425,13 +416,12 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 	r.cb = cb;
 	r.arg = arg;
 	r.st = st;
-	r.pass = pass;
-	if (pass == 2 && cb && cb->stream_begin &&
+	if (cb && cb->stream_begin &&
 	    (err = cb->stream_begin(arg, i, lsb_reader_stream(d->r, i))) != 0)
 		return err;
 	err = decode_range(&r, i, first, last);
 	free(r.tail);
-	if (!err && pass == 2 && cb && cb->stream_end)
+	if (!err && cb && cb->stream_end)
 		err = cb->stream_end(arg, i, st);
 	return err;
 }
@@ -440,14 +430,14 @@ int lsd_decode_stream(struct lsd_decoder *d, size_t i,
 		      const struct lsd_callbacks *cb, void *arg,
 		      struct lsd_stream_stats *st)
 {
-	return run_stream(d, i, 0, SIZE_MAX - 1, 2, cb, arg, st);
+	return run_stream(d, i, 0, SIZE_MAX - 1, cb, arg, st);
 }
 
 int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
 		     const struct lsd_callbacks *cb, void *arg,
 		     struct lsd_stream_stats *st)
 {
-	return run_stream(d, i, chunk, chunk, 2, cb, arg, st);
+	return run_stream(d, i, chunk, chunk, cb, arg, st);
 }
 
 /* Decoder settings the bundle records for hardware traces. */
@@ -532,12 +522,22 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (d->o.iclasses && (err = lsd_iclass_open(&d->ic)) < 0)
 		goto fail;
-	/* Pass 1: every block head of every stream. */
-	for (i = 0; i < lsb_reader_nstreams(r); i++) {
-		err = run_stream(d, i, 0, SIZE_MAX - 1, 1, NULL, NULL, NULL);
-		if (err < 0)
-			goto fail;
+	/* The heads, before any block is split: from the code, then from
+	 * the packets of every chunk (readable or not, a chunk that fails
+	 * here fails again when decoded, and is a loss there). */
+	err = lsd_heads_static(d);
+	for (i = 0; !err && i < lsb_reader_nstreams(r); i++) {
+		size_t c;
+
+		for (c = 0; !err && c < lsb_reader_nchunks(r, i); c++) {
+			int64_t len = read_chunk(d, i, c, 0);
+
+			if (len > 0)
+				err = lsd_heads_packets(d, d->buf[0], (size_t)len);
+		}
 	}
+	if (err < 0)
+		goto fail;
 	*pd = d;
 	return 0;
 fail:

@@ -2,12 +2,14 @@
  *
  * libipt's block decoder (end_on_call, end_on_jump) runs over each PT
  * stream of a bundle with the process image rebuilt from the bundle
- * (decoder/image.h).  Its dynamic blocks are split at every block head
- * seen anywhere in the trace, so every instruction belongs to exactly one
- * static block (LoopProf 3.1).  The head set is collected in a first pass
- * over the streams and does not depend on the order in which heads are
- * discovered; the second pass emits the block stream through callbacks.
- * Memory is bounded by the executed code, not by the trace length.
+ * (decoder/image.h).  Its dynamic blocks are split at every block head,
+ * so every instruction belongs to exactly one static block (LoopProf
+ * 3.1).  The heads are known before decoding starts (decoder/heads.c):
+ * every direct branch target in the executed modules' code and every IP
+ * the packets name (TIP, TIP.PGE, FUP); the set, and so the static
+ * blocks, do not depend on the order in which anything is met.  One
+ * libipt pass then emits the block stream through callbacks.  Memory is
+ * bounded by the executed code, not by the trace length.
  *
  * Decode errors never stop a stream: the lost span is counted (bytes, and
  * instructions where libipt knows them), the decoder resyncs at the next
@@ -99,7 +101,8 @@ struct lsd_opts {
 
 struct lsd_decoder;
 
-/* Builds the image and collects block heads over every stream (pass 1).
+/* Builds the image and collects the block heads (a sweep of the code and
+ * a packet scan of every stream; no instruction decoding).
  * Returns -LS_ENOMEM, -LS_EINVAL, a reader error, or -LS_ECORRUPT for a
  * module whose file has another build-id; errmsg (may be NULL) gets a
  * message naming the files. */

@@ -80,8 +80,12 @@ void lsd_addrset_release(struct lsd_addrset *s);
  * next call).  Returns the count, or -LS_ENOMEM, -LS_EDECODE. */
 int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	      uint32_t ninsn, const uint32_t **ids);
-/* The address after the instruction at ip, or 0 if it cannot be read. */
-uint64_t lsd_next_insn(struct lsd_decoder *d, uint64_t ip);
+/* Heads from the code: direct branch targets in the executable sections
+ * of every mapped module (heads.c).  Returns 0, -LS_ENOMEM, -LS_EUNSUP. */
+int lsd_heads_static(struct lsd_decoder *d);
+/* Heads from the trace: the IPs of TIP, TIP.PGE and FUP packets in buf.
+ * Returns 0 or -LS_ENOMEM. */
+int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);
 void lsd_sbtab_release(struct lsd_decoder *d);
 
 #endif

@@ -2,9 +2,9 @@
  * dynamic blocks at every head, cached per block shape.
  *
  * A static block starts at a head and ends at the first branch or just
- * before the next head.  Heads are the starts of all dynamic blocks in the
- * trace (collected in pass 1), so the split depends on the set of heads
- * only, never on the order in which they were found.
+ * before the next head.  The heads (heads.c) are known before the first
+ * block is split, so the split depends on the set of heads only, never on
+ * the order in which blocks are met.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -105,27 +105,6 @@ static enum lsd_kind insn_kind(csh cs, const cs_insn *in)
 	if (cs_insn_group(cs, in, CS_GRP_INT))
 		return LSD_K_FAR;
 	return LSD_K_OTHER;
-}
-
-uint64_t lsd_next_insn(struct lsd_decoder *d, uint64_t ip)
-{
-	uint8_t code[16];
-	const uint8_t *p = code;
-	size_t len;
-	uint64_t a = ip;
-	cs_insn *in;
-	int n = lsd_image_read(&d->img, code, sizeof(code), ip);
-
-	if (n <= 0)
-		return 0;
-	len = (size_t)n;
-	in = cs_malloc(d->cs);
-	if (!in)
-		return 0;
-	if (!cs_disasm_iter(d->cs, &p, &len, &a, in))
-		a = 0;
-	cs_free(in, 1);
-	return a;
 }
 
 /* The id of the static block starting at start, creating it. */

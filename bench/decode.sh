@@ -1,15 +1,17 @@
 #!/bin/bash
 # bench/decode.sh - decoding cost per core, measured side by side in one
 # process (tests/tools/ptbench.c): libipt's block decoder alone over each
-# stream, and our decoder (lsd_open: image + pass 1 collecting block
-# heads; lsd_decode_stream: pass 2 emitting static blocks to a no-op
-# callback) on the same streams with the same image.  CPU seconds of one
+# stream, and our decoder (lsd_open: image + block heads from a sweep of
+# the code and a packet scan; lsd_decode_stream: the one libipt pass,
+# emitting static blocks to a no-op callback) on the same streams with the
+# same image.  CPU seconds of one
 # thread, best of 3 for the testdata programs, one run for the real ones
 # (each takes about a minute per pass).  Bundles: testdata programs and real programs
 # recorded with `loopscope record` (sw backend): xz and bzip2 compressing
 # 2 MB of text, sqlite3 running a query script (as bench/record.sh).
-# Columns: PT MB/s, instructions/s and blocks/s of pass 2; ratios pass 2 /
-# libipt and (open + pass 2) / libipt.  Target: pass 2 at most 1.25.
+# Columns: PT MB/s, instructions/s and blocks/s of the decode ("pass2");
+# ratios decode / libipt and (open + decode) / libipt.  Target: both at
+# most 1.25 on real programs (open is a constant per module for tiny ones).
 # Usage: bench/decode.sh [BUILD]   (run `make all` and build
 # tests/ptbench first: `make check` does, or `make BUILD/tests/ptbench`)
 set -u

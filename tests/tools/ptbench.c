@@ -6,7 +6,7 @@
  * libipt alone: pt_blk over each whole stream (end_on_call, end_on_jump,
  * as decoder/decode.c configures it), events drained, instructions and
  * blocks counted, the image of decoder/image.h.  Ours: lsd_open() (image
- * and pass 1, the block heads) once, then lsd_decode_stream() (pass 2)
+ * and the block heads) once, then lsd_decode_stream() (the decode)
  * with a block callback that does nothing.  Times are CPU seconds of
  * this thread (one core), the best of REPEAT runs (default 3), so other
  * load on the machine counts as little as possible.  Prints one line:

@@ -20,8 +20,10 @@ struct lsb_reader;
  * bundle cut short a warning.  Returns 0, or 1 after printing the error. */
 int cli_open_bundle(const char *file, struct lsb_reader **pr);
 /* One warning naming the executable mappings of the traced run whose code
- * the bundle does not hold: decoding through them can only count losses. */
-void cli_warn_missing_code(struct lsb_reader *r);
+ * neither the bundle holds nor a file with the recorded build-id (at its
+ * path or in debug_dir, may be NULL): decoding through them can only
+ * count losses. */
+void cli_warn_missing_code(struct lsb_reader *r, const char *debug_dir);
 
 /* Prints "loopscope: " + formatted message + newline to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "decoder/decode.h"
 #include "decoder/image.h"
+#include "decoder/modfile.h"
 #include "decoder/symbols.h"
 #include "formats/bundle.h"
 #include "ls_err.h"
@@ -41,9 +42,12 @@ static const char dump_usage[] =
 	"    --insn           every instruction, disassembled, grouped by block\n"
 	"    --query          libipt's query decoder: TNT bits, TIPs and events\n"
 	"                     counted per stream (needs no binaries)\n"
+	"    --debug-dir=<d>  look for executables the bundle only references\n"
+	"                     (record --no-embed) and for debug info in <d> too\n"
 	"    -h, --help       show this help\n";
 
-enum { OPT_STREAM = 256, OPT_TID, OPT_LIMIT, OPT_PACKETS, OPT_INSN, OPT_QUERY };
+enum { OPT_STREAM = 256, OPT_TID, OPT_LIMIT, OPT_PACKETS, OPT_INSN, OPT_QUERY,
+       OPT_DEBUG_DIR };
 
 static const struct option dump_options[] = {
 	{ "stream", required_argument, NULL, OPT_STREAM },
@@ -52,6 +56,7 @@ static const struct option dump_options[] = {
 	{ "packets", no_argument, NULL, OPT_PACKETS },
 	{ "insn", no_argument, NULL, OPT_INSN },
 	{ "query", no_argument, NULL, OPT_QUERY },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -66,6 +71,7 @@ struct dump {
 	uint64_t nlines;	/* of the current stream */
 	uint32_t tid;		/* of the current stream */
 	struct lsd_symbols *syms;
+	const char *debug_dir;	/* --debug-dir, or NULL */
 	struct lsd_image img;	/* --insn: the code bytes */
 	csh cs;
 	int have_cs;
@@ -526,6 +532,7 @@ static const char *stream_who(const struct lsb_stream *s, char *buf, size_t n)
 
 struct missing_ctx {
 	struct lsb_reader *r;
+	const char *debug_dir;
 	char **paths;		/* distinct, in event order */
 	size_t n, cap;
 };
@@ -541,10 +548,19 @@ static int on_missing_event(const struct lsb_event *ev, void *arg)
 	for (i = 0; i < n; i++) {
 		const struct lsb_module *mod = lsb_reader_module(m->r, i);
 
-		if (ev->build_id_len && mod->build_id_len == ev->build_id_len &&
-		    !memcmp(mod->build_id, ev->build_id, ev->build_id_len) &&
-		    (mod->flags & LSB_MOD_EMBEDDED))
+		void *data;
+		size_t len;
+
+		if (!ev->build_id_len || mod->build_id_len != ev->build_id_len ||
+		    memcmp(mod->build_id, ev->build_id, ev->build_id_len))
+			continue;
+		if (mod->flags & LSB_MOD_EMBEDDED)
 			return 0;
+		/* Referenced only: present if the decoder will find it. */
+		if (!lsd_modfile_find(mod, m->debug_dir, 1, &data, &len, NULL, 0)) {
+			lsd_modfile_unmap(data, len);
+			return 0;
+		}
 	}
 	for (i = 0; i < m->n; i++)
 		if (!strcmp(m->paths[i], path))
@@ -568,9 +584,9 @@ static int is_kernel_path(const char *p)
 	return !strncmp(p, "[kernel", 7) || strstr(p, "/lib/modules/");
 }
 
-void cli_warn_missing_code(struct lsb_reader *r)
+void cli_warn_missing_code(struct lsb_reader *r, const char *debug_dir)
 {
-	struct missing_ctx m = { .r = r };
+	struct missing_ctx m = { .r = r, .debug_dir = debug_dir };
 	char list[1024] = "";
 	size_t i, k, len = 0;
 
@@ -634,21 +650,26 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 		       uint64_t tid)
 {
 	struct lsd_callbacks cb = { .block = on_block, .loss = on_loss };
-	struct lsd_opts o = { .size = sizeof(o) };
+	struct lsd_opts o = { .size = sizeof(o), .debug_dir = d->debug_dir };
 	struct lsd_decoder *dec;
+	char msg[600];
 	size_t i;
 	int err;
 
-	cli_warn_missing_code(d->r);
-	err = lsd_open(&dec, d->r, &o);
+	cli_warn_missing_code(d->r, d->debug_dir);
+	err = lsd_open_msg(&dec, d->r, &o, msg, sizeof(msg));
+	if (err == -LS_ECORRUPT && strstr(msg, "build-id")) {
+		cli_error("cannot decode '%s': %s", lsb_reader_path(d->r), msg);
+		return 1;
+	}
 	if (err < 0) {
 		report(d->r, err);
 		return 1;
 	}
-	if (lsd_symbols_open(&d->syms, d->r, NULL) < 0)
+	if (lsd_symbols_open(&d->syms, d->r, d->debug_dir) < 0)
 		d->syms = NULL;	/* addresses without names */
 	if (d->mode == MODE_INSN) {
-		err = lsd_image_build(&d->img, d->r, 0, LSB_RUN_TRACE);
+		err = lsd_image_build_dir(&d->img, d->r, 0, LSB_RUN_TRACE, d->debug_dir);
 		if (err < 0) {
 			report(d->r, err);
 			goto fail;
@@ -696,6 +717,9 @@ int cmd_dump(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", dump_options, NULL)) != -1) {
 		switch (c) {
+		case OPT_DEBUG_DIR:
+			d.debug_dir = optarg;
+			break;
 		case OPT_STREAM:
 			if (parse_u64("--stream", optarg, &id))
 				return cli_usage(dump_usage, 1);

@@ -30,6 +30,8 @@ static const char info_usage[] =
 	"\n"
 	"    --format=text|json   output format (default text)\n"
 	"    --decode             decode every stream: instructions, blocks, losses\n"
+	"    --debug-dir=<dir>    with --decode: look for executables the bundle\n"
+	"                         only references (record --no-embed) in <dir> too\n"
 	"    -h, --help           show this help\n";
 
 struct thread {
@@ -309,19 +311,21 @@ static void print_rest(struct info *in, struct lsb_reader *r,
 
 /* --decode: per stream totals of the block-stream decoder.  Returns 0,
  * or 1 after an error message. */
-static int print_decode(struct info *in, struct lsb_reader *r)
+static int print_decode(struct info *in, struct lsb_reader *r, const char *debug_dir)
 {
-	struct lsd_opts o = { .size = sizeof(o) };
+	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir };
+	char msg[600];
 	struct lsd_callbacks cb = { 0 };
 	struct lsd_decoder *d;
 	struct lsd_stream_stats t;
 	size_t i;
 	int err;
 
-	cli_warn_missing_code(r);
-	err = lsd_open(&d, r, &o);
+	cli_warn_missing_code(r, debug_dir);
+	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
 	if (err < 0) {
 		cli_error("cannot decode '%s': %s", lsb_reader_path(r),
+			  strstr(msg, "build-id") ? msg :
 			  err == -LS_ECORRUPT || err == -LS_EIO || err == -LS_EZSTD ?
 			  lsb_reader_errmsg(r) : ls_errstr(err));
 		return 1;
@@ -393,6 +397,7 @@ int cmd_info(int argc, char **argv)
 	struct lsb_stats st;
 	char damage[512] = "";
 	int i, err, nfile = 0, ret = 0, decode = 0;
+	const char *debug_dir = NULL;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -405,6 +410,10 @@ int cmd_info(int argc, char **argv)
 			in.json = 0;
 		} else if (!strcmp(a, "--decode")) {
 			decode = 1;
+		} else if (!strncmp(a, "--debug-dir=", 12)) {
+			debug_dir = a + 12;
+		} else if (!strcmp(a, "--debug-dir") && i + 1 < argc) {
+			debug_dir = argv[++i];
 		} else if (!strcmp(a, "--")) {
 			if (i + 1 < argc) {
 				file = argv[++i];
@@ -450,7 +459,7 @@ int cmd_info(int argc, char **argv)
 	lsb_reader_stats(r, &st);
 	print_rest(&in, r, &st);
 	/* A damaged bundle is not decoded: its error is the answer. */
-	if (decode && !ret && print_decode(&in, r))
+	if (decode && !ret && print_decode(&in, r, debug_dir))
 		ret = 1;
 	if (in.json)
 		fputs("\n}\n", in.out);

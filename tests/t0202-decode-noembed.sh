@@ -24,3 +24,18 @@ t_eq "with the same result" "$(cat "$T_TMP/em.sb")" "$(grep -v '^missing' "$T_TM
 cp "$BUILD/testdata/nested" "$T_TMP/bin/calls"	# another program, same path
 t_fail "a file with another build-id at the recorded path is refused" "$SB" -m calls "$T_TMP/ne.lsc"
 t_grep "naming both files" "build-id mismatch: the trace ran '$T_TMP/bin/calls' with build-id [0-9a-f]*, but '$T_TMP/bin/calls' has build-id" "$T_TMP/last.err"
+
+# The same through the command line: info --decode and dump --debug-dir.
+"$LOOPSCOPE" info --decode "$T_TMP/em.lsc" >"$T_TMP/em.info"
+want=$(awk '$1 == "total" {print $2}' "$T_TMP/em.info")
+mv "$T_TMP/bin/calls" "$T_TMP/bin/other"	# the wrong build goes away
+"$LOOPSCOPE" info --decode "$T_TMP/ne.lsc" >"$T_TMP/ne.info" 2>"$T_TMP/ne.err"
+t_grep "info --decode warns about the one executable it cannot find" \
+	"holds no code for 1 executable mapping: '$T_TMP/bin/calls'" "$T_TMP/ne.err"
+t_ok "info --decode --debug-dir finds it" "$LOOPSCOPE" info --decode --debug-dir="$T_TMP/dbg" "$T_TMP/ne.lsc"
+t_eq "and decodes the same instructions as the embedded bundle" "$want" \
+	"$(awk '$1 == "total" {print $2}' "$T_TMP/last.out")"
+t_eq "without a warning" "" "$(cat "$T_TMP/last.err")"
+cp "$BUILD/testdata/nested" "$T_TMP/dbg/calls"
+t_fail "dump with a wrong build in --debug-dir fails" "$LOOPSCOPE" dump --debug-dir="$T_TMP/dbg" "$T_TMP/ne.lsc"
+t_grep "naming both files" "cannot decode '$T_TMP/ne.lsc': build-id mismatch: the trace ran '$T_TMP/bin/calls' with build-id [0-9a-f]*, but '$T_TMP/dbg/calls' has build-id" "$T_TMP/last.err"

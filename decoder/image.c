@@ -1,8 +1,11 @@
 /* image.c - a process image from a bundle's mmap events and modules. */
+#include <errno.h>
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "decoder/image.h"
 #include "decoder/modfile.h"
@@ -185,6 +188,100 @@ static int read_cb(uint8_t *buffer, size_t size, const struct pt_asid *asid,
 	return n < 0 ? -pte_nomap : n;
 }
 
+/* The cache directory for embedded modules, created; "" if none. */
+static void cache_dir(char *dir, size_t len)
+{
+	const char *env = getenv("LOOPSCOPE_CACHE"), *xdg, *home;
+	char *p;
+
+	if (env && *env) {
+		snprintf(dir, len, "%s", env);
+	} else if ((xdg = getenv("XDG_CACHE_HOME")) && *xdg) {
+		snprintf(dir, len, "%s/loopscope", xdg);
+	} else if ((home = getenv("HOME")) && *home) {
+		snprintf(dir, len, "%s/.cache/loopscope", home);
+	} else {
+		dir[0] = '\0';
+		return;
+	}
+	/* mkdir -p */
+	for (p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(dir, 0700);
+		*p = '/';
+	}
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		dir[0] = '\0';
+}
+
+/* A file holding the module's bytes: DIR/<build-id hex>, written once
+ * (to a temporary name, then renamed, so a reader never sees half). */
+static char *cache_file(const char *dir, const struct lsb_module *m,
+			const struct lsd_module_bytes *mb)
+{
+	char path[4200], tmp[4300];
+	struct stat st;
+	size_t i, off;
+	FILE *f;
+
+	if (!dir[0] || !m->build_id_len)
+		return NULL;
+	off = (size_t)snprintf(path, sizeof(path), "%s/", dir);
+	for (i = 0; i < m->build_id_len && off + 3 < sizeof(path); i++)
+		off += (size_t)snprintf(path + off, sizeof(path) - off, "%02x",
+					m->build_id[i]);
+	if (!stat(path, &st) && (size_t)st.st_size == mb->len)
+		return strdup(path);
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "wb");
+	if (!f)
+		return NULL;
+	if (fwrite(mb->data, 1, mb->len, f) != mb->len) {
+		fclose(f);
+		unlink(tmp);
+		return NULL;
+	}
+	if (fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
+		return NULL;
+	}
+	return strdup(path);
+}
+
+/* Hands every mapping whose bytes are in a file to libipt's section cache;
+ * the rest stays with the read callback. */
+static void add_sections(struct lsd_image *img, struct lsb_reader *r)
+{
+	char dir[4096] = "";
+	size_t i;
+
+	img->iscache = pt_iscache_alloc("loopscope");
+	if (!img->iscache)
+		return;
+	for (i = 0; i < img->nmaps; i++) {
+		const struct lsd_mapping *m = &img->maps[i];
+		struct lsd_module_bytes *mb = &img->mods[m->module];
+		int isid;
+
+		if (!mb->data)
+			continue;
+		if (!mb->file) {
+			if (!dir[0])
+				cache_dir(dir, sizeof(dir));
+			mb->file = cache_file(dir, lsb_reader_module(r, m->module), mb);
+			if (!mb->file)
+				continue;
+		}
+		isid = pt_iscache_add_file(img->iscache, mb->file, m->pgoff,
+					   m->end - m->start, m->start);
+		if (isid >= 0 && pt_image_add_cached(img->pt, img->iscache, isid,
+						     NULL) >= 0)
+			img->cached++;
+	}
+}
+
 int lsd_image_build(struct lsd_image *img, struct lsb_reader *r,
 		    uint32_t pid, int run)
 {
@@ -210,10 +307,14 @@ int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
 			err = lsb_reader_module_data(r, i, &img->mods[i].data,
 						     &img->mods[i].len);
 		} else {
-			err = lsd_modfile_find(m, debug_dir, 1, &img->mods[i].data,
-					       &img->mods[i].len, img->errmsg,
-					       sizeof(img->errmsg));
+			char used[4096];
+
+			err = lsd_modfile_find_path(m, debug_dir, 1, &img->mods[i].data,
+						    &img->mods[i].len, used, sizeof(used),
+						    img->errmsg, sizeof(img->errmsg));
 			img->mods[i].mapped = !err;
+			if (!err)
+				img->mods[i].file = strdup(used);
 			if (err == -LS_ENOENT)	/* counted as missing */
 				img->errmsg[0] = '\0';
 		}
@@ -238,6 +339,7 @@ int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
 		return -LS_ENOMEM;
 	}
 	pt_image_set_callback(img->pt, read_cb, img);
+	add_sections(img, r);
 	return 0;
 }
 
@@ -247,11 +349,15 @@ void lsd_image_release(struct lsd_image *img)
 
 	if (img->pt)
 		pt_image_free(img->pt);
+	if (img->iscache)
+		pt_iscache_free(img->iscache);
+	img->iscache = NULL;
 	for (i = 0; i < img->nmods && img->mods; i++) {
 		if (img->mods[i].mapped)
 			lsd_modfile_unmap(img->mods[i].data, img->mods[i].len);
 		else
 			free(img->mods[i].data);
+		free(img->mods[i].file);
 	}
 	free(img->mods);
 	free(img->maps);
@@ -261,4 +367,5 @@ void lsd_image_release(struct lsd_image *img)
 	img->pt = NULL;
 	img->nmods = img->nmaps = img->capmaps = 0;
 	img->missing = 0;
+	img->cached = 0;
 }

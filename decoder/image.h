@@ -1,8 +1,12 @@
 /* image.h - the memory image of a recorded process, from a bundle.
  *
  * Executable mappings come from the bundle's mmap events; their bytes from
- * the embedded modules, matched by build-id.  The image answers libipt's
- * memory reads through pt_image_set_callback().
+ * the embedded modules, matched by build-id.  libipt reads them as file
+ * sections through a pt_image_section_cache (its block cache then works):
+ * an embedded module is written once to a cache directory named by its
+ * build-id ($LOOPSCOPE_CACHE, else $XDG_CACHE_HOME/loopscope, else
+ * ~/.cache/loopscope), as perf's build-id cache does.  Where no file can
+ * be had, libipt reads through pt_image_set_callback() instead.
  */
 #ifndef LSD_IMAGE_H
 #define LSD_IMAGE_H
@@ -24,6 +28,7 @@ struct lsd_module_bytes {
 	void *data;			/* NULL if not found */
 	size_t len;
 	int mapped;			/* data is a file mapping, not malloc'd */
+	char *file;			/* a file with these bytes, for libipt */
 };
 
 struct lsd_image {
@@ -32,7 +37,10 @@ struct lsd_image {
 	struct lsd_module_bytes *mods;	/* one per bundle module */
 	size_t nmods;
 	uint64_t missing;		/* exec mappings without bytes */
-	struct pt_image *pt;		/* libipt image reading through us */
+	struct pt_image *pt;		/* libipt's image: file sections from the
+					 * section cache, our reads elsewhere */
+	struct pt_image_section_cache *iscache;
+	uint64_t cached;		/* mappings libipt reads from files */
 	char errmsg[512];		/* why the build failed */
 };
 

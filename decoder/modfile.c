@@ -89,6 +89,14 @@ int lsd_modfile_find(const struct lsb_module *m, const char *debug_dir,
 		     int code_only, void **data, size_t *len, char *errmsg,
 		     size_t errlen)
 {
+	return lsd_modfile_find_path(m, debug_dir, code_only, data, len, NULL, 0,
+				     errmsg, errlen);
+}
+
+int lsd_modfile_find_path(const struct lsb_module *m, const char *debug_dir,
+			  int code_only, void **data, size_t *len, char *used,
+			  size_t usedlen, char *errmsg, size_t errlen)
+{
 	char cand[5][4096], msg[1024] = "";
 	const char *base;
 	int n = 0, i, err, worst = -LS_ENOENT;
@@ -113,8 +121,11 @@ int lsd_modfile_find(const struct lsb_module *m, const char *debug_dir,
 	for (i = 0; i < n; i++) {
 		err = lsd_modfile_try(m, cand[i], data, len, msg[0] ? NULL : msg,
 				      msg[0] ? 0 : sizeof(msg));
-		if (!err)
+		if (!err) {
+			if (used && usedlen)
+				snprintf(used, usedlen, "%s", cand[i]);
 			return 0;
+		}
 		/* A file of another build says more than a missing one. */
 		if (err != -LS_ENOENT && worst == -LS_ENOENT)
 			worst = err;

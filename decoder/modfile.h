@@ -33,5 +33,10 @@ int lsd_modfile_buildid_path(char *out, size_t cap, const char *dir,
 int lsd_modfile_find(const struct lsb_module *m, const char *debug_dir,
 		     int code_only, void **data, size_t *len, char *errmsg,
 		     size_t errlen);
+/* lsd_modfile_find() that also copies the path of the file it took into
+ * used (usedlen bytes). */
+int lsd_modfile_find_path(const struct lsb_module *m, const char *debug_dir,
+			  int code_only, void **data, size_t *len, char *used,
+			  size_t usedlen, char *errmsg, size_t errlen);
 
 #endif

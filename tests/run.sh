@@ -11,6 +11,9 @@ pass=0
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The decoder's cache of embedded executables goes where the tests can
+# throw it away, not into the user's ~/.cache.
+export LOOPSCOPE_CACHE="$tmp/cache"
 
 run_one() {
 	name=$1; shift

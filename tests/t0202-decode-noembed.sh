@@ -39,3 +39,11 @@ t_eq "without a warning" "" "$(cat "$T_TMP/last.err")"
 cp "$BUILD/testdata/nested" "$T_TMP/dbg/calls"
 t_fail "dump with a wrong build in --debug-dir fails" "$LOOPSCOPE" dump --debug-dir="$T_TMP/dbg" "$T_TMP/ne.lsc"
 t_grep "naming both files" "cannot decode '$T_TMP/ne.lsc': build-id mismatch: the trace ran '$T_TMP/bin/calls' with build-id [0-9a-f]*, but '$T_TMP/dbg/calls' has build-id" "$T_TMP/last.err"
+
+# Embedded executables reach libipt as files of the build-id cache
+# (decoder/image.c); without a usable cache libipt reads through a callback,
+# with the same result.
+"$SB" -m calls "$T_TMP/em.lsc" >/dev/null
+t_ok "the cache holds the program by its build-id" test -s "$LOOPSCOPE_CACHE/$(readelf -n "$BUILD/testdata/calls" | awk '/Build ID/ {print $3}')"
+LOOPSCOPE_CACHE=/proc/no-such-dir "$SB" -m calls "$T_TMP/em.lsc" >"$T_TMP/nocache.sb"
+t_eq "no usable cache: the same static blocks and counts" "$(cat "$T_TMP/em.sb")" "$(cat "$T_TMP/nocache.sb")"

@@ -29,6 +29,11 @@ struct run {
 	size_t ntail, captail;
 	uint64_t chunk_off;		/* stream offset of the chunk */
 	int cbret;			/* non-zero return of a callback */
+	/* libipt's last block, not yet split: the next one may continue it
+	 * (see on_block). */
+	int held;
+	uint64_t held_start, held_last;
+	uint32_t held_ninsn;
 };
 
 static const char *const exit_names[LSD_EXIT_MAX] = {
@@ -163,14 +168,18 @@ static int end_pend(struct run *r, int exit, uint64_t next)
 	return err;
 }
 
-static int on_block(struct run *r, const struct pt_block *b)
+static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error);
+
+/* Splits the held block and pushes its static blocks. */
+static int flush_held(struct run *r)
 {
 	const uint32_t *ids;
 	int n, i, err;
 
-	if (!b->ninsn)
+	if (!r->held)
 		return 0;
-	n = lsd_split(r->d, b->ip, b->end_ip, b->ninsn, &ids);
+	r->held = 0;
+	n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn, &ids, NULL);
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++) {
@@ -181,8 +190,58 @@ static int on_block(struct run *r, const struct pt_block *b)
 	return 0;
 }
 
+/* libipt sometimes ends a block without a branch (before an instruction an
+ * event binds to, say) and goes on with the next instruction in a new one.
+ * Where that instruction is no head, the two are one straight run: they
+ * are joined before the split, so static blocks start at heads only and do
+ * not depend on where libipt cut. */
+static int on_block(struct run *r, const struct pt_block *b)
+{
+	if (!b->ninsn)
+		return 0;
+	if (r->held) {
+		const uint32_t *ids;
+		const struct lsd_dyn *shape;
+		int n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn,
+				  &ids, &shape);
+
+		if (n > 0) {
+			if (b->ip == shape->next && shape->kind == LSD_K_OTHER &&
+			    !lsd_addrset_has(&r->d->heads, b->ip)) {
+				r->held_last = b->end_ip;
+				r->held_ninsn += b->ninsn;
+				return 0;
+			}
+		}
+		n = flush_held(r);
+		if (n == -LS_EDECODE)	/* its code is unreadable: a loss */
+			n = report_loss(r, 0, 0, -pte_bad_insn);
+		if (n)
+			return n;
+	}
+	r->held = 1;
+	r->held_start = b->ip;
+	r->held_last = b->end_ip;
+	r->held_ninsn = b->ninsn;
+	return 0;
+}
+
 static int on_event(struct run *r, const struct pt_event *ev)
 {
+	switch (ev->type) {
+	case ptev_disabled:
+	case ptev_async_disabled:
+	case ptev_async_branch:
+	case ptev_overflow: {
+		int err = flush_held(r);
+
+		if (err)
+			return err;
+		break;
+	}
+	default:
+		break;
+	}
 	switch (ev->type) {
 	case ptev_enabled:
 		r->st->enables++;
@@ -218,7 +277,11 @@ static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error)
 	struct lsd_loss l;
 	int err;
 
-	err = end_pend(r, LSD_EXIT_GAP, 0);
+	err = flush_held(r);
+	if (err == -LS_EDECODE)
+		err = 0;	/* its bytes are unreadable: part of the loss */
+	if (!err)
+		err = end_pend(r, LSD_EXIT_GAP, 0);
 	if (err)
 		return err;
 	r->st->losses++;
@@ -372,6 +435,10 @@ static int decode_range(struct run *r, size_t s, size_t first, size_t last)
 			r->st->pt_bytes += (uint64_t)len;
 			err = decode_buf(r, d->buf[cur], (size_t)len);
 		}
+		if (!err)
+			err = flush_held(r);
+		if (err == -LS_EDECODE)
+			err = report_loss(r, 0, 0, -pte_bad_insn);
 		if (!err && r->stop_ip && r->tailing) {
 			/* What was held back from X on, the pending block
 			 * included, belongs to chunk c+1. */

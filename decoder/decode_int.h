@@ -32,8 +32,10 @@ struct lsd_addrset {
 /* The split of one dynamic block shape (start, last) into static blocks. */
 struct lsd_dyn {
 	uint64_t start, last;
+	uint64_t next;		/* address after the last instruction */
 	uint32_t first;		/* index into lsd_decoder.parts */
 	uint32_t nparts;
+	uint8_t kind;		/* enum lsd_kind of the last instruction */
 };
 
 /* Static blocks with their table and index by start address.  Blocks live
@@ -77,9 +79,12 @@ void lsd_addrset_release(struct lsd_addrset *s);
 
 /* The static blocks that make up the dynamic block [start .. last] of
  * ninsn instructions: *ids gets a pointer to nparts ids (valid until the
- * next call).  Returns the count, or -LS_ENOMEM, -LS_EDECODE. */
+ * next call); *shape (may be NULL) the block's own entry, whose next and
+ * kind describe its last instruction (a static block found by its start
+ * may be longer than this block, when libipt cut it short).  Returns the
+ * count, or -LS_ENOMEM, -LS_EDECODE. */
 int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
-	      uint32_t ninsn, const uint32_t **ids);
+	      uint32_t ninsn, const uint32_t **ids, const struct lsd_dyn **shape);
 /* Heads from the code: direct branch targets in the executable sections
  * of every mapped module (heads.c).  Returns 0, -LS_ENOMEM, -LS_EUNSUP. */
 int lsd_heads_static(struct lsd_decoder *d);

@@ -89,6 +89,9 @@ static enum lsd_kind insn_kind(csh cs, const cs_insn *in)
 	case X86_INS_IRETQ: case X86_INS_LJMP: case X86_INS_LCALL:
 	case X86_INS_RETF: case X86_INS_RETFQ: case X86_INS_UD2:
 		return LSD_K_FAR;
+	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
+	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
+		return LSD_K_COND;	/* capstone puts these in no group */
 	case X86_INS_JMP:
 		return imm ? LSD_K_JMP : LSD_K_IJMP;
 	case X86_INS_CALL:
@@ -124,7 +127,8 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		if (!ni)
 			return -LS_ENOMEM;
 		for (i = 0; i < t->n; i++) {
-			for (h = hash64(lsd_sb(d, i)->start) & (ncap - 1); ni[h]; h = (h + 1) & (ncap - 1))
+			for (h = hash64(lsd_sb(d, i)->start) & (ncap - 1); ni[h];
+			     h = (h + 1) & (ncap - 1))
 				;
 			ni[h] = (uint32_t)i + 1;
 		}
@@ -133,7 +137,10 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		t->idxcap = ncap;
 	}
 	for (h = hash64(start) & (t->idxcap - 1); t->idx[h]; h = (h + 1) & (t->idxcap - 1)) {
-		if (lsd_sb(d, t->idx[h] - 1)->start == start) {
+		/* Keyed by start and last: a block libipt cut short (at a
+		 * decode error) gets its own entry, so counts stay exact. */
+		if (lsd_sb(d, t->idx[h] - 1)->start == start &&
+		    lsd_sb(d, t->idx[h] - 1)->last == last) {
 			*id = t->idx[h] - 1;
 			return 0;
 		}
@@ -259,6 +266,10 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 			err = -LS_EDECODE;	/* ninsn and last disagree */
 			goto out;
 		}
+		if (last) {
+			e->next = a;
+			e->kind = (uint8_t)insn_kind(d->cs, in);
+		}
 		if (!last && !lsd_addrset_has(&d->heads, a))
 			continue;
 		/* [pstart, here] is a static block: the dynamic block ends
@@ -280,7 +291,7 @@ out:
 }
 
 int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
-	      uint32_t ninsn, const uint32_t **ids)
+	      uint32_t ninsn, const uint32_t **ids, const struct lsd_dyn **shape)
 {
 	struct lsd_dyn *e;
 	size_t h;
@@ -293,6 +304,8 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		e = &d->dyn[h];
 		if (e->start == start && e->last == last) {
 			*ids = d->parts + e->first;
+			if (shape)
+				*shape = e;
 			return (int)e->nparts;
 		}
 	}
@@ -308,6 +321,8 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	}
 	d->ndyn++;
 	*ids = d->parts + e->first;
+	if (shape)
+		*shape = e;
 	return (int)e->nparts;
 }
 

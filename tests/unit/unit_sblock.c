@@ -66,7 +66,7 @@ static void run(const int *head_order, const int *split_order, char *out,
 	for (i = 0; i < 3; i++) {
 		const struct dynb *b = &dyn[split_order[i]];
 
-		lsd_split(&d, b->start, b->last, b->ninsn, &ids);
+		lsd_split(&d, b->start, b->last, b->ninsn, &ids, NULL);
 	}
 	n = d.sbt.n;
 	out[0] = '\0';

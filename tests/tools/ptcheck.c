@@ -31,6 +31,7 @@
 #include "decoder/image.h"
 #include "formats/bundle.h"
 #include "ls_err.h"
+#include "tests/tools/ptoracle.h"
 
 struct counts {
 	uint64_t packets, tnt_bits, tip, fup, psb, pge, pgd, pkterr;
@@ -180,111 +181,6 @@ static int print_events(struct lsb_reader *r)
 	return err < 0 ? 2 : 0;
 }
 
-/* The IP of the FUP in the PSB+ at the start of buf, or 0 if tracing was
- * disabled there (no FUP before PSBEND). */
-static uint64_t psb_fup_ip(const uint8_t *buf, size_t len)
-{
-	struct pt_config cfg;
-	struct pt_packet_decoder *d;
-	struct pt_packet p;
-	uint64_t ip = 0;
-
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	d = pt_pkt_alloc_decoder(&cfg);
-	if (!d)
-		return 0;
-	if (pt_pkt_sync_set(d, 0) >= 0) {
-		while (pt_pkt_next(d, &p, sizeof(p)) >= 0 && p.type != ppt_psbend) {
-			if (p.type == ppt_fup && p.payload.ip.ipc != pt_ipc_suppressed) {
-				ip = p.payload.ip.ip;
-				break;
-			}
-		}
-	}
-	pt_pkt_free_decoder(d);
-	return ip;
-}
-
-/* True if executing insn consumed a packet: a conditional branch, a return
- * (TNT bit or TIP), a far transfer, or an indirect jump/call (FF /2../5). */
-static int consumes_packet(const struct pt_insn *insn)
-{
-	uint8_t i = 0;
-
-	switch (insn->iclass) {
-	case ptic_cond_jump:
-	case ptic_return:
-	case ptic_far_call:
-	case ptic_far_return:
-	case ptic_far_jump:
-		return 1;
-	case ptic_jump:
-	case ptic_call:
-		while (i < insn->size && (insn->raw[i] == 0x66 || insn->raw[i] == 0x67 ||
-					  insn->raw[i] == 0xf2 || insn->raw[i] == 0xf3 ||
-					  insn->raw[i] == 0x2e || insn->raw[i] == 0x3e ||
-					  (insn->raw[i] & 0xf0) == 0x40))
-			i++;
-		return i < insn->size && insn->raw[i] == 0xff;
-	default:
-		return 0;
-	}
-}
-
-/* Instructions of one chunk decoded on its own, up to the arrival at
- * stop_ip after the chunk's last packet (0: to the end). */
-static void decode_chunk(const uint8_t *buf, size_t len, struct pt_image *img,
-			 uint64_t stop_ip, struct counts *c)
-{
-	struct pt_config cfg;
-	struct pt_insn_decoder *d;
-	uint64_t n = 0, at_stop = UINT64_MAX, last_pkt = 0;
-	int st;
-
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	d = pt_insn_alloc_decoder(&cfg);
-	if (!d) {
-		c->decerr++;
-		return;
-	}
-	pt_insn_set_image(d, img);
-	for (;;) {
-		st = pt_insn_sync_forward(d);
-		if (st < 0)
-			break;
-		for (;;) {
-			struct pt_insn insn;
-
-			while (st >= 0 && (st & pts_event_pending)) {
-				struct pt_event ev;
-
-				st = pt_insn_event(d, &ev, sizeof(ev));
-				last_pkt = n;
-			}
-			if (st < 0)
-				break;
-			st = pt_insn_next(d, &insn, sizeof(insn));
-			if (st < 0)
-				break;
-			if (stop_ip && insn.ip == stop_ip)
-				at_stop = n;
-			n++;
-			if (consumes_packet(&insn))
-				last_pkt = n;
-		}
-		if (st == -pte_eos)
-			break;
-		fprintf(stderr, "chunk decode error: %s\n", pt_errstr(pt_errcode(st)));
-		c->decerr++;
-	}
-	pt_insn_free_decoder(d);
-	c->insn += at_stop != UINT64_MAX && at_stop >= last_pkt ? at_stop : n;
-}
-
 int main(int argc, char **argv)
 {
 	struct lsb_reader *r = NULL;
@@ -349,11 +245,11 @@ int main(int argc, char **argv)
 		}
 		starts[n] = off;
 		for (i = 0; i < n; i++) {
-			uint64_t stop = i + 1 < n ? psb_fup_ip(all + starts[i + 1],
+			uint64_t stop = i + 1 < n ? ptoracle_psb_ip(all + starts[i + 1],
 							       starts[i + 2 > n ? n : i + 2] - starts[i + 1]) : 0;
 
-			decode_chunk(all + starts[i], starts[i + 1] - starts[i], img.pt,
-				     stop, &chunks);
+			chunks.insn += ptoracle_chunk(all + starts[i], starts[i + 1] - starts[i],
+						      img.pt, stop, &chunks.decerr);
 		}
 		free(starts);
 		decode_blocks(all, off, img.pt, &whole);
@@ -361,7 +257,7 @@ int main(int argc, char **argv)
 		 * the chunks.  The block decoder (whole.insn) agrees with it
 		 * except at a cut end, where it counts the branch that waits
 		 * for the missing packet. */
-		decode_chunk(all, off, img.pt, 0, &whole_insn);
+		whole_insn.insn = ptoracle_chunk(all, off, img.pt, 0, &whole_insn.decerr);
 		printf("tid %u packets %" PRIu64 " tnt %" PRIu64 " tip %" PRIu64
 		       " fup %" PRIu64 " psb %" PRIu64 " pge %" PRIu64 " pgd %" PRIu64
 		       " pkterr %" PRIu64 " insn %" PRIu64 " blocks %" PRIu64

@@ -28,6 +28,7 @@
 
 #include "decoder/image.h"
 #include "formats/bundle.h"
+#include "tests/tools/ptoracle.h"
 #include "ls_err.h"
 
 static int read_stream(struct lsb_reader *r, size_t s, uint8_t **pbuf,
@@ -68,107 +69,6 @@ static int read_stream(struct lsb_reader *r, size_t s, uint8_t **pbuf,
 	return 0;
 }
 
-/* From ptcheck.c: the FUP IP of the PSB+ at buf, 0 if none. */
-static uint64_t psb_fup_ip(const uint8_t *buf, size_t len)
-{
-	struct pt_config cfg;
-	struct pt_packet_decoder *d;
-	struct pt_packet p;
-	uint64_t ip = 0;
-
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	d = pt_pkt_alloc_decoder(&cfg);
-	if (!d)
-		return 0;
-	if (pt_pkt_sync_set(d, 0) >= 0) {
-		while (pt_pkt_next(d, &p, sizeof(p)) >= 0 && p.type != ppt_psbend) {
-			if (p.type == ppt_fup && p.payload.ip.ipc != pt_ipc_suppressed) {
-				ip = p.payload.ip.ip;
-				break;
-			}
-		}
-	}
-	pt_pkt_free_decoder(d);
-	return ip;
-}
-
-/* From ptcheck.c: did executing insn consume a packet? */
-static int consumes_packet(const struct pt_insn *insn)
-{
-	uint8_t i = 0;
-
-	switch (insn->iclass) {
-	case ptic_cond_jump:
-	case ptic_return:
-	case ptic_far_call:
-	case ptic_far_return:
-	case ptic_far_jump:
-		return 1;
-	case ptic_jump:
-	case ptic_call:
-		while (i < insn->size && (insn->raw[i] == 0x66 || insn->raw[i] == 0x67 ||
-					  insn->raw[i] == 0xf2 || insn->raw[i] == 0xf3 ||
-					  insn->raw[i] == 0x2e || insn->raw[i] == 0x3e ||
-					  (insn->raw[i] & 0xf0) == 0x40))
-			i++;
-		return i < insn->size && insn->raw[i] == 0xff;
-	default:
-		return 0;
-	}
-}
-
-/* From ptcheck.c: instructions of one chunk on its own. */
-static uint64_t decode_chunk(const uint8_t *buf, size_t len, struct pt_image *img,
-			     uint64_t stop_ip, uint64_t *decerr)
-{
-	struct pt_config cfg;
-	struct pt_insn_decoder *d;
-	uint64_t n = 0, at_stop = UINT64_MAX, last_pkt = 0;
-	int st;
-
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	d = pt_insn_alloc_decoder(&cfg);
-	if (!d) {
-		(*decerr)++;
-		return 0;
-	}
-	pt_insn_set_image(d, img);
-	for (;;) {
-		st = pt_insn_sync_forward(d);
-		if (st < 0)
-			break;
-		for (;;) {
-			struct pt_insn insn;
-
-			while (st >= 0 && (st & pts_event_pending)) {
-				struct pt_event ev;
-
-				st = pt_insn_event(d, &ev, sizeof(ev));
-				last_pkt = n;
-			}
-			if (st < 0)
-				break;
-			st = pt_insn_next(d, &insn, sizeof(insn));
-			if (st < 0)
-				break;
-			if (stop_ip && insn.ip == stop_ip)
-				at_stop = n;
-			n++;
-			if (consumes_packet(&insn))
-				last_pkt = n;
-		}
-		if (st == -pte_eos)
-			break;
-		(*decerr)++;
-	}
-	pt_insn_free_decoder(d);
-	return at_stop != UINT64_MAX && at_stop >= last_pkt ? at_stop : n;
-}
-
 static int cmd_chunks(struct lsb_reader *r)
 {
 	struct lsd_image img;
@@ -188,9 +88,9 @@ static int cmd_chunks(struct lsb_reader *r)
 			uint64_t stop = 0, decerr = 0, insn;
 
 			if (i + 1 < n)
-				stop = psb_fup_ip(buf + starts[i + 1],
+				stop = ptoracle_psb_ip(buf + starts[i + 1],
 						  starts[i + 2 > n ? n : i + 2] - starts[i + 1]);
-			insn = decode_chunk(buf + starts[i], starts[i + 1] - starts[i],
+			insn = ptoracle_chunk(buf + starts[i], starts[i + 1] - starts[i],
 					    img.pt, stop, &decerr);
 			printf("stream %zu id %" PRIu32 " chunk %zu offset %zu size %zu insn %"
 			       PRIu64 " decerr %" PRIu64 "\n", s, lsb_reader_stream(r, s)->id,

@@ -1,0 +1,116 @@
+/* ptoracle.h - libipt alone, for the test tools (ptcheck, ptcorrupt):
+ * the instructions of one chunk decoded on its own with libipt's
+ * instruction decoder, stopped by the next-PSB rule (see ptcheck.c).
+ * Independent of decoder/ on purpose: it is the oracle decoder/ is checked
+ * against.  Header-only: each test tool is one source file. */
+#ifndef LS_PTORACLE_H
+#define LS_PTORACLE_H
+
+#include <intel-pt.h>
+#include <stdint.h>
+
+/* The FUP IP of the PSB+ at buf, 0 if tracing was off there. */
+static uint64_t ptoracle_psb_ip(const uint8_t *buf, size_t len)
+{
+	struct pt_config cfg;
+	struct pt_packet_decoder *d;
+	struct pt_packet p;
+	uint64_t ip = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	d = pt_pkt_alloc_decoder(&cfg);
+	if (!d)
+		return 0;
+	if (pt_pkt_sync_set(d, 0) >= 0) {
+		while (pt_pkt_next(d, &p, sizeof(p)) >= 0 && p.type != ppt_psbend) {
+			if (p.type == ppt_fup && p.payload.ip.ipc != pt_ipc_suppressed) {
+				ip = p.payload.ip.ip;
+				break;
+			}
+		}
+	}
+	pt_pkt_free_decoder(d);
+	return ip;
+}
+
+/* True if executing insn consumed a packet: a conditional branch, a return
+ * (TNT bit or TIP), a far transfer, an indirect jump/call (FF /2../5). */
+static int ptoracle_consumes_packet(const struct pt_insn *insn)
+{
+	uint8_t i = 0;
+
+	switch (insn->iclass) {
+	case ptic_cond_jump:
+	case ptic_return:
+	case ptic_far_call:
+	case ptic_far_return:
+	case ptic_far_jump:
+		return 1;
+	case ptic_jump:
+	case ptic_call:
+		while (i < insn->size && (insn->raw[i] == 0x66 || insn->raw[i] == 0x67 ||
+					  insn->raw[i] == 0xf2 || insn->raw[i] == 0xf3 ||
+					  insn->raw[i] == 0x2e || insn->raw[i] == 0x3e ||
+					  (insn->raw[i] & 0xf0) == 0x40))
+			i++;
+		return i < insn->size && insn->raw[i] == 0xff;
+	default:
+		return 0;
+	}
+}
+
+/* Instructions of one chunk decoded on its own, up to the arrival at
+ * stop_ip after the chunk's last packet (0: to the end); decode errors are
+ * added to *decerr. */
+static uint64_t ptoracle_chunk(const uint8_t *buf, size_t len, struct pt_image *img,
+			     uint64_t stop_ip, uint64_t *decerr)
+{
+	struct pt_config cfg;
+	struct pt_insn_decoder *d;
+	uint64_t n = 0, at_stop = UINT64_MAX, last_pkt = 0;
+	int st;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	d = pt_insn_alloc_decoder(&cfg);
+	if (!d) {
+		(*decerr)++;
+		return 0;
+	}
+	pt_insn_set_image(d, img);
+	for (;;) {
+		st = pt_insn_sync_forward(d);
+		if (st < 0)
+			break;
+		for (;;) {
+			struct pt_insn insn;
+
+			while (st >= 0 && (st & pts_event_pending)) {
+				struct pt_event ev;
+
+				st = pt_insn_event(d, &ev, sizeof(ev));
+				last_pkt = n;
+			}
+			if (st < 0)
+				break;
+			st = pt_insn_next(d, &insn, sizeof(insn));
+			if (st < 0)
+				break;
+			if (stop_ip && insn.ip == stop_ip)
+				at_stop = n;
+			n++;
+			if (ptoracle_consumes_packet(&insn))
+				last_pkt = n;
+		}
+		if (st == -pte_eos)
+			break;
+		(*decerr)++;
+	}
+	pt_insn_free_decoder(d);
+	return at_stop != UINT64_MAX && at_stop >= last_pkt ? at_stop : n;
+}
+
+#endif

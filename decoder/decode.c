@@ -170,18 +170,11 @@ static int end_pend(struct run *r, int exit, uint64_t next)
 
 static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error);
 
-/* Splits the held block and pushes its static blocks. */
-static int flush_held(struct run *r)
+/* Pushes the static blocks of a split. */
+static int push_parts(struct run *r, const uint32_t *ids, int n)
 {
-	const uint32_t *ids;
-	int n, i, err;
+	int i, err;
 
-	if (!r->held)
-		return 0;
-	r->held = 0;
-	n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn, &ids, NULL);
-	if (n < 0)
-		return n;
 	for (i = 0; i < n; i++) {
 		err = push(r, lsd_sb(r->d, ids[i]));
 		if (err)
@@ -190,11 +183,24 @@ static int flush_held(struct run *r)
 	return 0;
 }
 
+/* Splits the held block and pushes its static blocks. */
+static int flush_held(struct run *r)
+{
+	const uint32_t *ids;
+	int n;
+
+	if (!r->held)
+		return 0;
+	r->held = 0;
+	n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn, &ids, NULL);
+	return n < 0 ? n : push_parts(r, ids, n);
+}
+
 /* libipt sometimes ends a block without a branch (before an instruction an
  * event binds to, say) and goes on with the next instruction in a new one.
  * Where that instruction is no head, the two are one straight run: they
  * are joined before the split, so static blocks start at heads only and do
- * not depend on where libipt cut. */
+ * not depend on where libipt cut.  One split lookup per libipt block. */
 static int on_block(struct run *r, const struct pt_block *b)
 {
 	if (!b->ninsn)
@@ -205,19 +211,19 @@ static int on_block(struct run *r, const struct pt_block *b)
 		int n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn,
 				  &ids, &shape);
 
-		if (n > 0) {
-			if (b->ip == shape->next && shape->kind == LSD_K_OTHER &&
-			    !lsd_addrset_has(&r->d->heads, b->ip)) {
-				r->held_last = b->end_ip;
-				r->held_ninsn += b->ninsn;
-				return 0;
-			}
+		if (n > 0 && b->ip == shape->next && shape->kind == LSD_K_OTHER &&
+		    !lsd_addrset_has(&r->d->heads, b->ip)) {
+			r->held_last = b->end_ip;
+			r->held_ninsn += b->ninsn;
+			return 0;
 		}
-		n = flush_held(r);
+		r->held = 0;
 		if (n == -LS_EDECODE)	/* its code is unreadable: a loss */
 			n = report_loss(r, 0, 0, -pte_bad_insn);
-		if (n)
-			return n;
+		else if (n > 0)
+			n = push_parts(r, ids, n);
+		if (n < 0 || r->cbret)
+			return n < 0 ? n : r->cbret;
 	}
 	r->held = 1;
 	r->held_start = b->ip;

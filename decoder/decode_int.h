@@ -51,6 +51,8 @@ struct lsd_sbtab {
 	size_t idxcap;
 };
 
+#define LSD_DCACHE 4096
+
 struct lsd_decoder {
 	struct lsb_reader *r;
 	struct lsd_image img;
@@ -60,6 +62,7 @@ struct lsd_decoder {
 	struct lsd_sbtab sbt;
 	struct lsd_dyn *dyn;		/* hash by (start, last) */
 	size_t ndyn, dyncap;
+	uint32_t dcache[LSD_DCACHE];	/* start -> dyn index + 1, direct-mapped */
 	uint32_t *parts;
 	size_t nparts, capparts;
 	csh cs;

@@ -206,6 +206,7 @@ static int dyn_grow(struct lsd_decoder *d)
 	free(d->dyn);
 	d->dyn = nd;
 	d->dyncap = ncap;
+	memset(d->dcache, 0, sizeof(d->dcache));	/* positions moved */
 	return 0;
 }
 
@@ -293,16 +294,28 @@ out:
 int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	      uint32_t ninsn, const uint32_t **ids, const struct lsd_dyn **shape)
 {
+	size_t c = (size_t)(start ^ (start >> 12)) & (LSD_DCACHE - 1);
 	struct lsd_dyn *e;
 	size_t h;
 	int err;
 
+	/* Hot loops run few shapes: a direct-mapped cache before the hash. */
+	if (d->dcache[c]) {
+		e = &d->dyn[d->dcache[c] - 1];
+		if (e->start == start && e->last == last) {
+			*ids = d->parts + e->first;
+			if (shape)
+				*shape = e;
+			return (int)e->nparts;
+		}
+	}
 	if ((d->ndyn + 1) * 2 > d->dyncap && (err = dyn_grow(d)) < 0)
 		return err;
 	for (h = dyn_hash(start, last) & (d->dyncap - 1); d->dyn[h].start;
 	     h = (h + 1) & (d->dyncap - 1)) {
 		e = &d->dyn[h];
 		if (e->start == start && e->last == last) {
+			d->dcache[c] = (uint32_t)h + 1;
 			*ids = d->parts + e->first;
 			if (shape)
 				*shape = e;
@@ -320,6 +333,7 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		return err;
 	}
 	d->ndyn++;
+	d->dcache[c] = (uint32_t)h + 1;
 	*ids = d->parts + e->first;
 	if (shape)
 		*shape = e;

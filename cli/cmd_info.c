@@ -117,12 +117,14 @@ static int on_event(const struct lsb_event *ev, void *arg)
 		} else {
 			if (!in->nmmaps)
 				fprintf(in->out, "\nexecutable mappings:\n"
-					"  %-4s %-8s %-18s %-10s %-10s %s\n",
+					"  %-6s %-8s %-18s %-10s %-10s %s\n",
 					"run", "pid", "address", "length",
 					"offset", "path");
-			fprintf(in->out, "  %-4s %-8" PRIu32 " 0x%016" PRIx64
+			/* The traced run, or the separate sampling run of
+			 * record --sample (its own mappings: ASLR). */
+			fprintf(in->out, "  %-6s %-8" PRIu32 " 0x%016" PRIx64
 				" %-10" PRIu64 " 0x%-8" PRIx64 " %s\n",
-				ev->run ? "smp" : "pt", ev->pid, ev->addr, ev->len,
+				ev->run ? "sample" : "trace", ev->pid, ev->addr, ev->len,
 				ev->pgoff, path);
 		}
 		in->nmmaps++;

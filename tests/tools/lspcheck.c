@@ -11,9 +11,9 @@
  *   -s (strict) also fails when insns != verify (with --lsc-verify=yes)
  *   or insns != chunk_insns.  Exit status 0 if all is well, 1 otherwise.
  *
- * A chunk is decoded with the next chunk's PSB+ appended and stops at
- * the first event from that PSB+: the decoder then stands exactly where
- * the next chunk resumes, so the chunks' counts add up to the whole.
+ * A chunk is decoded on its own and stops where the next chunk's PSB+
+ * resumes (the rule of tests/tools/ptoracle.h, shared with ptcheck), so
+ * the chunks' counts add up to the whole.
  */
 #include <intel-pt.h>
 #include <inttypes.h>
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "recorder/lsc_proto.h"
+#include "tests/tools/ptoracle.h"
 
 struct lc_chunk {
 	const uint8_t *p;
@@ -275,11 +276,9 @@ static long lc_packets(const uint8_t *buf, size_t n, int *errors)
 	return count;
 }
 
-/* libipt's block decoder over buf.  With stop_at, stop at the first event
- * read from at or after that offset (the appended next PSB+).
- */
-static void lc_blocks(const uint8_t *buf, size_t n, size_t stop_at,
-		      uint64_t *insns, uint64_t *blocks, int *errors)
+/* libipt's block decoder over buf. */
+static void lc_blocks(const uint8_t *buf, size_t n, uint64_t *insns,
+		      uint64_t *blocks, int *errors)
 {
 	struct pt_config cfg;
 	struct pt_block_decoder *dec;
@@ -299,16 +298,10 @@ static void lc_blocks(const uint8_t *buf, size_t n, size_t stop_at,
 
 			while (status & pts_event_pending) {
 				struct pt_event ev;
-				uint64_t pos = 0;
 
 				status = pt_blk_event(dec, &ev, sizeof(ev));
 				if (status < 0)
 					break;
-				/* the sync offset stays at the first PSB; the
-				 * decoder's offset tells how far it has read */
-				pt_blk_get_offset(dec, &pos);
-				if (stop_at && pos >= stop_at)
-					goto out;
 			}
 			if (status < 0)
 				break;
@@ -339,24 +332,12 @@ static void lc_blocks(const uint8_t *buf, size_t n, size_t stop_at,
 		fprintf(stderr, "lspcheck: sync error: %s\n",
 			pt_errstr(pt_errcode(status)));
 	}
-out:
 	pt_blk_free_decoder(dec);
-}
-
-/* Length of the PSB+ header at the start of a chunk (through PSBEND). */
-static size_t lc_psb_plus(const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 16; i + 1 < n; i++)
-		if (p[i] == 0x02 && p[i + 1] == 0x23)
-			return i + 2;
-	return 0;
 }
 
 static int lc_check_thread(struct lc_thread *t, int strict)
 {
-	uint64_t insns = 0, blocks = 0, cinsns = 0, cblocks = 0;
+	uint64_t insns = 0, blocks = 0, cinsns = 0;
 	int errors = 0, cerrors = 0;
 	size_t i, total = 0, off = 0;
 	uint8_t *whole;
@@ -379,22 +360,17 @@ static int lc_check_thread(struct lc_thread *t, int strict)
 		off += t->chunks[i].n;
 	}
 	packets = lc_packets(whole, total, &errors);
-	lc_blocks(whole, total, 0, &insns, &blocks, &errors);
+	lc_blocks(whole, total, &insns, &blocks, &errors);
+	/* Chunk by chunk, with the next-PSB stop rule every test tool shares
+	 * (ptoracle.h): each chunk stops where the next one's PSB+ resumes. */
 	for (i = 0; i < t->nchunks; i++) {
-		size_t n = t->chunks[i].n, extra = 0;
-		uint8_t *buf = malloc(n + 64);
+		uint64_t stop = 0, decerr = 0;
 
-		memcpy(buf, t->chunks[i].p, n);
-		if (i + 1 < t->nchunks) {
-			extra = lc_psb_plus(t->chunks[i + 1].p,
-					    t->chunks[i + 1].n);
-			if (extra > 64)
-				extra = 0;
-			memcpy(buf + n, t->chunks[i + 1].p, extra);
-		}
-		lc_blocks(buf, n + extra, extra ? n : 0, &cinsns, &cblocks,
-			  &cerrors);
-		free(buf);
+		if (i + 1 < t->nchunks)
+			stop = ptoracle_psb_ip(t->chunks[i + 1].p, t->chunks[i + 1].n);
+		cinsns += ptoracle_chunk(t->chunks[i].p, t->chunks[i].n, lc_image,
+					 stop, &decerr);
+		cerrors += (int)decerr;
 	}
 	free(whole);
 	printf("tid %u chunks %zu bytes %zu packets %ld insns %" PRIu64

@@ -48,3 +48,8 @@ t_grep() {	# t_grep "description" pattern file
 		head -20 "$3" | sed 's/^/#   /'
 	fi
 }
+
+# The real recordings (../shared/testdata-real beside the checkout; CI
+# clones with shared/ beside it).  Read-only: never written.
+T_REAL=$LSTOP/../shared/testdata-real
+[ -d "$T_REAL" ] || T_REAL=/work/shared/testdata-real

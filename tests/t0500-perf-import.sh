@@ -13,7 +13,7 @@
 #    are left out) and the AUXTRACE size perf prints;
 #  - PT packets: libipt's pt_pkt decoder (ptpkt_count) over the dd-cut bytes.
 . "$LSTOP/tests/lib.sh"
-Q=/work/shared/testdata-real/quipper
+Q=$T_REAL/quipper
 F=$Q/perf.data.intel_pt-4.14
 P=$Q/perf.data.piped.intel_pt-4.14
 PB=$F.parse.out.pb_text

@@ -4,7 +4,7 @@
 # file, the record type and the offset; never crash (sanitizer reports
 # exit with 99 here, so they are told apart from a clean error, 1).
 . "$LSTOP/tests/lib.sh"
-F=/work/shared/testdata-real/quipper/perf.data.intel_pt-4.14
+F=$T_REAL/quipper/perf.data.intel_pt-4.14
 T=$BUILD/tests
 export ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=exitcode=99:halt_on_error=1
 cd "$T_TMP" || exit 1

@@ -11,7 +11,7 @@
 # this test was written ptpkt_count gave 47,456 TNT bits and 507 TIPs for
 # cpu 0 and 329,792 / 11,552 for cpu 3; those are checked too.
 . "$LSTOP/tests/lib.sh"
-Q=/work/shared/testdata-real/quipper
+Q=$T_REAL/quipper
 T=$BUILD/tests
 cd "$T_TMP" || exit 1
 if [ ! -r "$Q/perf.data.intel_pt-4.14" ]; then

@@ -171,12 +171,12 @@ static int end_pend(struct run *r, int exit, uint64_t next)
 static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error);
 
 /* Pushes the static blocks of a split. */
-static int push_parts(struct run *r, const uint32_t *ids, int n)
+static int push_parts(struct run *r, struct lsd_sblock *const *sbs, int n)
 {
 	int i, err;
 
 	for (i = 0; i < n; i++) {
-		err = push(r, lsd_sb(r->d, ids[i]));
+		err = push(r, sbs[i]);
 		if (err)
 			return err;
 	}
@@ -186,7 +186,7 @@ static int push_parts(struct run *r, const uint32_t *ids, int n)
 /* Splits the held block and pushes its static blocks. */
 static int flush_held(struct run *r)
 {
-	const uint32_t *ids;
+	struct lsd_sblock *const *ids;
 	int n;
 
 	if (!r->held)
@@ -206,7 +206,7 @@ static int on_block(struct run *r, const struct pt_block *b)
 	if (!b->ninsn)
 		return 0;
 	if (r->held) {
-		const uint32_t *ids;
+		struct lsd_sblock *const *ids;
 		const struct lsd_dyn *shape;
 		int n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn,
 				  &ids, &shape);

@@ -63,7 +63,7 @@ struct lsd_decoder {
 	struct lsd_dyn *dyn;		/* hash by (start, last) */
 	size_t ndyn, dyncap;
 	uint32_t dcache[LSD_DCACHE];	/* start -> dyn index + 1, direct-mapped */
-	uint32_t *parts;
+	struct lsd_sblock **parts;	/* static blocks never move */
 	size_t nparts, capparts;
 	csh cs;
 	struct lsd_iclass_ctx *ic;
@@ -81,13 +81,14 @@ int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a);
 void lsd_addrset_release(struct lsd_addrset *s);
 
 /* The static blocks that make up the dynamic block [start .. last] of
- * ninsn instructions: *ids gets a pointer to nparts ids (valid until the
- * next call); *shape (may be NULL) the block's own entry, whose next and
+ * ninsn instructions: *sbs gets a pointer to nparts static blocks (valid
+ * until the next call); *shape (may be NULL) the block's own entry, whose next and
  * kind describe its last instruction (a static block found by its start
  * may be longer than this block, when libipt cut it short).  Returns the
  * count, or -LS_ENOMEM, -LS_EDECODE. */
 int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
-	      uint32_t ninsn, const uint32_t **ids, const struct lsd_dyn **shape);
+	      uint32_t ninsn, struct lsd_sblock *const **sbs,
+	      const struct lsd_dyn **shape);
 /* Heads from the code: direct branch targets in the executable sections
  * of every mapped module (heads.c).  Returns 0, -LS_ENOMEM, -LS_EUNSUP. */
 int lsd_heads_static(struct lsd_decoder *d);

@@ -221,7 +221,7 @@ static int parts_push(struct lsd_decoder *d, uint32_t id)
 		d->parts = np;
 		d->capparts = ncap;
 	}
-	d->parts[d->nparts++] = id;
+	d->parts[d->nparts++] = lsd_sb(d, id);
 	return 0;
 }
 
@@ -292,7 +292,8 @@ out:
 }
 
 int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
-	      uint32_t ninsn, const uint32_t **ids, const struct lsd_dyn **shape)
+	      uint32_t ninsn, struct lsd_sblock *const **ids,
+	      const struct lsd_dyn **shape)
 {
 	size_t c = (size_t)(start ^ (start >> 12)) & (LSD_DCACHE - 1);
 	struct lsd_dyn *e;

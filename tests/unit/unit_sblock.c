@@ -57,7 +57,7 @@ static void run(const int *head_order, const int *split_order, char *out,
 	struct lsd_decoder d;
 	struct lsd_mapping map;
 	struct lsd_module_bytes mb;
-	const uint32_t *ids;
+	struct lsd_sblock *const *ids;
 	size_t i, j, n, pos = 0;
 
 	setup(&d, &map, &mb);

@@ -29,6 +29,8 @@ struct run {
 	size_t ntail, captail;
 	uint64_t chunk_off;		/* stream offset of the chunk */
 	int cbret;			/* non-zero return of a callback */
+	int (*blockfn)(void *arg, size_t stream, const struct lsd_block *b);
+	uint64_t insns, blocks;		/* hot counters, into *st at the end */
 	/* libipt's last block, not yet split: the next one may continue it
 	 * (see on_block). */
 	int held;
@@ -55,9 +57,9 @@ const char *lsd_iclass_name(int ic)
 	return ic >= 0 && ic < LSD_IC_MAX ? names[ic] : "?";
 }
 
-static int kind_of(const struct lsd_decoder *d, const struct lsd_sblock *sb)
+static int kind_of(const struct lsd_sblock *sb)
 {
-	return d->sbt.kind[sb->id];
+	return sb->last_kind;
 }
 
 /* A block whose exit needed a packet (TNT bit, TIP, PGD). */
@@ -77,10 +79,10 @@ static int deliver(struct run *r, const struct lsd_block *b)
 {
 	if (r->cbret)
 		return r->cbret;
-	r->st->insns += b->sb->ninsn;
-	r->st->blocks++;
-	if (r->cb && r->cb->block)
-		r->cbret = r->cb->block(r->arg, r->stream, b);
+	r->insns += b->sb->ninsn;
+	r->blocks++;
+	if (r->blockfn)
+		r->cbret = r->blockfn(r->arg, r->stream, b);
 	return r->cbret;
 }
 
@@ -117,7 +119,7 @@ static int emit(struct run *r, const struct lsd_sblock *sb, int exit, uint64_t n
 		r->captail = ncap;
 	}
 	r->tail[r->ntail++] = b;
-	if (consumed_packet(kind_of(r->d, sb), exit))
+	if (consumed_packet(kind_of(sb), exit))
 		return flush_tail(r);
 	return 0;
 }
@@ -150,7 +152,7 @@ static int push(struct run *r, const struct lsd_sblock *sb)
 	int err = 0;
 
 	if (r->pend)
-		err = emit(r, r->pend, exit_by_kind(kind_of(r->d, r->pend), r->pend,
+		err = emit(r, r->pend, exit_by_kind(kind_of(r->pend), r->pend,
 						    sb->start), sb->start);
 	r->pend = sb;
 	if (r->stop_ip && sb->start == r->stop_ip && !r->tailing)
@@ -208,8 +210,11 @@ static int on_block(struct run *r, const struct pt_block *b)
 	if (r->held) {
 		struct lsd_sblock *const *ids;
 		const struct lsd_dyn *shape;
-		int n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn,
-				  &ids, &shape);
+		int n = lsd_split_hit(r->d, r->held_start, r->held_last, &ids, &shape);
+
+		if (!n)
+			n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn,
+				      &ids, &shape);
 
 		if (n > 0 && b->ip == shape->next && shape->kind == LSD_K_OTHER &&
 		    !lsd_addrset_has(&r->d->heads, b->ip)) {
@@ -253,7 +258,7 @@ static int on_event(struct run *r, const struct pt_event *ev)
 		r->st->enables++;
 		return 0;
 	case ptev_disabled:
-		if (r->pend && kind_of(r->d, r->pend) == LSD_K_FAR) {
+		if (r->pend && kind_of(r->pend) == LSD_K_FAR) {
 			r->st->syscalls++;
 			return end_pend(r, LSD_EXIT_SYSCALL, 0);
 		}
@@ -457,7 +462,7 @@ static int decode_range(struct run *r, size_t s, size_t first, size_t last)
 			if (r->pend && r->pend->start == r->stop_ip)
 				r->pend = NULL;
 			else if (r->pend)
-				err = end_pend(r, exit_by_kind(kind_of(d, r->pend), r->pend,
+				err = end_pend(r, exit_by_kind(kind_of(r->pend), r->pend,
 							       r->stop_ip), r->stop_ip);
 		} else if (!err) {
 			err = flush_tail(r);
@@ -489,10 +494,13 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 	r.cb = cb;
 	r.arg = arg;
 	r.st = st;
+	r.blockfn = cb ? cb->block : NULL;
 	if (cb && cb->stream_begin &&
 	    (err = cb->stream_begin(arg, i, lsb_reader_stream(d->r, i))) != 0)
 		return err;
 	err = decode_range(&r, i, first, last);
+	st->insns += r.insns;
+	st->blocks += r.blocks;
 	free(r.tail);
 	if (!err && cb && cb->stream_end)
 		err = cb->stream_end(arg, i, st);

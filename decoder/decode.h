@@ -58,6 +58,7 @@ struct lsd_sblock {
 	int32_t module;		/* bundle module index, -1 if unknown */
 	uint64_t mod_off;	/* start as an offset in the module's file */
 	uint16_t iclass[LSD_IC_MAX];	/* filled when classes are asked for */
+	uint8_t last_kind;	/* how the last instruction leaves (decoder's own) */
 };
 
 /* One execution of a static block. */

@@ -45,7 +45,6 @@ struct lsd_dyn {
 struct lsd_sbtab {
 	struct lsd_sblock **pages;
 	size_t npages;
-	uint8_t *kind;		/* enum lsd_kind of each block's last insn */
 	size_t n, cap;
 	uint32_t *idx;		/* hash: start -> id + 1 */
 	size_t idxcap;
@@ -96,5 +95,24 @@ int lsd_heads_static(struct lsd_decoder *d);
  * Returns 0 or -LS_ENOMEM. */
 int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);
 void lsd_sbtab_release(struct lsd_decoder *d);
+
+/* lsd_split()'s cache hit, inline on the hot path: a block shape seen
+ * before.  Returns the count, or 0 on a miss (then call lsd_split()). */
+static inline int lsd_split_hit(struct lsd_decoder *d, uint64_t start,
+				uint64_t last, struct lsd_sblock *const **sbs,
+				const struct lsd_dyn **shape)
+{
+	uint32_t k = d->dcache[(size_t)(start ^ (start >> 12)) & (LSD_DCACHE - 1)];
+	const struct lsd_dyn *e;
+
+	if (!k)
+		return 0;
+	e = &d->dyn[k - 1];
+	if (e->start != start || e->last != last)
+		return 0;
+	*sbs = d->parts + e->first;
+	*shape = e;
+	return (int)e->nparts;
+}
 
 #endif

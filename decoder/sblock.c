@@ -148,7 +148,6 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	if (t->n == t->cap) {
 		size_t ncap = t->cap + LSD_SB_PAGE;
 		void *np = realloc(t->pages, (t->npages + 1) * sizeof(*t->pages));
-		void *nk;
 
 		if (!np)
 			return -LS_ENOMEM;
@@ -157,10 +156,6 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		if (!t->pages[t->npages])
 			return -LS_ENOMEM;
 		t->npages++;
-		nk = realloc(t->kind, ncap);
-		if (!nk)
-			return -LS_ENOMEM;
-		t->kind = nk;
 		t->cap = ncap;
 	}
 	sb = lsd_sb(d, t->n);
@@ -177,7 +172,7 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	}
 	if (d->ic)
 		lsd_iclass_count(d->ic, code, codelen, start, ninsn, sb->iclass);
-	t->kind[t->n] = (uint8_t)kind;
+	sb->last_kind = (uint8_t)kind;
 	t->idx[h] = (uint32_t)t->n + 1;
 	*id = (uint32_t)t->n++;
 	return 0;
@@ -348,7 +343,6 @@ void lsd_sbtab_release(struct lsd_decoder *d)
 	for (i = 0; i < d->sbt.npages; i++)
 		free(d->sbt.pages[i]);
 	free(d->sbt.pages);
-	free(d->sbt.kind);
 	free(d->sbt.idx);
 	memset(&d->sbt, 0, sizeof(d->sbt));
 	free(d->dyn);

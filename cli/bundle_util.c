@@ -1,0 +1,121 @@
+/* bundle_util.c - what every command that reads a bundle does the same
+ * way: open it with perf-like messages, and warn once about code it
+ * cannot decode. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "decoder/modfile.h"
+#include "formats/bundle.h"
+#include "ls_err.h"
+
+/* Names, in one warning, the executable mappings of the traced run whose
+ * code the bundle does not hold: decoding through them can only count
+ * losses, and this says why. */
+#define MISSING_NAMED 4
+
+struct missing_ctx {
+	struct lsb_reader *r;
+	const char *debug_dir;
+	char **paths;		/* distinct, in event order */
+	size_t n, cap;
+};
+
+static int on_missing_event(const struct lsb_event *ev, void *arg)
+{
+	struct missing_ctx *m = arg;
+	size_t i, n = lsb_reader_nmodules(m->r);
+	const char *path = ev->name ? ev->name : "(anonymous)";
+
+	if (ev->type != LSB_EV_MMAP || !(ev->prot & 4) || ev->run != LSB_RUN_TRACE)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct lsb_module *mod = lsb_reader_module(m->r, i);
+
+		void *data;
+		size_t len;
+
+		if (!ev->build_id_len || mod->build_id_len != ev->build_id_len ||
+		    memcmp(mod->build_id, ev->build_id, ev->build_id_len))
+			continue;
+		if (mod->flags & LSB_MOD_EMBEDDED)
+			return 0;
+		/* Referenced only: present if the decoder will find it. */
+		if (!lsd_modfile_find(mod, m->debug_dir, 1, &data, &len, NULL, 0)) {
+			lsd_modfile_unmap(data, len);
+			return 0;
+		}
+	}
+	for (i = 0; i < m->n; i++)
+		if (!strcmp(m->paths[i], path))
+			return 0;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 16;
+		char **p = realloc(m->paths, cap * sizeof(*p));
+
+		if (!p)
+			return 0;	/* a shorter warning */
+		m->paths = p;
+		m->cap = cap;
+	}
+	if ((m->paths[m->n] = strdup(path)))
+		m->n++;
+	return 0;
+}
+
+static int is_kernel_path(const char *p)
+{
+	return !strncmp(p, "[kernel", 7) || strstr(p, "/lib/modules/");
+}
+
+void cli_warn_missing_code(struct lsb_reader *r, const char *debug_dir)
+{
+	struct missing_ctx m = { .r = r, .debug_dir = debug_dir };
+	char list[1024] = "";
+	size_t i, k, len = 0;
+
+	lsb_reader_events(r, on_missing_event, &m);
+	/* The program's own files first: the kernel's are expected missing. */
+	for (i = k = 0; i < m.n; i++)
+		if (!is_kernel_path(m.paths[i])) {
+			char *t = m.paths[i];
+
+			memmove(&m.paths[k + 1], &m.paths[k], (i - k) * sizeof(*m.paths));
+			m.paths[k++] = t;
+		}
+	for (i = 0; i < m.n && i < MISSING_NAMED; i++)
+		len += (size_t)snprintf(list + len, len < sizeof(list) ? sizeof(list) - len : 0,
+					"%s'%s'", i ? ", " : "", m.paths[i]);
+	if (m.n > MISSING_NAMED && len < sizeof(list))
+		snprintf(list + len, sizeof(list) - len, " and %zu more", m.n - MISSING_NAMED);
+	if (m.n)
+		cli_warning("'%s' holds no code for %zu executable mapping%s: %s; "
+			    "trace through %s is counted as lost",
+			    lsb_reader_path(r), m.n, m.n > 1 ? "s" : "", list,
+			    m.n > 1 ? "them" : "it");
+	for (i = 0; i < m.n; i++)
+		free(m.paths[i]);
+	free(m.paths);
+}
+
+int cli_open_bundle(const char *file, struct lsb_reader **pr)
+{
+	struct lsb_stats st;
+	int err = lsb_reader_open(pr, file);
+
+	if (err == -LS_ENOENT) {
+		cli_error("no such file '%s'; run 'loopscope record' first", file);
+		lsb_reader_close(*pr);
+		return 1;
+	}
+	if (err < 0) {
+		cli_error("%s", *pr ? lsb_reader_errmsg(*pr) : ls_errstr(err));
+		lsb_reader_close(*pr);
+		return 1;
+	}
+	lsb_reader_stats(*pr, &st);
+	if (st.truncated_at)
+		cli_warning("%s", lsb_reader_errmsg(*pr));
+	return 0;
+}

@@ -26,6 +26,7 @@
 #include "decoder/image.h"
 #include "formats/bundle.h"
 #include "ls_err.h"
+#include "tests/tools/ptoracle.h"
 
 static double now(void)
 {
@@ -55,49 +56,6 @@ static uint8_t *read_stream(struct lsb_reader *r, size_t s, size_t *plen)
 	}
 	*plen = off;
 	return buf;
-}
-
-static void ipt_blocks(const uint8_t *buf, size_t len, struct pt_image *img,
-		       uint64_t *insns, uint64_t *blocks)
-{
-	struct pt_config cfg;
-	struct pt_block_decoder *d;
-	int st;
-
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	cfg.flags.variant.block.end_on_call = 1;
-	cfg.flags.variant.block.end_on_jump = 1;
-	d = pt_blk_alloc_decoder(&cfg);
-	if (!d)
-		return;
-	pt_blk_set_image(d, img);
-	for (;;) {
-		st = pt_blk_sync_forward(d);
-		if (st < 0)
-			break;
-		for (;;) {
-			struct pt_block b;
-
-			while (st >= 0 && (st & pts_event_pending)) {
-				struct pt_event ev;
-
-				st = pt_blk_event(d, &ev, sizeof(ev));
-			}
-			if (st < 0)
-				break;
-			memset(&b, 0, sizeof(b));
-			st = pt_blk_next(d, &b, sizeof(b));
-			*insns += b.ninsn;
-			*blocks += b.ninsn != 0;
-			if (st < 0)
-				break;
-		}
-		if (st == -pte_eos)
-			break;
-	}
-	pt_blk_free_decoder(d);
 }
 
 static int nop_block(void *arg, size_t stream, const struct lsd_block *b)
@@ -139,7 +97,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (rep = 0; rep < repeat; rep++) {
-		uint64_t ni = 0, nb = 0, nbytes = 0;
+		uint64_t ni = 0, nb = 0, nbytes = 0, decerr = 0;
 
 		t = now();
 		for (s = 0; s < lsb_reader_nstreams(r); s++) {
@@ -148,7 +106,7 @@ int main(int argc, char **argv)
 
 			if (!buf)
 				return 2;
-			ipt_blocks(buf, len, img.pt, &ni, &nb);
+			ptoracle_blocks(buf, len, img.pt, &ni, &nb, &decerr);
 			nbytes += len;
 			free(buf);
 		}

@@ -94,68 +94,6 @@ static void count_packets(const uint8_t *buf, size_t len, struct counts *c)
 	pt_pkt_free_decoder(d);
 }
 
-static int drain_events(struct pt_block_decoder *d, int st)
-{
-	while (st >= 0 && (st & pts_event_pending)) {
-		struct pt_event ev;
-
-		st = pt_blk_event(d, &ev, sizeof(ev));
-	}
-	return st;
-}
-
-static void decode_blocks(const uint8_t *buf, size_t len, struct pt_image *img,
-			  struct counts *c)
-{
-	struct pt_config cfg;
-	struct pt_block_decoder *d;
-	int st;
-
-	if (!len)
-		return;
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	cfg.flags.variant.block.end_on_call = 1;
-	cfg.flags.variant.block.end_on_jump = 1;
-	d = pt_blk_alloc_decoder(&cfg);
-	if (!d) {
-		c->decerr++;
-		return;
-	}
-	pt_blk_set_image(d, img);
-	for (;;) {
-		st = pt_blk_sync_forward(d);
-		if (st < 0)
-			break;
-		for (;;) {
-			struct pt_block b;
-
-			st = drain_events(d, st);
-			if (st < 0)
-				break;
-			memset(&b, 0, sizeof(b));
-			st = pt_blk_next(d, &b, sizeof(b));
-			c->insn += b.ninsn;
-			if (b.ninsn)
-				c->blocks++;
-			if (st < 0)
-				break;
-		}
-		if (st == -pte_eos)
-			break;
-		{
-			uint64_t off = 0;
-
-			pt_blk_get_offset(d, &off);
-			fprintf(stderr, "decode error at offset %" PRIu64 ": %s\n", off,
-				pt_errstr(pt_errcode(st)));
-		}
-		c->decerr++;
-	}
-	pt_blk_free_decoder(d);
-}
-
 static int count_event(const struct lsb_event *ev, void *arg)
 {
 	uint64_t *n = arg;
@@ -252,7 +190,7 @@ int main(int argc, char **argv)
 						      img.pt, stop, &chunks.decerr);
 		}
 		free(starts);
-		decode_blocks(all, off, img.pt, &whole);
+		ptoracle_blocks(all, off, img.pt, &whole.insn, &whole.blocks, &whole.decerr);
 		/* The instruction decoder on the whole stream: the reference for
 		 * the chunks.  The block decoder (whole.insn) agrees with it
 		 * except at a cut end, where it counts the branch that waits

@@ -1,16 +1,20 @@
-/* ptoracle.h - libipt alone, for the test tools (ptcheck, ptcorrupt):
- * the instructions of one chunk decoded on its own with libipt's
- * instruction decoder, stopped by the next-PSB rule (see ptcheck.c).
+/* ptoracle.h - libipt alone, for the test tools (ptcheck, ptcorrupt,
+ * lspcheck, ptbench): the instructions of one chunk decoded on its own
+ * with libipt's instruction decoder, stopped by the next-PSB rule (see
+ * ptcheck.c), and libipt's block decoder over a whole stream.
  * Independent of decoder/ on purpose: it is the oracle decoder/ is checked
  * against.  Header-only: each test tool is one source file. */
 #ifndef LS_PTORACLE_H
 #define LS_PTORACLE_H
 
+#include <inttypes.h>
 #include <intel-pt.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 /* The FUP IP of the PSB+ at buf, 0 if tracing was off there. */
-static uint64_t ptoracle_psb_ip(const uint8_t *buf, size_t len)
+static inline uint64_t ptoracle_psb_ip(const uint8_t *buf, size_t len)
 {
 	struct pt_config cfg;
 	struct pt_packet_decoder *d;
@@ -37,7 +41,7 @@ static uint64_t ptoracle_psb_ip(const uint8_t *buf, size_t len)
 
 /* True if executing insn consumed a packet: a conditional branch, a return
  * (TNT bit or TIP), a far transfer, an indirect jump/call (FF /2../5). */
-static int ptoracle_consumes_packet(const struct pt_insn *insn)
+static inline int ptoracle_consumes_packet(const struct pt_insn *insn)
 {
 	uint8_t i = 0;
 
@@ -64,7 +68,7 @@ static int ptoracle_consumes_packet(const struct pt_insn *insn)
 /* Instructions of one chunk decoded on its own, up to the arrival at
  * stop_ip after the chunk's last packet (0: to the end); decode errors are
  * added to *decerr. */
-static uint64_t ptoracle_chunk(const uint8_t *buf, size_t len, struct pt_image *img,
+static inline uint64_t ptoracle_chunk(const uint8_t *buf, size_t len, struct pt_image *img,
 			     uint64_t stop_ip, uint64_t *decerr)
 {
 	struct pt_config cfg;
@@ -111,6 +115,63 @@ static uint64_t ptoracle_chunk(const uint8_t *buf, size_t len, struct pt_image *
 	}
 	pt_insn_free_decoder(d);
 	return at_stop != UINT64_MAX && at_stop >= last_pkt ? at_stop : n;
+}
+
+/* libipt's block decoder alone over buf (end_on_call, end_on_jump, as
+ * decoder/decode.c configures it), events drained: adds the instructions
+ * and blocks to *insns and *blocks, decode errors to *decerr (each named
+ * on stderr with its offset). */
+static inline void ptoracle_blocks(const uint8_t *buf, size_t len, struct pt_image *img,
+			    uint64_t *insns, uint64_t *blocks, uint64_t *decerr)
+{
+	struct pt_config cfg;
+	struct pt_block_decoder *d;
+	int st;
+
+	if (!len)
+		return;
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	cfg.flags.variant.block.end_on_call = 1;
+	cfg.flags.variant.block.end_on_jump = 1;
+	d = pt_blk_alloc_decoder(&cfg);
+	if (!d) {
+		(*decerr)++;
+		return;
+	}
+	pt_blk_set_image(d, img);
+	for (;;) {
+		uint64_t off = 0;
+
+		st = pt_blk_sync_forward(d);
+		if (st < 0)
+			break;
+		for (;;) {
+			struct pt_block b;
+
+			while (st >= 0 && (st & pts_event_pending)) {
+				struct pt_event ev;
+
+				st = pt_blk_event(d, &ev, sizeof(ev));
+			}
+			if (st < 0)
+				break;
+			memset(&b, 0, sizeof(b));
+			st = pt_blk_next(d, &b, sizeof(b));
+			*insns += b.ninsn;
+			*blocks += b.ninsn != 0;
+			if (st < 0)
+				break;
+		}
+		if (st == -pte_eos)
+			break;
+		pt_blk_get_offset(d, &off);
+		fprintf(stderr, "decode error at offset %" PRIu64 ": %s\n", off,
+			pt_errstr(pt_errcode(st)));
+		(*decerr)++;
+	}
+	pt_blk_free_decoder(d);
 }
 
 #endif

@@ -121,13 +121,9 @@ static int file_elf(struct elf_file *f)
 	return 0;
 }
 
-/* Maps PATH when its build-id is m's and opens it as ELF. */
-static int try_file(struct lsd_symbols *s, const struct lsb_module *m,
-		    const char *path, struct elf_file *f)
+/* After a modfile lookup returned err: opens the mapped file as ELF. */
+static int open_found(struct elf_file *f, int err)
 {
-	int err = lsd_modfile_try(m, path, &f->data, &f->len, s->errmsg,
-				  sizeof(s->errmsg));
-
 	if (err < 0)
 		return err;
 	f->mapped = 1;
@@ -137,20 +133,20 @@ static int try_file(struct lsd_symbols *s, const struct lsb_module *m,
 	return err;
 }
 
+/* Maps PATH when its build-id is m's and opens it as ELF. */
+static int try_file(struct lsd_symbols *s, const struct lsb_module *m,
+		    const char *path, struct elf_file *f)
+{
+	return open_found(f, lsd_modfile_try(m, path, &f->data, &f->len, s->errmsg,
+					     sizeof(s->errmsg)));
+}
+
 /* Finds the bytes of a reference-only module. */
 static int find_reference(struct lsd_symbols *s, const struct lsb_module *m,
 			  struct elf_file *f)
 {
-	int err = lsd_modfile_find(m, s->debug_dir, 0, &f->data, &f->len,
-				   s->errmsg, sizeof(s->errmsg));
-
-	if (err < 0)
-		return err;
-	f->mapped = 1;
-	err = file_elf(f);
-	if (err < 0)
-		file_release(f);
-	return err;
+	return open_found(f, lsd_modfile_find(m, s->debug_dir, 0, &f->data, &f->len,
+					      s->errmsg, sizeof(s->errmsg)));
 }
 
 static int has_section(Elf *elf, Elf64_Word type, const char *name)

@@ -34,7 +34,8 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/%)
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_DEPS := build-essential pkg-config libipt-dev libzstd-dev libcapstone-dev \
-	libelf-dev libdw-dev valgrind linux-perf xz-utils bzip2 sqlite3 zstd
+	libelf-dev libdw-dev valgrind linux-perf xz-utils bzip2 sqlite3 zstd \
+	python3 procps
 
 all: $(BIN) vgtool testdata
 

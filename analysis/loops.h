@@ -1,0 +1,71 @@
+/* loops.h - the loop detector (LoopProf, Moseley et al., sections 3-4) and
+ * the loop-nest / call-site view of Sato et al.
+ *
+ * The detector consumes the decoder's stream of executed static blocks.
+ * Per thread it keeps a stack of call frames, following calls and returns
+ * in the block stream (never the stack pointer), each frame with the path
+ * of blocks executed in it and a membership table; a block that recurs on
+ * the current frame's path is a loop back to a loop head.  Counts are
+ * exact: entries, iterations (executions of the head inside the loop),
+ * the trip-count histogram, self and total instructions per loop and per
+ * instruction class, the loop call graph across calls, call sites and
+ * back branches, and per-function instruction counts.
+ *
+ * Memory grows with the executed code (and the call depth), never with
+ * the length of the trace.
+ *
+ * Functions return >= 0 on success or a negative LS_E* code.
+ */
+#ifndef LSA_LOOPS_H
+#define LSA_LOOPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decoder/decode.h"
+#include "decoder/symbols.h"
+#include "formats/profile.h"
+
+struct lsa_loops;
+
+struct lsa_loops_opts {
+	size_t size;		/* sizeof(struct lsa_loops_opts) */
+	uint32_t trip_limit;	/* exact histogram below this (0: LSP_TRIP_LIMIT) */
+	int want_lines;		/* resolve file:line of loops and functions */
+};
+
+/* Statistics of the detector itself. */
+struct lsa_loops_stats {
+	uint64_t blocks;	/* executed blocks seen */
+	uint64_t loop_backs;
+	uint64_t frame_mismatches;	/* returns that matched no frame */
+	uint64_t unwinds;	/* frames dropped by longjmp/exceptions/signals */
+	uint64_t resets;	/* state resets at trace gaps */
+	uint64_t max_frames, max_path;
+};
+
+/* A detector over the static blocks of decoder d, adding to profile p
+ * (run `run` of p) and naming code with sym (may be NULL: no names).
+ * Returns -LS_ENOMEM, -LS_EINVAL. */
+int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
+		  struct lsd_symbols *sym, struct lsp_profile *p, uint32_t run,
+		  const struct lsa_loops_opts *o);
+/* Callbacks to pass to lsd_decode_stream() with the detector as arg. */
+extern const struct lsd_callbacks lsa_loops_callbacks;
+/* Feeds one executed block of stream `stream` (what the callback does). */
+int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *b);
+/* Ends the stream's thread: closes its frames and writes its rows into
+ * the profile.  Returns -LS_ENOMEM. */
+int lsa_loops_stream_end(struct lsa_loops *l, size_t stream);
+/* Ends every open thread (as lsa_loops_stream_end). */
+int lsa_loops_finish(struct lsa_loops *l);
+void lsa_loops_get_stats(const struct lsa_loops *l, struct lsa_loops_stats *st);
+void lsa_loops_free(struct lsa_loops *l);
+
+/* Decodes every stream of the bundle behind d and profiles it into p: the
+ * whole of `loopscope analyze`.  Returns a decoder or detector error. */
+int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
+		      struct lsd_symbols *sym, struct lsp_profile *p,
+		      const struct lsa_loops_opts *o, struct lsa_loops_stats *st);
+
+#endif

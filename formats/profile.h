@@ -1,0 +1,160 @@
+/* profile.h - the loop profile: what `loopscope analyze` writes and every
+ * report reads.
+ *
+ * A profile holds rows per thread; the merged view of a run, and of many
+ * runs (`loopscope merge`), is the sum of the rows over threads, so merging
+ * threads and merging runs is one operation.  Code is named by module
+ * build-id + file offset, never by runtime address, so runs with other
+ * load addresses (ASLR) merge.  Names, source files and lines are resolved
+ * when the profile is made and stored in it: reports need no binaries.
+ *
+ * The file format is specified in formats/profile.md.
+ *
+ * Functions return >= 0 on success or a negative LS_E* code.
+ */
+#ifndef LSP_PROFILE_H
+#define LSP_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define LSP_BUILD_ID_MAX 64
+#define LSP_NCLASS 9		/* = LSD_IC_MAX: load store branch call ret int fp simd other */
+#define LSP_TRIP_LIMIT 1024	/* default: exact trip counts below this */
+#define LSP_NONE UINT32_MAX	/* no loop / function / module */
+
+struct lsp_module {
+	uint8_t build_id[LSP_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	char *path;		/* as recorded */
+};
+
+struct lsp_thread {
+	uint32_t run;		/* which run (bundle) of a merged profile, from 0 */
+	uint32_t pid, tid;
+	uint64_t insns;		/* decoded instructions of the thread */
+	uint64_t outside;	/* instructions outside every loop */
+	uint64_t outside_ic[LSP_NCLASS];
+	uint64_t losses;	/* decode gaps: the loop state was reset there */
+};
+
+struct lsp_func {
+	uint32_t module;
+	uint64_t off;		/* function start, file offset in the module */
+	uint64_t vaddr;		/* function start as an ELF virtual address */
+	char *name;		/* "" when no symbol covers it ("mod+0x..") */
+	char *file;		/* source file of the start, "" if unknown */
+	uint32_t line;
+};
+
+struct lsp_loop {
+	uint32_t module;
+	uint64_t head_off;	/* head block start, file offset (the key) */
+	uint64_t head_vaddr;	/* the same as an ELF virtual address */
+	uint32_t func;		/* function containing the head, or LSP_NONE */
+	char *file;		/* source file:line of the head, "" / 0 unknown */
+	uint32_t line;
+};
+
+/* Per loop and thread. */
+struct lsp_lstat {
+	uint32_t loop, thread;
+	uint64_t entries;	/* times the loop was entered from outside */
+	uint64_t iterations;	/* executions of the head inside the loop */
+	uint64_t self;		/* instructions in the loop, nested loops excluded */
+	uint64_t total;		/* instructions in the loop, nested loops and callees included */
+	uint64_t self_ic[LSP_NCLASS], total_ic[LSP_NCLASS];
+	uint64_t trip_min, trip_max;	/* over all entries */
+	uint64_t over_entries;	/* entries with trip count >= the profile's trip limit */
+	uint64_t over_sum;	/* and the sum of their trip counts */
+};
+
+/* Trip-count histogram: entries of loop with exactly `trips` iterations
+ * (trips < trip limit). */
+struct lsp_trip {
+	uint32_t loop, thread;
+	uint64_t trips, entries;
+};
+
+/* Loop call graph edge: parent entered child `count` times.  parent is
+ * LSP_NONE for loops entered at the top level (outside every loop). */
+struct lsp_edge {
+	uint32_t parent, child, thread;
+	uint64_t count;
+};
+
+/* Back branch (the last instruction of the block that looped back to the
+ * head) of a loop, and how often it looped back. */
+struct lsp_tail {
+	uint32_t loop, thread;
+	uint64_t off, vaddr;	/* of the branch instruction in the head's module */
+	uint64_t count;
+};
+
+/* Call site inside a loop (its own code, not nested loops). */
+struct lsp_call {
+	uint32_t loop, thread;
+	uint32_t module;
+	uint64_t off, vaddr;	/* of the call instruction */
+	uint32_t callee;	/* function, LSP_NONE if unknown */
+	uint64_t count;
+};
+
+/* Per function and thread. */
+struct lsp_fstat {
+	uint32_t func, thread;
+	uint64_t self;		/* exclusive instructions (function level, gprof-like) */
+	uint64_t total;		/* inclusive: self + callees, recursion counted once */
+	uint64_t loop_level;	/* self of the loops whose head is in the function
+				 * (Sato et al. table 2: loop-less callees are
+				 * charged to the calling loop) */
+	uint64_t calls;		/* times it was called */
+};
+
+#define LSP_ARRAY(type, name) type *name; size_t n_##name, cap_##name
+
+struct lsp_profile {
+	uint32_t version;
+	uint32_t trip_limit;	/* exact histogram below this */
+	uint32_t nruns;
+	char *source;		/* bundle of run 0 (informational) */
+	LSP_ARRAY(struct lsp_module, modules);
+	LSP_ARRAY(struct lsp_thread, threads);
+	LSP_ARRAY(struct lsp_func, funcs);
+	LSP_ARRAY(struct lsp_loop, loops);
+	LSP_ARRAY(struct lsp_lstat, lstats);
+	LSP_ARRAY(struct lsp_trip, trips);
+	LSP_ARRAY(struct lsp_edge, edges);
+	LSP_ARRAY(struct lsp_tail, tails);
+	LSP_ARRAY(struct lsp_call, calls);
+	LSP_ARRAY(struct lsp_fstat, fstats);
+};
+
+/* Allocates an empty profile.  Returns -LS_ENOMEM. */
+int lsp_new(struct lsp_profile **pp, uint32_t trip_limit);
+void lsp_free(struct lsp_profile *p);
+
+/* Interning: the index of the module / function / loop with that key,
+ * added when new (strings are copied).  Return the index (>= 0), or
+ * -LS_ENOMEM, -LS_EINVAL. */
+int lsp_module_intern(struct lsp_profile *p, const uint8_t *build_id,
+		      size_t len, const char *path);
+int lsp_func_intern(struct lsp_profile *p, uint32_t module, uint64_t off,
+		    uint64_t vaddr, const char *name, const char *file,
+		    uint32_t line);
+int lsp_loop_intern(struct lsp_profile *p, uint32_t module, uint64_t head_off,
+		    uint64_t head_vaddr, uint32_t func, const char *file,
+		    uint32_t line);
+/* Appends a thread; returns its index or -LS_ENOMEM. */
+int lsp_thread_add(struct lsp_profile *p, const struct lsp_thread *t);
+
+/* Appending rows (copied).  Return 0 or -LS_ENOMEM. */
+int lsp_add_lstat(struct lsp_profile *p, const struct lsp_lstat *s);
+int lsp_add_trip(struct lsp_profile *p, const struct lsp_trip *t);
+int lsp_add_edge(struct lsp_profile *p, const struct lsp_edge *e);
+int lsp_add_tail(struct lsp_profile *p, const struct lsp_tail *t);
+int lsp_add_call(struct lsp_profile *p, const struct lsp_call *c);
+int lsp_add_fstat(struct lsp_profile *p, const struct lsp_fstat *f);
+
+#endif

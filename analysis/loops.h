@@ -44,11 +44,11 @@ struct lsa_loops_stats {
 	uint64_t max_frames, max_path;
 };
 
-/* A detector over the static blocks of decoder d, adding to profile p
+/* A detector over the static blocks of decoder d (of bundle r), adding to profile p
  * (run `run` of p) and naming code with sym (may be NULL: no names).
  * Returns -LS_ENOMEM, -LS_EINVAL. */
 int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
-		  struct lsd_symbols *sym, struct lsp_profile *p, uint32_t run,
+		  struct lsb_reader *r, struct lsd_symbols *sym, struct lsp_profile *p, uint32_t run,
 		  const struct lsa_loops_opts *o);
 /* Callbacks to pass to lsd_decode_stream() with the detector as arg. */
 extern const struct lsd_callbacks lsa_loops_callbacks;

@@ -77,11 +77,14 @@ struct lsp_trip {
 	uint64_t trips, entries;
 };
 
-/* Loop call graph edge: parent entered child `count` times.  parent is
- * LSP_NONE for loops entered at the top level (outside every loop). */
+/* Loop call graph edge: parent entered child `count` times, and those
+ * entries executed `total` instructions.  parent is LSP_NONE for loops
+ * entered at the top level (outside every loop): their totals plus the
+ * thread's `outside` make the thread's instructions. */
 struct lsp_edge {
 	uint32_t parent, child, thread;
 	uint64_t count;
+	uint64_t total;		/* total instructions of those entries */
 };
 
 /* Back branch (the last instruction of the block that looped back to the

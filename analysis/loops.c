@@ -1,0 +1,1084 @@
+/* loops.c - the loop detector over the executed static block stream.
+ *
+ * LoopProf (Moseley et al. 3.2-3.5) with these refinements, all for exact
+ * counts:
+ * - Frames follow the block stream's calls and returns.  A return goes to
+ *   the frame whose return address it matches; an indirect jump into a
+ *   function that an older frame is executing unwinds to it (longjmp,
+ *   exceptions); a direct jump to another function is a tail call.  A
+ *   signal pushes a frame that ends where the interrupted code resumes.
+ * - An open loop entry ends when its head leaves the path; the entries
+ *   above the head that are blocks of the loop's body (seen in one of its
+ *   iterations) are its last iteration, the rest belongs to the enclosing
+ *   loop.  So early exits cost no off-by-one, and the last iteration of a
+ *   rotated loop is counted in the loop.
+ * - A known loop head executed once in an iteration of an enclosing loop
+ *   (or a frame) is an entry with trip count 1.
+ * - Loop totals count nested entries of the same loop (recursion) once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops_int.h"
+#include "common/ls_err.h"
+
+static void cnt_add(struct lsa_cnt *a, const struct lsa_cnt *b)
+{
+	int k;
+
+	for (k = 0; k < LSA_NC; k++)
+		a->n[k] += b->n[k];
+}
+
+static void cnt_sub(struct lsa_cnt *a, const struct lsa_cnt *b)
+{
+	int k;
+
+	for (k = 0; k < LSA_NC; k++)
+		a->n[k] -= b->n[k];
+}
+
+static void cnt_sb(struct lsa_cnt *a, const struct lsd_sblock *sb)
+{
+	int k;
+
+	a->n[0] += sb->ninsn;
+	for (k = 0; k < LSP_NCLASS; k++)
+		a->n[1 + k] += sb->iclass[k];
+}
+
+/* ---- pools: indices, never pointers, survive their growth ---- */
+
+#define POOL_ALLOC(l, arr, n, cap, freel, out) do {			\
+	if ((l)->freel != LSA_NONE) {					\
+		(out) = (l)->freel;					\
+		(l)->freel = (l)->arr[(out)].next;			\
+	} else {							\
+		if ((l)->n == (l)->cap) {				\
+			uint32_t nc_ = (l)->cap ? (l)->cap * 2 : 256;	\
+			void *p_ = realloc((l)->arr, (size_t)nc_ * sizeof(*(l)->arr)); \
+			if (!p_)					\
+				return -LS_ENOMEM;			\
+			(l)->arr = p_;					\
+			(l)->cap = nc_;					\
+		}							\
+		(out) = (l)->n++;					\
+	}								\
+} while (0)
+
+static int acc_new(struct lsa_loops *l, uint32_t *out)
+{
+	uint32_t i;
+
+	POOL_ALLOC(l, acc, nacc, capacc, freeacc, i);
+	memset(&l->acc[i], 0, sizeof(l->acc[i]));
+	l->acc[i].kids = LSA_NONE;
+	l->acc[i].callee = LSA_NONE;
+	*out = i;
+	return 0;
+}
+
+static void acc_free(struct lsa_loops *l, uint32_t i)
+{
+	l->acc[i].next = l->freeacc;
+	l->freeacc = i;
+}
+
+static int inst_new(struct lsa_loops *l, uint32_t loop, uint32_t *out)
+{
+	uint32_t i;
+
+	POOL_ALLOC(l, inst, ninst, capinst, freeinst, i);
+	memset(&l->inst[i], 0, sizeof(l->inst[i]));
+	l->inst[i].loop = loop;
+	l->inst[i].tail = LSA_NONE;
+	*out = i;
+	return 0;
+}
+
+static void inst_free(struct lsa_loops *l, uint32_t i)
+{
+	l->inst[i].next = l->freeinst;
+	l->freeinst = i;
+}
+
+/* Adds (loop, count, total) to the kid list *head (merging same loops). */
+static int kid_add(struct lsa_loops *l, uint32_t *head, uint32_t loop,
+		   uint64_t count, const struct lsa_cnt *tot)
+{
+	uint32_t i;
+
+	for (i = *head; i != LSA_NONE; i = l->kid[i].next)
+		if (l->kid[i].loop == loop) {
+			l->kid[i].count += count;
+			cnt_add(&l->kid[i].tot, tot);
+			return 0;
+		}
+	POOL_ALLOC(l, kid, nkid, capkid, freekid, i);
+	l->kid[i].loop = loop;
+	l->kid[i].count = count;
+	l->kid[i].tot = *tot;
+	l->kid[i].next = *head;
+	*head = i;
+	return 0;
+}
+
+static void kids_free(struct lsa_loops *l, uint32_t i)
+{
+	while (i != LSA_NONE) {
+		uint32_t next = l->kid[i].next;
+
+		l->kid[i].next = l->freekid;
+		l->freekid = i;
+		i = next;
+	}
+}
+
+/* Moves list src into list *dst. */
+static int kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src)
+{
+	while (src != LSA_NONE) {
+		uint32_t next = l->kid[src].next;
+		int err = kid_add(l, dst, l->kid[src].loop, l->kid[src].count,
+				  &l->kid[src].tot);
+
+		if (err)
+			return err;
+		l->kid[src].next = l->freekid;
+		l->freekid = src;
+		src = next;
+	}
+	return 0;
+}
+
+/* ---- per static block tables ---- */
+
+static int sb_grow(struct lsa_loops *l, uint32_t id)
+{
+	size_t n = lsd_nsblocks(l->d), i;
+	uint32_t *a, *b;
+
+	if (n <= id)
+		n = (size_t)id + 1;
+	n = n < 1024 ? 1024 : n + n / 2;
+	a = realloc(l->sbloop, n * sizeof(*a));
+	if (!a)
+		return -LS_ENOMEM;
+	l->sbloop = a;
+	b = realloc(l->sbfunc, n * sizeof(*b));
+	if (!b)
+		return -LS_ENOMEM;
+	l->sbfunc = b;
+	for (i = l->nsb; i < n; i++)
+		a[i] = b[i] = 0;
+	l->nsb = n;
+	return 0;
+}
+
+/* The function containing static block sb (LSA_NONE if unknown). */
+static uint32_t func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
+{
+	struct lsd_symbol_info info;
+	uint64_t *v;
+	uint32_t f;
+
+	if (l->sbfunc[sb->id])
+		return l->sbfunc[sb->id] - 2;
+	l->sbfunc[sb->id] = 1;
+	if (!l->sym || sb->module < 0 ||
+	    lsd_symbols_lookup(l->sym, sb->module, sb->mod_off, 0, &info) < 0 ||
+	    !info.function)
+		return LSA_NONE;
+	v = lsa_kmap_get(&l->funcidx, (uint64_t)sb->module + 1, info.func_start);
+	if (!v)
+		return LSA_NONE;	/* out of memory: unnamed, counts stay exact */
+	if (!*v) {
+		if (l->nfuncs == l->capfuncs) {
+			uint32_t nc = l->capfuncs ? l->capfuncs * 2 : 256;
+			void *p = realloc(l->funcs, nc * sizeof(*l->funcs));
+
+			if (!p)
+				return LSA_NONE;
+			l->funcs = p;
+			l->capfuncs = nc;
+		}
+		l->funcs[l->nfuncs].module = sb->module;
+		l->funcs[l->nfuncs].off = info.func_start;
+		l->funcs[l->nfuncs].pidx = LSA_NONE;
+		*v = ++l->nfuncs;
+	}
+	f = (uint32_t)(*v - 1);
+	l->sbfunc[sb->id] = f + 2;
+	return f;
+}
+
+/* The loop headed by sb, created when new. */
+static int loop_of(struct lsa_loops *l, const struct lsd_sblock *sb, uint32_t *out)
+{
+	if (!l->sbloop[sb->id]) {
+		if (l->nloops == l->caploops) {
+			uint32_t nc = l->caploops ? l->caploops * 2 : 256;
+			void *p = realloc(l->loops, nc * sizeof(*l->loops));
+
+			if (!p)
+				return -LS_ENOMEM;
+			l->loops = p;
+			l->caploops = nc;
+		}
+		l->loops[l->nloops].head = sb;
+		l->loops[l->nloops].func = func_of(l, sb);
+		l->loops[l->nloops].pidx = LSA_NONE;
+		l->sbloop[sb->id] = ++l->nloops;
+	}
+	*out = l->sbloop[sb->id] - 1;
+	return 0;
+}
+
+static int in_body(const struct lsa_loops *l, uint32_t loop, uint32_t sbid)
+{
+	return lsa_kmap_find(&l->body, loop, sbid) != NULL;
+}
+
+/* ---- per thread rows ---- */
+
+static struct lsa_lrow *lrow(struct lsa_thr *t, uint32_t loop)
+{
+	if (loop >= t->nlr) {
+		uint32_t n = loop < 64 ? 128 : loop * 2;
+		struct lsa_lrow *p = realloc(t->lr, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + t->nlr, 0, (n - t->nlr) * sizeof(*p));
+		t->lr = p;
+		t->nlr = n;
+	}
+	return &t->lr[loop];
+}
+
+static struct lsa_frow *frow(struct lsa_thr *t, uint32_t func)
+{
+	if (func >= t->nfw) {
+		uint32_t n = func < 256 ? 512 : func * 2;
+		struct lsa_frow *p = realloc(t->fw, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + t->nfw, 0, (n - t->nfw) * sizeof(*p));
+		t->fw = p;
+		t->nfw = n;
+	}
+	return &t->fw[func];
+}
+
+static int edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
+		    uint64_t count, uint64_t total)
+{
+	uint64_t *v = lsa_kmap_get(&t->edges,
+				   parent == LSA_NONE ? 0 : (uint64_t)parent + 1, child);
+
+	if (!v)
+		return -LS_ENOMEM;
+	if (!*v) {
+		if (t->nerows == t->caperows) {
+			size_t nc = t->caperows ? t->caperows * 2 : 64;
+			void *p = realloc(t->erows, nc * sizeof(*t->erows));
+
+			if (!p)
+				return -LS_ENOMEM;
+			t->erows = p;
+			t->caperows = nc;
+		}
+		t->erows[t->nerows].count = t->erows[t->nerows].total = 0;
+		*v = ++t->nerows;
+	}
+	t->erows[*v - 1].count += count;
+	t->erows[*v - 1].total += total;
+	return 0;
+}
+
+static int kmap_inc(struct lsa_kmap *m, uint64_t a, uint64_t b, uint64_t by)
+{
+	uint64_t *v = lsa_kmap_get(m, a, b);
+
+	if (!v)
+		return -LS_ENOMEM;
+	*v += by;
+	return 0;
+}
+
+static int tail_flush(struct lsa_thr *t, struct lsa_inst *in)
+{
+	int err = 0;
+
+	if (in->tail != LSA_NONE && in->tail_run)
+		err = kmap_inc(&t->tails, in->loop, in->tail, in->tail_run);
+	in->tail = LSA_NONE;
+	in->tail_run = 0;
+	return err;
+}
+
+/* ---- membership: static block id -> topmost path entry ---- */
+
+static uint32_t mhash(uint32_t k)
+{
+	return (k * 0x9e3779b1u) ^ (k >> 15);
+}
+
+static uint32_t mem_get(const struct lsa_thr *t, uint32_t k)
+{
+	uint32_t j;
+
+	if (!t->mkey)
+		return LSA_NONE;
+	for (j = mhash(k) & t->mmask; t->mkey[j] != LSA_NONE; j = (j + 1) & t->mmask)
+		if (t->mkey[j] == k)
+			return t->mval[j];
+	return LSA_NONE;
+}
+
+static int mem_grow(struct lsa_thr *t)
+{
+	uint32_t ncap = t->mkey ? (t->mmask + 1) * 2 : 256, i, j;
+	uint32_t *nk = malloc(ncap * sizeof(*nk)), *nv = malloc(ncap * sizeof(*nv));
+
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
+		return -LS_ENOMEM;
+	}
+	memset(nk, 0xff, ncap * sizeof(*nk));
+	for (i = 0; t->mkey && i <= t->mmask; i++) {
+		if (t->mkey[i] == LSA_NONE)
+			continue;
+		for (j = mhash(t->mkey[i]) & (ncap - 1); nk[j] != LSA_NONE;
+		     j = (j + 1) & (ncap - 1))
+			;
+		nk[j] = t->mkey[i];
+		nv[j] = t->mval[i];
+	}
+	free(t->mkey);
+	free(t->mval);
+	t->mkey = nk;
+	t->mval = nv;
+	t->mmask = ncap - 1;
+	return 0;
+}
+
+/* Sets k -> v, v == LSA_NONE deletes (backward-shift deletion). */
+static int mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
+{
+	uint32_t j, i;
+
+	if (v != LSA_NONE && (!t->mkey || (t->mn + 1) * 2 > t->mmask + 1)) {
+		int err = mem_grow(t);
+
+		if (err)
+			return err;
+	}
+	if (!t->mkey)
+		return 0;
+	for (j = mhash(k) & t->mmask; t->mkey[j] != LSA_NONE && t->mkey[j] != k;
+	     j = (j + 1) & t->mmask)
+		;
+	if (v != LSA_NONE) {
+		if (t->mkey[j] == LSA_NONE)
+			t->mn++;
+		t->mkey[j] = k;
+		t->mval[j] = v;
+		return 0;
+	}
+	if (t->mkey[j] == LSA_NONE)
+		return 0;
+	t->mn--;
+	for (i = j;;) {
+		uint32_t h;
+
+		t->mkey[j] = LSA_NONE;
+		for (;;) {
+			i = (i + 1) & t->mmask;
+			if (t->mkey[i] == LSA_NONE)
+				return 0;
+			h = mhash(t->mkey[i]) & t->mmask;
+			/* can the entry at i move to the hole at j? */
+			if (j <= i ? (h <= j || h > i) : (h <= j && h > i))
+				break;
+		}
+		t->mkey[j] = t->mkey[i];
+		t->mval[j] = t->mval[i];
+		j = i;
+	}
+}
+
+/* ---- path ---- */
+
+static int path_push(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb)
+{
+	struct lsa_pent *e;
+	int err;
+
+	if (t->npath == t->cappath) {
+		uint32_t nc = t->cappath ? t->cappath * 2 : 256;
+		void *p = realloc(t->path, (size_t)nc * sizeof(*t->path));
+
+		if (!p)
+			return -LS_ENOMEM;
+		t->path = p;
+		t->cappath = nc;
+	}
+	e = &t->path[t->npath];
+	e->sb = sb;
+	e->prev = mem_get(t, sb->id);
+	e->inst = LSA_NONE;
+	e->acc = LSA_NONE;
+	err = mem_set(t, sb->id, t->npath);
+	if (err)
+		return err;
+	t->npath++;
+	if (t->npath > l->st.max_path)
+		l->st.max_path = t->npath;
+	return 0;
+}
+
+/* ---- accounting ---- */
+
+/* Who receives accounted work: an open loop entry, or a frame's level. */
+struct owner {
+	uint32_t inst;		/* LSA_NONE: the frame */
+	struct lsa_frame *fr;
+};
+
+/* Charges one execution of entry e (its block and its calls) to o. */
+static int charge(struct lsa_loops *l, struct lsa_thr *t, struct owner o,
+		  struct lsa_pent *e)
+{
+	struct lsa_acc *a = e->acc != LSA_NONE ? &l->acc[e->acc] : NULL;
+	int err = 0;
+
+	if (o.inst != LSA_NONE) {
+		struct lsa_inst *in = &l->inst[o.inst];
+		uint32_t loop = in->loop, i;
+
+		cnt_sb(&in->self, e->sb);
+		if (!a)
+			return 0;
+		cnt_add(&in->self, &a->cself);
+		cnt_add(&in->tot, &a->ctot);
+		if (a->called)
+			err = kmap_inc(&t->calls, (uint64_t)loop << 32 | a->callee,
+				       e->sb->id, 1);
+		for (i = a->kids; !err && i != LSA_NONE; i = l->kid[i].next) {
+			if (l->kid[i].loop == loop)
+				cnt_add(&in->same, &l->kid[i].tot);
+			err = edge_add(t, loop, l->kid[i].loop, l->kid[i].count,
+				       l->kid[i].tot.n[0]);
+		}
+		kids_free(l, a->kids);
+	} else {
+		cnt_sb(&o.fr->fself, e->sb);
+		if (!a)
+			return 0;
+		cnt_add(&o.fr->fself, &a->cself);
+		cnt_add(&o.fr->ftot, &a->ctot);
+		err = kids_move(l, &o.fr->kids, a->kids);
+	}
+	acc_free(l, e->acc);
+	e->acc = LSA_NONE;
+	return err;
+}
+
+/* Closes loop entry `ii` into its parent p. */
+static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
+		      struct owner p)
+{
+	struct lsa_inst *in = &l->inst[ii];
+	struct lsa_lrow *r = lrow(t, in->loop);
+	struct lsa_cnt tot = in->self;
+	uint64_t trips = in->trips;
+	uint32_t loop = in->loop;
+	int err;
+
+	if (!r)
+		return -LS_ENOMEM;
+	cnt_add(&tot, &in->tot);
+	if (!r->entries || trips < r->tmin)
+		r->tmin = trips;
+	if (trips > r->tmax)
+		r->tmax = trips;
+	r->entries++;
+	r->iterations += trips;
+	cnt_add(&r->self, &in->self);
+	/* entries of this loop nested in this entry (recursion) have added
+	 * their totals already: count their instructions once */
+	cnt_add(&r->total, &tot);
+	cnt_sub(&r->total, &in->same);
+	if (trips < l->o.trip_limit) {
+		err = kmap_inc(&t->trips, loop, trips, 1);
+	} else {
+		r->over_e++;
+		r->over_s += trips;
+		err = 0;
+	}
+	if (!err)
+		err = tail_flush(t, in);
+	inst_free(l, ii);
+	if (err)
+		return err;
+	if (p.inst != LSA_NONE) {
+		cnt_add(&l->inst[p.inst].tot, &tot);
+		if (l->inst[p.inst].loop == loop)
+			cnt_add(&l->inst[p.inst].same, &tot);
+		return edge_add(t, l->inst[p.inst].loop, loop, 1, tot.n[0]);
+	}
+	cnt_add(&p.fr->ftot, &tot);
+	return kid_add(l, &p.fr->kids, loop, 1, &tot);
+}
+
+static int os_push(struct lsa_thr *t, uint32_t ii)
+{
+	if (t->nos == t->capos) {
+		uint32_t nc = t->capos ? t->capos * 2 : 64;
+		void *p = realloc(t->os, nc * sizeof(*t->os));
+
+		if (!p)
+			return -LS_ENOMEM;
+		t->os = p;
+		t->capos = nc;
+	}
+	t->os[t->nos++] = ii;
+	return 0;
+}
+
+static struct owner os_top(struct lsa_thr *t, uint32_t bottom, struct owner base)
+{
+	struct owner o = base;
+
+	if (t->nos > bottom)
+		o.inst = t->os[t->nos - 1];
+	return o;
+}
+
+static int os_pop(struct lsa_loops *l, struct lsa_thr *t, uint32_t bottom,
+		  struct owner base)
+{
+	uint32_t ii = t->os[--t->nos];
+
+	return close_inst(l, t, ii, os_top(t, bottom, base));
+}
+
+/* Is a known loop head, executed once under owner o, an entry of its own
+ * loop?  Not when o's head lies in that loop's body: then both are one
+ * cycle entered at another block. */
+static int trip1(struct lsa_loops *l, struct owner o, uint32_t loop)
+{
+	if (o.inst == LSA_NONE)
+		return 1;
+	return !in_body(l, loop, l->loops[l->inst[o.inst].loop].head->id);
+}
+
+/* Accounts path entries [lo, npath) to base, then pops them.  Open loop
+ * entries and known heads among them take the entries above that belong
+ * to their bodies (a prefix); the rest goes to the owner below. */
+static int scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct owner base)
+{
+	uint32_t bottom = t->nos, i;
+	int err = 0;
+
+	for (i = lo; i < t->npath && !err; i++) {
+		struct lsa_pent *e = &t->path[i];
+		struct owner o;
+		uint32_t ii;
+
+		while (t->nos > bottom && !err &&
+		       !in_body(l, l->inst[t->os[t->nos - 1]].loop, e->sb->id))
+			err = os_pop(l, t, bottom, base);
+		if (err)
+			break;
+		o = os_top(t, bottom, base);
+		if (e->inst != LSA_NONE) {
+			ii = e->inst;
+			e->inst = LSA_NONE;
+		} else if (l->sbloop[e->sb->id] &&
+			   trip1(l, o, l->sbloop[e->sb->id] - 1)) {
+			err = inst_new(l, l->sbloop[e->sb->id] - 1, &ii);
+			if (err)
+				break;
+			l->inst[ii].trips = 1;
+		} else {
+			err = charge(l, t, o, e);
+			continue;
+		}
+		err = os_push(t, ii);
+		if (!err)
+			err = charge(l, t, os_top(t, bottom, base), e);
+	}
+	while (!err && t->nos > bottom)
+		err = os_pop(l, t, bottom, base);
+	/* pop, restoring the membership table */
+	while (t->npath > lo) {
+		struct lsa_pent *e = &t->path[--t->npath];
+		int e2 = mem_set(t, e->sb->id, e->prev);
+
+		if (e->acc != LSA_NONE)
+			acc_free(l, e->acc);
+		if (e->inst != LSA_NONE)
+			inst_free(l, e->inst);
+		if (!err)
+			err = e2;
+	}
+	t->nos = bottom;
+	return err;
+}
+
+/* Control went back to path entry ti of the top frame: one iteration. */
+static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
+{
+	struct lsa_pent *h = &t->path[ti];
+	struct owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
+	struct lsa_inst *in;
+	uint32_t loop, i, tail = t->psb ? t->psb->id : LSA_NONE;
+	int err;
+
+	l->st.loop_backs++;
+	if (h->inst == LSA_NONE) {
+		uint32_t ii;
+
+		err = loop_of(l, h->sb, &loop);
+		if (!err)
+			err = inst_new(l, loop, &ii);
+		if (err)
+			return err;
+		h = &t->path[ti];
+		h->inst = ii;
+		l->inst[ii].trips = 1;
+	}
+	loop = l->inst[h->inst].loop;
+	for (i = ti; i < t->npath; i++)
+		if (!lsa_kmap_get(&l->body, loop, t->path[i].sb->id))
+			return -LS_ENOMEM;
+	o.inst = h->inst;
+	err = scan(l, t, ti + 1, o);
+	if (!err)
+		err = charge(l, t, o, &t->path[ti]);
+	if (err)
+		return err;
+	in = &l->inst[t->path[ti].inst];
+	in->trips++;
+	if (tail != in->tail) {
+		err = tail_flush(t, in);
+		in->tail = tail;
+	}
+	in->tail_run++;
+	return err;
+}
+
+/* A non-local jump (longjmp) came back to entry xi of the top frame: not
+ * an iteration, the path above it was abandoned. */
+static int land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi)
+{
+	struct owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
+	int err = scan(l, t, xi + 1, o);
+
+	if (err)
+		return err;
+	o.inst = t->path[xi].inst;	/* its earlier execution */
+	return charge(l, t, o, &t->path[xi]);
+}
+
+/* ---- frames ---- */
+
+static int frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
+		      uint32_t func, int async)
+{
+	struct lsa_frame *f;
+
+	if (t->nfr >= LSA_MAX_FRAMES) {
+		t->deep++;
+		return 0;
+	}
+	if (t->nfr == t->capfr) {
+		uint32_t nc = t->capfr ? t->capfr * 2 : 64;
+		void *p = realloc(t->fr, (size_t)nc * sizeof(*t->fr));
+
+		if (!p)
+			return -LS_ENOMEM;
+		t->fr = p;
+		t->capfr = nc;
+	}
+	f = &t->fr[t->nfr++];
+	memset(f, 0, sizeof(*f));
+	f->base = t->npath;
+	f->func = f->cur = func;
+	f->kids = LSA_NONE;
+	f->ret = ret;
+	f->start = t->insns;
+	f->async = async;
+	if (t->nfr > l->st.max_frames)
+		l->st.max_frames = t->nfr;
+	if (func != LSA_NONE) {
+		struct lsa_frow *r = frow(t, func);
+
+		if (!r)
+			return -LS_ENOMEM;
+		r->calls++;
+		r->active++;
+	}
+	return 0;
+}
+
+/* Ends the top frame: accounts its path and hands its frame level to the
+ * entry that called it (or, for the outermost frame, to the thread). */
+static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
+{
+	struct lsa_frame *f = &t->fr[t->nfr - 1];
+	struct owner o = { LSA_NONE, f };
+	int err;
+
+	if (t->deep) {
+		t->deep--;
+		return 0;
+	}
+	err = scan(l, t, f->base, o);
+	if (err)
+		return err;
+	f = &t->fr[t->nfr - 1];
+	if (f->func != LSA_NONE) {
+		struct lsa_frow *r = frow(t, f->func);
+
+		if (!r)
+			return -LS_ENOMEM;
+		if (r->active <= 1)
+			r->total += t->insns - f->start;
+		if (r->active)
+			r->active--;
+	}
+	if (t->nfr > 1 && f->base > t->fr[t->nfr - 2].base) {
+		struct lsa_pent *c = &t->path[f->base - 1];
+		struct lsa_acc *a;
+
+		if (c->acc == LSA_NONE) {
+			uint32_t ai;
+
+			err = acc_new(l, &ai);
+			if (err)
+				return err;
+			c = &t->path[f->base - 1];
+			c->acc = ai;
+		}
+		f = &t->fr[t->nfr - 1];
+		a = &l->acc[c->acc];
+		cnt_add(&a->cself, &f->fself);
+		cnt_add(&a->ctot, &f->ftot);
+		err = kids_move(l, &l->acc[c->acc].kids, f->kids);
+		t->nfr--;
+		return err;
+	}
+	if (t->nfr > 1) {	/* no calling entry: to the frame below */
+		struct lsa_frame *b = &t->fr[t->nfr - 2];
+
+		cnt_add(&b->fself, &f->fself);
+		cnt_add(&b->ftot, &f->ftot);
+		err = kids_move(l, &b->kids, f->kids);
+		t->nfr--;
+		return err;
+	}
+	/* the outermost frame: what is left is outside every loop */
+	cnt_add(&t->outside, &f->fself);
+	for (uint32_t i = f->kids; i != LSA_NONE; i = l->kid[i].next) {
+		err = edge_add(t, LSA_NONE, l->kid[i].loop, l->kid[i].count,
+			       l->kid[i].tot.n[0]);
+		if (err)
+			return err;
+	}
+	kids_free(l, f->kids);
+	t->nfr--;
+	return 0;
+}
+
+/* Closes every frame and opens a fresh outermost one. */
+static int flush_all(struct lsa_loops *l, struct lsa_thr *t)
+{
+	int err = 0;
+
+	t->deep = 0;
+	while (t->nfr && !err)
+		err = frame_pop(l, t);
+	if (!err)
+		err = frame_push(l, t, 0, LSA_NONE, 0);
+	return err;
+}
+
+/* Pops frames until frame k is on top. */
+static int unwind_to(struct lsa_loops *l, struct lsa_thr *t, uint32_t k)
+{
+	int err = 0;
+
+	t->deep = 0;
+	while (t->nfr > k + 1 && !err)
+		err = frame_pop(l, t);
+	return err;
+}
+
+/* The frame below the top whose return address is ip, or LSA_NONE. */
+static uint32_t frame_by_ret(const struct lsa_thr *t, uint64_t ip)
+{
+	uint32_t k;
+
+	for (k = t->nfr; k-- > 1;)
+		if (t->fr[k].ret == ip)
+			return k;
+	return LSA_NONE;
+}
+
+/* Control left the previous block with exit x and reached sb. */
+static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
+		    const struct lsd_sblock *sb)
+{
+	const struct lsd_sblock *p = t->psb;
+	struct lsa_frame *top = &t->fr[t->nfr - 1];
+	uint32_t k, tf;
+
+	switch (x) {
+	case LSD_EXIT_CALL:
+	case LSD_EXIT_ICALL:
+		tf = func_of(l, sb);
+		if (t->npath > top->base) {
+			struct lsa_pent *c = &t->path[t->npath - 1];
+
+			if (c->acc == LSA_NONE) {
+				uint32_t ai;
+				int err = acc_new(l, &ai);
+
+				if (err)
+					return err;
+				c->acc = ai;
+			}
+			l->acc[c->acc].callee = tf;
+			l->acc[c->acc].called = 1;
+		}
+		return frame_push(l, t, p->end, tf, 0);
+	case LSD_EXIT_RET:
+		if (t->deep) {
+			t->deep--;
+			return 0;
+		}
+		if (t->nfr > 1 && top->ret == sb->start)
+			return frame_pop(l, t);
+		k = frame_by_ret(t, sb->start);
+		if (k != LSA_NONE) {
+			l->st.unwinds++;
+			return unwind_to(l, t, k - 1);
+		}
+		if (top->async)
+			return 0;	/* a handler returning to the restorer */
+		l->st.frame_mismatches++;
+		if (t->nfr > 1)
+			return frame_pop(l, t);
+		return flush_all(l, t);	/* returned above the trace's start */
+	case LSD_EXIT_JUMP:
+	case LSD_EXIT_IJUMP:
+		tf = func_of(l, sb);
+		if (top->cur == LSA_NONE)
+			top->cur = tf;
+		if (tf == LSA_NONE || tf == top->cur)
+			return 0;
+		if (x == LSD_EXIT_IJUMP)
+			for (k = t->nfr - 1; k-- > 0;)
+				if (t->fr[k].cur == tf) {
+					l->st.unwinds++;
+					t->landing = 1;
+					return unwind_to(l, t, k);
+				}
+		/* a tail call; a stub (PLT) that jumps on names its target */
+		if (t->npath - top->base == 1 && top->func == top->cur &&
+		    top->func != LSA_NONE) {
+			struct lsa_frow *a = frow(t, top->func), *b;
+
+			if (!a)
+				return -LS_ENOMEM;
+			if (a->calls)
+				a->calls--;
+			if (a->active)
+				a->active--;
+			b = frow(t, tf);
+			if (!b)
+				return -LS_ENOMEM;
+			b->calls++;
+			b->active++;
+			top = &t->fr[t->nfr - 1];
+			top->func = tf;
+		}
+		top->cur = tf;
+		return 0;
+	case LSD_EXIT_SYSCALL:
+		if (sb->start == p->end)
+			return 0;
+		k = frame_by_ret(t, sb->start);	/* sigreturn */
+		if (k != LSA_NONE && t->fr[k].async) {
+			l->st.unwinds++;
+			return unwind_to(l, t, k - 1);
+		}
+		return 0;
+	case LSD_EXIT_ASYNC:
+		if (sb->start == p->end)
+			return 0;	/* interrupted, resumed at once */
+		return frame_push(l, t, p->end, func_of(l, sb), 1);
+	case LSD_EXIT_GAP:
+	case LSD_EXIT_END:
+		l->st.resets++;
+		return flush_all(l, t);
+	default:
+		return 0;
+	}
+}
+
+static struct lsa_thr *thread(struct lsa_loops *l, size_t stream)
+{
+	struct lsa_thr *t;
+
+	if (stream >= l->nthr) {
+		size_t n = stream + 8;
+		void *p = realloc(l->thr, n * sizeof(*l->thr));
+
+		if (!p)
+			return NULL;
+		l->thr = p;
+		memset(l->thr + l->nthr, 0, (n - l->nthr) * sizeof(*l->thr));
+		l->nthr = n;
+	}
+	t = &l->thr[stream];
+	if (!t->used) {
+		t->used = 1;
+		if (frame_push(l, t, 0, LSA_NONE, 0))
+			return NULL;
+	}
+	return t;
+}
+
+int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *b)
+{
+	const struct lsd_sblock *sb = b->sb;
+	struct lsa_thr *t;
+	uint32_t idx, f;
+	int err;
+
+	if (!l || !sb)
+		return -LS_EINVAL;
+	t = thread(l, stream);
+	if (!t)
+		return -LS_ENOMEM;
+	if (sb->id >= l->nsb && sb_grow(l, sb->id))
+		return -LS_ENOMEM;
+	l->st.blocks++;
+	if (t->psb) {
+		err = transfer(l, t, t->pexit, sb);
+		if (err)
+			return err;
+	}
+	t->insns += sb->ninsn;
+	f = func_of(l, sb);
+	if (t->fr[t->nfr - 1].cur == LSA_NONE)
+		t->fr[t->nfr - 1].cur = f;
+	if (f != LSA_NONE) {
+		struct lsa_frow *r = frow(t, f);
+
+		if (!r)
+			return -LS_ENOMEM;
+		r->self += sb->ninsn;
+	}
+	idx = mem_get(t, sb->id);
+	if (idx != LSA_NONE && idx >= t->fr[t->nfr - 1].base)
+		err = t->landing ? land(l, t, idx) : loop_back(l, t, idx);
+	else
+		err = path_push(l, t, sb);
+	t->psb = sb;
+	t->pexit = b->exit;
+	t->landing = 0;
+	return err;
+}
+
+int lsa_loops_stream_end(struct lsa_loops *l, size_t stream)
+{
+	struct lsa_thr *t;
+	int err = 0;
+
+	if (!l || stream >= l->nthr || !l->thr[stream].used)
+		return l ? 0 : -LS_EINVAL;
+	t = &l->thr[stream];
+	if (t->done)
+		return 0;
+	t->deep = 0;
+	while (t->nfr && !err)
+		err = frame_pop(l, t);
+	if (!err)
+		err = lsa_loops_flush_thread(l, t);
+	t->done = 1;
+	lsa_thr_release(t);
+	return err;
+}
+
+int lsa_loops_finish(struct lsa_loops *l)
+{
+	size_t i;
+	int err = 0;
+
+	if (!l)
+		return -LS_EINVAL;
+	for (i = 0; i < l->nthr && !err; i++)
+		err = lsa_loops_stream_end(l, i);
+	return err;
+}
+
+int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
+		  struct lsb_reader *r, struct lsd_symbols *sym,
+		  struct lsp_profile *p, uint32_t run,
+		  const struct lsa_loops_opts *o)
+{
+	struct lsa_loops *l;
+
+	if (!pl || !d || !r || !p)
+		return -LS_EINVAL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -LS_ENOMEM;
+	l->d = d;
+	l->r = r;
+	l->sym = sym;
+	l->p = p;
+	l->run = run;
+	if (o)
+		memcpy(&l->o, o, o->size < sizeof(l->o) ? o->size : sizeof(l->o));
+	if (!l->o.trip_limit)
+		l->o.trip_limit = p->trip_limit ? p->trip_limit : LSP_TRIP_LIMIT;
+	l->freeacc = l->freeinst = l->freekid = LSA_NONE;
+	*pl = l;
+	return 0;
+}
+
+void lsa_loops_get_stats(const struct lsa_loops *l, struct lsa_loops_stats *st)
+{
+	if (l && st)
+		*st = l->st;
+}
+
+void lsa_loops_free(struct lsa_loops *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->nthr; i++)
+		lsa_thr_release(&l->thr[i]);
+	free(l->thr);
+	free(l->sbloop);
+	free(l->sbfunc);
+	free(l->loops);
+	free(l->funcs);
+	free(l->modidx);
+	lsa_kmap_release(&l->funcidx);
+	lsa_kmap_release(&l->body);
+	free(l->acc);
+	free(l->inst);
+	free(l->kid);
+	free(l);
+}

@@ -1,0 +1,379 @@
+/* loops_out.c - the detector's results into the profile, and the driver
+ * that runs decoder and detector over a whole bundle. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops_int.h"
+#include "common/ls_err.h"
+
+/* The profile's index of bundle module m (-1: code of no module). */
+static int module_p(struct lsa_loops *l, int32_t m, uint32_t *out)
+{
+	size_t n = lsb_reader_nmodules(l->r), slot = m < 0 ? n : (size_t)m;
+	int i;
+
+	if (!l->modidx) {
+		l->modidx = calloc(n + 1, sizeof(*l->modidx));
+		if (!l->modidx)
+			return -LS_ENOMEM;
+		l->nmod = n + 1;
+	}
+	if (slot >= l->nmod)
+		return -LS_EINVAL;
+	if (!l->modidx[slot]) {
+		const struct lsb_module *bm = m < 0 ? NULL : lsb_reader_module(l->r, m);
+
+		i = bm ? lsp_module_intern(l->p, bm->build_id, bm->build_id_len,
+					   bm->path ? bm->path : "")
+		       : lsp_module_intern(l->p, NULL, 0, "[unknown]");
+		if (i < 0)
+			return i;
+		l->modidx[slot] = (uint32_t)i + 1;
+	}
+	*out = l->modidx[slot] - 1;
+	return 0;
+}
+
+/* Symbol information for (module, off); zeroed when unknown. */
+static void lookup(struct lsa_loops *l, int32_t m, uint64_t off, int lines,
+		   struct lsd_symbol_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->vaddr = off;
+	if (l->sym && m >= 0 &&
+	    lsd_symbols_lookup(l->sym, m, off, lines, info) < 0) {
+		memset(info, 0, sizeof(*info));
+		info->vaddr = off;
+	}
+}
+
+static int func_p(struct lsa_loops *l, uint32_t f, uint32_t *out)
+{
+	struct lsa_funcdef *fd;
+	struct lsd_symbol_info info;
+	uint32_t mod;
+	int err, i;
+
+	if (f == LSA_NONE) {
+		*out = LSP_NONE;
+		return 0;
+	}
+	fd = &l->funcs[f];
+	if (fd->pidx == LSA_NONE) {
+		err = module_p(l, fd->module, &mod);
+		if (err)
+			return err;
+		lookup(l, fd->module, fd->off, l->o.want_lines, &info);
+		i = lsp_func_intern(l->p, mod, fd->off, info.vaddr,
+				    info.function ? info.function : "",
+				    info.file ? info.file : "",
+				    info.line > 0 ? (uint32_t)info.line : 0);
+		if (i < 0)
+			return i;
+		fd->pidx = (uint32_t)i;
+	}
+	*out = fd->pidx;
+	return 0;
+}
+
+static int loop_p(struct lsa_loops *l, uint32_t loop, uint32_t *out)
+{
+	struct lsa_loopdef *ld = &l->loops[loop];
+
+	if (ld->pidx == LSA_NONE) {
+		const struct lsd_sblock *h = ld->head;
+		uint64_t off = h->module < 0 ? h->start : h->mod_off;
+		struct lsd_symbol_info info;
+		uint32_t mod, func;
+		int err, i;
+
+		err = module_p(l, h->module, &mod);
+		if (!err)
+			err = func_p(l, ld->func, &func);
+		if (err)
+			return err;
+		lookup(l, h->module, off, l->o.want_lines, &info);
+		i = lsp_loop_intern(l->p, mod, off, info.vaddr, func,
+				    info.file ? info.file : "",
+				    info.line > 0 ? (uint32_t)info.line : 0);
+		if (i < 0)
+			return i;
+		ld->pidx = (uint32_t)i;
+	}
+	*out = ld->pidx;
+	return 0;
+}
+
+/* Module, file offset and ELF address of a block's last instruction. */
+static int last_insn(struct lsa_loops *l, uint32_t sbid, uint32_t *mod,
+		     uint64_t *off, uint64_t *vaddr)
+{
+	const struct lsd_sblock *sb = lsd_sblock(l->d, sbid);
+	struct lsd_symbol_info info;
+	int err;
+
+	if (!sb)
+		return -LS_EINVAL;
+	err = module_p(l, sb->module, mod);
+	if (err)
+		return err;
+	*off = sb->module < 0 ? sb->last : sb->mod_off + (sb->last - sb->start);
+	lookup(l, sb->module, *off, 0, &info);
+	*vaddr = info.vaddr;
+	return 0;
+}
+
+static void copy_cls(uint64_t *dst, const struct lsa_cnt *c)
+{
+	memcpy(dst, &c->n[1], LSP_NCLASS * sizeof(*dst));
+}
+
+static int put_loops(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
+{
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < t->nlr && i < l->nloops; i++) {
+		const struct lsa_lrow *r = &t->lr[i];
+		struct lsp_lstat s;
+
+		if (!r->entries)
+			continue;
+		memset(&s, 0, sizeof(s));
+		err = loop_p(l, i, &s.loop);
+		if (err)
+			return err;
+		s.thread = th;
+		s.entries = r->entries;
+		s.iterations = r->iterations;
+		s.self = r->self.n[0];
+		s.total = r->total.n[0];
+		copy_cls(s.self_ic, &r->self);
+		copy_cls(s.total_ic, &r->total);
+		s.trip_min = r->tmin;
+		s.trip_max = r->tmax;
+		s.over_entries = r->over_e;
+		s.over_sum = r->over_s;
+		err = lsp_add_lstat(l->p, &s);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < t->trips.cap && !err; i++) {
+		const struct lsa_kent *e = &t->trips.t[i];
+		struct lsp_trip tr = { 0, th, e->b, e->v };
+
+		if (e->a == LSA_KMAP_EMPTY)
+			continue;
+		err = loop_p(l, (uint32_t)e->a, &tr.loop);
+		if (!err)
+			err = lsp_add_trip(l->p, &tr);
+	}
+	for (i = 0; i < t->edges.cap && !err; i++) {
+		const struct lsa_kent *e = &t->edges.t[i];
+		struct lsp_edge ed = { LSP_NONE, 0, th, 0, 0 };
+
+		if (e->a == LSA_KMAP_EMPTY)
+			continue;
+		ed.count = t->erows[e->v - 1].count;
+		ed.total = t->erows[e->v - 1].total;
+		if (e->a)
+			err = loop_p(l, (uint32_t)(e->a - 1), &ed.parent);
+		if (!err)
+			err = loop_p(l, (uint32_t)e->b, &ed.child);
+		if (!err)
+			err = lsp_add_edge(l->p, &ed);
+	}
+	for (i = 0; i < t->tails.cap && !err; i++) {
+		const struct lsa_kent *e = &t->tails.t[i];
+		struct lsp_tail tl = { 0, th, 0, 0, e->v };
+		uint32_t mod;
+
+		if (e->a == LSA_KMAP_EMPTY)
+			continue;
+		err = loop_p(l, (uint32_t)e->a, &tl.loop);
+		if (!err)
+			err = last_insn(l, (uint32_t)e->b, &mod, &tl.off, &tl.vaddr);
+		if (!err)
+			err = lsp_add_tail(l->p, &tl);
+	}
+	for (i = 0; i < t->calls.cap && !err; i++) {
+		const struct lsa_kent *e = &t->calls.t[i];
+		struct lsp_call c = { 0, th, 0, 0, 0, LSP_NONE, e->v };
+
+		if (e->a == LSA_KMAP_EMPTY)
+			continue;
+		err = loop_p(l, (uint32_t)(e->a >> 32), &c.loop);
+		if (!err)
+			err = func_p(l, (uint32_t)e->a, &c.callee);
+		if (!err)
+			err = last_insn(l, (uint32_t)e->b, &c.module, &c.off, &c.vaddr);
+		if (!err)
+			err = lsp_add_call(l->p, &c);
+	}
+	return err;
+}
+
+static int put_funcs(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
+{
+	uint64_t *ll = calloc(l->nfuncs + 1, sizeof(*ll));
+	uint32_t i;
+	int err = 0;
+
+	if (!ll)
+		return -LS_ENOMEM;
+	for (i = 0; i < t->nlr && i < l->nloops; i++)
+		if (l->loops[i].func != LSA_NONE)
+			ll[l->loops[i].func] += t->lr[i].self.n[0];
+	for (i = 0; i < t->nfw && i < l->nfuncs && !err; i++) {
+		const struct lsa_frow *r = &t->fw[i];
+		struct lsp_fstat f = { 0, th, r->self, r->total, ll[i], r->calls };
+
+		if (!r->self && !r->calls && !ll[i])
+			continue;
+		err = func_p(l, i, &f.func);
+		if (!err)
+			err = lsp_add_fstat(l->p, &f);
+	}
+	free(ll);
+	return err;
+}
+
+int lsa_loops_flush_thread(struct lsa_loops *l, struct lsa_thr *t)
+{
+	struct lsp_thread th;
+	int i, err;
+
+	memset(&th, 0, sizeof(th));
+	th.run = l->run;
+	th.pid = t->pid;
+	th.tid = t->tid;
+	th.insns = t->insns;
+	th.outside = t->outside.n[0];
+	copy_cls(th.outside_ic, &t->outside);
+	th.losses = t->losses;
+	i = lsp_thread_add(l->p, &th);
+	if (i < 0)
+		return i;
+	err = put_loops(l, t, (uint32_t)i);
+	if (!err)
+		err = put_maps(l, t, (uint32_t)i);
+	if (!err)
+		err = put_funcs(l, t, (uint32_t)i);
+	return err;
+}
+
+void lsa_thr_release(struct lsa_thr *t)
+{
+	free(t->path);
+	free(t->fr);
+	free(t->mkey);
+	free(t->mval);
+	free(t->os);
+	free(t->lr);
+	free(t->fw);
+	free(t->erows);
+	lsa_kmap_release(&t->trips);
+	lsa_kmap_release(&t->edges);
+	lsa_kmap_release(&t->tails);
+	lsa_kmap_release(&t->calls);
+	t->path = NULL;
+	t->fr = NULL;
+	t->mkey = t->mval = t->os = NULL;
+	t->lr = NULL;
+	t->fw = NULL;
+	t->erows = NULL;
+	t->npath = t->cappath = t->nfr = t->capfr = t->mn = t->mmask = 0;
+	t->nos = t->capos = t->nlr = t->nfw = 0;
+	t->nerows = t->caperows = 0;
+}
+
+/* ---- the decoder's callbacks ---- */
+
+static int cb_block(void *arg, size_t stream, const struct lsd_block *b)
+{
+	return lsa_loops_block(arg, stream, b);
+}
+
+static int cb_loss(void *arg, size_t stream, const struct lsd_loss *ls)
+{
+	struct lsa_loops *l = arg;
+
+	(void)ls;
+	if (stream < l->nthr && l->thr[stream].used)
+		l->thr[stream].losses++;
+	return 0;
+}
+
+static int cb_begin(void *arg, size_t stream, const struct lsb_stream *s)
+{
+	struct lsa_loops *l = arg;
+	size_t i;
+
+	/* thread state is made on the first block; remember who it is */
+	if (stream >= l->nthr) {
+		size_t n = stream + 8;
+		void *p = realloc(l->thr, n * sizeof(*l->thr));
+
+		if (!p)
+			return -LS_ENOMEM;
+		l->thr = p;
+		for (i = l->nthr; i < n; i++)
+			memset(&l->thr[i], 0, sizeof(l->thr[i]));
+		l->nthr = n;
+	}
+	l->thr[stream].pid = s ? s->pid : 0;
+	l->thr[stream].tid = s ? s->tid : 0;
+	return 0;
+}
+
+static int cb_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
+{
+	(void)st;
+	return lsa_loops_stream_end(arg, stream);
+}
+
+const struct lsd_callbacks lsa_loops_callbacks = {
+	.block = cb_block,
+	.loss = cb_loss,
+	.stream_begin = cb_begin,
+	.stream_end = cb_end,
+};
+
+int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
+		      struct lsd_symbols *sym, struct lsp_profile *p,
+		      const struct lsa_loops_opts *o, struct lsa_loops_stats *st)
+{
+	struct lsa_loops *l;
+	size_t i, n;
+	int err;
+
+	if (!d || !r || !p)
+		return -LS_EINVAL;
+	err = lsa_loops_new(&l, d, r, sym, p, p->nruns, o);
+	if (err)
+		return err;
+	n = lsb_reader_nstreams(r);
+	for (i = 0; i < n && !err; i++) {
+		struct lsd_stream_stats ss;
+
+		err = lsd_decode_stream(d, i, &lsa_loops_callbacks, l, &ss);
+		if (!err)
+			err = lsa_loops_stream_end(l, i);
+	}
+	if (!err)
+		err = lsa_loops_finish(l);
+	if (!err)
+		p->nruns++;
+	if (st)
+		lsa_loops_get_stats(l, st);
+	lsa_loops_free(l);
+	return err;
+}

@@ -1,0 +1,187 @@
+/* loopdump.c - the loop detector's rows for a bundle, unformatted, for the
+ * tests to compare with hand-derived counts (independent of the report
+ * code).
+ *
+ *   loopdump FILE.lsc [MODULE_SUBSTRING]
+ *
+ * Per loop of the module (merged over threads unless -t): one line
+ *   loop FUNC+0xOFF LINE entries=E iterations=I self=S total=T min=A max=B trips=t:n,t:n
+ * (head= is the head's ELF address), then per thread "tloop THREAD NAME
+ * entries=E iterations=I", then per loop its edges ("edge PARENT -> CHILD count total"), tails and
+ * calls, per function "func NAME self total loop_level calls", and per
+ * thread "thread insns outside toplevel" where toplevel is the sum of the
+ * totals of the loops entered at the top level.  Exits 2 on errors.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops.h"
+#include "decoder/decode.h"
+#include "decoder/symbols.h"
+#include "formats/bundle.h"
+#include "formats/profile.h"
+#include "ls_err.h"
+
+static const struct lsp_profile *P;
+static const char *sub;
+
+static int mine(uint32_t mod)
+{
+	return !sub || (mod < P->n_modules && strstr(P->modules[mod].path, sub));
+}
+
+static void lname(uint32_t loop, char *buf, size_t n)
+{
+	const struct lsp_loop *lp;
+
+	if (loop == LSP_NONE) {
+		snprintf(buf, n, "top");
+		return;
+	}
+	lp = &P->loops[loop];
+	if (lp->func != LSP_NONE)
+		snprintf(buf, n, "%s+0x%" PRIx64 ":%u", P->funcs[lp->func].name,
+			 lp->head_vaddr - P->funcs[lp->func].vaddr, lp->line);
+	else
+		snprintf(buf, n, "0x%" PRIx64, lp->head_vaddr);
+}
+
+static int cmp_trip(const void *a, const void *b)
+{
+	const struct lsp_trip *x = a, *y = b;
+
+	return x->trips < y->trips ? -1 : x->trips > y->trips;
+}
+
+int main(int argc, char **argv)
+{
+	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1 };
+	struct lsa_loops_opts lo = { .size = sizeof(lo), .want_lines = 1 };
+	struct lsa_loops_stats st;
+	struct lsb_reader *r;
+	struct lsd_decoder *d;
+	struct lsd_symbols *sym;
+	struct lsp_profile *p;
+	size_t i, j;
+	int err;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: loopdump FILE.lsc [MODULE_SUBSTRING]\n");
+		return 2;
+	}
+	sub = argc > 2 ? argv[2] : NULL;
+	if ((err = lsb_reader_open(&r, argv[1])) < 0 ||
+	    (err = lsd_open(&d, r, &o)) < 0 ||
+	    (err = lsd_symbols_open(&sym, r, NULL)) < 0 ||
+	    (err = lsp_new(&p, 0)) < 0 ||
+	    (err = lsa_loops_analyze(d, r, sym, p, &lo, &st)) < 0) {
+		fprintf(stderr, "loopdump: %s: %s\n", argv[1], ls_errstr(err));
+		return 2;
+	}
+	P = p;
+	for (i = 0; i < p->n_loops; i++) {
+		uint64_t e = 0, it = 0, s = 0, t = 0, mn = UINT64_MAX, mx = 0;
+		struct lsp_trip *tr = malloc((p->n_trips + 1) * sizeof(*tr));
+		size_t nt = 0;
+		char name[256], pn[256];
+
+		if (!mine(p->loops[i].module))
+			continue;
+		for (j = 0; j < p->n_lstats; j++) {
+			const struct lsp_lstat *ls = &p->lstats[j];
+
+			if (ls->loop != i)
+				continue;
+			e += ls->entries;
+			it += ls->iterations;
+			s += ls->self;
+			t += ls->total;
+			if (ls->trip_min < mn)
+				mn = ls->trip_min;
+			if (ls->trip_max > mx)
+				mx = ls->trip_max;
+		}
+		/* merge the histogram over threads */
+		for (j = 0; j < p->n_trips; j++) {
+			size_t k;
+
+			if (p->trips[j].loop != i)
+				continue;
+			for (k = 0; k < nt && tr[k].trips != p->trips[j].trips; k++)
+				;
+			if (k == nt)
+				tr[nt++] = p->trips[j];
+			else
+				tr[k].entries += p->trips[j].entries;
+		}
+		qsort(tr, nt, sizeof(*tr), cmp_trip);
+		lname((uint32_t)i, name, sizeof(name));
+		printf("loop %s head=0x%" PRIx64 " entries=%" PRIu64
+		       " iterations=%" PRIu64 " self=%" PRIu64 " total=%" PRIu64
+		       " min=%" PRIu64 " max=%" PRIu64 " trips=", name,
+		       p->loops[i].head_vaddr, e, it, s, t, mn, mx);
+		for (j = 0; j < nt; j++)
+			printf("%s%" PRIu64 ":%" PRIu64, j ? "," : "", tr[j].trips,
+			       tr[j].entries);
+		printf("\n");
+		free(tr);
+		for (j = 0; j < p->n_edges; j++)
+			if (p->edges[j].child == i) {
+				lname(p->edges[j].parent, pn, sizeof(pn));
+				printf("edge %s -> %s %" PRIu64 " %" PRIu64 "\n", pn,
+				       name, p->edges[j].count, p->edges[j].total);
+			}
+		for (j = 0; j < p->n_lstats; j++)
+			if (p->lstats[j].loop == i)
+				printf("tloop %u %s entries=%" PRIu64 " iterations=%"
+				       PRIu64 "\n", p->lstats[j].thread, name,
+				       p->lstats[j].entries, p->lstats[j].iterations);
+		for (j = 0; j < p->n_tails; j++)
+			if (p->tails[j].loop == i)
+				printf("tail %s 0x%" PRIx64 " %" PRIu64 "\n", name,
+				       p->tails[j].vaddr, p->tails[j].count);
+		for (j = 0; j < p->n_calls; j++)
+			if (p->calls[j].loop == i)
+				printf("call %s -> %s %" PRIu64 "\n", name,
+				       p->calls[j].callee == LSP_NONE ? "?" :
+				       p->funcs[p->calls[j].callee].name,
+				       p->calls[j].count);
+	}
+	for (i = 0; i < p->n_funcs; i++) {
+		uint64_t s = 0, t = 0, ll = 0, c = 0;
+
+		if (!mine(p->funcs[i].module))
+			continue;
+		for (j = 0; j < p->n_fstats; j++)
+			if (p->fstats[j].func == i) {
+				s += p->fstats[j].self;
+				t += p->fstats[j].total;
+				ll += p->fstats[j].loop_level;
+				c += p->fstats[j].calls;
+			}
+		printf("func %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		       p->funcs[i].name, s, t, ll, c);
+	}
+	for (i = 0; i < p->n_threads; i++) {
+		uint64_t top = 0;
+
+		for (j = 0; j < p->n_edges; j++)
+			if (p->edges[j].thread == i && p->edges[j].parent == LSP_NONE)
+				top += p->edges[j].total;
+		printf("thread %zu insns=%" PRIu64 " outside=%" PRIu64
+		       " toplevel=%" PRIu64 " losses=%" PRIu64 "\n", i,
+		       p->threads[i].insns, p->threads[i].outside, top,
+		       p->threads[i].losses);
+	}
+	fprintf(stderr, "blocks %" PRIu64 " loop_backs %" PRIu64 " mismatches %"
+		PRIu64 " unwinds %" PRIu64 " resets %" PRIu64 " max_frames %"
+		PRIu64 " max_path %" PRIu64 "\n", st.blocks, st.loop_backs,
+		st.frame_mismatches, st.unwinds, st.resets, st.max_frames,
+		st.max_path);
+	lsd_symbols_close(sym);
+	lsd_close(d);
+	lsb_reader_close(r);
+	return 0;
+}

@@ -882,7 +882,10 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			top->cur = tf;
 		if (tf == LSA_NONE || tf == top->cur)
 			return 0;
-		if (x == LSD_EXIT_IJUMP)
+		/* into the middle of a function an older frame runs: longjmp
+		 * or an exception's landing pad; to a function's entry: a
+		 * tail call (PLT stubs, resolvers) */
+		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off)
 			for (k = t->nfr - 1; k-- > 0;)
 				if (t->fr[k].cur == tf) {
 					l->st.unwinds++;
@@ -918,11 +921,17 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			l->st.unwinds++;
 			return unwind_to(l, t, k - 1);
 		}
-		return 0;
-	case LSD_EXIT_ASYNC:
-		if (sb->start == p->end)
-			return 0;	/* interrupted, resumed at once */
+		/* elsewhere: a signal handler, run as the system call returns */
 		return frame_push(l, t, p->end, func_of(l, sb), 1);
+	case LSD_EXIT_ASYNC: {
+		/* where the interrupted code resumes: the decoder knows it
+		 * (the FUP), else after the block */
+		uint64_t resume = t->pnext ? t->pnext : p->end;
+
+		if (sb->start == resume)
+			return 0;	/* interrupted, resumed at once */
+		return frame_push(l, t, resume, func_of(l, sb), 1);
+	}
 	case LSD_EXIT_GAP:
 	case LSD_EXIT_END:
 		l->st.resets++;
@@ -993,6 +1002,7 @@ int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *
 		err = path_push(l, t, sb);
 	t->psb = sb;
 	t->pexit = b->exit;
+	t->pnext = b->next;
 	t->landing = 0;
 	return err;
 }

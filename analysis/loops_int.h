@@ -91,6 +91,7 @@ struct lsa_thr {
 	uint32_t nos, capos;
 	const struct lsd_sblock *psb;
 	uint8_t pexit;
+	uint64_t pnext;		/* where the previous block's exit went */
 	int landing;		/* the block is a longjmp's target */
 	uint64_t insns, losses;
 	struct lsa_cnt outside;

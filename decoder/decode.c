@@ -265,7 +265,7 @@ static int on_event(struct run *r, const struct pt_event *ev)
 		return end_pend(r, LSD_EXIT_END, 0);
 	case ptev_async_disabled:
 		r->st->async++;
-		return end_pend(r, LSD_EXIT_ASYNC, 0);
+		return end_pend(r, LSD_EXIT_ASYNC, ev->variant.async_disabled.at);
 	case ptev_async_branch:
 		r->st->async++;
 		return end_pend(r, LSD_EXIT_ASYNC, ev->variant.async_branch.to);

@@ -65,7 +65,9 @@ struct lsd_sblock {
 struct lsd_block {
 	const struct lsd_sblock *sb;
 	uint8_t exit;		/* enum lsd_exit */
-	uint64_t next;		/* where control went (0: unknown, gap, end) */
+	uint64_t next;		/* where control went (0: unknown, gap, end); for
+				 * LSD_EXIT_ASYNC where the interrupted code
+				 * resumes (the FUP), or the async branch's target */
 };
 
 /* A span of trace that could not be decoded. */

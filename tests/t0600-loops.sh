@@ -22,9 +22,12 @@ if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linu
 	exit 0
 fi
 
-for p in nested lp_trips lp_calls lp_recur lp_jmp lp_threads; do
+ALL="nested lp_trips lp_calls lp_recur lp_jmp lp_threads signals vg_sig vg_segv vg_flow dlopen calls"
+for p in $ALL; do
 	"$LOOPSCOPE" record -q -o "$T_TMP/$p.lsc" -- "$TD/$p" >/dev/null 2>&1
 	"$LD" "$T_TMP/$p.lsc" "testdata/$p" >"$T_TMP/$p.ld" 2>"$T_TMP/$p.lderr"
+done
+for p in lp_trips lp_calls; do
 	"$SSTEP" -o "$T_TMP/$p.ss" "$TD/$p" >/dev/null 2>&1
 done
 
@@ -51,7 +54,7 @@ body() { range "$TD/$1" "$(lf "$1" "$2" head)" "$(tail_of "$1" "$2")"; }
 
 # Every thread: instructions outside loops + totals of top-level loops =
 # the decoded instructions (the program total is accounted exactly once).
-for p in nested lp_trips lp_calls lp_recur lp_jmp lp_threads; do
+for p in $ALL; do
 	t_eq "$p: every thread's outside + top-level totals = its instructions" "" \
 		"$(awk '$1 == "thread" {
 			split($3, a, "="); split($4, b, "="); split($5, c, "=")
@@ -156,3 +159,14 @@ t_eq "lp_threads: per thread: 1 entry of 1000 in 4 threads" \
 t_eq "lp_threads: main creates and joins in loops of 4" "4:1 4:1" \
 	"$(grep '^loop main+' "$T_TMP/lp_threads.ld" | tr ' ' '\n' | sed -n 's/^trips=//p' | paste -sd' ')"
 t_eq "lp_threads: work()'s self = 4000 x its body" "$((4000 * $(body lp_threads work)))" "$(lf lp_threads work self)"
+
+# Signals: a handler's frame ends where the interrupted code resumes.
+t_eq "signals: the handler's loop: 8 entries of 10, inside main's loop" \
+	"8 10:8 edge $(ln signals main) -> $(ln signals handler) 8" \
+	"$(lf signals handler entries) $(lf signals handler trips) $(grep "^edge .* -> $(ln signals handler) " "$T_TMP/signals.ld" | awk '{print $1, $2, $3, $4, $5}')"
+t_eq "signals: 8 handler frames ended by sigreturn" 8 "$(awk '{for (i = 1; i < NF; i++) if ($i == "unwinds") print $(i + 1)}' "$T_TMP/signals.lderr")"
+t_eq "vg_sig: on_usr1's loop: 20 entries of 10 from main's raise loop" \
+	"20 10:20 edge $(grep '^loop main+' "$T_TMP/vg_sig.ld" | grep 'trips=20:1' | awk '{print $2}') -> $(ln vg_sig on_usr1) 20" \
+	"$(lf vg_sig on_usr1 entries) $(lf vg_sig on_usr1 trips) $(grep "^edge .* -> $(ln vg_sig on_usr1) " "$T_TMP/vg_sig.ld" | awk '{print $1, $2, $3, $4, $5}')"
+t_eq "vg_sig: the spin loop the timer interrupts is entered once" 1 \
+	"$(grep '^loop main+' "$T_TMP/vg_sig.ld" | grep -v 'trips=20:1' | tr ' ' '\n' | sed -n 's/^entries=//p')"

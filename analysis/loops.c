@@ -156,7 +156,7 @@ static int kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src)
 static int sb_grow(struct lsa_loops *l, uint32_t id)
 {
 	size_t n = lsd_nsblocks(l->d), i;
-	uint32_t *a, *b;
+	uint32_t *a, *b, *c;
 
 	if (n <= id)
 		n = (size_t)id + 1;
@@ -169,8 +169,12 @@ static int sb_grow(struct lsa_loops *l, uint32_t id)
 	if (!b)
 		return -LS_ENOMEM;
 	l->sbfunc = b;
+	c = realloc(l->sbbody, n * sizeof(*c));
+	if (!c)
+		return -LS_ENOMEM;
+	l->sbbody = c;
 	for (i = l->nsb; i < n; i++)
-		a[i] = b[i] = 0;
+		a[i] = b[i] = c[i] = 0;
 	l->nsb = n;
 	return 0;
 }
@@ -236,7 +240,20 @@ static int loop_of(struct lsa_loops *l, const struct lsd_sblock *sb, uint32_t *o
 
 static int in_body(const struct lsa_loops *l, uint32_t loop, uint32_t sbid)
 {
-	return lsa_kmap_find(&l->body, loop, sbid) != NULL;
+	return l->sbbody[sbid] == loop + 1 ||
+	       lsa_kmap_find(&l->body, loop, sbid) != NULL;
+}
+
+/* Notes that block sbid ran in an iteration of loop.  The per-block cache
+ * of the last loop saves the set lookup inside innermost loops. */
+static int body_add(struct lsa_loops *l, uint32_t loop, uint32_t sbid)
+{
+	if (l->sbbody[sbid] == loop + 1)
+		return 0;
+	if (!lsa_kmap_get(&l->body, loop, sbid))
+		return -LS_ENOMEM;
+	l->sbbody[sbid] = loop + 1;
+	return 0;
 }
 
 /* ---- per thread rows ---- */
@@ -654,7 +671,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	}
 	loop = l->inst[h->inst].loop;
 	for (i = ti; i < t->npath; i++)
-		if (!lsa_kmap_get(&l->body, loop, t->path[i].sb->id))
+		if (body_add(l, loop, t->path[i].sb->id))
 			return -LS_ENOMEM;
 	o.inst = h->inst;
 	err = scan(l, t, ti + 1, o);
@@ -1082,6 +1099,7 @@ void lsa_loops_free(struct lsa_loops *l)
 	free(l->thr);
 	free(l->sbloop);
 	free(l->sbfunc);
+	free(l->sbbody);
 	free(l->loops);
 	free(l->funcs);
 	free(l->modidx);

@@ -128,6 +128,7 @@ struct lsa_loops {
 	struct lsa_loops_opts o;
 	uint32_t *sbloop;	/* static block id -> loop + 1 (0: no loop head) */
 	uint32_t *sbfunc;	/* static block id -> function + 2 (0: not looked up, 1: none) */
+	uint32_t *sbbody;	/* static block id -> last loop whose body has it + 1 */
 	size_t nsb;
 	struct lsa_loopdef *loops;
 	uint32_t nloops, caploops;

@@ -147,6 +147,8 @@ int main(int argc, char **argv)
 	       " both_s %.3f decode_blocks_s %.4g detector_blocks_s %.4g"
 	       " both_blocks_s %.4g\n", h.seen, best[0], h.n, best[1], best[2],
 	       h.seen / best[0], h.n / best[1], h.seen / best[2]);
+	free(h.b);
+	free(h.stream);
 	lsd_symbols_close(sym);
 	lsd_close(d);
 	lsb_reader_close(r);

@@ -180,6 +180,7 @@ int main(int argc, char **argv)
 		PRIu64 " max_path %" PRIu64 "\n", st.blocks, st.loop_backs,
 		st.frame_mismatches, st.unwinds, st.resets, st.max_frames,
 		st.max_path);
+	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);
 	lsb_reader_close(r);

@@ -1,0 +1,242 @@
+/* cmd_analyze.c - `loopscope analyze`: a trace bundle into a loop profile.
+ *
+ * Decodes every stream and runs the loop detector (analysis/loops.h) over
+ * the block stream, then writes the profile (formats/profile.md).  The
+ * report commands call cli_analyze_bundle() to do the same on the fly
+ * when given a bundle instead of a profile.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops.h"
+#include "cli.h"
+#include "decoder/decode.h"
+#include "decoder/symbols.h"
+#include "formats/bundle.h"
+#include "formats/profile.h"
+#include "ls_err.h"
+
+static const char analyze_usage[] =
+	"usage: loopscope analyze [options] [FILE.lsc]\n"
+	"\n"
+	"Finds the loops of a recorded run (default: loopscope.lsc) and writes\n"
+	"its loop profile: per loop entries, iterations, the trip-count\n"
+	"histogram, self and total instructions, the loop call graph, call\n"
+	"sites and back branches; per function exclusive, inclusive and\n"
+	"loop-level instructions; per thread.  Read it with 'loopscope report',\n"
+	"'graph', or sum runs with 'merge'.\n"
+	"\n"
+	"    -o, --output=<file>  the profile (default: FILE with .lsprof for .lsc)\n"
+	"    --trip-limit=<n>     exact trip-count histogram below n (default 1024);\n"
+	"                         longer entries share one overflow bucket\n"
+	"    --debug-dir=<dir>    look for executables the bundle only references\n"
+	"                         (record --no-embed) and for debug info in <dir>\n"
+	"    -q, --quiet          no summary\n"
+	"    -h, --help           show this help\n";
+
+enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR };
+
+static const struct option analyze_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "trip-limit", required_argument, NULL, OPT_TRIP_LIMIT },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void report_reader(struct lsb_reader *r, int err)
+{
+	if (err == -LS_ECORRUPT || err == -LS_EIO || err == -LS_EZSTD ||
+	    err == -LS_ETRUNC || err == -LS_EFORMAT)
+		cli_error("%s", lsb_reader_errmsg(r));
+	else
+		cli_error("'%s': %s", lsb_reader_path(r), ls_errstr(err));
+}
+
+/* Adds run `path` to profile p; stats to *st.  Returns 0, or 1 after
+ * printing the error. */
+static int analyze_into(const char *path, const char *debug_dir,
+			struct lsp_profile *p, struct lsa_loops_stats *st)
+{
+	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1,
+			      .debug_dir = debug_dir };
+	struct lsa_loops_opts lo = { .size = sizeof(lo), .want_lines = 1,
+				     .trip_limit = p->trip_limit };
+	struct lsd_symbols *sym = NULL;
+	struct lsd_decoder *d = NULL;
+	struct lsb_reader *r;
+	char msg[600];
+	int err;
+
+	if (cli_open_bundle(path, &r))
+		return 1;
+	cli_warn_missing_code(r, debug_dir);
+	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
+	if (err == -LS_ECORRUPT && strstr(msg, "build-id")) {
+		cli_error("cannot decode '%s': %s", path, msg);
+		goto fail;
+	}
+	if (err < 0) {
+		report_reader(r, err);
+		goto fail;
+	}
+	if (lsd_symbols_open(&sym, r, debug_dir) < 0)
+		sym = NULL;	/* loops without names */
+	if (!p->source)
+		p->source = strdup(path);
+	err = lsa_loops_analyze(d, r, sym, p, &lo, st);
+	if (err < 0) {
+		if (err == -LS_ENOMEM)
+			cli_error("'%s': %s", path, ls_errstr(err));
+		else
+			report_reader(r, err);
+		goto fail;
+	}
+	lsd_symbols_close(sym);
+	lsd_close(d);
+	lsb_reader_close(r);
+	return 0;
+fail:
+	lsd_symbols_close(sym);
+	lsd_close(d);
+	lsb_reader_close(r);
+	return 1;
+}
+
+/* Losses and the detector's repairs, said once per run. */
+static void warn_stats(const char *path, const struct lsp_profile *p,
+		       uint32_t run, const struct lsa_loops_stats *st)
+{
+	uint64_t losses = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_threads; i++)
+		if (p->threads[i].run == run)
+			losses += p->threads[i].losses;
+	if (losses)
+		cli_warning("'%s': %" PRIu64 " decode losses: the loop state was "
+			    "reset at each (counts around them are partial)",
+			    path, losses);
+	if (st->frame_mismatches)
+		cli_warning("'%s': %" PRIu64 " returns matched no call frame",
+			    path, st->frame_mismatches);
+}
+
+int cli_analyze_bundle(const char *path, const char *debug_dir,
+		       struct lsp_profile **out)
+{
+	struct lsa_loops_stats st;
+	struct lsp_profile *p;
+
+	if (lsp_new(&p, 0) < 0) {
+		cli_error("out of memory");
+		return 1;
+	}
+	memset(&st, 0, sizeof(st));
+	if (analyze_into(path, debug_dir, p, &st)) {
+		lsp_free(p);
+		return 1;
+	}
+	warn_stats(path, p, 0, &st);
+	*out = p;
+	return 0;
+}
+
+static char *default_output(const char *in)
+{
+	size_t n = strlen(in);
+	char *s = malloc(n + 8);
+
+	if (!s)
+		return NULL;
+	memcpy(s, in, n + 1);
+	if (n > 4 && !strcmp(s + n - 4, ".lsc"))
+		s[n - 4] = '\0';
+	strcat(s, ".lsprof");
+	return s;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	const char *file = "loopscope.lsc", *output = NULL, *debug_dir = NULL;
+	struct lsa_loops_stats st;
+	struct lsp_profile *p;
+	uint32_t trip_limit = 0;
+	char *def = NULL, errmsg[512];
+	int c, quiet = 0, ret = 1;
+	uint64_t insns = 0;
+	size_t i;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:q", analyze_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_TRIP_LIMIT: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || v < 2 || v > (1ul << 24)) {
+				cli_error("--trip-limit: '%s' is not a number "
+					  "from 2 to 16777216", optarg);
+				return cli_usage(analyze_usage, 1);
+			}
+			trip_limit = (uint32_t)v;
+			break;
+		}
+		case OPT_DEBUG_DIR:
+			debug_dir = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			return cli_usage(analyze_usage, 0);
+		default:
+			cli_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage(analyze_usage, 1);
+		}
+	}
+	if (optind + 1 < argc) {
+		cli_error("one bundle at a time (use 'loopscope merge' to sum runs)");
+		return cli_usage(analyze_usage, 1);
+	}
+	if (optind < argc)
+		file = argv[optind];
+	if (!output) {
+		output = def = default_output(file);
+		if (!def) {
+			cli_error("out of memory");
+			return 1;
+		}
+	}
+	if (lsp_new(&p, trip_limit) < 0) {
+		cli_error("out of memory");
+		free(def);
+		return 1;
+	}
+	memset(&st, 0, sizeof(st));
+	if (analyze_into(file, debug_dir, p, &st))
+		goto out;
+	warn_stats(file, p, 0, &st);
+	if (lsp_write(p, output, errmsg, sizeof(errmsg)) < 0) {
+		cli_error("%s", errmsg);
+		goto out;
+	}
+	for (i = 0; i < p->n_threads; i++)
+		insns += p->threads[i].insns;
+	if (!quiet)
+		fprintf(stderr, "loopscope: %zu loops in %zu threads, %" PRIu64
+			" instructions: '%s'\n", p->n_loops, p->n_threads, insns,
+			output);
+	ret = 0;
+out:
+	lsp_free(p);
+	free(def);
+	return ret;
+}

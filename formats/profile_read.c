@@ -266,7 +266,7 @@ static int rd_module(struct rd *r)
 {
 	uint8_t id[LSP_BUILD_ID_MAX];
 	const char *h = r->f[2];
-	size_t n = 0, len = strlen(h);
+	size_t n = 0, len = strlen(h), n0;
 	int err, k;
 
 	if ((err = get_self(r, r->p->n_modules)) || (err = get_str(r, 3, "path")))
@@ -289,8 +289,9 @@ static int rd_module(struct rd *r)
 			id[n] = (uint8_t)v;
 		}
 	}
+	n0 = r->p->n_modules;
 	err = lsp_module_intern(r->p, id, n, r->f[3]);
-	if (err >= 0 && (size_t)err != r->p->n_modules - 1)
+	if (err >= 0 && (size_t)err < n0)
 		return bad(r, -LS_ECORRUPT, "duplicate module", h);
 	return err < 0 ? err : 0;
 }
@@ -323,6 +324,7 @@ static int rd_func(struct rd *r)
 {
 	uint32_t mod = 0, line = 0;
 	uint64_t off, va;
+	size_t n0;
 	int err;
 
 	if ((err = get_self(r, r->p->n_funcs)) ||
@@ -332,8 +334,9 @@ static int rd_func(struct rd *r)
 	    (err = get_str(r, 5, "name")) || (err = get_str(r, 6, "file")) ||
 	    (err = get_u32(r, 7, "bad line", &line)))
 		return err;
+	n0 = r->p->n_funcs;
 	err = lsp_func_intern(r->p, mod, off, va, r->f[5], r->f[6], line);
-	if (err >= 0 && (size_t)err != r->p->n_funcs - 1)
+	if (err >= 0 && (size_t)err < n0)
 		return bad(r, -LS_ECORRUPT, "duplicate function", r->f[3]);
 	return err < 0 ? err : 0;
 }
@@ -342,6 +345,7 @@ static int rd_loop(struct rd *r)
 {
 	uint32_t mod = 0, fn = 0, line = 0;
 	uint64_t off, va;
+	size_t n0;
 	int err;
 
 	if ((err = get_self(r, r->p->n_loops)) ||
@@ -351,8 +355,9 @@ static int rd_loop(struct rd *r)
 	    (err = get_idx(r, 5, "function", r->p->n_funcs, 1, &fn)) ||
 	    (err = get_str(r, 6, "file")) || (err = get_u32(r, 7, "bad line", &line)))
 		return err;
+	n0 = r->p->n_loops;
 	err = lsp_loop_intern(r->p, mod, off, va, fn, r->f[6], line);
-	if (err >= 0 && (size_t)err != r->p->n_loops - 1)
+	if (err >= 0 && (size_t)err < n0)
 		return bad(r, -LS_ECORRUPT, "duplicate loop", r->f[3]);
 	return err < 0 ? err : 0;
 }
@@ -405,6 +410,8 @@ static int rd_trip(struct rd *r)
 	struct lsp_trip t;
 	int err;
 
+	memset(&t, 0, sizeof(t));
+
 	if ((err = get_u64(r, 3, "bad trip count", &t.trips)) ||
 	    (err = get_u64(r, 4, "bad entries", &t.entries)))
 		return err;
@@ -419,6 +426,8 @@ static int rd_edge(struct rd *r)
 {
 	struct lsp_edge e;
 	int err;
+
+	memset(&e, 0, sizeof(e));	/* padding too: rows compare with memcmp */
 
 	if ((err = get_idx(r, 1, "loop", r->p->n_loops, 1, &e.parent)) ||
 	    (err = get_u64(r, 4, "bad count", &e.count)))
@@ -438,6 +447,8 @@ static int rd_tail(struct rd *r)
 	struct lsp_tail t;
 	int err;
 
+	memset(&t, 0, sizeof(t));
+
 	if ((err = get_hex(r, 3, "bad offset", &t.off)) ||
 	    (err = get_hex(r, 4, "bad address", &t.vaddr)) ||
 	    (err = get_u64(r, 5, "bad count", &t.count)) ||
@@ -450,6 +461,8 @@ static int rd_call(struct rd *r)
 {
 	struct lsp_call c;
 	int err;
+
+	memset(&c, 0, sizeof(c));
 
 	if ((err = get_idx(r, 3, "module", r->p->n_modules, 0, &c.module)) ||
 	    (err = get_hex(r, 4, "bad offset", &c.off)) ||
@@ -466,6 +479,8 @@ static int rd_fstat(struct rd *r)
 {
 	struct lsp_fstat s;
 	int err;
+
+	memset(&s, 0, sizeof(s));
 
 	if ((err = get_idx(r, 1, "function", r->p->n_funcs, 0, &s.func)) ||
 	    (err = get_idx(r, 2, "thread", r->p->n_threads, 0, &s.thread)) ||

@@ -188,6 +188,13 @@ int lsp_read(struct lsp_profile **pp, const char *path, char *errmsg,
 /* The same from a memory buffer (fuzzing, tests); name for messages. */
 int lsp_read_mem(struct lsp_profile **pp, const char *buf, size_t len,
 		 const char *name, char *errmsg, size_t errlen);
+/* Checks p against every rule the reader applies (formats/profile.md:
+ * indexes, unique keys, trips below the trip limit, self <= total, ...)
+ * by writing it to memory and reading it back: a profile that passes
+ * reads back from its file.  errmsg names the record as a line of the
+ * file ("profile as written:17: duplicate trip").  Returns 0 or the
+ * reader's error code. */
+int lsp_check(const struct lsp_profile *p, char *errmsg, size_t errlen);
 /* 1 when path starts with the profile magic, 0 when not (also when it is
  * shorter), -LS_ENOENT or -LS_EIO when it cannot be read. */
 int lsp_is_profile(const char *path);

@@ -684,3 +684,28 @@ int lsp_read(struct lsp_profile **pp, const char *path, char *errmsg, size_t err
 	free(buf);
 	return err;
 }
+
+int lsp_check(const struct lsp_profile *p, char *errmsg, size_t errlen)
+{
+	struct lsp_profile *q = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	if (!p)
+		return -LS_EINVAL;
+	/* The reader's rules are the specification: apply exactly them to
+	 * the file this profile would become. */
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -LS_ENOMEM;
+	err = lsp_write_file(p, f, "profile", errmsg, errlen);
+	if (fclose(f) && !err)
+		err = -LS_ENOMEM;
+	if (!err)
+		err = lsp_read_mem(&q, buf, len, "profile as written", errmsg, errlen);
+	lsp_free(q);
+	free(buf);
+	return err;
+}

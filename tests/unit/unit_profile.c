@@ -352,6 +352,17 @@ int main(void)
 	test_view(p);
 	test_merge(p);
 	test_bad();
+	{
+		char msg[256] = "";
+		struct lsp_trip t = { 0, 0, 10, 5 };
+
+		TAP_EQ(lsp_check(p, msg, sizeof(msg)), 0, "lsp_check passes the good profile");
+		lsp_add_trip(p, &t);
+		TAP_EQ(lsp_check(p, msg, sizeof(msg)), -LS_ECORRUPT,
+		       "lsp_check finds a repeated trip row");
+		TAP_EQ(strcmp(msg, "profile as written:24: duplicate 'trip'"), 0,
+		       "... naming its line: %s", msg);
+	}
 	TAP_EQ(lsp_is_profile(dir), 0, "a directory is no profile");
 	TAP_EQ(lsp_is_profile("/nonexistent/x"), -LS_ENOENT, "missing file");
 	lsp_free(p);

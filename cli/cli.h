@@ -14,6 +14,22 @@ int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+struct lsp_profile;
+/* `loopscope analyze` as a function: decodes the bundle at path (with
+ * executables it only references looked for in debug_dir, may be NULL)
+ * and profiles its loops into a new *out.  Like every cli helper it
+ * prints its own error message; returns 0 or a negative LS_E* code. */
+int cli_analyze_bundle(const char *path, const char *debug_dir,
+		       struct lsp_profile **out);
+/* The input of report, graph and merge: a profile file (by its magic),
+ * else a bundle analyzed on the fly.  Returns 0, or 1 after printing the
+ * error (a missing file gets the 'record' hint). */
+int cli_load_profile(const char *path, const char *debug_dir,
+		     struct lsp_profile **out);
 
 struct lsb_reader;
 /* Opens a bundle for a command: a missing file gets the 'record' hint, a

@@ -23,6 +23,7 @@
 #define LSP_NCLASS 9		/* = LSD_IC_MAX: load store branch call ret int fp simd other */
 #define LSP_TRIP_LIMIT 1024	/* default: exact trip counts below this */
 #define LSP_NONE UINT32_MAX	/* no loop / function / module */
+#define LSP_VERSION 1		/* of the file format (formats/profile.md) */
 
 struct lsp_module {
 	uint8_t build_id[LSP_BUILD_ID_MAX];
@@ -132,6 +133,9 @@ struct lsp_profile {
 	LSP_ARRAY(struct lsp_tail, tails);
 	LSP_ARRAY(struct lsp_call, calls);
 	LSP_ARRAY(struct lsp_fstat, fstats);
+	/* Private: the hash indexes that make interning O(1).  Rebuilt
+	 * when the arrays were changed behind the interning functions. */
+	struct lsp_index *index;
 };
 
 /* Allocates an empty profile.  Returns -LS_ENOMEM. */
@@ -159,5 +163,51 @@ int lsp_add_edge(struct lsp_profile *p, const struct lsp_edge *e);
 int lsp_add_tail(struct lsp_profile *p, const struct lsp_tail *t);
 int lsp_add_call(struct lsp_profile *p, const struct lsp_call *c);
 int lsp_add_fstat(struct lsp_profile *p, const struct lsp_fstat *f);
+
+/* Name of instruction class c < LSP_NCLASS ("load" .. "other"), "?" else. */
+const char *lsp_class_name(unsigned c);
+
+/* Writes p to path in the text format of formats/profile.md (to a
+ * temporary file renamed over path, so a failed write leaves no half
+ * file).  On error errmsg (if errlen) names the file.  Returns 0,
+ * -LS_EINVAL (p or path NULL), -LS_EIO, -LS_ENOMEM. */
+int lsp_write(const struct lsp_profile *p, const char *path, char *errmsg,
+	      size_t errlen);
+/* Same, to an open stream; name is used in messages only. */
+int lsp_write_file(const struct lsp_profile *p, FILE *f, const char *name,
+		   char *errmsg, size_t errlen);
+/* Reads a profile file.  Every field is checked; errmsg gets
+ * "FILE:LINE: what" (or "FILE: what").  Memory stays proportional to the
+ * file size.  Returns 0 and *pp, or
+ *   -LS_ENOENT   no such file
+ *   -LS_EIO      read error
+ *   -LS_EFORMAT  not a profile (bad magic)
+ *   -LS_EVERSION a format version this code does not read
+ *   -LS_ETRUNC   the file ends before its end record
+ *   -LS_ECORRUPT a bad field, index, count or a duplicate key
+ *   -LS_ENOMEM */
+int lsp_read(struct lsp_profile **pp, const char *path, char *errmsg,
+	     size_t errlen);
+/* The same from a memory buffer (fuzzing, tests); name for messages. */
+int lsp_read_mem(struct lsp_profile **pp, const char *buf, size_t len,
+		 const char *name, char *errmsg, size_t errlen);
+/* Checks p against every rule the reader applies (formats/profile.md:
+ * indexes, unique keys, trips below the trip limit, self <= total, ...)
+ * by writing it to memory and reading it back: a profile that passes
+ * reads back from its file.  errmsg names the record as a line of the
+ * file ("profile as written:17: duplicate trip").  Returns 0 or the
+ * reader's error code. */
+int lsp_check(const struct lsp_profile *p, char *errmsg, size_t errlen);
+/* 1 when path starts with the profile magic, 0 when not (also when it is
+ * shorter), -LS_ENOENT or -LS_EIO when it cannot be read. */
+int lsp_is_profile(const char *path);
+
+/* Appends src to dst: src's threads become runs dst->nruns.. (shifted),
+ * modules are matched by build-id (by path when there is none), functions
+ * and loops by (module, offset); every row is remapped.  dst is unchanged
+ * on -LS_EINVAL (the trip limits differ: callers say so, naming the
+ * files) but may hold part of src on -LS_ENOMEM.
+ * Returns 0, -LS_EINVAL, -LS_ENOMEM. */
+int lsp_merge(struct lsp_profile *dst, const struct lsp_profile *src);
 
 #endif

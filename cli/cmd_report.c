@@ -1,0 +1,192 @@
+/* cmd_report.c - `loopscope report`: prints a loop profile.
+ *
+ * The input is a profile file or a bundle (analyzed on the fly).  Every
+ * view reads the same aggregate view (formats/profile_view.h): the rows
+ * summed over all threads or the threads of --thread.  Text views prune
+ * loops below --min-percent (default 1); the machine-readable ones keep
+ * everything unless --min-percent is given, since scripts filter
+ * themselves.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli/report.h"
+#include "formats/profile.h"
+#include "ls_err.h"
+
+static const char report_usage[] =
+	"usage: loopscope report [--tree | --function=<name> | --functions | --folded]\n"
+	"                        [--format=text|json|csv] [--min-percent=<p>]\n"
+	"                        [--thread=<tid>] [--buckets=<n>] [FILE]\n"
+	"\n"
+	"Prints the loop profile FILE (a profile from 'loopscope analyze' or\n"
+	"'merge', or a bundle, analyzed first; default loopscope.lsc). The\n"
+	"default view is the flat profile: per loop, sorted by total\n"
+	"instructions, its head address, function, file:line, iterations, self\n"
+	"and total instructions with their % of the program, entries and the\n"
+	"trip-count histogram.\n"
+	"\n"
+	"    --tree               the loop call graph as an indented tree\n"
+	"    --function=<name>    the function's loop heads (ID), back branches (B)\n"
+	"                         and call sites (C) in address order\n"
+	"    --functions          function-level versus loop-level instruction shares\n"
+	"    --folded             folded stacks of the loop nesting (flame graphs)\n"
+	"    --format=text|json|csv  flat profile format (default text)\n"
+	"    --min-percent=<p>    leave out loops below p% of the instructions\n"
+	"                         (default 1 for text, 0 for json, csv and --folded)\n"
+	"    --thread=<tid>       only the threads with this tid\n"
+	"    --buckets=<n>        trip counts shown per loop (default 10, 0: all)\n"
+	"    --debug-dir=<dir>    for a bundle: executables it only references\n"
+	"    -h, --help           show this help\n";
+
+enum { OPT_TREE = 256, OPT_FUNCTION, OPT_FUNCTIONS, OPT_FOLDED, OPT_FORMAT,
+       OPT_MIN, OPT_THREAD, OPT_BUCKETS, OPT_DEBUG_DIR };
+
+static const struct option report_options[] = {
+	{ "tree", no_argument, NULL, OPT_TREE },
+	{ "function", required_argument, NULL, OPT_FUNCTION },
+	{ "functions", no_argument, NULL, OPT_FUNCTIONS },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "min-percent", required_argument, NULL, OPT_MIN },
+	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "buckets", required_argument, NULL, OPT_BUCKETS },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum view { V_FLAT, V_TREE, V_FUNCTION, V_FUNCTIONS, V_FOLDED, V_JSON, V_CSV };
+
+/* Parses a percentage in [0, 100]; 0 or -1 after a message. */
+int report_parse_pct(const char *s, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno || end == s || *end || !(d >= 0.0 && d <= 100.0)) {
+		cli_error("option '--min-percent' wants a number from 0 to 100, not '%s'", s);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+static int parse_u(const char *opt, const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v > max) {
+		cli_error("option '%s' wants a number, not '%s'", opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *file = "loopscope.lsc", *func = NULL, *debug_dir = NULL;
+	struct report_opts o = { .min_pct = -1.0, .buckets = 10 };
+	enum view view = V_FLAT;
+	int c, nviews = 0, err, status = 0;
+	int64_t tid = LSP_VIEW_ALL;
+	struct lsp_profile *p = NULL;
+	struct lsp_view *v = NULL;
+	uint64_t u;
+
+	while ((c = getopt_long(argc, argv, "h", report_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_TREE: view = V_TREE; nviews++; break;
+		case OPT_FUNCTION: view = V_FUNCTION; func = optarg; nviews++; break;
+		case OPT_FUNCTIONS: view = V_FUNCTIONS; nviews++; break;
+		case OPT_FOLDED: view = V_FOLDED; nviews++; break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "json")) {
+				view = V_JSON;
+			} else if (!strcmp(optarg, "csv")) {
+				view = V_CSV;
+			} else if (strcmp(optarg, "text")) {
+				cli_error("unknown format '%s' (text, json or csv)", optarg);
+				return cli_usage(report_usage, 1);
+			}
+			nviews += strcmp(optarg, "text") != 0;
+			break;
+		case OPT_MIN:
+			if (report_parse_pct(optarg, &o.min_pct) < 0)
+				return cli_usage(report_usage, 1);
+			break;
+		case OPT_THREAD:
+			if (parse_u("--thread", optarg, UINT32_MAX - 1, &u) < 0)
+				return cli_usage(report_usage, 1);
+			tid = (int64_t)u;
+			break;
+		case OPT_BUCKETS:
+			if (parse_u("--buckets", optarg, 1u << 30, &u) < 0)
+				return cli_usage(report_usage, 1);
+			o.buckets = (size_t)u;
+			break;
+		case OPT_DEBUG_DIR: debug_dir = optarg; break;
+		case 'h': return cli_usage(report_usage, 0);
+		default: return cli_usage(report_usage, 1);
+		}
+	}
+	if (nviews > 1) {
+		cli_error("--tree, --function, --functions, --folded and --format=json|csv "
+			  "are different views: pick one");
+		return cli_usage(report_usage, 1);
+	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc) {
+		cli_error("one input file only; to report several runs, 'loopscope merge' them");
+		return cli_usage(report_usage, 1);
+	}
+	if (o.min_pct < 0)
+		o.min_pct = view == V_JSON || view == V_CSV || view == V_FOLDED ? 0.0 : 1.0;
+	o.source = file;
+	if (cli_load_profile(file, debug_dir, &p))
+		return 1;
+	err = lsp_view_new(&v, p, tid);
+	if (err == -LS_ENOENT) {
+		cli_error("no thread with tid %" PRId64 " in '%s'", tid, file);
+		lsp_free(p);
+		return 1;
+	}
+	if (err < 0) {
+		cli_error("cannot report '%s': %s", file, ls_errstr(err));
+		lsp_free(p);
+		return 1;
+	}
+	switch (view) {
+	case V_FLAT: err = report_flat(stdout, v, &o); break;
+	case V_TREE: err = report_tree(stdout, v, &o); break;
+	case V_FUNCTION: err = report_function(stdout, v, func); break;
+	case V_FUNCTIONS: err = report_functions(stdout, v, &o); break;
+	case V_FOLDED: err = report_folded(stdout, v, &o); break;
+	case V_JSON: err = report_json(stdout, v, &o); break;
+	case V_CSV: err = report_csv(stdout, v, &o); break;
+	}
+	if (err == -LS_ENOENT) {
+		cli_error("no function '%s' in '%s'", func, file);
+		status = 1;
+	} else if (err < 0) {
+		cli_error("cannot report '%s': %s", file, ls_errstr(err));
+		status = 1;
+	} else if (fflush(stdout) || ferror(stdout)) {
+		cli_error("cannot write the report: %s", strerror(errno));
+		status = 1;
+	}
+	lsp_view_free(v);
+	lsp_free(p);
+	return status;
+}

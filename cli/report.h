@@ -1,0 +1,45 @@
+/* report.h - the views of `loopscope report` and `graph` (cli only).
+ *
+ * Each prints one view of an aggregate profile view (formats/
+ * profile_view.h) to f.  Percentages are of the view's total
+ * instructions; min_pct prunes loops (and functions) below it.
+ */
+#ifndef LS_CLI_REPORT_H
+#define LS_CLI_REPORT_H
+
+#include <stdio.h>
+
+#include "formats/profile_view.h"
+
+struct report_opts {
+	double min_pct;		/* prune below this percent of the total */
+	size_t buckets;		/* flat: trip buckets shown per loop (0: all) */
+	const char *source;	/* the input file, for headers */
+};
+
+/* Views; return 0 or a negative LS_E* code (out of memory). */
+int report_flat(FILE *f, const struct lsp_view *v, const struct report_opts *o);
+int report_tree(FILE *f, const struct lsp_view *v, const struct report_opts *o);
+/* Returns -LS_ENOENT when no function is called name. */
+int report_function(FILE *f, const struct lsp_view *v, const char *name);
+int report_functions(FILE *f, const struct lsp_view *v, const struct report_opts *o);
+int report_json(FILE *f, const struct lsp_view *v, const struct report_opts *o);
+int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o);
+int report_folded(FILE *f, const struct lsp_view *v, const struct report_opts *o);
+int report_dot(FILE *f, const struct lsp_view *v, const struct report_opts *o);
+
+/* Helpers shared by the views. */
+/* The function's name, "module+0xoff" when it has none, "??" for LSP_NONE. */
+const char *report_func_name(const struct lsp_profile *p, uint32_t func,
+			     char *buf, size_t len);
+/* A loop's source place "file:line", else "module+0xoff". */
+const char *report_loop_where(const struct lsp_profile *p, uint32_t loop,
+			      char *buf, size_t len);
+/* The last path component. */
+const char *report_base(const char *path);
+/* Parses --min-percent's value (0..100); 0, or -1 after a message. */
+int report_parse_pct(const char *s, double *out);
+/* s as a JSON string, quotes included. */
+void report_json_str(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,255 @@
+/* report_text.c - the text views of `loopscope report`: the flat profile
+ * (LoopProf figure 4), the loop call graph as an indented tree (the
+ * content of LoopProf figure 3) and folded stacks for flame graphs.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/report.h"
+#include "ls_err.h"
+
+static int trip_by_entries(const void *x, const void *y)
+{
+	const struct lsp_view_trip *a = x, *b = y;
+
+	if (a->entries != b->entries)
+		return a->entries > b->entries ? -1 : 1;
+	return a->trips < b->trips ? -1 : a->trips > b->trips;
+}
+
+static int trip_by_trips(const void *x, const void *y)
+{
+	const struct lsp_view_trip *a = x, *b = y;
+
+	return a->trips < b->trips ? -1 : a->trips > b->trips;
+}
+
+/* The trip-count buckets of one loop: at most o->buckets of them, the
+ * ones with most entries, in trip-count order (as figure 4 limits them
+ * to 10), then the overflow bucket. */
+static int print_trips(FILE *f, const struct lsp_view *v, const struct lsp_view_loop *l,
+		       const struct report_opts *o)
+{
+	struct lsp_view_trip *t;
+	size_t i, n = l->ntrips, shown = n;
+	uint64_t rest = 0;
+	char lim[32];
+
+	t = malloc((n + 1) * sizeof(*t));
+	if (!t)
+		return -LS_ENOMEM;
+	memcpy(t, v->trips + l->trip0, n * sizeof(*t));
+	if (o->buckets && n > o->buckets) {
+		qsort(t, n, sizeof(*t), trip_by_entries);
+		shown = o->buckets;
+		for (i = shown; i < n; i++)
+			rest += t[i].entries;
+		qsort(t, shown, sizeof(*t), trip_by_trips);
+	}
+	fprintf(f, "\n  %9s %11s\n", "TripCount", "Entries");
+	for (i = 0; i < shown; i++)
+		fprintf(f, "  %9" PRIu64 " %11" PRIu64 "\n", t[i].trips, t[i].entries);
+	if (l->over_entries) {
+		snprintf(lim, sizeof(lim), ">=%" PRIu32, v->p->trip_limit);
+		fprintf(f, "  %9s %11" PRIu64 "\n", lim, l->over_entries);
+	}
+	if (shown < n)
+		fprintf(f, "  ... %zu more trip counts, %" PRIu64 " entries\n", n - shown, rest);
+	free(t);
+	return 0;
+}
+
+int report_flat(FILE *f, const struct lsp_view *v, const struct report_opts *o)
+{
+	const struct lsp_profile *p = v->p;
+	char where[512], fbuf[256];
+	uint32_t *ids;
+	int n, i, err = 0;
+
+	n = lsp_view_sorted_loops(v, &ids);
+	if (n < 0)
+		return n;
+	fprintf(f, "Flat loop profile of %s: %" PRIu64 " instructions, %zu thread%s, "
+		"loops with >= %.2f%% of the total\n", o->source, v->total_insns,
+		v->nthreads, v->nthreads == 1 ? "" : "s", o->min_pct);
+	for (i = 0; i < n && !err; i++) {
+		const struct lsp_view_loop *l = &v->loops[ids[i]];
+		const struct lsp_loop *pl = &p->loops[l->loop];
+
+		if (lsp_view_pct(v, l->total) < o->min_pct)
+			break;		/* sorted by total: the rest are below too */
+		fprintf(f, "-----\nLoop %" PRIu32 " at 0x%" PRIx64 " (%s) in %s\n"
+			"  %16s %14s %14s %14s\n"
+			"  %16" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n"
+			"  %16s %12.2f %% %12.2f %%\n", l->loop, pl->head_vaddr,
+			report_loop_where(p, l->loop, where, sizeof(where)),
+			report_func_name(p, pl->func, fbuf, sizeof(fbuf)),
+			"Total Iterations:", "Self Ins:", "Total Ins:", "Entries:",
+			l->iterations, l->self, l->total, l->entries, "",
+			lsp_view_pct(v, l->self), lsp_view_pct(v, l->total));
+		err = print_trips(f, v, l, o);
+		if (l->entries)
+			fprintf(f, "  trip count min %" PRIu64 ", max %" PRIu64 ", mean %.2f\n",
+				l->trip_min, l->trip_max, lsp_view_trip_mean(l));
+	}
+	if (!err)
+		fputs("-----\n", f);
+	free(ids);
+	return err;
+}
+
+static const struct lsp_view *sort_view;	/* qsort has no context argument */
+
+/* Tree order: largest total first, the way the flat profile sorts. */
+static int link_by_total(const void *x, const void *y)
+{
+	const struct lsp_view_link *a = x, *b = y;
+	uint64_t ta = sort_view->loops[a->loop].total, tb = sort_view->loops[b->loop].total;
+
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return a->loop < b->loop ? -1 : a->loop > b->loop;
+}
+
+/* The links sorted for printing; NULL when out of memory. */
+static struct lsp_view_link *by_total(const struct lsp_view *v,
+				      const struct lsp_view_link *ln, size_t n)
+{
+	struct lsp_view_link *c = malloc((n + 1) * sizeof(*c));
+
+	if (!c)
+		return NULL;
+	memcpy(c, ln, n * sizeof(*c));
+	sort_view = v;
+	qsort(c, n, sizeof(*c), link_by_total);
+	sort_view = NULL;
+	return c;
+}
+
+struct tree {
+	FILE *f;
+	const struct lsp_view *v;
+	const struct report_opts *o;
+	char *on_path;		/* loops on the current path: recursion */
+	char *done;		/* loops already expanded once */
+	int nomem;
+};
+
+/* One loop and, the first time it is met, its children; a loop met again
+ * is printed without its subtree (marked), so the output stays linear in
+ * the edges even when the graph shares subtrees. */
+static void tree_node(struct tree *t, uint32_t loop, uint64_t entries, int depth)
+{
+	const struct lsp_view *v = t->v;
+	const struct lsp_view_loop *l = &v->loops[loop];
+	char where[512], fbuf[256];
+	struct lsp_view_link *kids;
+	const char *mark = "";
+	size_t i;
+
+	if (t->on_path[loop])
+		mark = "  (recursion)";
+	else if (t->done[loop] && l->nchildren)
+		mark = "  (children shown above)";
+	fprintf(t->f, "%*s%6.2f%%  loop %" PRIu32 "  %s  %s  [%" PRIu64 " entries]%s\n",
+		2 * depth, "", lsp_view_pct(v, l->total), loop,
+		report_func_name(v->p, v->p->loops[loop].func, fbuf, sizeof(fbuf)),
+		report_loop_where(v->p, loop, where, sizeof(where)), entries, mark);
+	if (*mark || t->done[loop])
+		return;
+	t->done[loop] = t->on_path[loop] = 1;
+	kids = by_total(v, v->children + l->child0, l->nchildren);
+	if (!kids) {
+		t->nomem = 1;
+		return;
+	}
+	for (i = 0; i < l->nchildren; i++)
+		if (lsp_view_pct(v, v->loops[kids[i].loop].total) >= t->o->min_pct)
+			tree_node(t, kids[i].loop, kids[i].count, depth + 1);
+	free(kids);
+	t->on_path[loop] = 0;
+}
+
+int report_tree(FILE *f, const struct lsp_view *v, const struct report_opts *o)
+{
+	struct tree t = { f, v, o, NULL, NULL, 0 };
+	struct lsp_view_link *tops;
+	size_t i, n = v->p->n_loops;
+
+	t.on_path = calloc(n + 1, 1);
+	t.done = calloc(n + 1, 1);
+	tops = by_total(v, v->tops, v->ntops);
+	if (!t.on_path || !t.done || !tops) {
+		free(t.on_path);
+		free(t.done);
+		free(tops);
+		return -LS_ENOMEM;
+	}
+	fprintf(f, "Loop call graph of %s: %" PRIu64 " instructions; %% of the total, "
+		"entries from the parent; loops with >= %.2f%%\n", o->source,
+		v->total_insns, o->min_pct);
+	fprintf(f, "%6.2f%%  (top level)  %.2f%% outside loops\n",
+		v->total_insns ? 100.0 : 0.0, lsp_view_pct(v, v->outside));
+	for (i = 0; i < v->ntops && !t.nomem; i++)
+		if (lsp_view_pct(v, v->loops[tops[i].loop].total) >= o->min_pct)
+			tree_node(&t, tops[i].loop, tops[i].count, 1);
+	free(tops);
+	free(t.on_path);
+	free(t.done);
+	return t.nomem ? -LS_ENOMEM : 0;
+}
+
+/* A frame name without the folded format's separators. */
+static void put_frame(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' || *s == ' ' || *s == '\t' || *s == '\n' ? '_' : *s, f);
+}
+
+/* The stack of loop i: its chain of first parents one level up (the
+ * parents list is sorted by entries, so the busiest), outermost first,
+ * with the function named wherever the chain crosses into another. */
+static void folded_stack(FILE *f, const struct lsp_view *v, uint32_t loop)
+{
+	const struct lsp_view_loop *l = &v->loops[loop];
+	char where[512], fbuf[256];
+	uint32_t func = v->p->loops[loop].func;
+	size_t i;
+
+	if (l->depth > 1) {
+		for (i = 0; i < l->nparents; i++) {
+			uint32_t up = v->parents[l->parent0 + i].loop;
+
+			if (up != LSP_NONE && v->loops[up].depth + 1 == l->depth) {
+				folded_stack(f, v, up);
+				if (v->p->loops[up].func != func) {
+					fputc(';', f);
+					put_frame(f, report_func_name(v->p, func, fbuf, sizeof(fbuf)));
+				}
+				goto self;
+			}
+		}
+	}
+	put_frame(f, report_func_name(v->p, func, fbuf, sizeof(fbuf)));
+self:
+	fputs(";loop@", f);
+	put_frame(f, report_loop_where(v->p, loop, where, sizeof(where)));
+}
+
+int report_folded(FILE *f, const struct lsp_view *v, const struct report_opts *o)
+{
+	size_t i;
+
+	if (v->outside)
+		fprintf(f, "[outside_loops] %" PRIu64 "\n", v->outside);
+	for (i = 0; i < v->p->n_loops; i++) {
+		const struct lsp_view_loop *l = &v->loops[i];
+
+		if (!l->seen || !l->self || lsp_view_pct(v, l->total) < o->min_pct)
+			continue;
+		folded_stack(f, v, (uint32_t)i);
+		fprintf(f, " %" PRIu64 "\n", l->self);
+	}
+	return 0;
+}

@@ -1,0 +1,711 @@
+/* profile_read.c - reads and validates a loop profile file
+ * (formats/profile.md).
+ *
+ * The reader trusts nothing: every number is parsed strictly (digits
+ * only, no overflow), every index is checked against what the file
+ * defined before it, keys must be unique, records come in the specified
+ * order and the end record's count must match, so a file cut at any byte
+ * is reported.  Each record adds a bounded amount of memory, so memory
+ * stays proportional to the file size whatever the file claims.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/profile.h"
+#include "formats/profile_int.h"
+#include "ls_err.h"
+
+#define MAXF 32			/* fields of the longest record (lstat: 29) */
+
+/* Record types in the order a file holds them. */
+enum rec { R_PROFILE, R_MODULE, R_THREAD, R_FUNC, R_LOOP, R_LSTAT, R_TRIP,
+	   R_EDGE, R_TAIL, R_CALL, R_FSTAT, R_END, R_NREC };
+
+static const struct {
+	const char *name;
+	int nf;			/* fields including the name */
+} recs[R_NREC] = {
+	[R_PROFILE] = { "profile", 4 },
+	[R_MODULE] = { "module", 4 },
+	[R_THREAD] = { "thread", 8 + LSP_NCLASS },
+	[R_FUNC] = { "func", 8 },
+	[R_LOOP] = { "loop", 8 },
+	[R_LSTAT] = { "lstat", 11 + 2 * LSP_NCLASS },
+	[R_TRIP] = { "trip", 5 },
+	[R_EDGE] = { "edge", 5 },
+	[R_TAIL] = { "tail", 6 },
+	[R_CALL] = { "call", 8 },
+	[R_FSTAT] = { "fstat", 7 },
+	[R_END] = { "end", 2 },
+};
+
+/* Row keys, for the duplicate check: {type, a, b, c}. */
+struct keyset {
+	uint64_t (*k)[4];
+	size_t n, cap;
+};
+
+struct rd {
+	struct lsp_profile *p;
+	const char *name;
+	size_t line;
+	char *errmsg;
+	size_t errlen;
+	char *f[MAXF];
+	int nf;
+	struct keyset keys;
+	size_t nrec;		/* records before the end record */
+};
+
+static int bad(struct rd *r, int err, const char *what, const char *val)
+{
+	if (val)
+		lsp_seterr(r->errmsg, r->errlen, "%s:%zu: %s '%.40s'", r->name,
+			   r->line, what, val);
+	else
+		lsp_seterr(r->errmsg, r->errlen, "%s:%zu: %s", r->name, r->line, what);
+	return err;
+}
+
+static uint64_t khash(const uint64_t *k)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		h = (h ^ k[i]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/* Adds key k; returns 1 if it was new, 0 if present, -LS_ENOMEM. */
+static int key_add(struct keyset *s, uint64_t t, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t k[4] = { t + 1, a, b, c };	/* t + 1: all-zero means empty */
+	size_t i;
+
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256, j;
+		uint64_t (*nk)[4] = calloc(cap, sizeof(*nk));
+
+		if (!nk)
+			return -LS_ENOMEM;
+		for (j = 0; j < s->cap; j++) {
+			if (!s->k[j][0])
+				continue;
+			for (i = khash(s->k[j]) & (cap - 1); nk[i][0]; i = (i + 1) & (cap - 1))
+				;
+			memcpy(nk[i], s->k[j], sizeof(nk[i]));
+		}
+		free(s->k);
+		s->k = nk;
+		s->cap = cap;
+	}
+	for (i = khash(k) & (s->cap - 1); s->k[i][0]; i = (i + 1) & (s->cap - 1))
+		if (!memcmp(s->k[i], k, sizeof(k)))
+			return 0;
+	memcpy(s->k[i], k, sizeof(k));
+	s->n++;
+	return 1;
+}
+
+static int get_u64(struct rd *r, int i, const char *what, uint64_t *out)
+{
+	const char *s = r->f[i];
+	uint64_t v = 0;
+
+	if (!*s)
+		return bad(r, -LS_ECORRUPT, "empty", what);
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return bad(r, -LS_ECORRUPT, what, r->f[i]);
+		v = 10 * v + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int get_u32(struct rd *r, int i, const char *what, uint32_t *out)
+{
+	uint64_t v;
+	int err = get_u64(r, i, what, &v);
+
+	if (err)
+		return err;
+	if (v >= UINT32_MAX)	/* UINT32_MAX is LSP_NONE, written "-" */
+		return bad(r, -LS_ECORRUPT, what, r->f[i]);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int get_hex(struct rd *r, int i, const char *what, uint64_t *out)
+{
+	const char *s = r->f[i];
+	uint64_t v = 0;
+	int n = 0;
+
+	if (s[0] != '0' || s[1] != 'x' || !s[2])
+		return bad(r, -LS_ECORRUPT, what, s);
+	for (s += 2; *s; s++, n++) {
+		int d = *s >= '0' && *s <= '9' ? *s - '0' :
+			*s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
+
+		if (d < 0 || n >= 16)
+			return bad(r, -LS_ECORRUPT, what, r->f[i]);
+		v = 16 * v + (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* An index below n, or "-" for LSP_NONE when none_ok. */
+static int get_idx(struct rd *r, int i, const char *what, size_t n, int none_ok,
+		   uint32_t *out)
+{
+	char msg[64];
+	int err;
+
+	if (!strcmp(r->f[i], "-") && none_ok) {
+		*out = LSP_NONE;
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "bad %s index", what);
+	err = get_u32(r, i, msg, out);
+	if (err)
+		return err;
+	if (*out >= n)
+		return bad(r, -LS_ECORRUPT, msg, r->f[i]);
+	return 0;
+}
+
+/* Undoes the writer's escapes in place. */
+static int get_str(struct rd *r, int i, const char *what)
+{
+	char *s = r->f[i], *d = s;
+
+	for (; *s; s++) {
+		if (*s != '\\') {
+			*d++ = *s;
+			continue;
+		}
+		s++;
+		if (*s == '\\')
+			*d++ = '\\';
+		else if (*s == 't')
+			*d++ = '\t';
+		else if (*s == 'n')
+			*d++ = '\n';
+		else if (*s == 'r')
+			*d++ = '\r';
+		else if (*s == 'x' && s[1] && s[2]) {
+			unsigned v;
+			char hx[3] = { s[1], s[2], 0 };
+
+			if (sscanf(hx, "%2x", &v) != 1 || !v || !strchr("0123456789abcdef", s[1]) ||
+			    !strchr("0123456789abcdef", s[2]))
+				return bad(r, -LS_ECORRUPT, "bad escape in", what);
+			*d++ = (char)v;
+			s += 2;
+		} else {
+			return bad(r, -LS_ECORRUPT, "bad escape in", what);
+		}
+	}
+	*d = '\0';
+	return 0;
+}
+
+static int get_ic(struct rd *r, int i, uint64_t *ic)
+{
+	unsigned c;
+	int err;
+
+	for (c = 0; c < LSP_NCLASS; c++)
+		if ((err = get_u64(r, i + (int)c, "bad instruction class count", &ic[c])))
+			return err;
+	return 0;
+}
+
+/* The record's own index (module, thread, func, loop) must be the next. */
+static int get_self(struct rd *r, size_t next)
+{
+	uint64_t v;
+	int err = get_u64(r, 1, "bad index", &v);
+
+	if (err)
+		return err;
+	if (v != next)
+		return bad(r, -LS_ECORRUPT, "index out of sequence", r->f[1]);
+	return 0;
+}
+
+static int rd_profile(struct rd *r)
+{
+	struct lsp_profile *p = r->p;
+	uint32_t lim = 0, nruns = 0;
+	int err;
+
+	if ((err = get_u32(r, 1, "bad trip limit", &lim)) ||
+	    (err = get_u32(r, 2, "bad run count", &nruns)) || (err = get_str(r, 3, "source")))
+		return err;
+	if (lim < 1)
+		return bad(r, -LS_ECORRUPT, "bad trip limit", r->f[1]);
+	if (nruns < 1)
+		return bad(r, -LS_ECORRUPT, "bad run count", r->f[2]);
+	p->trip_limit = lim;
+	p->nruns = nruns;
+	free(p->source);
+	p->source = strdup(r->f[3]);
+	return p->source ? 0 : -LS_ENOMEM;
+}
+
+static int rd_module(struct rd *r)
+{
+	uint8_t id[LSP_BUILD_ID_MAX];
+	const char *h = r->f[2];
+	size_t n = 0, len = strlen(h), n0;
+	int err, k;
+
+	if ((err = get_self(r, r->p->n_modules)) || (err = get_str(r, 3, "path")))
+		return err;
+	if (strcmp(h, "-")) {
+		if (len % 2 || len > 2 * LSP_BUILD_ID_MAX || !len)
+			return bad(r, -LS_ECORRUPT, "bad build-id", h);
+		for (n = 0; n < len / 2; n++) {
+			unsigned v = 0;
+
+			for (k = 0; k < 2; k++) {
+				char c = h[2 * n + (size_t)k];
+				int d = c >= '0' && c <= '9' ? c - '0' :
+					c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+				if (d < 0)
+					return bad(r, -LS_ECORRUPT, "bad build-id", h);
+				v = 16 * v + (unsigned)d;
+			}
+			id[n] = (uint8_t)v;
+		}
+	}
+	n0 = r->p->n_modules;
+	err = lsp_module_intern(r->p, id, n, r->f[3]);
+	if (err >= 0 && (size_t)err < n0)
+		return bad(r, -LS_ECORRUPT, "duplicate module", h);
+	return err < 0 ? err : 0;
+}
+
+static int rd_thread(struct rd *r)
+{
+	struct lsp_thread t;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+	if ((err = get_self(r, r->p->n_threads)) ||
+	    (err = get_u32(r, 2, "bad run", &t.run)) ||
+	    (err = get_u32(r, 3, "bad pid", &t.pid)) ||
+	    (err = get_u32(r, 4, "bad tid", &t.tid)) ||
+	    (err = get_u64(r, 5, "bad instruction count", &t.insns)) ||
+	    (err = get_u64(r, 6, "bad outside count", &t.outside)) ||
+	    (err = get_u64(r, 7, "bad loss count", &t.losses)) ||
+	    (err = get_ic(r, 8, t.outside_ic)))
+		return err;
+	if (t.run >= r->p->nruns)
+		return bad(r, -LS_ECORRUPT, "bad run index", r->f[2]);
+	if (t.outside > t.insns)
+		return bad(r, -LS_ECORRUPT, "more instructions outside loops than in the thread",
+			   r->f[6]);
+	err = lsp_thread_add(r->p, &t);
+	return err < 0 ? err : 0;
+}
+
+static int rd_func(struct rd *r)
+{
+	uint32_t mod = 0, line = 0;
+	uint64_t off, va;
+	size_t n0;
+	int err;
+
+	if ((err = get_self(r, r->p->n_funcs)) ||
+	    (err = get_idx(r, 2, "module", r->p->n_modules, 0, &mod)) ||
+	    (err = get_hex(r, 3, "bad offset", &off)) ||
+	    (err = get_hex(r, 4, "bad address", &va)) ||
+	    (err = get_str(r, 5, "name")) || (err = get_str(r, 6, "file")) ||
+	    (err = get_u32(r, 7, "bad line", &line)))
+		return err;
+	n0 = r->p->n_funcs;
+	err = lsp_func_intern(r->p, mod, off, va, r->f[5], r->f[6], line);
+	if (err >= 0 && (size_t)err < n0)
+		return bad(r, -LS_ECORRUPT, "duplicate function", r->f[3]);
+	return err < 0 ? err : 0;
+}
+
+static int rd_loop(struct rd *r)
+{
+	uint32_t mod = 0, fn = 0, line = 0;
+	uint64_t off, va;
+	size_t n0;
+	int err;
+
+	if ((err = get_self(r, r->p->n_loops)) ||
+	    (err = get_idx(r, 2, "module", r->p->n_modules, 0, &mod)) ||
+	    (err = get_hex(r, 3, "bad offset", &off)) ||
+	    (err = get_hex(r, 4, "bad address", &va)) ||
+	    (err = get_idx(r, 5, "function", r->p->n_funcs, 1, &fn)) ||
+	    (err = get_str(r, 6, "file")) || (err = get_u32(r, 7, "bad line", &line)))
+		return err;
+	n0 = r->p->n_loops;
+	err = lsp_loop_intern(r->p, mod, off, va, fn, r->f[6], line);
+	if (err >= 0 && (size_t)err < n0)
+		return bad(r, -LS_ECORRUPT, "duplicate loop", r->f[3]);
+	return err < 0 ? err : 0;
+}
+
+/* The loop and thread fields every row starts with, and the key check. */
+static int rd_lt(struct rd *r, enum rec t, uint32_t *loop, uint32_t *th,
+		 uint64_t k2, uint64_t k3)
+{
+	int err;
+
+	if ((err = get_idx(r, 1, "loop", r->p->n_loops, 0, loop)) ||
+	    (err = get_idx(r, 2, "thread", r->p->n_threads, 0, th)))
+		return err;
+	err = key_add(&r->keys, t, ((uint64_t)*loop << 32) | *th, k2, k3);
+	if (err == 0)
+		return bad(r, -LS_ECORRUPT, "duplicate", recs[t].name);
+	return err < 0 ? err : 0;
+}
+
+static int rd_lstat(struct rd *r)
+{
+	struct lsp_lstat s;
+	int err;
+
+	memset(&s, 0, sizeof(s));
+	if ((err = get_u64(r, 3, "bad entries", &s.entries)) ||
+	    (err = get_u64(r, 4, "bad iterations", &s.iterations)) ||
+	    (err = get_u64(r, 5, "bad self count", &s.self)) ||
+	    (err = get_u64(r, 6, "bad total count", &s.total)) ||
+	    (err = get_u64(r, 7, "bad trip minimum", &s.trip_min)) ||
+	    (err = get_u64(r, 8, "bad trip maximum", &s.trip_max)) ||
+	    (err = get_u64(r, 9, "bad overflow entries", &s.over_entries)) ||
+	    (err = get_u64(r, 10, "bad overflow sum", &s.over_sum)) ||
+	    (err = get_ic(r, 11, s.self_ic)) ||
+	    (err = get_ic(r, 11 + LSP_NCLASS, s.total_ic)))
+		return err;
+	if (s.self > s.total)
+		return bad(r, -LS_ECORRUPT, "self count above the total", r->f[5]);
+	if (s.entries && s.trip_min > s.trip_max)
+		return bad(r, -LS_ECORRUPT, "trip minimum above the maximum", r->f[7]);
+	if (s.over_entries > s.entries)
+		return bad(r, -LS_ECORRUPT, "more overflow entries than entries", r->f[9]);
+	if ((err = rd_lt(r, R_LSTAT, &s.loop, &s.thread, 0, 0)))
+		return err;
+	return lsp_add_lstat(r->p, &s);
+}
+
+static int rd_trip(struct rd *r)
+{
+	struct lsp_trip t;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+
+	if ((err = get_u64(r, 3, "bad trip count", &t.trips)) ||
+	    (err = get_u64(r, 4, "bad entries", &t.entries)))
+		return err;
+	if (t.trips >= r->p->trip_limit)
+		return bad(r, -LS_ECORRUPT, "trip count not below the trip limit", r->f[3]);
+	if ((err = rd_lt(r, R_TRIP, &t.loop, &t.thread, t.trips, 0)))
+		return err;
+	return lsp_add_trip(r->p, &t);
+}
+
+static int rd_edge(struct rd *r)
+{
+	struct lsp_edge e;
+	int err;
+
+	memset(&e, 0, sizeof(e));	/* padding too: rows compare with memcmp */
+
+	if ((err = get_idx(r, 1, "loop", r->p->n_loops, 1, &e.parent)) ||
+	    (err = get_u64(r, 4, "bad count", &e.count)))
+		return err;
+	/* rd_lt reads fields 1 and 2; an edge's are child (2) and thread (3). */
+	if ((err = get_idx(r, 2, "loop", r->p->n_loops, 0, &e.child)) ||
+	    (err = get_idx(r, 3, "thread", r->p->n_threads, 0, &e.thread)))
+		return err;
+	err = key_add(&r->keys, R_EDGE, e.parent, e.child, e.thread);
+	if (err <= 0)
+		return err ? err : bad(r, -LS_ECORRUPT, "duplicate", "edge");
+	return lsp_add_edge(r->p, &e);
+}
+
+static int rd_tail(struct rd *r)
+{
+	struct lsp_tail t;
+	int err;
+
+	memset(&t, 0, sizeof(t));
+
+	if ((err = get_hex(r, 3, "bad offset", &t.off)) ||
+	    (err = get_hex(r, 4, "bad address", &t.vaddr)) ||
+	    (err = get_u64(r, 5, "bad count", &t.count)) ||
+	    (err = rd_lt(r, R_TAIL, &t.loop, &t.thread, t.off, 0)))
+		return err;
+	return lsp_add_tail(r->p, &t);
+}
+
+static int rd_call(struct rd *r)
+{
+	struct lsp_call c;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+
+	if ((err = get_idx(r, 3, "module", r->p->n_modules, 0, &c.module)) ||
+	    (err = get_hex(r, 4, "bad offset", &c.off)) ||
+	    (err = get_hex(r, 5, "bad address", &c.vaddr)) ||
+	    (err = get_idx(r, 6, "function", r->p->n_funcs, 1, &c.callee)) ||
+	    (err = get_u64(r, 7, "bad count", &c.count)) ||
+	    (err = rd_lt(r, R_CALL, &c.loop, &c.thread,
+			 ((uint64_t)c.module << 32) | c.callee, c.off)))
+		return err;
+	return lsp_add_call(r->p, &c);
+}
+
+static int rd_fstat(struct rd *r)
+{
+	struct lsp_fstat s;
+	int err;
+
+	memset(&s, 0, sizeof(s));
+
+	if ((err = get_idx(r, 1, "function", r->p->n_funcs, 0, &s.func)) ||
+	    (err = get_idx(r, 2, "thread", r->p->n_threads, 0, &s.thread)) ||
+	    (err = get_u64(r, 3, "bad self count", &s.self)) ||
+	    (err = get_u64(r, 4, "bad total count", &s.total)) ||
+	    (err = get_u64(r, 5, "bad loop-level count", &s.loop_level)) ||
+	    (err = get_u64(r, 6, "bad call count", &s.calls)))
+		return err;
+	if (s.self > s.total)
+		return bad(r, -LS_ECORRUPT, "self count above the total", r->f[3]);
+	err = key_add(&r->keys, R_FSTAT, s.func, s.thread, 0);
+	if (err <= 0)
+		return err ? err : bad(r, -LS_ECORRUPT, "duplicate", "fstat");
+	return lsp_add_fstat(r->p, &s);
+}
+
+static int (*const rd_fn[R_NREC])(struct rd *) = {
+	[R_PROFILE] = rd_profile, [R_MODULE] = rd_module, [R_THREAD] = rd_thread,
+	[R_FUNC] = rd_func, [R_LOOP] = rd_loop, [R_LSTAT] = rd_lstat,
+	[R_TRIP] = rd_trip, [R_EDGE] = rd_edge, [R_TAIL] = rd_tail,
+	[R_CALL] = rd_call, [R_FSTAT] = rd_fstat,
+};
+
+/* One record line (NUL-terminated, no newline); *last is the previous
+ * record's type and becomes this one's. */
+static int rd_line(struct rd *r, char *s, int *last)
+{
+	int t, err;
+	uint64_t n;
+	char *tab;
+
+	r->nf = 0;
+	for (;;) {
+		if (r->nf == MAXF)
+			return bad(r, -LS_ECORRUPT, "too many fields", NULL);
+		r->f[r->nf++] = s;
+		tab = strchr(s, '\t');
+		if (!tab)
+			break;
+		*tab = '\0';
+		s = tab + 1;
+	}
+	for (t = 0; t < R_NREC; t++)
+		if (!strcmp(r->f[0], recs[t].name))
+			break;
+	if (t == R_NREC)
+		return bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
+	if (r->nf != recs[t].nf) {
+		char msg[80];
+
+		snprintf(msg, sizeof(msg), "%d fields instead of %d in a", r->nf, recs[t].nf);
+		return bad(r, -LS_ECORRUPT, msg, recs[t].name);
+	}
+	/* Records come in type order, the profile record first, once. */
+	if (t < *last || (t == R_PROFILE) != (*last < 0))
+		return bad(r, -LS_ECORRUPT, "record out of order:", recs[t].name);
+	*last = t;
+	if (t == R_END) {
+		if ((err = get_u64(r, 1, "bad record count", &n)))
+			return err;
+		if (n != r->nrec)
+			return bad(r, -LS_ETRUNC, "record count does not match: the file "
+				   "lost records; count", r->f[1]);
+		return 0;
+	}
+	r->nrec++;
+	return rd_fn[t](r);
+}
+
+static int rd_all(struct rd *r, const char *buf, size_t len)
+{
+	size_t pos = 0, mlen = strlen(LSP_MAGIC), ll;
+	const char *nl;
+	char *line = NULL;
+	int last = -1, err = 0;
+	uint64_t ver;
+
+	nl = memchr(buf, '\n', len);
+	if (len < mlen + 1 || memcmp(buf, LSP_MAGIC " ", mlen + 1)) {
+		lsp_seterr(r->errmsg, r->errlen, "%s: not a loop profile (no '%s' line)",
+			   r->name, LSP_MAGIC);
+		return -LS_EFORMAT;
+	}
+	r->line = 1;
+	if (!nl)
+		return bad(r, -LS_ETRUNC, "file ends in the first line", NULL);
+	/* The version: digits up to the newline. */
+	ll = (size_t)(nl - buf) - mlen - 1;
+	line = malloc(len + 1);
+	if (!line)
+		return -LS_ENOMEM;
+	memcpy(line, buf + mlen + 1, ll);
+	line[ll] = '\0';
+	r->f[0] = line;
+	if ((err = get_u64(r, 0, "bad format version", &ver)))
+		goto out;
+	if (ver != LSP_VERSION) {
+		lsp_seterr(r->errmsg, r->errlen, "%s:1: format version %" PRIu64
+			   ", this loopscope reads version %d", r->name, ver, LSP_VERSION);
+		err = -LS_EVERSION;
+		goto out;
+	}
+	pos = (size_t)(nl - buf) + 1;
+	while (pos < len) {
+		r->line++;
+		if (last == R_END) {
+			err = bad(r, -LS_ECORRUPT, "data after the end record", NULL);
+			goto out;
+		}
+		nl = memchr(buf + pos, '\n', len - pos);
+		if (!nl) {
+			err = bad(r, -LS_ETRUNC, "file ends within a line", NULL);
+			goto out;
+		}
+		ll = (size_t)(nl - buf) - pos;
+		if (memchr(buf + pos, '\0', ll)) {
+			err = bad(r, -LS_ECORRUPT, "NUL byte in the line", NULL);
+			goto out;
+		}
+		memcpy(line, buf + pos, ll);
+		line[ll] = '\0';
+		if ((err = rd_line(r, line, &last)))
+			goto out;
+		pos += ll + 1;
+	}
+	if (last != R_END) {
+		r->line++;
+		err = bad(r, -LS_ETRUNC, "file ends before the end record", NULL);
+	}
+out:
+	free(line);
+	return err;
+}
+
+int lsp_read_mem(struct lsp_profile **pp, const char *buf, size_t len,
+		 const char *name, char *errmsg, size_t errlen)
+{
+	struct rd r;
+	int err;
+
+	if (!pp || (!buf && len))
+		return -LS_EINVAL;
+	memset(&r, 0, sizeof(r));
+	r.name = name ? name : "profile";
+	r.errmsg = errmsg;
+	r.errlen = errlen;
+	if ((err = lsp_new(&r.p, 0)) < 0)
+		return err;
+	err = rd_all(&r, buf ? buf : "", len);
+	free(r.keys.k);
+	if (err == -LS_ENOMEM)
+		lsp_seterr(errmsg, errlen, "%s: out of memory", r.name);
+	if (err < 0) {
+		lsp_free(r.p);
+		return err;
+	}
+	*pp = r.p;
+	return 0;
+}
+
+int lsp_read(struct lsp_profile **pp, const char *path, char *errmsg, size_t errlen)
+{
+	size_t len = 0, cap = 0, got;
+	char *buf = NULL, *nb;
+	FILE *f;
+	int err;
+
+	if (!pp || !path)
+		return -LS_EINVAL;
+	f = fopen(path, "rb");
+	if (!f) {
+		err = errno == ENOENT ? -LS_ENOENT : -LS_EIO;
+		lsp_seterr(errmsg, errlen, "%s: %s", path, strerror(errno));
+		return err;
+	}
+	/* Read to the end rather than trusting a size: pipes and files that
+	 * grow while read work alike. */
+	do {
+		if (len == cap) {
+			cap = cap ? 2 * cap : 65536;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				lsp_seterr(errmsg, errlen, "%s: out of memory", path);
+				return -LS_ENOMEM;
+			}
+			buf = nb;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+	} while (got);
+	if (ferror(f)) {
+		lsp_seterr(errmsg, errlen, "%s: read error: %s", path, strerror(errno));
+		free(buf);
+		fclose(f);
+		return -LS_EIO;
+	}
+	fclose(f);
+	err = lsp_read_mem(pp, buf, len, path, errmsg, errlen);
+	free(buf);
+	return err;
+}
+
+int lsp_check(const struct lsp_profile *p, char *errmsg, size_t errlen)
+{
+	struct lsp_profile *q = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	if (!p)
+		return -LS_EINVAL;
+	/* The reader's rules are the specification: apply exactly them to
+	 * the file this profile would become. */
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -LS_ENOMEM;
+	err = lsp_write_file(p, f, "profile", errmsg, errlen);
+	if (fclose(f) && !err)
+		err = -LS_ENOMEM;
+	if (!err)
+		err = lsp_read_mem(&q, buf, len, "profile as written", errmsg, errlen);
+	lsp_free(q);
+	free(buf);
+	return err;
+}

@@ -1,0 +1,241 @@
+/* profile_write.c - writes a loop profile in the text format of
+ * formats/profile.md: one record per line, tab-separated fields.
+ *
+ * A text format, not a binary one, because profiles are small next to
+ * bundles (they grow with the executed code, not the trace), people diff
+ * and grep them, and scripts read them without our code.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/profile.h"
+#include "formats/profile_int.h"
+#include "ls_err.h"
+
+void lsp_seterr(char *errmsg, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!errmsg || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(errmsg, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* Strings: backslash escapes for backslash, tab, newline, carriage return
+ * and \xHH for other control bytes, so a field never holds a separator. */
+static void put_str(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\')
+			fputs("\\\\", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\r')
+			fputs("\\r", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static void put_idx(FILE *f, uint32_t i)
+{
+	if (i == LSP_NONE)
+		fputs("\t-", f);
+	else
+		fprintf(f, "\t%" PRIu32, i);
+}
+
+static void put_ic(FILE *f, const uint64_t *ic)
+{
+	unsigned c;
+
+	for (c = 0; c < LSP_NCLASS; c++)
+		fprintf(f, "\t%" PRIu64, ic[c]);
+}
+
+static size_t put_header(const struct lsp_profile *p, FILE *f)
+{
+	size_t i, k, n = 0;
+
+	fprintf(f, "%s %d\n", LSP_MAGIC, LSP_VERSION);
+	fprintf(f, "profile\t%" PRIu32 "\t%" PRIu32 "\t", p->trip_limit, p->nruns);
+	put_str(f, p->source);
+	fputc('\n', f);
+	n++;
+	for (i = 0; i < p->n_modules; i++, n++) {
+		const struct lsp_module *m = &p->modules[i];
+
+		fprintf(f, "module\t%zu\t", i);
+		if (!m->build_id_len)
+			fputc('-', f);
+		for (k = 0; k < m->build_id_len; k++)
+			fprintf(f, "%02x", m->build_id[k]);
+		fputc('\t', f);
+		put_str(f, m->path);
+		fputc('\n', f);
+	}
+	for (i = 0; i < p->n_threads; i++, n++) {
+		const struct lsp_thread *t = &p->threads[i];
+
+		fprintf(f, "thread\t%zu\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64
+			"\t%" PRIu64 "\t%" PRIu64, i, t->run, t->pid, t->tid, t->insns,
+			t->outside, t->losses);
+		put_ic(f, t->outside_ic);
+		fputc('\n', f);
+	}
+	for (i = 0; i < p->n_funcs; i++, n++) {
+		const struct lsp_func *fn = &p->funcs[i];
+
+		fprintf(f, "func\t%zu\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64 "\t",
+			i, fn->module, fn->off, fn->vaddr);
+		put_str(f, fn->name);
+		fputc('\t', f);
+		put_str(f, fn->file);
+		fprintf(f, "\t%" PRIu32 "\n", fn->line);
+	}
+	for (i = 0; i < p->n_loops; i++, n++) {
+		const struct lsp_loop *l = &p->loops[i];
+
+		fprintf(f, "loop\t%zu\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64, i,
+			l->module, l->head_off, l->head_vaddr);
+		put_idx(f, l->func);
+		fputc('\t', f);
+		put_str(f, l->file);
+		fprintf(f, "\t%" PRIu32 "\n", l->line);
+	}
+	return n;
+}
+
+static size_t put_rows(const struct lsp_profile *p, FILE *f)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n_lstats; i++, n++) {
+		const struct lsp_lstat *s = &p->lstats[i];
+
+		fprintf(f, "lstat\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64
+			"\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+			"\t%" PRIu64, s->loop, s->thread, s->entries, s->iterations,
+			s->self, s->total, s->trip_min, s->trip_max, s->over_entries,
+			s->over_sum);
+		put_ic(f, s->self_ic);
+		put_ic(f, s->total_ic);
+		fputc('\n', f);
+	}
+	for (i = 0; i < p->n_trips; i++, n++)
+		fprintf(f, "trip\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\n",
+			p->trips[i].loop, p->trips[i].thread, p->trips[i].trips,
+			p->trips[i].entries);
+	for (i = 0; i < p->n_edges; i++, n++) {
+		fputs("edge", f);
+		put_idx(f, p->edges[i].parent);
+		fprintf(f, "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\n", p->edges[i].child,
+			p->edges[i].thread, p->edges[i].count);
+	}
+	for (i = 0; i < p->n_tails; i++, n++)
+		fprintf(f, "tail\t%" PRIu32 "\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64
+			"\t%" PRIu64 "\n", p->tails[i].loop, p->tails[i].thread,
+			p->tails[i].off, p->tails[i].vaddr, p->tails[i].count);
+	for (i = 0; i < p->n_calls; i++, n++) {
+		const struct lsp_call *c = &p->calls[i];
+
+		fprintf(f, "call\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t0x%" PRIx64
+			"\t0x%" PRIx64, c->loop, c->thread, c->module, c->off, c->vaddr);
+		put_idx(f, c->callee);
+		fprintf(f, "\t%" PRIu64 "\n", c->count);
+	}
+	for (i = 0; i < p->n_fstats; i++, n++) {
+		const struct lsp_fstat *s = &p->fstats[i];
+
+		fprintf(f, "fstat\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64
+			"\t%" PRIu64 "\t%" PRIu64 "\n", s->func, s->thread, s->self,
+			s->total, s->loop_level, s->calls);
+	}
+	return n;
+}
+
+int lsp_write_file(const struct lsp_profile *p, FILE *f, const char *name,
+		   char *errmsg, size_t errlen)
+{
+	size_t n;
+
+	if (!p || !f)
+		return -LS_EINVAL;
+	n = put_header(p, f);
+	n += put_rows(p, f);
+	/* The record count makes a file cut at a line boundary detectable. */
+	fprintf(f, "end\t%zu\n", n);
+	if (fflush(f) || ferror(f)) {
+		lsp_seterr(errmsg, errlen, "%s: write failed: %s", name ? name : "profile",
+			   strerror(errno));
+		return -LS_EIO;
+	}
+	return 0;
+}
+
+int lsp_write(const struct lsp_profile *p, const char *path, char *errmsg,
+	      size_t errlen)
+{
+	size_t len;
+	char *tmp;
+	FILE *f;
+	int err;
+
+	if (!p || !path)
+		return -LS_EINVAL;
+	len = strlen(path) + 16;
+	tmp = malloc(len);
+	if (!tmp)
+		return -LS_ENOMEM;
+	snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		lsp_seterr(errmsg, errlen, "%s: cannot create: %s", path, strerror(errno));
+		free(tmp);
+		return -LS_EIO;
+	}
+	err = lsp_write_file(p, f, path, errmsg, errlen);
+	if (fclose(f) && !err) {
+		lsp_seterr(errmsg, errlen, "%s: write failed: %s", path, strerror(errno));
+		err = -LS_EIO;
+	}
+	if (!err && rename(tmp, path)) {
+		lsp_seterr(errmsg, errlen, "%s: cannot rename '%s' to it: %s", path, tmp,
+			   strerror(errno));
+		err = -LS_EIO;
+	}
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	return err;
+}
+
+int lsp_is_profile(const char *path)
+{
+	char buf[sizeof(LSP_MAGIC)];
+	size_t n;
+	FILE *f;
+
+	if (!path)
+		return -LS_EINVAL;
+	f = fopen(path, "rb");
+	if (!f)
+		return errno == ENOENT ? -LS_ENOENT : -LS_EIO;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	/* The magic and the space before the version. */
+	return n == sizeof(buf) && !memcmp(buf, LSP_MAGIC " ", sizeof(buf));
+}

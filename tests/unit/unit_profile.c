@@ -1,0 +1,374 @@
+/* unit_profile.c - the loop profile model, its file format
+ * (formats/profile.md), merging and the aggregate view.
+ *
+ * Expected numbers are the hand-built profile's, documented in
+ * tests/tools/mkprof.h; a merge of a profile with a copy of itself must
+ * double every count and keep every key.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/profile.h"
+#include "formats/profile_view.h"
+#include "ls_err.h"
+#include "tap.h"
+#include "tests/tools/mkprof.h"
+
+static char dir[] = "/tmp/unit_profile.XXXXXX";
+static char path[256], path2[256];
+
+static char *slurp(const char *file, size_t *len)
+{
+	FILE *f = fopen(file, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Every array and string of a and b equal. */
+static int same(const struct lsp_profile *a, const struct lsp_profile *b)
+{
+	size_t i;
+
+#define SAMEN(x) if (a->n_##x != b->n_##x) return 0
+	SAMEN(modules); SAMEN(threads); SAMEN(funcs); SAMEN(loops); SAMEN(lstats);
+	SAMEN(trips); SAMEN(edges); SAMEN(tails); SAMEN(calls); SAMEN(fstats);
+	if (a->trip_limit != b->trip_limit || a->nruns != b->nruns ||
+	    strcmp(a->source, b->source))
+		return 0;
+	for (i = 0; i < a->n_modules; i++)
+		if (a->modules[i].build_id_len != b->modules[i].build_id_len ||
+		    memcmp(a->modules[i].build_id, b->modules[i].build_id, LSP_BUILD_ID_MAX) ||
+		    strcmp(a->modules[i].path, b->modules[i].path))
+			return 0;
+	for (i = 0; i < a->n_funcs; i++) {
+		const struct lsp_func *x = &a->funcs[i], *y = &b->funcs[i];
+
+		if (x->module != y->module || x->off != y->off || x->vaddr != y->vaddr ||
+		    strcmp(x->name, y->name) || strcmp(x->file, y->file) || x->line != y->line)
+			return 0;
+	}
+	for (i = 0; i < a->n_loops; i++) {
+		const struct lsp_loop *x = &a->loops[i], *y = &b->loops[i];
+
+		if (x->module != y->module || x->head_off != y->head_off ||
+		    x->head_vaddr != y->head_vaddr || x->func != y->func ||
+		    strcmp(x->file, y->file) || x->line != y->line)
+			return 0;
+	}
+#define SAMEROWS(x) \
+	for (i = 0; i < a->n_##x; i++) \
+		if (memcmp(&a->x[i], &b->x[i], sizeof(a->x[i]))) return 0
+	SAMEROWS(threads); SAMEROWS(lstats); SAMEROWS(trips); SAMEROWS(edges);
+	SAMEROWS(tails); SAMEROWS(calls); SAMEROWS(fstats);
+	return 1;
+}
+
+static void test_roundtrip(struct lsp_profile *p)
+{
+	struct lsp_profile *q = NULL;
+	char msg[256] = "";
+	char *b1, *b2;
+	size_t l1 = 0, l2 = 0;
+
+	TAP_EQ(lsp_write(p, path, msg, sizeof(msg)), 0, "write: %s", msg);
+	TAP_EQ(lsp_is_profile(path), 1, "the file has the profile magic");
+	TAP_EQ(lsp_read(&q, path, msg, sizeof(msg)), 0, "read back: %s", msg);
+	TAP_OK(q && same(p, q), "what was read equals what was written");
+	if (q) {
+		TAP_EQ(lsp_write(q, path2, msg, sizeof(msg)), 0, "write the copy");
+		b1 = slurp(path, &l1);
+		b2 = slurp(path2, &l2);
+		TAP_OK(b1 && b2 && l1 == l2 && !memcmp(b1, b2, l1),
+		       "writing what was read gives the same bytes");
+		free(b1);
+		free(b2);
+		TAP_EQ(strcmp(q->funcs[2].file, "odd\tdir/\"q\"\\.c"), 0,
+		       "a tab, quotes and a backslash survive escaping");
+	}
+	lsp_free(q);
+}
+
+static void test_intern(void)
+{
+	struct lsp_profile *p;
+	uint8_t id[3] = { 1, 2, 3 };
+	int i, ok = 1;
+
+	lsp_new(&p, 0);
+	TAP_EQ(p->trip_limit, LSP_TRIP_LIMIT, "trip limit 0 means the default");
+	TAP_EQ(lsp_module_intern(p, id, 3, "a"), 0, "first module");
+	TAP_EQ(lsp_module_intern(p, id, 3, "b"), 0, "same build-id, other path: same module");
+	TAP_EQ(lsp_module_intern(p, NULL, 0, "vdso"), 1, "no build-id: keyed by path");
+	TAP_EQ(lsp_module_intern(p, NULL, 0, "vdso"), 1, "... and found again");
+	TAP_EQ(lsp_func_intern(p, 7, 0, 0, "", "", 0), -LS_EINVAL, "function of no module");
+	TAP_EQ(lsp_loop_intern(p, 0, 0, 0, 5, "", 0), -LS_EINVAL, "loop of no function");
+	for (i = 0; i < 50000 && ok; i++)
+		ok = lsp_loop_intern(p, (uint32_t)(i & 1), (uint64_t)i * 16, 0, LSP_NONE, "", 0) == i;
+	for (i = 0; i < 50000 && ok; i++)
+		ok = lsp_loop_intern(p, (uint32_t)(i & 1), (uint64_t)i * 16, 0, LSP_NONE, "x", 0) == i;
+	TAP_OK(ok, "50000 loops interned and found again by (module, offset)");
+	/* An array changed behind the interning functions. */
+	for (i = 10; i < (int)p->n_loops; i++)
+		free(p->loops[i].file);
+	p->n_loops = 10;
+	TAP_EQ(lsp_loop_intern(p, 1, 16 * 20001, 0, LSP_NONE, "", 0), 10,
+	       "a shrunk array makes the index rebuild");
+	TAP_EQ(lsp_loop_intern(p, 0, 16 * 4, 0, LSP_NONE, "", 0), 4, "old keys still found");
+	lsp_free(p);
+}
+
+static void test_view(const struct lsp_profile *p)
+{
+	struct lsp_view *v = NULL;
+	const struct lsp_view_loop *l2;
+	uint32_t *ids = NULL;
+	int n;
+
+	TAP_EQ(lsp_view_new(&v, p, LSP_VIEW_ALL), 0, "view of all threads");
+	if (!v)
+		return;
+	l2 = &v->loops[2];
+	TAP_EQ(v->total_insns, 10000, "program total: the threads' sum");
+	TAP_EQ(l2->entries, 132, "loop 2 entries summed over threads");
+	TAP_EQ(l2->iterations, 690, "loop 2 iterations");
+	TAP_EQ(l2->self, 5700, "loop 2 self");
+	TAP_EQ(l2->trip_min, 3, "trip minimum combined");
+	TAP_EQ(l2->trip_max, 150, "trip maximum combined");
+	TAP_EQ(l2->over_entries, 2, "overflow entries");
+	TAP_EQ(l2->ntrips, 1, "one exact trip bucket");
+	TAP_EQ(v->trips[l2->trip0].trips * 1000 + v->trips[l2->trip0].entries, 3130,
+	       "3 trips x 130 entries");
+	TAP_EQ(l2->depth, 1, "loop 2 is also entered at the top level (thread 101)");
+	TAP_EQ(l2->nparents, 2, "loop 2 has two parents");
+	TAP_EQ(v->parents[l2->parent0].loop, 1, "the parent with most entries first");
+	TAP_EQ(v->loops[1].depth, 2, "loop 1 depth 2");
+	TAP_EQ(v->loops[0].nchildren, 1, "loop 0 has one child");
+	TAP_EQ(v->ntops, 3, "three top-level links");
+	TAP_EQ(v->funcs[1].self, 5600, "work's self summed");
+	n = lsp_view_sorted_loops(v, &ids);
+	TAP_EQ(n, 4, "four loops");
+	TAP_OK(n == 4 && ids[0] == 0 && ids[1] == 1 && ids[2] == 2 && ids[3] == 3,
+	       "sorted by total instructions");
+	free(ids);
+	lsp_view_free(v);
+	TAP_EQ(lsp_view_new(&v, p, 100), 0, "view of tid 100");
+	if (v) {
+		TAP_EQ(v->total_insns, 8000, "tid 100 instructions");
+		TAP_EQ(v->loops[2].depth, 3, "loop 2 at depth 3 in tid 100");
+		TAP_EQ(v->loops[2].entries, 130, "loop 2 entries of tid 100");
+		lsp_view_free(v);
+	}
+	TAP_EQ(lsp_view_new(&v, p, 7), -LS_ENOENT, "no thread 7");
+}
+
+static void test_merge(const struct lsp_profile *p)
+{
+	struct lsp_profile *a = NULL, *b = NULL;
+	struct lsp_view *v1 = NULL, *v2 = NULL;
+	char msg[256];
+	size_t i;
+	int ok = 1;
+
+	lsp_read(&a, path, msg, sizeof(msg));
+	lsp_read(&b, path, msg, sizeof(msg));
+	if (!a || !b) {
+		TAP_OK(0, "read two copies");
+		goto out;
+	}
+	TAP_EQ(lsp_merge(a, b), 0, "merge a profile with a copy of itself");
+	TAP_EQ(a->nruns, 2, "two runs");
+	TAP_EQ(a->n_loops, p->n_loops, "loops deduplicated by (module, offset)");
+	TAP_EQ(a->n_modules, p->n_modules, "modules deduplicated by build-id");
+	TAP_EQ(a->n_funcs, p->n_funcs, "functions deduplicated");
+	TAP_EQ(a->n_threads, 2 * p->n_threads, "threads appended");
+	TAP_EQ(a->threads[2].run, 1, "the copy's threads are run 1");
+	lsp_view_new(&v1, p, LSP_VIEW_ALL);
+	lsp_view_new(&v2, a, LSP_VIEW_ALL);
+	TAP_EQ(v2->total_insns, 2 * v1->total_insns, "total instructions doubled");
+	for (i = 0; i < p->n_loops; i++) {
+		const struct lsp_view_loop *x = &v1->loops[i], *y = &v2->loops[i];
+		size_t k;
+
+		ok &= y->entries == 2 * x->entries && y->iterations == 2 * x->iterations &&
+		      y->self == 2 * x->self && y->total == 2 * x->total &&
+		      y->over_sum == 2 * x->over_sum && y->trip_min == x->trip_min &&
+		      y->trip_max == x->trip_max && y->ntrips == x->ntrips &&
+		      y->nparents == x->nparents && y->depth == x->depth;
+		for (k = 0; k < x->ntrips; k++)
+			ok &= v2->trips[y->trip0 + k].entries == 2 * v1->trips[x->trip0 + k].entries;
+		for (k = 0; k < x->nparents; k++)
+			ok &= v2->parents[y->parent0 + k].count == 2 * v1->parents[x->parent0 + k].count;
+		for (k = 0; k < x->ntails; k++)
+			ok &= v2->tails[y->tail0 + k].count == 2 * v1->tails[x->tail0 + k].count;
+		for (k = 0; k < x->ncalls; k++)
+			ok &= v2->calls[y->call0 + k].count == 2 * v1->calls[x->call0 + k].count;
+	}
+	for (i = 0; i < p->n_funcs; i++)
+		ok &= v2->funcs[i].self == 2 * v1->funcs[i].self &&
+		      v2->funcs[i].calls == 2 * v1->funcs[i].calls;
+	TAP_OK(ok, "every loop, trip, edge, tail, call and function count doubled");
+	b->trip_limit = 50;
+	TAP_EQ(lsp_merge(a, b), -LS_EINVAL, "other trip limit: refused");
+	TAP_EQ(a->nruns, 2, "... and nothing merged");
+out:
+	lsp_view_free(v1);
+	lsp_view_free(v2);
+	lsp_free(a);
+	lsp_free(b);
+}
+
+/* The message of a failed read names the file, and the line when the
+ * file got past its first bytes. */
+static int names_place(const char *msg, int want_line)
+{
+	int line;
+	char c;
+
+	if (strncmp(msg, "t.lsprof:", 9))
+		return 0;
+	if (!want_line)
+		return 1;
+	return sscanf(msg + 9, "%d%c", &line, &c) == 2 && line > 0 && c == ':';
+}
+
+static void test_bad(void)
+{
+	struct lsp_profile *q;
+	char msg[256], *buf, *mut;
+	size_t len, i, k;
+	int ok = 1, placed = 1, accepted = 0;
+	unsigned seed = 12345;
+
+	buf = slurp(path, &len);
+	if (!buf) {
+		TAP_OK(0, "read the file back");
+		return;
+	}
+	for (i = 0; i < len; i++) {
+		q = NULL;
+		msg[0] = 0;
+		if (lsp_read_mem(&q, buf, i, "t.lsprof", msg, sizeof(msg)) == 0) {
+			ok = 0;
+			lsp_free(q);
+			printf("# accepted a file cut at %zu\n", i);
+		} else if (!names_place(msg, i > 20)) {
+			placed = 0;
+			printf("# cut at %zu: %s\n", i, msg);
+		}
+	}
+	TAP_OK(ok, "every one of the %zu truncations is rejected", len);
+	TAP_OK(placed, "... naming the file and line");
+	mut = malloc(len);
+	for (i = 0; i < 3000 && mut; i++) {
+		int nflip = 1 + (int)(i % 3), err;
+
+		memcpy(mut, buf, len);
+		for (k = 0; k < (size_t)nflip; k++) {
+			seed = seed * 1103515245 + 12345;
+			mut[(seed >> 8) % len] ^= (char)(1 + (seed >> 20) % 255);
+		}
+		q = NULL;
+		msg[0] = 0;
+		err = lsp_read_mem(&q, mut, len, "t.lsprof", msg, sizeof(msg));
+		if (!err) {
+			struct lsp_view *v = NULL;
+
+			accepted++;
+			if (lsp_view_new(&v, q, LSP_VIEW_ALL) == 0)
+				lsp_view_free(v);
+			lsp_free(q);
+		} else if (!names_place(msg, 0)) {
+			placed = 0;
+			printf("# flip %zu: %s\n", i, msg);
+		}
+	}
+	printf("# %d of 3000 mutated files still valid (flips inside counts)\n", accepted);
+	TAP_OK(placed, "3000 files with flipped bytes: no crash, errors name the file");
+	free(mut);
+	free(buf);
+
+	/* Specific messages. */
+	{
+		static const struct {
+			const char *text, *want;
+			int err;
+		} cases[] = {
+			{ "loopscope-profile 1\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
+			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nedge\t-\t99\t0\t1\nend\t4\n",
+			  "t.lsprof:5: bad loop index '99'", -LS_ECORRUPT },
+			{ "loopscope-profile 2\n", "t.lsprof:1: format version 2, this loopscope "
+			  "reads version 1", -LS_EVERSION },
+			{ "hello\n", "t.lsprof: not a loop profile (no 'loopscope-profile' line)",
+			  -LS_EFORMAT },
+			{ "loopscope-profile 1\nprofile\t10\t1\t\nmodule\t0\t-\tm\nmodule\t1\t-\tm\nend\t3\n",
+			  "t.lsprof:4: duplicate module '-'", -LS_ECORRUPT },
+			{ "loopscope-profile 1\nprofile\t10\t1\t\nend\t2\n",
+			  "t.lsprof:3: record count does not match: the file lost records; count '2'",
+			  -LS_ETRUNC },
+			{ "loopscope-profile 1\nprofile\t10\t1\t\nend\t1\nend\t1\n",
+			  "t.lsprof:4: data after the end record", -LS_ECORRUPT },
+		};
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			int err;
+
+			q = NULL;
+			msg[0] = 0;
+			err = lsp_read_mem(&q, cases[i].text, strlen(cases[i].text), "t.lsprof",
+					   msg, sizeof(msg));
+			TAP_EQ(err, cases[i].err, "case %zu: %s", i, msg);
+			TAP_EQ(strcmp(msg, cases[i].want), 0, "case %zu message", i);
+			lsp_free(q);
+		}
+	}
+}
+
+int main(void)
+{
+	struct lsp_profile *p = NULL;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(path, sizeof(path), "%s/a.lsprof", dir);
+	snprintf(path2, sizeof(path2), "%s/b.lsprof", dir);
+	TAP_EQ(mkprof_build(&p), 0, "build the profile of mkprof.h");
+	if (!p)
+		return 1;
+	test_intern();
+	test_roundtrip(p);
+	test_view(p);
+	test_merge(p);
+	test_bad();
+	{
+		char msg[256] = "";
+		struct lsp_trip t = { 0, 0, 10, 5 };
+
+		TAP_EQ(lsp_check(p, msg, sizeof(msg)), 0, "lsp_check passes the good profile");
+		lsp_add_trip(p, &t);
+		TAP_EQ(lsp_check(p, msg, sizeof(msg)), -LS_ECORRUPT,
+		       "lsp_check finds a repeated trip row");
+		TAP_EQ(strcmp(msg, "profile as written:24: duplicate 'trip'"), 0,
+		       "... naming its line: %s", msg);
+	}
+	TAP_EQ(lsp_is_profile(dir), 0, "a directory is no profile");
+	TAP_EQ(lsp_is_profile("/nonexistent/x"), -LS_ENOENT, "missing file");
+	lsp_free(p);
+	unlink(path);
+	unlink(path2);
+	rmdir(dir);
+	return TAP_DONE();
+}

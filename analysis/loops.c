@@ -743,6 +743,38 @@ static int frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 	return 0;
 }
 
+/* Inclusive instructions of function f: a span of the thread's
+ * instructions opens when a frame enters f and closes when it leaves;
+ * only the outermost open span of f counts (recursion once). */
+static int span_open(struct lsa_thr *t, uint32_t f)
+{
+	struct lsa_frow *r;
+
+	if (f == LSA_NONE)
+		return 0;
+	r = frow(t, f);
+	if (!r)
+		return -LS_ENOMEM;
+	r->active++;
+	return 0;
+}
+
+static int span_close(struct lsa_thr *t, uint32_t f, uint64_t start)
+{
+	struct lsa_frow *r;
+
+	if (f == LSA_NONE)
+		return 0;
+	r = frow(t, f);
+	if (!r)
+		return -LS_ENOMEM;
+	if (r->active <= 1)
+		r->total += t->insns - start;
+	if (r->active)
+		r->active--;
+	return 0;
+}
+
 /* Ends the top frame: accounts its path and hands its frame level to the
  * entry that called it (or, for the outermost frame, to the thread). */
 static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
@@ -759,16 +791,11 @@ static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 	if (err)
 		return err;
 	f = &t->fr[t->nfr - 1];
-	if (f->func != LSA_NONE) {
-		struct lsa_frow *r = frow(t, f->func);
-
-		if (!r)
-			return -LS_ENOMEM;
-		if (r->active <= 1)
-			r->total += t->insns - f->start;
-		if (r->active)
-			r->active--;
-	}
+	err = span_close(t, f->func, f->start);
+	if (!err && f->cur != f->func)
+		err = span_close(t, f->cur, f->cur_start);
+	if (err)
+		return err;
 	if (t->nfr > 1 && f->base > t->fr[t->nfr - 2].base) {
 		struct lsa_pent *c = &t->path[f->base - 1];
 		struct lsa_acc *a;
@@ -892,8 +919,13 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		if (t->nfr > 1)
 			return frame_pop(l, t);
 		return flush_all(l, t);	/* returned above the trace's start */
+	case LSD_EXIT_FALL:
+	case LSD_EXIT_COND_TAKEN:
+	case LSD_EXIT_COND_NOT:
 	case LSD_EXIT_JUMP:
 	case LSD_EXIT_IJUMP:
+		/* into another function: a (conditional) tail call, code
+		 * falling into the next function, or a longjmp */
 		tf = func_of(l, sb);
 		if (top->cur == LSA_NONE)
 			top->cur = tf;
@@ -909,25 +941,21 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 					t->landing = 1;
 					return unwind_to(l, t, k);
 				}
-		/* a tail call; a stub (PLT) that jumps on names its target */
-		if (t->npath - top->base == 1 && top->func == top->cur &&
-		    top->func != LSA_NONE) {
-			struct lsa_frow *a = frow(t, top->func), *b;
+		/* a tail call (PLT stubs too): tf's span opens, the
+		 * previous tail callee's closes */
+		if (top->cur != top->func &&
+		    span_close(t, top->cur, top->cur_start))
+			return -LS_ENOMEM;
+		if (tf != top->func) {
+			struct lsa_frow *r = frow(t, tf);
 
-			if (!a)
+			if (!r || span_open(t, tf))
 				return -LS_ENOMEM;
-			if (a->calls)
-				a->calls--;
-			if (a->active)
-				a->active--;
-			b = frow(t, tf);
-			if (!b)
-				return -LS_ENOMEM;
-			b->calls++;
-			b->active++;
-			top = &t->fr[t->nfr - 1];
-			top->func = tf;
+			r = frow(t, tf);
+			r->calls++;
 		}
+		top = &t->fr[t->nfr - 1];
+		top->cur_start = t->insns;
 		top->cur = tf;
 		return 0;
 	case LSD_EXIT_SYSCALL:
@@ -1001,10 +1029,20 @@ int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *
 		if (err)
 			return err;
 	}
-	t->insns += sb->ninsn;
 	f = func_of(l, sb);
-	if (t->fr[t->nfr - 1].cur == LSA_NONE)
-		t->fr[t->nfr - 1].cur = f;
+	if (t->fr[t->nfr - 1].cur == LSA_NONE) {
+		/* a frame whose function was unknown: the one it runs */
+		struct lsa_frame *top = &t->fr[t->nfr - 1];
+
+		top->cur = f;
+		if (top->func == LSA_NONE) {
+			top->func = f;
+			top->start = t->insns;
+			if (span_open(t, f))
+				return -LS_ENOMEM;
+		}
+	}
+	t->insns += sb->ninsn;
 	if (f != LSA_NONE) {
 		struct lsa_frow *r = frow(t, f);
 

@@ -59,6 +59,7 @@ struct lsa_frame {
 	uint32_t kids;		/* top-level loops entered in the frame */
 	uint64_t ret;		/* where returning from the frame goes (0: any) */
 	uint64_t start;		/* thread instructions when entered */
+	uint64_t cur_start;	/* ... when cur began (a tail call) */
 	int async;		/* a signal handler's frame */
 	struct lsa_cnt fself, ftot;	/* frame level: outside the frame's loops */
 };

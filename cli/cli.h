@@ -14,6 +14,7 @@ int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_merge(int argc, char **argv);

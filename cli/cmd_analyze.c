@@ -133,12 +133,12 @@ int cli_analyze_bundle(const char *path, const char *debug_dir,
 
 	if (lsp_new(&p, 0) < 0) {
 		cli_error("out of memory");
-		return 1;
+		return -LS_ENOMEM;
 	}
 	memset(&st, 0, sizeof(st));
 	if (analyze_into(path, debug_dir, p, &st)) {
 		lsp_free(p);
-		return 1;
+		return -LS_EDECODE;
 	}
 	warn_stats(path, p, 0, &st);
 	*out = p;

@@ -20,6 +20,7 @@ static const struct cli_command commands[] = {
 	{ "info", cmd_info, "Describe a trace bundle" },
 	{ "import", cmd_import, "Convert a perf.data or raw PT capture into a trace bundle" },
 	{ "dump", cmd_dump, "Print the decoded trace: blocks, instructions, packets" },
+	{ "analyze", cmd_analyze, "Find the loops of a recorded run and write its loop profile" },
 	{ "report", cmd_report, "Print a loop profile: flat, tree, per function, JSON, CSV" },
 	{ "graph", cmd_graph, "Draw the loop call graph (Graphviz DOT or SVG)" },
 	{ "merge", cmd_merge, "Merge loop profiles of several runs into one" },

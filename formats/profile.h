@@ -113,7 +113,8 @@ struct lsp_fstat {
 	uint64_t loop_level;	/* self of the loops whose head is in the function
 				 * (Sato et al. table 2: loop-less callees are
 				 * charged to the calling loop) */
-	uint64_t calls;		/* times it was called */
+	uint64_t calls;		/* times it was entered: called, or jumped to
+				 * from another function (a tail call) */
 };
 
 #define LSP_ARRAY(type, name) type *name; size_t n_##name, cap_##name

@@ -35,7 +35,7 @@ static const struct {
 	[R_LOOP] = { "loop", 8 },
 	[R_LSTAT] = { "lstat", 11 + 2 * LSP_NCLASS },
 	[R_TRIP] = { "trip", 5 },
-	[R_EDGE] = { "edge", 5 },
+	[R_EDGE] = { "edge", 6 },
 	[R_TAIL] = { "tail", 6 },
 	[R_CALL] = { "call", 8 },
 	[R_FSTAT] = { "fstat", 7 },
@@ -430,7 +430,8 @@ static int rd_edge(struct rd *r)
 	memset(&e, 0, sizeof(e));	/* padding too: rows compare with memcmp */
 
 	if ((err = get_idx(r, 1, "loop", r->p->n_loops, 1, &e.parent)) ||
-	    (err = get_u64(r, 4, "bad count", &e.count)))
+	    (err = get_u64(r, 4, "bad count", &e.count)) ||
+	    (err = get_u64(r, 5, "bad total", &e.total)))
 		return err;
 	/* rd_lt reads fields 1 and 2; an edge's are child (2) and thread (3). */
 	if ((err = get_idx(r, 2, "loop", r->p->n_loops, 0, &e.child)) ||

@@ -18,6 +18,7 @@ struct row {
 	uint32_t loop, a;
 	uint64_t k1, k2;
 	uint64_t count, extra;
+	uint64_t total;		/* summed like count (edges' instructions) */
 };
 
 static int row_cmp(const void *x, const void *y)
@@ -44,8 +45,10 @@ static size_t row_sum(struct row *r, size_t n)
 		return 0;
 	qsort(r, n, sizeof(*r), row_cmp);
 	for (i = 1; i < n; i++) {
-		if (!row_cmp(&r[k], &r[i]))
+		if (!row_cmp(&r[k], &r[i])) {
 			r[k].count += r[i].count;
+			r[k].total += r[i].total;
+		}
 		else
 			r[++k] = r[i];
 	}
@@ -205,7 +208,8 @@ static int sum_edges(struct lsp_view *v, const char *sel, struct row *r)
 		if (e->child < p->n_loops && e->thread < p->n_threads && sel[e->thread] &&
 		    (e->parent == LSP_NONE || e->parent < p->n_loops))
 			/* Keyed child first: the parents lists come out grouped. */
-			r[n++] = (struct row){ .loop = e->child, .a = e->parent, .count = e->count };
+			r[n++] = (struct row){ .loop = e->child, .a = e->parent,
+					       .count = e->count, .total = e->total };
 	}
 	n = row_sum(r, n);
 	v->nlinks = n;
@@ -222,9 +226,10 @@ static int sum_edges(struct lsp_view *v, const char *sel, struct row *r)
 
 		if (!l->nparents++)
 			l->parent0 = i;
-		v->parents[i] = (struct lsp_view_link){ r[i].a, r[i].count };
+		v->parents[i] = (struct lsp_view_link){ r[i].a, r[i].count, r[i].total };
 		if (r[i].a == LSP_NONE)
-			v->tops[v->ntops++] = (struct lsp_view_link){ r[i].loop, r[i].count };
+			v->tops[v->ntops++] = (struct lsp_view_link){ r[i].loop, r[i].count,
+								       r[i].total };
 		else
 			v->loops[r[i].a].nchildren++;
 	}
@@ -241,7 +246,7 @@ static int sum_edges(struct lsp_view *v, const char *sel, struct row *r)
 			continue;
 		l = &v->loops[r[i].a];
 		v->children[l->child0 + l->nchildren++] =
-			(struct lsp_view_link){ r[i].loop, r[i].count };
+			(struct lsp_view_link){ r[i].loop, r[i].count, r[i].total };
 	}
 	for (i = 0; i < p->n_loops; i++) {
 		struct lsp_view_loop *l = &v->loops[i];

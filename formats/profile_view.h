@@ -26,6 +26,7 @@ struct lsp_view_trip {
 struct lsp_view_link {
 	uint32_t loop;
 	uint64_t count;
+	uint64_t total;		/* instructions of those entries */
 };
 
 struct lsp_view_tail {

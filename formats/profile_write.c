@@ -142,8 +142,9 @@ static size_t put_rows(const struct lsp_profile *p, FILE *f)
 	for (i = 0; i < p->n_edges; i++, n++) {
 		fputs("edge", f);
 		put_idx(f, p->edges[i].parent);
-		fprintf(f, "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\n", p->edges[i].child,
-			p->edges[i].thread, p->edges[i].count);
+		fprintf(f, "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\n",
+			p->edges[i].child, p->edges[i].thread, p->edges[i].count,
+			p->edges[i].total);
 	}
 	for (i = 0; i < p->n_tails; i++, n++)
 		fprintf(f, "tail\t%" PRIu32 "\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64

@@ -80,6 +80,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "loopdump: %s: %s\n", argv[1], ls_errstr(err));
 		return 2;
 	}
+	{
+		char msg[512];
+
+		/* what the detector made must obey the profile reader's rules */
+		if ((err = lsp_check(p, msg, sizeof(msg))) < 0) {
+			fprintf(stderr, "loopdump: the profile does not read back: %s\n", msg);
+			return 2;
+		}
+	}
 	P = p;
 	for (i = 0; i < p->n_loops; i++) {
 		uint64_t e = 0, it = 0, s = 0, t = 0, mn = UINT64_MAX, mx = 0;

@@ -48,8 +48,8 @@ static int mkprof_build(struct lsp_profile **pp)
 		{ 0, 0, 10, 1 }, { 1, 0, 13, 10 }, { 2, 0, 3, 130 }, { 3, 0, 5, 1 },
 	};
 	static const struct lsp_edge edges[] = {
-		{ LSP_NONE, 0, 0, 1 }, { 0, 1, 0, 10 }, { 1, 2, 0, 130 },
-		{ LSP_NONE, 3, 0, 1 }, { LSP_NONE, 2, 1, 2 },
+		{ LSP_NONE, 0, 0, 1, 6000 }, { 0, 1, 0, 10, 5900 }, { 1, 2, 0, 130, 3900 },
+		{ LSP_NONE, 3, 0, 1, 50 }, { LSP_NONE, 2, 1, 2, 1800 },
 	};
 	static const struct lsp_tail tails[] = {
 		{ 0, 0, 0x1070, 0x401070, 9 }, { 1, 0, 0x1060, 0x401060, 120 },

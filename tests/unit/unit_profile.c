@@ -309,7 +309,7 @@ static void test_bad(void)
 			int err;
 		} cases[] = {
 			{ "loopscope-profile 1\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
-			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nedge\t-\t99\t0\t1\nend\t4\n",
+			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nedge\t-\t99\t0\t1\t5\nend\t4\n",
 			  "t.lsprof:5: bad loop index '99'", -LS_ECORRUPT },
 			{ "loopscope-profile 2\n", "t.lsprof:1: format version 2, this loopscope "
 			  "reads version 1", -LS_EVERSION },

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/cfg.h"
 #include "analysis/knuth.h"
 #include "ls_err.h"
 
@@ -160,4 +161,93 @@ int lsa_knuth_solve(uint32_t n, const struct lsa_knuth_edge *e, size_t ne,
 out:
 	free(unk), free(net), free(off), free(inc), free(queue), free(done);
 	return err;
+}
+
+static int in_func(const struct lsa_cfg *c, uint32_t id, uint32_t fi)
+{
+	return id != LSA_CFG_NONE && lsa_cfg_block(c, id)->func == fi;
+}
+
+int lsa_knuth_func(const struct lsa_cfg *c, uint32_t fi, struct lsa_knuth_func *kf)
+{
+	const struct lsa_cfg_func *f = lsa_cfg_func(c, fi);
+	struct lsa_knuth_edge *ke = NULL;
+	size_t cap = 0, i, k;
+	int err = -LS_ENOMEM, pass;
+
+	if (!f || !kf)
+		return -LS_EINVAL;
+	memset(kf, 0, sizeof(*kf));
+	kf->func = fi;
+	/* Pass 0 counts, pass 1 fills: each edge once, from its source
+	 * block, or from its target block for IN edges. */
+	for (pass = 0; pass < 2; pass++) {
+		kf->nedges = 0;
+		for (i = 0; i < f->nblocks; i++) {
+			uint32_t id = f->blocks[i];
+			int dir;
+
+			for (dir = 1; dir >= 0; dir--) {
+				const uint32_t *l;
+				size_t n = lsa_cfg_edges_of(c, id, dir, &l);
+
+				for (k = 0; k < n; k++) {
+					const struct lsa_cfg_edge *e = lsa_cfg_edge(c, l[k]);
+					int take;
+
+					if (dir)
+						take = e->kind == LSA_CFG_OUT ||
+						       (e->kind <= LSA_CFG_CALLRET &&
+							!(e->flags & LSA_CFG_F_XFER) &&
+							in_func(c, e->to, fi));
+					else
+						take = e->kind == LSA_CFG_IN;
+					if (!take)
+						continue;
+					if (pass) {
+						ke[kf->nedges].from = e->from == LSA_CFG_NONE ? 0 :
+							lsa_cfg_block(c, e->from)->local + 1;
+						ke[kf->nedges].to = e->to == LSA_CFG_NONE ? 0 :
+							lsa_cfg_block(c, e->to)->local + 1;
+						ke[kf->nedges].weight = e->count;
+						kf->edges[kf->nedges] = l[k];
+					}
+					kf->nedges++;
+				}
+			}
+		}
+		if (pass == 0) {
+			cap = kf->nedges ? kf->nedges : 1;
+			ke = malloc(cap * sizeof(*ke));
+			kf->edges = malloc(cap * sizeof(*kf->edges));
+			kf->probe = calloc(cap, 1);
+			kf->solved = calloc(cap, sizeof(*kf->solved));
+			if (!ke || !kf->edges || !kf->probe || !kf->solved)
+				goto out;
+		}
+	}
+	err = lsa_knuth_place(f->nblocks + 1, ke, kf->nedges, kf->probe);
+	if (err < 0)
+		goto out;
+	kf->nprobes = (size_t)err;
+	for (i = 0; i < kf->nedges; i++)
+		kf->solved[i] = kf->probe[i] ? ke[i].weight : 0;
+	err = lsa_knuth_solve(f->nblocks + 1, ke, kf->nedges, kf->probe, kf->solved);
+	if (err < 0)
+		goto out;
+	for (i = 0; i < kf->nedges; i++)
+		kf->mismatches += kf->solved[i] != ke[i].weight;
+out:
+	free(ke);
+	if (err < 0)
+		lsa_knuth_func_release(kf);
+	return err < 0 ? err : 0;
+}
+
+void lsa_knuth_func_release(struct lsa_knuth_func *kf)
+{
+	if (!kf)
+		return;
+	free(kf->edges), free(kf->probe), free(kf->solved);
+	kf->edges = NULL, kf->probe = NULL, kf->solved = NULL;
 }

@@ -41,4 +41,25 @@ int lsa_knuth_place(uint32_t n, const struct lsa_knuth_edge *e, size_t ne,
 int lsa_knuth_solve(uint32_t n, const struct lsa_knuth_edge *e, size_t ne,
 		    const uint8_t *probe, uint64_t *count);
 
+/* Probes for one function of a finished lsa_cfg.  The nodes are its
+ * blocks and the virtual node outside (IN and OUT edges); the edges are
+ * its flow edges and the static successors it never took (count 0). */
+struct lsa_cfg;
+struct lsa_knuth_func {
+	uint32_t func;		/* lsa_cfg function index */
+	size_t nedges;
+	uint32_t *edges;	/* lsa_cfg edge indices */
+	uint8_t *probe;		/* 1: count this edge */
+	size_t nprobes;
+	uint64_t *solved;	/* every count, reconstructed from the probes */
+	size_t mismatches;	/* edges whose solved count is not recorded */
+};
+
+/* Places the probes of function fi (weights: the recorded counts), then
+ * reconstructs every edge count from the probe edges' recorded counts
+ * alone and compares.  Returns 0, or -LS_EINVAL, -LS_ENOMEM,
+ * -LS_ECORRUPT (the recorded counts are not a circulation). */
+int lsa_knuth_func(const struct lsa_cfg *c, uint32_t fi, struct lsa_knuth_func *kf);
+void lsa_knuth_func_release(struct lsa_knuth_func *kf);
+
 #endif

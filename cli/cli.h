@@ -14,6 +14,8 @@ int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_probes(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 struct lsb_reader;
 /* Opens a bundle for a command: a missing file gets the 'record' hint, a

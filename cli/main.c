@@ -20,6 +20,8 @@ static const struct cli_command commands[] = {
 	{ "info", cmd_info, "Describe a trace bundle" },
 	{ "import", cmd_import, "Convert a perf.data or raw PT capture into a trace bundle" },
 	{ "dump", cmd_dump, "Print the decoded trace: blocks, instructions, packets" },
+	{ "probes", cmd_probes, "Print the minimal set of edges to count per function" },
+	{ "export", cmd_export, "Write the edge profile as BOLT fdata, AutoFDO text, JSON or CSV" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

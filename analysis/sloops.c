@@ -52,8 +52,8 @@ static uint32_t block_of(const struct fgraph *g, uint32_t node)
 /* Intra-procedural flow edges of the function plus the root edges. */
 static int build_graph(struct fgraph *g)
 {
-	uint32_t n = g->n, v, k, m = 0;
-	uint32_t *fill;
+	uint32_t n = g->n, v, m = 0;
+	uint32_t *fill = NULL;
 	int pass;
 
 	free(g->succ), free(g->pred), free(g->succ_cnt);
@@ -111,7 +111,6 @@ static int build_graph(struct fgraph *g)
 		}
 	}
 	/* The root's own edges were written at fill[0], its slots start at 0. */
-	(void)k;
 	free(fill);
 	return 0;
 }
@@ -347,7 +346,8 @@ static void loop_stats(struct lsa_sloops *s, struct fgraph *g, size_t first,
 	uint32_t *owner = g->next;	/* per node: innermost loop so far */
 	size_t i, k;
 
-	qsort(&s->loops[first], s->n - first, sizeof(s->loops[0]), by_size_desc);
+	if (s->n > first)
+		qsort(&s->loops[first], s->n - first, sizeof(s->loops[0]), by_size_desc);
 	for (k = 0; k < g->n; k++)
 		owner[k] = LSA_SLOOP_NONE;
 	for (i = first; i < s->n; i++) {
@@ -582,7 +582,8 @@ static int do_function(struct lsa_sloops *s, struct fgraph *g, double t,
 				goto out;
 		}
 	s->back_edges += nbl;
-	qsort(bl, nbl, sizeof(*bl), by_header);
+	if (nbl)	/* bl is NULL then, which qsort must not get */
+		qsort(bl, nbl, sizeof(*bl), by_header);
 	set = malloc((nbl ? nbl : 1) * sizeof(uint32_t));
 	if (!set) {
 		err = -LS_ENOMEM;

@@ -24,6 +24,8 @@ static const struct cli_command commands[] = {
 	{ "report", cmd_report, "Print a loop profile: flat, tree, per function, JSON, CSV" },
 	{ "graph", cmd_graph, "Draw the loop call graph (Graphviz DOT or SVG)" },
 	{ "merge", cmd_merge, "Merge loop profiles of several runs into one" },
+	{ "probes", cmd_probes, "Print the minimal set of edges to count per function" },
+	{ "export", cmd_export, "Write the edge profile as BOLT fdata, AutoFDO text, JSON or CSV" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -15,3 +15,14 @@ $(BUILD)/testdata/%: testdata/%.c
 	$(CC) $(TD_CFLAGS) -o $@ $< -lpthread -ldl
 
 testdata: $(TD_BIN) $(TD_LIBS)
+
+# The gcov cross-check's program: built with --coverage; its counters go
+# where GCOV_PREFIX says when it runs (the tests put them in their cwd).
+TD_COV_SRC := $(wildcard testdata/cov/*.c)
+TD_COV_BIN := $(TD_COV_SRC:testdata/cov/%.c=$(BUILD)/testdata/cov/%)
+
+$(BUILD)/testdata/cov/%: testdata/cov/%.c
+	@mkdir -p $(dir $@)
+	cd $(dir $@) && $(CC) $(TD_CFLAGS) --coverage -o $(notdir $@) $(abspath $<)
+
+testdata: $(TD_COV_BIN)

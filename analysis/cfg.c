@@ -1,0 +1,393 @@
+/* cfg.c - the executed CFG: blocks, the edge table and the stream of
+ * executed blocks with its shadow call stack (see cfg.h for the view). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/cfg_int.h"
+#include "ls_err.h"
+
+static const char *const kind_names[LSA_CFG_KIND_MAX] = {
+	"fall", "taken", "nottaken", "jump", "ijump", "sysret", "callret",
+	"call", "ret", "in", "out",
+};
+
+static const char *const why_names[LSA_CFG_W_MAX] = {
+	"", "call", "ret", "xfer", "start", "end", "gap", "resume", "async",
+	"syscall", "unmatched", "unwound", "noreturn",
+};
+
+const char *lsa_cfg_kind_name(int kind)
+{
+	return kind >= 0 && kind < LSA_CFG_KIND_MAX ? kind_names[kind] : "?";
+}
+
+const char *lsa_cfg_why_name(int why)
+{
+	return why >= 0 && why < LSA_CFG_W_MAX ? why_names[why] : "?";
+}
+
+int lsa_cfg_is_flow(const struct lsa_cfg_edge *e)
+{
+	if (e->kind == LSA_CFG_IN || e->kind == LSA_CFG_OUT)
+		return 1;
+	return e->kind <= LSA_CFG_CALLRET &&
+	       !(e->flags & (LSA_CFG_F_XFER | LSA_CFG_F_UNREACHED));
+}
+
+int lsa_cfg_new(struct lsa_cfg **pc, struct lsd_symbols *sym,
+		const struct lsa_cfg_opts *o)
+{
+	struct lsa_cfg *c;
+
+	if (!pc || (o && o->size < sizeof(*o)))
+		return -LS_EINVAL;
+	*pc = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -LS_ENOMEM;
+	c->sym = sym;
+	c->img = o ? o->img : NULL;
+	c->prev = LSA_CFG_NONE;
+	*pc = c;
+	return 0;
+}
+
+static uint64_t edge_hash(uint32_t from, uint32_t to, int kind, int why)
+{
+	uint64_t h = ((uint64_t)from << 32 | to) * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)(kind << 8 | why) * 0xc2b2ae3d27d4eb4full;
+	return h ^ (h >> 29);
+}
+
+static int rehash(struct lsa_cfg *c)
+{
+	size_t n = c->nslots ? 2 * c->nslots : 1024, i;
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -LS_ENOMEM;
+	for (i = 0; i < c->nedges; i++) {
+		const struct lsa_cfg_edge *e = &c->edges[i];
+		size_t k = edge_hash(e->from, e->to, e->kind, e->why) & (n - 1);
+
+		while (s[k])
+			k = (k + 1) & (n - 1);
+		s[k] = (uint32_t)i + 1;
+	}
+	free(c->slots);
+	c->slots = s;
+	c->nslots = n;
+	return 0;
+}
+
+long lsa_cfg_edge_add(struct lsa_cfg *c, uint32_t from, uint32_t to,
+		      int kind, int why, uint64_t count)
+{
+	size_t k;
+	struct lsa_cfg_edge *e;
+
+	if (2 * (c->nedges + 1) > c->nslots && rehash(c) < 0)
+		return -LS_ENOMEM;
+	k = edge_hash(from, to, kind, why) & (c->nslots - 1);
+	while (c->slots[k]) {
+		e = &c->edges[c->slots[k] - 1];
+		if (e->from == from && e->to == to && e->kind == kind && e->why == why) {
+			e->count += count;
+			return (long)(c->slots[k] - 1);
+		}
+		k = (k + 1) & (c->nslots - 1);
+	}
+	if (c->nedges == c->capedges) {
+		size_t cap = c->capedges ? 2 * c->capedges : 256;
+		struct lsa_cfg_edge *ne = realloc(c->edges, cap * sizeof(*ne));
+
+		if (!ne)
+			return -LS_ENOMEM;
+		c->edges = ne;
+		c->capedges = cap;
+	}
+	e = &c->edges[c->nedges];
+	memset(e, 0, sizeof(*e));
+	e->from = from;
+	e->to = to;
+	e->kind = (uint8_t)kind;
+	e->why = (uint8_t)why;
+	e->count = count;
+	c->slots[k] = (uint32_t)++c->nedges;
+	return (long)(c->nedges - 1);
+}
+
+static int grow_blocks(struct lsa_cfg *c, uint32_t id)
+{
+	size_t n = c->nblk ? c->nblk : 1024, i;
+	struct lsa_cfg_block *b;
+	uint32_t *a;
+
+	while (n <= id)
+		n *= 2;
+	b = realloc(c->blk, n * sizeof(*b));
+	if (!b)
+		return -LS_ENOMEM;
+	c->blk = b;
+	a = realloc(c->active, n * sizeof(*a));
+	if (!a)
+		return -LS_ENOMEM;
+	c->active = a;
+	for (i = c->nblk; i < n; i++) {
+		memset(&b[i], 0, sizeof(b[i]));
+		b[i].func = LSA_CFG_NONE;
+		a[i] = 0;
+	}
+	c->nblk = n;
+	return 0;
+}
+
+/* Closes frame f: its callee ran from f->insn_at to now.  Only the
+ * outermost open activation of a call site adds, so a recursive call
+ * site does not count its inner calls twice. */
+static void close_frame(struct lsa_cfg *c, const struct lsa_cfg_frame *f)
+{
+	if (--c->active[f->callblk] == 0)
+		c->blk[f->callblk].callee_insns += c->insns - f->insn_at;
+}
+
+/* Pops frames above index keep (exclusive) as calls that never returned. */
+static int unwind_to(struct lsa_cfg *c, size_t keep, int why)
+{
+	while (c->nframes > keep) {
+		struct lsa_cfg_frame *f = &c->frames[--c->nframes];
+
+		close_frame(c, f);
+		if (lsa_cfg_edge_add(c, f->callblk, LSA_CFG_NONE, LSA_CFG_OUT, why, 1) < 0)
+			return -LS_ENOMEM;
+		if (why == LSA_CFG_W_UNWOUND)
+			c->st.unwound++;
+		else
+			c->st.noreturn++;
+	}
+	return 0;
+}
+
+static int push_frame(struct lsa_cfg *c, uint32_t callblk, uint64_t retaddr)
+{
+	if (c->nframes == c->capframes) {
+		size_t cap = c->capframes ? 2 * c->capframes : 64;
+		struct lsa_cfg_frame *f = realloc(c->frames, cap * sizeof(*f));
+
+		if (!f)
+			return -LS_ENOMEM;
+		c->frames = f;
+		c->capframes = cap;
+	}
+	c->frames[c->nframes].callblk = callblk;
+	c->frames[c->nframes].retaddr = retaddr;
+	c->frames[c->nframes].insn_at = c->insns;
+	c->nframes++;
+	c->active[callblk]++;
+	if (c->nframes > c->st.max_depth)
+		c->st.max_depth = c->nframes;
+	return 0;
+}
+
+/* A return landed on block id: pair it with the innermost open call whose
+ * return address it is; calls above that one were skipped (longjmp). */
+static int on_return(struct lsa_cfg *c, uint32_t id, uint64_t at)
+{
+	size_t j = c->nframes;
+
+	while (j > 0 && c->frames[j - 1].retaddr != at)
+		j--;
+	if (j == 0) {
+		c->st.unmatched_rets++;
+		return lsa_cfg_edge_add(c, LSA_CFG_NONE, id, LSA_CFG_IN,
+					LSA_CFG_W_UNMATCHED, 1) < 0 ? -LS_ENOMEM : 0;
+	}
+	if (unwind_to(c, j, LSA_CFG_W_UNWOUND) < 0)
+		return -LS_ENOMEM;
+	c->nframes--;
+	close_frame(c, &c->frames[j - 1]);
+	return lsa_cfg_edge_add(c, c->frames[j - 1].callblk, id, LSA_CFG_CALLRET,
+				0, 1) < 0 ? -LS_ENOMEM : 0;
+}
+
+static int out_edge(struct lsa_cfg *c, uint32_t from, int why)
+{
+	return lsa_cfg_edge_add(c, from, LSA_CFG_NONE, LSA_CFG_OUT, why, 1) < 0 ?
+	       -LS_ENOMEM : 0;
+}
+
+/* The edge from the previous block (exit prev_exit) to block id. */
+static int transition(struct lsa_cfg *c, uint32_t id, const struct lsd_sblock *sb)
+{
+	uint32_t p = c->prev;
+	const struct lsd_sblock *psb;
+	long r = 0;
+
+	if (p == LSA_CFG_NONE)
+		return lsa_cfg_edge_add(c, LSA_CFG_NONE, id, LSA_CFG_IN,
+					c->in_why, 1) < 0 ? -LS_ENOMEM : 0;
+	psb = c->blk[p].sb;
+	switch (c->prev_exit) {
+	case LSD_EXIT_FALL:
+		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_FALL, 0, 1);
+		break;
+	case LSD_EXIT_COND_TAKEN:
+		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_TAKEN, 0, 1);
+		break;
+	case LSD_EXIT_COND_NOT:
+		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_NOTTAKEN, 0, 1);
+		break;
+	case LSD_EXIT_JUMP:
+		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_JUMP, 0, 1);
+		break;
+	case LSD_EXIT_IJUMP:
+		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_IJUMP, 0, 1);
+		break;
+	case LSD_EXIT_CALL:
+	case LSD_EXIT_ICALL:
+		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_CALL, 0, 1);
+		if (r >= 0)
+			r = push_frame(c, p, psb->end);
+		break;
+	case LSD_EXIT_RET:
+		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_RET, 0, 1);
+		if (r >= 0)
+			r = on_return(c, id, sb->start);
+		break;
+	case LSD_EXIT_SYSCALL:
+		if (sb->start == psb->end) {
+			r = lsa_cfg_edge_add(c, p, id, LSA_CFG_SYSRET, 0, 1);
+			break;
+		}
+		r = out_edge(c, p, LSA_CFG_W_SYSCALL);
+		if (r >= 0)
+			r = lsa_cfg_edge_add(c, LSA_CFG_NONE, id, LSA_CFG_IN,
+					     LSA_CFG_W_SYSCALL, 1);
+		break;
+	default:	/* ASYNC; GAP and END were closed when seen */
+		r = out_edge(c, p, LSA_CFG_W_ASYNC);
+		if (r >= 0)
+			r = lsa_cfg_edge_add(c, LSA_CFG_NONE, id, LSA_CFG_IN,
+					     LSA_CFG_W_ASYNC, 1);
+		break;
+	}
+	return r < 0 ? -LS_ENOMEM : 0;
+}
+
+int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b)
+{
+	const struct lsd_sblock *sb;
+	uint32_t id;
+	int err;
+
+	if (!c || !b || !b->sb || c->finished)
+		return -LS_EINVAL;
+	sb = b->sb;
+	id = sb->id;
+	if (id == LSA_CFG_NONE)
+		return -LS_EINVAL;
+	if (c->open && c->stream != stream && (err = lsa_cfg_stream_end(c)) < 0)
+		return err;
+	if (!c->open) {
+		c->open = 1;
+		c->stream = stream;
+		c->prev = LSA_CFG_NONE;
+		c->in_why = LSA_CFG_W_START;
+		c->insns = 0;
+		c->st.streams++;
+	}
+	if (id >= c->nblk && (err = grow_blocks(c, id)) < 0)
+		return err;
+	c->blk[id].sb = sb;
+	if ((err = transition(c, id, sb)) < 0)
+		return err;
+	c->blk[id].count++;
+	c->insns += sb->ninsn;
+	c->st.blocks++;
+	c->st.insns += sb->ninsn;
+	c->prev = id;
+	c->prev_exit = b->exit;
+	if (b->exit == LSD_EXIT_GAP || b->exit == LSD_EXIT_END) {
+		if ((err = out_edge(c, id, b->exit == LSD_EXIT_GAP ?
+				    LSA_CFG_W_GAP : LSA_CFG_W_END)) < 0)
+			return err;
+		c->prev = LSA_CFG_NONE;
+		c->in_why = LSA_CFG_W_RESUME;
+	}
+	return 0;
+}
+
+int lsa_cfg_stream_end(struct lsa_cfg *c)
+{
+	int err = 0, why;
+
+	if (!c || !c->open)
+		return 0;
+	if (c->prev != LSA_CFG_NONE) {
+		why = c->prev_exit == LSD_EXIT_SYSCALL ? LSA_CFG_W_SYSCALL :
+		      c->prev_exit == LSD_EXIT_ASYNC ? LSA_CFG_W_ASYNC : LSA_CFG_W_END;
+		err = out_edge(c, c->prev, why);
+	}
+	if (!err)
+		err = unwind_to(c, 0, LSA_CFG_W_NORETURN);
+	c->open = 0;
+	c->prev = LSA_CFG_NONE;
+	c->nframes = 0;
+	return err;
+}
+
+static int cb_block(void *arg, size_t stream, const struct lsd_block *b)
+{
+	return lsa_cfg_feed(arg, stream, b);
+}
+
+static int cb_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
+{
+	(void)stream, (void)st;
+	return lsa_cfg_stream_end(arg);
+}
+
+const struct lsd_callbacks lsa_cfg_callbacks = {
+	.block = cb_block,
+	.stream_end = cb_end,
+};
+
+int lsa_cfg_build(struct lsa_cfg *c, struct lsd_decoder *d, size_t nstreams)
+{
+	size_t i;
+	int err;
+
+	if (!c || !d)
+		return -LS_EINVAL;
+	for (i = 0; i < nstreams; i++) {
+		struct lsd_stream_stats st;
+
+		err = lsd_decode_stream(d, i, &lsa_cfg_callbacks, c, &st);
+		if (err < 0)
+			return err;
+		if ((err = lsa_cfg_stream_end(c)) < 0)
+			return err;
+	}
+	return lsa_cfg_finish(c);
+}
+
+void lsa_cfg_get_stats(const struct lsa_cfg *c, struct lsa_cfg_stats *st)
+{
+	*st = c->st;
+}
+
+void lsa_cfg_free(struct lsa_cfg *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; c->names && i < c->nfuncs; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->blk), free(c->active), free(c->edges), free(c->slots);
+	free(c->frames), free(c->funcs), free(c->fblocks), free(c->by_addr);
+	free(c->out_off), free(c->in_off), free(c->out_list), free(c->in_list);
+	free(c);
+}

@@ -1,0 +1,55 @@
+/* cfg_int.h - the graph builder's state, shared by cfg.c (the stream)
+ * and cfg_finish.c (functions, derived edges, indexes). */
+#ifndef LSA_CFG_INT_H
+#define LSA_CFG_INT_H
+
+#include "analysis/cfg.h"
+
+struct lsa_cfg_frame {
+	uint32_t callblk;	/* the call block */
+	uint64_t retaddr;	/* where its return lands: the call's end */
+	uint64_t insn_at;	/* thread's instruction count at the call */
+};
+
+struct lsa_cfg {
+	struct lsd_symbols *sym;
+	const struct lsd_image *img;
+
+	struct lsa_cfg_block *blk;	/* indexed by static block id */
+	uint32_t *active;	/* per block: open frames of it (this thread) */
+	size_t nblk;
+
+	struct lsa_cfg_edge *edges;
+	size_t nedges, capedges;
+	uint32_t *slots;	/* hash: edge index + 1, 0 empty */
+	size_t nslots;
+
+	/* The open stream. */
+	int open;
+	size_t stream;
+	uint32_t prev;		/* last block, LSA_CFG_NONE at start/after end */
+	uint8_t prev_exit;
+	uint8_t in_why;		/* why the next block comes from outside */
+	uint64_t insns;		/* instructions of this thread so far */
+	struct lsa_cfg_frame *frames;
+	size_t nframes, capframes;
+
+	/* After finish. */
+	int finished;
+	struct lsa_cfg_func *funcs;
+	size_t nfuncs;
+	uint32_t *fblocks;	/* all functions' blocks[] */
+	uint32_t *by_addr;	/* executed ids sorted by start */
+	size_t nexec;
+	uint32_t *out_off, *in_off, *out_list, *in_list;
+	char **names;
+
+	struct lsa_cfg_stats st;
+};
+
+/* Adds count to the edge (from, to, kind, why), creating it.  Returns the
+ * edge index or -LS_ENOMEM. */
+long lsa_cfg_edge_add(struct lsa_cfg *c, uint32_t from, uint32_t to,
+		      int kind, int why, uint64_t count);
+
+#endif

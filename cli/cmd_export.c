@@ -1,0 +1,131 @@
+/* cmd_export.c - `loopscope export`: the edge profile of a bundle as
+ * BOLT fdata, AutoFDO text, or JSON/CSV (analysis/export.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/export.h"
+#include "cli.h"
+#include "cli/cfg_util.h"
+#include "ls_err.h"
+
+static const char export_usage[] =
+	"usage: loopscope export (--bolt | --autofdo | --edges) [<options>] [<file>]\n"
+	"\n"
+	"    --bolt             BOLT fdata (llvm-bolt --data=...)\n"
+	"    --autofdo          AutoFDO text (create_llvm_prof --profiler=text)\n"
+	"    --edges            every edge of the executed CFG\n"
+	"    --format=<f>       for --edges: json (default) or csv\n"
+	"    --module=<name>    module for --bolt/--autofdo (path or file name;\n"
+	"                       default: the one that executed most instructions)\n"
+	"    -o, --output=<f>   write to <f> instead of stdout\n"
+	"    --debug-dir=<d>    look for executables the bundle only references\n"
+	"    -h, --help         show this help\n";
+
+enum { OPT_BOLT = 256, OPT_AUTOFDO, OPT_EDGES, OPT_FORMAT, OPT_MODULE, OPT_DEBUG_DIR };
+
+static const struct option export_options[] = {
+	{ "bolt", no_argument, NULL, OPT_BOLT },
+	{ "autofdo", no_argument, NULL, OPT_AUTOFDO },
+	{ "edges", no_argument, NULL, OPT_EDGES },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "module", required_argument, NULL, OPT_MODULE },
+	{ "output", required_argument, NULL, 'o' },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int find_module(struct lsb_reader *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < lsb_reader_nmodules(r); i++) {
+		const char *p = lsb_reader_module(r, i)->path, *base;
+
+		if (!p)
+			continue;
+		base = strrchr(p, '/');
+		if (!strcmp(p, name) || (base && !strcmp(base + 1, name)))
+			return (int)i;
+	}
+	return -1;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	const char *file = "loopscope.lsc", *debug_dir = NULL, *out_path = NULL;
+	const char *module = NULL;
+	int c, what = 0, csv = 0, mod, err;
+	struct cli_cfg cc;
+	FILE *out = stdout;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", export_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_BOLT:
+		case OPT_AUTOFDO:
+		case OPT_EDGES:
+			if (what && what != c) {
+				cli_error("--bolt, --autofdo and --edges exclude each other");
+				return cli_usage(export_usage, 1);
+			}
+			what = c;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "csv"))
+				csv = 1;
+			else if (strcmp(optarg, "json")) {
+				cli_error("unknown format '%s'; use json or csv", optarg);
+				return cli_usage(export_usage, 1);
+			}
+			break;
+		case OPT_MODULE:
+			module = optarg;
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		case OPT_DEBUG_DIR:
+			debug_dir = optarg;
+			break;
+		case 'h':
+			return cli_usage(export_usage, 0);
+		default:
+			cli_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage(export_usage, 1);
+		}
+	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc || !what) {
+		cli_error(what ? "too many arguments" : "say what to export: --bolt, --autofdo or --edges");
+		return cli_usage(export_usage, 1);
+	}
+	if (cli_cfg_open(&cc, file, debug_dir))
+		return 1;
+	mod = module ? find_module(cc.r, module) : lsa_export_main_module(cc.cfg);
+	if (what != OPT_EDGES && mod < 0) {
+		if (module)
+			cli_error("no module '%s' in '%s'", module, file);
+		else
+			cli_error("'%s' executed no code of any module", file);
+		cli_cfg_close(&cc);
+		return 1;
+	}
+	if (out_path && !(out = fopen(out_path, "w"))) {
+		cli_error("cannot write '%s'", out_path);
+		cli_cfg_close(&cc);
+		return 1;
+	}
+	err = what == OPT_BOLT ? lsa_export_bolt(out, cc.cfg, mod) :
+	      what == OPT_AUTOFDO ? lsa_export_autofdo(out, cc.cfg, mod) :
+	      lsa_export_edges(out, cc.cfg, cc.r, csv);
+	if (out != stdout && fclose(out) && !err)
+		err = -LS_EIO;
+	if (err < 0)
+		cli_error("cannot write '%s': %s", out_path ? out_path : "stdout", ls_errstr(err));
+	cli_cfg_close(&cc);
+	return err < 0 ? 1 : 0;
+}

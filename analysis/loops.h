@@ -68,4 +68,13 @@ int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
 		      struct lsd_symbols *sym, struct lsp_profile *p,
 		      const struct lsa_loops_opts *o, struct lsa_loops_stats *st);
 
+/* lsa_loops_analyze() with a second consumer of the same decode (another
+ * analysis' callbacks and their argument; may be NULL): one pass over
+ * the trace feeds both. */
+int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
+			   struct lsd_symbols *sym, struct lsp_profile *p,
+			   const struct lsa_loops_opts *o,
+			   struct lsa_loops_stats *st,
+			   const struct lsd_callbacks *also, void *also_arg);
+
 #endif

@@ -347,11 +347,68 @@ const struct lsd_callbacks lsa_loops_callbacks = {
 	.stream_end = cb_end,
 };
 
-int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
-		      struct lsd_symbols *sym, struct lsp_profile *p,
-		      const struct lsa_loops_opts *o, struct lsa_loops_stats *st)
+/* The detector and another consumer of the same decode. */
+struct pair {
+	struct lsa_loops *l;
+	const struct lsd_callbacks *also;
+	void *arg;
+};
+
+static int pair_block(void *arg, size_t stream, const struct lsd_block *b)
+{
+	struct pair *q = arg;
+	int err = lsa_loops_block(q->l, stream, b);
+
+	if (!err && q->also->block)
+		err = q->also->block(q->arg, stream, b);
+	return err;
+}
+
+static int pair_loss(void *arg, size_t stream, const struct lsd_loss *ls)
+{
+	struct pair *q = arg;
+	int err = cb_loss(q->l, stream, ls);
+
+	if (!err && q->also->loss)
+		err = q->also->loss(q->arg, stream, ls);
+	return err;
+}
+
+static int pair_begin(void *arg, size_t stream, const struct lsb_stream *s)
+{
+	struct pair *q = arg;
+	int err = cb_begin(q->l, stream, s);
+
+	if (!err && q->also->stream_begin)
+		err = q->also->stream_begin(q->arg, stream, s);
+	return err;
+}
+
+static int pair_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
+{
+	struct pair *q = arg;
+	int err = lsa_loops_stream_end(q->l, stream);
+
+	if (!err && q->also->stream_end)
+		err = q->also->stream_end(q->arg, stream, st);
+	return err;
+}
+
+static const struct lsd_callbacks pair_callbacks = {
+	.block = pair_block,
+	.loss = pair_loss,
+	.stream_begin = pair_begin,
+	.stream_end = pair_end,
+};
+
+int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
+			   struct lsd_symbols *sym, struct lsp_profile *p,
+			   const struct lsa_loops_opts *o,
+			   struct lsa_loops_stats *st,
+			   const struct lsd_callbacks *also, void *also_arg)
 {
 	struct lsa_loops *l;
+	struct pair q;
 	size_t i, n;
 	int err;
 
@@ -360,11 +417,17 @@ int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
 	err = lsa_loops_new(&l, d, r, sym, p, p->nruns, o);
 	if (err)
 		return err;
+	q.l = l;
+	q.also = also;
+	q.arg = also_arg;
 	n = lsb_reader_nstreams(r);
 	for (i = 0; i < n && !err; i++) {
 		struct lsd_stream_stats ss;
 
-		err = lsd_decode_stream(d, i, &lsa_loops_callbacks, l, &ss);
+		if (also)
+			err = lsd_decode_stream(d, i, &pair_callbacks, &q, &ss);
+		else
+			err = lsd_decode_stream(d, i, &lsa_loops_callbacks, l, &ss);
 		if (!err)
 			err = lsa_loops_stream_end(l, i);
 	}
@@ -376,4 +439,11 @@ int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
 		lsa_loops_get_stats(l, st);
 	lsa_loops_free(l);
 	return err;
+}
+
+int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
+		      struct lsd_symbols *sym, struct lsp_profile *p,
+		      const struct lsa_loops_opts *o, struct lsa_loops_stats *st)
+{
+	return lsa_loops_analyze_with(d, r, sym, p, o, st, NULL, NULL);
 }

@@ -19,7 +19,8 @@
 #include "ls_err.h"
 
 static const char report_usage[] =
-	"usage: loopscope report [--tree | --function=<name> | --functions | --folded]\n"
+	"usage: loopscope report [--tree | --function=<name> | --functions | --folded |\n"
+	"                         --structural [--merge-threshold=<t>]]\n"
 	"                        [--format=text|json|csv] [--min-percent=<p>]\n"
 	"                        [--thread=<tid>] [--buckets=<n>] [FILE]\n"
 	"\n"
@@ -35,6 +36,10 @@ static const char report_usage[] =
 	"                         and call sites (C) in address order\n"
 	"    --functions          function-level versus loop-level instruction shares\n"
 	"    --folded             folded stacks of the loop nesting (flame graphs)\n"
+	"    --structural         (a bundle) the natural loops of the executed CFG\n"
+	"                         beside the detected ones, and irreducible regions\n"
+	"    --merge-threshold=<t>  OptiWISE's rule for back edges sharing a header\n"
+	"                         (default 3): nested if t times the outer's count\n"
 	"    --format=text|json|csv  flat profile format (default text)\n"
 	"    --min-percent=<p>    leave out loops below p% of the instructions\n"
 	"                         (default 1 for text, 0 for json, csv and --folded)\n"
@@ -44,13 +49,15 @@ static const char report_usage[] =
 	"    -h, --help           show this help\n";
 
 enum { OPT_TREE = 256, OPT_FUNCTION, OPT_FUNCTIONS, OPT_FOLDED, OPT_FORMAT,
-       OPT_MIN, OPT_THREAD, OPT_BUCKETS, OPT_DEBUG_DIR };
+       OPT_MIN, OPT_THREAD, OPT_BUCKETS, OPT_DEBUG_DIR, OPT_STRUCTURAL, OPT_MERGE_T };
 
 static const struct option report_options[] = {
 	{ "tree", no_argument, NULL, OPT_TREE },
 	{ "function", required_argument, NULL, OPT_FUNCTION },
 	{ "functions", no_argument, NULL, OPT_FUNCTIONS },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "structural", no_argument, NULL, OPT_STRUCTURAL },
+	{ "merge-threshold", required_argument, NULL, OPT_MERGE_T },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "min-percent", required_argument, NULL, OPT_MIN },
 	{ "thread", required_argument, NULL, OPT_THREAD },
@@ -98,7 +105,8 @@ int cmd_report(int argc, char **argv)
 	const char *file = "loopscope.lsc", *func = NULL, *debug_dir = NULL;
 	struct report_opts o = { .min_pct = -1.0, .buckets = 10 };
 	enum view view = V_FLAT;
-	int c, nviews = 0, err, status = 0;
+	int c, nviews = 0, err, status = 0, structural = 0;
+	double merge_t = 3.0;
 	int64_t tid = LSP_VIEW_ALL;
 	struct lsp_profile *p = NULL;
 	struct lsp_view *v = NULL;
@@ -110,6 +118,18 @@ int cmd_report(int argc, char **argv)
 		case OPT_FUNCTION: view = V_FUNCTION; func = optarg; nviews++; break;
 		case OPT_FUNCTIONS: view = V_FUNCTIONS; nviews++; break;
 		case OPT_FOLDED: view = V_FOLDED; nviews++; break;
+		case OPT_STRUCTURAL: structural = 1; nviews++; break;
+		case OPT_MERGE_T: {
+			char *end;
+
+			merge_t = strtod(optarg, &end);
+			if (end == optarg || *end || !(merge_t >= 1.0 && merge_t <= 1e9)) {
+				cli_error("option '--merge-threshold' wants a number from 1, not '%s'",
+					  optarg);
+				return cli_usage(report_usage, 1);
+			}
+			break;
+		}
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "json")) {
 				view = V_JSON;
@@ -140,6 +160,8 @@ int cmd_report(int argc, char **argv)
 		default: return cli_usage(report_usage, 1);
 		}
 	}
+	if (structural && (view == V_JSON || view == V_FLAT))
+		nviews -= view == V_JSON;	/* --structural --format=json is one view */
 	if (nviews > 1) {
 		cli_error("--tree, --function, --functions, --folded and --format=json|csv "
 			  "are different views: pick one");
@@ -154,6 +176,16 @@ int cmd_report(int argc, char **argv)
 	if (o.min_pct < 0)
 		o.min_pct = view == V_JSON || view == V_CSV || view == V_FOLDED ? 0.0 : 1.0;
 	o.source = file;
+	if (structural) {
+		struct report_struct_opts so = { o.min_pct, merge_t, view == V_JSON, file };
+
+		if (lsp_is_profile(file) == 1) {
+			cli_error("'%s' is a loop profile: --structural needs the bundle "
+				  "(the control-flow graph is not in profiles)", file);
+			return 1;
+		}
+		return report_structural(stdout, file, debug_dir, &so);
+	}
 	if (cli_load_profile(file, debug_dir, &p))
 		return 1;
 	err = lsp_view_new(&v, p, tid);

@@ -28,6 +28,19 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o);
 int report_folded(FILE *f, const struct lsp_view *v, const struct report_opts *o);
 int report_dot(FILE *f, const struct lsp_view *v, const struct report_opts *o);
 
+struct report_struct_opts {
+	double min_pct;		/* prune loops below this coverage */
+	double merge_t;		/* OptiWISE's threshold T */
+	int json;
+	const char *source;
+};
+/* `report --structural`: decodes bundle file once into the executed CFG
+ * and the loop detector's profile, prints the structural loops beside
+ * the dynamic ones, the dynamic loops without a header and the
+ * irreducible regions.  Returns 0, or 1 after printing the error. */
+int report_structural(FILE *f, const char *file, const char *debug_dir,
+		      const struct report_struct_opts *o);
+
 /* Helpers shared by the views. */
 /* The function's name, "module+0xoff" when it has none, "??" for LSP_NONE. */
 const char *report_func_name(const struct lsp_profile *p, uint32_t func,

@@ -409,12 +409,15 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 {
 	struct lsa_loops *l;
 	struct pair q;
+	uint32_t run;
 	size_t i, n;
 	int err;
 
 	if (!d || !r || !p)
 		return -LS_EINVAL;
-	err = lsa_loops_new(&l, d, r, sym, p, p->nruns, o);
+	/* a new profile has its one run, empty; else this is one more */
+	run = p->n_threads ? p->nruns : 0;
+	err = lsa_loops_new(&l, d, r, sym, p, run, o);
 	if (err)
 		return err;
 	q.l = l;
@@ -434,7 +437,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	if (!err)
 		err = lsa_loops_finish(l);
 	if (!err)
-		p->nruns++;
+		p->nruns = run + 1;
 	if (st)
 		lsa_loops_get_stats(l, st);
 	lsa_loops_free(l);

@@ -1,0 +1,89 @@
+#!/bin/sh
+# t0620-analyze.sh - `loopscope analyze` end to end on a recording:
+# the profile file, the reports of a bundle (analyzed on the fly) and of
+# its profile, the sums, merge of two runs, and the usage errors.
+# Expected counts are lp_calls.c's and nested.c's hand counts (see their
+# sources; t0600 checks the detector's rows in detail).
+. "$LSTOP/tests/lib.sh"
+TD=$BUILD/testdata
+cd "$T_TMP" || exit 1
+
+if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linux" ]; then
+	echo "ok 1 # skip valgrind or the tool is missing"
+	exit 0
+fi
+
+"$LOOPSCOPE" record -q -o a.lsc -- "$TD/lp_calls" >/dev/null 2>&1
+"$LOOPSCOPE" record -q -o b.lsc -- "$TD/lp_calls" >/dev/null 2>&1
+t_ok "analyze writes a.lsprof by default" "$LOOPSCOPE" analyze a.lsc
+t_grep "... and says what it found" "^loopscope: [0-9]* loops in 1 threads, [0-9]* instructions: 'a.lsprof'$" last.err
+t_ok "the profile starts with the magic" grep -q '^loopscope-profile 1$' a.lsprof
+t_ok "analyze -o, -q" "$LOOPSCOPE" analyze -q -o b.lsprof b.lsc
+t_eq "-q prints nothing" "" "$(cat last.err)"
+
+js() {	# js FILE EXPR
+	python3 -c "import json,sys; d = json.load(open('$1')); L = {l['function'] + '@' + str(l['line']): l for l in d['loops']}; F = {f['name']: f for f in d['functions']}; print($2)"
+}
+"$LOOPSCOPE" report --format=json a.lsc >bundle.json 2>/dev/null
+"$LOOPSCOPE" report --format=json a.lsprof >prof.json
+t_ok "report of the bundle (analyzed on the fly) = report of its profile, but for the source" \
+	sh -c "sed 's/\"a.lsc\"/X/;s/\"a.lsprof\"/X/' bundle.json >x1 && sed 's/\"a.lsc\"/X/;s/\"a.lsprof\"/X/' prof.json >x2 && cmp x1 x2"
+# lp_calls.c: shared()'s loop (line 28): 3 entries of 2 + 7 of 5.
+t_eq "json: shared()'s loop: 10 entries, 41 iterations, trip counts" "10 41 {'2': 3, '5': 7}" \
+	"$(js prof.json "L['shared@28']['entries'], L['shared@28']['iterations'], L['shared@28']['trip_counts']")"
+t_eq "json: its parents: loops B (3 entries) and C (7)" "[3, 7]" \
+	"$(js prof.json "sorted(p['entries'] for p in L['shared@28']['parents'])")"
+t_eq "json: leaf()'s loop at depth 2 under main's loop A" "2 5" \
+	"$(js prof.json "L['leaf@19']['depth'], L['leaf@19']['parents'][0]['entries']")"
+t_eq "json: main's loop-level instructions = its loops' self" \
+	"$(js prof.json "L['main@42']['self_instructions'] + L['main@44']['self_instructions'] + L['main@46']['self_instructions']")" \
+	"$(js prof.json "F['main']['loop_level_instructions']")"
+# Sums: per thread, top-level edges' totals + outside = instructions (the
+# profile file's own records: edge parent '-', thread insns and outside).
+t_eq "profile: top-level loop totals + outside = the thread's instructions" "ok" \
+	"$(awk -F'\t' '$1 == "thread" {i += $6; o += $7} $1 == "edge" && $2 == "-" {t += $6} END {print (t + o == i && i > 0) ? "ok" : t " + " o " != " i}' a.lsprof)"
+t_eq "json: total_instructions = the decoded instructions (info --decode)" \
+	"$("$LOOPSCOPE" info --decode a.lsc | awk '$1 == "total" && NF == 6 {print $2}')" \
+	"$(js prof.json "d['total_instructions']")"
+
+# merge: two runs of the same program, every count doubled.
+t_ok "merge two runs" "$LOOPSCOPE" merge -o ab.lsprof a.lsprof a.lsprof
+"$LOOPSCOPE" report --format=json ab.lsprof >ab.json
+t_eq "merge: total instructions doubled" "$(($(js prof.json "d['total_instructions']") * 2))" "$(js ab.json "d['total_instructions']")"
+t_eq "merge: shared()'s loop doubled: entries, iterations, histogram, self, total" \
+	"$(js prof.json "L['shared@28']['entries'] * 2, L['shared@28']['iterations'] * 2, {k: v * 2 for k, v in L['shared@28']['trip_counts'].items()}, L['shared@28']['self_instructions'] * 2, L['shared@28']['total_instructions'] * 2")" \
+	"$(js ab.json "L['shared@28']['entries'], L['shared@28']['iterations'], L['shared@28']['trip_counts'], L['shared@28']['self_instructions'], L['shared@28']['total_instructions']")"
+t_eq "merge: every loop's counts doubled" "ok" \
+	"$(python3 -c "
+import json
+a = json.load(open('prof.json')); b = json.load(open('ab.json'))
+k = lambda l: (l['function'], l['head'])
+A = {k(l): l for l in a['loops']}; B = {k(l): l for l in b['loops']}
+bad = [x for x in A if any(B[x][f] != 2 * A[x][f] for f in ('entries', 'iterations', 'self_instructions', 'total_instructions'))]
+print('ok' if set(A) == set(B) and not bad else bad)")"
+t_ok "merge of a second recording of the same binaries" "$LOOPSCOPE" merge -o ab2.lsprof a.lsprof b.lsprof
+t_eq "merge: the hand-counted loops are doubled across runs (ASLR: keyed by build-id + offset)" "20 82" \
+	"$("$LOOPSCOPE" report --format=json ab2.lsprof | python3 -c "import json,sys; d = json.load(sys.stdin); l = [l for l in d['loops'] if l['function'] == 'shared'][0]; print(l['entries'], l['iterations'])")"
+t_eq "merge: two threads (one per run)" 2 "$(js ab.json "len(d['threads'])")"
+
+# Usage and errors.
+"$LOOPSCOPE" analyze --bogus a.lsc >/dev/null 2>err; t_eq "unknown option: status 129" 129 $?
+t_grep "... names it" "unknown option '--bogus'" err
+"$LOOPSCOPE" analyze --trip-limit=1 a.lsc >/dev/null 2>err; t_eq "--trip-limit=1: status 129" 129 $?
+"$LOOPSCOPE" analyze missing.lsc >/dev/null 2>err; t_eq "a missing bundle: status 1" 1 $?
+t_grep "... with the record hint" "loopscope record" err
+head -c 5000 a.lsc >cut.lsc
+"$LOOPSCOPE" analyze -q cut.lsc -o cut.lsprof >/dev/null 2>err
+t_eq "a bundle cut short: analyzed (what is left)" 0 $?
+t_grep "... with a warning" "warning" err
+t_ok "analyze --help" "$LOOPSCOPE" analyze --help
+t_grep "--help names --trip-limit" "trip-limit" last.out
+# --trip-limit: nested's inner loop of 30 goes to the overflow bucket.
+"$LOOPSCOPE" record -q -o n.lsc -- "$TD/nested" >/dev/null 2>&1
+"$LOOPSCOPE" analyze -q --trip-limit=25 -o n.lsprof n.lsc
+"$LOOPSCOPE" report --format=json n.lsprof >n.json
+t_eq "--trip-limit=25: the 30-trip loop in the overflow bucket (200 entries, sum 6000)" "{} 200 6000" \
+	"$(python3 -c "
+import json; d = json.load(open('n.json'))
+l = [l for l in d['loops'] if l['function'] == 'nest' and l['iterations'] == 6000][0]
+print(l['trip_counts'], l['overflow']['entries'], l['overflow']['iterations'])" 2>&1)"

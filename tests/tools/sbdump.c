@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 {
 	struct lsb_reader *r = NULL;
 	struct lsd_decoder *d = NULL;
-	struct lsd_callbacks cb = { on_block, NULL, NULL, NULL };
+	struct lsd_callbacks cb = { .block = on_block };
 	struct acc whole = { 0 }, chunks = { 0 };
 	const char *mod = NULL;
 	struct lsd_opts o = { .size = sizeof(o) };

@@ -124,27 +124,22 @@ static int emit(struct run *r, const struct lsd_sblock *sb, int exit, uint64_t n
 	return 0;
 }
 
-/* The exit of the pending block, given where control went next. */
-static int exit_by_kind(int kind, const struct lsd_sblock *sb, uint64_t next)
+/* The exit of each kind of last instruction; a conditional branch's
+ * depends on where control went. */
+static const uint8_t exit_of_kind[8] = {
+	[LSD_K_OTHER] = LSD_EXIT_FALL, [LSD_K_COND] = LSD_EXIT_COND_TAKEN,
+	[LSD_K_JMP] = LSD_EXIT_JUMP, [LSD_K_IJMP] = LSD_EXIT_IJUMP,
+	[LSD_K_CALL] = LSD_EXIT_CALL, [LSD_K_ICALL] = LSD_EXIT_ICALL,
+	[LSD_K_RET] = LSD_EXIT_RET, [LSD_K_FAR] = LSD_EXIT_SYSCALL,
+};
+
+/* The exit of the pending block, given where control went next.  A table,
+ * not a switch: the kinds alternate too much for a jump to predict. */
+static inline int exit_by_kind(int kind, const struct lsd_sblock *sb, uint64_t next)
 {
-	switch (kind) {
-	case LSD_K_COND:
-		return next == sb->end ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN;
-	case LSD_K_JMP:
-		return LSD_EXIT_JUMP;
-	case LSD_K_IJMP:
-		return LSD_EXIT_IJUMP;
-	case LSD_K_CALL:
-		return LSD_EXIT_CALL;
-	case LSD_K_ICALL:
-		return LSD_EXIT_ICALL;
-	case LSD_K_RET:
-		return LSD_EXIT_RET;
-	case LSD_K_FAR:
-		return LSD_EXIT_SYSCALL;
-	default:
-		return LSD_EXIT_FALL;
-	}
+	if (kind == LSD_K_COND && next == sb->end)
+		return LSD_EXIT_COND_NOT;
+	return exit_of_kind[kind & 7];
 }
 
 static int push(struct run *r, const struct lsd_sblock *sb)
@@ -172,17 +167,46 @@ static int end_pend(struct run *r, int exit, uint64_t next)
 
 static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error);
 
-/* Pushes the static blocks of a split. */
+/* Pushes the static blocks of a split.  The hot path: nothing held back
+ * and the chunk's stop IP not among the parts, so every block but the
+ * last is known at once to fall through into the next; they go straight
+ * to the callback. */
 static int push_parts(struct run *r, struct lsd_sblock *const *sbs, int n)
 {
-	int i, err;
+	int (*fn)(void *, size_t, const struct lsd_block *) = r->blockfn;
+	const struct lsd_sblock *p = r->pend;
+	struct lsd_block b;
+	uint64_t insns = 0, blocks = 0;
+	int i, err = 0;
 
-	for (i = 0; i < n; i++) {
-		err = push(r, sbs[i]);
-		if (err)
-			return err;
+	if (r->tailing || r->cbret || (r->stop_ip && r->stop_ip >= sbs[0]->start &&
+				       r->stop_ip <= sbs[n - 1]->start)) {
+		for (i = 0; i < n; i++) {
+			err = push(r, sbs[i]);
+			if (err)
+				return err;
+		}
+		return 0;
 	}
-	return 0;
+	for (i = 0; i < n; i++) {
+		if (p) {
+			b.sb = p;
+			b.next = sbs[i]->start;
+			b.exit = (uint8_t)(i ? LSD_EXIT_FALL
+					     : exit_by_kind(p->last_kind, p, b.next));
+			insns += p->ninsn;
+			blocks++;
+			if (fn && (err = fn(r->arg, r->stream, &b)) != 0) {
+				r->cbret = err;
+				break;
+			}
+		}
+		p = sbs[i];
+	}
+	r->blocks += blocks;
+	r->insns += insns;
+	r->pend = p;
+	return err;
 }
 
 /* Splits the held block and pushes its static blocks. */
@@ -208,16 +232,29 @@ static int on_block(struct run *r, const struct pt_block *b)
 	if (!b->ninsn)
 		return 0;
 	if (r->held) {
+		struct lsd_decoder *d = r->d;
+		const struct lsd_dcent *c = lsd_split_hit(d, r->held_start, r->held_last);
 		struct lsd_sblock *const *ids;
-		const struct lsd_dyn *shape;
-		int n = lsd_split_hit(r->d, r->held_start, r->held_last, &ids, &shape);
+		uint64_t next = 0;
+		int n, kind = -1;
 
-		if (!n)
-			n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn,
+		if (c) {
+			ids = d->parts + c->first;
+			n = (int)c->nparts;
+			next = r->held_last + c->nextoff;
+			kind = c->kind;
+		} else {
+			const struct lsd_dyn *shape;
+
+			n = lsd_split(d, r->held_start, r->held_last, r->held_ninsn,
 				      &ids, &shape);
-
-		if (n > 0 && b->ip == shape->next && shape->kind == LSD_K_OTHER &&
-		    !lsd_addrset_has(&r->d->sp->heads, b->ip)) {
+			if (n > 0) {
+				next = shape->next;
+				kind = shape->kind;
+			}
+		}
+		if (n > 0 && b->ip == next && kind == LSD_K_OTHER &&
+		    !lsd_addrset_has(&d->sp->heads, b->ip)) {
 			r->held_last = b->end_ip;
 			r->held_ninsn += b->ninsn;
 			return 0;

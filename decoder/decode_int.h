@@ -48,7 +48,19 @@ struct lsd_sbtab {
 	size_t n, cap;
 };
 
-#define LSD_DCACHE 4096
+/* A block shape in the direct-mapped cache: everything the hot path needs
+ * in one 24-byte entry, so that a hit costs one memory access (an index
+ * into the shape table cost a second, dependent one, often a cache miss). */
+struct lsd_dcent {
+	uint64_t start;		/* 0: empty */
+	uint32_t lastoff;	/* last - start */
+	uint32_t first;		/* index into lsd_decoder.parts */
+	uint32_t nparts;
+	uint8_t nextoff;	/* next - last: the last instruction's size */
+	uint8_t kind;		/* enum lsd_kind of the last instruction */
+};
+
+#define LSD_DCACHE 1024
 
 /* One process: its image, its heads, the index of its static blocks and
  * the split cache.  Each process has its own static blocks, since the
@@ -60,7 +72,7 @@ struct lsd_space {
 	size_t nidx, idxcap;
 	struct lsd_dyn *dyn;		/* hash by (start, last) */
 	size_t ndyn, dyncap;
-	uint32_t dcache[LSD_DCACHE];	/* start -> dyn index + 1, direct-mapped */
+	struct lsd_dcent dcache[LSD_DCACHE];	/* by start, direct-mapped */
 };
 
 struct lsd_decoder {
@@ -112,24 +124,22 @@ void lsd_sbtab_release(struct lsd_decoder *d);
 /* Releases what lsd_split() built in sp (not the image). */
 void lsd_space_release(struct lsd_space *sp);
 
-/* lsd_split()'s cache hit, inline on the hot path: a block shape seen
- * before.  Returns the count, or 0 on a miss (then call lsd_split()). */
-static inline int lsd_split_hit(struct lsd_decoder *d, uint64_t start,
-				uint64_t last, struct lsd_sblock *const **sbs,
-				const struct lsd_dyn **shape)
+static inline size_t lsd_dcache_slot(uint64_t start)
 {
-	const struct lsd_space *sp = d->sp;
-	uint32_t k = sp->dcache[(size_t)(start ^ (start >> 12)) & (LSD_DCACHE - 1)];
-	const struct lsd_dyn *e;
+	return (size_t)(start ^ (start >> 12)) & (LSD_DCACHE - 1);
+}
 
-	if (!k)
-		return 0;
-	e = &sp->dyn[k - 1];
-	if (e->start != start || e->last != last)
-		return 0;
-	*sbs = d->parts + e->first;
-	*shape = e;
-	return (int)e->nparts;
+/* lsd_split()'s cache hit, inline on the hot path: a block shape seen
+ * recently.  Returns its entry (parts at d->parts + first), or NULL on a
+ * miss (then call lsd_split()). */
+static inline const struct lsd_dcent *lsd_split_hit(const struct lsd_decoder *d,
+						    uint64_t start, uint64_t last)
+{
+	const struct lsd_dcent *c = &d->sp->dcache[lsd_dcache_slot(start)];
+
+	if (c->start != start || c->lastoff != (uint32_t)(last - start))
+		return NULL;
+	return c;
 }
 
 #endif

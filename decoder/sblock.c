@@ -207,7 +207,6 @@ static int dyn_grow(struct lsd_space *sp)
 	free(sp->dyn);
 	sp->dyn = nd;
 	sp->dyncap = ncap;
-	memset(sp->dcache, 0, sizeof(sp->dcache));	/* positions moved */
 	return 0;
 }
 
@@ -292,33 +291,35 @@ out:
 	return err;
 }
 
+/* Remembers shape e in the direct-mapped cache. */
+static void dcache_put(struct lsd_space *sp, const struct lsd_dyn *e)
+{
+	struct lsd_dcent *c = &sp->dcache[lsd_dcache_slot(e->start)];
+
+	c->start = e->start;
+	c->lastoff = (uint32_t)(e->last - e->start);
+	c->first = e->first;
+	c->nparts = e->nparts;
+	c->nextoff = (uint8_t)(e->next - e->last);
+	c->kind = e->kind;
+}
+
 int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	      uint32_t ninsn, struct lsd_sblock *const **ids,
 	      const struct lsd_dyn **shape)
 {
-	size_t c = (size_t)(start ^ (start >> 12)) & (LSD_DCACHE - 1);
 	struct lsd_space *sp = d->sp;
 	struct lsd_dyn *e;
 	size_t h;
 	int err;
 
-	/* Hot loops run few shapes: a direct-mapped cache before the hash. */
-	if (sp->dcache[c]) {
-		e = &sp->dyn[sp->dcache[c] - 1];
-		if (e->start == start && e->last == last) {
-			*ids = d->parts + e->first;
-			if (shape)
-				*shape = e;
-			return (int)e->nparts;
-		}
-	}
 	if ((sp->ndyn + 1) * 2 > sp->dyncap && (err = dyn_grow(sp)) < 0)
 		return err;
 	for (h = dyn_hash(start, last) & (sp->dyncap - 1); sp->dyn[h].start;
 	     h = (h + 1) & (sp->dyncap - 1)) {
 		e = &sp->dyn[h];
 		if (e->start == start && e->last == last) {
-			sp->dcache[c] = (uint32_t)h + 1;
+			dcache_put(sp, e);
 			*ids = d->parts + e->first;
 			if (shape)
 				*shape = e;
@@ -336,7 +337,7 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		return err;
 	}
 	sp->ndyn++;
-	sp->dcache[c] = (uint32_t)h + 1;
+	dcache_put(sp, e);
 	*ids = d->parts + e->first;
 	if (shape)
 		*shape = e;

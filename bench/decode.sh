@@ -5,8 +5,11 @@
 # the code and a packet scan; lsd_decode_stream: the one libipt pass,
 # emitting static blocks to a no-op callback) on the same streams with the
 # same image.  CPU seconds of one
-# thread, best of 3 for the testdata programs, one run for the real ones
-# (each takes about a minute per pass).  Bundles: testdata programs and real programs
+# thread; each repetition runs libipt alone and ours one after the other,
+# each with a new image (cold block caches on both sides); 5 repetitions
+# for the testdata programs, 3 for the real ones.  The times and the first
+# two ratios are the best of the repetitions (least disturbed by other
+# load); "med" ratios are of the medians.  Bundles: testdata programs and real programs
 # recorded with `loopscope record` (sw backend): xz and bzip2 compressing
 # 2 MB of text, sqlite3 running a query script (as bench/record.sh).
 # Columns: PT MB/s, instructions/s and blocks/s of the decode ("pass2");
@@ -34,24 +37,25 @@ SELECT count(*), sum(a) FROM t WHERE b > '8';
 SELECT a % 7, count(*) FROM t GROUP BY a % 7 ORDER BY 1;
 SQL
 
-printf '%-20s %9s %11s %9s %8s %8s %8s %8s %9s %9s %7s %7s\n' program "PT bytes" insns \
-	sblocks "ipt s" "pass2 s" "open s" "MB/s" "insn/s" "blocks/s" p2/ipt all/ipt
+printf '%-20s %9s %11s %9s %8s %8s %8s %8s %9s %9s %7s %7s %7s %7s\n' program "PT bytes" insns \
+	sblocks "ipt s" "pass2 s" "open s" "MB/s" "insn/s" "blocks/s" p2/ipt all/ipt p2.med all.med
 run() {	# run REPEAT NAME CMD...
 	local rep=$1 name=$2; shift 2
 	"$LS" record -q -o "$tmp/b.lsc" -- "$@" >/dev/null 2>&1 </dev/null || {
 		echo "$name: record failed" >&2; return; }
 	"$BENCH" -r "$rep" "$tmp/b.lsc" | awk -v n="$name" '{
 		for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
-		printf "%-20s %9d %11d %9d %8.3f %8.3f %8.3f %8.2f %9.3g %9.3g %7.2f %7.2f\n",
+		printf "%-20s %9d %11d %9d %8.3f %8.3f %8.3f %8.2f %9.3g %9.3g %7.2f %7.2f %7.2f %7.2f\n",
 			n, v["pt_bytes"], v["insns"], v["sblocks"], v["ipt_s"], v["pass2_s"],
 			v["open_s"], v["pass2_mbs"], v["pass2_insn_s"], v["pass2_blocks_s"],
-			v["ratio_pass2"], v["ratio_total"] }'
+			v["ratio_pass2"], v["ratio_total"], v["ratio_pass2_med"],
+			v["ratio_total_med"] }'
 }
 
 for p in nested recursion calls threads; do
-	run 3 "$p" "$B/testdata/$p"
+	run 5 "$p" "$B/testdata/$p"
 done
-run 3 "spin 40" "$B/testdata/spin" 40
-run 1 "xz -6 (2 MB text)" xz -6 -c "$tmp/text"
-run 1 "bzip2 (2 MB text)" bzip2 -c "$tmp/text"
-run 1 "sqlite3 (5k rows)" sqlite3 :memory: ".read $tmp/q.sql"
+run 5 "spin 40" "$B/testdata/spin" 40
+run 3 "xz -6 (2 MB text)" xz -6 -c "$tmp/text"
+run 3 "bzip2 (2 MB text)" bzip2 -c "$tmp/text"
+run 3 "sqlite3 (5k rows)" sqlite3 :memory: ".read $tmp/q.sql"

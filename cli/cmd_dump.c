@@ -21,7 +21,6 @@
 
 #include "cli.h"
 #include "decoder/decode.h"
-#include "decoder/image.h"
 #include "decoder/symbols.h"
 #include "formats/bundle.h"
 #include "ls_err.h"
@@ -71,7 +70,7 @@ struct dump {
 	uint32_t tid;		/* of the current stream */
 	struct lsd_symbols *syms;
 	const char *debug_dir;	/* --debug-dir, or NULL */
-	struct lsd_image img;	/* --insn: the code bytes */
+	struct lsd_decoder *dec;	/* --insn: the code bytes of each process */
 	csh cs;
 	int have_cs;
 	uint8_t *code;		/* --insn: bytes of one static block */
@@ -450,7 +449,7 @@ static int print_insns(struct dump *d, const struct lsd_sblock *sb)
 		d->code = p;
 		d->codecap = len;
 	}
-	got = lsd_image_read(&d->img, d->code, len, sb->start);
+	got = lsd_sblock_code(d->dec, sb->pid, sb->start, d->code, len);
 	if (got <= 0 || !d->have_cs) {
 		fprintf(d->out, "    %016" PRIx64 "  (no code)\n", sb->start);
 		return 0;
@@ -558,11 +557,7 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 	if (lsd_symbols_open(&d->syms, d->r, d->debug_dir) < 0)
 		d->syms = NULL;	/* addresses without names */
 	if (d->mode == MODE_INSN) {
-		err = lsd_image_build_dir(&d->img, d->r, 0, LSB_RUN_TRACE, d->debug_dir);
-		if (err < 0) {
-			report(d->r, err);
-			goto fail;
-		}
+		d->dec = dec;
 		if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) == CS_ERR_OK)
 			d->have_cs = 1;
 	}
@@ -585,8 +580,6 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 fail:
 	if (d->have_cs)
 		cs_close(&d->cs);
-	if (d->mode == MODE_INSN)
-		lsd_image_release(&d->img);
 	free(d->code);
 	lsd_symbols_close(d->syms);
 	lsd_close(dec);

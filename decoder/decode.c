@@ -124,27 +124,22 @@ static int emit(struct run *r, const struct lsd_sblock *sb, int exit, uint64_t n
 	return 0;
 }
 
-/* The exit of the pending block, given where control went next. */
-static int exit_by_kind(int kind, const struct lsd_sblock *sb, uint64_t next)
+/* The exit of each kind of last instruction; a conditional branch's
+ * depends on where control went. */
+static const uint8_t exit_of_kind[8] = {
+	[LSD_K_OTHER] = LSD_EXIT_FALL, [LSD_K_COND] = LSD_EXIT_COND_TAKEN,
+	[LSD_K_JMP] = LSD_EXIT_JUMP, [LSD_K_IJMP] = LSD_EXIT_IJUMP,
+	[LSD_K_CALL] = LSD_EXIT_CALL, [LSD_K_ICALL] = LSD_EXIT_ICALL,
+	[LSD_K_RET] = LSD_EXIT_RET, [LSD_K_FAR] = LSD_EXIT_SYSCALL,
+};
+
+/* The exit of the pending block, given where control went next.  A table,
+ * not a switch: the kinds alternate too much for a jump to predict. */
+static inline int exit_by_kind(int kind, const struct lsd_sblock *sb, uint64_t next)
 {
-	switch (kind) {
-	case LSD_K_COND:
-		return next == sb->end ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN;
-	case LSD_K_JMP:
-		return LSD_EXIT_JUMP;
-	case LSD_K_IJMP:
-		return LSD_EXIT_IJUMP;
-	case LSD_K_CALL:
-		return LSD_EXIT_CALL;
-	case LSD_K_ICALL:
-		return LSD_EXIT_ICALL;
-	case LSD_K_RET:
-		return LSD_EXIT_RET;
-	case LSD_K_FAR:
-		return LSD_EXIT_SYSCALL;
-	default:
-		return LSD_EXIT_FALL;
-	}
+	if (kind == LSD_K_COND && next == sb->end)
+		return LSD_EXIT_COND_NOT;
+	return exit_of_kind[kind & 7];
 }
 
 static int push(struct run *r, const struct lsd_sblock *sb)
@@ -172,17 +167,46 @@ static int end_pend(struct run *r, int exit, uint64_t next)
 
 static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error);
 
-/* Pushes the static blocks of a split. */
+/* Pushes the static blocks of a split.  The hot path: nothing held back
+ * and the chunk's stop IP not among the parts, so every block but the
+ * last is known at once to fall through into the next; they go straight
+ * to the callback. */
 static int push_parts(struct run *r, struct lsd_sblock *const *sbs, int n)
 {
-	int i, err;
+	int (*fn)(void *, size_t, const struct lsd_block *) = r->blockfn;
+	const struct lsd_sblock *p = r->pend;
+	struct lsd_block b;
+	uint64_t insns = 0, blocks = 0;
+	int i, err = 0;
 
-	for (i = 0; i < n; i++) {
-		err = push(r, sbs[i]);
-		if (err)
-			return err;
+	if (r->tailing || r->cbret || (r->stop_ip && r->stop_ip >= sbs[0]->start &&
+				       r->stop_ip <= sbs[n - 1]->start)) {
+		for (i = 0; i < n; i++) {
+			err = push(r, sbs[i]);
+			if (err)
+				return err;
+		}
+		return 0;
 	}
-	return 0;
+	for (i = 0; i < n; i++) {
+		if (p) {
+			b.sb = p;
+			b.next = sbs[i]->start;
+			b.exit = (uint8_t)(i ? LSD_EXIT_FALL
+					     : exit_by_kind(p->last_kind, p, b.next));
+			insns += p->ninsn;
+			blocks++;
+			if (fn && (err = fn(r->arg, r->stream, &b)) != 0) {
+				r->cbret = err;
+				break;
+			}
+		}
+		p = sbs[i];
+	}
+	r->blocks += blocks;
+	r->insns += insns;
+	r->pend = p;
+	return err;
 }
 
 /* Splits the held block and pushes its static blocks. */
@@ -208,16 +232,29 @@ static int on_block(struct run *r, const struct pt_block *b)
 	if (!b->ninsn)
 		return 0;
 	if (r->held) {
+		struct lsd_decoder *d = r->d;
+		const struct lsd_dcent *c = lsd_split_hit(d, r->held_start, r->held_last);
 		struct lsd_sblock *const *ids;
-		const struct lsd_dyn *shape;
-		int n = lsd_split_hit(r->d, r->held_start, r->held_last, &ids, &shape);
+		uint64_t next = 0;
+		int n, kind = -1;
 
-		if (!n)
-			n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn,
+		if (c) {
+			ids = d->parts + c->first;
+			n = (int)c->nparts;
+			next = r->held_last + c->nextoff;
+			kind = c->kind;
+		} else {
+			const struct lsd_dyn *shape;
+
+			n = lsd_split(d, r->held_start, r->held_last, r->held_ninsn,
 				      &ids, &shape);
-
-		if (n > 0 && b->ip == shape->next && shape->kind == LSD_K_OTHER &&
-		    !lsd_addrset_has(&r->d->heads, b->ip)) {
+			if (n > 0) {
+				next = shape->next;
+				kind = shape->kind;
+			}
+		}
+		if (n > 0 && b->ip == next && kind == LSD_K_OTHER &&
+		    !lsd_addrset_has(&d->sp->heads, b->ip)) {
 			r->held_last = b->end_ip;
 			r->held_ninsn += b->ninsn;
 			return 0;
@@ -319,7 +356,7 @@ static int decode_buf(struct run *r, const uint8_t *buf, size_t len)
 	dec = pt_blk_alloc_decoder(&cfg);
 	if (!dec)
 		return -LS_ENOMEM;
-	pt_blk_set_image(dec, r->d->img.pt);
+	pt_blk_set_image(dec, r->d->sp->img->pt);
 	st = pt_blk_sync_forward(dec);
 	if (st < 0 && st != -pte_eos) {
 		/* No PSB at all: the whole chunk is lost. */
@@ -495,8 +532,12 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 	r.arg = arg;
 	r.st = st;
 	r.blockfn = cb ? cb->block : NULL;
+	d->sp = &d->spaces[d->stream_space[i]];
 	if (cb && cb->stream_begin &&
 	    (err = cb->stream_begin(arg, i, lsb_reader_stream(d->r, i))) != 0)
+		return err;
+	if (cb && cb->thread &&
+	    (err = cb->thread(arg, i, d->stream_tid[i].pid, d->stream_tid[i].tid)) != 0)
 		return err;
 	err = decode_range(&r, i, first, last);
 	st->insns += r.insns;
@@ -563,7 +604,74 @@ int lsd_open(struct lsd_decoder **pd, struct lsb_reader *r,
 
 uint64_t lsd_missing_mappings(const struct lsd_decoder *d)
 {
-	return d ? d->img.missing : 0;
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; d && i < d->nimgs; i++)
+		n += d->imgs[i].missing;
+	return n;
+}
+
+struct thread_scan {
+	struct lsd_decoder *d;
+	size_t pending;		/* per-CPU streams without a thread yet */
+};
+
+/* The first thread the sideband puts on each per-CPU stream's CPU. */
+static int on_switch_event(const struct lsb_event *ev, void *arg)
+{
+	struct thread_scan *t = arg;
+	struct lsd_decoder *d = t->d;
+	size_t i, n = lsb_reader_nstreams(d->r);
+
+	if (ev->run != LSB_RUN_TRACE || ev->cpu < 0 || !ev->pid ||
+	    (ev->type != LSB_EV_ITRACE_START &&
+	     (ev->type != LSB_EV_SWITCH || (ev->arg & LSB_SWITCH_OUT))))
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct lsb_stream *s = lsb_reader_stream(d->r, i);
+
+		if (s->kind != LSB_STREAM_CPU || s->cpu != ev->cpu ||
+		    d->stream_tid[i].pid)
+			continue;
+		d->stream_tid[i].pid = ev->pid;
+		d->stream_tid[i].tid = ev->tid;
+		t->pending--;
+	}
+	return t->pending == 0;	/* stop early: all found */
+}
+
+/* Which process each stream runs: its own pid for a per-thread stream;
+ * for a per-CPU stream, the first one switched in on its CPU. */
+static int assign_streams(struct lsd_decoder *d)
+{
+	size_t n = lsb_reader_nstreams(d->r), i, k;
+	struct thread_scan t = { d, 0 };
+	int err;
+
+	d->stream_space = calloc(n ? n : 1, sizeof(*d->stream_space));
+	d->stream_tid = calloc(n ? n : 1, sizeof(*d->stream_tid));
+	if (!d->stream_space || !d->stream_tid)
+		return -LS_ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct lsb_stream *s = lsb_reader_stream(d->r, i);
+
+		if (s->kind == LSB_STREAM_CPU && !s->pid) {
+			t.pending++;
+		} else {
+			d->stream_tid[i].pid = s->pid;
+			d->stream_tid[i].tid = s->tid;
+		}
+	}
+	if (t.pending && (err = lsb_reader_events(d->r, on_switch_event, &t)) < 0)
+		return err;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < d->nimgs; k++)
+			if (d->imgs[k].pid == d->stream_tid[i].pid) {
+				d->stream_space[i] = k;
+				break;
+			}
+	return 0;
 }
 
 int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
@@ -589,13 +697,27 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 		memcpy(&d->o, o, n);
 	}
 	config_from_meta(d);
-	err = lsd_image_build_dir(&d->img, r, 0, LSB_RUN_TRACE, d->o.debug_dir);
-	if (err < 0) {
-		if (errmsg && errlen)
-			snprintf(errmsg, errlen, "%s", d->img.errmsg[0] ? d->img.errmsg :
-				 ls_errstr(err));
+	{
+		char msg[512] = "";
+
+		err = lsd_image_build_all(&d->imgs, &d->nimgs, r, LSB_RUN_TRACE,
+					  d->o.debug_dir, msg, sizeof(msg));
+		if (err < 0) {
+			if (errmsg && errlen)
+				snprintf(errmsg, errlen, "%s", msg[0] ? msg : ls_errstr(err));
+			goto fail;
+		}
+	}
+	d->spaces = calloc(d->nimgs, sizeof(*d->spaces));
+	if (!d->spaces) {
+		err = -LS_ENOMEM;
 		goto fail;
 	}
+	for (i = 0; i < d->nimgs; i++)
+		d->spaces[i].img = &d->imgs[i];
+	d->sp = &d->spaces[0];
+	if ((err = assign_streams(d)) < 0)
+		goto fail;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
 		err = -LS_EUNSUP;
 		goto fail;
@@ -606,10 +728,14 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	/* The heads, before any block is split: from the code, then from
 	 * the packets of every chunk (readable or not, a chunk that fails
 	 * here fails again when decoded, and is a loss there). */
-	err = lsd_heads_static(d);
+	for (i = 0, err = 0; !err && i < d->nimgs; i++) {
+		d->sp = &d->spaces[i];
+		err = lsd_heads_static(d);
+	}
 	for (i = 0; !err && i < lsb_reader_nstreams(r); i++) {
 		size_t c;
 
+		d->sp = &d->spaces[d->stream_space[i]];
 		for (c = 0; !err && c < lsb_reader_nchunks(r, i); c++) {
 			int64_t len = read_chunk(d, i, c, 0);
 
@@ -628,15 +754,22 @@ fail:
 
 void lsd_close(struct lsd_decoder *d)
 {
+	size_t i;
+
 	if (!d)
 		return;
 	lsd_sbtab_release(d);
-	lsd_addrset_release(&d->heads);
+	for (i = 0; d->spaces && i < d->nimgs; i++)
+		lsd_space_release(&d->spaces[i]);
+	free(d->spaces);
+	free(d->stream_space);
+	free(d->stream_tid);
 	if (d->ic)
 		lsd_iclass_close(d->ic);
 	if (d->cs)
 		cs_close(&d->cs);
-	lsd_image_release(&d->img);
+	if (d->imgs)
+		lsd_image_release_all(d->imgs, d->nimgs);
 	free(d->buf[0]);
 	free(d->buf[1]);
 	free(d);
@@ -656,9 +789,35 @@ const struct lsd_sblock *lsd_sblock_at(const struct lsd_decoder *d, uint64_t ip)
 {
 	size_t i;
 
+	const struct lsd_sblock *other = NULL;
+
 	/* Linear, for tools and tests; the hot path never asks. */
-	for (i = 0; d && i < d->sbt.n; i++)
-		if (ip >= lsd_sb(d, i)->start && ip < lsd_sb(d, i)->end)
-			return lsd_sb(d, i);
-	return NULL;
+	for (i = 0; d && i < d->sbt.n; i++) {
+		const struct lsd_sblock *sb = lsd_sb(d, i);
+
+		if (ip < sb->start || ip >= sb->end)
+			continue;
+		if (sb->pid == d->imgs[0].pid)
+			return sb;
+		if (!other)
+			other = sb;
+	}
+	return other;
+}
+
+int lsd_sblock_code(const struct lsd_decoder *d, uint32_t pid, uint64_t ip,
+		    uint8_t *buf, size_t size)
+{
+	size_t i;
+	int n;
+
+	if (!d || !buf)
+		return -LS_EINVAL;
+	for (i = 0; i < d->nimgs; i++) {
+		if (d->imgs[i].pid != pid)
+			continue;
+		n = lsd_image_read(&d->imgs[i], buf, size, ip);
+		return n < 0 ? -LS_ENOENT : n;
+	}
+	return -LS_ENOENT;
 }

@@ -11,6 +11,11 @@
  * libipt pass then emits the block stream through callbacks.  Memory is
  * bounded by the executed code, not by the trace length.
  *
+ * Every process of the bundle has its own image (its mappings from the
+ * sideband; a forked child starts with its parent's) and its own static
+ * blocks: the same address may hold other code in another process.  A
+ * stream is decoded with the image of its process.
+ *
  * Decode errors never stop a stream: the lost span is counted (bytes, and
  * instructions where libipt knows them), the decoder resyncs at the next
  * PSB and goes on; the callbacks see a LSD_EXIT_GAP exit before the gap.
@@ -59,6 +64,7 @@ struct lsd_sblock {
 	uint64_t mod_off;	/* start as an offset in the module's file */
 	uint16_t iclass[LSD_IC_MAX];	/* filled when classes are asked for */
 	uint8_t last_kind;	/* how the last instruction leaves (decoder's own) */
+	uint32_t pid;		/* the process whose code it is */
 };
 
 /* One execution of a static block. */
@@ -94,6 +100,14 @@ struct lsd_callbacks {
 	/* Called when a stream starts / ends (may be NULL). */
 	int (*stream_begin)(void *arg, size_t stream, const struct lsb_stream *s);
 	int (*stream_end)(void *arg, size_t stream, const struct lsd_stream_stats *st);
+	/* May be NULL.  The thread that runs the blocks that follow: called
+	 * before the first block of a stream (after stream_begin), and again
+	 * whenever the thread on the stream changes.  A per-thread stream
+	 * calls it once; a per-CPU stream calls it with the thread the
+	 * sideband first puts on that CPU (tid 0 if it names none; see
+	 * README, Known limits).  lsd_decode_chunk() calls it too, so every
+	 * chunk's blocks come with their thread. */
+	int (*thread)(void *arg, size_t stream, uint32_t pid, uint32_t tid);
 };
 
 struct lsd_opts {
@@ -114,7 +128,8 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 /* lsd_open_msg() without a message. */
 int lsd_open(struct lsd_decoder **pd, struct lsb_reader *r,
 	     const struct lsd_opts *o);
-/* Executable mappings whose bytes are not in the bundle nor found. */
+/* Executable mappings whose bytes are not in the bundle nor found (all
+ * processes). */
 uint64_t lsd_missing_mappings(const struct lsd_decoder *d);
 void lsd_close(struct lsd_decoder *d);
 /* Decodes stream i (pass 2), calling cb.  A non-zero return from a callback
@@ -134,8 +149,14 @@ int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
  * (struct lsd_block.sb included) stay valid until lsd_close(). */
 size_t lsd_nsblocks(const struct lsd_decoder *d);
 const struct lsd_sblock *lsd_sblock(const struct lsd_decoder *d, size_t id);
-/* The static block containing ip, or NULL. */
+/* The static block containing ip, or NULL; in the first process's blocks
+ * when several processes have one there. */
 const struct lsd_sblock *lsd_sblock_at(const struct lsd_decoder *d, uint64_t ip);
+/* Copies up to size bytes of code at ip in process pid's image (the bytes
+ * of a static block: lsd_sblock_code(d, sb->pid, sb->start, ...)).
+ * Returns the count, or -LS_ENOENT where pid has nothing mapped. */
+int lsd_sblock_code(const struct lsd_decoder *d, uint32_t pid, uint64_t ip,
+		    uint8_t *buf, size_t size);
 /* Name of an exit kind ("fall", "taken", ...). */
 const char *lsd_exit_name(int exit);
 const char *lsd_iclass_name(int ic);

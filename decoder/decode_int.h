@@ -46,22 +46,46 @@ struct lsd_sbtab {
 	struct lsd_sblock **pages;
 	size_t npages;
 	size_t n, cap;
-	uint32_t *idx;		/* hash: start -> id + 1 */
-	size_t idxcap;
 };
 
-#define LSD_DCACHE 4096
+/* A block shape in the direct-mapped cache: everything the hot path needs
+ * in one 24-byte entry, so that a hit costs one memory access (an index
+ * into the shape table cost a second, dependent one, often a cache miss). */
+struct lsd_dcent {
+	uint64_t start;		/* 0: empty */
+	uint32_t lastoff;	/* last - start */
+	uint32_t first;		/* index into lsd_decoder.parts */
+	uint32_t nparts;
+	uint8_t nextoff;	/* next - last: the last instruction's size */
+	uint8_t kind;		/* enum lsd_kind of the last instruction */
+};
+
+#define LSD_DCACHE 1024
+
+/* One process: its image, its heads, the index of its static blocks and
+ * the split cache.  Each process has its own static blocks, since the
+ * same address may hold other code in another process. */
+struct lsd_space {
+	struct lsd_image *img;
+	struct lsd_addrset heads;
+	uint32_t *idx;		/* hash: start -> static block id + 1 */
+	size_t nidx, idxcap;
+	struct lsd_dyn *dyn;		/* hash by (start, last) */
+	size_t ndyn, dyncap;
+	struct lsd_dcent dcache[LSD_DCACHE];	/* by start, direct-mapped */
+};
 
 struct lsd_decoder {
 	struct lsb_reader *r;
-	struct lsd_image img;
+	struct lsd_image *imgs;		/* one per process, [0] owns the modules */
+	size_t nimgs;
+	struct lsd_space *spaces;	/* one per image, same order */
+	struct lsd_space *sp;		/* the process being split */
+	size_t *stream_space;		/* per stream: index into spaces */
+	struct { uint32_t pid, tid; } *stream_tid;	/* per stream: its thread */
 	struct lsd_opts o;
 	struct pt_config base;		/* cpu, errata, timing from the bundle */
-	struct lsd_addrset heads;
-	struct lsd_sbtab sbt;
-	struct lsd_dyn *dyn;		/* hash by (start, last) */
-	size_t ndyn, dyncap;
-	uint32_t dcache[LSD_DCACHE];	/* start -> dyn index + 1, direct-mapped */
+	struct lsd_sbtab sbt;		/* the static blocks of all processes */
 	struct lsd_sblock **parts;	/* static blocks never move */
 	size_t nparts, capparts;
 	csh cs;
@@ -89,30 +113,33 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	      uint32_t ninsn, struct lsd_sblock *const **sbs,
 	      const struct lsd_dyn **shape);
 /* Heads from the code: direct branch targets in the executable sections
- * of every mapped module (heads.c).  Returns 0, -LS_ENOMEM, -LS_EUNSUP. */
+ * of every module mapped in d->sp's image (heads.c).  Returns 0,
+ * -LS_ENOMEM, -LS_EUNSUP. */
 int lsd_heads_static(struct lsd_decoder *d);
-/* Heads from the trace: the IPs of TIP, TIP.PGE and FUP packets in buf.
- * Returns 0 or -LS_ENOMEM. */
+/* Heads from the trace: the IPs of TIP, TIP.PGE and FUP packets in buf,
+ * into d->sp.  Returns 0 or -LS_ENOMEM. */
 int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);
 void lsd_sbtab_release(struct lsd_decoder *d);
 
-/* lsd_split()'s cache hit, inline on the hot path: a block shape seen
- * before.  Returns the count, or 0 on a miss (then call lsd_split()). */
-static inline int lsd_split_hit(struct lsd_decoder *d, uint64_t start,
-				uint64_t last, struct lsd_sblock *const **sbs,
-				const struct lsd_dyn **shape)
-{
-	uint32_t k = d->dcache[(size_t)(start ^ (start >> 12)) & (LSD_DCACHE - 1)];
-	const struct lsd_dyn *e;
+/* Releases what lsd_split() built in sp (not the image). */
+void lsd_space_release(struct lsd_space *sp);
 
-	if (!k)
-		return 0;
-	e = &d->dyn[k - 1];
-	if (e->start != start || e->last != last)
-		return 0;
-	*sbs = d->parts + e->first;
-	*shape = e;
-	return (int)e->nparts;
+static inline size_t lsd_dcache_slot(uint64_t start)
+{
+	return (size_t)(start ^ (start >> 12)) & (LSD_DCACHE - 1);
+}
+
+/* lsd_split()'s cache hit, inline on the hot path: a block shape seen
+ * recently.  Returns its entry (parts at d->parts + first), or NULL on a
+ * miss (then call lsd_split()). */
+static inline const struct lsd_dcent *lsd_split_hit(const struct lsd_decoder *d,
+						    uint64_t start, uint64_t last)
+{
+	const struct lsd_dcent *c = &d->sp->dcache[lsd_dcache_slot(start)];
+
+	if (c->start != start || c->lastoff != (uint32_t)(last - start))
+		return NULL;
+	return c;
 }
 
 #endif

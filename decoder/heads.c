@@ -79,7 +79,7 @@ static int sweep(struct lsd_decoder *d, csh cs, const uint8_t *data,
 			continue;
 		}
 		t = direct_target(here, in->size, a);
-		if (t && lsd_addrset_add(&d->heads, t) < 0) {
+		if (t && lsd_addrset_add(&d->sp->heads, t) < 0) {
 			err = -LS_ENOMEM;
 			break;
 		}
@@ -115,9 +115,9 @@ int lsd_heads_static(struct lsd_decoder *d)
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return -LS_EUNSUP;
 	elf_version(EV_CURRENT);
-	for (i = 0; i < d->img.nmaps && !err; i++) {
-		const struct lsd_mapping *m = &d->img.maps[i];
-		const struct lsd_module_bytes *mb = &d->img.mods[m->module];
+	for (i = 0; i < d->sp->img->nmaps && !err; i++) {
+		const struct lsd_mapping *m = &d->sp->img->maps[i];
+		const struct lsd_module_bytes *mb = &d->sp->img->mods[m->module];
 		Elf *e;
 		Elf_Scn *scn = NULL;
 		int any = 0;
@@ -202,7 +202,7 @@ int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len)
 			if (p.payload.ip.ipc == pt_ipc_suppressed)
 				break;
 			last = ip_update(last, &p.payload.ip);
-			if (lsd_addrset_add(&d->heads, last) < 0)
+			if (lsd_addrset_add(&d->sp->heads, last) < 0)
 				err = -LS_ENOMEM;
 			break;
 		case ppt_tip_pgd:

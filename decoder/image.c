@@ -1,6 +1,7 @@
 /* image.c - a process image from a bundle's mmap events and modules. */
 #include <errno.h>
 #include <intel-pt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +12,19 @@
 #include "decoder/modfile.h"
 #include "ls_err.h"
 
+/* Bytes of mapped sections (and their block caches: several bytes per
+ * code byte) libipt keeps between decoders. */
+#define LSD_ISCACHE_LIMIT (1ull << 30)
+
+/* The images of every process of one run, built in one pass over the
+ * sideband so that a forked child starts with its parent's mappings. */
 struct build_ctx {
-	struct lsd_image *img;
 	struct lsb_reader *r;
-	uint32_t pid;
 	int run;
+	struct lsd_module_bytes *mods;	/* shared by all images */
+	size_t nmods;
+	struct lsd_image *imgs;
+	size_t n, cap;
 	int err;
 };
 
@@ -72,26 +81,82 @@ static void unmap_range(struct lsd_image *img, uint64_t start, uint64_t end)
 	}
 }
 
+/* The image of pid, created (empty, or a copy of FROM's mappings). */
+static struct lsd_image *image_of(struct build_ctx *c, uint32_t pid,
+				  size_t from)
+{
+	struct lsd_image *img;
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->imgs[i].pid == pid)
+			return &c->imgs[i];
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 4;
+		void *p = realloc(c->imgs, ncap * sizeof(*c->imgs));
+
+		if (!p)
+			return NULL;
+		c->imgs = p;
+		c->cap = ncap;
+	}
+	img = &c->imgs[c->n];
+	memset(img, 0, sizeof(*img));
+	img->pid = pid;
+	img->borrowed = c->n > 0;	/* the first owns modules and cache */
+	img->mods = c->mods;
+	img->nmods = c->nmods;
+	if (from < c->n && c->imgs[from].nmaps) {
+		const struct lsd_image *f = &c->imgs[from];
+
+		img->maps = malloc((f->nmaps + 2) * sizeof(*img->maps));
+		if (!img->maps)
+			return NULL;
+		memcpy(img->maps, f->maps, f->nmaps * sizeof(*img->maps));
+		img->nmaps = f->nmaps;
+		img->capmaps = f->nmaps + 2;
+	}
+	c->n++;
+	return img;
+}
+
 static int on_event(const struct lsb_event *ev, void *arg)
 {
 	struct build_ctx *c = arg;
-	struct lsd_image *img = c->img;
+	struct lsd_image *img;
 	size_t mod;
 
 	if (ev->run != c->run)
 		return 0;
-	if (!c->pid && (ev->type == LSB_EV_MMAP || ev->type == LSB_EV_THREAD_START))
-		c->pid = ev->pid;
-	if (ev->pid != c->pid || ev->len == 0 || ev->addr + ev->len < ev->addr)
+	if (ev->type == LSB_EV_FORK && ev->arg != ev->pid) {
+		/* A new process: it inherits its parent's address space
+		 * (perf writes no mmap events for it). */
+		size_t i, parent;
+
+		for (i = 0; i < c->n && c->imgs[i].pid != ev->arg; i++)
+			;
+		if (i < c->n)
+			return 0;
+		if (!(img = image_of(c, ev->pid, SIZE_MAX)))
+			goto nomem;
+		parent = (size_t)(img - c->imgs);
+		if (!image_of(c, ev->arg, parent))
+			goto nomem;
+		return 0;
+	}
+	if (ev->type != LSB_EV_MMAP && ev->type != LSB_EV_THREAD_START)
+		return 0;
+	img = image_of(c, ev->pid, SIZE_MAX);
+	if (!img)
+		goto nomem;
+	if (ev->type != LSB_EV_MMAP || ev->len == 0 || ev->addr + ev->len < ev->addr)
 		return 0;
 	if (img->nmaps + 2 > img->capmaps) {
 		size_t ncap = img->capmaps ? img->capmaps * 2 : 64;
 		void *p = realloc(img->maps, ncap * sizeof(*img->maps));
 
-		if (!p) {
-			c->err = -LS_ENOMEM;
-			return 1;
-		}
+		if (!p)
+			goto nomem;
 		img->maps = p;
 		img->capmaps = ncap;
 	}
@@ -99,15 +164,11 @@ static int on_event(const struct lsb_event *ev, void *arg)
 	 * placed in the PT stream, so code that was unmapped (dlclose) stays
 	 * readable for the PT that ran before.  A later mmap over the same
 	 * range still replaces it. */
-	if (ev->type == LSB_EV_MUNMAP)
-		return 0;
-	if (ev->type != LSB_EV_MMAP)
-		return 0;
 	unmap_range(img, ev->addr, ev->addr + ev->len);
 	if (!(ev->prot & 4))
 		return 0;
 	mod = module_by_build_id(c->r, ev);
-	if (mod == (size_t)-1 || !img->mods[mod].data) {
+	if (mod == (size_t)-1 || !c->mods[mod].data) {
 		img->missing++;
 		return 0;
 	}
@@ -117,6 +178,9 @@ static int on_event(const struct lsb_event *ev, void *arg)
 	img->maps[img->nmaps].module = mod;
 	img->nmaps++;
 	return 0;
+nomem:
+	c->err = -LS_ENOMEM;
+	return 1;
 }
 
 static int cmp_map(const void *a, const void *b)
@@ -250,15 +314,16 @@ static char *cache_file(const char *dir, const struct lsb_module *m,
 	return strdup(path);
 }
 
-/* Hands every mapping whose bytes are in a file to libipt's section cache;
- * the rest stays with the read callback. */
-static void add_sections(struct lsd_image *img, struct lsb_reader *r)
+/* Hands every mapping whose bytes are in a file to libipt's section cache
+ * (ISCACHE, shared by the images of all processes: a module mapped alike
+ * in several is one section); the rest stays with the read callback. */
+static void add_sections(struct lsd_image *img, struct lsb_reader *r,
+			 struct pt_image_section_cache *iscache)
 {
 	char dir[4096] = "";
 	size_t i;
 
-	img->iscache = pt_iscache_alloc("loopscope");
-	if (!img->iscache)
+	if (!iscache)
 		return;
 	for (i = 0; i < img->nmaps; i++) {
 		const struct lsd_mapping *m = &img->maps[i];
@@ -274,12 +339,136 @@ static void add_sections(struct lsd_image *img, struct lsb_reader *r)
 			if (!mb->file)
 				continue;
 		}
-		isid = pt_iscache_add_file(img->iscache, mb->file, m->pgoff,
+		isid = pt_iscache_add_file(iscache, mb->file, m->pgoff,
 					   m->end - m->start, m->start);
-		if (isid >= 0 && pt_image_add_cached(img->pt, img->iscache, isid,
+		if (isid >= 0 && pt_image_add_cached(img->pt, iscache, isid,
 						     NULL) >= 0)
 			img->cached++;
 	}
+}
+
+/* The bytes of every module of the bundle, embedded or found on disk. */
+static int load_modules(struct build_ctx *c, const char *debug_dir,
+			char *errmsg, size_t errlen)
+{
+	struct lsb_reader *r = c->r;
+	size_t i;
+	int err;
+
+	c->nmods = lsb_reader_nmodules(r);
+	c->mods = calloc(c->nmods ? c->nmods : 1, sizeof(*c->mods));
+	if (!c->mods)
+		return -LS_ENOMEM;
+	for (i = 0; i < c->nmods; i++) {
+		const struct lsb_module *m = lsb_reader_module(r, i);
+
+		if (m->flags & LSB_MOD_EMBEDDED) {
+			err = lsb_reader_module_data(r, i, &c->mods[i].data,
+						     &c->mods[i].len);
+		} else {
+			char used[4096];
+
+			err = lsd_modfile_find_path(m, debug_dir, 1, &c->mods[i].data,
+						    &c->mods[i].len, used, sizeof(used),
+						    errmsg, errlen);
+			c->mods[i].mapped = !err;
+			if (!err)
+				c->mods[i].file = strdup(used);
+			if (err == -LS_ENOENT)	/* counted as missing */
+				errmsg[0] = '\0';
+		}
+		if (err < 0 && err != -LS_ENOENT) {
+			if (!errmsg[0])
+				snprintf(errmsg, errlen, "module '%s': %s", m->path,
+					 lsb_reader_errmsg(r));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void release_mods(struct lsd_module_bytes *mods, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && mods; i++) {
+		if (mods[i].mapped)
+			lsd_modfile_unmap(mods[i].data, mods[i].len);
+		else
+			free(mods[i].data);
+		free(mods[i].file);
+	}
+	free(mods);
+}
+
+int lsd_image_build_all(struct lsd_image **pimgs, size_t *pn, struct lsb_reader *r,
+			int run, const char *debug_dir, char *errmsg, size_t errlen)
+{
+	struct build_ctx c;
+	struct pt_image_section_cache *iscache;
+	char msg[512] = "";
+	size_t i;
+	int err;
+
+	*pimgs = NULL;
+	*pn = 0;
+	memset(&c, 0, sizeof(c));
+	c.r = r;
+	c.run = run;
+	err = load_modules(&c, debug_dir, msg, sizeof(msg));
+	if (err >= 0) {
+		err = lsb_reader_events(r, on_event, &c);
+		if (c.err < 0)
+			err = c.err;
+	}
+	/* A bundle without sideband still gets one (empty) image. */
+	if (err >= 0 && !c.n && !image_of(&c, 0, SIZE_MAX))
+		err = -LS_ENOMEM;
+	if (err < 0)
+		goto fail;
+	iscache = pt_iscache_alloc("loopscope");
+	/* Keep sections mapped between decoders: libipt frees a section's
+	 * block cache when the section is unmapped, and a decoder per chunk
+	 * would start cold at every chunk (about 20% of libipt's time). */
+	if (iscache)
+		pt_iscache_set_limit(iscache, LSD_ISCACHE_LIMIT);
+	for (i = 0; i < c.n; i++) {
+		struct lsd_image *img = &c.imgs[i];
+
+		if (img->nmaps)
+			qsort(img->maps, img->nmaps, sizeof(*img->maps), cmp_map);
+		img->iscache = iscache;
+		img->pt = pt_image_alloc("loopscope");
+		if (!img->pt) {
+			err = -LS_ENOMEM;
+			goto fail;
+		}
+		pt_image_set_callback(img->pt, read_cb, img);
+		add_sections(img, r, iscache);
+	}
+	*pimgs = c.imgs;
+	*pn = c.n;
+	return 0;
+fail:
+	if (errmsg && errlen)
+		snprintf(errmsg, errlen, "%s", msg);
+	if (c.n) {
+		lsd_image_release_all(c.imgs, c.n);
+	} else {
+		release_mods(c.mods, c.nmods);
+		free(c.imgs);
+	}
+	return err;
+}
+
+void lsd_image_release_all(struct lsd_image *imgs, size_t n)
+{
+	size_t i;
+
+	/* The owner last: the others' sections live in its cache. */
+	for (i = n; i-- > 0; )
+		lsd_image_release(&imgs[i]);
+	free(imgs);
 }
 
 int lsd_image_build(struct lsd_image *img, struct lsb_reader *r,
@@ -291,77 +480,42 @@ int lsd_image_build(struct lsd_image *img, struct lsb_reader *r,
 int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
 			uint32_t pid, int run, const char *debug_dir)
 {
-	struct build_ctx c = { img, r, pid, run, 0 };
-	size_t i;
+	struct lsd_image *imgs;
+	size_t n, i, k = 0;
 	int err;
 
 	memset(img, 0, sizeof(*img));
-	img->nmods = lsb_reader_nmodules(r);
-	img->mods = calloc(img->nmods ? img->nmods : 1, sizeof(*img->mods));
-	if (!img->mods)
-		return -LS_ENOMEM;
-	for (i = 0; i < img->nmods; i++) {
-		const struct lsb_module *m = lsb_reader_module(r, i);
-
-		if (m->flags & LSB_MOD_EMBEDDED) {
-			err = lsb_reader_module_data(r, i, &img->mods[i].data,
-						     &img->mods[i].len);
-		} else {
-			char used[4096];
-
-			err = lsd_modfile_find_path(m, debug_dir, 1, &img->mods[i].data,
-						    &img->mods[i].len, used, sizeof(used),
-						    img->errmsg, sizeof(img->errmsg));
-			img->mods[i].mapped = !err;
-			if (!err)
-				img->mods[i].file = strdup(used);
-			if (err == -LS_ENOENT)	/* counted as missing */
-				img->errmsg[0] = '\0';
-		}
-		if (err < 0 && err != -LS_ENOENT) {
-			if (!img->errmsg[0])
-				snprintf(img->errmsg, sizeof(img->errmsg),
-					 "module '%s': %s", m->path, lsb_reader_errmsg(r));
-			lsd_image_release(img);
-			return err;
-		}
-	}
-	err = lsb_reader_events(r, on_event, &c);
-	if (c.err < 0 || err < 0) {
-		lsd_image_release(img);
-		return c.err < 0 ? c.err : err;
-	}
-	if (img->nmaps)
-		qsort(img->maps, img->nmaps, sizeof(*img->maps), cmp_map);
-	img->pt = pt_image_alloc("loopscope");
-	if (!img->pt) {
-		lsd_image_release(img);
-		return -LS_ENOMEM;
-	}
+	err = lsd_image_build_all(&imgs, &n, r, run, debug_dir, img->errmsg,
+				  sizeof(img->errmsg));
+	if (err < 0)
+		return err;
+	for (i = 0; pid && i < n; i++)
+		if (imgs[i].pid == pid)
+			k = i;
+	/* The one asked for takes over the modules and the cache. */
+	imgs[0].borrowed = 1;
+	imgs[k].borrowed = 0;
+	for (i = 0; i < n; i++)
+		if (i != k)
+			lsd_image_release(&imgs[i]);
+	*img = imgs[k];
 	pt_image_set_callback(img->pt, read_cb, img);
-	add_sections(img, r);
+	free(imgs);
 	return 0;
 }
 
 void lsd_image_release(struct lsd_image *img)
 {
-	size_t i;
-
 	if (img->pt)
 		pt_image_free(img->pt);
-	if (img->iscache)
-		pt_iscache_free(img->iscache);
-	img->iscache = NULL;
-	for (i = 0; i < img->nmods && img->mods; i++) {
-		if (img->mods[i].mapped)
-			lsd_modfile_unmap(img->mods[i].data, img->mods[i].len);
-		else
-			free(img->mods[i].data);
-		free(img->mods[i].file);
+	if (!img->borrowed) {
+		if (img->iscache)
+			pt_iscache_free(img->iscache);
+		release_mods(img->mods, img->nmods);
 	}
-	free(img->mods);
 	free(img->maps);
 	/* The message outlives the image: callers read it after failure. */
+	img->iscache = NULL;
 	img->mods = NULL;
 	img->maps = NULL;
 	img->pt = NULL;

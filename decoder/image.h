@@ -32,6 +32,8 @@ struct lsd_module_bytes {
 };
 
 struct lsd_image {
+	uint32_t pid;			/* the process */
+	int borrowed;			/* mods and iscache belong to another image */
 	struct lsd_mapping *maps;	/* sorted by start, disjoint */
 	size_t nmaps, capmaps;
 	struct lsd_module_bytes *mods;	/* one per bundle module */
@@ -52,6 +54,15 @@ struct lsd_image {
  * the only files found have another build-id (img->errmsg names both). */
 int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
 			uint32_t pid, int run, const char *debug_dir);
+/* The images of every process of run RUN (one per pid of the sideband, a
+ * forked child starting from its parent's mappings), in the order the
+ * processes appear; at least one.  They share the module bytes and one
+ * pt_image_section_cache, owned by (*imgs)[0].  errmsg (may be NULL) gets
+ * why the build failed. */
+int lsd_image_build_all(struct lsd_image **imgs, size_t *n, struct lsb_reader *r,
+			int run, const char *debug_dir, char *errmsg, size_t errlen);
+/* Releases the images of lsd_image_build_all() and frees the array. */
+void lsd_image_release_all(struct lsd_image *imgs, size_t n);
 /* lsd_image_build_dir() without a debug directory. */
 int lsd_image_build(struct lsd_image *img, struct lsb_reader *r,
 		    uint32_t pid, int run);

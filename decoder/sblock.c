@@ -116,32 +116,36 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		      const uint8_t *code, size_t codelen, uint32_t *id)
 {
 	struct lsd_sbtab *t = &d->sbt;
+	struct lsd_space *sp = d->sp;
 	struct lsd_sblock *sb;
 	size_t h, module;
 	uint64_t off;
 
-	if ((t->n + 1) * 2 > t->idxcap) {
-		size_t ncap = t->idxcap ? t->idxcap * 2 : 1024, i;
+	if ((sp->nidx + 1) * 2 > sp->idxcap) {
+		size_t ncap = sp->idxcap ? sp->idxcap * 2 : 1024, i;
 		uint32_t *ni = calloc(ncap, sizeof(*ni));
 
 		if (!ni)
 			return -LS_ENOMEM;
-		for (i = 0; i < t->n; i++) {
-			for (h = hash64(lsd_sb(d, i)->start) & (ncap - 1); ni[h];
-			     h = (h + 1) & (ncap - 1))
+		for (i = 0; i < sp->idxcap; i++) {
+			if (!sp->idx[i])
+				continue;
+			for (h = hash64(lsd_sb(d, sp->idx[i] - 1)->start) & (ncap - 1);
+			     ni[h]; h = (h + 1) & (ncap - 1))
 				;
-			ni[h] = (uint32_t)i + 1;
+			ni[h] = sp->idx[i];
 		}
-		free(t->idx);
-		t->idx = ni;
-		t->idxcap = ncap;
+		free(sp->idx);
+		sp->idx = ni;
+		sp->idxcap = ncap;
 	}
-	for (h = hash64(start) & (t->idxcap - 1); t->idx[h]; h = (h + 1) & (t->idxcap - 1)) {
+	for (h = hash64(start) & (sp->idxcap - 1); sp->idx[h];
+	     h = (h + 1) & (sp->idxcap - 1)) {
 		/* Keyed by start and last: a block libipt cut short (at a
 		 * decode error) gets its own entry, so counts stay exact. */
-		if (lsd_sb(d, t->idx[h] - 1)->start == start &&
-		    lsd_sb(d, t->idx[h] - 1)->last == last) {
-			*id = t->idx[h] - 1;
+		if (lsd_sb(d, sp->idx[h] - 1)->start == start &&
+		    lsd_sb(d, sp->idx[h] - 1)->last == last) {
+			*id = sp->idx[h] - 1;
 			return 0;
 		}
 	}
@@ -166,14 +170,16 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	sb->ninsn = ninsn;
 	sb->id = (uint32_t)t->n;
 	sb->module = -1;
-	if (!lsd_image_locate(&d->img, start, &module, &off)) {
+	sb->pid = sp->img->pid;
+	if (!lsd_image_locate(sp->img, start, &module, &off)) {
 		sb->module = (int32_t)module;
 		sb->mod_off = off;
 	}
 	if (d->ic)
 		lsd_iclass_count(d->ic, code, codelen, start, ninsn, sb->iclass);
 	sb->last_kind = (uint8_t)kind;
-	t->idx[h] = (uint32_t)t->n + 1;
+	sp->idx[h] = (uint32_t)t->n + 1;
+	sp->nidx++;
 	*id = (uint32_t)t->n++;
 	return 0;
 }
@@ -183,25 +189,24 @@ static size_t dyn_hash(uint64_t start, uint64_t last)
 	return hash64(start ^ (last * 0x9e3779b97f4a7c15ull));
 }
 
-static int dyn_grow(struct lsd_decoder *d)
+static int dyn_grow(struct lsd_space *sp)
 {
-	size_t ncap = d->dyncap ? d->dyncap * 2 : 1024, i, h;
+	size_t ncap = sp->dyncap ? sp->dyncap * 2 : 1024, i, h;
 	struct lsd_dyn *nd = calloc(ncap, sizeof(*nd));
 
 	if (!nd)
 		return -LS_ENOMEM;
-	for (i = 0; i < d->dyncap; i++) {
-		if (!d->dyn[i].start)
+	for (i = 0; i < sp->dyncap; i++) {
+		if (!sp->dyn[i].start)
 			continue;
-		for (h = dyn_hash(d->dyn[i].start, d->dyn[i].last) & (ncap - 1); nd[h].start;
+		for (h = dyn_hash(sp->dyn[i].start, sp->dyn[i].last) & (ncap - 1); nd[h].start;
 		     h = (h + 1) & (ncap - 1))
 			;
-		nd[h] = d->dyn[i];
+		nd[h] = sp->dyn[i];
 	}
-	free(d->dyn);
-	d->dyn = nd;
-	d->dyncap = ncap;
-	memset(d->dcache, 0, sizeof(d->dcache));	/* positions moved */
+	free(sp->dyn);
+	sp->dyn = nd;
+	sp->dyncap = ncap;
 	return 0;
 }
 
@@ -239,7 +244,7 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 		if (!code)
 			return -LS_ENOMEM;
 	}
-	n = lsd_image_read(&d->img, code, span, e->start);
+	n = lsd_image_read(d->sp->img, code, span, e->start);
 	in = cs_malloc(d->cs);
 	if (n <= 0 || !in) {
 		err = n <= 0 ? -LS_EDECODE : -LS_ENOMEM;
@@ -266,7 +271,7 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 			e->next = a;
 			e->kind = (uint8_t)insn_kind(d->cs, in);
 		}
-		if (!last && !lsd_addrset_has(&d->heads, a))
+		if (!last && !lsd_addrset_has(&d->sp->heads, a))
 			continue;
 		/* [pstart, here] is a static block: the dynamic block ends
 		 * here, or a head follows. */
@@ -286,39 +291,42 @@ out:
 	return err;
 }
 
+/* Remembers shape e in the direct-mapped cache. */
+static void dcache_put(struct lsd_space *sp, const struct lsd_dyn *e)
+{
+	struct lsd_dcent *c = &sp->dcache[lsd_dcache_slot(e->start)];
+
+	c->start = e->start;
+	c->lastoff = (uint32_t)(e->last - e->start);
+	c->first = e->first;
+	c->nparts = e->nparts;
+	c->nextoff = (uint8_t)(e->next - e->last);
+	c->kind = e->kind;
+}
+
 int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	      uint32_t ninsn, struct lsd_sblock *const **ids,
 	      const struct lsd_dyn **shape)
 {
-	size_t c = (size_t)(start ^ (start >> 12)) & (LSD_DCACHE - 1);
+	struct lsd_space *sp = d->sp;
 	struct lsd_dyn *e;
 	size_t h;
 	int err;
 
-	/* Hot loops run few shapes: a direct-mapped cache before the hash. */
-	if (d->dcache[c]) {
-		e = &d->dyn[d->dcache[c] - 1];
-		if (e->start == start && e->last == last) {
-			*ids = d->parts + e->first;
-			if (shape)
-				*shape = e;
-			return (int)e->nparts;
-		}
-	}
-	if ((d->ndyn + 1) * 2 > d->dyncap && (err = dyn_grow(d)) < 0)
+	if ((sp->ndyn + 1) * 2 > sp->dyncap && (err = dyn_grow(sp)) < 0)
 		return err;
-	for (h = dyn_hash(start, last) & (d->dyncap - 1); d->dyn[h].start;
-	     h = (h + 1) & (d->dyncap - 1)) {
-		e = &d->dyn[h];
+	for (h = dyn_hash(start, last) & (sp->dyncap - 1); sp->dyn[h].start;
+	     h = (h + 1) & (sp->dyncap - 1)) {
+		e = &sp->dyn[h];
 		if (e->start == start && e->last == last) {
-			d->dcache[c] = (uint32_t)h + 1;
+			dcache_put(sp, e);
 			*ids = d->parts + e->first;
 			if (shape)
 				*shape = e;
 			return (int)e->nparts;
 		}
 	}
-	e = &d->dyn[h];
+	e = &sp->dyn[h];
 	e->start = start;
 	e->last = last;
 	e->nparts = 0;
@@ -328,8 +336,8 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		memset(e, 0, sizeof(*e));
 		return err;
 	}
-	d->ndyn++;
-	d->dcache[c] = (uint32_t)h + 1;
+	sp->ndyn++;
+	dcache_put(sp, e);
 	*ids = d->parts + e->first;
 	if (shape)
 		*shape = e;
@@ -343,11 +351,18 @@ void lsd_sbtab_release(struct lsd_decoder *d)
 	for (i = 0; i < d->sbt.npages; i++)
 		free(d->sbt.pages[i]);
 	free(d->sbt.pages);
-	free(d->sbt.idx);
 	memset(&d->sbt, 0, sizeof(d->sbt));
-	free(d->dyn);
 	free(d->parts);
-	d->dyn = NULL;
 	d->parts = NULL;
-	d->ndyn = d->dyncap = d->nparts = d->capparts = 0;
+	d->nparts = d->capparts = 0;
+}
+
+void lsd_space_release(struct lsd_space *sp)
+{
+	lsd_addrset_release(&sp->heads);
+	free(sp->idx);
+	free(sp->dyn);
+	sp->idx = NULL;
+	sp->dyn = NULL;
+	sp->nidx = sp->idxcap = sp->ndyn = sp->dyncap = 0;
 }

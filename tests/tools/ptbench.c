@@ -7,12 +7,16 @@
  * as decoder/decode.c configures it), events drained, instructions and
  * blocks counted, the image of decoder/image.h.  Ours: lsd_open() (image
  * and the block heads) once, then lsd_decode_stream() (the decode)
- * with a block callback that does nothing.  Times are CPU seconds of
- * this thread (one core), the best of REPEAT runs (default 3), so other
- * load on the machine counts as little as possible.  Prints one line:
+ * with a block callback that does nothing.  Each repetition runs both,
+ * one after the other, each with a new image (libipt's block cache
+ * starts cold on both sides: a kept image would warm libipt's only).
+ * Times are CPU seconds of this thread (one core); of REPEAT runs
+ * (default 5) the best is reported, so other load on the machine counts
+ * as little as possible, and the ratios of the medians beside.  Prints
+ * one line:
  *   pt_bytes B insns N blocks K sblocks S ipt_s T pass2_s T open_s T
  *   ipt_mbs X pass2_mbs X ipt_insn_s X pass2_insn_s X pass2_blocks_s X
- *   ratio_pass2 R ratio_total R
+ *   ratio_pass2 R ratio_total R ratio_pass2_med R ratio_total_med R
  * ratio_pass2 = pass2 / libipt; ratio_total = (open + pass2) / libipt.
  */
 #include <intel-pt.h>
@@ -58,6 +62,21 @@ static uint8_t *read_stream(struct lsb_reader *r, size_t s, size_t *plen)
 	return buf;
 }
 
+#define MAX_REPEAT 64
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static int nop_block(void *arg, size_t stream, const struct lsd_block *b)
 {
 	(void)arg;
@@ -74,16 +93,17 @@ int main(int argc, char **argv)
 	struct lsd_decoder *d = NULL;
 	struct lsd_image img;
 	double ipt = 1e99, pass2 = 1e99, open = 1e99, t;
+	double v_ipt[MAX_REPEAT], v_pass2[MAX_REPEAT], v_total[MAX_REPEAT];
 	uint64_t bytes = 0, insns = 0, blocks = 0, ipt_insns = 0;
 	size_t s, nsb = 0;
-	int rep, repeat = 3, err;
+	int rep, repeat = 5, err;
 
 	if (argc == 4 && !strcmp(argv[1], "-r")) {
 		repeat = atoi(argv[2]);
 		argv += 2;
 		argc -= 2;
 	}
-	if (argc != 2 || repeat < 1) {
+	if (argc != 2 || repeat < 1 || repeat > MAX_REPEAT) {
 		fprintf(stderr, "usage: ptbench [-r REPEAT] FILE.lsc\n");
 		return 2;
 	}
@@ -92,13 +112,13 @@ int main(int argc, char **argv)
 		lsb_reader_close(r);
 		return 2;
 	}
-	if (lsd_image_build(&img, r, 0, LSB_RUN_TRACE) < 0) {
-		fprintf(stderr, "ptbench: cannot build the image\n");
-		return 2;
-	}
 	for (rep = 0; rep < repeat; rep++) {
 		uint64_t ni = 0, nb = 0, nbytes = 0, decerr = 0;
 
+		if (lsd_image_build(&img, r, 0, LSB_RUN_TRACE) < 0) {
+			fprintf(stderr, "ptbench: cannot build the image\n");
+			return 2;
+		}
 		t = now();
 		for (s = 0; s < lsb_reader_nstreams(r); s++) {
 			size_t len;
@@ -111,6 +131,8 @@ int main(int argc, char **argv)
 			free(buf);
 		}
 		t = now() - t;
+		lsd_image_release(&img);
+		v_ipt[rep] = t;
 		if (t < ipt)
 			ipt = t;
 		ipt_insns = ni;
@@ -125,6 +147,7 @@ int main(int argc, char **argv)
 		}
 		if (t < open)
 			open = t;
+		v_total[rep] = t;
 		insns = blocks = 0;
 		t = now();
 		for (s = 0; s < lsb_reader_nstreams(r); s++) {
@@ -140,6 +163,8 @@ int main(int argc, char **argv)
 			blocks += st.blocks;
 		}
 		t = now() - t;
+		v_pass2[rep] = t;
+		v_total[rep] += t;
 		if (t < pass2)
 			pass2 = t;
 		nsb = lsd_nsblocks(d);
@@ -151,12 +176,14 @@ int main(int argc, char **argv)
 	printf("pt_bytes %" PRIu64 " insns %" PRIu64 " blocks %" PRIu64 " sblocks %zu"
 	       " ipt_s %.4f pass2_s %.4f open_s %.4f ipt_mbs %.1f pass2_mbs %.1f"
 	       " ipt_insn_s %.3g pass2_insn_s %.3g pass2_blocks_s %.3g"
-	       " ratio_pass2 %.2f ratio_total %.2f\n",
+	       " ratio_pass2 %.2f ratio_total %.2f",
 	       bytes, insns, blocks, nsb, ipt, pass2, open,
 	       (double)bytes / ipt / 1e6, (double)bytes / pass2 / 1e6,
 	       (double)ipt_insns / ipt, (double)insns / pass2,
 	       (double)blocks / pass2, pass2 / ipt, (open + pass2) / ipt);
-	lsd_image_release(&img);
+	t = median(v_ipt, repeat);
+	printf(" ratio_pass2_med %.2f ratio_total_med %.2f\n",
+	       median(v_pass2, repeat) / t, median(v_total, repeat) / t);
 	lsb_reader_close(r);
 	return 0;
 }

@@ -31,20 +31,25 @@ static const struct dynb dyn[3] = {
 	{ 0x1000, 0x1009, 4 }, { 0x1003, 0x1009, 3 }, { 0x100b, 0x100b, 1 },
 };
 
-static void setup(struct lsd_decoder *d, struct lsd_mapping *map,
+static void setup(struct lsd_decoder *d, struct lsd_space *sp,
+		  struct lsd_image *img, struct lsd_mapping *map,
 		  struct lsd_module_bytes *mb)
 {
 	memset(d, 0, sizeof(*d));
+	memset(sp, 0, sizeof(*sp));
+	memset(img, 0, sizeof(*img));
+	sp->img = img;
+	d->sp = sp;
 	mb->data = code;
 	mb->len = sizeof(code);
 	map->start = 0x1000;
 	map->end = 0x1000 + sizeof(code);
 	map->pgoff = 0;
 	map->module = 0;
-	d->img.maps = map;
-	d->img.nmaps = 1;
-	d->img.mods = mb;
-	d->img.nmods = 1;
+	img->maps = map;
+	img->nmaps = 1;
+	img->mods = mb;
+	img->nmods = 1;
 	cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs);
 	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 }
@@ -55,14 +60,16 @@ static void run(const int *head_order, const int *split_order, char *out,
 		size_t outlen)
 {
 	struct lsd_decoder d;
+	struct lsd_space sp;
+	struct lsd_image img;
 	struct lsd_mapping map;
 	struct lsd_module_bytes mb;
 	struct lsd_sblock *const *ids;
 	size_t i, j, n, pos = 0;
 
-	setup(&d, &map, &mb);
+	setup(&d, &sp, &img, &map, &mb);
 	for (i = 0; i < 3; i++)
-		lsd_addrset_add(&d.heads, dyn[head_order[i]].start);
+		lsd_addrset_add(&sp.heads, dyn[head_order[i]].start);
 	for (i = 0; i < 3; i++) {
 		const struct dynb *b = &dyn[split_order[i]];
 
@@ -81,7 +88,7 @@ static void run(const int *head_order, const int *split_order, char *out,
 		}
 	}
 	lsd_sbtab_release(&d);
-	lsd_addrset_release(&d.heads);
+	lsd_space_release(&sp);
 	cs_close(&d.cs);
 }
 

@@ -334,6 +334,18 @@ static int cb_begin(void *arg, size_t stream, const struct lsb_stream *s)
 	return 0;
 }
 
+/* The thread a stream's blocks belong to (per-CPU streams: the one the
+ * decoder knows, see decode.h). */
+static int cb_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
+{
+	struct lsa_loops *l = arg;
+	struct lsb_stream s = { 0 };
+
+	s.pid = pid;
+	s.tid = tid;
+	return cb_begin(l, stream, &s);
+}
+
 static int cb_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 {
 	(void)st;
@@ -345,6 +357,7 @@ const struct lsd_callbacks lsa_loops_callbacks = {
 	.loss = cb_loss,
 	.stream_begin = cb_begin,
 	.stream_end = cb_end,
+	.thread = cb_thread,
 };
 
 /* The detector and another consumer of the same decode. */
@@ -394,7 +407,18 @@ static int pair_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 	return err;
 }
 
+static int pair_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
+{
+	struct pair *q = arg;
+	int err = cb_thread(q->l, stream, pid, tid);
+
+	if (!err && q->also->thread)
+		err = q->also->thread(q->arg, stream, pid, tid);
+	return err;
+}
+
 static const struct lsd_callbacks pair_callbacks = {
+	.thread = pair_thread,
 	.block = pair_block,
 	.loss = pair_loss,
 	.stream_begin = pair_begin,

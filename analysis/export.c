@@ -8,24 +8,31 @@
 
 int lsa_export_main_module(const struct lsa_cfg *c)
 {
-	uint64_t best = 0;
+	uint64_t best = 0, *sum;
+	size_t i, n = lsa_cfg_nfuncs(c);
+	int32_t maxmod = -1;
 	int mod = -1;
-	size_t i, j;
 
-	for (i = 0; i < lsa_cfg_nfuncs(c); i++) {
+	for (i = 0; i < n; i++)
+		if (lsa_cfg_func(c, (uint32_t)i)->module > maxmod)
+			maxmod = lsa_cfg_func(c, (uint32_t)i)->module;
+	if (maxmod < 0)
+		return -1;
+	sum = calloc((size_t)maxmod + 1, sizeof(*sum));
+	if (!sum)
+		return -1;
+	for (i = 0; i < n; i++) {
 		const struct lsa_cfg_func *f = lsa_cfg_func(c, (uint32_t)i);
-		uint64_t sum = 0;
 
-		if (f->module < 0)
-			continue;
-		for (j = 0; j < lsa_cfg_nfuncs(c); j++)
-			if (lsa_cfg_func(c, (uint32_t)j)->module == f->module)
-				sum += lsa_cfg_func(c, (uint32_t)j)->insns;
-		if (sum > best) {
-			best = sum;
-			mod = f->module;
-		}
+		if (f->module >= 0)
+			sum[f->module] += f->insns;
 	}
+	for (i = 0; i <= (size_t)maxmod; i++)
+		if (sum[i] > best) {
+			best = sum[i];
+			mod = (int)i;
+		}
+	free(sum);
 	return mod;
 }
 

@@ -17,7 +17,8 @@ static const char export_usage[] =
 	"    --edges            every edge of the executed CFG\n"
 	"    --format=<f>       for --edges: json (default) or csv\n"
 	"    --module=<name>    module for --bolt/--autofdo (path or file name;\n"
-	"                       default: the one that executed most instructions)\n"
+	"                       default: the recorded program, else the module\n"
+	"                       that executed most instructions)\n"
 	"    -o, --output=<f>   write to <f> instead of stdout\n"
 	"    --debug-dir=<d>    look for executables the bundle only references\n"
 	"    -h, --help         show this help\n";
@@ -50,6 +51,31 @@ static int find_module(struct lsb_reader *r, const char *name)
 			return (int)i;
 	}
 	return -1;
+}
+
+/* The recorded program: the module named like the command line's first
+ * word, else the module that ran the most instructions. */
+static int main_module(struct cli_cfg *cc)
+{
+	const char *cmd = lsb_reader_meta(cc->r, "cmdline");
+	char exe[512];
+	size_t n;
+	int m;
+
+	if (cmd) {
+		n = strcspn(cmd, " ");
+		if (n < sizeof(exe)) {
+			const char *base;
+
+			memcpy(exe, cmd, n);
+			exe[n] = '\0';
+			base = strrchr(exe, '/');
+			m = find_module(cc->r, base ? base + 1 : exe);
+			if (m >= 0)
+				return m;
+		}
+	}
+	return lsa_export_main_module(cc->cfg);
 }
 
 int cmd_export(int argc, char **argv)
@@ -105,7 +131,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (cli_cfg_open(&cc, file, debug_dir))
 		return 1;
-	mod = module ? find_module(cc.r, module) : lsa_export_main_module(cc.cfg);
+	mod = module ? find_module(cc.r, module) : main_module(&cc);
 	if (what != OPT_EDGES && mod < 0) {
 		if (module)
 			cli_error("no module '%s' in '%s'", module, file);

@@ -118,3 +118,10 @@ for line in open("gcov.json"):
 	     END { if (l != "") print l, s }' >ours.out
 t_ok "gcov reports branches" test -s gcov.out
 t_eq "every line's branch counts equal gcov's" "$(cat gcov.out)" "$(cat ours.out)"
+
+# export's default module is the recorded program (the command line's
+# first word), not ld.so which runs more instructions in a short program.
+"$LOOPSCOPE" record -q -o dm.lsc -- "$TESTDATA/cfgif" >/dev/null 2>&1
+"$LOOPSCOPE" export --bolt dm.lsc >dm.fdata 2>/dev/null
+"$LOOPSCOPE" export --bolt --module=cfgif dm.lsc >dm2.fdata 2>/dev/null
+t_ok "export: the default module is the recorded program" cmp dm.fdata dm2.fdata

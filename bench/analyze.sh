@@ -16,16 +16,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [ -x "$BENCH" ] || { echo "no $BENCH; run make check or make $B/tests/anbench" >&2; exit 1; }
 
-for i in $(seq 1 6); do cat "$top"/recorder/*.c "$top"/formats/*.c "$top"/man/*; done >"$tmp/text0"
-for i in $(seq 1 8); do cat "$tmp/text0"; done | head -c 2000000 >"$tmp/text"
-cat >"$tmp/q.sql" <<'SQL'
-CREATE TABLE t(a INTEGER, b TEXT);
-WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<5000)
-INSERT INTO t SELECT x, hex(randomblob(8)) FROM c;
-CREATE INDEX ti ON t(b);
-SELECT count(*), sum(a) FROM t WHERE b > '8';
-SELECT a % 7, count(*) FROM t GROUP BY a % 7 ORDER BY 1;
-SQL
+. "$top/bench/inputs.sh"
+bench_inputs "$tmp" 2000000 5000
 
 printf '%-16s %11s %9s %9s %9s %12s %12s %12s %8s\n' program blocks "decode s" \
 	"detect s" "both s" "decode bl/s" "detect bl/s" "both bl/s" both/dec

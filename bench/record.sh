@@ -14,17 +14,8 @@ PTCHECK=$B/tests/ptcheck
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Inputs for the real programs: ~4 MB of text that compresses like source.
-for i in $(seq 1 6); do cat "$top"/recorder/*.c "$top"/formats/*.c "$top"/man/*; done >"$tmp/text0"
-for i in $(seq 1 8); do cat "$tmp/text0"; done | head -c 4000000 >"$tmp/text"
-cat >"$tmp/q.sql" <<'SQL'
-CREATE TABLE t(a INTEGER, b TEXT);
-WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x<20000)
-INSERT INTO t SELECT x, hex(randomblob(8)) FROM c;
-CREATE INDEX ti ON t(b);
-SELECT count(*), sum(a) FROM t WHERE b > '8';
-SELECT a % 7, count(*) FROM t GROUP BY a % 7 ORDER BY 1;
-SQL
+. "$top/bench/inputs.sh"
+bench_inputs "$tmp" 4000000 20000
 
 secs() {	# secs CMD... : wall seconds of one run, output discarded
 	local s e

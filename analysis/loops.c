@@ -256,6 +256,11 @@ static int body_add(struct lsa_loops *l, uint32_t loop, uint32_t sbid)
 	return 0;
 }
 
+int lsa_loops_entry_ok(const struct lsa_loops *l, uint32_t loop, uint32_t owner)
+{
+	return !owner || !in_body(l, loop, l->loops[owner - 1].head->id);
+}
+
 /* ---- per thread rows ---- */
 
 static struct lsa_lrow *lrow(struct lsa_thr *t, uint32_t loop)
@@ -465,6 +470,24 @@ struct owner {
 	struct lsa_frame *fr;
 };
 
+static int pre_grow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id)
+{
+	size_t n = l->nsb > id ? l->nsb : (size_t)id + 1;
+	uint32_t *p = realloc(t->pre, n * sizeof(*p)), *q;
+
+	if (!p)
+		return -LS_ENOMEM;
+	t->pre = p;
+	q = realloc(t->preo, n * sizeof(*q));
+	if (!q)
+		return -LS_ENOMEM;
+	t->preo = q;
+	memset(p + t->npre, 0, (n - t->npre) * sizeof(*p));
+	memset(q + t->npre, 0, (n - t->npre) * sizeof(*q));
+	t->npre = n;
+	return 0;
+}
+
 /* Charges one execution of entry e (its block and its calls) to o. */
 static int charge(struct lsa_loops *l, struct lsa_thr *t, struct owner o,
 		  struct lsa_pent *e)
@@ -472,6 +495,22 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct owner o,
 	struct lsa_acc *a = e->acc != LSA_NONE ? &l->acc[e->acc] : NULL;
 	int err = 0;
 
+	/* A block that is no loop head yet, run once here: if it turns out
+	 * to head a loop, this was an entry of trip count 1 (counted when
+	 * the thread ends; see lsa_loops_flush_thread). */
+	if (!l->sbloop[e->sb->id] && e->inst == LSA_NONE) {
+		uint32_t id = e->sb->id, own = o.inst == LSA_NONE ? 0 :
+			      l->inst[o.inst].loop + 1;
+
+		if (id >= t->npre && pre_grow(l, t, id))
+			return -LS_ENOMEM;
+		if (!t->pre[id] || t->preo[id] == own) {
+			t->pre[id]++;
+			t->preo[id] = own;
+		} else if (kmap_inc(&t->pre_more, id, own, 1)) {
+			return -LS_ENOMEM;
+		}
+	}
 	if (o.inst != LSA_NONE) {
 		struct lsa_inst *in = &l->inst[o.inst];
 		uint32_t loop = in->loop, i;

@@ -100,6 +100,11 @@ struct lsa_thr {
 	uint32_t nlr;
 	struct lsa_frow *fw;
 	uint32_t nfw;
+	uint32_t *pre;		/* static block id -> runs once before it was
+				 * known as a loop head */
+	uint32_t *preo;		/* ... charged to loop + 1 (0: frame level) */
+	struct lsa_kmap pre_more;	/* (block id, loop + 1): the other owners */
+	size_t npre;
 	struct lsa_kmap trips;	/* (loop, trips) -> entries */
 	struct lsa_kmap edges;	/* (parent + 1, child) -> erow index */
 	struct lsa_erow *erows;
@@ -149,6 +154,10 @@ struct lsa_loops {
 	size_t nthr;
 	struct lsa_loops_stats st;
 };
+
+/* Whether a run of loop's head under owner (loop + 1, 0: frame level)
+ * was an entry of loop: not when the owner's head is in loop's body. */
+int lsa_loops_entry_ok(const struct lsa_loops *l, uint32_t loop, uint32_t owner);
 
 /* loops_out.c: writes a finished thread's rows into the profile. */
 int lsa_loops_flush_thread(struct lsa_loops *l, struct lsa_thr *t);

@@ -128,11 +128,75 @@ static void copy_cls(uint64_t *dst, const struct lsa_cnt *c)
 	memcpy(dst, &c->n[1], LSP_NCLASS * sizeof(*dst));
 }
 
+/* Entries of trip count 1 that ran before their head was known as one
+ * (the detector learns heads at their first loop back): counted now.
+ * Their instructions stay with the code around them and they add no
+ * loop call graph edge: where they were entered from is not kept. */
+static int add_early_entries(struct lsa_loops *l, struct lsa_thr *t)
+{
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < l->nloops; i++) {
+		uint32_t id = l->loops[i].head->id, n = 0;
+		struct lsa_lrow *r;
+		size_t k;
+
+		if (id >= t->npre || !t->pre[id])
+			continue;
+		/* not when the code around it was the same cycle, entered at
+		 * another block: the owner's head lies in this loop's body */
+		if (lsa_loops_entry_ok(l, i, t->preo[id]))
+			n = t->pre[id];
+		for (k = 0; k < t->pre_more.cap; k++) {
+			const struct lsa_kent *e = &t->pre_more.t[k];
+
+			if (e->a == id && lsa_loops_entry_ok(l, i, (uint32_t)e->b))
+				n += (uint32_t)e->v;
+		}
+		t->pre[id] = 0;
+		if (!n)
+			continue;
+		if (i >= t->nlr) {
+			uint32_t nn = l->nloops;
+			struct lsa_lrow *p = realloc(t->lr, nn * sizeof(*p));
+
+			if (!p)
+				return -LS_ENOMEM;
+			memset(p + t->nlr, 0, (nn - t->nlr) * sizeof(*p));
+			t->lr = p;
+			t->nlr = nn;
+		}
+		r = &t->lr[i];
+		if (!r->entries || r->tmin > 1)
+			r->tmin = 1;
+		if (r->tmax < 1)
+			r->tmax = 1;
+		r->entries += n;
+		r->iterations += n;
+		if (l->o.trip_limit > 1) {
+			uint64_t *v = lsa_kmap_get(&t->trips, i, 1);
+
+			if (!v)
+				return -LS_ENOMEM;
+			*v += n;
+		} else {
+			r->over_e += n;
+			r->over_s += n;
+		}
+	}
+	err = 0;
+	return err;
+}
+
 static int put_loops(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 {
 	uint32_t i;
 	int err;
 
+	err = add_early_entries(l, t);
+	if (err)
+		return err;
 	for (i = 0; i < t->nlr && i < l->nloops; i++) {
 		const struct lsa_lrow *r = &t->lr[i];
 		struct lsp_lstat s;
@@ -280,6 +344,11 @@ void lsa_thr_release(struct lsa_thr *t)
 	free(t->lr);
 	free(t->fw);
 	free(t->erows);
+	free(t->pre);
+	free(t->preo);
+	lsa_kmap_release(&t->pre_more);
+	t->pre = t->preo = NULL;
+	t->npre = 0;
 	lsa_kmap_release(&t->trips);
 	lsa_kmap_release(&t->edges);
 	lsa_kmap_release(&t->tails);

@@ -9,11 +9,16 @@
  *   bottom of the rotated loop (the test for i = 0 is peeled before it),
  *   so the head runs for i = 0..7: 8 times.
  * - cont() skips multiples of 3 with continue: 20 iterations, 1 entry.
- * - the driver loop in main runs once per element of counts[]: 11. */
+ * - the driver loop in main runs once per element of counts[]: 11.
+ * - first1(n) runs its loop n times for n in early[] = 1, 1, 2, 1, 3
+ *   (driven by a loop of 5 in drive1()): the first two entries have trip
+ *   count 1, before the loop ever iterated twice: 5 entries, 8
+ *   iterations, histogram 1:3 2:1 3:1. */
 #include <stdio.h>
 
 static volatile long sink;
 static const int counts[] = { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5 };
+static const int early[] = { 1, 1, 2, 1, 3 };
 static const int keys[10] = { 10, 11, 12, 13, 14, 15, 16, 17, 18, 19 };
 
 __attribute__((noinline)) static long vary(int n)
@@ -57,6 +62,24 @@ __attribute__((noinline)) static long cont(void)
 	return s;
 }
 
+__attribute__((noinline)) static long first1(int n)
+{
+	long s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += (long)i ^ sink;
+	return s;
+}
+
+__attribute__((noinline)) static long drive1(void)
+{
+	long s = 0;
+
+	for (unsigned k = 0; k < sizeof(early) / sizeof(early[0]); k++)
+		s += first1(early[k]);
+	return s;
+}
+
 int main(void)
 {
 	long s = 0;
@@ -64,7 +87,7 @@ int main(void)
 	for (unsigned k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
 		s += vary(counts[k]);
 	s += find(keys, 10, 16) + find(keys, 10, 12) + find(keys, 10, 99);
-	s += brk(50) + cont();
+	s += brk(50) + cont() + drive1();
 	printf("%ld\n", s);
 	return 0;
 }

@@ -99,6 +99,9 @@ t_eq "lp_trips: find(): return from inside the loop: 3:1,7:1,10:1" "3 20 3:1,7:1
 t_eq "lp_trips: find(): 17 back branches (20 iterations - 3 entries)" 17 "$(tail_of lp_trips find | xargs -I{} grep "^tail $(ln lp_trips find) {}" "$T_TMP/lp_trips.ld" | awk '{print $4}')"
 t_eq "lp_trips: brk(): break: trip count 8" "1 8:1" "$(lf lp_trips brk entries) $(lf lp_trips brk trips)"
 t_eq "lp_trips: cont(): continue: trip count 20" "1 20:1" "$(lf lp_trips cont entries) $(lf lp_trips cont trips)"
+t_eq "lp_trips: first1(): trip counts 1, 1, 2, 1, 3 (two before the loop ever iterated)" \
+	"5 8 1:3,2:1,3:1 1 3" \
+	"$(lf lp_trips first1 entries) $(lf lp_trips first1 iterations) $(lf lp_trips first1 trips) $(lf lp_trips first1 min) $(lf lp_trips first1 max)"
 t_eq "lp_trips: function self = native single-stepping, every function" "" \
 	"$(awk 'NR == FNR {n[$1] = $2; next} $1 == "func" && ($2 in n) && n[$2] != $3 {print $2, n[$2], $3}' "$T_TMP/lp_trips.ss" "$T_TMP/lp_trips.ld")"
 

@@ -36,7 +36,7 @@ rec() {	# rec NAME PROG ARGS...: records and reports --structural as JSON
 }
 
 # Programs whose loops agree exactly: "same N" with N their loop count.
-for p in nested:3 lp_trips:5 lp_calls:5 lp_recur:2 lp_jmp:3 lp_threads:3 \
+for p in nested:3 lp_trips:7 lp_calls:5 lp_recur:2 lp_jmp:3 lp_threads:3 \
 	signals:2 calls:0 threads:0 syscall:0 vg_flow:0 cfgif:1 midjump:0; do
 	n=${p%%:*}
 	rec "$n" "$TD/$n"

@@ -99,7 +99,7 @@ int report_json(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 	const struct lsp_profile *p = v->p;
 	char fbuf[256];
 	uint32_t *ids;
-	size_t i, shown = 0;
+	size_t i, j, shown = 0;
 	int n, k;
 
 	n = lsp_view_sorted_loops(v, &ids);
@@ -155,8 +155,13 @@ int report_json(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		report_json_str(f, pf->file);
 		fprintf(f, ", \"line\": %" PRIu32 ", \"self_instructions\": %" PRIu64
 			", \"total_instructions\": %" PRIu64 ", \"loop_level_instructions\": %"
-			PRIu64 ", \"calls\": %" PRIu64 "}", pf->line, x->self, x->total,
-			x->loop_level, x->calls);
+			PRIu64 ", \"calls\": %" PRIu64 ", \"loops\": [", pf->line, x->self,
+			x->total, x->loop_level, x->calls);
+		/* the loops whose head is in the function */
+		for (j = 0, k = 0; j < p->n_loops; j++)
+			if (p->loops[j].func == i && v->loops[j].seen)
+				fprintf(f, "%s%zu", k++ ? ", " : "", j);
+		fputs("]}", f);
 	}
 	fputs("\n  ]\n}\n", f);
 	free(ids);

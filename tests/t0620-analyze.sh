@@ -38,6 +38,9 @@ t_eq "json: leaf()'s loop at depth 2 under main's loop A" "2 5" \
 t_eq "json: main's loop-level instructions = its loops' self" \
 	"$(js prof.json "L['main@42']['self_instructions'] + L['main@44']['self_instructions'] + L['main@46']['self_instructions']")" \
 	"$(js prof.json "F['main']['loop_level_instructions']")"
+t_eq "json: the loops main contains: A, B and C" \
+	"$(js prof.json "sorted([L['main@42']['id'], L['main@44']['id'], L['main@46']['id']])")" \
+	"$(js prof.json "sorted(F['main']['loops'])")"
 # Sums: per thread, top-level edges' totals + outside = instructions (the
 # profile file's own records: edge parent '-', thread insns and outside).
 t_eq "profile: top-level loop totals + outside = the thread's instructions" "ok" \

@@ -340,96 +340,33 @@ static int tail_flush(struct lsa_thr *t, struct lsa_inst *in)
 	return err;
 }
 
-/* ---- membership: static block id -> topmost path entry ---- */
-
-static uint32_t mhash(uint32_t k)
-{
-	return (k * 0x9e3779b1u) ^ (k >> 15);
-}
+/* ---- membership: static block id -> topmost path entry ----
+ * A dense array per thread: static block ids are dense and the threads
+ * open at once are few (one per stream), so this costs 4 bytes per
+ * executed static block and saves a hash lookup per executed block. */
 
 static uint32_t mem_get(const struct lsa_thr *t, uint32_t k)
 {
-	uint32_t j;
-
-	if (!t->mkey)
-		return LSA_NONE;
-	for (j = mhash(k) & t->mmask; t->mkey[j] != LSA_NONE; j = (j + 1) & t->mmask)
-		if (t->mkey[j] == k)
-			return t->mval[j];
-	return LSA_NONE;
+	return k < t->nmem ? t->mem[k] : LSA_NONE;
 }
 
-static int mem_grow(struct lsa_thr *t)
-{
-	uint32_t ncap = t->mkey ? (t->mmask + 1) * 2 : 256, i, j;
-	uint32_t *nk = malloc(ncap * sizeof(*nk)), *nv = malloc(ncap * sizeof(*nv));
-
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return -LS_ENOMEM;
-	}
-	memset(nk, 0xff, ncap * sizeof(*nk));
-	for (i = 0; t->mkey && i <= t->mmask; i++) {
-		if (t->mkey[i] == LSA_NONE)
-			continue;
-		for (j = mhash(t->mkey[i]) & (ncap - 1); nk[j] != LSA_NONE;
-		     j = (j + 1) & (ncap - 1))
-			;
-		nk[j] = t->mkey[i];
-		nv[j] = t->mval[i];
-	}
-	free(t->mkey);
-	free(t->mval);
-	t->mkey = nk;
-	t->mval = nv;
-	t->mmask = ncap - 1;
-	return 0;
-}
-
-/* Sets k -> v, v == LSA_NONE deletes (backward-shift deletion). */
 static int mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
 {
-	uint32_t j, i;
+	if (k >= t->nmem) {
+		size_t n = (size_t)k + 1 < 1024 ? 1024 : ((size_t)k + 1) * 3 / 2;
+		uint32_t *p;
 
-	if (v != LSA_NONE && (!t->mkey || (t->mn + 1) * 2 > t->mmask + 1)) {
-		int err = mem_grow(t);
-
-		if (err)
-			return err;
+		if (v == LSA_NONE)
+			return 0;
+		p = realloc(t->mem, n * sizeof(*p));
+		if (!p)
+			return -LS_ENOMEM;
+		memset(p + t->nmem, 0xff, (n - t->nmem) * sizeof(*p));
+		t->mem = p;
+		t->nmem = n;
 	}
-	if (!t->mkey)
-		return 0;
-	for (j = mhash(k) & t->mmask; t->mkey[j] != LSA_NONE && t->mkey[j] != k;
-	     j = (j + 1) & t->mmask)
-		;
-	if (v != LSA_NONE) {
-		if (t->mkey[j] == LSA_NONE)
-			t->mn++;
-		t->mkey[j] = k;
-		t->mval[j] = v;
-		return 0;
-	}
-	if (t->mkey[j] == LSA_NONE)
-		return 0;
-	t->mn--;
-	for (i = j;;) {
-		uint32_t h;
-
-		t->mkey[j] = LSA_NONE;
-		for (;;) {
-			i = (i + 1) & t->mmask;
-			if (t->mkey[i] == LSA_NONE)
-				return 0;
-			h = mhash(t->mkey[i]) & t->mmask;
-			/* can the entry at i move to the hole at j? */
-			if (j <= i ? (h <= j || h > i) : (h <= j && h > i))
-				break;
-		}
-		t->mkey[j] = t->mkey[i];
-		t->mval[j] = t->mval[i];
-		j = i;
-	}
+	t->mem[k] = v;
+	return 0;
 }
 
 /* ---- path ---- */

@@ -86,8 +86,8 @@ struct lsa_thr {
 	struct lsa_frame *fr;
 	uint32_t nfr, capfr;
 	uint64_t deep;		/* calls past LSA_MAX_FRAMES, not framed */
-	uint32_t *mkey, *mval;	/* membership: static block id -> entry */
-	uint32_t mmask, mn;
+	uint32_t *mem;		/* membership: static block id -> entry */
+	size_t nmem;
 	uint32_t *os;		/* owner stack of a scan */
 	uint32_t nos, capos;
 	const struct lsd_sblock *psb;

@@ -338,8 +338,7 @@ void lsa_thr_release(struct lsa_thr *t)
 {
 	free(t->path);
 	free(t->fr);
-	free(t->mkey);
-	free(t->mval);
+	free(t->mem);
 	free(t->os);
 	free(t->lr);
 	free(t->fw);
@@ -355,11 +354,12 @@ void lsa_thr_release(struct lsa_thr *t)
 	lsa_kmap_release(&t->calls);
 	t->path = NULL;
 	t->fr = NULL;
-	t->mkey = t->mval = t->os = NULL;
+	t->mem = t->os = NULL;
+	t->nmem = 0;
 	t->lr = NULL;
 	t->fw = NULL;
 	t->erows = NULL;
-	t->npath = t->cappath = t->nfr = t->capfr = t->mn = t->mmask = 0;
+	t->npath = t->cappath = t->nfr = t->capfr = 0;
 	t->nos = t->capos = t->nlr = t->nfw = 0;
 	t->nerows = t->caperows = 0;
 }

@@ -2,7 +2,8 @@
 # t0301-fuzz-decode: the decoder's fuzz entry point (tests/fuzz/fuzz_decode.c)
 # over the real PT of a recorded testdata program and 300 deterministic
 # mutants of it (replay.c: flips, truncations, inserted bytes), decoded
-# against that recording's program and vDSO.  Under
+# against that recording's program and vDSO, and fed to the loop detector
+# and the executed CFG (the profile must read back).  Under
 # `make check SANITIZE=address,undefined` any memory error aborts it.
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1

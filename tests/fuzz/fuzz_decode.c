@@ -8,7 +8,10 @@
  * that goes there decodes to losses) and their mmap events are written
  * with the input as the only stream into a tiny bundle in a temporary
  * file, which is decoded whole (lsd_decode_stream) and chunk by chunk
- * (lsd_decode_chunk).  Without $LSD_FUZZ_BUNDLE the input decodes against
+ * (lsd_decode_chunk), then fed once more to the loop detector and the
+ * executed CFG together (lsa_loops_analyze_with): the profile must read
+ * back (lsp_check) and the structural loops be found, else abort().
+ * Without $LSD_FUZZ_BUNDLE the input decodes against
  * an empty image.  Build with clang -fsanitize=fuzzer,address for
  * libFuzzer, or link with replay.c (as `make check` does).
  */
@@ -18,8 +21,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/cfg.h"
+#include "analysis/loops.h"
+#include "analysis/sloops.h"
 #include "decoder/decode.h"
 #include "formats/bundle.h"
+#include "formats/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -162,6 +169,33 @@ static int on_loss(void *arg, size_t stream, const struct lsd_loss *l)
 	return 0;
 }
 
+/* The loop detector and the CFG over whatever the decoder makes of the
+ * input: errors are fine (out of memory), broken invariants are not. */
+static void analyses(struct lsd_decoder *d, struct lsb_reader *r)
+{
+	struct lsa_loops_opts lo = { .size = sizeof(lo) };
+	struct lsa_cfg_opts co = { .size = sizeof(co) };
+	struct lsp_profile *p = NULL;
+	struct lsa_cfg *c = NULL;
+	struct lsa_sloops *s = NULL;
+	char msg[256];
+
+	if (lsp_new(&p, 16) < 0 || lsa_cfg_new(&c, NULL, &co) < 0)
+		goto out;
+	if (lsa_loops_analyze_with(d, r, NULL, p, &lo, NULL, &lsa_cfg_callbacks, c) < 0)
+		goto out;
+	if (lsp_check(p, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "fuzz_decode: the loop profile does not read back: %s\n", msg);
+		abort();
+	}
+	if (lsa_cfg_finish(c) >= 0 && lsa_sloops_find(&s, c, NULL) < 0)
+		abort();
+out:
+	lsa_sloops_free(s);
+	lsa_cfg_free(c);
+	lsp_free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
@@ -196,6 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		for (i = 0; i < lsd_nsblocks(d); i++)
 			sink += lsd_sblock(d, i)->ninsn;
+		analyses(d, r);
 		lsd_close(d);
 	}
 	lsb_reader_close(r);

@@ -891,7 +891,10 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		}
 		if (top->async)
 			return 0;	/* a handler returning to the restorer */
-		l->st.frame_mismatches++;
+		/* after a hole in the trace a return may be owed to a call
+		 * that was lost: no mismatch */
+		if (!t->gaps)
+			l->st.frame_mismatches++;
 		if (t->nfr > 1)
 			return frame_pop(l, t);
 		return flush_all(l, t);	/* returned above the trace's start */
@@ -955,6 +958,17 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 	}
 	case LSD_EXIT_GAP:
 	case LSD_EXIT_END:
+		/* The trace has a hole (or tracing paused).  Where it goes on
+		 * in the function the top frame runs, the frames stand: the
+		 * block is a landing, no iteration.  Elsewhere, calls or
+		 * returns were lost: every frame is closed and a new outermost
+		 * one opened. */
+		t->gaps++;
+		tf = func_of(l, sb);
+		if (tf != LSA_NONE && tf == top->cur) {
+			t->landing = 1;
+			return 0;
+		}
 		l->st.resets++;
 		return flush_all(l, t);
 	default:

@@ -93,7 +93,9 @@ struct lsa_thr {
 	const struct lsd_sblock *psb;
 	uint8_t pexit;
 	uint64_t pnext;		/* where the previous block's exit went */
-	int landing;		/* the block is a longjmp's target */
+	int landing;		/* the block is a longjmp's target (or follows a
+				 * hole in the trace): on the path, no iteration */
+	uint64_t gaps;		/* holes in the trace so far */
 	uint64_t insns, losses;
 	struct lsa_cnt outside;
 	struct lsa_lrow *lr;

@@ -117,8 +117,8 @@ static void warn_stats(const char *path, const struct lsp_profile *p,
 		if (p->threads[i].run == run)
 			losses += p->threads[i].losses;
 	if (losses)
-		cli_warning("'%s': %" PRIu64 " decode losses: the loop state was "
-			    "reset at each (counts around them are partial)",
+		cli_warning("'%s': %" PRIu64 " decode losses: what ran in them is "
+			    "missing from the counts (see 'loopscope info --decode')",
 			    path, losses);
 	if (st->frame_mismatches)
 		cli_warning("'%s': %" PRIu64 " returns matched no call frame",

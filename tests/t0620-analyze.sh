@@ -90,3 +90,30 @@ t_eq "--trip-limit=25: the 30-trip loop in the overflow bucket (200 entries, sum
 import json; d = json.load(open('n.json'))
 l = [l for l in d['loops'] if l['function'] == 'nest' and l['iterations'] == 6000][0]
 print(l['trip_counts'], l['overflow']['entries'], l['overflow']['iterations'])" 2>&1)"
+
+# Damaged PT: the decoder resyncs at the next PSB; the trace goes on in
+# the same function, so the detector keeps its frames and the block after
+# the hole is no iteration.  spin 200 1000: an outer loop of 200
+# iterations around an inner one of 1000 (testdata/spin.c); a smash of 16
+# bytes in the 4th chunk loses a few hundred to a few thousand
+# instructions: one inner entry spans the hole, every other one is whole.
+"$LOOPSCOPE" record -q --chunk-size 4096 --psb-period 512 -o s.lsc -- "$TD/spin" 200 1000 >/dev/null 2>&1
+sid=$("$BUILD/tests/ptcorrupt" chunks s.lsc | awk 'NR == 1 { print $4 }')
+off=$("$BUILD/tests/ptcorrupt" chunks s.lsc | awk 'NR == 4 { for (i = 1; i < NF; i++) if ($i == "offset") print $(i + 1) + 100 }')
+"$BUILD/tests/ptcorrupt" write s.lsc bad.lsc "$sid" "smash:$off" >/dev/null
+"$LOOPSCOPE" analyze -o bad.lsprof bad.lsc >/dev/null 2>err
+t_eq "damaged PT: analyze succeeds" 0 $?
+t_grep "... warning of the loss" "warning: 'bad.lsc': 1 decode losses" err
+t_eq "... and no frame mismatch" "" "$(grep 'matched no call frame' err)"
+t_eq "damaged PT: outside + top-level totals = instructions still" "ok" \
+	"$(awk -F'\t' '$1 == "thread" {i += $6; o += $7; l += $8} $1 == "edge" && $2 == "-" {t += $6} END {print (t + o == i && l == 1) ? "ok" : t " + " o " != " i " or losses " l}' bad.lsprof)"
+"$LOOPSCOPE" report --format=json bad.lsprof >bad.json
+t_eq "damaged PT: one outer entry; inner entries of 1000 but the one around the hole" "ok" \
+	"$(python3 -c "
+import json; d = json.load(open('bad.json'))
+m = sorted((l for l in d['loops'] if l['function'] == 'main'), key=lambda l: l['entries'])
+o, i = m[0], m[1]
+t = i['trip_counts']
+good = (len(m) == 2 and o['entries'] == 1 and 195 <= o['iterations'] <= 200 and
+        i['entries'] == o['iterations'] and t.get('1000') == i['entries'] - 1 and len(t) == 2)
+print('ok' if good else (o['entries'], o['iterations'], i['entries'], t))")"

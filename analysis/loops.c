@@ -976,7 +976,7 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 	}
 }
 
-static struct lsa_thr *thread(struct lsa_loops *l, size_t stream)
+struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
 {
 	struct lsa_thr *t;
 
@@ -1008,7 +1008,7 @@ int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *
 
 	if (!l || !sb)
 		return -LS_EINVAL;
-	t = thread(l, stream);
+	t = lsa_loops_thread(l, stream);
 	if (!t)
 		return -LS_ENOMEM;
 	if (sb->id >= l->nsb && sb_grow(l, sb->id))

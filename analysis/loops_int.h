@@ -161,6 +161,9 @@ struct lsa_loops {
  * was an entry of loop: not when the owner's head is in loop's body. */
 int lsa_loops_entry_ok(const struct lsa_loops *l, uint32_t loop, uint32_t owner);
 
+/* The state of stream's thread, made on first use; NULL: out of memory. */
+struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream);
+
 /* loops_out.c: writes a finished thread's rows into the profile. */
 int lsa_loops_flush_thread(struct lsa_loops *l, struct lsa_thr *t);
 void lsa_thr_release(struct lsa_thr *t);

@@ -374,10 +374,12 @@ static int cb_block(void *arg, size_t stream, const struct lsd_block *b)
 static int cb_loss(void *arg, size_t stream, const struct lsd_loss *ls)
 {
 	struct lsa_loops *l = arg;
+	struct lsa_thr *t = lsa_loops_thread(l, stream);
 
 	(void)ls;
-	if (stream < l->nthr && l->thr[stream].used)
-		l->thr[stream].losses++;
+	if (!t)
+		return -LS_ENOMEM;
+	t->losses++;	/* a stream with nothing but losses still gets its row */
 	return 0;
 }
 

@@ -6,7 +6,7 @@
  * of a random walk over them: each load's index depends on the previous
  * load's value, so the misses cannot overlap and the load (line MISS)
  * costs a memory latency per execution while the arithmetic around it
- * costs about a cycle.  arith() runs ARITH (default 4000000) iterations
+ * costs about a cycle.  arith() runs ARITH (default 20000000) iterations
  * of four independent add/xor chains: several instructions per cycle.
  * Prints the results so nothing is optimized away. */
 #include <stdint.h>
@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 {
 	long iters = argc > 1 ? atol(argv[1]) : 1000000;
 	long mb = argc > 2 ? atol(argv[2]) : 128;
-	long ar = argc > 3 ? atol(argv[3]) : 4000000;
+	long ar = argc > 3 ? atol(argv[3]) : 20000000;
 	size_t n = (size_t)mb << 17;	/* 8-byte words: a power of two */
 
 	if (mb <= 0 || (mb & (mb - 1)) || !(buf = malloc(n * sizeof(*buf))))

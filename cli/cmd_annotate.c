@@ -61,7 +61,33 @@ static void src_release(struct src *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static const char *src_line(struct src *s, const char *path, int line)
+/* Opens a source file named by DWARF.  A relative name is relative to
+ * the compilation directory, which the symbol tables do not give; the
+ * directories above the module's recorded path are tried after the
+ * current one, which finds the sources of in-tree builds. */
+static FILE *src_open(const char *path, const char *module)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (f || path[0] == '/' || !module)
+		return f;
+	n = strlen(module);
+	while (n > 0 && !f) {
+		while (n > 0 && module[n - 1] != '/')
+			n--;
+		if (!n)
+			break;
+		snprintf(buf, sizeof(buf), "%.*s%s", (int)n, module, path);
+		f = fopen(buf, "rb");
+		n--;
+	}
+	return f;
+}
+
+static const char *src_line(struct src *s, const char *path, int line,
+			    const char *module)
 {
 	FILE *f;
 	long n;
@@ -72,7 +98,7 @@ static const char *src_line(struct src *s, const char *path, int line)
 	if (!s->path || strcmp(s->path, path)) {
 		src_release(s);
 		s->path = strdup(path);
-		f = fopen(path, "rb");
+		f = src_open(path, module);
 		if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 &&
 		    !fseek(f, 0, SEEK_SET) && (s->text = malloc((size_t)n + 1))) {
 			size_t got = fread(s->text, 1, (size_t)n, f);
@@ -104,6 +130,18 @@ static const char *src_line(struct src *s, const char *path, int line)
 	return (size_t)line <= s->nlines ? s->lines[line - 1] : NULL;
 }
 
+static void json_str(FILE *out, const char *s)
+{
+	report_json_str(out, s ? s : "");
+}
+
+/* A source line's sum over the instructions shown. */
+struct lagg {
+	const char *file;	/* the symbol table's string */
+	int line;
+	struct lsa_cpi_agg a;
+};
+
 struct ann {
 	struct cli_cpi c;
 	csh cs;
@@ -111,26 +149,129 @@ struct ann {
 	FILE *out;
 	struct src src;
 	const char *unit;
+	struct lagg *lines;
+	size_t nlines, caplines;
+	uint32_t *blocks;	/* shown blocks (json) */
+	size_t nblocks, capblocks;
 };
 
-static void disasm(struct ann *a, const struct lsa_cpi_insn *in, char *buf,
-		   size_t len)
+static void where(struct ann *a, const struct lsa_cpi_insn *in,
+		  struct lsd_symbol_info *si)
+{
+	memset(si, 0, sizeof(*si));
+	si->vaddr = in->off;
+	if (!a->c.cc.sym ||
+	    lsd_symbols_lookup(a->c.cc.sym, in->module, in->off, 1, si) < 0) {
+		memset(si, 0, sizeof(*si));
+		si->vaddr = in->off;
+	}
+}
+
+static struct lagg *line_of(struct ann *a, const char *file, int line, int add)
+{
+	size_t i;
+
+	for (i = a->nlines; i-- > 0;)
+		if (a->lines[i].line == line && a->lines[i].file == file)
+			return &a->lines[i];
+	if (!add)
+		return NULL;
+	if (a->nlines == a->caplines) {
+		size_t cap = a->caplines ? 2 * a->caplines : 64;
+		struct lagg *n = realloc(a->lines, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		a->lines = n;
+		a->caplines = cap;
+	}
+	memset(&a->lines[a->nlines], 0, sizeof(a->lines[0]));
+	a->lines[a->nlines].file = file;
+	a->lines[a->nlines].line = line;
+	return &a->lines[a->nlines++];
+}
+
+/* Sums the function's instructions per source line (and notes its
+ * blocks for the JSON block list). */
+static void sum_lines(struct ann *a, const struct lsa_cfg_func *fn)
+{
+	size_t k, i, first, n;
+	struct lsd_symbol_info si;
+
+	for (k = 0; k < fn->nblocks; k++) {
+		n = lsa_cpi_block_insns(a->c.cpi, fn->blocks[k], &first);
+		if (n && a->nblocks == a->capblocks) {
+			size_t cap = a->capblocks ? 2 * a->capblocks : 256;
+			uint32_t *nb = realloc(a->blocks, cap * sizeof(*nb));
+
+			if (nb) {
+				a->blocks = nb;
+				a->capblocks = cap;
+			}
+		}
+		if (n && a->nblocks < a->capblocks)
+			a->blocks[a->nblocks++] = fn->blocks[k];
+		for (i = 0; i < n; i++) {
+			const struct lsa_cpi_insn *in = lsa_cpi_insn(a->c.cpi, first + i);
+			struct lagg *l;
+
+			where(a, in, &si);
+			if (!si.file || !si.line || !(l = line_of(a, si.file, si.line, 1)))
+				continue;
+			l->a.samples += in->samples;
+			l->a.cost += in->cost;
+			l->a.insns += in->execs;
+		}
+	}
+}
+
+static void print_tail(struct ann *a)
+{
+	size_t i;
+
+	fprintf(a->out, "\n  ],\n  \"lines\": [");
+	for (i = 0; i < a->nlines; i++) {
+		const struct lagg *l = &a->lines[i];
+
+		fprintf(a->out, "%s\n    {\"file\": ", i ? "," : "");
+		json_str(a->out, l->file);
+		fprintf(a->out, ", \"line\": %d, \"samples\": %.3f, \"cost\": %" PRIu64
+			", \"instructions\": %" PRIu64 ", \"cost_per_instruction\": %.6g}",
+			l->line, l->a.samples, l->a.cost, l->a.insns,
+			lsa_cpi_per(l->a.cost, l->a.insns));
+	}
+	fprintf(a->out, "\n  ],\n  \"blocks\": [");
+	for (i = 0; i < a->nblocks; i++) {
+		struct lsa_cpi_agg b;
+		struct lsd_symbol_info si;
+		size_t first, n = lsa_cpi_block_insns(a->c.cpi, a->blocks[i], &first);
+
+		lsa_cpi_block_agg(a->c.cpi, a->blocks[i], &b);
+		where(a, lsa_cpi_insn(a->c.cpi, first), &si);
+		fprintf(a->out, "%s\n    {\"address\": \"0x%" PRIx64 "\", \"ninsns\": %zu"
+			", \"executions\": %" PRIu64 ", \"samples\": %.3f, \"cost\": %"
+			PRIu64 ", \"cost_per_instruction\": %.6g}", i ? "," : "", si.vaddr, n,
+			lsa_cpi_insn(a->c.cpi, first)->execs, b.samples, b.cost,
+			lsa_cpi_per(b.cost, b.insns));
+	}
+	fprintf(a->out, "\n  ]}\n");
+}
+
+/* Disassembled at its ELF virtual address, so branch targets read as
+ * the address column does. */
+static void disasm(struct ann *a, const struct lsa_cpi_insn *in, uint64_t vaddr,
+		   char *buf, size_t len)
 {
 	uint8_t code[16];
 	cs_insn *ci;
 	int got = lsd_image_read(&a->c.cc.img, code, in->len, in->addr);
 
 	snprintf(buf, len, "(bad)");
-	if (got <= 0 || cs_disasm(a->cs, code, (size_t)got, in->addr, 1, &ci) != 1)
+	if (got <= 0 || cs_disasm(a->cs, code, (size_t)got, vaddr, 1, &ci) != 1)
 		return;
 	snprintf(buf, len, "%.31s%s%.159s", ci->mnemonic, ci->op_str[0] ? " " : "",
 		 ci->op_str);
 	cs_free(ci, 1);
-}
-
-static void json_str(FILE *out, const char *s)
-{
-	report_json_str(out, s ? s : "");
 }
 
 static void print_insn(struct ann *a, const struct lsa_cpi_insn *in,
@@ -138,17 +279,15 @@ static void print_insn(struct ann *a, const struct lsa_cpi_insn *in,
 {
 	struct lsd_symbol_info si;
 	char dis[200];
-	uint64_t vaddr = in->off;
-	const char *file = NULL;
-	int line = 0;
+	uint64_t vaddr;
+	const char *file;
+	int line;
 
-	memset(&si, 0, sizeof(si));
-	if (a->c.cc.sym && lsd_symbols_lookup(a->c.cc.sym, in->module, in->off, 1, &si) >= 0) {
-		vaddr = si.vaddr;
-		file = si.file;
-		line = si.line;
-	}
-	disasm(a, in, dis, sizeof(dis));
+	where(a, in, &si);
+	vaddr = si.vaddr;
+	file = si.file;
+	line = si.line;
+	disasm(a, in, vaddr, dis, sizeof(dis));
 	if (a->json) {
 		fprintf(a->out, "%s\n    {\"address\": \"0x%" PRIx64 "\", \"offset\": \"0x%"
 			PRIx64 "\", \"function\": ", a->first_insn ? "" : ",", vaddr, in->off);
@@ -166,11 +305,19 @@ static void print_insn(struct ann *a, const struct lsa_cpi_insn *in,
 		return;
 	}
 	if (file && line && (line != *lastline || !*lastfile || strcmp(file, *lastfile))) {
-		const char *t = src_line(&a->src, file, line);
+		const char *t = src_line(&a->src, file, line, si.module);
 		const char *base = strrchr(file, '/');
+		const struct lagg *l = line_of(a, file, line, 0);
+		char sum[64] = "";
 
-		fprintf(a->out, "%44s%s:%d  %s\n", "", base ? base + 1 : file, line,
-			t ? t : "");
+		/* The line's total over the function, as OptiWISE's
+		 * line view gives it. */
+		if (l)
+			snprintf(sum, sizeof(sum), "%9.1f %12" PRIu64 " %12.2f",
+				 l->a.samples, l->a.insns,
+				 lsa_cpi_per(l->a.cost, l->a.insns));
+		fprintf(a->out, "%-36s%8s%s:%d  %s\n", sum, "", base ? base + 1 : file,
+			line, t ? t : "");
 		*lastfile = file;
 		*lastline = line;
 	}
@@ -188,6 +335,7 @@ static void print_func(struct ann *a, uint32_t f)
 	const char *name = cli_cpi_func_name(&a->c, f, nb, sizeof(nb));
 	size_t k, i, first, n;
 
+	sum_lines(a, fn);
 	if (!a->json) {
 		fprintf(a->out, "\n%s: %.1f samples (%.1f%% of the attributed cost), %"
 			PRIu64 " instructions executed, %.2f %s per instruction\n",
@@ -312,7 +460,7 @@ int cmd_annotate(int argc, char **argv)
 		shown++;
 	}
 	if (a.json)
-		fprintf(a.out, "\n  ]}\n");
+		print_tail(&a);
 	if (func && !shown) {
 		cli_error("no executed function '%s' in '%s'", func, file);
 		status = 1;
@@ -322,6 +470,8 @@ int cmd_annotate(int argc, char **argv)
 	}
 out:
 	free(order);
+	free(a.lines);
+	free(a.blocks);
 	src_release(&a.src);
 	cs_close(&a.cs);
 	cli_cpi_close(&a.c);

@@ -44,6 +44,11 @@ k = loop.index(top)
 # where they landed, on the load or after it.
 near = load and (k - load[0] in ((0, -1) if fix else (0, 1)))
 print("loop_insns", len(loop))
+# Per source line and per block: the load's line costs the most per
+# instruction of the program's lines; the loop is one block of 8.
+lines = [l for l in d["lines"] if l["file"].endswith("cpibench.c") and l["instructions"]]
+print("line_top", max(lines, key=lambda l: l["cost_per_instruction"])["line"] if lines else 0)
+print("loop_block", int(any(b["ninsns"] == 8 and b["executions"] == 1000000 for b in d["blocks"])))
 print("factor_ok", int(top["cost_per_execution"] >= 10 * med))
 print("top_at_load", int(bool(near)))
 sys.stderr.write("chase: top %s %s %.2f %s/exec, median %.3f, factor %s, %d samples of %d\n" % (
@@ -62,6 +67,8 @@ t_eq "the costliest instruction of chase's loop costs >= 10x the loop's median" 
 t_eq "... and it is the missing load (line $MISS), charged by predecessor attribution" 1 "$(val "$T_TMP/ann.res" top_at_load)"
 t_eq "without the skid fix the factor holds too" 1 "$(val "$T_TMP/raw.res" factor_ok)"
 t_eq "... on the load or the instruction after it, where samples land" 1 "$(val "$T_TMP/raw.res" top_at_load)"
+t_eq "per source line: the load's line has the highest cost per instruction" "$MISS" "$(val "$T_TMP/ann.res" line_top)"
+t_eq "per block: chase's loop is one block of 8 instructions" 1 "$(val "$T_TMP/ann.res" loop_block)"
 t_eq "instruction costs add up to the attributed cost exactly" 1 "$(val "$T_TMP/ann.res" insn_sum_exact)"
 t_eq "... also without the skid fix" 1 "$(val "$T_TMP/raw.res" insn_sum_exact)"
 t_eq "attributed + unmapped + other module + never executed = all samples" 1 "$(val "$T_TMP/ann.res" account_exact)"
@@ -108,7 +115,8 @@ t_eq "no warning when the runs match" 0 "$(wc -c <"$T_TMP/rep.err")"
 "$LOOPSCOPE" report --cpi --format=csv "$T_TMP/b.lsc" >"$T_TMP/rep.csv"
 t_grep "CSV has the same fields" "^kind,family,id,head,function,.*cost_per_instruction_self,cost_per_instruction_total" "$T_TMP/rep.csv"
 t_grep "CSV rows for loops and functions" "^loop,dynamic,.*,chase," "$T_TMP/rep.csv"
-"$LOOPSCOPE" annotate --function=chase "$T_TMP/b.lsc" >"$T_TMP/ann.txt"
+# From elsewhere: the relative source name is found above the binary.
+(cd "$T_TMP" && "$LOOPSCOPE" annotate --function=chase b.lsc >ann.txt)
 t_grep "annotate interleaves the source line of the load" "cpibench.c:$MISS .*MISS" "$T_TMP/ann.txt"
 
 # Samples from another binary: the traced run is sh, which execs cpibench

@@ -328,7 +328,8 @@ int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 			"charged to the instruction executed before each sample");
 		cli_cpi_print_account(f, st);
 		fprintf(f, "attributed cost: %" PRIu64 " %s over %" PRIu64
-			" executed instructions (%.3f %s per instruction)\n",
+			" executed instructions (%.3f %s per instruction); "
+			"time %% below is of it\n",
 			st->cost_attributed, r.unit, st->insns,
 			lsa_cpi_per(st->cost_attributed, st->insns), r.unit);
 	}

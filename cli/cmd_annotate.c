@@ -432,11 +432,14 @@ int cmd_annotate(int argc, char **argv)
 		fprintf(a.out, ", \"unit\": \"%s\", \"event\": ", a.unit);
 		json_str(a.out, a.c.st.event);
 		fprintf(a.out, ", \"skid_fix\": %s, \"samples\": %" PRIu64
-			", \"attributed\": %" PRIu64 ", \"unmapped\": %" PRIu64
+			", \"attributed\": %" PRIu64 ", \"unattributed_pct\": %.4f"
+			", \"unmapped\": %" PRIu64
 			", \"no_module\": %" PRIu64 ", \"not_executed\": %" PRIu64
 			", \"cost\": %" PRIu64 ", \"cost_attributed\": %" PRIu64
 			",\n  \"instructions\": [",
 			noskid ? "false" : "true", a.c.st.samples, a.c.st.attributed,
+			cli_cpi_pct((double)(a.c.st.samples - a.c.st.attributed),
+				    (double)a.c.st.samples),
 			a.c.st.unmapped, a.c.st.no_module, a.c.st.not_executed,
 			a.c.st.cost, a.c.st.cost_attributed);
 		a.first_insn = 1;

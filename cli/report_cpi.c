@@ -313,10 +313,12 @@ int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 			st->unmapped, st->no_module, st->not_executed, st->cost,
 			st->cost_attributed, st->insns);
 	} else if (format == REPORT_CPI_CSV) {
-		fprintf(f, "# samples=%" PRIu64 " attributed=%" PRIu64 " unmapped=%" PRIu64
-			" no_module=%" PRIu64 " not_executed=%" PRIu64 " unit=%s\n",
-			st->samples, st->attributed, st->unmapped, st->no_module,
-			st->not_executed, r.unit);
+		fprintf(f, "# samples=%" PRIu64 " attributed=%" PRIu64
+			" unattributed_pct=%.4f unmapped=%" PRIu64 " no_module=%" PRIu64
+			" not_executed=%" PRIu64 " unit=%s\n",
+			st->samples, st->attributed,
+			cli_cpi_pct((double)(st->samples - st->attributed), (double)st->samples),
+			st->unmapped, st->no_module, st->not_executed, r.unit);
 		fprintf(f, "kind,family,id,head,function,file,line,iterations,"
 			"instructions_per_iteration,samples_self,samples_total,cost_self,"
 			"cost_total,instructions_self,instructions_total,time_pct_self,"

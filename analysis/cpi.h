@@ -113,6 +113,11 @@ struct lsa_cpi_loop {
 	double top_samples;
 };
 
+/* Per function: self are its own blocks; total samples credit it once
+ * per sample on whose chain it is, total instructions are its own plus
+ * the callee instructions of its call blocks (outermost activations per
+ * call site, so a directly recursive function counts its inner
+ * activations twice there; loops.h's function totals do not). */
 struct lsa_cpi_func {
 	struct lsa_cpi_agg self, total;
 };

@@ -22,6 +22,8 @@ static const char record_usage[] =
 	"    -o, --output <file>   write the trace bundle to <file> (default loopscope.lsc)\n"
 	"    --backend <name>      auto (default), sw (Valgrind tool) or pt (perf intel_pt)\n"
 	"    --sample              add a perf sampling run for CPI (cycles:u, or cpu-clock:u)\n"
+	"    --sample-freq <hz>    samples per second of the sampling run (perf -F;\n"
+	"                          default perf's, 4000); implies --sample\n"
 	"    --mem                 record every load and store (sw backend)\n"
 	"    --no-embed            reference executables by path and build-id, do not embed\n"
 	"    --psb-period <bytes>  sw: PT bytes between PSB packets (default 4096)\n"
@@ -31,13 +33,14 @@ static const char record_usage[] =
 	"    -q, --quiet           print no summary\n"
 	"    -h, --help            show this help\n";
 
-enum { OPT_BACKEND = 256, OPT_SAMPLE, OPT_MEM, OPT_NO_EMBED, OPT_PSB,
+enum { OPT_BACKEND = 256, OPT_SAMPLE, OPT_SAMPLE_FREQ, OPT_MEM, OPT_NO_EMBED, OPT_PSB,
        OPT_CHUNK, OPT_PT_CONFIG, OPT_PERF_ARG };
 
 static const struct option record_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "sample", no_argument, NULL, OPT_SAMPLE },
+	{ "sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ },
 	{ "mem", no_argument, NULL, OPT_MEM },
 	{ "no-embed", no_argument, NULL, OPT_NO_EMBED },
 	{ "psb-period", required_argument, NULL, OPT_PSB },
@@ -166,8 +169,15 @@ static int record_pt(const struct lsr_opts *o, const char *pt_config,
 	}
 	snprintf(data, sizeof(data), "%s/perf.data", dir);
 	if (o->sample) {
+		static char ev[96];
+
+		if (o->sample_freq)
+			snprintf(ev, sizeof(ev), "cpu/cycles,call-graph=fp,freq=%u/u",
+				 (unsigned)o->sample_freq);
+		else
+			snprintf(ev, sizeof(ev), "cpu/cycles,call-graph=fp/u");
 		args[n++] = "-e";
-		args[n++] = "cpu/cycles,call-graph=fp/u";
+		args[n++] = ev;
 	}
 	for (i = 0; o->perf_args && o->perf_args[i] && n + 1 < 80; i++)
 		args[n++] = o->perf_args[i];
@@ -210,7 +220,8 @@ static void sample_run(const struct lsr_opts *o, struct lsb_writer *w, int quiet
 	struct lsr_perf_run pr;
 	struct lsr_convert_opts co;
 	struct lsr_convert_stats cs;
-	char dir[4096], data[4200], errbuf[512], buf[32];
+	char dir[4096], data[4200], errbuf[512], buf[32], freq[16];
+	char *fargs[3] = { "-F", freq, NULL };
 	int saved[3], nul, status, err, i;
 
 	temp_dir(dir, sizeof(dir));
@@ -223,6 +234,11 @@ static void sample_run(const struct lsr_opts *o, struct lsb_writer *w, int quiet
 	pr.size = sizeof(pr);
 	pr.output = data;
 	pr.quiet = 1;
+	if (o->sample_freq) {
+		snprintf(freq, sizeof(freq), "%u", (unsigned)o->sample_freq);
+		pr.perf_args = fargs;
+		lsb_writer_meta(w, "sample.freq", freq);
+	}
 	fflush(stdout);
 	fflush(stderr);
 	nul = open("/dev/null", O_RDWR);
@@ -301,6 +317,13 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case OPT_SAMPLE:
+			o.sample = 1;
+			break;
+		case OPT_SAMPLE_FREQ:
+			/* perf refuses more than perf_event_max_sample_rate
+			 * (100000 by default) and says so. */
+			if (parse_size("--sample-freq", optarg, 1, 1000000, &o.sample_freq))
+				return CLI_EXIT_USAGE;
 			o.sample = 1;
 			break;
 		case OPT_MEM:

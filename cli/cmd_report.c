@@ -23,6 +23,8 @@ static const char report_usage[] =
 	"                         --structural [--merge-threshold=<t>]]\n"
 	"                        [--format=text|json|csv] [--min-percent=<p>]\n"
 	"                        [--thread=<tid>] [--buckets=<n>] [FILE]\n"
+	"   or: loopscope report --cpi [--no-skid-fix] [--format=text|json|csv]\n"
+	"                        [--min-percent=<p>] [BUNDLE]\n"
 	"\n"
 	"Prints the loop profile FILE (a profile from 'loopscope analyze' or\n"
 	"'merge', or a bundle, analyzed first; default loopscope.lsc). The\n"
@@ -45,11 +47,18 @@ static const char report_usage[] =
 	"                         (default 1 for text, 0 for json, csv and --folded)\n"
 	"    --thread=<tid>       only the threads with this tid\n"
 	"    --buckets=<n>        trip counts shown per loop (default 10, 0: all)\n"
+	"    --cpi                time share, cost per instruction (CPI, or ns with\n"
+	"                         cpu-clock) and IPC, self and total, per loop and\n"
+	"                         function, from the samples of a bundle recorded\n"
+	"                         with 'record --sample' (profiles hold no samples)\n"
+	"    --no-skid-fix        with --cpi: charge samples where they landed, not to\n"
+	"                         the instruction executed before them\n"
 	"    --debug-dir=<dir>    for a bundle: executables it only references\n"
 	"    -h, --help           show this help\n";
 
 enum { OPT_TREE = 256, OPT_FUNCTION, OPT_FUNCTIONS, OPT_FOLDED, OPT_FORMAT,
-       OPT_MIN, OPT_THREAD, OPT_BUCKETS, OPT_DEBUG_DIR, OPT_STRUCTURAL, OPT_MERGE_T };
+       OPT_MIN, OPT_THREAD, OPT_BUCKETS, OPT_DEBUG_DIR, OPT_STRUCTURAL, OPT_MERGE_T,
+       OPT_CPI, OPT_NOSKID };
 
 static const struct option report_options[] = {
 	{ "tree", no_argument, NULL, OPT_TREE },
@@ -63,6 +72,8 @@ static const struct option report_options[] = {
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "buckets", required_argument, NULL, OPT_BUCKETS },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "cpi", no_argument, NULL, OPT_CPI },
+	{ "no-skid-fix", no_argument, NULL, OPT_NOSKID },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -105,7 +116,7 @@ int cmd_report(int argc, char **argv)
 	const char *file = "loopscope.lsc", *func = NULL, *debug_dir = NULL;
 	struct report_opts o = { .min_pct = -1.0, .buckets = 10 };
 	enum view view = V_FLAT;
-	int c, nviews = 0, err, status = 0, structural = 0;
+	int c, nviews = 0, err, status = 0, structural = 0, cpi = 0, noskid = 0;
 	double merge_t = 3.0;
 	int64_t tid = LSP_VIEW_ALL;
 	struct lsp_profile *p = NULL;
@@ -156,6 +167,8 @@ int cmd_report(int argc, char **argv)
 			o.buckets = (size_t)u;
 			break;
 		case OPT_DEBUG_DIR: debug_dir = optarg; break;
+		case OPT_CPI: cpi = 1; break;
+		case OPT_NOSKID: noskid = 1; break;
 		case 'h': return cli_usage(report_usage, 0);
 		default: return cli_usage(report_usage, 1);
 		}
@@ -176,6 +189,10 @@ int cmd_report(int argc, char **argv)
 	if (o.min_pct < 0)
 		o.min_pct = view == V_JSON || view == V_CSV || view == V_FOLDED ? 0.0 : 1.0;
 	o.source = file;
+	if (structural && cpi) {
+		cli_error("--structural and --cpi are different views: pick one");
+		return cli_usage(report_usage, 1);
+	}
 	if (structural) {
 		struct report_struct_opts so = { o.min_pct, merge_t, view == V_JSON, file };
 
@@ -185,6 +202,29 @@ int cmd_report(int argc, char **argv)
 			return 1;
 		}
 		return report_structural(stdout, file, debug_dir, &so);
+	}
+	if (noskid && !cpi) {
+		cli_error("--no-skid-fix goes with --cpi");
+		return cli_usage(report_usage, 1);
+	}
+	if (cpi) {
+		if (view != V_FLAT && view != V_JSON && view != V_CSV) {
+			cli_error("--cpi is a view of its own: with --format=text|json|csv only");
+			return cli_usage(report_usage, 1);
+		}
+		if (tid != LSP_VIEW_ALL) {
+			cli_error("--cpi covers every thread: --thread is not supported with it");
+			return cli_usage(report_usage, 1);
+		}
+		status = report_cpi(stdout, file, debug_dir,
+				    view == V_JSON ? REPORT_CPI_JSON :
+				    view == V_CSV ? REPORT_CPI_CSV : REPORT_CPI_TEXT,
+				    noskid, o.min_pct);
+		if (!status && (fflush(stdout) || ferror(stdout))) {
+			cli_error("cannot write the report: %s", strerror(errno));
+			status = 1;
+		}
+		return status;
 	}
 	if (cli_load_profile(file, debug_dir, &p))
 		return 1;

@@ -25,6 +25,7 @@ static const struct cli_command commands[] = {
 	{ "graph", cmd_graph, "Draw the loop call graph (Graphviz DOT or SVG)" },
 	{ "merge", cmd_merge, "Merge loop profiles of several runs into one" },
 	{ "probes", cmd_probes, "Print the minimal set of edges to count per function" },
+	{ "annotate", cmd_annotate, "Print hot functions' instructions with samples, executions and CPI" },
 	{ "export", cmd_export, "Write the edge profile as BOLT fdata, AutoFDO text, JSON or CSV" },
 };
 

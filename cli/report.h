@@ -54,5 +54,14 @@ const char *report_base(const char *path);
 int report_parse_pct(const char *s, double *out);
 /* s as a JSON string, quotes included. */
 void report_json_str(FILE *f, const char *s);
+/* s as a CSV field (RFC 4180). */
+void report_csv_str(FILE *f, const char *s);
+
+/* `report --cpi` (report_cpi.c): the bundle FILE's samples over its
+ * trace, per loop (dynamic and structural) and function, in format.
+ * Prints its own errors; returns 0, or 1 after an error. */
+enum { REPORT_CPI_TEXT, REPORT_CPI_JSON, REPORT_CPI_CSV };
+int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
+	       int no_skid_fix, double min_pct);
 
 #endif

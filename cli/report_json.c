@@ -169,7 +169,7 @@ int report_json(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 }
 
 /* RFC 4180: quoted when it holds a comma, quote or line break. */
-static void csv_str(FILE *f, const char *s)
+void report_csv_str(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
@@ -204,11 +204,11 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		if (lsp_view_pct(v, l->total) < o->min_pct)
 			break;
 		fprintf(f, "%" PRIu32 ",", l->loop);
-		csv_str(f, p->modules[pl->module].path);
+		report_csv_str(f, p->modules[pl->module].path);
 		fprintf(f, ",0x%" PRIx64 ",", pl->head_vaddr);
-		csv_str(f, report_func_name(p, pl->func, fbuf, sizeof(fbuf)));
+		report_csv_str(f, report_func_name(p, pl->func, fbuf, sizeof(fbuf)));
 		fputc(',', f);
-		csv_str(f, pl->file);
+		report_csv_str(f, pl->file);
 		fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%"
 			PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 "\n", pl->line,
 			l->depth, l->entries, l->iterations, l->self, lsp_view_pct(v, l->self),

@@ -22,6 +22,7 @@ struct lsr_opts {
 	size_t size;			/* sizeof(struct lsr_opts) */
 	enum lsr_backend backend;
 	int sample;			/* add a sampling run */
+	uint32_t sample_freq;		/* samples per second, 0: perf's default */
 	int mem;			/* record memory accesses (sw) */
 	int embed;			/* embed ELF files (else references) */
 	uint32_t psb_period;		/* sw: PT bytes between PSBs, 0: 4096 */

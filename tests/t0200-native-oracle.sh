@@ -31,6 +31,10 @@ skip_vg_exitkill="main spins until the other thread has counted to 1000000: both
 # following threads.  LS_SLOW_TESTS=1 runs it (it matched: 2200044).
 [ "${LS_SLOW_TESTS:-0}" = 1 ] ||
 	skip_vg_threads="2.2M steps take ~90 s; set LS_SLOW_TESTS=1 to run it"
+# cpimix runs other code natively than under Valgrind, by design (t0800);
+# cpibench fills at least 1 MB: millions of steps.
+skip_cpimix="runs other code natively than under Valgrind, by design (t0800)"
+skip_cpibench="fills at least 1 MB word by word: millions of single steps (t0800 uses it)"
 args_spin="3 100"
 args_passthru=3
 stdin_passthru="hello, oracle"

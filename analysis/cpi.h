@@ -1,0 +1,177 @@
+/* cpi.h - the sampled-CPI combiner (OptiWISE, Gao et al., sections III
+ * and IV): the samples of a sampling run weighted by their period, over
+ * the exact execution counts of the traced run, give the cost per
+ * execution of every instruction, and of every block, loop, function and
+ * source line.
+ *
+ * Samples and trace are two runs (ASLR differs), so a sample is placed by
+ * the module build-id and file offset of its IP, looked up in the
+ * mappings of its own run.  A sample counts as
+ *  - unmapped:      no executable mapping of its run covers the IP;
+ *  - no module:     its module never executed in the trace (samples
+ *                   from another binary land here);
+ *  - not executed:  its module ran, but no executed instruction of the
+ *                   trace is at that offset;
+ *  - attributed:    else.  Only attributed samples enter the numbers;
+ *                   the others are counted, never guessed.
+ *
+ * Predecessor attribution (OptiWISE V-B, on unless opts.no_skid_fix):
+ * timer and cycle samples land on the instruction after the one that
+ * stalled, so a sample is charged to the instruction executed before
+ * it.  Inside a block that is the previous instruction; at a block head
+ * it is split over the incoming edges by their exact counts (jumps and
+ * fall-throughs from blocks of the function, calls from the call
+ * instruction, returns from the ret instruction) and charged to the last
+ * instruction of each predecessor.  Costs are integers (the period's
+ * units) and split by largest remainder, so every sum is exact.
+ *
+ * Loops are sets of executed blocks given by the caller (structural
+ * loops from analysis/sloops.h, or the dynamic loops of analysis/loops.h
+ * with their bodies closed by lsa_cpi_natural_body()).  A loop's self
+ * cost is that of the samples whose block's innermost loop it is; its
+ * total cost credits it once for every sample whose block, or any
+ * call instruction on whose call chain, is in the loop (stack profiling,
+ * OptiWISE IV-D: a recursive loop on the chain twice counts once).  The
+ * sample's top loop is the outermost loop on its chain; top costs plus
+ * the cost outside every loop equal the attributed cost exactly.
+ * Functions are the graph's functions, credited the same way.
+ *
+ * Functions return >= 0 on success or a negative LS_E* code.
+ */
+#ifndef LSA_CPI_H
+#define LSA_CPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/cfg.h"
+#include "decoder/image.h"
+#include "formats/bundle.h"
+
+#define LSA_CPI_NONE UINT32_MAX
+
+enum lsa_cpi_unit { LSA_CPI_CYCLES = 0, LSA_CPI_NS = 1 };
+
+struct lsa_cpi_opts {
+	size_t size;		/* sizeof(struct lsa_cpi_opts) */
+	int no_skid_fix;	/* charge samples where they landed */
+	/* Image of the trace run (code bytes of the executed blocks, for
+	 * instruction boundaries).  Required. */
+	const struct lsd_image *img;
+	const char *debug_dir;	/* sample run's references; may be NULL */
+};
+
+/* Where the samples went. */
+struct lsa_cpi_stats {
+	uint64_t samples;	/* all samples of the bundle */
+	uint64_t attributed;
+	uint64_t unmapped;	/* IP in no executable mapping of its run */
+	uint64_t no_module;	/* module never executed in the trace */
+	uint64_t not_executed;	/* module ran, that offset never did */
+	uint64_t no_pred;	/* block head without predecessors: kept there */
+	uint64_t cost, cost_attributed;	/* sum of periods */
+	uint64_t insns;		/* instructions executed in the trace */
+	int unit;		/* enum lsa_cpi_unit */
+	const char *event;	/* sampling event name ("cpu-clock:u"), or "" */
+};
+
+/* One executed instruction. */
+struct lsa_cpi_insn {
+	uint32_t block;		/* cfg block id */
+	int32_t module;		/* bundle module index */
+	uint64_t off;		/* file offset in the module */
+	uint64_t addr;		/* runtime address in the trace */
+	uint8_t len;		/* bytes */
+	uint64_t execs;		/* executions (its block's) */
+	double samples;		/* after attribution (split: fractional) */
+	uint64_t cost;		/* weighted: cycles or ns */
+	uint64_t raw_samples;	/* where the samples landed */
+	uint64_t raw_cost;
+};
+
+/* Aggregate of a set of instructions. */
+struct lsa_cpi_agg {
+	double samples;
+	uint64_t cost;
+	uint64_t insns;		/* executed instructions */
+};
+
+/* Loop families: each is nested and summed on its own. */
+enum lsa_cpi_family { LSA_CPI_DYNAMIC = 0, LSA_CPI_STRUCTURAL = 1,
+		      LSA_CPI_NFAMILIES };
+
+struct lsa_cpi_loop {
+	int family;		/* enum lsa_cpi_family */
+	uint32_t func;		/* cfg function */
+	uint32_t header;	/* cfg block id */
+	uint32_t nblocks;
+	uint32_t *blocks;	/* sorted block ids */
+	uint32_t parent;	/* enclosing loop (same function), or NONE */
+	uint64_t iterations;	/* executions of the header */
+	struct lsa_cpi_agg self, total;
+	uint64_t top_cost;	/* cost of samples whose outermost loop it is */
+	double top_samples;
+};
+
+/* Per function: self are its own blocks; total samples credit it once
+ * per sample on whose chain it is, total instructions are its own plus
+ * the callee instructions of its call blocks (outermost activations per
+ * call site, so a directly recursive function counts its inner
+ * activations twice there; loops.h's function totals do not). */
+struct lsa_cpi_func {
+	struct lsa_cpi_agg self, total;
+};
+
+struct lsa_cpi;
+
+/* Reads the samples of r, places them in the finished graph c (which must
+ * outlive the result) and attributes them.  Returns -LS_EINVAL (no image),
+ * -LS_ENOMEM, or a reader error. */
+int lsa_cpi_new(struct lsa_cpi **pc, const struct lsa_cfg *c,
+		struct lsb_reader *r, const struct lsa_cpi_opts *o);
+void lsa_cpi_free(struct lsa_cpi *p);
+
+/* The natural loop of header with back-edge sources tails: the header
+ * and the blocks of its function that reach a tail without passing the
+ * header (backwards over intra-procedural flow edges).  *out is malloc'd
+ * and sorted.  Returns the count, or -LS_EINVAL, -LS_ENOMEM. */
+int lsa_cpi_natural_body(const struct lsa_cfg *c, uint32_t header,
+			 const uint32_t *tails, size_t ntails, uint32_t **out);
+
+/* Adds a loop of family (enum lsa_cpi_family) with the given blocks
+ * (copied, the header among them); returns its index, or -LS_EINVAL,
+ * -LS_ENOMEM. */
+int lsa_cpi_loop_add(struct lsa_cpi *p, int family, uint32_t header,
+		     const uint32_t *blocks, size_t nblocks);
+/* After the loops are added: nests them, sums self, total and top costs
+ * and the function costs.  Returns -LS_ENOMEM. */
+int lsa_cpi_finish(struct lsa_cpi *p);
+
+void lsa_cpi_get_stats(const struct lsa_cpi *p, struct lsa_cpi_stats *st);
+size_t lsa_cpi_ninsns(const struct lsa_cpi *p);
+const struct lsa_cpi_insn *lsa_cpi_insn(const struct lsa_cpi *p, size_t i);
+/* The executed instruction covering file offset off of bundle module
+ * mod, or LSA_CPI_NONE. */
+uint32_t lsa_cpi_find(const struct lsa_cpi *p, int32_t mod, uint64_t off);
+/* Instructions of block id: first index and count (0 if unexecuted). */
+size_t lsa_cpi_block_insns(const struct lsa_cpi *p, uint32_t id, size_t *first);
+/* The sum over block id's instructions. */
+int lsa_cpi_block_agg(const struct lsa_cpi *p, uint32_t id,
+		      struct lsa_cpi_agg *out);
+size_t lsa_cpi_nloops(const struct lsa_cpi *p);
+const struct lsa_cpi_loop *lsa_cpi_loop(const struct lsa_cpi *p, size_t i);
+/* Innermost loop of family holding block id, or LSA_CPI_NONE. */
+uint32_t lsa_cpi_block_loop(const struct lsa_cpi *p, int family, uint32_t id);
+/* Outside every loop of family: samples and cost of the samples with no
+ * loop on their chain, instructions of the blocks no loop holds. */
+void lsa_cpi_outside(const struct lsa_cpi *p, int family,
+		     struct lsa_cpi_agg *out);
+/* Per cfg function (index < lsa_cfg_nfuncs()). */
+const struct lsa_cpi_func *lsa_cpi_func(const struct lsa_cpi *p, uint32_t f);
+
+/* cost / executions: cycles per instruction or ns per execution (0 when
+ * nothing executed). */
+double lsa_cpi_per(uint64_t cost, uint64_t execs);
+const char *lsa_cpi_unit_name(int unit);	/* "cycles" or "ns" */
+
+#endif

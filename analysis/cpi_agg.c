@@ -1,0 +1,345 @@
+/* cpi_agg.c - loops and functions of the sampled-CPI combiner: natural
+ * loop bodies, nesting, self/total/top sums with stack profiling (cpi.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/cpi_int.h"
+#include "ls_err.h"
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int lsa_cpi_natural_body(const struct lsa_cfg *c, uint32_t header,
+			 const uint32_t *tails, size_t ntails, uint32_t **out)
+{
+	size_t nb = lsa_cfg_nblocks(c), n = 0, k;
+	const struct lsa_cfg_block *h = lsa_cfg_block(c, header);
+	uint8_t *mark;
+	uint32_t *list;
+
+	if (!out || !h || !h->sb || (ntails && !tails))
+		return -LS_EINVAL;
+	*out = NULL;
+	mark = calloc(nb, 1);
+	list = malloc(nb * sizeof(*list));
+	if (!mark || !list) {
+		free(mark);
+		free(list);
+		return -LS_ENOMEM;
+	}
+	mark[header] = 1;
+	list[n++] = header;
+	for (k = 0; k < ntails; k++) {
+		const struct lsa_cfg_block *t = lsa_cfg_block(c, tails[k]);
+
+		if (t && t->func == h->func && !mark[tails[k]]) {
+			mark[tails[k]] = 1;
+			list[n++] = tails[k];
+		}
+	}
+	/* Backwards from the tails; the header is marked, so the walk
+	 * stops there.  list[1 .. n) is the work list as it grows. */
+	for (k = 1; k < n; k++) {
+		const uint32_t *l;
+		size_t m = lsa_cfg_edges_of(c, list[k], 0, &l), j;
+
+		for (j = 0; j < m; j++) {
+			const struct lsa_cfg_edge *e = lsa_cfg_edge(c, l[j]);
+			const struct lsa_cfg_block *f;
+
+			if (e->from == LSA_CFG_NONE || !lsa_cfg_is_flow(e) ||
+			    mark[e->from])
+				continue;
+			f = lsa_cfg_block(c, e->from);
+			if (!f || f->func != h->func)
+				continue;
+			mark[e->from] = 1;
+			list[n++] = e->from;
+		}
+	}
+	free(mark);
+	qsort(list, n, sizeof(*list), cmp_u32);
+	*out = list;
+	return (int)n;
+}
+
+int lsa_cpi_loop_add(struct lsa_cpi *p, int family, uint32_t header,
+		     const uint32_t *blocks, size_t nblocks)
+{
+	const struct lsa_cfg_block *h = lsa_cfg_block(p->cfg, header);
+	struct lsa_cpi_loop *l;
+
+	if (!h || !h->sb || family < 0 || family >= LSA_CPI_NFAMILIES ||
+	    !nblocks || !blocks || nblocks > UINT32_MAX)
+		return -LS_EINVAL;
+	if (p->nloops == p->caploops) {
+		size_t cap = p->caploops ? 2 * p->caploops : 64;
+		struct lsa_cpi_loop *n = realloc(p->loops, cap * sizeof(*n));
+
+		if (!n)
+			return -LS_ENOMEM;
+		p->loops = n;
+		p->caploops = cap;
+	}
+	l = &p->loops[p->nloops];
+	memset(l, 0, sizeof(*l));
+	l->blocks = malloc(nblocks * sizeof(*l->blocks));
+	if (!l->blocks)
+		return -LS_ENOMEM;
+	memcpy(l->blocks, blocks, nblocks * sizeof(*blocks));
+	qsort(l->blocks, nblocks, sizeof(*blocks), cmp_u32);
+	l->family = family;
+	l->func = h->func;
+	l->header = header;
+	l->nblocks = (uint32_t)nblocks;
+	l->parent = LSA_CPI_NONE;
+	l->iterations = h->count;
+	return (int)p->nloops++;
+}
+
+static int has_block(const struct lsa_cpi_loop *l, uint32_t b)
+{
+	return bsearch(&b, l->blocks, l->nblocks, sizeof(b), cmp_u32) != NULL;
+}
+
+/* Innermost loop per block (the smallest body holding it) and each
+ * loop's parent (the smallest larger loop of its function and family
+ * holding its header). */
+static void nest(struct lsa_cpi *p, size_t nb)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < p->nloops; i++) {
+		struct lsa_cpi_loop *l = &p->loops[i];
+		uint32_t *bl = p->blockloop + (size_t)l->family * nb;
+
+		for (k = 0; k < l->nblocks; k++) {
+			uint32_t b = l->blocks[k], cur = bl[b];
+
+			if (cur == LSA_CPI_NONE || p->loops[cur].nblocks > l->nblocks)
+				bl[b] = (uint32_t)i;
+		}
+	}
+	for (i = 0; i < p->nloops; i++) {
+		struct lsa_cpi_loop *l = &p->loops[i];
+
+		for (j = 0; j < p->nloops; j++) {
+			const struct lsa_cpi_loop *m = &p->loops[j];
+
+			if (j == i || m->family != l->family || m->func != l->func ||
+			    m->nblocks <= l->nblocks || !has_block(m, l->header))
+				continue;
+			if (l->parent == LSA_CPI_NONE ||
+			    p->loops[l->parent].nblocks > m->nblocks)
+				l->parent = (uint32_t)j;
+		}
+	}
+}
+
+struct credit {
+	struct lsa_cpi *p;
+	const struct cpi_sample *s;
+	size_t nb;
+	uint64_t *lstamp, *fstamp, stamp;
+};
+
+static uint32_t root(const struct lsa_cpi *p, uint32_t l)
+{
+	size_t guard = p->nloops;
+
+	while (l != LSA_CPI_NONE && p->loops[l].parent != LSA_CPI_NONE && guard--)
+		l = p->loops[l].parent;
+	return l;
+}
+
+static void add_agg(struct lsa_cpi_agg *a, double samples, uint64_t cost)
+{
+	a->samples += samples;
+	a->cost += cost;
+}
+
+/* Credits every loop on the chain of block b once (stamp). */
+static void credit_loops(struct credit *c, uint32_t l, double samples,
+			 uint64_t cost)
+{
+	size_t guard = c->p->nloops + 1;
+
+	for (; l != LSA_CPI_NONE && guard--; l = c->p->loops[l].parent) {
+		if (c->lstamp[l] == c->stamp)
+			continue;
+		c->lstamp[l] = c->stamp;
+		add_agg(&c->p->loops[l].total, samples, cost);
+	}
+}
+
+static void credit_func(struct credit *c, uint32_t b, double samples,
+			uint64_t cost)
+{
+	uint32_t f = lsa_cfg_block(c->p->cfg, b)->func;
+
+	if (f == LSA_CFG_NONE || c->fstamp[f] == c->stamp)
+		return;
+	c->fstamp[f] = c->stamp;
+	add_agg(&c->p->funcs[f].total, samples, cost);
+}
+
+static void on_fragment(void *arg, uint32_t insn, double samples, uint64_t cost)
+{
+	struct credit *c = arg;
+	struct lsa_cpi *p = c->p;
+	const struct cpi_sample *s = c->s;
+	uint32_t b = p->insns[insn].block, f = lsa_cfg_block(p->cfg, b)->func;
+	size_t k;
+	int fam;
+
+	c->stamp++;
+	if (f != LSA_CFG_NONE)
+		add_agg(&p->funcs[f].self, samples, cost);
+	credit_func(c, b, samples, cost);
+	for (k = 0; k < s->nchain; k++)
+		credit_func(c, p->insns[p->frames[s->chain + k]].block, samples, cost);
+	for (fam = 0; fam < LSA_CPI_NFAMILIES; fam++) {
+		const uint32_t *bl = p->blockloop + (size_t)fam * c->nb;
+		uint32_t in = bl[b], top = LSA_CPI_NONE;
+
+		if (in != LSA_CPI_NONE)
+			add_agg(&p->loops[in].self, samples, cost);
+		credit_loops(c, in, samples, cost);
+		for (k = 0; k < s->nchain; k++)
+			credit_loops(c, bl[p->insns[p->frames[s->chain + k]].block],
+				     samples, cost);
+		/* The top loop: the outermost frame that is in a loop. */
+		for (k = s->nchain; k-- > 0 && top == LSA_CPI_NONE;)
+			top = bl[p->insns[p->frames[s->chain + k]].block];
+		if (top == LSA_CPI_NONE)
+			top = in;
+		top = root(p, top);
+		if (top == LSA_CPI_NONE) {
+			add_agg(&p->outside[fam], samples, cost);
+		} else {
+			p->loops[top].top_cost += cost;
+			p->loops[top].top_samples += samples;
+		}
+	}
+}
+
+/* Executed instructions: per loop self (blocks it is innermost for) and
+ * total (its blocks plus their callees'), per function, and outside. */
+static void count_insns(struct lsa_cpi *p, size_t nb)
+{
+	size_t i, k, nf = lsa_cfg_nfuncs(p->cfg);
+	uint32_t b;
+	int fam;
+
+	for (b = 0; b < nb; b++) {
+		const struct lsa_cfg_block *x = lsa_cfg_block(p->cfg, b);
+		uint64_t n;
+
+		if (!x->sb || !x->count)
+			continue;
+		n = x->count * x->sb->ninsn;
+		for (fam = 0; fam < LSA_CPI_NFAMILIES; fam++) {
+			uint32_t l = p->blockloop[(size_t)fam * nb + b];
+
+			if (l == LSA_CPI_NONE)
+				p->outside[fam].insns += n;
+			else
+				p->loops[l].self.insns += n;
+		}
+	}
+	for (i = 0; i < p->nloops; i++) {
+		struct lsa_cpi_loop *l = &p->loops[i];
+
+		for (k = 0; k < l->nblocks; k++) {
+			const struct lsa_cfg_block *x = lsa_cfg_block(p->cfg, l->blocks[k]);
+
+			if (x->sb)
+				l->total.insns += x->count * x->sb->ninsn + x->callee_insns;
+		}
+	}
+	for (i = 0; i < nf; i++) {
+		const struct lsa_cfg_func *f = lsa_cfg_func(p->cfg, (uint32_t)i);
+
+		p->funcs[i].self.insns = f->insns;
+		p->funcs[i].total.insns = f->insns;
+		for (k = 0; k < f->nblocks; k++)
+			p->funcs[i].total.insns +=
+				lsa_cfg_block(p->cfg, f->blocks[k])->callee_insns;
+	}
+}
+
+int lsa_cpi_finish(struct lsa_cpi *p)
+{
+	size_t nb = lsa_cfg_nblocks(p->cfg), nf = lsa_cfg_nfuncs(p->cfg), i;
+	struct credit c = { .p = p, .nb = nb };
+	int err = 0;
+
+	free(p->blockloop);
+	free(p->funcs);
+	p->blockloop = malloc((nb ? nb : 1) * LSA_CPI_NFAMILIES * sizeof(uint32_t));
+	p->funcs = calloc(nf ? nf : 1, sizeof(*p->funcs));
+	c.lstamp = calloc(p->nloops + 1, sizeof(uint64_t));
+	c.fstamp = calloc(nf + 1, sizeof(uint64_t));
+	if (!p->blockloop || !p->funcs || !c.lstamp || !c.fstamp) {
+		err = -LS_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nb * LSA_CPI_NFAMILIES; i++)
+		p->blockloop[i] = LSA_CPI_NONE;
+	memset(p->outside, 0, sizeof(p->outside));
+	for (i = 0; i < p->nloops; i++) {
+		struct lsa_cpi_loop *l = &p->loops[i];
+
+		memset(&l->self, 0, sizeof(l->self));
+		memset(&l->total, 0, sizeof(l->total));
+		l->top_cost = 0;
+		l->top_samples = 0;
+		l->parent = LSA_CPI_NONE;
+	}
+	nest(p, nb);
+	count_insns(p, nb);
+	for (i = 0; i < p->nsamples && err >= 0; i++) {
+		c.s = &p->samples[i];
+		err = cpi_fragments(p, c.s, on_fragment, &c);
+	}
+out:
+	free(c.lstamp);
+	free(c.fstamp);
+	return err < 0 ? err : 0;
+}
+
+size_t lsa_cpi_nloops(const struct lsa_cpi *p)
+{
+	return p->nloops;
+}
+
+const struct lsa_cpi_loop *lsa_cpi_loop(const struct lsa_cpi *p, size_t i)
+{
+	return i < p->nloops ? &p->loops[i] : NULL;
+}
+
+uint32_t lsa_cpi_block_loop(const struct lsa_cpi *p, int family, uint32_t id)
+{
+	size_t nb = lsa_cfg_nblocks(p->cfg);
+
+	if (!p->blockloop || id >= nb || family < 0 || family >= LSA_CPI_NFAMILIES)
+		return LSA_CPI_NONE;
+	return p->blockloop[(size_t)family * nb + id];
+}
+
+void lsa_cpi_outside(const struct lsa_cpi *p, int family, struct lsa_cpi_agg *out)
+{
+	if (family < 0 || family >= LSA_CPI_NFAMILIES)
+		memset(out, 0, sizeof(*out));
+	else
+		*out = p->outside[family];
+}
+
+const struct lsa_cpi_func *lsa_cpi_func(const struct lsa_cpi *p, uint32_t f)
+{
+	return p->funcs && f < lsa_cfg_nfuncs(p->cfg) ? &p->funcs[f] : NULL;
+}

@@ -1,0 +1,49 @@
+/* cpi_int.h - internals of the sampled-CPI combiner (analysis/cpi*.c). */
+#ifndef LSA_CPI_INT_H
+#define LSA_CPI_INT_H
+
+#include "analysis/cpi.h"
+
+/* An attributed sample: where it landed, its weight, its call chain
+ * (frames[chain .. chain + nchain), call instructions, innermost first). */
+struct cpi_sample {
+	uint32_t insn;
+	uint32_t chain, nchain;
+	uint64_t period;
+};
+
+struct lsa_cpi {
+	struct lsa_cpi_opts o;
+	const struct lsa_cfg *cfg;
+	const struct lsd_image *timg;
+	struct lsd_image simg;		/* the sampling run's mappings */
+	int have_simg;
+	size_t nmods;
+	uint8_t *modran;		/* bundle module -> executed in the trace */
+	size_t *first;			/* block id -> first instruction (n + 1) */
+	struct lsa_cpi_insn *insns;
+	size_t ninsns;
+	uint32_t *order;		/* executed blocks by (module, offset) */
+	size_t norder;
+	struct cpi_sample *samples;
+	size_t nsamples, capsamples;
+	uint32_t *frames;
+	size_t nframes, capframes;
+	struct lsa_cpi_loop *loops;
+	size_t nloops, caploops;
+	uint32_t *blockloop;		/* family * nblocks + block id -> innermost loop */
+	struct lsa_cpi_agg outside[LSA_CPI_NFAMILIES];
+	struct lsa_cpi_func *funcs;
+	struct lsa_cpi_stats st;
+	char event[128];
+};
+
+uint32_t cpi_find(const struct lsa_cpi *p, int32_t mod, uint64_t off);
+int cpi_is_pred(const struct lsa_cpi *p, const struct lsa_cfg_edge *e);
+/* Returns 1 when a block head had no predecessor (charged in place). */
+int cpi_fragments(const struct lsa_cpi *p, const struct cpi_sample *s,
+		  void (*cb)(void *arg, uint32_t insn, double samples,
+			     uint64_t cost),
+		  void *arg);
+
+#endif

@@ -1,0 +1,482 @@
+/* cmd_annotate.c - `loopscope annotate`: the disassembly of the hot
+ * functions with samples, executions and cost per execution of every
+ * instruction, interleaved with their source lines (OptiWISE figures 1
+ * and 10).  The numbers are analysis/cpi.h's. */
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli/cpi_util.h"
+#include "cli/report.h"
+#include "decoder/symbols.h"
+#include "ls_err.h"
+
+static const char annotate_usage[] =
+	"usage: loopscope annotate [--function=<name>] [--format=text|json]\n"
+	"                          [--min-percent=<p>] [--no-skid-fix] [FILE]\n"
+	"\n"
+	"Prints the disassembly of the hot functions of the bundle FILE (recorded\n"
+	"with 'loopscope record --sample'; default loopscope.lsc) with, per\n"
+	"instruction, its samples, executions, cost (cycles, or ns with cpu-clock)\n"
+	"and cost per execution (CPI, or ns per execution), under its source lines.\n"
+	"\n"
+	"    --function=<name>    only this function\n"
+	"    --format=text|json   output format (default text)\n"
+	"    --min-percent=<p>    functions with at least p% of the attributed cost\n"
+	"                         (default 5 for text, 0 for json)\n"
+	"    --no-skid-fix        charge samples where they landed, not to the\n"
+	"                         instruction executed before (OptiWISE V-B)\n"
+	"    --debug-dir=<dir>    executables the bundle only references\n"
+	"    -h, --help           show this help\n";
+
+enum { OPT_FUNCTION = 256, OPT_FORMAT, OPT_MIN, OPT_NOSKID, OPT_DEBUG_DIR };
+
+static const struct option annotate_options[] = {
+	{ "function", required_argument, NULL, OPT_FUNCTION },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "min-percent", required_argument, NULL, OPT_MIN },
+	{ "no-skid-fix", no_argument, NULL, OPT_NOSKID },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The lines of one source file, read when first asked for. */
+struct src {
+	char *path;
+	char *text;
+	char **lines;
+	size_t nlines;
+};
+
+static void src_release(struct src *s)
+{
+	free(s->path);
+	free(s->text);
+	free(s->lines);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Opens a source file named by DWARF.  A relative name is relative to
+ * the compilation directory, which the symbol tables do not give; the
+ * directories above the module's recorded path are tried after the
+ * current one, which finds the sources of in-tree builds. */
+static FILE *src_open(const char *path, const char *module)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (f || path[0] == '/' || !module)
+		return f;
+	n = strlen(module);
+	while (n > 0 && !f) {
+		while (n > 0 && module[n - 1] != '/')
+			n--;
+		if (!n)
+			break;
+		snprintf(buf, sizeof(buf), "%.*s%s", (int)n, module, path);
+		f = fopen(buf, "rb");
+		n--;
+	}
+	return f;
+}
+
+static const char *src_line(struct src *s, const char *path, int line,
+			    const char *module)
+{
+	FILE *f;
+	long n;
+	size_t cap = 0, i;
+
+	if (!path || line <= 0)
+		return NULL;
+	if (!s->path || strcmp(s->path, path)) {
+		src_release(s);
+		s->path = strdup(path);
+		f = src_open(path, module);
+		if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 &&
+		    !fseek(f, 0, SEEK_SET) && (s->text = malloc((size_t)n + 1))) {
+			size_t got = fread(s->text, 1, (size_t)n, f);
+
+			s->text[got] = '\0';
+			for (i = 0; i <= got; i++) {
+				if (i && s->text[i - 1] != '\n' && i != got)
+					continue;
+				if (i == got && (!got || s->text[got - 1] == '\n'))
+					break;
+				if (s->nlines == cap) {
+					char **nl;
+
+					cap = cap ? 2 * cap : 256;
+					nl = realloc(s->lines, cap * sizeof(*nl));
+					if (!nl)
+						break;
+					s->lines = nl;
+				}
+				s->lines[s->nlines++] = s->text + i;
+			}
+			for (i = 0; i < got; i++)
+				if (s->text[i] == '\n')
+					s->text[i] = '\0';
+		}
+		if (f)
+			fclose(f);
+	}
+	return (size_t)line <= s->nlines ? s->lines[line - 1] : NULL;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	report_json_str(out, s ? s : "");
+}
+
+/* A source line's sum over the instructions shown. */
+struct lagg {
+	const char *file;	/* the symbol table's string */
+	int line;
+	struct lsa_cpi_agg a;
+};
+
+struct ann {
+	struct cli_cpi c;
+	csh cs;
+	int json, first_insn;
+	FILE *out;
+	struct src src;
+	const char *unit;
+	struct lagg *lines;
+	size_t nlines, caplines;
+	uint32_t *blocks;	/* shown blocks (json) */
+	size_t nblocks, capblocks;
+};
+
+static void where(struct ann *a, const struct lsa_cpi_insn *in,
+		  struct lsd_symbol_info *si)
+{
+	memset(si, 0, sizeof(*si));
+	si->vaddr = in->off;
+	if (!a->c.cc.sym ||
+	    lsd_symbols_lookup(a->c.cc.sym, in->module, in->off, 1, si) < 0) {
+		memset(si, 0, sizeof(*si));
+		si->vaddr = in->off;
+	}
+}
+
+static struct lagg *line_of(struct ann *a, const char *file, int line, int add)
+{
+	size_t i;
+
+	for (i = a->nlines; i-- > 0;)
+		if (a->lines[i].line == line && a->lines[i].file == file)
+			return &a->lines[i];
+	if (!add)
+		return NULL;
+	if (a->nlines == a->caplines) {
+		size_t cap = a->caplines ? 2 * a->caplines : 64;
+		struct lagg *n = realloc(a->lines, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		a->lines = n;
+		a->caplines = cap;
+	}
+	memset(&a->lines[a->nlines], 0, sizeof(a->lines[0]));
+	a->lines[a->nlines].file = file;
+	a->lines[a->nlines].line = line;
+	return &a->lines[a->nlines++];
+}
+
+/* Sums the function's instructions per source line (and notes its
+ * blocks for the JSON block list). */
+static void sum_lines(struct ann *a, const struct lsa_cfg_func *fn)
+{
+	size_t k, i, first, n;
+	struct lsd_symbol_info si;
+
+	for (k = 0; k < fn->nblocks; k++) {
+		n = lsa_cpi_block_insns(a->c.cpi, fn->blocks[k], &first);
+		if (n && a->nblocks == a->capblocks) {
+			size_t cap = a->capblocks ? 2 * a->capblocks : 256;
+			uint32_t *nb = realloc(a->blocks, cap * sizeof(*nb));
+
+			if (nb) {
+				a->blocks = nb;
+				a->capblocks = cap;
+			}
+		}
+		if (n && a->nblocks < a->capblocks)
+			a->blocks[a->nblocks++] = fn->blocks[k];
+		for (i = 0; i < n; i++) {
+			const struct lsa_cpi_insn *in = lsa_cpi_insn(a->c.cpi, first + i);
+			struct lagg *l;
+
+			where(a, in, &si);
+			if (!si.file || !si.line || !(l = line_of(a, si.file, si.line, 1)))
+				continue;
+			l->a.samples += in->samples;
+			l->a.cost += in->cost;
+			l->a.insns += in->execs;
+		}
+	}
+}
+
+static void print_tail(struct ann *a)
+{
+	size_t i;
+
+	fprintf(a->out, "\n  ],\n  \"lines\": [");
+	for (i = 0; i < a->nlines; i++) {
+		const struct lagg *l = &a->lines[i];
+
+		fprintf(a->out, "%s\n    {\"file\": ", i ? "," : "");
+		json_str(a->out, l->file);
+		fprintf(a->out, ", \"line\": %d, \"samples\": %.3f, \"cost\": %" PRIu64
+			", \"instructions\": %" PRIu64 ", \"cost_per_instruction\": %.6g}",
+			l->line, l->a.samples, l->a.cost, l->a.insns,
+			lsa_cpi_per(l->a.cost, l->a.insns));
+	}
+	fprintf(a->out, "\n  ],\n  \"blocks\": [");
+	for (i = 0; i < a->nblocks; i++) {
+		struct lsa_cpi_agg b;
+		struct lsd_symbol_info si;
+		size_t first, n = lsa_cpi_block_insns(a->c.cpi, a->blocks[i], &first);
+
+		lsa_cpi_block_agg(a->c.cpi, a->blocks[i], &b);
+		where(a, lsa_cpi_insn(a->c.cpi, first), &si);
+		fprintf(a->out, "%s\n    {\"address\": \"0x%" PRIx64 "\", \"ninsns\": %zu"
+			", \"executions\": %" PRIu64 ", \"samples\": %.3f, \"cost\": %"
+			PRIu64 ", \"cost_per_instruction\": %.6g}", i ? "," : "", si.vaddr, n,
+			lsa_cpi_insn(a->c.cpi, first)->execs, b.samples, b.cost,
+			lsa_cpi_per(b.cost, b.insns));
+	}
+	fprintf(a->out, "\n  ]}\n");
+}
+
+/* Disassembled at its ELF virtual address, so branch targets read as
+ * the address column does. */
+static void disasm(struct ann *a, const struct lsa_cpi_insn *in, uint64_t vaddr,
+		   char *buf, size_t len)
+{
+	uint8_t code[16];
+	cs_insn *ci;
+	int got = lsd_image_read(&a->c.cc.img, code, in->len, in->addr);
+
+	snprintf(buf, len, "(bad)");
+	if (got <= 0 || cs_disasm(a->cs, code, (size_t)got, vaddr, 1, &ci) != 1)
+		return;
+	snprintf(buf, len, "%.31s%s%.159s", ci->mnemonic, ci->op_str[0] ? " " : "",
+		 ci->op_str);
+	cs_free(ci, 1);
+}
+
+static void print_insn(struct ann *a, const struct lsa_cpi_insn *in,
+		       const char *fname, const char **lastfile, int *lastline)
+{
+	struct lsd_symbol_info si;
+	char dis[200];
+	uint64_t vaddr;
+	const char *file;
+	int line;
+
+	where(a, in, &si);
+	vaddr = si.vaddr;
+	file = si.file;
+	line = si.line;
+	disasm(a, in, vaddr, dis, sizeof(dis));
+	if (a->json) {
+		fprintf(a->out, "%s\n    {\"address\": \"0x%" PRIx64 "\", \"offset\": \"0x%"
+			PRIx64 "\", \"function\": ", a->first_insn ? "" : ",", vaddr, in->off);
+		json_str(a->out, fname);
+		fprintf(a->out, ", \"file\": ");
+		json_str(a->out, file);
+		fprintf(a->out, ", \"line\": %d, \"disassembly\": ", line);
+		json_str(a->out, dis);
+		fprintf(a->out, ", \"samples\": %.3f, \"raw_samples\": %" PRIu64
+			", \"executions\": %" PRIu64 ", \"cost\": %" PRIu64
+			", \"cost_per_execution\": %.6g}",
+			in->samples, in->raw_samples, in->execs, in->cost,
+			lsa_cpi_per(in->cost, in->execs));
+		a->first_insn = 0;
+		return;
+	}
+	if (file && line && (line != *lastline || !*lastfile || strcmp(file, *lastfile))) {
+		const char *t = src_line(&a->src, file, line, si.module);
+		const char *base = strrchr(file, '/');
+		const struct lagg *l = line_of(a, file, line, 0);
+		char sum[64] = "";
+
+		/* The line's total over the function, as OptiWISE's
+		 * line view gives it. */
+		if (l)
+			snprintf(sum, sizeof(sum), "%9.1f %12" PRIu64 " %12.2f",
+				 l->a.samples, l->a.insns,
+				 lsa_cpi_per(l->a.cost, l->a.insns));
+		fprintf(a->out, "%-36s%8s%s:%d  %s\n", sum, "", base ? base + 1 : file,
+			line, t ? t : "");
+		*lastfile = file;
+		*lastline = line;
+	}
+	fprintf(a->out, "%9.1f %12" PRIu64 " %12.2f  %8" PRIx64 ":  %s\n",
+		in->samples, in->execs, lsa_cpi_per(in->cost, in->execs), vaddr, dis);
+}
+
+static void print_func(struct ann *a, uint32_t f)
+{
+	const struct lsa_cfg_func *fn = lsa_cfg_func(a->c.cc.cfg, f);
+	const struct lsa_cpi_func *cf = lsa_cpi_func(a->c.cpi, f);
+	const char *lastfile = NULL;
+	int lastline = 0;
+	char nb[256];
+	const char *name = cli_cpi_func_name(&a->c, f, nb, sizeof(nb));
+	size_t k, i, first, n;
+
+	sum_lines(a, fn);
+	if (!a->json) {
+		fprintf(a->out, "\n%s: %.1f samples (%.1f%% of the attributed cost), %"
+			PRIu64 " instructions executed, %.2f %s per instruction\n",
+			name, cf->self.samples,
+			cli_cpi_pct((double)cf->self.cost, (double)a->c.st.cost_attributed),
+			cf->self.insns, lsa_cpi_per(cf->self.cost, cf->self.insns), a->unit);
+		fprintf(a->out, "%9s %12s %12s  %8s   %s\n", "samples", "executions",
+			a->c.st.unit == LSA_CPI_NS ? "ns/exec" : "CPI", "address",
+			"instruction");
+	}
+	for (k = 0; k < fn->nblocks; k++) {
+		n = lsa_cpi_block_insns(a->c.cpi, fn->blocks[k], &first);
+		for (i = 0; i < n; i++)
+			print_insn(a, lsa_cpi_insn(a->c.cpi, first + i), name,
+				   &lastfile, &lastline);
+	}
+}
+
+static const struct lsa_cpi *cmp_cpi;
+
+static int cmp_func_cost(const void *x, const void *y)
+{
+	uint64_t a = lsa_cpi_func(cmp_cpi, *(const uint32_t *)x)->self.cost;
+	uint64_t b = lsa_cpi_func(cmp_cpi, *(const uint32_t *)y)->self.cost;
+
+	return a > b ? -1 : a < b;
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+	const char *file = "loopscope.lsc", *func = NULL, *debug_dir = NULL;
+	struct ann a;
+	double min_pct = -1;
+	int c, noskid = 0, shown = 0, status = 0;
+	uint32_t *order;
+	size_t nf, i;
+
+	memset(&a, 0, sizeof(a));
+	a.out = stdout;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", annotate_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_FUNCTION: func = optarg; break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "json"))
+				a.json = 1;
+			else if (strcmp(optarg, "text")) {
+				cli_error("unknown format '%s' (text or json)", optarg);
+				return cli_usage(annotate_usage, 1);
+			}
+			break;
+		case OPT_MIN:
+			if (report_parse_pct(optarg, &min_pct) < 0)
+				return cli_usage(annotate_usage, 1);
+			break;
+		case OPT_NOSKID: noskid = 1; break;
+		case OPT_DEBUG_DIR: debug_dir = optarg; break;
+		case 'h': return cli_usage(annotate_usage, 0);
+		default: return cli_usage(annotate_usage, 1);
+		}
+	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc) {
+		cli_error("one input file only");
+		return cli_usage(annotate_usage, 1);
+	}
+	if (min_pct < 0)
+		min_pct = a.json ? 0 : 5;
+	if (cli_cpi_open(&a.c, file, debug_dir, noskid, 0))
+		return 1;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &a.cs) != CS_ERR_OK) {
+		cli_error("cannot start the disassembler");
+		cli_cpi_close(&a.c);
+		return 1;
+	}
+	/* AT&T, as objdump and OptiWISE's figures print it. */
+	cs_option(a.cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	a.unit = lsa_cpi_unit_name(a.c.st.unit);
+	nf = lsa_cfg_nfuncs(a.c.cc.cfg);
+	order = malloc((nf + 1) * sizeof(*order));
+	if (!order) {
+		cli_error("out of memory");
+		status = 1;
+		goto out;
+	}
+	for (i = 0; i < nf; i++)
+		order[i] = (uint32_t)i;
+	cmp_cpi = a.c.cpi;
+	qsort(order, nf, sizeof(*order), cmp_func_cost);
+	if (a.json) {
+		fprintf(a.out, "{\"source\": ");
+		json_str(a.out, file);
+		fprintf(a.out, ", \"unit\": \"%s\", \"event\": ", a.unit);
+		json_str(a.out, a.c.st.event);
+		fprintf(a.out, ", \"skid_fix\": %s, \"samples\": %" PRIu64
+			", \"attributed\": %" PRIu64 ", \"unattributed_pct\": %.4f"
+			", \"unmapped\": %" PRIu64
+			", \"no_module\": %" PRIu64 ", \"not_executed\": %" PRIu64
+			", \"cost\": %" PRIu64 ", \"cost_attributed\": %" PRIu64
+			",\n  \"instructions\": [",
+			noskid ? "false" : "true", a.c.st.samples, a.c.st.attributed,
+			cli_cpi_pct((double)(a.c.st.samples - a.c.st.attributed),
+				    (double)a.c.st.samples),
+			a.c.st.unmapped, a.c.st.no_module, a.c.st.not_executed,
+			a.c.st.cost, a.c.st.cost_attributed);
+		a.first_insn = 1;
+	} else {
+		fprintf(a.out, "annotated '%s': cost in %s of %s%s\n", file, a.unit,
+			a.c.st.event, noskid ? "" : ", charged to the instruction "
+			"executed before the sample (--no-skid-fix: where it landed)");
+		cli_cpi_print_account(a.out, &a.c.st);
+	}
+	for (i = 0; i < nf; i++) {
+		uint32_t f = order[i];
+		char nb[256];
+		const char *name = cli_cpi_func_name(&a.c, f, nb, sizeof(nb));
+
+		if (func ? strcmp(func, name) != 0 :
+			   cli_cpi_pct((double)lsa_cpi_func(a.c.cpi, f)->self.cost,
+				       (double)a.c.st.cost_attributed) < min_pct ||
+			   !lsa_cpi_func(a.c.cpi, f)->self.cost)
+			continue;
+		print_func(&a, f);
+		shown++;
+	}
+	if (a.json)
+		print_tail(&a);
+	if (func && !shown) {
+		cli_error("no executed function '%s' in '%s'", func, file);
+		status = 1;
+	} else if (fflush(stdout) || ferror(stdout)) {
+		cli_error("cannot write the annotation: %s", strerror(errno));
+		status = 1;
+	}
+out:
+	free(order);
+	free(a.lines);
+	free(a.blocks);
+	src_release(&a.src);
+	cs_close(&a.cs);
+	cli_cpi_close(&a.c);
+	return status;
+}

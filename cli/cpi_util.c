@@ -1,0 +1,209 @@
+/* cpi_util.c - a bundle's samples combined with its executed CFG and its
+ * loops, for `annotate` and `report --cpi`. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli/cpi_util.h"
+#include "ls_err.h"
+
+/* Bundle module of profile module m (by build-id, else path), or -1. */
+static int32_t bundle_module(struct lsb_reader *r, const struct lsp_module *m)
+{
+	size_t i, n = lsb_reader_nmodules(r);
+
+	for (i = 0; i < n; i++) {
+		const struct lsb_module *b = lsb_reader_module(r, i);
+
+		if (m->build_id_len ? b->build_id_len == m->build_id_len &&
+				      !memcmp(b->build_id, m->build_id, m->build_id_len)
+				    : b->path && m->path && !strcmp(b->path, m->path))
+			return (int32_t)i;
+	}
+	return -1;
+}
+
+/* The dynamic loops of the loop detector, their bodies closed from their
+ * head and back branches in the executed CFG: the detector finds loops
+ * on the path of each frame, so a loop's body is what reaches a back
+ * branch from the head without passing it again. */
+static int add_dynamic(struct cli_cpi *c)
+{
+	const struct lsp_profile *p = c->prof;
+	size_t i, k;
+	uint32_t *tails = NULL;
+	int err = 0;
+
+	c->dyn_loop = malloc((p->n_loops + 1) * sizeof(*c->dyn_loop));
+	tails = malloc((p->n_tails + 1) * sizeof(*tails));
+	if (!c->dyn_loop || !tails) {
+		free(tails);
+		return -LS_ENOMEM;
+	}
+	for (i = 0; i < p->n_loops && err >= 0; i++) {
+		const struct lsp_loop *l = &p->loops[i];
+		int32_t mod = bundle_module(c->cc.r, &p->modules[l->module]);
+		uint32_t h = lsa_cpi_find(c->cpi, mod, l->head_off), *body;
+		size_t nt = 0;
+		int n;
+
+		if (mod < 0 || h == LSA_CPI_NONE)
+			continue;
+		h = lsa_cpi_insn(c->cpi, h)->block;
+		for (k = 0; k < p->n_tails; k++) {
+			uint32_t t;
+
+			if (p->tails[k].loop != i)
+				continue;
+			t = lsa_cpi_find(c->cpi, mod, p->tails[k].off);
+			if (t != LSA_CPI_NONE)
+				tails[nt++] = lsa_cpi_insn(c->cpi, t)->block;
+		}
+		n = lsa_cpi_natural_body(c->cc.cfg, h, tails, nt, &body);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		err = lsa_cpi_loop_add(c->cpi, LSA_CPI_DYNAMIC, h, body, (size_t)n);
+		free(body);
+		if (err >= 0)
+			c->dyn_loop[c->ndyn++] = (uint32_t)i;
+	}
+	free(tails);
+	return err < 0 ? err : 0;
+}
+
+static int add_structural(struct cli_cpi *c)
+{
+	struct lsa_sloops_opts so = { .size = sizeof(so) };
+	size_t i, n;
+	int err;
+
+	if ((err = lsa_sloops_find(&c->sl, c->cc.cfg, &so)) < 0)
+		return err;
+	n = lsa_sloops_count(c->sl);
+	for (i = 0; i < n; i++) {
+		const struct lsa_sloop *l = lsa_sloops_get(c->sl, i);
+
+		err = lsa_cpi_loop_add(c->cpi, LSA_CPI_STRUCTURAL, l->header,
+				       l->blocks, l->nblocks);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
+		 int no_skid_fix, int want_loops)
+{
+	struct lsa_cpi_opts o = { .size = sizeof(o), .no_skid_fix = no_skid_fix,
+				  .debug_dir = debug_dir };
+	int err, r;
+
+	memset(c, 0, sizeof(*c));
+	r = lsp_is_profile(file);
+	if (r == 1) {
+		cli_error("'%s' is a loop profile, which holds no samples: CPI needs "
+			  "the bundle itself (recorded with 'loopscope record --sample')",
+			  file);
+		return 1;
+	}
+	if (cli_cfg_open(&c->cc, file, debug_dir))
+		return 1;
+	if (!c->cc.have_img) {
+		cli_error("cannot read the code of '%s': the executables are neither "
+			  "embedded nor found (try --debug-dir)", file);
+		cli_cpi_close(c);
+		return 1;
+	}
+	o.img = &c->cc.img;
+	if ((err = lsa_cpi_new(&c->cpi, c->cc.cfg, c->cc.r, &o)) < 0) {
+		cli_error("cannot read the samples of '%s': %s", file, ls_errstr(err));
+		cli_cpi_close(c);
+		return 1;
+	}
+	lsa_cpi_get_stats(c->cpi, &c->st);
+	if (!c->st.samples) {
+		cli_error("no samples in '%s': record with 'loopscope record --sample'",
+			  file);
+		cli_cpi_close(c);
+		return 1;
+	}
+	if (want_loops) {
+		if (cli_analyze_bundle(file, debug_dir, &c->prof) < 0) {
+			cli_cpi_close(c);
+			return 1;
+		}
+		if ((err = add_dynamic(c)) < 0 || (err = add_structural(c)) < 0) {
+			cli_error("cannot find the loops of '%s': %s", file, ls_errstr(err));
+			cli_cpi_close(c);
+			return 1;
+		}
+	}
+	if ((err = lsa_cpi_finish(c->cpi)) < 0) {
+		cli_error("cannot combine the samples of '%s': %s", file, ls_errstr(err));
+		cli_cpi_close(c);
+		return 1;
+	}
+	/* Samples the trace cannot place are not guessed; when they are a
+	 * noticeable share the numbers describe only part of the run. */
+	if (c->st.samples - c->st.attributed > c->st.samples / 20) {
+		cli_warning("%.1f%% of the %" PRIu64 " samples of '%s' could not be "
+			    "attributed to the trace (%" PRIu64 " in modules the trace "
+			    "never executed, %" PRIu64 " at addresses it never executed, %"
+			    PRIu64 " unmapped): were the sampling and the traced run "
+			    "the same program and input?",
+			    cli_cpi_pct((double)(c->st.samples - c->st.attributed),
+					(double)c->st.samples),
+			    c->st.samples, file, c->st.no_module, c->st.not_executed,
+			    c->st.unmapped);
+	}
+	return 0;
+}
+
+void cli_cpi_close(struct cli_cpi *c)
+{
+	lsa_sloops_free(c->sl);
+	lsa_cpi_free(c->cpi);
+	lsp_free(c->prof);
+	free(c->dyn_loop);
+	cli_cfg_close(&c->cc);
+	memset(c, 0, sizeof(*c));
+}
+
+const char *cli_cpi_func_name(const struct cli_cpi *c, uint32_t f, char *buf,
+			      size_t len)
+{
+	const struct lsa_cfg_func *fn = lsa_cfg_func(c->cc.cfg, f);
+	const struct lsb_module *m;
+	const char *base;
+
+	if (!fn)
+		return "?";
+	if (fn->name)
+		return fn->name;
+	m = fn->module >= 0 ? lsb_reader_module(c->cc.r, (size_t)fn->module) : NULL;
+	base = m && m->path ? strrchr(m->path, '/') : NULL;
+	snprintf(buf, len, "%s+0x%" PRIx64,
+		 base ? base + 1 : m && m->path ? m->path : "?", fn->start);
+	return buf;
+}
+
+double cli_cpi_pct(double x, double all)
+{
+	return all > 0 ? 100.0 * x / all : 0.0;
+}
+
+void cli_cpi_print_account(FILE *out, const struct lsa_cpi_stats *st)
+{
+	uint64_t un = st->samples - st->attributed;
+
+	fprintf(out, "samples: %" PRIu64 " of %s, %" PRIu64 " attributed; %" PRIu64
+		" not attributed (%.1f%%): %" PRIu64 " unmapped, %" PRIu64
+		" in modules the trace never executed, %" PRIu64
+		" at addresses the trace never executed\n",
+		st->samples, st->event && st->event[0] ? st->event : "?",
+		st->attributed, un, cli_cpi_pct((double)un, (double)st->samples),
+		st->unmapped, st->no_module, st->not_executed);
+}

@@ -1,0 +1,39 @@
+/* cpi_util.h - what `annotate` and `report --cpi` share: a bundle's
+ * executed CFG with its samples combined (analysis/cpi.h), the dynamic
+ * loops of the loop detector and the structural loops added. */
+#ifndef LS_CLI_CPI_UTIL_H
+#define LS_CLI_CPI_UTIL_H
+
+#include <stdio.h>
+
+#include "analysis/cpi.h"
+#include "analysis/sloops.h"
+#include "cli/cfg_util.h"
+#include "formats/profile.h"
+
+struct cli_cpi {
+	struct cli_cfg cc;
+	struct lsa_cpi *cpi;
+	struct lsa_sloops *sl;
+	struct lsp_profile *prof;	/* dynamic loops (may be NULL) */
+	uint32_t *dyn_loop;		/* cpi loop -> profile loop (dynamic) */
+	size_t ndyn;
+	struct lsa_cpi_stats st;
+};
+
+/* Opens file (a bundle: profiles hold no samples), builds everything and
+ * prints the mismatch warning.  want_loops: also find the loops.
+ * Returns 0, or 1 after printing the error. */
+int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
+		 int no_skid_fix, int want_loops);
+void cli_cpi_close(struct cli_cpi *c);
+
+/* Name of cfg function f ("name", else "module+0xoff"), in buf. */
+const char *cli_cpi_func_name(const struct cli_cpi *c, uint32_t f, char *buf,
+			      size_t len);
+/* The one-line account of where the samples went. */
+void cli_cpi_print_account(FILE *out, const struct lsa_cpi_stats *st);
+/* Share of x in all, in percent (0 when all is 0). */
+double cli_cpi_pct(double x, double all);
+
+#endif

@@ -248,9 +248,11 @@ static void hc_save(struct lsd_hmod *hm, const struct lsb_module *m, uint64_t mo
 		put64(w + 8, hr->hi);
 		put64(w + 16, hr->n);
 		crc = ls_crc32(crc, w, sizeof(w));
-		crc = ls_crc32(crc, hr->rel, hr->n * 8);
-		ok = fwrite(w, 1, sizeof(w), f) == sizeof(w) &&
-		     fwrite(hr->rel, 8, hr->n, f) == hr->n;
+		ok = fwrite(w, 1, sizeof(w), f) == sizeof(w);
+		if (ok && hr->n) {	/* a range without branches has no rel */
+			crc = ls_crc32(crc, hr->rel, hr->n * 8);
+			ok = fwrite(hr->rel, 8, hr->n, f) == hr->n;
+		}
 	}
 	put32(w, crc);
 	ok = ok && fwrite(w, 1, 4, f) == 4;

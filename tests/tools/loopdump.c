@@ -92,12 +92,15 @@ int main(int argc, char **argv)
 	P = p;
 	for (i = 0; i < p->n_loops; i++) {
 		uint64_t e = 0, it = 0, s = 0, t = 0, mn = UINT64_MAX, mx = 0;
-		struct lsp_trip *tr = malloc((p->n_trips + 1) * sizeof(*tr));
+		struct lsp_trip *tr;
 		size_t nt = 0;
 		char name[256], pn[256];
 
 		if (!mine(p->loops[i].module))
 			continue;
+		/* allocated after the filter: a skipped loop leaked it */
+		if (!(tr = malloc((p->n_trips + 1) * sizeof(*tr))))
+			return 2;
 		for (j = 0; j < p->n_lstats; j++) {
 			const struct lsp_lstat *ls = &p->lstats[j];
 

@@ -16,6 +16,10 @@
 #include "decoder/decode_int.h"
 #include "ls_err.h"
 
+/* Blocks per call of the batch callback: big enough that the call is
+ * amortized, small enough to stay in L1 beside libipt's data. */
+#define LSD_BATCH 256
+
 struct run {
 	struct lsd_decoder *d;
 	size_t stream;
@@ -23,6 +27,11 @@ struct run {
 	void *arg;
 	struct lsd_stream_stats *st;
 	const struct lsd_sblock *pend;	/* executed, exit not yet known */
+	/* pend's end, instructions and last_kind, copied (set_pend()) so
+	 * that the hot path need not read the static block. */
+	uint64_t pend_end;
+	uint32_t pend_ninsn;
+	uint8_t pend_kind;
 	uint64_t stop_ip;		/* X of the chunk, 0 if none */
 	int tailing;			/* holding blocks after X */
 	struct lsd_block *tail;
@@ -30,6 +39,9 @@ struct run {
 	uint64_t chunk_off;		/* stream offset of the chunk */
 	int cbret;			/* non-zero return of a callback */
 	int (*blockfn)(void *arg, size_t stream, const struct lsd_block *b);
+	int (*batchfn)(void *arg, size_t stream, const struct lsd_block *b, size_t n);
+	struct lsd_block *batch;	/* LSD_BATCH blocks, with batchfn */
+	size_t nbatch;
 	uint64_t insns, blocks;		/* hot counters, into *st at the end */
 	/* libipt's last block, not yet split: the next one may continue it
 	 * (see on_block). */
@@ -75,12 +87,53 @@ static int consumed_packet(int kind, int exit)
 	}
 }
 
+static void set_pend(struct run *r, const struct lsd_sblock *sb)
+{
+	r->pend = sb;
+	if (sb) {
+		r->pend_end = sb->end;
+		r->pend_ninsn = sb->ninsn;
+		r->pend_kind = sb->last_kind;
+	}
+}
+
+/* Hands the batch to the batch callback.  Called before any other
+ * callback that follows the batch's blocks in the stream. */
+static int batch_flush(struct run *r)
+{
+	if (r->nbatch && !r->cbret)
+		r->cbret = r->batchfn(r->arg, r->stream, r->batch, r->nbatch);
+	r->nbatch = 0;
+	return r->cbret;
+}
+
+/* Appends n blocks to the batch, handing it over whenever it is full. */
+static int batch_put(struct run *r, const struct lsd_block *b, size_t n)
+{
+	while (n) {
+		size_t k = LSD_BATCH - r->nbatch;
+
+		if (!k && batch_flush(r))
+			return r->cbret;
+		k = LSD_BATCH - r->nbatch;
+		if (k > n)
+			k = n;
+		memcpy(r->batch + r->nbatch, b, k * sizeof(*b));
+		r->nbatch += k;
+		b += k;
+		n -= k;
+	}
+	return 0;
+}
+
 static int deliver(struct run *r, const struct lsd_block *b)
 {
 	if (r->cbret)
 		return r->cbret;
 	r->insns += b->sb->ninsn;
 	r->blocks++;
+	if (r->batchfn)
+		return batch_put(r, b, 1);
 	if (r->blockfn)
 		r->cbret = r->blockfn(r->arg, r->stream, b);
 	return r->cbret;
@@ -135,9 +188,9 @@ static const uint8_t exit_of_kind[8] = {
 
 /* The exit of the pending block, given where control went next.  A table,
  * not a switch: the kinds alternate too much for a jump to predict. */
-static inline int exit_by_kind(int kind, const struct lsd_sblock *sb, uint64_t next)
+static inline int exit_by_kind(int kind, uint64_t end, uint64_t next)
 {
-	if (kind == LSD_K_COND && next == sb->end)
+	if (kind == LSD_K_COND && next == end)
 		return LSD_EXIT_COND_NOT;
 	return exit_of_kind[kind & 7];
 }
@@ -147,9 +200,9 @@ static int push(struct run *r, const struct lsd_sblock *sb)
 	int err = 0;
 
 	if (r->pend)
-		err = emit(r, r->pend, exit_by_kind(kind_of(r->pend), r->pend,
+		err = emit(r, r->pend, exit_by_kind(r->pend_kind, r->pend_end,
 						    sb->start), sb->start);
-	r->pend = sb;
+	set_pend(r, sb);
 	if (r->stop_ip && sb->start == r->stop_ip && !r->tailing)
 		r->tailing = 1;
 	return err;
@@ -167,107 +220,188 @@ static int end_pend(struct run *r, int exit, uint64_t next)
 
 static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error);
 
-/* Pushes the static blocks of a split.  The hot path: nothing held back
- * and the chunk's stop IP not among the parts, so every block but the
- * last is known at once to fall through into the next; they go straight
- * to the callback. */
-static int push_parts(struct run *r, struct lsd_sblock *const *sbs, int n)
+/* Pushes the static blocks of the block shape c, [start .. last].  The
+ * hot path: nothing held back and the chunk's stop IP not in the block, so
+ * the pending block's exit is known, and every part but the last falls
+ * through into the next: those are handed out as built once per shape
+ * (lsd_decoder.pre), and nothing reads the static blocks themselves. */
+static int push_shape(struct run *r, const struct lsd_dcent *c, uint64_t start,
+		      uint64_t last)
 {
-	int (*fn)(void *, size_t, const struct lsd_block *) = r->blockfn;
-	const struct lsd_sblock *p = r->pend;
-	struct lsd_block b;
-	uint64_t insns = 0, blocks = 0;
-	int i, err = 0;
+	const struct lsd_block *pre = r->d->pre + c->first;
+	uint32_t n = c->nparts, i;
+	int err = 0;
 
-	if (r->tailing || r->cbret || (r->stop_ip && r->stop_ip >= sbs[0]->start &&
-				       r->stop_ip <= sbs[n - 1]->start)) {
-		for (i = 0; i < n; i++) {
-			err = push(r, sbs[i]);
-			if (err)
+	if (r->tailing || r->cbret || (r->stop_ip >= start && r->stop_ip <= last)) {
+		for (i = 0; i < n; i++)
+			if ((err = push(r, pre[i].sb)) != 0)
 				return err;
-		}
 		return 0;
 	}
-	for (i = 0; i < n; i++) {
-		if (p) {
-			b.sb = p;
-			b.next = sbs[i]->start;
-			b.exit = (uint8_t)(i ? LSD_EXIT_FALL
-					     : exit_by_kind(p->last_kind, p, b.next));
-			insns += p->ninsn;
-			blocks++;
-			if (fn && (err = fn(r->arg, r->stream, &b)) != 0) {
-				r->cbret = err;
-				break;
-			}
+	if (r->pend) {
+		struct lsd_block b;
+
+		b.sb = r->pend;
+		b.exit = (uint8_t)exit_by_kind(r->pend_kind, r->pend_end, start);
+		b.next = start;
+		r->insns += r->pend_ninsn;
+		r->blocks++;
+		if (r->batchfn) {
+			if (r->nbatch == LSD_BATCH && (err = batch_flush(r)) != 0)
+				return err;
+			r->batch[r->nbatch++] = b;
+		} else if (r->blockfn && (err = r->blockfn(r->arg, r->stream, &b)) != 0) {
+			return r->cbret = err;
 		}
-		p = sbs[i];
 	}
-	r->blocks += blocks;
-	r->insns += insns;
-	r->pend = p;
+	if (n > 1) {
+		r->insns += c->ninsn_head;
+		r->blocks += n - 1;
+		if (r->batchfn) {
+			err = batch_put(r, pre, n - 1);
+		} else if (r->blockfn) {
+			for (i = 0; i + 1 < n; i++)
+				if ((err = r->blockfn(r->arg, r->stream, &pre[i])) != 0) {
+					r->cbret = err;
+					break;
+				}
+		}
+	}
+	r->pend = pre[n - 1].sb;
+	r->pend_end = last + c->nextoff;
+	r->pend_ninsn = c->ninsn_last;
+	r->pend_kind = c->kind;
 	return err;
+}
+
+/* The cached shape [start .. last], split now if it is new.  Returns it,
+ * or NULL with *err set (-LS_EDECODE: its code is unreadable). */
+static const struct lsd_dcent *shape_of(struct lsd_decoder *d, uint64_t start,
+					uint64_t last, uint32_t ninsn, int *err)
+{
+	const struct lsd_dcent *c = lsd_split_hit(d, start, last);
+	struct lsd_sblock *const *ids;
+	int n;
+
+	if (c)
+		return c;
+	n = lsd_split(d, start, last, ninsn, &ids, NULL);
+	/* lsd_split() leaves the shape in the cache. */
+	if (n > 0 && (c = lsd_split_hit(d, start, last)) != NULL)
+		return c;
+	*err = n < 0 ? n : -LS_EDECODE;
+	return NULL;
 }
 
 /* Splits the held block and pushes its static blocks. */
 static int flush_held(struct run *r)
 {
-	struct lsd_sblock *const *ids;
-	int n;
+	const struct lsd_dcent *c;
+	int err = 0;
 
 	if (!r->held)
 		return 0;
 	r->held = 0;
-	n = lsd_split(r->d, r->held_start, r->held_last, r->held_ninsn, &ids, NULL);
-	return n < 0 ? n : push_parts(r, ids, n);
+	c = shape_of(r->d, r->held_start, r->held_last, r->held_ninsn, &err);
+	return c ? push_shape(r, c, r->held_start, r->held_last) : err;
 }
 
 /* libipt sometimes ends a block without a branch (before an instruction an
  * event binds to, say) and goes on with the next instruction in a new one.
  * Where that instruction is no head, the two are one straight run: they
  * are joined before the split, so static blocks start at heads only and do
- * not depend on where libipt cut.  One split lookup per libipt block. */
-static int on_block(struct run *r, const struct pt_block *b)
+ * not depend on where libipt cut.  One split lookup per libipt block.
+ * Kept out of line: the hot path (on_block()) handles the common case. */
+static __attribute__((noinline)) int on_block_slow(struct run *r,
+						   const struct pt_block *b)
 {
-	if (!b->ninsn)
-		return 0;
 	if (r->held) {
 		struct lsd_decoder *d = r->d;
-		const struct lsd_dcent *c = lsd_split_hit(d, r->held_start, r->held_last);
-		struct lsd_sblock *const *ids;
-		uint64_t next = 0;
-		int n, kind = -1;
+		const struct lsd_dcent *c;
+		int n = 0;
 
-		if (c) {
-			ids = d->parts + c->first;
-			n = (int)c->nparts;
-			next = r->held_last + c->nextoff;
-			kind = c->kind;
-		} else {
-			const struct lsd_dyn *shape;
-
-			n = lsd_split(d, r->held_start, r->held_last, r->held_ninsn,
-				      &ids, &shape);
-			if (n > 0) {
-				next = shape->next;
-				kind = shape->kind;
-			}
-		}
-		if (n > 0 && b->ip == next && kind == LSD_K_OTHER &&
+		c = shape_of(d, r->held_start, r->held_last, r->held_ninsn, &n);
+		if (c && c->kind == LSD_K_OTHER && b->ip == r->held_last + c->nextoff &&
 		    !lsd_addrset_has(&d->sp->heads, b->ip)) {
 			r->held_last = b->end_ip;
 			r->held_ninsn += b->ninsn;
 			return 0;
 		}
 		r->held = 0;
-		if (n == -LS_EDECODE)	/* its code is unreadable: a loss */
+		if (c)
+			n = push_shape(r, c, r->held_start, r->held_last);
+		else if (n == -LS_EDECODE)	/* its code is unreadable: a loss */
 			n = report_loss(r, 0, 0, -pte_bad_insn);
-		else if (n > 0)
-			n = push_parts(r, ids, n);
 		if (n < 0 || r->cbret)
 			return n < 0 ? n : r->cbret;
 	}
 	r->held = 1;
+	r->held_start = b->ip;
+	r->held_last = b->end_ip;
+	r->held_ninsn = b->ninsn;
+	return 0;
+}
+
+/* The parts after the first of a shape split in several, all falling
+ * through: out of line, most shapes are one static block. */
+static __attribute__((noinline)) int push_rest(struct run *r,
+					       const struct lsd_dcent *c)
+{
+	const struct lsd_block *pre = r->d->pre + c->first;
+	uint32_t i, n = c->nparts;
+	int err = 0;
+
+	r->insns += c->ninsn_head;
+	r->blocks += n - 1;
+	if (r->batchfn)
+		return batch_put(r, pre, n - 1);
+	if (r->blockfn) {
+		for (i = 0; i + 1 < n; i++)
+			if ((err = r->blockfn(r->arg, r->stream, &pre[i])) != 0)
+				return r->cbret = err;
+	}
+	return 0;
+}
+
+/* A block from libipt, inline in the decode loop.  The common case, the
+ * held block's shape cached and ending in a branch (so no join), nothing
+ * held back, the chunk's stop IP not in it: its static blocks go out at
+ * once, reading only the one cache entry; all else goes to
+ * on_block_slow(). */
+static inline int on_block(struct run *r, const struct pt_block *b)
+{
+	const struct lsd_dcent *c;
+	uint64_t start = r->held_start, last = r->held_last;
+	int err;
+
+	if (!r->held || !b->ninsn)
+		return b->ninsn ? on_block_slow(r, b) : 0;
+	c = lsd_split_hit(r->d, start, last);
+	if (!c || c->kind == LSD_K_OTHER || r->tailing || r->cbret ||
+	    r->stop_ip - start <= last - start)
+		return on_block_slow(r, b);
+	if (r->pend) {
+		struct lsd_block e;
+
+		e.sb = r->pend;
+		e.exit = (uint8_t)exit_by_kind(r->pend_kind, r->pend_end, start);
+		e.next = start;
+		r->insns += r->pend_ninsn;
+		r->blocks++;
+		if (r->batchfn) {
+			if (r->nbatch == LSD_BATCH && (err = batch_flush(r)) != 0)
+				return err;
+			r->batch[r->nbatch++] = e;
+		} else if (r->blockfn && (err = r->blockfn(r->arg, r->stream, &e)) != 0) {
+			return r->cbret = err;
+		}
+	}
+	if (c->nparts > 1 && (err = push_rest(r, c)) != 0)
+		return err;
+	r->pend = r->d->pre[c->first + c->nparts - 1].sb;
+	r->pend_end = last + c->nextoff;
+	r->pend_ninsn = c->ninsn_last;
+	r->pend_kind = c->kind;
 	r->held_start = b->ip;
 	r->held_last = b->end_ip;
 	r->held_ninsn = b->ninsn;
@@ -311,6 +445,8 @@ static int on_event(struct run *r, const struct pt_event *ev)
 		int err = end_pend(r, LSD_EXIT_GAP, 0);
 
 		r->st->losses++;
+		if (!err && r->batchfn)
+			err = batch_flush(r);
 		if (!err && r->cb && r->cb->loss)
 			err = r->cbret = r->cb->loss(r->arg, r->stream, &l);
 		return err;
@@ -338,6 +474,8 @@ static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error)
 	l.insns = 0;
 	l.error = error;
 	r->st->lost_bytes += l.bytes;
+	if (r->batchfn && batch_flush(r))
+		return r->cbret;
 	if (r->cb && r->cb->loss)
 		r->cbret = r->cb->loss(r->arg, r->stream, &l);
 	return r->cbret;
@@ -499,7 +637,7 @@ static int decode_range(struct run *r, size_t s, size_t first, size_t last)
 			if (r->pend && r->pend->start == r->stop_ip)
 				r->pend = NULL;
 			else if (r->pend)
-				err = end_pend(r, exit_by_kind(kind_of(r->pend), r->pend,
+				err = end_pend(r, exit_by_kind(r->pend_kind, r->pend_end,
 							       r->stop_ip), r->stop_ip);
 		} else if (!err) {
 			err = flush_tail(r);
@@ -532,6 +670,7 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 	r.arg = arg;
 	r.st = st;
 	r.blockfn = cb ? cb->block : NULL;
+	r.batchfn = cb ? cb->blocks : NULL;
 	d->sp = &d->spaces[d->stream_space[i]];
 	if (cb && cb->stream_begin &&
 	    (err = cb->stream_begin(arg, i, lsb_reader_stream(d->r, i))) != 0)
@@ -539,10 +678,15 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 	if (cb && cb->thread &&
 	    (err = cb->thread(arg, i, d->stream_tid[i].pid, d->stream_tid[i].tid)) != 0)
 		return err;
+	if (r.batchfn && !(r.batch = malloc(LSD_BATCH * sizeof(*r.batch))))
+		return -LS_ENOMEM;
 	err = decode_range(&r, i, first, last);
+	if (!err && r.batchfn)
+		err = batch_flush(&r);
 	st->insns += r.insns;
 	st->blocks += r.blocks;
 	free(r.tail);
+	free(r.batch);
 	if (!err && cb && cb->stream_end)
 		err = cb->stream_end(arg, i, st);
 	return err;
@@ -708,11 +852,14 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 			goto fail;
 		}
 	}
-	d->spaces = calloc(d->nimgs, sizeof(*d->spaces));
+	/* Aligned for the shape cache's entries (struct lsd_space). */
+	d->spaces = aligned_alloc(_Alignof(struct lsd_space),
+				  d->nimgs * sizeof(*d->spaces));
 	if (!d->spaces) {
 		err = -LS_ENOMEM;
 		goto fail;
 	}
+	memset(d->spaces, 0, d->nimgs * sizeof(*d->spaces));
 	for (i = 0; i < d->nimgs; i++)
 		d->spaces[i].img = &d->imgs[i];
 	d->sp = &d->spaces[0];
@@ -759,6 +906,7 @@ void lsd_close(struct lsd_decoder *d)
 	if (!d)
 		return;
 	lsd_sbtab_release(d);
+	lsd_heads_release(d);
 	for (i = 0; d->spaces && i < d->nimgs; i++)
 		lsd_space_release(&d->spaces[i]);
 	free(d->spaces);

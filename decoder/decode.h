@@ -108,6 +108,13 @@ struct lsd_callbacks {
 	 * README, Known limits).  lsd_decode_chunk() calls it too, so every
 	 * chunk's blocks come with their thread. */
 	int (*thread)(void *arg, size_t stream, uint32_t pid, uint32_t tid);
+	/* May be NULL.  When set, called instead of block: the executed
+	 * static blocks in execution order, n >= 1 at a time (b[0 .. n) is
+	 * valid during the call only).  One call per batch, not one per
+	 * block, for analyses that are cheap per block.  A batch is always
+	 * handed over before the loss or stream_end call that follows its
+	 * blocks, so every callback sees the order block would. */
+	int (*blocks)(void *arg, size_t stream, const struct lsd_block *b, size_t n);
 };
 
 struct lsd_opts {
@@ -118,8 +125,9 @@ struct lsd_opts {
 
 struct lsd_decoder;
 
-/* Builds the image and collects the block heads (a sweep of the code and
- * a packet scan of every stream; no instruction decoding).
+/* Builds the image and collects the block heads (a sweep of the code, read
+ * back from the build-id cache where an earlier open left it, and a packet
+ * scan of every stream; no instruction decoding).
  * Returns -LS_ENOMEM, -LS_EINVAL, a reader error, or -LS_ECORRUPT for a
  * module whose file has another build-id; errmsg (may be NULL) gets a
  * message naming the files. */

@@ -35,6 +35,8 @@ struct lsd_dyn {
 	uint64_t next;		/* address after the last instruction */
 	uint32_t first;		/* index into lsd_decoder.parts */
 	uint32_t nparts;
+	uint32_t ninsn;		/* instructions of the whole shape */
+	uint32_t ninsn_last;	/* instructions of its last static block */
 	uint8_t kind;		/* enum lsd_kind of the last instruction */
 };
 
@@ -49,15 +51,21 @@ struct lsd_sbtab {
 };
 
 /* A block shape in the direct-mapped cache: everything the hot path needs
- * in one 24-byte entry, so that a hit costs one memory access (an index
- * into the shape table cost a second, dependent one, often a cache miss). */
+ * in one 32-byte entry, aligned so that it never straddles two cache
+ * lines, and a hit costs one memory access (an index into the shape table
+ * cost a second, dependent one, often a cache miss).  The instruction
+ * counts are here so that the hot path need not read the static blocks
+ * themselves: a callback that does not look at them never touches them. */
 struct lsd_dcent {
 	uint64_t start;		/* 0: empty */
 	uint32_t lastoff;	/* last - start */
-	uint32_t first;		/* index into lsd_decoder.parts */
+	uint32_t first;		/* index into lsd_decoder.parts and .pre */
 	uint32_t nparts;
+	uint32_t ninsn_head;	/* instructions of all static blocks but the last */
+	uint32_t ninsn_last;	/* instructions of the last one */
 	uint8_t nextoff;	/* next - last: the last instruction's size */
 	uint8_t kind;		/* enum lsd_kind of the last instruction */
+	uint8_t pad[2];
 };
 
 #define LSD_DCACHE 1024
@@ -72,7 +80,26 @@ struct lsd_space {
 	size_t nidx, idxcap;
 	struct lsd_dyn *dyn;		/* hash by (start, last) */
 	size_t ndyn, dyncap;
-	struct lsd_dcent dcache[LSD_DCACHE];	/* by start, direct-mapped */
+	/* By start, direct-mapped; spaces are allocated 64-byte aligned. */
+	_Alignas(64) struct lsd_dcent dcache[LSD_DCACHE];
+};
+
+/* The direct branch targets of one swept range of a module's file, as
+ * offsets from the runtime address of the range's start (modulo 2^64), so
+ * they hold wherever the module is mapped. */
+struct lsd_hrange {
+	uint64_t lo, hi;	/* file offsets swept */
+	uint64_t *rel;
+	size_t n;
+};
+
+/* The sweep results of one bundle module, shared by every process that
+ * maps it, and kept in the build-id cache (heads.c). */
+struct lsd_hmod {
+	struct lsd_hrange *r;
+	size_t n;
+	int loaded;		/* the cache file was tried */
+	int dirty;		/* has ranges the cache file lacks */
 };
 
 struct lsd_decoder {
@@ -87,9 +114,15 @@ struct lsd_decoder {
 	struct pt_config base;		/* cpu, errata, timing from the bundle */
 	struct lsd_sbtab sbt;		/* the static blocks of all processes */
 	struct lsd_sblock **parts;	/* static blocks never move */
+	/* Parallel to parts: each static block as executed, when it is not
+	 * the last of its shape (it falls through into the next part), built
+	 * once per shape so the hot path hands them out as they are. */
+	struct lsd_block *pre;
 	size_t nparts, capparts;
 	csh cs;
 	struct lsd_iclass_ctx *ic;
+	struct lsd_hmod *hmods;		/* per bundle module */
+	size_t nhmods;
 	uint8_t *buf[2];		/* chunk buffers */
 	size_t bufcap[2];
 };
@@ -116,6 +149,8 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
  * of every module mapped in d->sp's image (heads.c).  Returns 0,
  * -LS_ENOMEM, -LS_EUNSUP. */
 int lsd_heads_static(struct lsd_decoder *d);
+/* Frees the sweep results of lsd_heads_static(). */
+void lsd_heads_release(struct lsd_decoder *d);
 /* Heads from the trace: the IPs of TIP, TIP.PGE and FUP packets in buf,
  * into d->sp.  Returns 0 or -LS_ENOMEM. */
 int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);

@@ -14,14 +14,18 @@
  * blocks, plus the indirect targets the run actually took.
  */
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "decoder/decode_int.h"
+#include "ls_crc32.h"
 #include "ls_err.h"
 
-/* The target of a direct relative branch at code[0..len), or 0. */
-static uint64_t direct_target(const uint8_t *c, size_t len, uint64_t next)
+/* Whether code[0..len) is a direct relative branch: its target is
+ * next + the result (modulo 2^64), 0 being a target too. */
+static int direct_disp(const uint8_t *c, size_t len, int64_t *rel)
 {
 	size_t i = 0;
 	int32_t disp;
@@ -37,30 +41,35 @@ static uint64_t direct_target(const uint8_t *c, size_t len, uint64_t next)
 		if (len - i < 5)
 			return 0;
 		memcpy(&disp, c + i + 1, 4);
-		return next + (uint64_t)(int64_t)disp;
+		*rel = disp;
+		return 1;
 	case 0xeb: case 0xe0: case 0xe1: case 0xe2: case 0xe3:
 		if (len - i < 2)			/* jmp rel8, loop*, jrcxz */
 			return 0;
-		return next + (uint64_t)(int64_t)(int8_t)c[i + 1];
+		*rel = (int8_t)c[i + 1];
+		return 1;
 	case 0x0f:
 		if (len - i < 6 || (c[i + 1] & 0xf0) != 0x80)
 			return 0;			/* jcc rel32 */
 		memcpy(&disp, c + i + 2, 4);
-		return next + (uint64_t)(int64_t)disp;
+		*rel = disp;
+		return 1;
 	default:
-		if ((c[i] & 0xf0) == 0x70 && len - i >= 2)	/* jcc rel8 */
-			return next + (uint64_t)(int64_t)(int8_t)c[i + 1];
+		if ((c[i] & 0xf0) == 0x70 && len - i >= 2) {	/* jcc rel8 */
+			*rel = (int8_t)c[i + 1];
+			return 1;
+		}
 		return 0;
 	}
 }
 
-/* Sweeps file bytes [off, off + n) of a module mapped at runtime address
- * base + (off - pgoff). */
-static int sweep(struct lsd_decoder *d, csh cs, const uint8_t *data,
-		 uint64_t off, uint64_t n, uint64_t runtime)
+/* Sweeps file bytes [off, off + n) of a module, its first byte at runtime
+ * address runtime: the targets go to *rel as offsets from runtime. */
+static int sweep(csh cs, const uint8_t *data, uint64_t off, uint64_t n,
+		 uint64_t runtime, struct lsd_hrange *hr)
 {
 	const uint8_t *p = data + off;
-	size_t len = (size_t)n;
+	size_t len = (size_t)n, cap = 0;
 	uint64_t a = runtime;
 	cs_insn *in = cs_malloc(cs);
 	int err = 0;
@@ -69,7 +78,7 @@ static int sweep(struct lsd_decoder *d, csh cs, const uint8_t *data,
 		return -LS_ENOMEM;
 	while (len) {
 		const uint8_t *here = p;
-		uint64_t t;
+		int64_t disp;
 
 		if (!cs_disasm_iter(cs, &p, &len, &a, in)) {
 			/* Data or padding: step a byte and go on. */
@@ -78,22 +87,229 @@ static int sweep(struct lsd_decoder *d, csh cs, const uint8_t *data,
 			a++;
 			continue;
 		}
-		t = direct_target(here, in->size, a);
-		if (t && lsd_addrset_add(&d->sp->heads, t) < 0) {
-			err = -LS_ENOMEM;
-			break;
+		/* a is the address after the instruction. */
+		if (!direct_disp(here, in->size, &disp))
+			continue;
+		if (hr->n == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			void *np = realloc(hr->rel, ncap * sizeof(*hr->rel));
+
+			if (!np) {
+				err = -LS_ENOMEM;
+				break;
+			}
+			hr->rel = np;
+			cap = ncap;
 		}
+		hr->rel[hr->n++] = a + (uint64_t)disp - runtime;
 	}
 	cs_free(in, 1);
 	return err;
 }
 
-/* Sweeps the part of [lo, hi) (file offsets of executable code) that the
- * mapping m covers. */
+/* The heads cache: one file per module, DIR/<build-id>.heads, holding the
+ * sweep of every range swept so far.  The sweep is most of lsd_open()'s
+ * time for short runs (libc alone is ~0.1 s of capstone), and its result
+ * depends on the module's bytes, the range and capstone only.  A file
+ * whose magic, version, capstone version, build-id, module size or CRC
+ * do not match is ignored, and rewritten after a new sweep. */
+#define HC_MAGIC "LSHEADS\n"
+#define HC_VERSION 1u
+
+static uint32_t hc_capstone(void)
+{
+	int major = 0, minor = 0;
+
+	cs_version(&major, &minor);
+	return (uint32_t)major << 16 | (uint32_t)minor;
+}
+
+static int hc_path(const struct lsb_module *m, char *path, size_t len)
+{
+	char dir[4096];
+	size_t i, off;
+
+	if (!m || !m->build_id_len)
+		return -LS_ENOENT;
+	lsd_image_cache_dir(dir, sizeof(dir));
+	if (!dir[0])
+		return -LS_ENOENT;
+	off = (size_t)snprintf(path, len, "%s/", dir);
+	for (i = 0; i < m->build_id_len && off + 3 < len; i++)
+		off += (size_t)snprintf(path + off, len - off, "%02x", m->build_id[i]);
+	if (off + 7 >= len)
+		return -LS_ENOENT;
+	snprintf(path + off, len - off, ".heads");
+	return 0;
+}
+
+/* Bytes of the header: magic, version, capstone version, build-id length
+ * and bytes, module size, range count. */
+#define HC_HEAD (8 + 4 + 4 + 4 + LSB_BUILD_ID_MAX + 8 + 8)
+
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+static void hc_header(uint8_t *h, const struct lsb_module *m, uint64_t modlen,
+		      uint64_t nranges)
+{
+	memset(h, 0, HC_HEAD);
+	memcpy(h, HC_MAGIC, 8);
+	put32(h + 8, HC_VERSION);
+	put32(h + 12, hc_capstone());
+	put32(h + 16, m->build_id_len);
+	memcpy(h + 20, m->build_id, m->build_id_len);
+	put64(h + 20 + LSB_BUILD_ID_MAX, modlen);
+	put64(h + 28 + LSB_BUILD_ID_MAX, nranges);
+}
+
+/* Loads the cache file of module m into hm.  Any mismatch leaves hm
+ * empty: the ranges are swept again. */
+static void hc_load(struct lsd_hmod *hm, const struct lsb_module *m, uint64_t modlen)
+{
+	char path[4200];
+	uint8_t want[HC_HEAD], *buf = NULL;
+	FILE *f;
+	long size;
+	size_t off, i, nr;
+
+	hm->loaded = 1;
+	if (hc_path(m, path, sizeof(path)) < 0 || !(f = fopen(path, "rb")))
+		return;
+	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < HC_HEAD + 4 ||
+	    fseek(f, 0, SEEK_SET) || !(buf = malloc((size_t)size)) ||
+	    fread(buf, 1, (size_t)size, f) != (size_t)size) {
+		fclose(f);
+		free(buf);
+		return;
+	}
+	fclose(f);
+	nr = (size_t)get64(buf + 28 + LSB_BUILD_ID_MAX);
+	hc_header(want, m, modlen, nr);
+	if (memcmp(buf, want, HC_HEAD) ||
+	    get32(buf + size - 4) != ls_crc32(0, buf, (size_t)size - 4) ||
+	    nr > (size_t)size / 24 || !(hm->r = calloc(nr ? nr : 1, sizeof(*hm->r))))
+		goto bad;
+	for (i = 0, off = HC_HEAD; i < nr; i++) {
+		struct lsd_hrange *hr = &hm->r[i];
+
+		if ((size_t)size - 4 - off < 24)
+			goto bad;
+		hr->lo = get64(buf + off);
+		hr->hi = get64(buf + off + 8);
+		hr->n = (size_t)get64(buf + off + 16);
+		off += 24;
+		if (hr->n > ((size_t)size - 4 - off) / 8 ||
+		    !(hr->rel = malloc(hr->n ? hr->n * 8 : 1)))
+			goto bad;
+		memcpy(hr->rel, buf + off, hr->n * 8);
+		off += hr->n * 8;
+		hm->n = i + 1;
+	}
+	if (off != (size_t)size - 4)
+		goto bad;
+	free(buf);
+	return;
+bad:
+	for (i = 0; i < hm->n; i++)
+		free(hm->r[i].rel);
+	free(hm->r);
+	hm->r = NULL;
+	hm->n = 0;
+	free(buf);
+}
+
+/* Writes hm to the cache (a temporary name, then renamed, so a reader
+ * never sees half a file).  Failures only cost a sweep next time. */
+static void hc_save(struct lsd_hmod *hm, const struct lsb_module *m, uint64_t modlen)
+{
+	char path[4200], tmp[4300];
+	uint8_t h[HC_HEAD], w[24];
+	uint32_t crc;
+	size_t i;
+	FILE *f;
+	int ok;
+
+	hm->dirty = 0;
+	if (hc_path(m, path, sizeof(path)) < 0)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	if (!(f = fopen(tmp, "wb")))
+		return;
+	hc_header(h, m, modlen, hm->n);
+	crc = ls_crc32(0, h, sizeof(h));
+	ok = fwrite(h, 1, sizeof(h), f) == sizeof(h);
+	for (i = 0; ok && i < hm->n; i++) {
+		const struct lsd_hrange *hr = &hm->r[i];
+
+		put64(w, hr->lo);
+		put64(w + 8, hr->hi);
+		put64(w + 16, hr->n);
+		crc = ls_crc32(crc, w, sizeof(w));
+		ok = fwrite(w, 1, sizeof(w), f) == sizeof(w);
+		if (ok && hr->n) {	/* a range without branches has no rel */
+			crc = ls_crc32(crc, hr->rel, hr->n * 8);
+			ok = fwrite(hr->rel, 8, hr->n, f) == hr->n;
+		}
+	}
+	put32(w, crc);
+	ok = ok && fwrite(w, 1, 4, f) == 4;
+	if (fclose(f) || !ok || rename(tmp, path))
+		unlink(tmp);
+}
+
+/* The sweep of [lo, hi) of module mod, from the cache or done now. */
+static int hc_range(struct lsd_decoder *d, csh cs, size_t mod,
+		    const struct lsd_module_bytes *mb, uint64_t lo, uint64_t hi,
+		    uint64_t rt, const struct lsd_hrange **out)
+{
+	const struct lsb_module *m = d->r ? lsb_reader_module(d->r, mod) : NULL;
+	struct lsd_hmod *hm;
+	struct lsd_hrange hr = { lo, hi, NULL, 0 };
+	size_t i;
+	void *np;
+	int err;
+
+	if (mod >= d->nhmods) {
+		np = realloc(d->hmods, (mod + 1) * sizeof(*d->hmods));
+		if (!np)
+			return -LS_ENOMEM;
+		d->hmods = np;
+		memset(d->hmods + d->nhmods, 0, (mod + 1 - d->nhmods) * sizeof(*d->hmods));
+		d->nhmods = mod + 1;
+	}
+	hm = &d->hmods[mod];
+	if (!hm->loaded && m)
+		hc_load(hm, m, mb->len);
+	hm->loaded = 1;
+	for (i = 0; i < hm->n; i++)
+		if (hm->r[i].lo == lo && hm->r[i].hi == hi) {
+			*out = &hm->r[i];
+			return 0;
+		}
+	err = sweep(cs, mb->data, lo, hi - lo, rt, &hr);
+	if (err < 0 || !(np = realloc(hm->r, (hm->n + 1) * sizeof(*hm->r)))) {
+		free(hr.rel);
+		return err < 0 ? err : -LS_ENOMEM;
+	}
+	hm->r = np;
+	hm->r[hm->n] = hr;
+	*out = &hm->r[hm->n++];
+	hm->dirty = m != NULL;
+	return 0;
+}
+
+/* Adds the heads of the part of [lo, hi) (file offsets of executable
+ * code) that the mapping m covers. */
 static int sweep_range(struct lsd_decoder *d, csh cs, const struct lsd_mapping *m,
 		       const struct lsd_module_bytes *mb, uint64_t lo, uint64_t hi)
 {
-	uint64_t mlo = m->pgoff, mhi = m->pgoff + (m->end - m->start);
+	uint64_t mlo = m->pgoff, mhi = m->pgoff + (m->end - m->start), rt;
+	const struct lsd_hrange *hr;
+	size_t i;
+	int err;
 
 	if (lo < mlo)
 		lo = mlo;
@@ -103,7 +319,13 @@ static int sweep_range(struct lsd_decoder *d, csh cs, const struct lsd_mapping *
 		hi = mb->len;
 	if (lo >= hi)
 		return 0;
-	return sweep(d, cs, mb->data, lo, hi - lo, m->start + (lo - m->pgoff));
+	rt = m->start + (lo - m->pgoff);
+	if ((err = hc_range(d, cs, m->module, mb, lo, hi, rt, &hr)) < 0)
+		return err;
+	for (i = 0; i < hr->n; i++)
+		if (lsd_addrset_add(&d->sp->heads, hr->rel[i] + rt) < 0)
+			return -LS_ENOMEM;
+	return 0;
 }
 
 int lsd_heads_static(struct lsd_decoder *d)
@@ -145,7 +367,25 @@ int lsd_heads_static(struct lsd_decoder *d)
 			err = sweep_range(d, cs, m, mb, m->pgoff, UINT64_MAX);
 	}
 	cs_close(&cs);
+	for (i = 0; !err && d->r && i < d->nhmods; i++)
+		if (d->hmods[i].dirty)
+			hc_save(&d->hmods[i], lsb_reader_module(d->r, i),
+				d->sp->img->mods[i].len);
 	return err;
+}
+
+void lsd_heads_release(struct lsd_decoder *d)
+{
+	size_t i, k;
+
+	for (i = 0; i < d->nhmods; i++) {
+		for (k = 0; k < d->hmods[i].n; k++)
+			free(d->hmods[i].r[k].rel);
+		free(d->hmods[i].r);
+	}
+	free(d->hmods);
+	d->hmods = NULL;
+	d->nhmods = 0;
 }
 
 /* Last-IP decompression of an IP packet (Intel SDM 33.4.2.2). */

@@ -252,8 +252,7 @@ static int read_cb(uint8_t *buffer, size_t size, const struct pt_asid *asid,
 	return n < 0 ? -pte_nomap : n;
 }
 
-/* The cache directory for embedded modules, created; "" if none. */
-static void cache_dir(char *dir, size_t len)
+void lsd_image_cache_dir(char *dir, size_t len)
 {
 	const char *env = getenv("LOOPSCOPE_CACHE"), *xdg, *home;
 	char *p;
@@ -334,7 +333,7 @@ static void add_sections(struct lsd_image *img, struct lsb_reader *r,
 			continue;
 		if (!mb->file) {
 			if (!dir[0])
-				cache_dir(dir, sizeof(dir));
+				lsd_image_cache_dir(dir, sizeof(dir));
 			mb->file = cache_file(dir, lsb_reader_module(r, m->module), mb);
 			if (!mb->file)
 				continue;

@@ -71,6 +71,11 @@ void lsd_image_release(struct lsd_image *img);
 int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
 		   uint64_t ip);
 
+/* The build-id cache directory ($LOOPSCOPE_CACHE, else
+ * $XDG_CACHE_HOME/loopscope, else ~/.cache/loopscope), created; dir gets
+ * "" if there is none. */
+void lsd_image_cache_dir(char *dir, size_t len);
+
 /* The module index and file offset of ip.  Returns 0, or -1 if unmapped. */
 int lsd_image_locate(const struct lsd_image *img, uint64_t ip, size_t *module,
 		     uint64_t *file_off);

@@ -210,8 +210,14 @@ static int dyn_grow(struct lsd_space *sp)
 	return 0;
 }
 
-static int parts_push(struct lsd_decoder *d, uint32_t id)
+/* Appends static block id to the parts of the shape that starts at
+ * parts[first]; the part before it (if of the same shape) falls through
+ * into it. */
+static int parts_push(struct lsd_decoder *d, uint32_t first, uint32_t id)
 {
+	struct lsd_sblock *sb = lsd_sb(d, id);
+	struct lsd_block *b;
+
 	if (d->nparts == d->capparts) {
 		size_t ncap = d->capparts ? d->capparts * 2 : 4096;
 		void *np = realloc(d->parts, ncap * sizeof(*d->parts));
@@ -219,9 +225,19 @@ static int parts_push(struct lsd_decoder *d, uint32_t id)
 		if (!np)
 			return -LS_ENOMEM;
 		d->parts = np;
+		np = realloc(d->pre, ncap * sizeof(*d->pre));
+		if (!np)
+			return -LS_ENOMEM;
+		d->pre = np;
 		d->capparts = ncap;
 	}
-	d->parts[d->nparts++] = lsd_sb(d, id);
+	if (d->nparts > first)
+		d->pre[d->nparts - 1].next = sb->start;
+	d->parts[d->nparts] = sb;
+	b = &d->pre[d->nparts++];
+	b->sb = sb;
+	b->exit = LSD_EXIT_FALL;
+	b->next = 0;
 	return 0;
 }
 
@@ -277,12 +293,15 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 		 * here, or a head follows. */
 		err = sblock_get(d, pstart, here, a, pn, insn_kind(d->cs, in),
 				 code + (pstart - e->start), (size_t)(a - pstart), &id);
-		if (err < 0 || (err = parts_push(d, id)) < 0)
+		if (err < 0 || (err = parts_push(d, e->first, id)) < 0)
 			goto out;
 		pstart = a;
+		if (last)
+			e->ninsn_last = pn;
 		pn = 0;
 	}
 	e->nparts = (uint32_t)(d->nparts - e->first);
+	e->ninsn = ninsn;
 out:
 	if (in)
 		cs_free(in, 1);
@@ -300,6 +319,8 @@ static void dcache_put(struct lsd_space *sp, const struct lsd_dyn *e)
 	c->lastoff = (uint32_t)(e->last - e->start);
 	c->first = e->first;
 	c->nparts = e->nparts;
+	c->ninsn_head = e->ninsn - e->ninsn_last;
+	c->ninsn_last = e->ninsn_last;
 	c->nextoff = (uint8_t)(e->next - e->last);
 	c->kind = e->kind;
 }
@@ -353,7 +374,9 @@ void lsd_sbtab_release(struct lsd_decoder *d)
 	free(d->sbt.pages);
 	memset(&d->sbt, 0, sizeof(d->sbt));
 	free(d->parts);
+	free(d->pre);
 	d->parts = NULL;
+	d->pre = NULL;
 	d->nparts = d->capparts = 0;
 }
 

@@ -7,7 +7,9 @@
  * as decoder/decode.c configures it), events drained, instructions and
  * blocks counted, the image of decoder/image.h.  Ours: lsd_open() (image
  * and the block heads) once, then lsd_decode_stream() (the decode)
- * with a block callback that does nothing.  Each repetition runs both,
+ * with a block callback that does nothing; then the same again (a new
+ * decoder) with a batch callback (struct lsd_callbacks.blocks) that does
+ * nothing.  Each repetition runs both,
  * one after the other, each with a new image (libipt's block cache
  * starts cold on both sides: a kept image would warm libipt's only).
  * Times are CPU seconds of this thread (one core); of REPEAT runs
@@ -17,7 +19,12 @@
  *   pt_bytes B insns N blocks K sblocks S ipt_s T pass2_s T open_s T
  *   ipt_mbs X pass2_mbs X ipt_insn_s X pass2_insn_s X pass2_blocks_s X
  *   ratio_pass2 R ratio_total R ratio_pass2_med R ratio_total_med R
- * ratio_pass2 = pass2 / libipt; ratio_total = (open + pass2) / libipt.
+ *   batch_s T ratio_batch R ratio_batch_med R
+ * ratio_pass2 = pass2 / libipt; ratio_total = (open + pass2) / libipt;
+ * ratio_batch = pass2 with the batch callback / libipt.  open comes with
+ * the heads cache warm after the first repetition (as it is for any
+ * bundle decoded a second time on this machine); open_cold_s is the first
+ * repetition's, when LOOPSCOPE_CACHE starts empty.
  */
 #include <intel-pt.h>
 #include <inttypes.h>
@@ -77,6 +84,21 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static int nop_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	(void)arg;
+	(void)stream;
+	(void)b;
+	(void)n;
+	return 0;
+}
+
+/* Our decoder over every stream, a new decoder (cold caches); adds the
+ * open time to *topen and returns the decode time, or < 0. */
+static double ours(struct lsb_reader *r, const struct lsd_opts *o,
+		   const struct lsd_callbacks *cb, double *topen, uint64_t *insns,
+		   uint64_t *blocks, size_t *nsb);
+
 static int nop_block(void *arg, size_t stream, const struct lsd_block *b)
 {
 	(void)arg;
@@ -88,15 +110,16 @@ static int nop_block(void *arg, size_t stream, const struct lsd_block *b)
 int main(int argc, char **argv)
 {
 	struct lsd_opts o = { .size = sizeof(o) };
-	struct lsd_callbacks cb = { .block = nop_block };
+	struct lsd_callbacks cb = { .block = nop_block }, bcb = { .blocks = nop_blocks };
 	struct lsb_reader *r = NULL;
-	struct lsd_decoder *d = NULL;
 	struct lsd_image img;
-	double ipt = 1e99, pass2 = 1e99, open = 1e99, t;
+	double ipt = 1e99, pass2 = 1e99, open = 1e99, batch = 1e99, t, topen;
+	double open_cold = 0;
 	double v_ipt[MAX_REPEAT], v_pass2[MAX_REPEAT], v_total[MAX_REPEAT];
-	uint64_t bytes = 0, insns = 0, blocks = 0, ipt_insns = 0;
+	double v_batch[MAX_REPEAT];
+	uint64_t bytes = 0, insns = 0, blocks = 0, ipt_insns = 0, binsns, bblocks;
 	size_t s, nsb = 0;
-	int rep, repeat = 5, err;
+	int rep, repeat = 5;
 
 	if (argc == 4 && !strcmp(argv[1], "-r")) {
 		repeat = atoi(argv[2]);
@@ -138,37 +161,28 @@ int main(int argc, char **argv)
 		ipt_insns = ni;
 		bytes = nbytes;
 
-		t = now();
-		err = lsd_open(&d, r, &o);
-		t = now() - t;
-		if (err < 0) {
-			fprintf(stderr, "ptbench: lsd_open: %s\n", ls_errstr(err));
+		topen = 0;
+		t = ours(r, &o, &cb, &topen, &insns, &blocks, &nsb);
+		if (t < 0)
 			return 2;
-		}
-		if (t < open)
-			open = t;
-		v_total[rep] = t;
-		insns = blocks = 0;
-		t = now();
-		for (s = 0; s < lsb_reader_nstreams(r); s++) {
-			struct lsd_stream_stats st;
-
-			memset(&st, 0, sizeof(st));
-			err = lsd_decode_stream(d, s, &cb, NULL, &st);
-			if (err < 0) {
-				fprintf(stderr, "ptbench: decode: %s\n", ls_errstr(err));
-				return 2;
-			}
-			insns += st.insns;
-			blocks += st.blocks;
-		}
-		t = now() - t;
+		if (!rep)
+			open_cold = topen;
+		if (topen < open)
+			open = topen;
 		v_pass2[rep] = t;
-		v_total[rep] += t;
+		v_total[rep] = topen + t;
 		if (t < pass2)
 			pass2 = t;
-		nsb = lsd_nsblocks(d);
-		lsd_close(d);
+		topen = 0;
+		t = ours(r, &o, &bcb, &topen, &binsns, &bblocks, &nsb);
+		if (t < 0)
+			return 2;
+		if (binsns != insns || bblocks != blocks)
+			fprintf(stderr, "ptbench: the batch callback saw %" PRIu64 " instructions, "
+				"the block callback %" PRIu64 "\n", binsns, insns);
+		v_batch[rep] = t;
+		if (t < batch)
+			batch = t;
 	}
 	if (ipt_insns != insns)
 		fprintf(stderr, "ptbench: libipt decoded %" PRIu64 " instructions, "
@@ -182,8 +196,46 @@ int main(int argc, char **argv)
 	       (double)ipt_insns / ipt, (double)insns / pass2,
 	       (double)blocks / pass2, pass2 / ipt, (open + pass2) / ipt);
 	t = median(v_ipt, repeat);
-	printf(" ratio_pass2_med %.2f ratio_total_med %.2f\n",
+	printf(" ratio_pass2_med %.2f ratio_total_med %.2f",
 	       median(v_pass2, repeat) / t, median(v_total, repeat) / t);
+	printf(" batch_s %.4f ratio_batch %.2f ratio_batch_med %.2f open_cold_s %.4f\n",
+	       batch, batch / ipt, median(v_batch, repeat) / t, open_cold);
 	lsb_reader_close(r);
 	return 0;
+}
+
+static double ours(struct lsb_reader *r, const struct lsd_opts *o,
+		   const struct lsd_callbacks *cb, double *topen, uint64_t *insns,
+		   uint64_t *blocks, size_t *nsb)
+{
+	struct lsd_decoder *d = NULL;
+	double t = now();
+	size_t s;
+	int err;
+
+	err = lsd_open(&d, r, o);
+	*topen += now() - t;
+	if (err < 0) {
+		fprintf(stderr, "ptbench: lsd_open: %s\n", ls_errstr(err));
+		return -1;
+	}
+	*insns = *blocks = 0;
+	t = now();
+	for (s = 0; s < lsb_reader_nstreams(r); s++) {
+		struct lsd_stream_stats st;
+
+		memset(&st, 0, sizeof(st));
+		err = lsd_decode_stream(d, s, cb, NULL, &st);
+		if (err < 0) {
+			fprintf(stderr, "ptbench: decode: %s\n", ls_errstr(err));
+			lsd_close(d);
+			return -1;
+		}
+		*insns += st.insns;
+		*blocks += st.blocks;
+	}
+	t = now() - t;
+	*nsb = lsd_nsblocks(d);
+	lsd_close(d);
+	return t;
 }

@@ -10,6 +10,7 @@
  * -t prints "thread S pid P tid T" (the thread callback) and "stream S
  * insn N blocks B losses L" for each stream's whole decode.
  * -d DIR looks for modules the bundle only references in DIR too.
+ * -B takes the blocks through the batch callback instead (same output).
  * Checks: executed static blocks never overlap (each instruction is in one).
  * Exit 1 if they do, or if whole-stream and chunk decoding disagree. */
 #include <inttypes.h>
@@ -53,6 +54,19 @@ static int on_block(void *arg, size_t stream, const struct lsd_block *b)
 	return 0;
 }
 
+/* -B: the same, a batch at a time. */
+static int on_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	if (!n)
+		return -LS_EINVAL;	/* batches are never empty */
+	for (i = 0; i < n && !err; i++)
+		err = on_block(arg, stream, &b[i]);
+	return err;
+}
+
 /* -t: the thread of each stream, from the thread callback. */
 static int on_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 {
@@ -86,9 +100,13 @@ int main(int argc, char **argv)
 	size_t i, s, n;
 	int err, bad = 0;
 
-	while (argc >= 3 && !strcmp(argv[1], "-t")) {
-		threads = 1;
-		cb.thread = on_thread;
+	while (argc >= 3 && (!strcmp(argv[1], "-t") || !strcmp(argv[1], "-B"))) {
+		if (argv[1][1] == 't') {
+			threads = 1;
+			cb.thread = on_thread;
+		} else {
+			cb.blocks = on_blocks;
+		}
 		argv++;
 		argc--;
 	}
@@ -103,7 +121,7 @@ int main(int argc, char **argv)
 		argc -= 2;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: sbdump [-t] [-m MODULE_NAME] [-d DEBUG_DIR] FILE.lsc\n");
+		fprintf(stderr, "usage: sbdump [-t] [-B] [-m MODULE_NAME] [-d DEBUG_DIR] FILE.lsc\n");
 		return 2;
 	}
 	err = lsb_reader_open(&r, argv[1]);

@@ -371,6 +371,17 @@ static int cb_block(void *arg, size_t stream, const struct lsd_block *b)
 	return lsa_loops_block(arg, stream, b);
 }
 
+/* The decoder's batches: one call per batch, the blocks in order. */
+static int cb_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = lsa_loops_block(arg, stream, &b[i]);
+	return err;
+}
+
 static int cb_loss(void *arg, size_t stream, const struct lsd_loss *ls)
 {
 	struct lsa_loops *l = arg;
@@ -425,6 +436,7 @@ static int cb_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 
 const struct lsd_callbacks lsa_loops_callbacks = {
 	.block = cb_block,
+	.blocks = cb_blocks,
 	.loss = cb_loss,
 	.stream_begin = cb_begin,
 	.stream_end = cb_end,

@@ -58,6 +58,13 @@ static void where(struct st_ctx *x, uint32_t id, char *fn, size_t fl,
 		snprintf(src, sl, "%s:%d", report_base(info.file), info.line);
 }
 
+/* A detected loop without a structural twin, above --min-percent. */
+static int dyn_only_shown(const struct st_ctx *x, const struct lsa_cmp *c)
+{
+	return c->kind == LSA_CMP_NO_STRUCTURAL &&
+	       pct(x, x->v->loops[c->loop].total) >= x->o->min_pct;
+}
+
 static void dyn_text(const struct lsa_cmp *c, char *buf, size_t len)
 {
 	switch (c->kind) {
@@ -116,11 +123,9 @@ static int print_text(struct st_ctx *x)
 		const struct lsa_cmp *c = &x->rows[i];
 		const struct lsp_view_loop *vl;
 
-		if (c->kind != LSA_CMP_NO_STRUCTURAL)
+		if (!dyn_only_shown(x, c))
 			continue;
 		vl = &x->v->loops[c->loop];
-		if (pct(x, vl->total) < x->o->min_pct)
-			continue;
 		fprintf(x->f, "  loop %u in %s at %s: %" PRIu64 " iterations, %" PRIu64
 			" entries, %.2f%% total\n", c->loop,
 			report_func_name(x->p, x->p->loops[c->loop].func, fn, sizeof(fn)),
@@ -208,11 +213,9 @@ static int print_json(struct st_ctx *x)
 		const struct lsa_cmp *c = &x->rows[i];
 		const struct lsp_view_loop *vl;
 
-		if (c->kind != LSA_CMP_NO_STRUCTURAL)
+		if (!dyn_only_shown(x, c))
 			continue;
 		vl = &x->v->loops[c->loop];
-		if (pct(x, vl->total) < x->o->min_pct)
-			continue;
 		fprintf(x->f, "%s\n  {\"loop\": %u, \"function\": ", first ? "" : ",", c->loop);
 		report_json_str(x->f, report_func_name(x->p, x->p->loops[c->loop].func,
 						       fn, sizeof(fn)));

@@ -263,7 +263,7 @@ int lsa_loops_entry_ok(const struct lsa_loops *l, uint32_t loop, uint32_t owner)
 
 /* ---- per thread rows ---- */
 
-static struct lsa_lrow *lrow(struct lsa_thr *t, uint32_t loop)
+struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop)
 {
 	if (loop >= t->nlr) {
 		uint32_t n = loop < 64 ? 128 : loop * 2;
@@ -485,7 +485,7 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		      struct owner p)
 {
 	struct lsa_inst *in = &l->inst[ii];
-	struct lsa_lrow *r = lrow(t, in->loop);
+	struct lsa_lrow *r = lsa_loops_lrow(t, in->loop);
 	struct lsa_cnt tot = in->self;
 	uint64_t trips = in->trips;
 	uint32_t loop = in->loop;
@@ -564,9 +564,8 @@ static int os_pop(struct lsa_loops *l, struct lsa_thr *t, uint32_t bottom,
  * cycle entered at another block. */
 static int trip1(struct lsa_loops *l, struct owner o, uint32_t loop)
 {
-	if (o.inst == LSA_NONE)
-		return 1;
-	return !in_body(l, loop, l->loops[l->inst[o.inst].loop].head->id);
+	return lsa_loops_entry_ok(l, loop, o.inst == LSA_NONE ? 0 :
+				  l->inst[o.inst].loop + 1);
 }
 
 /* Accounts path entries [lo, npath) to base, then pops them.  Open loop
@@ -926,12 +925,9 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		    span_close(t, top->cur, top->cur_start))
 			return -LS_ENOMEM;
 		if (tf != top->func) {
-			struct lsa_frow *r = frow(t, tf);
-
-			if (!r || span_open(t, tf))
+			if (span_open(t, tf))
 				return -LS_ENOMEM;
-			r = frow(t, tf);
-			r->calls++;
+			frow(t, tf)->calls++;	/* span_open made the row */
 		}
 		top = &t->fr[t->nfr - 1];
 		top->cur_start = t->insns;
@@ -976,10 +972,8 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 	}
 }
 
-struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
+struct lsa_thr *lsa_loops_slot(struct lsa_loops *l, size_t stream)
 {
-	struct lsa_thr *t;
-
 	if (stream >= l->nthr) {
 		size_t n = stream + 8;
 		void *p = realloc(l->thr, n * sizeof(*l->thr));
@@ -990,7 +984,15 @@ struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
 		memset(l->thr + l->nthr, 0, (n - l->nthr) * sizeof(*l->thr));
 		l->nthr = n;
 	}
-	t = &l->thr[stream];
+	return &l->thr[stream];
+}
+
+struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
+{
+	struct lsa_thr *t = lsa_loops_slot(l, stream);
+
+	if (!t)
+		return NULL;
 	if (!t->used) {
 		t->used = 1;
 		if (frame_push(l, t, 0, LSA_NONE, 0))

@@ -161,6 +161,10 @@ struct lsa_loops {
  * was an entry of loop: not when the owner's head is in loop's body. */
 int lsa_loops_entry_ok(const struct lsa_loops *l, uint32_t loop, uint32_t owner);
 
+/* The stream's slot (zeroed when new, no state made); NULL: out of memory. */
+struct lsa_thr *lsa_loops_slot(struct lsa_loops *l, size_t stream);
+/* Thread t's row of loop, grown when new; NULL: out of memory. */
+struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop);
 /* The state of stream's thread, made on first use; NULL: out of memory. */
 struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream);
 

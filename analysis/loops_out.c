@@ -132,60 +132,59 @@ static void copy_cls(uint64_t *dst, const struct lsa_cnt *c)
  * (the detector learns heads at their first loop back): counted now.
  * Their instructions stay with the code around them and they add no
  * loop call graph edge: where they were entered from is not kept. */
+static int early_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
+		     uint64_t n)
+{
+	struct lsa_lrow *r = lsa_loops_lrow(t, loop);
+
+	if (!r)
+		return -LS_ENOMEM;
+	if (!r->entries || r->tmin > 1)
+		r->tmin = 1;
+	if (r->tmax < 1)
+		r->tmax = 1;
+	r->entries += n;
+	r->iterations += n;
+	if (l->o.trip_limit > 1) {
+		uint64_t *v = lsa_kmap_get(&t->trips, loop, 1);
+
+		if (!v)
+			return -LS_ENOMEM;
+		*v += n;
+	} else {
+		r->over_e += n;
+		r->over_s += n;
+	}
+	return 0;
+}
+
 static int add_early_entries(struct lsa_loops *l, struct lsa_thr *t)
 {
-	uint32_t i;
-	int err;
+	size_t i;
+	int err = 0;
 
-	for (i = 0; i < l->nloops; i++) {
-		uint32_t id = l->loops[i].head->id, n = 0;
-		struct lsa_lrow *r;
-		size_t k;
+	/* not when the code around it was the same cycle, entered at
+	 * another block: the owner's head lies in this loop's body */
+	for (i = 0; i < l->nloops && !err; i++) {
+		uint32_t id = l->loops[i].head->id;
 
-		if (id >= t->npre || !t->pre[id])
-			continue;
-		/* not when the code around it was the same cycle, entered at
-		 * another block: the owner's head lies in this loop's body */
-		if (lsa_loops_entry_ok(l, i, t->preo[id]))
-			n = t->pre[id];
-		for (k = 0; k < t->pre_more.cap; k++) {
-			const struct lsa_kent *e = &t->pre_more.t[k];
-
-			if (e->a == id && lsa_loops_entry_ok(l, i, (uint32_t)e->b))
-				n += (uint32_t)e->v;
-		}
-		t->pre[id] = 0;
-		if (!n)
-			continue;
-		if (i >= t->nlr) {
-			uint32_t nn = l->nloops;
-			struct lsa_lrow *p = realloc(t->lr, nn * sizeof(*p));
-
-			if (!p)
-				return -LS_ENOMEM;
-			memset(p + t->nlr, 0, (nn - t->nlr) * sizeof(*p));
-			t->lr = p;
-			t->nlr = nn;
-		}
-		r = &t->lr[i];
-		if (!r->entries || r->tmin > 1)
-			r->tmin = 1;
-		if (r->tmax < 1)
-			r->tmax = 1;
-		r->entries += n;
-		r->iterations += n;
-		if (l->o.trip_limit > 1) {
-			uint64_t *v = lsa_kmap_get(&t->trips, i, 1);
-
-			if (!v)
-				return -LS_ENOMEM;
-			*v += n;
-		} else {
-			r->over_e += n;
-			r->over_s += n;
-		}
+		if (id < t->npre && t->pre[id] &&
+		    lsa_loops_entry_ok(l, (uint32_t)i, t->preo[id]))
+			err = early_add(l, t, (uint32_t)i, t->pre[id]);
 	}
-	err = 0;
+	for (i = 0; i < t->pre_more.cap && !err; i++) {
+		const struct lsa_kent *e = &t->pre_more.t[i];
+		uint32_t loop;
+
+		if (e->a == LSA_KMAP_EMPTY || e->a >= l->nsb || !l->sbloop[e->a])
+			continue;
+		loop = l->sbloop[e->a] - 1;
+		if (lsa_loops_entry_ok(l, loop, (uint32_t)e->b))
+			err = early_add(l, t, loop, e->v);
+	}
+	if (t->pre)
+		memset(t->pre, 0, t->npre * sizeof(*t->pre));
+	lsa_kmap_release(&t->pre_more);
 	return err;
 }
 
@@ -394,38 +393,30 @@ static int cb_loss(void *arg, size_t stream, const struct lsd_loss *ls)
 	return 0;
 }
 
+/* Who the stream's thread is.  Its state is made on the first block or
+ * loss: a stream with neither gets no row. */
+static int set_thread(struct lsa_loops *l, size_t stream, uint32_t pid,
+		      uint32_t tid)
+{
+	struct lsa_thr *t = lsa_loops_slot(l, stream);
+
+	if (!t)
+		return -LS_ENOMEM;
+	t->pid = pid;
+	t->tid = tid;
+	return 0;
+}
+
 static int cb_begin(void *arg, size_t stream, const struct lsb_stream *s)
 {
-	struct lsa_loops *l = arg;
-	size_t i;
-
-	/* thread state is made on the first block; remember who it is */
-	if (stream >= l->nthr) {
-		size_t n = stream + 8;
-		void *p = realloc(l->thr, n * sizeof(*l->thr));
-
-		if (!p)
-			return -LS_ENOMEM;
-		l->thr = p;
-		for (i = l->nthr; i < n; i++)
-			memset(&l->thr[i], 0, sizeof(l->thr[i]));
-		l->nthr = n;
-	}
-	l->thr[stream].pid = s ? s->pid : 0;
-	l->thr[stream].tid = s ? s->tid : 0;
-	return 0;
+	return set_thread(arg, stream, s ? s->pid : 0, s ? s->tid : 0);
 }
 
 /* The thread a stream's blocks belong to (per-CPU streams: the one the
  * decoder knows, see decode.h). */
 static int cb_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 {
-	struct lsa_loops *l = arg;
-	struct lsb_stream s = { 0 };
-
-	s.pid = pid;
-	s.tid = tid;
-	return cb_begin(l, stream, &s);
+	return set_thread(arg, stream, pid, tid);
 }
 
 static int cb_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
@@ -534,12 +525,9 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	for (i = 0; i < n && !err; i++) {
 		struct lsd_stream_stats ss;
 
-		if (also)
-			err = lsd_decode_stream(d, i, &pair_callbacks, &q, &ss);
-		else
-			err = lsd_decode_stream(d, i, &lsa_loops_callbacks, l, &ss);
-		if (!err)
-			err = lsa_loops_stream_end(l, i);
+		/* each stream's end (its stream_end callback) writes its rows */
+		err = also ? lsd_decode_stream(d, i, &pair_callbacks, &q, &ss) :
+			     lsd_decode_stream(d, i, &lsa_loops_callbacks, l, &ss);
 	}
 	if (!err)
 		err = lsa_loops_finish(l);

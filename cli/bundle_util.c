@@ -119,3 +119,12 @@ int cli_open_bundle(const char *file, struct lsb_reader **pr)
 		cli_warning("%s", lsb_reader_errmsg(*pr));
 	return 0;
 }
+
+void cli_reader_error(struct lsb_reader *r, int err)
+{
+	if (err == -LS_ECORRUPT || err == -LS_EIO || err == -LS_EZSTD ||
+	    err == -LS_ETRUNC || err == -LS_EFORMAT)
+		cli_error("%s", lsb_reader_errmsg(r));
+	else
+		cli_error("'%s': %s", lsb_reader_path(r), ls_errstr(err));
+}

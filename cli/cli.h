@@ -39,6 +39,9 @@ struct lsb_reader;
 /* Opens a bundle for a command: a missing file gets the 'record' hint, a
  * bundle cut short a warning.  Returns 0, or 1 after printing the error. */
 int cli_open_bundle(const char *file, struct lsb_reader **pr);
+/* Prints a failure err of reading or decoding r: the reader's own message
+ * (file, section, offset) for damage and I/O, else the file and the code. */
+void cli_reader_error(struct lsb_reader *r, int err);
 /* One warning naming the executable mappings of the traced run whose code
  * neither the bundle holds nor a file with the recorded build-id (at its
  * path or in debug_dir, may be NULL): decoding through them can only

@@ -47,15 +47,6 @@ static const struct option analyze_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void report_reader(struct lsb_reader *r, int err)
-{
-	if (err == -LS_ECORRUPT || err == -LS_EIO || err == -LS_EZSTD ||
-	    err == -LS_ETRUNC || err == -LS_EFORMAT)
-		cli_error("%s", lsb_reader_errmsg(r));
-	else
-		cli_error("'%s': %s", lsb_reader_path(r), ls_errstr(err));
-}
-
 /* Adds run `path` to profile p; stats to *st.  Returns 0, or 1 after
  * printing the error. */
 static int analyze_into(const char *path, const char *debug_dir,
@@ -80,7 +71,7 @@ static int analyze_into(const char *path, const char *debug_dir,
 		goto fail;
 	}
 	if (err < 0) {
-		report_reader(r, err);
+		cli_reader_error(r, err);
 		goto fail;
 	}
 	if (lsd_symbols_open(&sym, r, debug_dir) < 0)
@@ -92,7 +83,7 @@ static int analyze_into(const char *path, const char *debug_dir,
 		if (err == -LS_ENOMEM)
 			cli_error("'%s': %s", path, ls_errstr(err));
 		else
-			report_reader(r, err);
+			cli_reader_error(r, err);
 		goto fail;
 	}
 	lsd_symbols_close(sym);

@@ -523,17 +523,6 @@ static const char *stream_who(const struct lsb_stream *s, char *buf, size_t n)
 	return buf;
 }
 
-/* An error of the reader names file, section and offset; others only
- * have their code. */
-static void report(struct lsb_reader *r, int err)
-{
-	if (err == -LS_ECORRUPT || err == -LS_EIO || err == -LS_EZSTD ||
-	    err == -LS_ETRUNC || err == -LS_EFORMAT)
-		cli_error("%s", lsb_reader_errmsg(r));
-	else
-		cli_error("'%s': %s", lsb_reader_path(r), ls_errstr(err));
-}
-
 static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 		       uint64_t tid)
 {
@@ -551,7 +540,7 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 		return 1;
 	}
 	if (err < 0) {
-		report(d->r, err);
+		cli_reader_error(d->r, err);
 		return 1;
 	}
 	if (lsd_symbols_open(&d->syms, d->r, d->debug_dir) < 0)
@@ -572,7 +561,7 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 		memset(&st, 0, sizeof(st));
 		err = lsd_decode_stream(dec, i, &cb, d, &st);
 		if (err < 0) {
-			report(d->r, err);
+			cli_reader_error(d->r, err);
 			goto fail;
 		}
 	}
@@ -682,7 +671,7 @@ int cmd_dump(int argc, char **argv)
 			continue;
 		err = read_stream(d.r, i, &buf, &len);
 		if (err < 0) {
-			report(d.r, err);
+			cli_reader_error(d.r, err);
 			ret = 1;
 			break;
 		}

@@ -155,6 +155,9 @@ void lsd_heads_release(struct lsd_decoder *d);
  * into d->sp.  Returns 0 or -LS_ENOMEM. */
 int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);
 void lsd_sbtab_release(struct lsd_decoder *d);
+/* Reads chunk c of stream s into buffer slot k (0 or 1) of d.  Returns its
+ * length, -LS_ENOMEM, -LS_ECORRUPT or a reader error. */
+int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c, int k);
 
 /* Releases what lsd_split() built in sp (not the image). */
 void lsd_space_release(struct lsd_space *sp);

@@ -1,0 +1,274 @@
+/* open.c - a decoder for a bundle: the image of each process, which
+ * process and thread each stream runs, and the block heads of every
+ * process, all before the first block is decoded (decode.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/decode_int.h"
+#include "ls_err.h"
+
+/* Decoder settings the bundle records for hardware traces. */
+static void config_from_meta(struct lsd_decoder *d)
+{
+	const char *v;
+
+	pt_config_init(&d->base);
+	/* Blocks must be contiguous code for the split into static blocks:
+	 * end them at calls and jumps too, not only at conditional ones. */
+	d->base.flags.variant.block.end_on_call = 1;
+	d->base.flags.variant.block.end_on_jump = 1;
+	v = lsb_reader_meta(d->r, "backend");
+	if (!v || strcmp(v, "pt"))
+		return;
+	v = lsb_reader_meta(d->r, "cpu.vendor");
+	if (v && !strcmp(v, "GenuineIntel")) {
+		d->base.cpu.vendor = pcv_intel;
+		if ((v = lsb_reader_meta(d->r, "cpu.family")))
+			d->base.cpu.family = (uint16_t)strtoul(v, NULL, 0);
+		if ((v = lsb_reader_meta(d->r, "cpu.model")))
+			d->base.cpu.model = (uint8_t)strtoul(v, NULL, 0);
+		if ((v = lsb_reader_meta(d->r, "cpu.stepping")))
+			d->base.cpu.stepping = (uint8_t)strtoul(v, NULL, 0);
+		pt_cpu_errata(&d->base.errata, &d->base.cpu);
+	}
+	if ((v = lsb_reader_meta(d->r, "pt.mtc_freq")))
+		d->base.mtc_freq = (uint8_t)strtoul(v, NULL, 0);
+	if ((v = lsb_reader_meta(d->r, "pt.nom_freq")))
+		d->base.nom_freq = (uint8_t)strtoul(v, NULL, 0);
+	if ((v = lsb_reader_meta(d->r, "pt.cpuid_0x15_eax")))
+		d->base.cpuid_0x15_eax = (uint32_t)strtoul(v, NULL, 0);
+	if ((v = lsb_reader_meta(d->r, "pt.cpuid_0x15_ebx")))
+		d->base.cpuid_0x15_ebx = (uint32_t)strtoul(v, NULL, 0);
+}
+
+int lsd_open(struct lsd_decoder **pd, struct lsb_reader *r,
+	     const struct lsd_opts *o)
+{
+	return lsd_open_msg(pd, r, o, NULL, 0);
+}
+
+uint64_t lsd_missing_mappings(const struct lsd_decoder *d)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; d && i < d->nimgs; i++)
+		n += d->imgs[i].missing;
+	return n;
+}
+
+struct thread_scan {
+	struct lsd_decoder *d;
+	size_t pending;		/* per-CPU streams without a thread yet */
+};
+
+/* The first thread the sideband puts on each per-CPU stream's CPU. */
+static int on_switch_event(const struct lsb_event *ev, void *arg)
+{
+	struct thread_scan *t = arg;
+	struct lsd_decoder *d = t->d;
+	size_t i, n = lsb_reader_nstreams(d->r);
+
+	if (ev->run != LSB_RUN_TRACE || ev->cpu < 0 || !ev->pid ||
+	    (ev->type != LSB_EV_ITRACE_START &&
+	     (ev->type != LSB_EV_SWITCH || (ev->arg & LSB_SWITCH_OUT))))
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct lsb_stream *s = lsb_reader_stream(d->r, i);
+
+		if (s->kind != LSB_STREAM_CPU || s->cpu != ev->cpu ||
+		    d->stream_tid[i].pid)
+			continue;
+		d->stream_tid[i].pid = ev->pid;
+		d->stream_tid[i].tid = ev->tid;
+		t->pending--;
+	}
+	return t->pending == 0;	/* stop early: all found */
+}
+
+/* Which process each stream runs: its own pid for a per-thread stream;
+ * for a per-CPU stream, the first one switched in on its CPU. */
+static int assign_streams(struct lsd_decoder *d)
+{
+	size_t n = lsb_reader_nstreams(d->r), i, k;
+	struct thread_scan t = { d, 0 };
+	int err;
+
+	d->stream_space = calloc(n ? n : 1, sizeof(*d->stream_space));
+	d->stream_tid = calloc(n ? n : 1, sizeof(*d->stream_tid));
+	if (!d->stream_space || !d->stream_tid)
+		return -LS_ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct lsb_stream *s = lsb_reader_stream(d->r, i);
+
+		if (s->kind == LSB_STREAM_CPU && !s->pid) {
+			t.pending++;
+		} else {
+			d->stream_tid[i].pid = s->pid;
+			d->stream_tid[i].tid = s->tid;
+		}
+	}
+	if (t.pending && (err = lsb_reader_events(d->r, on_switch_event, &t)) < 0)
+		return err;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < d->nimgs; k++)
+			if (d->imgs[k].pid == d->stream_tid[i].pid) {
+				d->stream_space[i] = k;
+				break;
+			}
+	return 0;
+}
+
+int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
+		 const struct lsd_opts *o, char *errmsg, size_t errlen)
+{
+	struct lsd_decoder *d;
+	size_t i;
+	int err;
+
+	if (!pd || !r)
+		return -LS_EINVAL;
+	*pd = NULL;
+	if (errmsg && errlen)
+		errmsg[0] = '\0';
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -LS_ENOMEM;
+	d->r = r;
+	if (o) {
+		/* Callers built against an older, smaller struct. */
+		size_t n = o->size && o->size < sizeof(*o) ? o->size : sizeof(*o);
+
+		memcpy(&d->o, o, n);
+	}
+	config_from_meta(d);
+	{
+		char msg[512] = "";
+
+		err = lsd_image_build_all(&d->imgs, &d->nimgs, r, LSB_RUN_TRACE,
+					  d->o.debug_dir, msg, sizeof(msg));
+		if (err < 0) {
+			if (errmsg && errlen)
+				snprintf(errmsg, errlen, "%s", msg[0] ? msg : ls_errstr(err));
+			goto fail;
+		}
+	}
+	/* Aligned for the shape cache's entries (struct lsd_space). */
+	d->spaces = aligned_alloc(_Alignof(struct lsd_space),
+				  d->nimgs * sizeof(*d->spaces));
+	if (!d->spaces) {
+		err = -LS_ENOMEM;
+		goto fail;
+	}
+	memset(d->spaces, 0, d->nimgs * sizeof(*d->spaces));
+	for (i = 0; i < d->nimgs; i++)
+		d->spaces[i].img = &d->imgs[i];
+	d->sp = &d->spaces[0];
+	if ((err = assign_streams(d)) < 0)
+		goto fail;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
+		err = -LS_EUNSUP;
+		goto fail;
+	}
+	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (d->o.iclasses && (err = lsd_iclass_open(&d->ic)) < 0)
+		goto fail;
+	/* The heads, before any block is split: from the code, then from
+	 * the packets of every chunk (readable or not, a chunk that fails
+	 * here fails again when decoded, and is a loss there). */
+	for (i = 0, err = 0; !err && i < d->nimgs; i++) {
+		d->sp = &d->spaces[i];
+		err = lsd_heads_static(d);
+	}
+	for (i = 0; !err && i < lsb_reader_nstreams(r); i++) {
+		size_t c;
+
+		d->sp = &d->spaces[d->stream_space[i]];
+		for (c = 0; !err && c < lsb_reader_nchunks(r, i); c++) {
+			int64_t len = lsd_read_chunk(d, i, c, 0);
+
+			if (len > 0)
+				err = lsd_heads_packets(d, d->buf[0], (size_t)len);
+		}
+	}
+	if (err < 0)
+		goto fail;
+	*pd = d;
+	return 0;
+fail:
+	lsd_close(d);
+	return err;
+}
+
+void lsd_close(struct lsd_decoder *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	lsd_sbtab_release(d);
+	lsd_heads_release(d);
+	for (i = 0; d->spaces && i < d->nimgs; i++)
+		lsd_space_release(&d->spaces[i]);
+	free(d->spaces);
+	free(d->stream_space);
+	free(d->stream_tid);
+	if (d->ic)
+		lsd_iclass_close(d->ic);
+	if (d->cs)
+		cs_close(&d->cs);
+	if (d->imgs)
+		lsd_image_release_all(d->imgs, d->nimgs);
+	free(d->buf[0]);
+	free(d->buf[1]);
+	free(d);
+}
+
+size_t lsd_nsblocks(const struct lsd_decoder *d)
+{
+	return d ? d->sbt.n : 0;
+}
+
+const struct lsd_sblock *lsd_sblock(const struct lsd_decoder *d, size_t id)
+{
+	return d && id < d->sbt.n ? lsd_sb(d, id) : NULL;
+}
+
+const struct lsd_sblock *lsd_sblock_at(const struct lsd_decoder *d, uint64_t ip)
+{
+	size_t i;
+
+	const struct lsd_sblock *other = NULL;
+
+	/* Linear, for tools and tests; the hot path never asks. */
+	for (i = 0; d && i < d->sbt.n; i++) {
+		const struct lsd_sblock *sb = lsd_sb(d, i);
+
+		if (ip < sb->start || ip >= sb->end)
+			continue;
+		if (sb->pid == d->imgs[0].pid)
+			return sb;
+		if (!other)
+			other = sb;
+	}
+	return other;
+}
+
+int lsd_sblock_code(const struct lsd_decoder *d, uint32_t pid, uint64_t ip,
+		    uint8_t *buf, size_t size)
+{
+	size_t i;
+	int n;
+
+	if (!d || !buf)
+		return -LS_EINVAL;
+	for (i = 0; i < d->nimgs; i++) {
+		if (d->imgs[i].pid != pid)
+			continue;
+		n = lsd_image_read(&d->imgs[i], buf, size, ip);
+		return n < 0 ? -LS_ENOENT : n;
+	}
+	return -LS_ENOENT;
+}

@@ -31,10 +31,12 @@ static const char dump_usage[] =
 	"\n"
 	"Prints the decoded trace of a bundle (default: loopscope.lsc): one line\n"
 	"per executed static block (tid, first-last address, instructions, exit,\n"
-	"next address, symbol+offset) and one per loss.\n"
+	"next address, symbol+offset) and one per loss; in a per-CPU stream, a\n"
+	"'thread' line wherever another thread's blocks begin.\n"
 	"\n"
 	"    --stream=<id>    only the PT stream with this id (see 'loopscope info')\n"
-	"    --tid=<tid>      only the streams of thread <tid>\n"
+	"    --tid=<tid>      only the blocks of thread <tid> (with --packets and\n"
+	"                     --query: its per-thread streams)\n"
 	"    --limit=<n>      at most <n> blocks, instructions or packets per stream\n"
 	"    --packets        the PT packets instead, as libipt's ptdump prints them\n"
 	"    --insn           every instruction, disassembled, grouped by block\n"
@@ -67,7 +69,11 @@ struct dump {
 	enum dump_mode mode;
 	uint64_t limit;		/* 0: no limit */
 	uint64_t nlines;	/* of the current stream */
-	uint32_t tid;		/* of the current stream */
+	uint32_t tid;		/* whose blocks these are (thread callback) */
+	int cpu_stream;		/* the stream is per CPU: threads change */
+	int have_tid;		/* --tid: only the blocks of want_tid */
+	uint32_t want_tid;
+	int skip;		/* the current thread is not the one wanted */
 	struct lsd_symbols *syms;
 	const char *debug_dir;	/* --debug-dir, or NULL */
 	struct lsd_decoder *dec;	/* --insn: the code bytes of each process */
@@ -480,6 +486,8 @@ static int on_block(void *arg, size_t stream, const struct lsd_block *b)
 	const struct lsd_sblock *sb = b->sb;
 
 	(void)stream;
+	if (d->skip)
+		return 0;
 	if (d->limit && d->nlines >= d->limit)
 		return 1;	/* stop this stream; see dump_blocks() */
 	d->nlines++;
@@ -498,18 +506,38 @@ static int on_loss(void *arg, size_t stream, const struct lsd_loss *l)
 	int e = l->error < 0 ? -l->error : l->error;
 
 	(void)stream;
+	if (d->skip)
+		return 0;
 	fprintf(d->out, "%-7" PRIu32 " loss at offset %" PRIu64 ": %" PRIu64
 		" bytes, %" PRIu64 " instructions (%s)\n", d->tid, l->offset,
 		l->bytes, l->insns, pt_errstr((enum pt_error_code)e));
 	return 0;
 }
 
+/* The thread of the blocks that follow: a per-CPU stream says so at
+ * every switch, in a line of its own. */
+static int on_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
+{
+	struct dump *d = arg;
+
+	(void)stream;
+	d->tid = tid;
+	d->skip = d->have_tid && tid != d->want_tid;
+	if (d->cpu_stream && !d->skip)
+		fprintf(d->out, "%-7" PRIu32 " thread pid %" PRIu32 " tid %" PRIu32
+			"\n", tid, pid, tid);
+	return 0;
+}
+
+/* The streams to print; blocks (blocks 1) of thread tid may be in any
+ * per-CPU stream. */
 static int selected(const struct lsb_stream *s, int have_id, uint64_t id,
-		    int have_tid, uint64_t tid)
+		    int have_tid, uint64_t tid, int blocks)
 {
 	if (have_id && s->id != id)
 		return 0;
-	if (have_tid && (s->kind != LSB_STREAM_THREAD || s->tid != tid))
+	if (have_tid && !(blocks && s->kind == LSB_STREAM_CPU) &&
+	    (s->kind != LSB_STREAM_THREAD || s->tid != tid))
 		return 0;
 	return 1;
 }
@@ -526,7 +554,9 @@ static const char *stream_who(const struct lsb_stream *s, char *buf, size_t n)
 static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 		       uint64_t tid)
 {
-	struct lsd_callbacks cb = { .block = on_block, .loss = on_loss };
+	struct lsd_callbacks cb = {
+		.block = on_block, .loss = on_loss, .thread = on_thread,
+	};
 	struct lsd_opts o = { .size = sizeof(o), .debug_dir = d->debug_dir };
 	struct lsd_decoder *dec;
 	char msg[600];
@@ -554,9 +584,13 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 		const struct lsb_stream *s = lsb_reader_stream(d->r, i);
 		struct lsd_stream_stats st;
 
-		if (!selected(s, have_id, id, have_tid, tid))
+		if (!selected(s, have_id, id, have_tid, tid, 1))
 			continue;
-		d->tid = s->kind == LSB_STREAM_CPU ? (uint32_t)s->cpu : s->tid;
+		d->tid = s->tid;
+		d->cpu_stream = s->kind == LSB_STREAM_CPU;
+		d->have_tid = have_tid;
+		d->want_tid = (uint32_t)tid;
+		d->skip = 0;
 		d->nlines = 0;
 		memset(&st, 0, sizeof(st));
 		err = lsd_decode_stream(dec, i, &cb, d, &st);
@@ -646,7 +680,8 @@ int cmd_dump(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < lsb_reader_nstreams(d.r); i++)
-		nsel += selected(lsb_reader_stream(d.r, i), have_id, id, have_tid, tid);
+		nsel += selected(lsb_reader_stream(d.r, i), have_id, id, have_tid, tid,
+				 d.mode == MODE_BLOCKS || d.mode == MODE_INSN);
 	if (!nsel && (have_id || have_tid)) {
 		cli_error("no stream with %s %" PRIu64 " in '%s'; see 'loopscope info'",
 			  have_id ? "id" : "tid", have_id ? id : tid, file);
@@ -667,7 +702,7 @@ int cmd_dump(int argc, char **argv)
 		char who[64];
 		int err;
 
-		if (!selected(s, have_id, id, have_tid, tid))
+		if (!selected(s, have_id, id, have_tid, tid, 0))
 			continue;
 		err = read_stream(d.r, i, &buf, &len);
 		if (err < 0) {

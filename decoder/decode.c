@@ -48,6 +48,14 @@ struct run {
 	int held;
 	uint64_t held_start, held_last;
 	uint32_t held_ninsn;
+	/* The thread the blocks belong to, as told to the thread callback
+	 * (told: it has been), and a per-CPU stream's switch events. */
+	uint32_t pid, tid;
+	int told;
+	const struct lsd_timeline *tl;
+	struct pt_block_decoder *dec;	/* of the chunk being decoded */
+	const uint8_t *buf;		/* its bytes */
+	size_t len;
 };
 
 static const char *const exit_names[LSD_EXIT_MAX] = {
@@ -408,6 +416,9 @@ static inline int on_block(struct run *r, const struct pt_block *b)
 	return 0;
 }
 
+static int follow(struct run *r, uint64_t tsc, int running);
+static int tell_thread(struct run *r);
+
 static int on_event(struct run *r, const struct pt_event *ev)
 {
 	switch (ev->type) {
@@ -425,9 +436,12 @@ static int on_event(struct run *r, const struct pt_event *ev)
 		break;
 	}
 	switch (ev->type) {
-	case ptev_enabled:
+	case ptev_enabled: {
+		int err = r->tl && ev->has_tsc ? follow(r, ev->tsc, 0) : 0;
+
 		r->st->enables++;
-		return 0;
+		return err ? err : tell_thread(r);
+	}
 	case ptev_disabled:
 		if (r->pend && kind_of(r->pend) == LSD_K_FAR) {
 			r->st->syscalls++;
@@ -456,11 +470,81 @@ static int on_event(struct run *r, const struct pt_event *ev)
 	}
 }
 
+/* Tells the thread callback who runs, if it has not been told. */
+static int tell_thread(struct run *r)
+{
+	if (r->told)
+		return 0;
+	r->told = 1;
+	if (r->cb && r->cb->thread)
+		r->cbret = r->cb->thread(r->arg, r->stream, r->pid, r->tid);
+	return r->cbret;
+}
+
+/* The thread on the stream changes to e's (a per-CPU stream's sideband
+ * says so at an enable or a sync, see switch.c): what the old one ran is
+ * handed out first, then the image and static blocks become the new
+ * thread's process's. */
+static int switch_thread(struct run *r, const struct lsd_swent *e)
+{
+	struct lsd_decoder *d = r->d;
+	int err;
+
+	if (r->told && e->pid == r->pid && e->tid == r->tid)
+		return 0;
+	if ((err = flush_held(r)) != 0 && err != -LS_EDECODE)
+		return err;
+	/* Tracing was off at a switch: nothing is pending but after a
+	 * sync that found tracing on, where the old thread's block ends
+	 * unfinished. */
+	if ((err = end_pend(r, LSD_EXIT_GAP, 0)) != 0)
+		return err;
+	if (r->batchfn && batch_flush(r))
+		return r->cbret;
+	if (r->told)
+		r->st->switches++;
+	r->pid = e->pid;
+	r->tid = e->tid;
+	r->told = 0;
+	d->sp = &d->spaces[lsd_space_of(d, e->pid)];
+	if (r->dec)
+		pt_blk_set_image(r->dec, d->sp->img->pt);
+	return tell_thread(r);
+}
+
+static int follow(struct run *r, uint64_t tsc, int running)
+{
+	const struct lsd_swent *e = lsd_switch_at(r->tl, tsc, running);
+
+	return e ? switch_thread(r, e) : 0;
+}
+
+/* After a sync: who runs at the PSB, when tracing is on there (where it
+ * is off, the enable that follows says).  Only where the thread is not
+ * known (cold): at a run's first sync, or after a loss, which may have
+ * hidden switches.  Elsewhere the thread can only have changed at an
+ * enable, and the time rule is less sure in the middle of a run (see
+ * switch.c). */
+static int follow_sync(struct run *r, int status, int cold)
+{
+	uint64_t off, ip, tsc;
+	int err = 0;
+
+	if (status & pts_ip_suppressed)
+		return 0;
+	if (r->tl && cold && pt_blk_get_sync_offset(r->dec, &off) >= 0 &&
+	    (lsd_psb_read(r->buf, r->len, off, &ip, &tsc) & LSD_PSB_TSC))
+		err = follow(r, tsc, 1);
+	return err ? err : tell_thread(r);
+}
+
 static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error)
 {
 	struct lsd_loss l;
 	int err;
 
+	if ((err = tell_thread(r)) != 0)
+		return err;
 	err = flush_held(r);
 	if (err == -LS_EDECODE)
 		err = 0;	/* its bytes are unreadable: part of the loss */
@@ -495,8 +579,13 @@ static int decode_buf(struct run *r, const uint8_t *buf, size_t len)
 	if (!dec)
 		return -LS_ENOMEM;
 	pt_blk_set_image(dec, r->d->sp->img->pt);
+	r->dec = dec;
+	r->buf = buf;
+	r->len = len;
 	st = pt_blk_sync_forward(dec);
-	if (st < 0 && st != -pte_eos) {
+	if (st >= 0 && (err = follow_sync(r, st, !r->told)) != 0) {
+		st = -pte_eos;
+	} else if (st < 0 && st != -pte_eos) {
 		/* No PSB at all: the whole chunk is lost. */
 		err = report_loss(r, 0, len, st);
 	} else if (st >= 0) {
@@ -540,8 +629,11 @@ static int decode_buf(struct run *r, const uint8_t *buf, size_t len)
 				pt_blk_get_sync_offset(dec, &resync);
 			err = report_loss(r, at, resync, st >= 0 || st == -pte_eos ?
 					  -pte_bad_query : st);
+			if (!err && st >= 0)
+				err = follow_sync(r, st, 1);
 		}
 	}
+	r->dec = NULL;
 	pt_blk_free_decoder(dec);
 	return err;
 }
@@ -550,27 +642,9 @@ static int decode_buf(struct run *r, const uint8_t *buf, size_t len)
  * off there. */
 static uint64_t psb_fup_ip(const uint8_t *buf, size_t len)
 {
-	struct pt_config cfg;
-	struct pt_packet_decoder *pd;
-	struct pt_packet p;
-	uint64_t ip = 0;
+	uint64_t ip = 0, tsc;
 
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	pd = pt_pkt_alloc_decoder(&cfg);
-	if (!pd)
-		return 0;
-	if (pt_pkt_sync_set(pd, 0) >= 0) {
-		while (pt_pkt_next(pd, &p, sizeof(p)) >= 0 && p.type != ppt_psbend) {
-			if (p.type == ppt_fup && p.payload.ip.ipc != pt_ipc_suppressed) {
-				ip = p.payload.ip.ip;
-				break;
-			}
-		}
-	}
-	pt_pkt_free_decoder(pd);
-	return ip;
+	return lsd_psb_read(buf, len, 0, &ip, &tsc) > 0 ? ip : 0;
 }
 
 /* (decode_int.h) */
@@ -672,17 +746,23 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 	r.blockfn = cb ? cb->block : NULL;
 	r.batchfn = cb ? cb->blocks : NULL;
 	d->sp = &d->spaces[d->stream_space[i]];
+	r.pid = d->stream_tid[i].pid;
+	r.tid = d->stream_tid[i].tid;
+	r.tl = d->tl && d->tl[i].n ? &d->tl[i] : NULL;
 	if (cb && cb->stream_begin &&
 	    (err = cb->stream_begin(arg, i, lsb_reader_stream(d->r, i))) != 0)
 		return err;
-	if (cb && cb->thread &&
-	    (err = cb->thread(arg, i, d->stream_tid[i].pid, d->stream_tid[i].tid)) != 0)
+	/* A per-CPU stream tells its thread where the first sync or enable
+	 * finds it (tell_thread()), others at once. */
+	if (!r.tl && (err = tell_thread(&r)) != 0)
 		return err;
 	if (r.batchfn && !(r.batch = malloc(LSD_BATCH * sizeof(*r.batch))))
 		return -LS_ENOMEM;
 	err = decode_range(&r, i, first, last);
 	if (!err && r.batchfn)
 		err = batch_flush(&r);
+	if (!err)
+		err = tell_thread(&r);
 	st->insns += r.insns;
 	st->blocks += r.blocks;
 	free(r.tail);

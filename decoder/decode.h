@@ -90,6 +90,7 @@ struct lsd_stream_stats {
 	uint64_t lost_bytes, lost_insns;
 	uint64_t syscalls, async, enables;
 	uint64_t pt_bytes;
+	uint64_t switches;	/* thread changes on a per-CPU stream */
 };
 
 struct lsd_callbacks {

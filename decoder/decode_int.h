@@ -102,14 +102,36 @@ struct lsd_hmod {
 	int dirty;		/* has ranges the cache file lacks */
 };
 
+/* A switch event of a CPU's sideband, its time converted to TSC. */
+struct lsd_swent {
+	uint64_t tsc;
+	uint32_t pid, tid;
+	uint32_t seq;		/* order in the bundle, for equal times */
+	uint32_t next_in;	/* index of the first switch-in at or after
+				 * this one, UINT32_MAX if none */
+	uint8_t in;		/* switched in (or ITRACE_START), else out */
+};
+
+/* The switch events of one per-CPU stream's CPU, by time (switch.c). */
+struct lsd_timeline {
+	struct lsd_swent *e;
+	size_t n, cap;
+};
+
 struct lsd_decoder {
 	struct lsb_reader *r;
 	struct lsd_image *imgs;		/* one per process, [0] owns the modules */
 	size_t nimgs;
-	struct lsd_space *spaces;	/* one per image, same order */
+	struct lsd_space *spaces;	/* one per image, same order, then one
+					 * for threads without an image */
 	struct lsd_space *sp;		/* the process being split */
 	size_t *stream_space;		/* per stream: index into spaces */
 	struct { uint32_t pid, tid; } *stream_tid;	/* per stream: its thread */
+	/* Per stream: the switch events of a per-CPU stream's CPU (NULL
+	 * where no PT time can be had: no per-CPU stream, no time.*). */
+	struct lsd_timeline *tl;
+	size_t nswitch;
+	struct lsd_image noimg;		/* the image of a thread without one */
 	struct lsd_opts o;
 	struct pt_config base;		/* cpu, errata, timing from the bundle */
 	struct lsd_sbtab sbt;		/* the static blocks of all processes */
@@ -154,10 +176,43 @@ void lsd_heads_release(struct lsd_decoder *d);
 /* Heads from the trace: the IPs of TIP, TIP.PGE and FUP packets in buf,
  * into d->sp.  Returns 0 or -LS_ENOMEM. */
 int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);
+/* The same for one chunk of per-CPU stream `stream` whose CPU ran several
+ * processes: each IP into the space of the process that ran it, followed
+ * as the block decoder follows it (heads_cpu.c), from d->sp on; cold: the
+ * first chunk, whose thread the first sync tells.  Returns 0 or
+ * -LS_ENOMEM. */
+int lsd_heads_cpu(struct lsd_decoder *d, size_t stream, const uint8_t *buf,
+		  size_t len, int cold);
 void lsd_sbtab_release(struct lsd_decoder *d);
 /* Reads chunk c of stream s into buffer slot k (0 or 1) of d.  Returns its
  * length, -LS_ENOMEM, -LS_ECORRUPT or a reader error. */
 int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c, int k);
+
+/* The IP a packet's compressed payload names after last (libipt's
+ * pt_last_ip rules). */
+uint64_t lsd_ip_update(uint64_t last, const struct pt_packet_ip *ip);
+/* What the PSB+ at offset off of buf holds: the FUP's IP (tracing on
+ * there) into *ip, the TSC packet's time into *tsc.  libipt has no time
+ * right after a sync (pt_qry_time() reports the time of the last query),
+ * so the time at a PSB is read here.  Returns LSD_PSB_IP | LSD_PSB_TSC
+ * for what it found, 0 if no PSB is at off, or -LS_ENOMEM. */
+#define LSD_PSB_IP 1
+#define LSD_PSB_TSC 2
+int lsd_psb_read(const uint8_t *buf, size_t len, uint64_t off, uint64_t *ip,
+		 uint64_t *tsc);
+
+/* The per-CPU streams' switch timelines, from the sideband (switch.c).
+ * Returns 0, -LS_ENOMEM or a reader error. */
+int lsd_switch_build(struct lsd_decoder *d);
+void lsd_switch_release(struct lsd_decoder *d);
+/* The switch event whose thread runs at PT time tsc on tl's CPU, or NULL
+ * if the sideband does not say: at an enable (running 0), or at a PSB
+ * where tracing is on (running 1); see switch.c for the rule. */
+const struct lsd_swent *lsd_switch_at(const struct lsd_timeline *tl,
+				      uint64_t tsc, int running);
+/* The index in d->spaces of process pid's space: the empty one (no image)
+ * for a process the bundle has no mappings of. */
+size_t lsd_space_of(const struct lsd_decoder *d, uint32_t pid);
 
 /* Releases what lsd_split() built in sp (not the image). */
 void lsd_space_release(struct lsd_space *sp);

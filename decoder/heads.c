@@ -389,7 +389,7 @@ void lsd_heads_release(struct lsd_decoder *d)
 }
 
 /* Last-IP decompression of an IP packet (Intel SDM 33.4.2.2). */
-static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *ip)
+uint64_t lsd_ip_update(uint64_t last, const struct pt_packet_ip *ip)
 {
 	switch (ip->ipc) {
 	case pt_ipc_update_16:
@@ -441,13 +441,13 @@ int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len)
 		case ppt_fup:
 			if (p.payload.ip.ipc == pt_ipc_suppressed)
 				break;
-			last = ip_update(last, &p.payload.ip);
+			last = lsd_ip_update(last, &p.payload.ip);
 			if (lsd_addrset_add(&d->sp->heads, last) < 0)
 				err = -LS_ENOMEM;
 			break;
 		case ppt_tip_pgd:
 			if (p.payload.ip.ipc != pt_ipc_suppressed)
-				last = ip_update(last, &p.payload.ip);
+				last = lsd_ip_update(last, &p.payload.ip);
 			break;
 		default:
 			break;

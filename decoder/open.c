@@ -61,15 +61,18 @@ uint64_t lsd_missing_mappings(const struct lsd_decoder *d)
 
 struct thread_scan {
 	struct lsd_decoder *d;
-	size_t pending;		/* per-CPU streams without a thread yet */
+	uint8_t *how;		/* per stream: 0 none yet, 1 switch-in, 2 ITRACE_START */
 };
 
-/* The first thread the sideband puts on each per-CPU stream's CPU. */
+/* The thread each per-CPU stream starts with, where no PT time tells: the
+ * first the sideband starts tracing on its CPU (ITRACE_START), else the
+ * first switched in there. */
 static int on_switch_event(const struct lsb_event *ev, void *arg)
 {
 	struct thread_scan *t = arg;
 	struct lsd_decoder *d = t->d;
 	size_t i, n = lsb_reader_nstreams(d->r);
+	uint8_t how = ev->type == LSB_EV_ITRACE_START ? 2 : 1;
 
 	if (ev->run != LSB_RUN_TRACE || ev->cpu < 0 || !ev->pid ||
 	    (ev->type != LSB_EV_ITRACE_START &&
@@ -78,47 +81,80 @@ static int on_switch_event(const struct lsb_event *ev, void *arg)
 	for (i = 0; i < n; i++) {
 		const struct lsb_stream *s = lsb_reader_stream(d->r, i);
 
-		if (s->kind != LSB_STREAM_CPU || s->cpu != ev->cpu ||
-		    d->stream_tid[i].pid)
+		if (s->kind != LSB_STREAM_CPU || s->pid || s->cpu != ev->cpu ||
+		    t->how[i] >= how)
 			continue;
 		d->stream_tid[i].pid = ev->pid;
 		d->stream_tid[i].tid = ev->tid;
-		t->pending--;
+		t->how[i] = how;
 	}
-	return t->pending == 0;	/* stop early: all found */
+	return 0;
+}
+
+size_t lsd_space_of(const struct lsd_decoder *d, uint32_t pid)
+{
+	size_t k;
+
+	for (k = 0; k < d->nimgs; k++)
+		if (d->imgs[k].pid == pid)
+			return k;
+	return d->nimgs;
 }
 
 /* Which process each stream runs: its own pid for a per-thread stream;
- * for a per-CPU stream, the first one switched in on its CPU. */
+ * for a per-CPU stream, the one on_switch_event() finds, until the PT
+ * time says otherwise (decode.c).  A stream of a process the sideband
+ * has no mappings of decodes with the first process's image. */
 static int assign_streams(struct lsd_decoder *d)
 {
 	size_t n = lsb_reader_nstreams(d->r), i, k;
-	struct thread_scan t = { d, 0 };
-	int err;
+	struct thread_scan t = { d, NULL };
+	int err = 0, cpu = 0;
 
 	d->stream_space = calloc(n ? n : 1, sizeof(*d->stream_space));
 	d->stream_tid = calloc(n ? n : 1, sizeof(*d->stream_tid));
-	if (!d->stream_space || !d->stream_tid)
+	t.how = calloc(n ? n : 1, 1);
+	if (!d->stream_space || !d->stream_tid || !t.how) {
+		free(t.how);
 		return -LS_ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		const struct lsb_stream *s = lsb_reader_stream(d->r, i);
 
-		if (s->kind == LSB_STREAM_CPU && !s->pid) {
-			t.pending++;
-		} else {
-			d->stream_tid[i].pid = s->pid;
-			d->stream_tid[i].tid = s->tid;
-		}
+		d->stream_tid[i].pid = s->pid;
+		d->stream_tid[i].tid = s->tid;
+		cpu |= s->kind == LSB_STREAM_CPU && !s->pid;
 	}
-	if (t.pending && (err = lsb_reader_events(d->r, on_switch_event, &t)) < 0)
+	if (cpu)
+		err = lsb_reader_events(d->r, on_switch_event, &t);
+	free(t.how);
+	if (err < 0)
 		return err;
-	for (i = 0; i < n; i++)
-		for (k = 0; k < d->nimgs; k++)
-			if (d->imgs[k].pid == d->stream_tid[i].pid) {
-				d->stream_space[i] = k;
-				break;
-			}
-	return 0;
+	for (i = 0; i < n; i++) {
+		k = lsd_space_of(d, d->stream_tid[i].pid);
+		d->stream_space[i] = k < d->nimgs ? k : 0;
+	}
+	return lsd_switch_build(d);
+}
+
+/* How many spaces the threads a per-CPU stream may run belong to. */
+static size_t timeline_spaces(const struct lsd_decoder *d, size_t stream)
+{
+	const struct lsd_timeline *tl = d->tl ? &d->tl[stream] : NULL;
+	size_t i, first = SIZE_MAX;
+
+	for (i = 0; tl && i < tl->n; i++) {
+		size_t k;
+
+		if (!tl->e[i].in)
+			continue;
+		k = lsd_space_of(d, tl->e[i].pid);
+		if (first == SIZE_MAX)
+			first = k;
+		else if (k != first)
+			return 2;
+	}
+	return first == SIZE_MAX ? 0 : 1;
 }
 
 int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
@@ -156,15 +192,21 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 		}
 	}
 	/* Aligned for the shape cache's entries (struct lsd_space). */
+	/* The image of threads without one: nothing mapped, every block a
+	 * loss. */
+	d->noimg.borrowed = 1;
+	d->noimg.pid = UINT32_MAX;
+	d->noimg.pt = pt_image_alloc("loopscope-none");
 	d->spaces = aligned_alloc(_Alignof(struct lsd_space),
-				  d->nimgs * sizeof(*d->spaces));
-	if (!d->spaces) {
+				  (d->nimgs + 1) * sizeof(*d->spaces));
+	if (!d->spaces || !d->noimg.pt) {
 		err = -LS_ENOMEM;
 		goto fail;
 	}
-	memset(d->spaces, 0, d->nimgs * sizeof(*d->spaces));
+	memset(d->spaces, 0, (d->nimgs + 1) * sizeof(*d->spaces));
 	for (i = 0; i < d->nimgs; i++)
 		d->spaces[i].img = &d->imgs[i];
+	d->spaces[d->nimgs].img = &d->noimg;
 	d->sp = &d->spaces[0];
 	if ((err = assign_streams(d)) < 0)
 		goto fail;
@@ -183,13 +225,20 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 		err = lsd_heads_static(d);
 	}
 	for (i = 0; !err && i < lsb_reader_nstreams(r); i++) {
+		int several = timeline_spaces(d, i) > 1;
 		size_t c;
 
 		d->sp = &d->spaces[d->stream_space[i]];
 		for (c = 0; !err && c < lsb_reader_nchunks(r, i); c++) {
 			int64_t len = lsd_read_chunk(d, i, c, 0);
 
-			if (len > 0)
+			if (len <= 0)
+				continue;
+			/* Who ran where, only when it matters: the query
+			 * decoder is slower than the packet scan. */
+			if (several)
+				err = lsd_heads_cpu(d, i, d->buf[0], (size_t)len, !c);
+			else
 				err = lsd_heads_packets(d, d->buf[0], (size_t)len);
 		}
 	}
@@ -210,9 +259,11 @@ void lsd_close(struct lsd_decoder *d)
 		return;
 	lsd_sbtab_release(d);
 	lsd_heads_release(d);
-	for (i = 0; d->spaces && i < d->nimgs; i++)
+	for (i = 0; d->spaces && i <= d->nimgs; i++)
 		lsd_space_release(&d->spaces[i]);
 	free(d->spaces);
+	lsd_switch_release(d);
+	lsd_image_release(&d->noimg);
 	free(d->stream_space);
 	free(d->stream_tid);
 	if (d->ic)

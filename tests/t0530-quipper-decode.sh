@@ -19,8 +19,9 @@ if [ ! -r "$Q/perf.data.intel_pt-4.14" ]; then
 	exit 0
 fi
 
-check() {	# check NAME PERF.DATA
+check() {	# check NAME PERF.DATA PSBS
 	name=$1
+	psbs=$3
 	"$LOOPSCOPE" import -q -o "$name.lsc" "$2" >/dev/null 2>&1
 	t_eq "$name: import succeeds" 0 $?
 	mkdir "$name.x" && "$T/lsb_dump" -x "$name.x" "$name.lsc" >"$name.info"
@@ -56,12 +57,42 @@ check() {	# check NAME PERF.DATA
 	t_eq "$name: dump exits 0" 0 $?
 	t_eq "$name: dump prints one loss line per loss" "$losses" "$(grep -c ' loss at offset ' "$name.d")"
 	t_eq "$name: one warning, not one per mapping" 1 "$(grep -c warning "$name.derr")"
+
+	# Who runs on each CPU.  The recording traced echo alone (perf record
+	# -- echo: the intel_pt event follows that task), the one thread of
+	# the sideband's COMM/EXIT events (3174 in the file, 3587 piped, as
+	# quipper's own parse says); the CPU-wide switch events name other
+	# tasks too (pid 1760 is the first switched in on cpu 3 of the file).
+	# At every TIP.PGE and every PSB with tracing on, the switch rule must
+	# name echo: one decision per enable (dump --query's enabled count),
+	# and PSBS such PSBs on cpu 3 (as found when the test was written).
+	echo=$("$LOOPSCOPE" info "$name.lsc" | sed -n '/^threads: 1$/{n;s|^ *\([0-9]*\)/\([0-9]*\) .*|\1 \2|p}')
+	"$T/swcheck" "$name.lsc" >"$name.sw"
+	t_eq "$name: swcheck exits 0" 0 $?
+	en=$(awk '$1 == "total" { for (i = 2; i < NF; i++) if ($i == "enabled") print $(i + 1) }' "$name.q")
+	t_eq "$name: one decision per enable ($en)" "$en" "$(grep -c ' enable ' "$name.sw")"
+	t_eq "$name: $psbs PSBs with tracing on, on cpu 3" "$psbs" "$(grep -c '^1 3 psb ' "$name.sw")"
+	t_eq "$name: every decision names echo ($echo)" "$(wc -l <"$name.sw")" \
+		"$(awk -v e="$echo" '$5 " " $6 == e' "$name.sw" | wc -l)"
+	# The lags the rule relies on (decoder/switch.c): a switch-in's event
+	# 0.4 to 0.7 us after its TIP.PGE's TSC; the first enable on each CPU
+	# 1.7 to 2.2 us after its ITRACE_START.
+	t_eq "$name: switch-in events follow their enables by 300..800 ns" $((en - 2)) \
+		"$(awk '$3 == "enable" && $7 >= 300 && $7 <= 800' "$name.sw" | wc -l)"
+	t_eq "$name: ... and the first enables follow ITRACE_START by 1.6..2.2 us" 2 \
+		"$(awk '$3 == "enable" && $7 <= -1600 && $7 >= -2200' "$name.sw" | wc -l)"
+	"$T/sbdump" -t "$name.lsc" >"$name.sb" 2>/dev/null
+	t_eq "$name: the decoder tells one thread per stream, echo's" \
+		"thread 0 pid ${echo% *} tid ${echo#* }
+thread 1 pid ${echo% *} tid ${echo#* }" "$(grep '^thread ' "$name.sb")"
+	t_eq "$name: dump's thread lines name echo" "2 2" \
+		"$(grep -c ' thread pid ' "$name.d") $(grep -c " thread pid ${echo% *} tid ${echo#* }\$" "$name.d")"
 }
 
-check file "$Q/perf.data.intel_pt-4.14"
+check file "$Q/perf.data.intel_pt-4.14" 8
 t_eq "file: cpu 0 and cpu 3 counts as recorded when the test was written" \
 	"0 47456 507
 3 329792 11552" "$(sort -n file.counts)"
 if [ -r "$Q/perf.data.piped.intel_pt-4.14" ]; then
-	check piped "$Q/perf.data.piped.intel_pt-4.14"
+	check piped "$Q/perf.data.piped.intel_pt-4.14" 4
 fi

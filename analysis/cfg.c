@@ -348,9 +348,19 @@ static int cb_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 	return lsa_cfg_stream_end(arg);
 }
 
+/* Another thread's blocks follow on a per-CPU stream: the one before
+ * ends there as at a stream's end (its calls unreturned, its last block an
+ * exit).  Tracing is off at a switch, so its last exit is one already. */
+static int cb_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
+{
+	(void)stream, (void)pid, (void)tid;
+	return lsa_cfg_stream_end(arg);
+}
+
 const struct lsd_callbacks lsa_cfg_callbacks = {
 	.block = cb_block,
 	.stream_end = cb_end,
+	.thread = cb_thread,
 };
 
 int lsa_cfg_build(struct lsa_cfg *c, struct lsd_decoder *d, size_t nstreams)

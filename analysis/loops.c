@@ -972,19 +972,101 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 	}
 }
 
-struct lsa_thr *lsa_loops_slot(struct lsa_loops *l, size_t stream)
+static struct lsa_sref *sref_of(struct lsa_loops *l, size_t stream)
 {
-	if (stream >= l->nthr) {
-		size_t n = stream + 8;
-		void *p = realloc(l->thr, n * sizeof(*l->thr));
+	if (stream >= l->nsref) {
+		size_t n = stream + 8, i;
+		struct lsa_sref *p = realloc(l->sref, n * sizeof(*p));
 
 		if (!p)
 			return NULL;
-		l->thr = p;
-		memset(l->thr + l->nthr, 0, (n - l->nthr) * sizeof(*l->thr));
-		l->nthr = n;
+		for (i = l->nsref; i < n; i++) {
+			p[i].slot = LSA_NONE;
+			p[i].cpu = 0;
+		}
+		l->sref = p;
+		l->nsref = n;
 	}
-	return &l->thr[stream];
+	return &l->sref[stream];
+}
+
+/* A new thread slot, zeroed.  Returns its index, or LSA_NONE. */
+static uint32_t slot_new(struct lsa_loops *l, uint32_t pid, uint32_t tid)
+{
+	struct lsa_thr *t;
+
+	if (l->nthr == l->capthr) {
+		size_t n = l->capthr ? l->capthr * 2 : 8;
+		void *p = realloc(l->thr, n * sizeof(*l->thr));
+
+		if (!p)
+			return LSA_NONE;
+		l->thr = p;
+		l->capthr = n;
+	}
+	t = &l->thr[l->nthr];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	return (uint32_t)l->nthr++;
+}
+
+int lsa_loops_stream_begin(struct lsa_loops *l, size_t stream, int cpu,
+			   uint32_t pid, uint32_t tid)
+{
+	struct lsa_sref *r = sref_of(l, stream);
+
+	if (!r)
+		return -LS_ENOMEM;
+	r->cpu = (uint8_t)!!cpu;
+	r->slot = cpu ? LSA_NONE : slot_new(l, pid, tid);
+	return cpu || r->slot != LSA_NONE ? 0 : -LS_ENOMEM;
+}
+
+int lsa_loops_set_thread(struct lsa_loops *l, size_t stream, uint32_t pid,
+			 uint32_t tid)
+{
+	struct lsa_sref *r = sref_of(l, stream);
+	size_t i;
+
+	if (!r)
+		return -LS_ENOMEM;
+	if (!r->cpu) {
+		struct lsa_thr *t = lsa_loops_slot(l, stream);
+
+		if (!t)
+			return -LS_ENOMEM;
+		t->pid = pid;
+		t->tid = tid;
+		return 0;
+	}
+	/* Few threads, and this runs at switches only. */
+	for (i = 0; i < l->nthr; i++)
+		if (l->thr[i].shared && !l->thr[i].done &&
+		    l->thr[i].pid == pid && l->thr[i].tid == tid)
+			break;
+	if (i == l->nthr) {
+		if ((i = slot_new(l, pid, tid)) == LSA_NONE)
+			return -LS_ENOMEM;
+		l->thr[i].shared = 1;
+	}
+	r->slot = (uint32_t)i;
+	return 0;
+}
+
+struct lsa_thr *lsa_loops_slot(struct lsa_loops *l, size_t stream)
+{
+	struct lsa_sref *r = sref_of(l, stream);
+
+	if (!r)
+		return NULL;
+	if (r->slot == LSA_NONE) {
+		/* Blocks before any thread was named: the stream's own. */
+		if ((r->slot = slot_new(l, 0, 0)) == LSA_NONE)
+			return NULL;
+		l->thr[r->slot].shared = r->cpu;
+	}
+	return &l->thr[r->slot];
 }
 
 struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
@@ -1054,15 +1136,12 @@ int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *
 	return err;
 }
 
-int lsa_loops_stream_end(struct lsa_loops *l, size_t stream)
+/* Closes thread t's frames and writes its rows into the profile. */
+static int thread_end(struct lsa_loops *l, struct lsa_thr *t)
 {
-	struct lsa_thr *t;
 	int err = 0;
 
-	if (!l || stream >= l->nthr || !l->thr[stream].used)
-		return l ? 0 : -LS_EINVAL;
-	t = &l->thr[stream];
-	if (t->done)
+	if (!t->used || t->done)
 		return 0;
 	t->deep = 0;
 	while (t->nfr && !err)
@@ -1074,6 +1153,17 @@ int lsa_loops_stream_end(struct lsa_loops *l, size_t stream)
 	return err;
 }
 
+int lsa_loops_stream_end(struct lsa_loops *l, size_t stream)
+{
+	if (!l)
+		return -LS_EINVAL;
+	/* A per-CPU stream's threads may go on in another stream. */
+	if (stream >= l->nsref || l->sref[stream].cpu ||
+	    l->sref[stream].slot == LSA_NONE)
+		return 0;
+	return thread_end(l, &l->thr[l->sref[stream].slot]);
+}
+
 int lsa_loops_finish(struct lsa_loops *l)
 {
 	size_t i;
@@ -1082,7 +1172,7 @@ int lsa_loops_finish(struct lsa_loops *l)
 	if (!l)
 		return -LS_EINVAL;
 	for (i = 0; i < l->nthr && !err; i++)
-		err = lsa_loops_stream_end(l, i);
+		err = thread_end(l, &l->thr[i]);
 	return err;
 }
 
@@ -1127,6 +1217,7 @@ void lsa_loops_free(struct lsa_loops *l)
 	for (i = 0; i < l->nthr; i++)
 		lsa_thr_release(&l->thr[i]);
 	free(l->thr);
+	free(l->sref);
 	free(l->sbloop);
 	free(l->sbfunc);
 	free(l->sbbody);

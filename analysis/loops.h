@@ -55,7 +55,8 @@ extern const struct lsd_callbacks lsa_loops_callbacks;
 /* Feeds one executed block of stream `stream` (what the callback does). */
 int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *b);
 /* Ends the stream's thread: closes its frames and writes its rows into
- * the profile.  Returns -LS_ENOMEM. */
+ * the profile.  The threads of a per-CPU stream may go on in another
+ * one: they end at lsa_loops_finish().  Returns -LS_ENOMEM. */
 int lsa_loops_stream_end(struct lsa_loops *l, size_t stream);
 /* Ends every open thread (as lsa_loops_stream_end). */
 int lsa_loops_finish(struct lsa_loops *l);

@@ -81,6 +81,7 @@ struct lsa_erow {
 struct lsa_thr {
 	int used, done;
 	uint32_t pid, tid;
+	int shared;		/* a per-CPU streams' thread, by (pid, tid) */
 	struct lsa_pent *path;
 	uint32_t npath, cappath;
 	struct lsa_frame *fr;
@@ -152,8 +153,13 @@ struct lsa_loops {
 	uint32_t ninst, capinst, freeinst;
 	struct lsa_kid *kid;
 	uint32_t nkid, capkid, freekid;
-	struct lsa_thr *thr;	/* by stream */
-	size_t nthr;
+	/* Thread states.  A per-thread stream has one of its own; the
+	 * threads of per-CPU streams are shared by them all, by (pid, tid),
+	 * and end at lsa_loops_finish() (a thread may run on several CPUs). */
+	struct lsa_thr *thr;
+	size_t nthr, capthr;
+	struct lsa_sref *sref;	/* by stream */
+	size_t nsref;
 	struct lsa_loops_stats st;
 };
 
@@ -161,8 +167,23 @@ struct lsa_loops {
  * was an entry of loop: not when the owner's head is in loop's body. */
 int lsa_loops_entry_ok(const struct lsa_loops *l, uint32_t loop, uint32_t owner);
 
-/* The stream's slot (zeroed when new, no state made); NULL: out of memory. */
+/* Which thread a stream's blocks go to. */
+struct lsa_sref {
+	uint32_t slot;		/* index into lsa_loops.thr, LSA_NONE: none yet */
+	uint8_t cpu;		/* a per-CPU stream: its thread changes */
+};
+
+/* The slot of the stream's current thread (zeroed when new, no state
+ * made); NULL: out of memory. */
 struct lsa_thr *lsa_loops_slot(struct lsa_loops *l, size_t stream);
+/* The stream begins: per CPU (cpu 1) or the one thread pid/tid's, which
+ * gets a new slot.  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_stream_begin(struct lsa_loops *l, size_t stream, int cpu,
+			   uint32_t pid, uint32_t tid);
+/* The stream's blocks are thread pid/tid's from now on.  Returns 0 or
+ * -LS_ENOMEM. */
+int lsa_loops_set_thread(struct lsa_loops *l, size_t stream, uint32_t pid,
+			 uint32_t tid);
 /* Thread t's row of loop, grown when new; NULL: out of memory. */
 struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop);
 /* The state of stream's thread, made on first use; NULL: out of memory. */

@@ -393,36 +393,25 @@ static int cb_loss(void *arg, size_t stream, const struct lsd_loss *ls)
 	return 0;
 }
 
-/* Who the stream's thread is.  Its state is made on the first block or
- * loss: a stream with neither gets no row. */
-static int set_thread(struct lsa_loops *l, size_t stream, uint32_t pid,
-		      uint32_t tid)
-{
-	struct lsa_thr *t = lsa_loops_slot(l, stream);
-
-	if (!t)
-		return -LS_ENOMEM;
-	t->pid = pid;
-	t->tid = tid;
-	return 0;
-}
-
+/* A thread's state is made on its first block or loss: a thread with
+ * neither gets no row. */
 static int cb_begin(void *arg, size_t stream, const struct lsb_stream *s)
 {
-	return set_thread(arg, stream, s ? s->pid : 0, s ? s->tid : 0);
+	return lsa_loops_stream_begin(arg, stream, s && s->kind == LSB_STREAM_CPU,
+				      s ? s->pid : 0, s ? s->tid : 0);
 }
 
-/* The thread a stream's blocks belong to (per-CPU streams: the one the
- * decoder knows, see decode.h). */
+/* The thread a stream's blocks belong to (per-CPU streams: each time the
+ * decoder sees another, see decode.h). */
 static int cb_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 {
-	return set_thread(arg, stream, pid, tid);
+	return lsa_loops_set_thread(arg, stream, pid, tid);
 }
 
 static int cb_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 {
 	(void)st;
-	return lsa_loops_stream_end(arg, stream);
+	return lsa_loops_stream_end(arg, stream);	/* per-CPU: at finish */
 }
 
 const struct lsd_callbacks lsa_loops_callbacks = {

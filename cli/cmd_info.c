@@ -311,13 +311,104 @@ static void print_rest(struct info *in, struct lsb_reader *r,
 		fprintf(in->out, "status:   %" PRIu64 " damaged sections\n", st->damaged);
 }
 
-/* --decode: per stream totals of the block-stream decoder.  Returns 0,
- * or 1 after an error message. */
+/* A per-CPU stream's totals per thread (the decoder's thread callback). */
+struct cpu_thread {
+	uint32_t pid, tid;
+	uint64_t insns, blocks, losses;
+};
+
+struct cpu_threads {
+	struct cpu_thread *t;
+	size_t n, cap, cur;
+	int nomem;
+};
+
+static int ct_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
+{
+	struct cpu_threads *c = arg;
+	size_t i;
+
+	(void)stream;
+	for (i = 0; i < c->n && (c->t[i].pid != pid || c->t[i].tid != tid); i++)
+		;
+	if (i == c->n) {
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? 2 * c->cap : 8;
+			void *p = realloc(c->t, cap * sizeof(*c->t));
+
+			if (!p) {
+				c->nomem = 1;
+				return -LS_ENOMEM;
+			}
+			c->t = p;
+			c->cap = cap;
+		}
+		memset(&c->t[c->n], 0, sizeof(c->t[0]));
+		c->t[c->n].pid = pid;
+		c->t[c->n++].tid = tid;
+	}
+	c->cur = i;
+	return 0;
+}
+
+static int ct_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	struct cpu_threads *c = arg;
+	size_t i;
+
+	(void)stream;
+	if (c->cur >= c->n)
+		return 0;
+	for (i = 0; i < n; i++)
+		c->t[c->cur].insns += b[i].sb->ninsn;
+	c->t[c->cur].blocks += n;
+	return 0;
+}
+
+static int ct_loss(void *arg, size_t stream, const struct lsd_loss *l)
+{
+	struct cpu_threads *c = arg;
+
+	(void)stream, (void)l;
+	if (c->cur < c->n)
+		c->t[c->cur].losses++;
+	return 0;
+}
+
+/* The per-thread lines under a per-CPU stream's. */
+static void print_cpu_threads(struct info *in, const struct cpu_threads *c,
+			      const struct lsd_stream_stats *st)
+{
+	size_t i;
+
+	if (in->json) {
+		fprintf(in->out, ", \"switches\": %" PRIu64 ", \"threads\": [", st->switches);
+		for (i = 0; i < c->n; i++)
+			fprintf(in->out, "%s{\"pid\": %" PRIu32 ", \"tid\": %" PRIu32
+				", \"instructions\": %" PRIu64 ", \"blocks\": %" PRIu64
+				", \"losses\": %" PRIu64 "}", i ? ", " : "", c->t[i].pid,
+				c->t[i].tid, c->t[i].insns, c->t[i].blocks, c->t[i].losses);
+		fputs("]", in->out);
+		return;
+	}
+	for (i = 0; i < c->n; i++)
+		fprintf(in->out, "    %-4s tid %-6" PRIu32 " %14" PRIu64 " %12" PRIu64
+			" %7" PRIu64 "\n", "", c->t[i].tid, c->t[i].insns,
+			c->t[i].blocks, c->t[i].losses);
+	fprintf(in->out, "    %-4s %" PRIu64 " thread switches\n", "", st->switches);
+}
+
+/* --decode: per stream totals of the block-stream decoder, and per thread
+ * for a per-CPU stream.  Returns 0, or 1 after an error message. */
 static int print_decode(struct info *in, struct lsb_reader *r, const char *debug_dir)
 {
 	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir };
 	char msg[600];
 	struct lsd_callbacks cb = { 0 };
+	struct lsd_callbacks ccb = {
+		.thread = ct_thread, .blocks = ct_blocks, .loss = ct_loss,
+	};
+	struct cpu_threads ct = { 0 };
 	struct lsd_decoder *d;
 	struct lsd_stream_stats t;
 	size_t i;
@@ -346,8 +437,12 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 		char who[32];
 
 		memset(&st, 0, sizeof(st));
-		err = lsd_decode_stream(d, i, &cb, NULL, &st);
+		ct.n = 0;
+		ct.cur = 0;
+		err = cpu ? lsd_decode_stream(d, i, &ccb, &ct, &st) :
+			    lsd_decode_stream(d, i, &cb, NULL, &st);
 		if (err < 0) {
+			free(ct.t);
 			if (in->json)
 				fputs("\n  ]", in->out);
 			cli_error("cannot decode stream %" PRIu32 " of '%s': %s", s->id,
@@ -366,10 +461,13 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 			fprintf(in->out, "%s\n    {\"id\": %" PRIu32 ", \"%s\": %" PRId64
 				", \"instructions\": %" PRIu64 ", \"blocks\": %" PRIu64
 				", \"losses\": %" PRIu64 ", \"lost_bytes\": %" PRIu64
-				", \"lost_instructions\": %" PRIu64 "}", i ? "," : "",
+				", \"lost_instructions\": %" PRIu64, i ? "," : "",
 				s->id, cpu ? "cpu" : "tid",
 				cpu ? (int64_t)s->cpu : (int64_t)s->tid, st.insns,
 				st.blocks, st.losses, st.lost_bytes, st.lost_insns);
+			if (cpu)
+				print_cpu_threads(in, &ct, &st);
+			fputs("}", in->out);
 			continue;
 		}
 		if (cpu)
@@ -379,7 +477,10 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 		fprintf(in->out, "  %-6" PRIu32 " %-10s %14" PRIu64 " %12" PRIu64
 			" %7" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", s->id, who,
 			st.insns, st.blocks, st.losses, st.lost_bytes, st.lost_insns);
+		if (cpu)
+			print_cpu_threads(in, &ct, &st);
 	}
+	free(ct.t);
 	if (in->json)
 		fprintf(in->out, "\n  ],\n  \"static_blocks\": %zu", lsd_nsblocks(d));
 	else

@@ -342,10 +342,14 @@ static int cb_block(void *arg, size_t stream, const struct lsd_block *b)
 	return lsa_cfg_feed(arg, stream, b);
 }
 
+/* Per-CPU streams interleave (lsd_decode_all()): a stream's end closes
+ * the open run only if it is that stream's. */
 static int cb_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 {
-	(void)stream, (void)st;
-	return lsa_cfg_stream_end(arg);
+	struct lsa_cfg *c = arg;
+
+	(void)st;
+	return c->open && c->stream == stream ? lsa_cfg_stream_end(c) : 0;
 }
 
 /* Another thread's blocks follow on a per-CPU stream: the one before
@@ -363,22 +367,15 @@ const struct lsd_callbacks lsa_cfg_callbacks = {
 	.thread = cb_thread,
 };
 
-int lsa_cfg_build(struct lsa_cfg *c, struct lsd_decoder *d, size_t nstreams)
+int lsa_cfg_build(struct lsa_cfg *c, struct lsd_decoder *d)
 {
-	size_t i;
 	int err;
 
 	if (!c || !d)
 		return -LS_EINVAL;
-	for (i = 0; i < nstreams; i++) {
-		struct lsd_stream_stats st;
-
-		err = lsd_decode_stream(d, i, &lsa_cfg_callbacks, c, &st);
-		if (err < 0)
-			return err;
-		if ((err = lsa_cfg_stream_end(c)) < 0)
-			return err;
-	}
+	if ((err = lsd_decode_all(d, &lsa_cfg_callbacks, c, NULL)) < 0 ||
+	    (err = lsa_cfg_stream_end(c)) < 0)
+		return err;
 	return lsa_cfg_finish(c);
 }
 

@@ -146,9 +146,10 @@ int lsa_cfg_stream_end(struct lsa_cfg *c);
  * successors and the IN/OUT edges implied by calls, returns and jumps
  * between functions, and indexes the edges.  Returns -LS_ENOMEM. */
 int lsa_cfg_finish(struct lsa_cfg *c);
-/* Decodes every stream of d into c and finishes it.  Returns a decoder
+/* Decodes every stream of d into c (lsd_decode_all(): a thread's runs on
+ * several CPUs in the order they ran) and finishes it.  Returns a decoder
  * error or as above. */
-int lsa_cfg_build(struct lsa_cfg *c, struct lsd_decoder *d, size_t nstreams);
+int lsa_cfg_build(struct lsa_cfg *c, struct lsd_decoder *d);
 void lsa_cfg_free(struct lsa_cfg *c);
 
 /* After lsa_cfg_finish(): */

@@ -497,7 +497,6 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	struct lsa_loops *l;
 	struct pair q;
 	uint32_t run;
-	size_t i, n;
 	int err;
 
 	if (!d || !r || !p)
@@ -510,14 +509,10 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	q.l = l;
 	q.also = also;
 	q.arg = also_arg;
-	n = lsb_reader_nstreams(r);
-	for (i = 0; i < n && !err; i++) {
-		struct lsd_stream_stats ss;
-
-		/* each stream's end (its stream_end callback) writes its rows */
-		err = also ? lsd_decode_stream(d, i, &pair_callbacks, &q, &ss) :
-			     lsd_decode_stream(d, i, &lsa_loops_callbacks, l, &ss);
-	}
+	/* each per-thread stream's end (its stream_end callback) writes its
+	 * rows; the threads of per-CPU streams end at finish */
+	err = also ? lsd_decode_all(d, &pair_callbacks, &q, NULL) :
+		     lsd_decode_all(d, &lsa_loops_callbacks, l, NULL);
 	if (!err)
 		err = lsa_loops_finish(l);
 	if (!err)

@@ -45,7 +45,7 @@ int cli_cfg_open_loops(struct cli_cfg *cc, const char *file,
 	if ((err = lsa_cfg_new(&cc->cfg, cc->sym, &co)) < 0 ||
 	    (err = p ? lsa_loops_analyze_with(cc->d, cc->r, cc->sym, p, &lo, NULL,
 					      &lsa_cfg_callbacks, cc->cfg) :
-		       lsa_cfg_build(cc->cfg, cc->d, lsb_reader_nstreams(cc->r))) < 0 ||
+		       lsa_cfg_build(cc->cfg, cc->d)) < 0 ||
 	    (p && (err = lsa_cfg_finish(cc->cfg)) < 0)) {
 		cli_error("cannot build the control-flow graph of '%s': %s", file,
 			  ls_errstr(err));

@@ -56,6 +56,16 @@ struct run {
 	struct pt_block_decoder *dec;	/* of the chunk being decoded */
 	const uint8_t *buf;		/* its bytes */
 	size_t len;
+	/* Where the run is, so that it can stop at a thread switch and go on
+	 * later (lsd_decode_all(): per-CPU streams in time order). */
+	size_t first, last, c, nchunks;
+	struct lsd_chunkbuf *cbuf;	/* chunk c in slot cur, c + 1 in the other */
+	int cur, in_chunk, done;
+	int64_t clen, nlen;
+	int status;			/* libipt's, between pt_blk_* calls */
+	struct lsd_space *sp;		/* the space of the run's thread */
+	int pausable, paused;
+	uint64_t pause_tsc;		/* the PT time of the switch it stopped at */
 };
 
 static const char *const exit_names[LSD_EXIT_MAX] = {
@@ -440,7 +450,7 @@ static int on_event(struct run *r, const struct pt_event *ev)
 		int err = r->tl && ev->has_tsc ? follow(r, ev->tsc, 0) : 0;
 
 		r->st->enables++;
-		return err ? err : tell_thread(r);
+		return err || r->paused ? err : tell_thread(r);
 	}
 	case ptev_disabled:
 		if (r->pend && kind_of(r->pend) == LSD_K_FAR) {
@@ -506,17 +516,27 @@ static int switch_thread(struct run *r, const struct lsd_swent *e)
 	r->pid = e->pid;
 	r->tid = e->tid;
 	r->told = 0;
-	d->sp = &d->spaces[lsd_space_of(d, e->pid)];
+	r->sp = d->sp = &d->spaces[lsd_space_of(d, e->pid)];
 	if (r->dec)
 		pt_blk_set_image(r->dec, d->sp->img->pt);
-	return tell_thread(r);
+	return 0;
 }
 
+/* Who runs from PT time tsc on.  A run that may pause stops at a new
+ * thread, before telling it; lsd_decode_all() tells it when it goes on. */
 static int follow(struct run *r, uint64_t tsc, int running)
 {
 	const struct lsd_swent *e = lsd_switch_at(r->tl, tsc, running);
+	int err = e ? switch_thread(r, e) : 0;
 
-	return e ? switch_thread(r, e) : 0;
+	if (err || r->told)
+		return err;
+	if (r->pausable) {
+		r->paused = 1;
+		r->pause_tsc = tsc;
+		return 0;
+	}
+	return tell_thread(r);
 }
 
 /* After a sync: who runs at the PSB, when tracing is on there (where it
@@ -535,7 +555,7 @@ static int follow_sync(struct run *r, int status, int cold)
 	if (r->tl && cold && pt_blk_get_sync_offset(r->dec, &off) >= 0 &&
 	    (lsd_psb_read(r->buf, r->len, off, &ip, &tsc) & LSD_PSB_TSC))
 		err = follow(r, tsc, 1);
-	return err ? err : tell_thread(r);
+	return err || r->paused ? err : tell_thread(r);
 }
 
 static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error)
@@ -565,37 +585,46 @@ static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error)
 	return r->cbret;
 }
 
-/* Decodes one chunk's bytes.  Returns 0 or a fatal error (ENOMEM, or a
- * callback's non-zero return); decode errors become losses. */
-static int decode_buf(struct run *r, const uint8_t *buf, size_t len)
+/* Starts decoding chunk r->c, whose clen bytes are in r->cbuf slot
+ * r->cur: a decoder, synced at the first PSB.  Returns 0 or a fatal error
+ * (ENOMEM, or a callback's non-zero return); may pause (r->paused). */
+static int chunk_start(struct run *r)
 {
 	struct pt_config cfg = r->d->base;
-	struct pt_block_decoder *dec;
+	uint64_t sync = 0;
 	int st, err = 0;
 
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	dec = pt_blk_alloc_decoder(&cfg);
-	if (!dec)
+	r->buf = r->cbuf->p[r->cur];
+	r->len = (size_t)r->clen;
+	cfg.begin = (uint8_t *)r->buf;
+	cfg.end = (uint8_t *)r->buf + r->len;
+	r->dec = pt_blk_alloc_decoder(&cfg);
+	if (!r->dec)
 		return -LS_ENOMEM;
-	pt_blk_set_image(dec, r->d->sp->img->pt);
-	r->dec = dec;
-	r->buf = buf;
-	r->len = len;
-	st = pt_blk_sync_forward(dec);
-	if (st >= 0 && (err = follow_sync(r, st, !r->told)) != 0) {
-		st = -pte_eos;
-	} else if (st < 0 && st != -pte_eos) {
+	pt_blk_set_image(r->dec, r->d->sp->img->pt);
+	st = pt_blk_sync_forward(r->dec);
+	if (st < 0 && st != -pte_eos) {
 		/* No PSB at all: the whole chunk is lost. */
-		err = report_loss(r, 0, len, st);
-	} else if (st >= 0) {
-		uint64_t sync = 0;
-
-		pt_blk_get_sync_offset(dec, &sync);
-		if (sync)	/* bytes before the first PSB */
-			err = report_loss(r, 0, sync, -pte_nosync);
+		err = report_loss(r, 0, r->len, st);
+	} else if (st >= 0 && pt_blk_get_sync_offset(r->dec, &sync) >= 0 && sync) {
+		/* bytes before the first PSB */
+		err = report_loss(r, 0, sync, -pte_nosync);
 	}
-	while (!err && st >= 0) {
+	if (!err && st >= 0)
+		err = follow_sync(r, st, !r->told);
+	r->status = err ? -pte_eos : st;
+	return err;
+}
+
+/* Decodes the started chunk until its end, or until the run pauses at a
+ * thread switch (the decoder kept in r).  Returns 0 or a fatal error;
+ * decode errors become losses. */
+static int chunk_go(struct run *r)
+{
+	struct pt_block_decoder *dec = r->dec;
+	int st = r->status, err = 0;
+
+	while (!err && st >= 0 && !r->paused) {
 		struct pt_block b;
 
 		while (st >= 0 && (st & pts_event_pending)) {
@@ -604,8 +633,10 @@ static int decode_buf(struct run *r, const uint8_t *buf, size_t len)
 			st = pt_blk_event(dec, &ev, sizeof(ev));
 			if (st >= 0 && (err = on_event(r, &ev)) != 0)
 				break;
+			if (r->paused)
+				break;
 		}
-		if (err || st < 0)
+		if (err || st < 0 || r->paused)
 			break;
 		memset(&b, 0, sizeof(b));
 		st = pt_blk_next(dec, &b, sizeof(b));
@@ -621,7 +652,7 @@ static int decode_buf(struct run *r, const uint8_t *buf, size_t len)
 		if (st == -pte_eos)
 			break;
 		if (st < 0) {
-			uint64_t at = 0, resync = len;
+			uint64_t at = 0, resync = r->len;
 
 			pt_blk_get_offset(dec, &at);
 			st = pt_blk_sync_forward(dec);
@@ -633,6 +664,9 @@ static int decode_buf(struct run *r, const uint8_t *buf, size_t len)
 				err = follow_sync(r, st, 1);
 		}
 	}
+	r->status = st;
+	if (r->paused && !err)
+		return 0;
 	r->dec = NULL;
 	pt_blk_free_decoder(dec);
 	return err;
@@ -647,80 +681,160 @@ static uint64_t psb_fup_ip(const uint8_t *buf, size_t len)
 	return lsd_psb_read(buf, len, 0, &ip, &tsc) > 0 ? ip : 0;
 }
 
-/* (decode_int.h) */
-int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c, int k)
+int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
+		       struct lsd_chunkbuf *b, int k)
 {
 	const struct lsb_chunk *ch = lsb_reader_chunk(d->r, s, c);
-	int64_t n;
 
 	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
 		return -LS_ECORRUPT;
-	if (d->bufcap[k] < ch->raw_size) {
-		void *p = realloc(d->buf[k], ch->raw_size ? ch->raw_size : 1);
+	if (b->cap[k] < ch->raw_size) {
+		void *p = realloc(b->p[k], ch->raw_size ? ch->raw_size : 1);
 
 		if (!p)
 			return -LS_ENOMEM;
-		d->buf[k] = p;
-		d->bufcap[k] = ch->raw_size;
+		b->p[k] = p;
+		b->cap[k] = ch->raw_size;
 	}
-	n = lsb_reader_read_chunk(d->r, ch, d->buf[k], d->bufcap[k]);
-	return n;
+	return lsb_reader_read_chunk(d->r, ch, b->p[k], b->cap[k]);
 }
 
-/* Decodes chunks [first, last] of stream s in one run. */
-static int decode_range(struct run *r, size_t s, size_t first, size_t last)
+/* The end of chunk c: what it holds back for the next chunk, or not. */
+static int chunk_end(struct run *r)
+{
+	int err = flush_held(r);
+
+	if (err == -LS_EDECODE)
+		err = report_loss(r, 0, 0, -pte_bad_insn);
+	if (!err && r->stop_ip && r->tailing) {
+		/* What was held back from X on, the pending block
+		 * included, belongs to chunk c+1. */
+		r->ntail = 0;
+		r->tailing = 0;
+		r->pend = NULL;
+	} else if (!err && r->stop_ip) {
+		/* X was not reached after the last packet: the
+		 * pending block continues at X. */
+		if (r->pend && r->pend->start == r->stop_ip)
+			r->pend = NULL;
+		else if (r->pend)
+			err = end_pend(r, exit_by_kind(r->pend_kind, r->pend_end,
+						       r->stop_ip), r->stop_ip);
+	} else if (!err) {
+		err = flush_tail(r);
+	}
+	return err;
+}
+
+/* Decodes chunks [first, last] of the run's stream, from where it
+ * stopped: until they end (r->done) or it pauses at a thread switch. */
+static int run_go(struct run *r)
 {
 	struct lsd_decoder *d = r->d;
-	size_t n = lsb_reader_nchunks(d->r, s), c;
-	int64_t len, nlen = 0;
-	int cur = 0, err = 0;
+	size_t s = r->stream;
+	int err = 0;
 
-	if (first >= n)
-		return 0;
-	len = lsd_read_chunk(d, s, first, cur);
-	for (c = first; c <= last && c < n && !err; c++) {
-		const struct lsb_chunk *ch = lsb_reader_chunk(d->r, s, c);
+	while (!err && !r->done) {
+		if (!r->in_chunk) {
+			const struct lsb_chunk *ch;
 
-		r->stop_ip = 0;
-		if (c + 1 < n) {
-			nlen = lsd_read_chunk(d, s, c + 1, !cur);
-			if (nlen > 0)
-				r->stop_ip = psb_fup_ip(d->buf[!cur], (size_t)nlen);
+			if (r->c > r->last || r->c >= r->nchunks) {
+				if (r->last + 1 >= r->nchunks)	/* cut without a disable */
+					err = end_pend(r, LSD_EXIT_GAP, 0);
+				r->done = 1;
+				break;
+			}
+			ch = lsb_reader_chunk(d->r, s, r->c);
+			if (r->c == r->first)
+				r->clen = lsd_read_chunk(d, s, r->c, r->cbuf, r->cur);
+			r->stop_ip = 0;
+			r->nlen = 0;
+			if (r->c + 1 < r->nchunks) {
+				r->nlen = lsd_read_chunk(d, s, r->c + 1, r->cbuf, !r->cur);
+				if (r->nlen > 0)
+					r->stop_ip = psb_fup_ip(r->cbuf->p[!r->cur],
+								(size_t)r->nlen);
+			}
+			r->chunk_off = ch->stream_offset;
+			r->in_chunk = 1;
+			if (r->clen < 0) {
+				/* An unreadable chunk: a gap of its size. */
+				err = report_loss(r, 0, ch->raw_size, -pte_internal);
+			} else {
+				r->st->pt_bytes += (uint64_t)r->clen;
+				err = chunk_start(r);
+			}
 		}
-		r->chunk_off = ch->stream_offset;
-		if (len < 0) {
-			/* An unreadable chunk: a gap of its size. */
-			err = report_loss(r, 0, ch->raw_size, -pte_internal);
-		} else {
-			r->st->pt_bytes += (uint64_t)len;
-			err = decode_buf(r, d->buf[cur], (size_t)len);
-		}
-		if (!err)
-			err = flush_held(r);
-		if (err == -LS_EDECODE)
-			err = report_loss(r, 0, 0, -pte_bad_insn);
-		if (!err && r->stop_ip && r->tailing) {
-			/* What was held back from X on, the pending block
-			 * included, belongs to chunk c+1. */
-			r->ntail = 0;
-			r->tailing = 0;
-			r->pend = NULL;
-		} else if (!err && r->stop_ip) {
-			/* X was not reached after the last packet: the
-			 * pending block continues at X. */
-			if (r->pend && r->pend->start == r->stop_ip)
-				r->pend = NULL;
-			else if (r->pend)
-				err = end_pend(r, exit_by_kind(r->pend_kind, r->pend_end,
-							       r->stop_ip), r->stop_ip);
-		} else if (!err) {
-			err = flush_tail(r);
-		}
-		cur = !cur;
-		len = nlen;
+		if (!err && r->dec)
+			err = chunk_go(r);
+		if (err || r->paused)
+			break;
+		err = chunk_end(r);
+		r->in_chunk = 0;
+		r->cur = !r->cur;
+		r->clen = r->nlen;
+		r->c++;
 	}
-	if (!err && last + 1 >= n)
-		err = end_pend(r, LSD_EXIT_GAP, 0);	/* cut without a disable */
+	if (err && r->dec) {
+		pt_blk_free_decoder(r->dec);
+		r->dec = NULL;
+	}
+	return err;
+}
+
+/* Sets up run r over chunks [first, last] of stream i and begins it.
+ * Returns 0 or an error (-LS_ENOMEM, a callback's return). */
+static int run_begin(struct run *r, struct lsd_decoder *d, size_t i,
+		     size_t first, size_t last, const struct lsd_callbacks *cb,
+		     void *arg, struct lsd_stream_stats *st, struct lsd_chunkbuf *cbuf)
+{
+	memset(st, 0, sizeof(*st));
+	memset(r, 0, sizeof(*r));
+	r->d = d;
+	r->stream = i;
+	r->cb = cb;
+	r->arg = arg;
+	r->st = st;
+	r->blockfn = cb ? cb->block : NULL;
+	r->batchfn = cb ? cb->blocks : NULL;
+	r->first = r->c = first;
+	r->last = last;
+	r->nchunks = lsb_reader_nchunks(d->r, i);
+	r->cbuf = cbuf;
+	r->sp = d->sp = &d->spaces[d->stream_space[i]];
+	r->pid = d->stream_tid[i].pid;
+	r->tid = d->stream_tid[i].tid;
+	r->tl = d->tl && d->tl[i].n ? &d->tl[i] : NULL;
+	if (r->batchfn && !(r->batch = malloc(LSD_BATCH * sizeof(*r->batch))))
+		return -LS_ENOMEM;
+	if (cb && cb->stream_begin &&
+	    (r->cbret = cb->stream_begin(arg, i, lsb_reader_stream(d->r, i))) != 0)
+		return r->cbret;
+	/* A per-CPU stream tells its thread where the first sync or enable
+	 * finds it (tell_thread()), others at once. */
+	return r->tl ? 0 : tell_thread(r);
+}
+
+/* Ends run r (err: how it went so far): the last batch, the stream_end
+ * callback.  Returns err or the first error of these. */
+static int run_end(struct run *r, int err)
+{
+	r->done = 1;
+	if (!err && r->batchfn)
+		err = batch_flush(r);
+	if (!err)
+		err = tell_thread(r);
+	r->st->insns += r->insns;
+	r->st->blocks += r->blocks;
+	if (r->dec)
+		pt_blk_free_decoder(r->dec);
+	r->dec = NULL;
+	free(r->tail);
+	free(r->batch);
+	r->tail = NULL;
+	r->batch = NULL;
+	if (!err && r->cb && r->cb->stream_end)
+		err = r->cb->stream_end(r->arg, r->stream, r->st);
 	return err;
 }
 
@@ -734,42 +848,10 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 
 	if (!d || i >= lsb_reader_nstreams(d->r))
 		return -LS_EINVAL;
-	if (!st)
-		st = &local;
-	memset(st, 0, sizeof(*st));
-	memset(&r, 0, sizeof(r));
-	r.d = d;
-	r.stream = i;
-	r.cb = cb;
-	r.arg = arg;
-	r.st = st;
-	r.blockfn = cb ? cb->block : NULL;
-	r.batchfn = cb ? cb->blocks : NULL;
-	d->sp = &d->spaces[d->stream_space[i]];
-	r.pid = d->stream_tid[i].pid;
-	r.tid = d->stream_tid[i].tid;
-	r.tl = d->tl && d->tl[i].n ? &d->tl[i] : NULL;
-	if (cb && cb->stream_begin &&
-	    (err = cb->stream_begin(arg, i, lsb_reader_stream(d->r, i))) != 0)
-		return err;
-	/* A per-CPU stream tells its thread where the first sync or enable
-	 * finds it (tell_thread()), others at once. */
-	if (!r.tl && (err = tell_thread(&r)) != 0)
-		return err;
-	if (r.batchfn && !(r.batch = malloc(LSD_BATCH * sizeof(*r.batch))))
-		return -LS_ENOMEM;
-	err = decode_range(&r, i, first, last);
-	if (!err && r.batchfn)
-		err = batch_flush(&r);
+	err = run_begin(&r, d, i, first, last, cb, arg, st ? st : &local, &d->cbuf);
 	if (!err)
-		err = tell_thread(&r);
-	st->insns += r.insns;
-	st->blocks += r.blocks;
-	free(r.tail);
-	free(r.batch);
-	if (!err && cb && cb->stream_end)
-		err = cb->stream_end(arg, i, st);
-	return err;
+		err = run_go(&r);
+	return run_end(&r, err);
 }
 
 int lsd_decode_stream(struct lsd_decoder *d, size_t i,
@@ -784,4 +866,84 @@ int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
 		     struct lsd_stream_stats *st)
 {
 	return run_stream(d, i, chunk, chunk, cb, arg, st);
+}
+
+/* Goes on with paused run r: its thread first. */
+static int run_resume(struct run *r)
+{
+	int err;
+
+	r->paused = 0;
+	r->d->sp = r->sp;
+	if ((err = tell_thread(r)) != 0)
+		return err;
+	return run_go(r);
+}
+
+int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+		   void *arg, struct lsd_stream_stats *st)
+{
+	size_t n, i, k, nrun = 0;
+	struct lsd_stream_stats *local = NULL;
+	struct run *runs = NULL;
+	struct lsd_chunkbuf *bufs = NULL;
+	int err = 0;
+
+	if (!d)
+		return -LS_EINVAL;
+	n = lsb_reader_nstreams(d->r);
+	if (!st && !(st = local = calloc(n ? n : 1, sizeof(*st))))
+		return -LS_ENOMEM;
+	/* Streams of one thread, and per-CPU ones without PT time: one after
+	 * the other, in order. */
+	for (i = 0; i < n && !err; i++)
+		if (!d->tl || !d->tl[i].n)
+			err = run_stream(d, i, 0, SIZE_MAX - 1, cb, arg, &st[i]);
+	for (i = 0; i < n; i++)
+		nrun += d->tl && d->tl[i].n;
+	if (err || !nrun)
+		goto out;
+	runs = calloc(nrun, sizeof(*runs));
+	bufs = calloc(nrun, sizeof(*bufs));
+	if (!runs || !bufs) {
+		err = -LS_ENOMEM;
+		goto out;
+	}
+	/* Each per-CPU stream up to its first thread, then always the one
+	 * whose next thread starts first: a thread's runs on several CPUs
+	 * come in the order they ran. */
+	for (i = 0, k = 0; i < n && !err; i++) {
+		if (!d->tl || !d->tl[i].n)
+			continue;
+		err = run_begin(&runs[k], d, i, 0, SIZE_MAX - 1, cb, arg, &st[i], &bufs[k]);
+		runs[k].pausable = 1;
+		if (!err)
+			err = run_go(&runs[k]);
+		if (err || runs[k].done)
+			err = run_end(&runs[k], err);
+		k++;
+	}
+	while (!err) {
+		struct run *next = NULL;
+
+		for (k = 0; k < nrun; k++)
+			if (runs[k].paused && (!next || runs[k].pause_tsc < next->pause_tsc))
+				next = &runs[k];
+		if (!next)
+			break;
+		err = run_resume(next);
+		if (err || next->done)
+			err = run_end(next, err);
+	}
+out:
+	for (k = 0; runs && k < nrun; k++) {
+		if (runs[k].d && !runs[k].done)	/* stopped by an error */
+			(void)run_end(&runs[k], err);
+		free(bufs[k].p[0]);
+		free(bufs[k].p[1]);
+	}
+	free(runs);
+	free(bufs);
+	free(local);
+	return err;
 }

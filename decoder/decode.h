@@ -146,6 +146,18 @@ void lsd_close(struct lsd_decoder *d);
 int lsd_decode_stream(struct lsd_decoder *d, size_t i,
 		      const struct lsd_callbacks *cb, void *arg,
 		      struct lsd_stream_stats *st);
+/* Decodes every stream, calling cb with each one's index as
+ * lsd_decode_stream() does; st (may be NULL) gets one entry per stream.
+ * Per-thread streams go one after the other; the per-CPU streams whose
+ * switches the decoder follows are decoded side by side, switching
+ * between them at thread switches in PT time order, so that the runs of
+ * a thread that moved between CPUs reach the callbacks in the order they
+ * ran.  The calls for one stream keep their order (stream_begin, thread,
+ * blocks and losses, stream_end); those of different streams interleave.
+ * Holds two chunks of every per-CPU stream.  Returns as
+ * lsd_decode_stream(). */
+int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+		   void *arg, struct lsd_stream_stats *st);
 /* Decodes one chunk of stream i on its own, stopping where the next chunk
  * begins (its PSB+ FUP IP reached after the chunk's last packet), so the
  * chunks of a stream may be decoded by several workers and their results

@@ -118,6 +118,12 @@ struct lsd_timeline {
 	size_t n, cap;
 };
 
+/* Two chunk buffers: a chunk, and the start of the next. */
+struct lsd_chunkbuf {
+	uint8_t *p[2];
+	size_t cap[2];
+};
+
 struct lsd_decoder {
 	struct lsb_reader *r;
 	struct lsd_image *imgs;		/* one per process, [0] owns the modules */
@@ -145,8 +151,7 @@ struct lsd_decoder {
 	struct lsd_iclass_ctx *ic;
 	struct lsd_hmod *hmods;		/* per bundle module */
 	size_t nhmods;
-	uint8_t *buf[2];		/* chunk buffers */
-	size_t bufcap[2];
+	struct lsd_chunkbuf cbuf;	/* for one stream at a time */
 };
 
 static inline struct lsd_sblock *lsd_sb(const struct lsd_decoder *d, size_t id)
@@ -184,9 +189,10 @@ int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);
 int lsd_heads_cpu(struct lsd_decoder *d, size_t stream, const uint8_t *buf,
 		  size_t len, int cold);
 void lsd_sbtab_release(struct lsd_decoder *d);
-/* Reads chunk c of stream s into buffer slot k (0 or 1) of d.  Returns its
+/* Reads chunk c of stream s into slot k (0 or 1) of b.  Returns its
  * length, -LS_ENOMEM, -LS_ECORRUPT or a reader error. */
-int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c, int k);
+int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
+		       struct lsd_chunkbuf *b, int k);
 
 /* The IP a packet's compressed payload names after last (libipt's
  * pt_last_ip rules). */

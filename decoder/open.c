@@ -230,16 +230,16 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 
 		d->sp = &d->spaces[d->stream_space[i]];
 		for (c = 0; !err && c < lsb_reader_nchunks(r, i); c++) {
-			int64_t len = lsd_read_chunk(d, i, c, 0);
+			int64_t len = lsd_read_chunk(d, i, c, &d->cbuf, 0);
 
 			if (len <= 0)
 				continue;
 			/* Who ran where, only when it matters: the query
 			 * decoder is slower than the packet scan. */
 			if (several)
-				err = lsd_heads_cpu(d, i, d->buf[0], (size_t)len, !c);
+				err = lsd_heads_cpu(d, i, d->cbuf.p[0], (size_t)len, !c);
 			else
-				err = lsd_heads_packets(d, d->buf[0], (size_t)len);
+				err = lsd_heads_packets(d, d->cbuf.p[0], (size_t)len);
 		}
 	}
 	if (err < 0)
@@ -272,8 +272,8 @@ void lsd_close(struct lsd_decoder *d)
 		cs_close(&d->cs);
 	if (d->imgs)
 		lsd_image_release_all(d->imgs, d->nimgs);
-	free(d->buf[0]);
-	free(d->buf[1]);
+	free(d->cbuf.p[0]);
+	free(d->cbuf.p[1]);
 	free(d);
 }
 

@@ -81,10 +81,20 @@ check() {	# check NAME PERF.DATA PSBS
 		"$(awk '$3 == "enable" && $7 >= 300 && $7 <= 800' "$name.sw" | wc -l)"
 	t_eq "$name: ... and the first enables follow ITRACE_START by 1.6..2.2 us" 2 \
 		"$(awk '$3 == "enable" && $7 <= -1600 && $7 >= -2200' "$name.sw" | wc -l)"
-	"$T/sbdump" -t "$name.lsc" >"$name.sb" 2>/dev/null
+	"$T/sbdump" -t -a "$name.lsc" >"$name.sb" 2>/dev/null
+	t_eq "$name: sbdump -a exits 0 (same counts side by side)" 0 $?
 	t_eq "$name: the decoder tells one thread per stream, echo's" \
 		"thread 0 pid ${echo% *} tid ${echo#* }
 thread 1 pid ${echo% *} tid ${echo#* }" "$(grep '^thread ' "$name.sb")"
+	# Side by side in time order: echo ran on cpu 3 (stream 1) first, its
+	# first enable there before the one on cpu 0 (by swcheck's TSCs, about
+	# 1 ms in the file, 0.6 ms piped).
+	first3=$(awk '$2 == 3 && $3 == "enable" { print $4; exit }' "$name.sw")
+	first0=$(awk '$2 == 0 && $3 == "enable" { print $4; exit }' "$name.sw")
+	t_ok "$name: echo ran on cpu 3 first ($first3 < $first0)" test "$first3" -lt "$first0"
+	t_eq "$name: lsd_decode_all() tells cpu 3's thread first" \
+		"all-thread 1 pid ${echo% *} tid ${echo#* }
+all-thread 0 pid ${echo% *} tid ${echo#* }" "$(grep '^all-thread ' "$name.sb")"
 	t_eq "$name: dump's thread lines name echo" "2 2" \
 		"$(grep -c ' thread pid ' "$name.d") $(grep -c " thread pid ${echo% *} tid ${echo#* }\$" "$name.d")"
 }

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	    lsd_symbols_open(&sym, r, NULL) < 0 ||
 	    lsd_image_build(&img, r, 0, LSB_RUN_TRACE) < 0 ||
 	    lsa_cfg_new(&c, sym, &co) < 0 ||
-	    lsa_cfg_build(c, d, lsb_reader_nstreams(r)) < 0 ||
+	    lsa_cfg_build(c, d) < 0 ||
 	    lsa_sloops_find(&s, c, NULL) < 0) {
 		fprintf(stderr, "cfgcheck: cannot analyze %s\n", argc > 1 ? argv[1] : "");
 		return 1;

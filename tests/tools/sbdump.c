@@ -11,8 +11,12 @@
  * insn N blocks B losses L" for each stream's whole decode.
  * -d DIR looks for modules the bundle only references in DIR too.
  * -B takes the blocks through the batch callback instead (same output).
+ * -a also decodes with lsd_decode_all() (per-CPU streams side by side, in
+ * time order) and prints "all insn N blocks B losses L", and with -t its
+ * thread callbacks as "all-thread S pid P tid T", in the order they come.
  * Checks: executed static blocks never overlap (each instruction is in one).
- * Exit 1 if they do, or if whole-stream and chunk decoding disagree. */
+ * Exit 1 if they do, if whole-stream and chunk decoding disagree, or (-a)
+ * if lsd_decode_all() executes any static block another number of times. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +79,13 @@ static int on_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 	return 0;
 }
 
+static int on_all_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
+{
+	(void)arg;
+	printf("all-thread %zu pid %" PRIu32 " tid %" PRIu32 "\n", stream, pid, tid);
+	return 0;
+}
+
 static int cmp_start(const void *x, const void *y)
 {
 	const struct lsd_sblock *const *a = x, *const *b = y;
@@ -90,7 +101,8 @@ int main(int argc, char **argv)
 	struct lsb_reader *r = NULL;
 	struct lsd_decoder *d = NULL;
 	struct lsd_callbacks cb = { .block = on_block };
-	struct acc whole = { 0 }, chunks = { 0 };
+	struct acc whole = { 0 }, chunks = { 0 }, all = { 0 };
+	int doall = 0;
 	const char *mod = NULL;
 	int threads = 0;
 	struct lsd_opts o = { .size = sizeof(o) };
@@ -100,8 +112,11 @@ int main(int argc, char **argv)
 	size_t i, s, n;
 	int err, bad = 0;
 
-	while (argc >= 3 && (!strcmp(argv[1], "-t") || !strcmp(argv[1], "-B"))) {
-		if (argv[1][1] == 't') {
+	while (argc >= 3 && (!strcmp(argv[1], "-t") || !strcmp(argv[1], "-B") ||
+			     !strcmp(argv[1], "-a"))) {
+		if (argv[1][1] == 'a') {
+			doall = 1;
+		} else if (argv[1][1] == 't') {
 			threads = 1;
 			cb.thread = on_thread;
 		} else {
@@ -121,7 +136,7 @@ int main(int argc, char **argv)
 		argc -= 2;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: sbdump [-t] [-B] [-m MODULE_NAME] [-d DEBUG_DIR] FILE.lsc\n");
+		fprintf(stderr, "usage: sbdump [-t] [-B] [-a] [-m MODULE_NAME] [-d DEBUG_DIR] FILE.lsc\n");
 		return 2;
 	}
 	err = lsb_reader_open(&r, argv[1]);
@@ -159,6 +174,30 @@ int main(int argc, char **argv)
 			cbk += st.blocks;
 			cl += st.losses;
 		}
+	}
+	if (doall) {
+		struct lsd_stream_stats *st = calloc(lsb_reader_nstreams(r) + 1, sizeof(*st));
+		uint64_t ai = 0, ab = 0, al = 0;
+
+		cb.thread = threads ? on_all_thread : NULL;
+		if (!st || lsd_decode_all(d, &cb, &all, st) < 0)
+			return 2;
+		for (s = 0; s < lsb_reader_nstreams(r); s++) {
+			ai += st[s].insns;
+			ab += st[s].blocks;
+			al += st[s].losses;
+		}
+		printf("all insn %" PRIu64 " blocks %" PRIu64 " losses %" PRIu64 "\n", ai, ab, al);
+		for (i = 0; i < lsd_nsblocks(d); i++)
+			if ((i < whole.cap ? whole.execs[i] : 0) != (i < all.cap ? all.execs[i] : 0)) {
+				fprintf(stderr, "block %zu: %" PRIu64 " times alone, %" PRIu64
+					" in lsd_decode_all()\n", i, i < whole.cap ? whole.execs[i] : 0,
+					i < all.cap ? all.execs[i] : 0);
+				bad = 1;
+			}
+		free(st);
+		free(all.execs);
+		free(all.exit0);
 	}
 	/* The executed static blocks: the table may also hold a block that
 	 * was split but never delivered (held back at a chunk's end). */

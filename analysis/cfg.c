@@ -48,6 +48,7 @@ int lsa_cfg_new(struct lsa_cfg **pc, struct lsd_symbols *sym,
 	c->sym = sym;
 	c->img = o ? o->img : NULL;
 	c->prev = LSA_CFG_NONE;
+	c->cur = LSA_CFG_NONE;
 	*pc = c;
 	return 0;
 }
@@ -287,7 +288,9 @@ int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b)
 	id = sb->id;
 	if (id == LSA_CFG_NONE)
 		return -LS_EINVAL;
-	if (c->open && c->stream != stream && (err = lsa_cfg_stream_end(c)) < 0)
+	/* the walk of the stream's thread */
+	if ((c->cur == LSA_CFG_NONE || c->stream != stream ||
+	     c->sctx[stream] != c->cur) && (err = lsa_cfg_ctx_enter(c, stream)) < 0)
 		return err;
 	if (!c->open) {
 		c->open = 1;
@@ -334,6 +337,8 @@ int lsa_cfg_stream_end(struct lsa_cfg *c)
 	c->open = 0;
 	c->prev = LSA_CFG_NONE;
 	c->nframes = 0;
+	if (c->cur != LSA_CFG_NONE)
+		c->ctx[c->cur].ended = 1;
 	return err;
 }
 
@@ -342,27 +347,36 @@ static int cb_block(void *arg, size_t stream, const struct lsd_block *b)
 	return lsa_cfg_feed(arg, stream, b);
 }
 
-/* Per-CPU streams interleave (lsd_decode_all()): a stream's end closes
- * the open run only if it is that stream's. */
+static int cb_begin(void *arg, size_t stream, const struct lsb_stream *s)
+{
+	return lsa_cfg_ctx_stream(arg, stream, s && s->kind == LSB_STREAM_CPU);
+}
+
+/* A per-thread stream's end ends its thread's walk; a per-CPU stream's
+ * threads may go on in another stream and end at finish. */
 static int cb_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 {
 	struct lsa_cfg *c = arg;
+	int err;
 
 	(void)st;
-	return c->open && c->stream == stream ? lsa_cfg_stream_end(c) : 0;
+	if (lsa_cfg_ctx_cpu(c, stream) || stream >= c->nstreams ||
+	    c->sctx[stream] == LSA_CFG_NONE)
+		return 0;
+	if ((err = lsa_cfg_ctx_enter(c, stream)) < 0)
+		return err;
+	return lsa_cfg_stream_end(c);
 }
 
-/* Another thread's blocks follow on a per-CPU stream: the one before
- * ends there as at a stream's end (its calls unreturned, its last block an
- * exit).  Tracing is off at a switch, so its last exit is one already. */
+/* Another thread's blocks follow on a per-CPU stream. */
 static int cb_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 {
-	(void)stream, (void)pid, (void)tid;
-	return lsa_cfg_stream_end(arg);
+	return lsa_cfg_ctx_thread(arg, stream, pid, tid);
 }
 
 const struct lsd_callbacks lsa_cfg_callbacks = {
 	.block = cb_block,
+	.stream_begin = cb_begin,
 	.stream_end = cb_end,
 	.thread = cb_thread,
 };
@@ -374,7 +388,7 @@ int lsa_cfg_build(struct lsa_cfg *c, struct lsd_decoder *d)
 	if (!c || !d)
 		return -LS_EINVAL;
 	if ((err = lsd_decode_all(d, &lsa_cfg_callbacks, c, NULL)) < 0 ||
-	    (err = lsa_cfg_stream_end(c)) < 0)
+	    (err = lsa_cfg_ctx_end_all(c)) < 0)
 		return err;
 	return lsa_cfg_finish(c);
 }
@@ -393,6 +407,7 @@ void lsa_cfg_free(struct lsa_cfg *c)
 	for (i = 0; c->names && i < c->nfuncs; i++)
 		free(c->names[i]);
 	free(c->names);
+	lsa_cfg_ctx_free(c);
 	free(c->blk), free(c->active), free(c->edges), free(c->slots);
 	free(c->frames), free(c->funcs), free(c->fblocks), free(c->by_addr);
 	free(c->out_off), free(c->in_off), free(c->out_list), free(c->in_list);

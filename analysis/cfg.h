@@ -139,8 +139,8 @@ extern const struct lsd_callbacks lsa_cfg_callbacks;
 /* Feeds one executed block.  Returns -LS_ENOMEM, -LS_EINVAL (after
  * lsa_cfg_finish). */
 int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b);
-/* Ends the open stream: its last block and open calls leave their
- * functions.  Returns -LS_ENOMEM. */
+/* Ends the walk of the thread whose block came last: its last block and
+ * open calls leave their functions.  Returns -LS_ENOMEM. */
 int lsa_cfg_stream_end(struct lsa_cfg *c);
 /* Ends input: groups blocks into functions, adds unreached static
  * successors and the IN/OUT edges implied by calls, returns and jumps

@@ -284,7 +284,7 @@ int lsa_cfg_finish(struct lsa_cfg *c)
 		return -LS_EINVAL;
 	if (c->finished)
 		return 0;
-	if ((err = lsa_cfg_stream_end(c)) < 0)
+	if ((err = lsa_cfg_ctx_end_all(c)) < 0)
 		return err;
 	c->finished = 1;
 	c->by_addr = malloc((c->nblk ? c->nblk : 1) * sizeof(*c->by_addr));

@@ -11,6 +11,20 @@ struct lsa_cfg_frame {
 	uint64_t insn_at;	/* thread's instruction count at the call */
 };
 
+/* A thread's walk, kept while other threads' blocks come (cfg_thread.c):
+ * the fields of struct lsa_cfg's open run. */
+struct lsa_cfg_ctx {
+	uint32_t pid, tid;
+	uint8_t shared;		/* a thread of per-CPU streams, by (pid, tid) */
+	uint8_t ended;
+	int open;
+	uint32_t prev;
+	uint8_t prev_exit, in_why;
+	uint64_t insns;
+	struct lsa_cfg_frame *frames;
+	size_t nframes, capframes;
+};
+
 struct lsa_cfg {
 	struct lsd_symbols *sym;
 	const struct lsd_image *img;
@@ -24,7 +38,15 @@ struct lsa_cfg {
 	uint32_t *slots;	/* hash: edge index + 1, 0 empty */
 	size_t nslots;
 
-	/* The open stream. */
+	/* The threads (cfg_thread.c): their walks, the one loaded into the
+	 * fields below (LSA_CFG_NONE: none), and each stream's thread. */
+	struct lsa_cfg_ctx *ctx;
+	uint32_t nctx, capctx, cur;
+	uint32_t *sctx;		/* by stream: a context, LSA_CFG_NONE */
+	uint8_t *scpu;		/* by stream: a per-CPU stream */
+	size_t nstreams;
+
+	/* The open run: the walk of thread cur. */
 	int open;
 	size_t stream;
 	uint32_t prev;		/* last block, LSA_CFG_NONE at start/after end */
@@ -46,6 +68,20 @@ struct lsa_cfg {
 
 	struct lsa_cfg_stats st;
 };
+
+/* cfg_thread.c.  The walk of stream's thread loaded into c, made if new.
+ * Returns 0 or -LS_ENOMEM. */
+int lsa_cfg_ctx_enter(struct lsa_cfg *c, size_t stream);
+/* Stream `stream` begins: per CPU (cpu 1) or one thread's. */
+int lsa_cfg_ctx_stream(struct lsa_cfg *c, size_t stream, int cpu);
+/* The per-CPU stream's blocks are thread pid/tid's from now on. */
+int lsa_cfg_ctx_thread(struct lsa_cfg *c, size_t stream, uint32_t pid, uint32_t tid);
+/* Whether the stream is per CPU (its threads end at finish). */
+int lsa_cfg_ctx_cpu(const struct lsa_cfg *c, size_t stream);
+/* Ends every thread's walk (lsa_cfg_stream_end() each).  Returns 0 or
+ * -LS_ENOMEM. */
+int lsa_cfg_ctx_end_all(struct lsa_cfg *c);
+void lsa_cfg_ctx_free(struct lsa_cfg *c);
 
 /* Adds count to the edge (from, to, kind, why), creating it.  Returns the
  * edge index or -LS_ENOMEM. */

@@ -66,6 +66,7 @@ struct run {
 	struct lsd_space *sp;		/* the space of the run's thread */
 	int pausable, paused;
 	uint64_t pause_tsc;		/* the PT time of the switch it stopped at */
+	const struct lsd_swent *swev;	/* the switch event of the thread's run */
 };
 
 static const char *const exit_names[LSD_EXIT_MAX] = {
@@ -491,6 +492,22 @@ static int tell_thread(struct run *r)
 	return r->cbret;
 }
 
+/* Hands out everything of the run so far: the held and the pending
+ * block (tracing is off at an enable; only after a sync that found it on
+ * does a block end unfinished here) and the batch. */
+static int flush_all(struct run *r)
+{
+	int err;
+
+	if ((err = flush_held(r)) != 0 && err != -LS_EDECODE)
+		return err;
+	if ((err = end_pend(r, LSD_EXIT_GAP, 0)) != 0)
+		return err;
+	if (r->batchfn && batch_flush(r))
+		return r->cbret;
+	return 0;
+}
+
 /* The thread on the stream changes to e's (a per-CPU stream's sideband
  * says so at an enable or a sync, see switch.c): what the old one ran is
  * handed out first, then the image and static blocks become the new
@@ -500,17 +517,8 @@ static int switch_thread(struct run *r, const struct lsd_swent *e)
 	struct lsd_decoder *d = r->d;
 	int err;
 
-	if (r->told && e->pid == r->pid && e->tid == r->tid)
-		return 0;
-	if ((err = flush_held(r)) != 0 && err != -LS_EDECODE)
+	if ((err = flush_all(r)) != 0)
 		return err;
-	/* Tracing was off at a switch: nothing is pending but after a
-	 * sync that found tracing on, where the old thread's block ends
-	 * unfinished. */
-	if ((err = end_pend(r, LSD_EXIT_GAP, 0)) != 0)
-		return err;
-	if (r->batchfn && batch_flush(r))
-		return r->cbret;
 	if (r->told)
 		r->st->switches++;
 	r->pid = e->pid;
@@ -522,14 +530,27 @@ static int switch_thread(struct run *r, const struct lsd_swent *e)
 	return 0;
 }
 
-/* Who runs from PT time tsc on.  A run that may pause stops at a new
- * thread, before telling it; lsd_decode_all() tells it when it goes on. */
+/* Who runs from PT time tsc on.  Each switch event begins a run of a
+ * thread on the CPU; a run that may pause (lsd_decode_all()) stops at the
+ * next one, even of the same thread, which may have run on another CPU
+ * meanwhile; a new thread is told when the run goes on.  Elsewhere only a
+ * new thread matters. */
 static int follow(struct run *r, uint64_t tsc, int running)
 {
 	const struct lsd_swent *e = lsd_switch_at(r->tl, tsc, running);
-	int err = e ? switch_thread(r, e) : 0;
+	int err;
 
-	if (err || r->told)
+	if (!e || (r->told && e == r->swev))
+		return 0;
+	r->swev = e;
+	if (r->told && e->pid == r->pid && e->tid == r->tid) {
+		if (!r->pausable)
+			return 0;
+		err = flush_all(r);
+	} else {
+		err = switch_thread(r, e);
+	}
+	if (err)
 		return err;
 	if (r->pausable) {
 		r->paused = 1;

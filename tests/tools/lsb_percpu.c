@@ -141,21 +141,20 @@ static int put(struct thr *t, const void *b, size_t n)
 	return 0;
 }
 
-/* libipt's pt_last_ip_update_ip(): the full IP of an IP packet. */
+/* libipt's pt_last_ip_update_ip(): the full IP of an IP packet.  The
+ * update forms replace the low 16, 32 or 48 bits of the last IP. */
 static uint64_t full_ip(uint64_t last, const struct pt_packet_ip *ip)
 {
-	switch (ip->ipc) {
-	case pt_ipc_update_16:
-		return (last & ~0xffffull) | (ip->ip & 0xffffull);
-	case pt_ipc_update_32:
-		return (last & ~0xffffffffull) | (ip->ip & 0xffffffffull);
-	case pt_ipc_update_48:
-		return (last & ~0xffffffffffffull) | (ip->ip & 0xffffffffffffull);
-	case pt_ipc_sext_48:
+	unsigned low = ip->ipc == pt_ipc_update_16 ? 16 :
+		       ip->ipc == pt_ipc_update_32 ? 32 :
+		       ip->ipc == pt_ipc_update_48 ? 48 : 0;
+	uint64_t mask = (1ull << low) - 1;
+
+	if (ip->ipc == pt_ipc_sext_48)
 		return (uint64_t)((int64_t)(ip->ip << 16) >> 16);
-	default:
+	if (!low)
 		return ip->ip;
-	}
+	return (last & ~mask) | (ip->ip & mask);
 }
 
 /* Encodes p into rw->scratch; returns its size. */
@@ -324,16 +323,14 @@ static int packet(struct rw *rw, struct pt_packet *p, const uint8_t *b, size_t n
 
 static int rewrite(struct rw *rw, const uint8_t *buf, size_t len)
 {
-	struct pt_config cfg;
-	struct pt_packet_decoder *d;
+	/* what pt_config_init() sets, and the buffer */
+	struct pt_config cfg = { .size = sizeof(cfg), .begin = (uint8_t *)buf,
+				 .end = (uint8_t *)buf + len };
+	struct pt_packet_decoder *d = pt_pkt_alloc_decoder(&cfg);
 	struct pt_packet p;
 	uint64_t off = 0;
 	int n, err = 0;
 
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	d = pt_pkt_alloc_decoder(&cfg);
 	if (!d)
 		return -LS_ENOMEM;
 	n = pt_pkt_sync_set(d, 0);

@@ -233,6 +233,24 @@ static void test_psb(void)
 	check("psb+ while enabled resets ip and return compression");
 }
 
+/* Tracing enabled at 0x400000, then depth calls returning to
+ * 0x400000 + 16 * i, with return compression on or off.
+ */
+static void start_calls(int retcomp, int depth)
+{
+	int i;
+
+	reset();
+	enc.retcomp = (uint32_t)retcomp;
+	lsc_ptenc_psb(&enc, 0);
+	expect_psb_plus(0, 0);
+	lsc_ptenc_pge(&enc, 0x400000);
+	expect_mode_exec();
+	expect_ip(ppt_tip_pge, pt_ipc_sext_48, 0x400000);
+	for (i = 0; i < depth; i++)
+		lsc_ptenc_call(&enc, 0x400000 + 16 * (uint64_t)i);
+}
+
 /* Calls and returns, depth d: returns within the last 64 calls compress,
  * deeper ones (overwritten in the ring) become TIPs, as in pt_retstack.
  */
@@ -242,14 +260,7 @@ static void test_ret(int depth)
 	uint64_t acc = 0;
 	int i, k = 0;
 
-	reset();
-	lsc_ptenc_psb(&enc, 0);
-	expect_psb_plus(0, 0);
-	lsc_ptenc_pge(&enc, 0x400000);
-	expect_mode_exec();
-	expect_ip(ppt_tip_pge, pt_ipc_sext_48, 0x400000);
-	for (i = 0; i < depth; i++)
-		lsc_ptenc_call(&enc, 0x400000 + 16 * (uint64_t)i);
+	start_calls(1, depth);
 	for (i = depth - 1; i >= 0; i--) {
 		uint64_t ip = 0x400000 + 16 * (uint64_t)i;
 
@@ -291,14 +302,7 @@ static void test_noretcomp(int depth)
 
 	reset();
 	TAP_EQ(enc.retcomp, 1, "init turns return compression on");
-	enc.retcomp = 0;
-	lsc_ptenc_psb(&enc, 0);
-	expect_psb_plus(0, 0);
-	lsc_ptenc_pge(&enc, 0x400000);
-	expect_mode_exec();
-	expect_ip(ppt_tip_pge, pt_ipc_sext_48, 0x400000);
-	for (i = 0; i < depth; i++)
-		lsc_ptenc_call(&enc, 0x400000 + 16 * (uint64_t)i);
+	start_calls(0, depth);
 	lsc_ptenc_tnt(&enc, 1);
 	for (i = depth - 1; i >= 0; i--) {
 		uint64_t ip = 0x400000 + 16 * (uint64_t)i;

@@ -112,30 +112,29 @@ struct rw {
 	uint64_t ends_on;	/* streams that end with tracing on */
 };
 
-static int grow(void *pp, size_t *cap, size_t need, size_t elem)
+/* p with room for need elements of elem bytes (*cap of them), or NULL
+ * (p is then still valid). */
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
-	void **p = pp;
 	size_t ncap = *cap ? *cap : 64;
-	void *q;
 
 	if (need <= *cap)
-		return 0;
+		return p;
 	while (ncap < need)
 		ncap *= 2;
-	q = realloc(*p, ncap * elem);
-	if (!q)
-		return -LS_ENOMEM;
-	*p = q;
+	if (!(p = realloc(p, ncap * elem)))
+		return NULL;
 	*cap = ncap;
-	return 0;
+	return p;
 }
 
 static int put(struct thr *t, const void *b, size_t n)
 {
-	int err = grow(&t->pt, &t->cap, t->len + n, 1);
+	uint8_t *p = grow(t->pt, &t->cap, t->len + n, 1);
 
-	if (err < 0)
-		return err;
+	if (!p)
+		return -LS_ENOMEM;
+	t->pt = p;
 	memcpy(t->pt + t->len, b, n);
 	t->len += n;
 	return 0;
@@ -187,14 +186,16 @@ static int put_tsc(struct rw *rw)
 {
 	struct thr *t = rw->t;
 	struct pt_packet p;
-	int n, err;
+	size_t *tscs = grow(t->tscs, &t->captscs, t->ntscs + 1, sizeof(*tscs));
+	int n;
 
+	if (!tscs)
+		return -LS_ENOMEM;
+	t->tscs = tscs;
 	memset(&p, 0, sizeof(p));
 	p.type = ppt_tsc;
 	if ((n = encode(rw, &p)) < 0)
 		return n;
-	if ((err = grow(&t->tscs, &t->captscs, t->ntscs + 1, sizeof(*t->tscs))) < 0)
-		return err;
 	t->tscs[t->ntscs++] = t->len;
 	return put(t, rw->scratch, (size_t)n);
 }
@@ -214,10 +215,11 @@ static int put_type(struct rw *rw, enum pt_packet_type type)
 static int seg_open(struct rw *rw)
 {
 	struct thr *t = rw->t;
-	int err = grow(&t->seg, &t->capseg, t->nseg + 1, sizeof(*t->seg));
+	struct seg *seg = grow(t->seg, &t->capseg, t->nseg + 1, sizeof(*seg));
 
-	if (err < 0)
-		return err;
+	if (!seg)
+		return -LS_ENOMEM;
+	t->seg = seg;
 	t->seg[t->nseg].off = t->len;
 	t->seg[t->nseg].tsc = t->ntscs;
 	rw->on = 1;
@@ -514,8 +516,11 @@ static int read_input(struct lsb_writer *w, const char *path, uint32_t k,
 
 		if (s->kind != LSB_STREAM_THREAD)
 			continue;
-		if ((err = grow(th, capth, *nth + 1, sizeof(**th))) < 0)
+		if (!(t = grow(*th, capth, *nth + 1, sizeof(*t)))) {
+			err = -LS_ENOMEM;
 			goto out;
+		}
+		*th = t;
 		t = &(*th)[(*nth)++];
 		memset(t, 0, sizeof(*t));
 		t->pid = lsb_copy_moved(s->pid, shift);
@@ -527,8 +532,13 @@ static int read_input(struct lsb_writer *w, const char *path, uint32_t k,
 				err = (int)n;
 				goto out;
 			}
-			if ((err = grow(&all, &allcap, alllen + (size_t)n, 1)) < 0)
+			uint8_t *p = grow(all, &allcap, alllen + (size_t)n, 1);
+
+			if (!p) {
+				err = -LS_ENOMEM;
 				goto out;
+			}
+			all = p;
 			memcpy(all + alllen, buf, (size_t)n);
 			alllen += (size_t)n;
 		}

@@ -26,6 +26,8 @@ static const char record_usage[] =
 	"                          default perf's, 4000); implies --sample\n"
 	"    --mem                 record every load and store (sw backend)\n"
 	"    --no-embed            reference executables by path and build-id, do not embed\n"
+	"    --no-retcomp          write every return as a TIP packet, never compressed\n"
+	"                          (intel_pt's noretcomp)\n"
 	"    --psb-period <bytes>  sw: PT bytes between PSB packets (default 4096)\n"
 	"    --chunk-size <bytes>  raw PT bytes per compressed chunk (default 1048576)\n"
 	"    --pt-config <terms>   pt: intel_pt event terms, e.g. 'cyc,noretcomp=0'\n"
@@ -34,7 +36,7 @@ static const char record_usage[] =
 	"    -h, --help            show this help\n";
 
 enum { OPT_BACKEND = 256, OPT_SAMPLE, OPT_SAMPLE_FREQ, OPT_MEM, OPT_NO_EMBED, OPT_PSB,
-       OPT_CHUNK, OPT_PT_CONFIG, OPT_PERF_ARG };
+       OPT_CHUNK, OPT_PT_CONFIG, OPT_PERF_ARG, OPT_NO_RETCOMP };
 
 static const struct option record_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -43,6 +45,7 @@ static const struct option record_options[] = {
 	{ "sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ },
 	{ "mem", no_argument, NULL, OPT_MEM },
 	{ "no-embed", no_argument, NULL, OPT_NO_EMBED },
+	{ "no-retcomp", no_argument, NULL, OPT_NO_RETCOMP },
 	{ "psb-period", required_argument, NULL, OPT_PSB },
 	{ "chunk-size", required_argument, NULL, OPT_CHUNK },
 	{ "pt-config", required_argument, NULL, OPT_PT_CONFIG },
@@ -157,11 +160,23 @@ static int record_pt(const struct lsr_opts *o, const char *pt_config,
 	struct lsr_perf_run pr;
 	struct lsr_convert_opts co;
 	struct lsr_convert_stats cs;
-	char dir[4096], data[4200];
+	char dir[4096], data[4200], config[512];
 	char *args[80];
 	size_t n = 0, i;
 	int status, err;
 
+	/* --no-retcomp is one more event term, after the user's. */
+	if (o->no_retcomp) {
+		int k = snprintf(config, sizeof(config), "%s%snoretcomp",
+				 pt_config ? pt_config : "",
+				 pt_config && *pt_config ? "," : "");
+
+		if (k < 0 || (size_t)k >= sizeof(config)) {
+			snprintf(errbuf, errlen, "--pt-config is too long");
+			return -LS_EINVAL;
+		}
+		pt_config = config;
+	}
 	temp_dir(dir, sizeof(dir));
 	if (!dir[0]) {
 		snprintf(errbuf, errlen, "cannot create a temporary directory");
@@ -331,6 +346,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_NO_EMBED:
 			o.embed = 0;
+			break;
+		case OPT_NO_RETCOMP:
+			o.no_retcomp = 1;
 			break;
 		case OPT_PSB:
 			if (parse_size("--psb-period", optarg, 256, 1u << 20, &o.psb_period))

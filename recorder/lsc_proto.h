@@ -53,11 +53,12 @@ struct lsp_hello {
 	uint32_t version;	/* LSP_VERSION */
 	uint32_t pid;		/* the traced process */
 	uint32_t psb_period;	/* bytes of PT between PSBs */
-	uint32_t flags;		/* LSP_HELLO_MEM if memory accesses follow */
+	uint32_t flags;		/* LSP_HELLO_* */
 	uint32_t reserved;
 };
-#define LSP_HELLO_MEM 1u
+#define LSP_HELLO_MEM 1u		/* memory accesses follow */
 #define LSP_HELLO_VERIFY 2u	/* THREAD_EXIT carries lsp_thread.insns */
+#define LSP_HELLO_NORETCOMP 4u	/* every return is a TIP (--lsc-retcomp=no) */
 
 struct lsp_thread {
 	uint64_t seq;

@@ -225,6 +225,10 @@ static int write_pt_meta(struct conv *c, const struct lspd_auxtrace_info *ai)
 			err = meta_u64(c, "pt.mtc_freq",
 				       (a->config & p[LSPD_PT_MTC_FREQ_BITS]) >>
 				       ctz64(p[LSPD_PT_MTC_FREQ_BITS]));
+		/* The sw backend writes the same key (recorder/sw_ingest.c). */
+		if (err >= 0)
+			err = lsb_writer_meta(c->w, "pt.retcomp",
+					      a->config & p[LSPD_PT_NORETCOMP_BIT] ? "0" : "1");
 		break;
 	}
 	return err < 0 ? wfail(c, err) : 0;

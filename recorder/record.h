@@ -25,6 +25,7 @@ struct lsr_opts {
 	uint32_t sample_freq;		/* samples per second, 0: perf's default */
 	int mem;			/* record memory accesses (sw) */
 	int embed;			/* embed ELF files (else references) */
+	int no_retcomp;			/* every return a TIP (perf's noretcomp) */
 	uint32_t psb_period;		/* sw: PT bytes between PSBs, 0: 4096 */
 	const char *vglib;		/* sw: directory holding the tool */
 	const char *valgrind;		/* sw: valgrind binary, NULL: "valgrind" */

@@ -47,6 +47,8 @@ static char **sw_argv(const struct lsr_opts *o, const char *fifo,
 	av[i++] = psbopt;
 	if (o->mem)
 		av[i++] = "--lsc-mem=yes";
+	if (o->no_retcomp)
+		av[i++] = "--lsc-retcomp=no";
 	memcpy(av + i, o->argv, (n + 1) * sizeof(*av));
 	return av;
 }

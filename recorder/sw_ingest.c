@@ -304,7 +304,10 @@ static int on_record(struct lsr_ingest *in, const struct lsp_hdr *h,
 			return -LS_EVERSION;
 		in->pid = hello.pid;
 		in->hello_seen = 1;
-		return 0;
+		/* What the tool did, not what it was asked: a reader of the
+		 * bundle may rely on it (tests/tools/lsb_percpu.c does). */
+		return lsb_writer_meta(in->w, "pt.retcomp",
+				       hello.flags & LSP_HELLO_NORETCOMP ? "0" : "1");
 	}
 	case LSP_THREAD_START:
 	case LSP_THREAD_EXIT: {

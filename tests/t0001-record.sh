@@ -39,6 +39,47 @@ t_grep "forkexec: one fork and one exec recorded" " exec 1 fork 1 " "$T_TMP/fork
 t_eq "forkexec: status 0 and output of child, parent and exec'd program" \
 	"0:child parent 3 after-exec" "$?:$(tr '\n' ' ' <"$T_TMP/fe.out" | sed 's/ $//')"
 
+# --no-retcomp (intel_pt's noretcomp): every return is a TIP.  Each program
+# is recorded with and without; Valgrind runs it the same way both times,
+# so our decoder must count the same instructions per function of the
+# program (tests/tools/funccount.c).  Expected packet counts come from the
+# decoded block exits of the same bundle (`loopscope dump`, 4th column):
+# libipt's query decoder (`dump --query`, which needs no code) hands out
+# one TNT bit per conditional branch (exits taken + not-taken) and, with
+# --no-retcomp, one TIP per return, indirect jump and indirect call (exits
+# ret + ijump + icall); TIP.PGE/PGD are counted apart (enabled/disabled).
+# With return compression a return that matches the call stack is a taken
+# bit instead of a TIP: in that bundle the TNT bits beyond the conditional
+# branches are the returns that have no TIP.  (Two runs under Valgrind
+# need not take the same paths in ld.so and libc, so the two bundles'
+# packet counts are not compared with each other.)
+FC=$BUILD/tests/funccount
+q() { awk -v f="$1" '$1 == "total" { for (i = 2; i < NF; i++) if ($i == f) print $(i + 1) }' "$2"; }
+exits() { "$LOOPSCOPE" dump "$1" | awk -v want="$2" 'BEGIN { n = split(want, w, ",") }
+	{ for (i = 1; i <= n; i++) if ($4 == w[i]) c++ } END { print c + 0 }'; }
+for p in lp_trips cfgif; do
+	"$LOOPSCOPE" record -q -o "$T_TMP/rc.lsc" -- "$TD/$p" >/dev/null
+	t_ok "$p: records with --no-retcomp" \
+		"$LOOPSCOPE" record -q --no-retcomp -o "$T_TMP/norc.lsc" -- "$TD/$p"
+	"$FC" "$T_TMP/rc.lsc" "$TD/$p" >"$T_TMP/rc.fc"
+	"$FC" "$T_TMP/norc.lsc" "$TD/$p" >"$T_TMP/norc.fc"
+	t_ok "$p: the same instructions per function with and without --no-retcomp" \
+		cmp "$T_TMP/rc.fc" "$T_TMP/norc.fc"
+	t_eq "$p: meta pt.retcomp says 1 and 0" "1 0" \
+		"$("$BUILD/tests/lsb_dump" "$T_TMP/rc.lsc" | awk '$2 == "pt.retcomp" {print $3}') $("$BUILD/tests/lsb_dump" "$T_TMP/norc.lsc" | awk '$2 == "pt.retcomp" {print $3}')"
+	"$LOOPSCOPE" dump --query "$T_TMP/rc.lsc" >"$T_TMP/rc.q"
+	"$LOOPSCOPE" dump --query "$T_TMP/norc.lsc" >"$T_TMP/norc.q"
+	t_eq "$p --no-retcomp: TIPs = ret + ijump + icall exits" \
+		"$(exits "$T_TMP/norc.lsc" ret,ijump,icall)" "$(q tip "$T_TMP/norc.q")"
+	t_eq "$p --no-retcomp: TNT bits = taken + not-taken exits" \
+		"$(exits "$T_TMP/norc.lsc" taken,not-taken)" "$(q tnt "$T_TMP/norc.q")"
+	ntip=$(($(exits "$T_TMP/rc.lsc" ret,ijump,icall) - $(q tip "$T_TMP/rc.q")))
+	t_eq "$p: with return compression, TNT bits - conditional branches = returns without a TIP ($ntip)" \
+		"$ntip" $(($(q tnt "$T_TMP/rc.q") - $(exits "$T_TMP/rc.lsc" taken,not-taken)))
+	t_ok "$p: and some returns are compressed" test "$ntip" -gt 0
+	t_eq "$p: no query errors" "0 0" "$(q errors "$T_TMP/rc.q") $(q errors "$T_TMP/norc.q")"
+done
+
 # Bad command lines.
 t_fail "unknown option is refused" "$LOOPSCOPE" record --frobnicate -- true
 t_grep "unknown option is named" "unknown option '--frobnicate'" "$T_TMP/last.err"
@@ -54,6 +95,7 @@ t_ok "record -h prints usage" "$LOOPSCOPE" record -h
 t_grep "usage names the options" "--backend <name>" "$T_TMP/last.out"
 t_ok "help record prints the same usage" "$LOOPSCOPE" help record
 t_grep "usage names --mem" "--mem" "$T_TMP/last.out"
+t_grep "usage names --no-retcomp" "--no-retcomp" "$T_TMP/last.out"
 
 # A program killed by a signal: loopscope exits 128 + signal, bundle kept.
 "$LOOPSCOPE" record -q -o "$T_TMP/k.lsc" -- sh -c 'kill -TERM $$' 2>/dev/null

@@ -79,6 +79,14 @@ bytes=$(awk '/^tid/ { print $6 }' "$T_TMP/check.out")
 t_ok "vg_flow psb 256: $chunks chunks for $bytes bytes" \
 	test "$chunks" -ge $((bytes / 320)) -a "$chunks" -le $((bytes / 256 + 1))
 
+# Without return compression every return is a TIP: libipt must still
+# count exactly what the tool counted, with signals and threads too.
+VGOPTS=--lsc-retcomp=no
+record "vg_flow noretcomp" "$TD/vg_flow"
+record "vg_sig noretcomp" "$TD/vg_sig"
+record "vg_threads noretcomp" "$TD/vg_threads"
+VGOPTS=
+
 record vg_threads "$TD/vg_threads"
 t_eq "vg_threads: five threads" 5 "$(grep -c '^tid ' "$T_TMP/check.out")"
 t_eq "vg_threads: five THREAD_EXITs" 5 "$(field thread_exit "$T_TMP/check.out")"

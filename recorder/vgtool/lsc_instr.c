@@ -10,7 +10,9 @@
  * The hot paths are inline IR on lsc_hot: a TNT bit is one shift-or into
  * lsc_hot.enc.tnt, a direct call pushes onto the return ring, a return
  * compares with its top.  Dirty calls happen only for TIPs, full TNT
- * words, syscalls, and pending work at block entry.
+ * words, syscalls, and pending work at block entry.  Without return
+ * compression (--lsc-retcomp=no) calls push nothing and every return is a
+ * dirty call into the encoder, which writes its TIP.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"
@@ -401,7 +403,7 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 			sites += last_cls == LSC_C_JCC;
 		}
 	}
-	sites += last_cls == LSC_C_RET;
+	sites += last_cls == LSC_C_RET && lsc_clo_retcomp;
 	lsc_site_checks = sites > LSC_TNT_SITES;
 
 	sb = deepCopyIRSBExceptStmts(bb);
@@ -507,10 +509,12 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 	}
 	switch (last_cls) {
 	case LSC_C_CALL:
-		lsc_ir_push(sb, last_ia + last_len);
+		if (lsc_clo_retcomp)
+			lsc_ir_push(sb, last_ia + last_len);
 		break;
 	case LSC_C_ICALL:
-		lsc_ir_push(sb, last_ia + last_len);
+		if (lsc_clo_retcomp)
+			lsc_ir_push(sb, last_ia + last_len);
 		lsc_dirty(sb, NULL, "lsc_h_tip", lsc_h_tip,
 			  mkIRExprVec_1(bb->next));
 		break;
@@ -519,7 +523,11 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 			  mkIRExprVec_1(bb->next));
 		break;
 	case LSC_C_RET:
-		lsc_ir_ret(sb, bb->next);
+		if (lsc_clo_retcomp)
+			lsc_ir_ret(sb, bb->next);
+		else
+			lsc_dirty(sb, NULL, "lsc_h_ret", lsc_h_ret,
+				  mkIRExprVec_1(bb->next));
 		break;
 	default:
 		break;

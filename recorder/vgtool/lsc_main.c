@@ -3,7 +3,7 @@
  *
  * The tool records each thread's user-space control flow as the Intel PT
  * packet stream hardware would write for `perf record -e intel_pt//u`
- * (return compression on, no timing) and sends it with sideband records
+ * (return compression on unless --lsc-retcomp=no, no timing) and sends it with sideband records
  * to --lsc-out in the format of recorder/lsc_proto.h.
  */
 #include "pub_tool_basics.h"
@@ -32,6 +32,7 @@ extern UWord *VG_(client_auxv);
 static const HChar *lsc_clo_out;
 Bool lsc_clo_mem;
 Bool lsc_clo_verify;
+Bool lsc_clo_retcomp = True;
 ULong lsc_blocks;
 
 static Bool lsc_process_cmd_line_option(const HChar *arg)
@@ -41,6 +42,7 @@ static Bool lsc_process_cmd_line_option(const HChar *arg)
 	if VG_STR_CLO(arg, "--lsc-out", lsc_clo_out) {
 	} else if VG_BOOL_CLO(arg, "--lsc-mem", lsc_clo_mem) {
 	} else if VG_BOOL_CLO(arg, "--lsc-verify", lsc_clo_verify) {
+	} else if VG_BOOL_CLO(arg, "--lsc-retcomp", lsc_clo_retcomp) {
 	} else if VG_BINT_CLO(arg, "--lsc-psb-period", period, 256,
 			      LSP_MAX_PAYLOAD / 2) {
 		lsc_psb_period = (UInt)period;
@@ -56,7 +58,9 @@ static void lsc_print_usage(void)
 "    --lsc-out=PATH            write the record stream to PATH [required]\n"
 "    --lsc-psb-period=BYTES    PT bytes between PSBs [4096]\n"
 "    --lsc-mem=yes|no          record loads and stores [no]\n"
-"    --lsc-verify=yes|no       count instructions for checking [no]\n");
+"    --lsc-verify=yes|no       count instructions for checking [no]\n"
+"    --lsc-retcomp=yes|no      compress returns to TNT bits; no: a TIP\n"
+"                              for every return, as intel_pt noretcomp [yes]\n");
 }
 
 static void lsc_print_debug_usage(void)
@@ -284,7 +288,8 @@ static void lsc_post_clo_init(void)
 	h.pid = (UInt)VG_(getpid)();
 	h.psb_period = lsc_psb_period;
 	h.flags = (lsc_clo_mem ? LSP_HELLO_MEM : 0) |
-		  (lsc_clo_verify ? LSP_HELLO_VERIFY : 0);
+		  (lsc_clo_verify ? LSP_HELLO_VERIFY : 0) |
+		  (lsc_clo_retcomp ? 0 : LSP_HELLO_NORETCOMP);
 	lsc_out_record(LSP_HELLO, 0, &h, sizeof(h), NULL, 0);
 }
 

@@ -27,6 +27,7 @@ void lsc_ptenc_init(struct lsc_ptenc *e, uint8_t *buf, size_t cap)
 	e->last_ip = 0;
 	e->have_ip = 0;
 	e->enabled = 0;
+	e->retcomp = 1;
 	e->buf = buf;
 	e->len = 0;
 	e->cap = cap;
@@ -203,6 +204,8 @@ int lsc_ptenc_psb(struct lsc_ptenc *e, uint64_t ip)
 
 void lsc_ptenc_call(struct lsc_ptenc *e, uint64_t ret_ip)
 {
+	if (!e->retcomp)
+		return;
 	e->ret[e->ret_top % LSC_PTENC_RETSTACK] = ret_ip;
 	e->ret_top++;
 	if (e->ret_count < LSC_PTENC_RETSTACK)
@@ -211,7 +214,7 @@ void lsc_ptenc_call(struct lsc_ptenc *e, uint64_t ret_ip)
 
 int lsc_ptenc_ret(struct lsc_ptenc *e, uint64_t ip)
 {
-	if (e->ret_count &&
+	if (e->retcomp && e->ret_count &&
 	    e->ret[(e->ret_top - 1) % LSC_PTENC_RETSTACK] == ip) {
 		e->ret_top--;
 		e->ret_count--;

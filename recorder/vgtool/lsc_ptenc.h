@@ -3,7 +3,8 @@
  * Pure C with no Valgrind or libc dependency so that the same code runs
  * inside the tool and in host unit tests (tests/unit/unit_ptenc.c).  It
  * writes packets the way hardware does for a user-only trace with return
- * compression and no timing packets (Intel SDM Vol. 3, chapter 33).
+ * compression (or without, as perf's noretcomp) and no timing packets
+ * (Intel SDM Vol. 3, chapter 33).
  *
  * The caller owns the output buffer and cuts it at PSBs; a packet that
  * would not fit with LSC_PTENC_PKT_MAX bytes to spare is refused.  All
@@ -43,13 +44,18 @@ struct lsc_ptenc {
 	uint64_t last_ip;	/* IP compression reference */
 	uint32_t have_ip;	/* last_ip is valid (cleared at PSB) */
 	uint32_t enabled;	/* between TIP.PGE and TIP.PGD */
+	/* Return compression (RTIT_CTL.DisRETC clear); set by init.  Off,
+	 * every return is a TIP, so a decoder needs no call stack that may
+	 * reach back before a PSB or a context switch.
+	 */
+	uint32_t retcomp;
 
 	uint8_t *buf;		/* bytes of the current chunk */
 	size_t len;
 	size_t cap;
 };
 
-/* Reset everything but the buffer pointer. */
+/* Reset everything but the buffer pointer; return compression on. */
 void lsc_ptenc_init(struct lsc_ptenc *e, uint8_t *buf, size_t cap);
 
 /* Queue one conditional branch outcome; flushes a full TNT-64. */
@@ -75,9 +81,13 @@ int lsc_ptenc_async_pgd(struct lsc_ptenc *e, uint64_t ip);
  */
 int lsc_ptenc_psb(struct lsc_ptenc *e, uint64_t ip);
 
-/* Call: push the return address (what libipt does for a call). */
+/* Call: push the return address (what libipt does for a call); nothing
+ * without return compression.
+ */
 void lsc_ptenc_call(struct lsc_ptenc *e, uint64_t ret_ip);
-/* Return to @ip: a taken TNT bit if the stack top matches, else a TIP. */
+/* Return to @ip: a taken TNT bit if return compression is on and the
+ * stack top matches, else a TIP.
+ */
 int lsc_ptenc_ret(struct lsc_ptenc *e, uint64_t ip);
 
 #endif

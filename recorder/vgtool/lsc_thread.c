@@ -70,6 +70,7 @@ void lsc_thread_create(ThreadId parent, ThreadId child)
 	t->mem_len = 0;
 	t->mem_prev[0] = t->mem_prev[1] = t->mem_prev[2] = 0;
 	lsc_ptenc_init(&t->hot.enc, t->chunk, cap);
+	t->hot.enc.retcomp = lsc_clo_retcomp;
 	t->hot.icount = 0;
 	t->hot.pending = LSC_PEND_START;
 }
@@ -207,6 +208,17 @@ void lsc_h_tip(HWord ip)
 	if (lsc_dead)
 		return;
 	lsc_err(lsc_ptenc_tip(&lsc_hot.enc, ip));
+	lsc_check_len(&lsc_hot);
+}
+
+/* A return without return compression (--lsc-retcomp=no): the encoder
+ * writes the TIP; the inline IR of lsc_instr.c does the compressed case.
+ */
+void lsc_h_ret(HWord ip)
+{
+	if (lsc_dead)
+		return;
+	lsc_err(lsc_ptenc_ret(&lsc_hot.enc, ip));
 	lsc_check_len(&lsc_hot);
 }
 

@@ -36,12 +36,14 @@ extern struct lsc_hot lsc_hot;
 /* Options. */
 extern Bool lsc_clo_mem;
 extern Bool lsc_clo_verify;
+extern Bool lsc_clo_retcomp;
 extern ULong lsc_blocks;	/* superblocks instrumented */
 
 /* Dirty helpers called from instrumented code (lsc_main.c). */
 void lsc_h_pending(HWord ip, HWord at_rep);
 void lsc_h_tnt_flush(void);
 void lsc_h_tip(HWord ip);
+void lsc_h_ret(HWord ip);
 void lsc_h_pgd(void);
 void lsc_h_mem(HWord daddr, HWord size_w, HWord iaddr);
 

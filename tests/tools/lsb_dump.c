@@ -5,7 +5,9 @@
  *   module PATH BUILD_ID_HEX FLAGS SIZE
  *   events N / samples N / sample_noperiod N / sample_notid N
  *   events_type TYPE N
- * With -x DIR each stream's raw PT bytes go to DIR/stream.ID. */
+ * With -x DIR each stream's raw PT bytes go to DIR/stream.ID.  With -e,
+ * every event of the traced run too, in file order, after the modules:
+ *   event TYPE PID TID CPU TIME ARG */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +17,15 @@
 #include "formats/bundle.h"
 
 static uint64_t nev, nsamp, noperiod, notid, evtype[16];
+static int print_events;
 
 static int on_event(const struct lsb_event *ev, void *arg)
 {
 	(void)arg;
+	if (print_events && ev->run == LSB_RUN_TRACE)
+		printf("event %u %" PRIu32 " %" PRIu32 " %" PRId32 " %" PRIu64
+		       " %" PRIu32 "\n", (unsigned)ev->type, ev->pid, ev->tid,
+		       ev->cpu, ev->time, ev->arg);
 	nev++;
 	evtype[ev->type < 16 ? ev->type : 0]++;
 	return 0;
@@ -40,13 +47,18 @@ int main(int argc, char **argv)
 	size_t i, j;
 	int err;
 
+	if (argc > 1 && !strcmp(argv[1], "-e")) {
+		print_events = 1;
+		argc--;
+		argv++;
+	}
 	if (argc == 4 && !strcmp(argv[1], "-x")) {
 		xdir = argv[2];
 		path = argv[3];
 	} else if (argc == 2) {
 		path = argv[1];
 	} else {
-		fprintf(stderr, "usage: lsb_dump [-x DIR] BUNDLE\n");
+		fprintf(stderr, "usage: lsb_dump [-e] [-x DIR] BUNDLE\n");
 		return 2;
 	}
 	err = lsb_reader_open(&r, path);

@@ -12,87 +12,31 @@
 
 #include "formats/bundle.h"
 #include "ls_err.h"
-
-#define PID_STEP 5000000u
-
-struct ev_ctx {
-	struct lsb_writer *w;
-	uint32_t shift;
-	int err;
-};
-
-static uint32_t moved(uint32_t id, uint32_t shift)
-{
-	return id ? id + shift : 0;
-}
-
-static int copy_event(const struct lsb_event *ev, void *arg)
-{
-	struct ev_ctx *c = arg;
-	struct lsb_event e = *ev;
-
-	if (ev->run != LSB_RUN_TRACE)
-		return 0;
-	e.pid = moved(ev->pid, c->shift);
-	e.tid = moved(ev->tid, c->shift);
-	if (ev->type == LSB_EV_FORK)
-		e.arg = moved(ev->arg, c->shift);
-	else if (ev->type == LSB_EV_THREAD_START)
-		e.arg = moved(ev->arg, c->shift);	/* parent tid */
-	c->err = lsb_writer_event(c->w, &e);
-	return c->err < 0;
-}
+#include "lsb_copy.h"
 
 static int merge_one(struct lsb_writer *w, const char *path, uint32_t k,
 		     uint32_t *next_id)
 {
 	struct lsb_reader *r = NULL;
-	struct ev_ctx c = { w, k * PID_STEP, 0 };
-	void *buf = NULL;
-	size_t i, j;
+	uint32_t shift = k * LSB_COPY_PID_STEP;
+	uint8_t *buf = NULL;
+	size_t cap = 0, i, j;
 	int err = lsb_reader_open(&r, path);
 
-	if (err < 0)
+	if (err < 0 || (k == 0 && (err = lsb_copy_meta(r, w)) < 0) ||
+	    (err = lsb_copy_modules(r, w)) < 0)
 		goto out;
-	for (i = 0; k == 0 && i < lsb_reader_nmeta(r); i++) {
-		const char *key, *value;
-
-		if (lsb_reader_meta_at(r, i, &key, &value) >= 0 &&
-		    (err = lsb_writer_meta(w, key, value)) < 0)
-			goto out;
-	}
-	for (i = 0; i < lsb_reader_nmodules(r); i++) {
-		const struct lsb_module *m = lsb_reader_module(r, i);
-		void *data = NULL;
-		size_t len = 0;
-
-		if ((m->flags & LSB_MOD_EMBEDDED) &&
-		    (err = lsb_reader_module_data(r, i, &data, &len)) < 0)
-			goto out;
-		err = lsb_writer_module(w, m, data, len);
-		free(data);
-		if (err < 0)
-			goto out;
-	}
 	for (i = 0; i < lsb_reader_nstreams(r); i++) {
 		struct lsb_stream s = *lsb_reader_stream(r, i);
 
 		s.id = (*next_id)++;
-		s.pid = moved(s.pid, c.shift);
-		s.tid = moved(s.tid, c.shift);
+		s.pid = lsb_copy_moved(s.pid, shift);
+		s.tid = lsb_copy_moved(s.tid, shift);
 		if ((err = lsb_writer_stream(w, &s)) < 0)
 			goto out;
 		for (j = 0; j < lsb_reader_nchunks(r, i); j++) {
-			const struct lsb_chunk *ch = lsb_reader_chunk(r, i, j);
-			int64_t n;
-			void *p = realloc(buf, ch->raw_size ? ch->raw_size : 1);
+			int64_t n = lsb_copy_chunk(r, i, j, &buf, &cap);
 
-			if (!p) {
-				err = -LS_ENOMEM;
-				goto out;
-			}
-			buf = p;
-			n = lsb_reader_read_chunk(r, ch, buf, ch->raw_size);
 			if (n < 0 || (err = lsb_writer_pt(w, s.id, buf, (size_t)n)) < 0) {
 				err = n < 0 ? (int)n : err;
 				goto out;
@@ -101,9 +45,7 @@ static int merge_one(struct lsb_writer *w, const char *path, uint32_t k,
 		if ((err = lsb_writer_stream_end(w, s.id)) < 0)
 			goto out;
 	}
-	err = lsb_reader_events(r, copy_event, &c);
-	if (c.err < 0)
-		err = c.err;
+	err = lsb_copy_events(r, w, shift);
 out:
 	if (err < 0)
 		fprintf(stderr, "lsb_merge: %s: %s\n", path,

@@ -233,6 +233,24 @@ static void test_psb(void)
 	check("psb+ while enabled resets ip and return compression");
 }
 
+/* Tracing enabled at 0x400000, then depth calls returning to
+ * 0x400000 + 16 * i, with return compression on or off.
+ */
+static void start_calls(int retcomp, int depth)
+{
+	int i;
+
+	reset();
+	enc.retcomp = (uint32_t)retcomp;
+	lsc_ptenc_psb(&enc, 0);
+	expect_psb_plus(0, 0);
+	lsc_ptenc_pge(&enc, 0x400000);
+	expect_mode_exec();
+	expect_ip(ppt_tip_pge, pt_ipc_sext_48, 0x400000);
+	for (i = 0; i < depth; i++)
+		lsc_ptenc_call(&enc, 0x400000 + 16 * (uint64_t)i);
+}
+
 /* Calls and returns, depth d: returns within the last 64 calls compress,
  * deeper ones (overwritten in the ring) become TIPs, as in pt_retstack.
  */
@@ -242,14 +260,7 @@ static void test_ret(int depth)
 	uint64_t acc = 0;
 	int i, k = 0;
 
-	reset();
-	lsc_ptenc_psb(&enc, 0);
-	expect_psb_plus(0, 0);
-	lsc_ptenc_pge(&enc, 0x400000);
-	expect_mode_exec();
-	expect_ip(ppt_tip_pge, pt_ipc_sext_48, 0x400000);
-	for (i = 0; i < depth; i++)
-		lsc_ptenc_call(&enc, 0x400000 + 16 * (uint64_t)i);
+	start_calls(1, depth);
 	for (i = depth - 1; i >= 0; i--) {
 		uint64_t ip = 0x400000 + 16 * (uint64_t)i;
 
@@ -280,6 +291,41 @@ static void test_ret(int depth)
 	check(what);
 }
 
+/* Without return compression (perf's noretcomp) every return is a TIP,
+ * also the one that matches the last call, and the taken bits of
+ * conditional branches around it are the only TNT bits.
+ */
+static void test_noretcomp(int depth)
+{
+	char what[64];
+	int i;
+
+	reset();
+	TAP_EQ(enc.retcomp, 1, "init turns return compression on");
+	start_calls(0, depth);
+	lsc_ptenc_tnt(&enc, 1);
+	for (i = depth - 1; i >= 0; i--) {
+		uint64_t ip = 0x400000 + 16 * (uint64_t)i;
+
+		lsc_ptenc_ret(&enc, ip);
+		if (i == depth - 1)
+			expect_tnt(1, 1);	/* flushed before the TIP */
+		expect_ip(ppt_tip, pt_ipc_update_16, ip);
+	}
+	lsc_ptenc_tnt(&enc, 0);
+	lsc_ptenc_tnt_flush(&enc);
+	expect_tnt(1, 0);
+	TAP_EQ(enc.ret_count, 0, "no return compression: calls push nothing");
+	/* still off after a PSB */
+	lsc_ptenc_call(&enc, 0x400100);
+	lsc_ptenc_psb(&enc, 0x400200);
+	expect_psb_plus(1, 0x400200);
+	lsc_ptenc_ret(&enc, 0x400100);
+	expect_ip(ppt_tip, pt_ipc_update_16, 0x400100);
+	snprintf(what, sizeof(what), "no return compression, depth %d", depth);
+	check(what);
+}
+
 int main(void)
 {
 	int n;
@@ -293,6 +339,8 @@ int main(void)
 	test_ret(64);
 	test_ret(65);
 	test_ret(100);
+	test_noretcomp(1);
+	test_noretcomp(65);
 	printf("1..%d\n", tap_n);
 	return TAP_DONE();
 }

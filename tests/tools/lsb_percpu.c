@@ -42,7 +42,8 @@
  *
  * Modules and traced-run events of every input are copied as lsb_merge
  * does (input k's pids and tids moved up by k * 5000000); meta data is the
- * first input's plus time.shift/mult/zero.  The writer cuts chunks at
+ * first input's plus time.shift/mult/zero (not with -T: a recording whose
+ * PT time cannot be matched with the sideband).  The writer cuts chunks at
  * PSBs, at least CHUNK bytes each (-k, default 1 MiB); afterwards every
  * chunk is checked to start at a PSB.  Prints
  *   threads T segments S runs R switches W itrace I
@@ -623,7 +624,7 @@ int main(int argc, char **argv)
 	struct thr *th = NULL;
 	size_t nth = 0, capth = 0, i;
 	char opts[64];
-	int c, err = 0;
+	int c, err = 0, notime = 0;
 	uint32_t k;
 
 	memset(&o, 0, sizeof(o));
@@ -633,7 +634,7 @@ int main(int argc, char **argv)
 	o.ncpu = 2;
 	o.run = 2;
 	o.now = T0_NS;
-	while ((c = getopt(argc, argv, "c:mr:k:")) != -1) {
+	while ((c = getopt(argc, argv, "c:mr:k:T")) != -1) {
 		if ((c == 'c' && number(optarg, 1, MAX_CPU, &o.ncpu)) ||
 		    (c == 'r' && number(optarg, 1, 1000, &o.run)) ||
 		    (c == 'k' && number(optarg, LSB_MIN_CHUNK, 32u << 20, &wo.chunk_size)) ||
@@ -641,6 +642,8 @@ int main(int argc, char **argv)
 			goto usage;
 		if (c == 'm')
 			o.migrate = 1;
+		if (c == 'T')
+			notime = 1;
 	}
 	if (argc - optind < 2)
 		goto usage;
@@ -659,11 +662,12 @@ int main(int argc, char **argv)
 		err = read_input(w, argv[optind + 1 + k], k, &th, &nth, &capth, &rw);
 	snprintf(opts, sizeof(opts), "-c %" PRIu32 "%s -r %" PRIu32, o.ncpu,
 		 o.migrate ? " -m" : "", o.run);
-	if (err >= 0 &&
+	if (err >= 0 && !notime &&
 	    ((err = lsb_writer_meta(w, "time.shift", "31")) < 0 ||
 	     (err = lsb_writer_meta(w, "time.mult", "1789569706")) < 0 ||
-	     (err = lsb_writer_meta(w, "time.zero", "18446744041015200657")) < 0 ||
-	     (err = lsb_writer_meta(w, "lsb_percpu", opts)) < 0))
+	     (err = lsb_writer_meta(w, "time.zero", "18446744041015200657")) < 0))
+		fprintf(stderr, "lsb_percpu: %s\n", lsb_writer_errmsg(w));
+	if (err >= 0 && (err = lsb_writer_meta(w, "lsb_percpu", opts)) < 0)
 		fprintf(stderr, "lsb_percpu: %s\n", lsb_writer_errmsg(w));
 	for (k = 0; k < o.ncpu && err >= 0; k++) {
 		struct lsb_stream s = { k, LSB_STREAM_CPU, 0, 0, (int32_t)k, 0 };
@@ -694,6 +698,6 @@ int main(int argc, char **argv)
 		printf("ends_enabled %" PRIu64 "\n", rw.ends_on);
 	return check_chunks(argv[optind]);
 usage:
-	fprintf(stderr, "usage: lsb_percpu [-c NCPU] [-m] [-r RUN] [-k CHUNK] OUT.lsc IN.lsc...\n");
+	fprintf(stderr, "usage: lsb_percpu [-c NCPU] [-m] [-r RUN] [-k CHUNK] [-T] OUT.lsc IN.lsc...\n");
 	return 2;
 }

@@ -11,6 +11,10 @@
  * (lsd_decode_chunk), then fed once more to the loop detector and the
  * executed CFG together (lsa_loops_analyze_with): the profile must read
  * back (lsp_check) and the structural loops be found, else abort().
+ * A template whose first stream is per CPU (t0301 makes one with
+ * lsb_percpu) makes the input a per-CPU stream, with the template's switch
+ * sideband and time.* conversion: the decoder then follows the switches
+ * and the analyses see the threads side by side (lsd_decode_all).
  * Without $LSD_FUZZ_BUNDLE the input decodes against
  * an empty image.  Build with clang -fsanitize=fuzzer,address for
  * libFuzzer, or link with replay.c (as `make check` does).
@@ -47,6 +51,8 @@ static struct {
 	char **keys, **values;
 	size_t nmeta;
 	uint32_t pid, tid;
+	uint32_t kind;		/* of the template's first stream */
+	int32_t cpu;
 } T;
 
 static int keep_module(const struct lsb_event *ev)
@@ -64,7 +70,9 @@ static int on_event(const struct lsb_event *ev, void *arg)
 {
 	(void)arg;
 	if (ev->run != LSB_RUN_TRACE || (ev->type != LSB_EV_MMAP &&
-					 ev->type != LSB_EV_THREAD_START))
+					 ev->type != LSB_EV_THREAD_START &&
+					 ev->type != LSB_EV_SWITCH &&
+					 ev->type != LSB_EV_ITRACE_START))
 		return 0;
 	if (ev->type == LSB_EV_MMAP && !keep_module(ev))
 		return 0;
@@ -102,6 +110,8 @@ static void load_template(void)
 	if (lsb_reader_nstreams(r)) {
 		T.pid = lsb_reader_stream(r, 0)->pid;
 		T.tid = lsb_reader_stream(r, 0)->tid;
+		T.kind = lsb_reader_stream(r, 0)->kind;
+		T.cpu = lsb_reader_stream(r, 0)->cpu;
 	}
 	n = lsb_reader_nmeta(r);
 	T.keys = calloc(n + 1, sizeof(char *));
@@ -137,6 +147,10 @@ static int write_bundle(const char *path, const uint8_t *pt, size_t len)
 
 	s.pid = T.pid;
 	s.tid = T.tid;
+	if (T.kind == LSB_STREAM_CPU) {
+		s.kind = LSB_STREAM_CPU;
+		s.cpu = T.cpu;
+	}
 	if (lsb_writer_open(&w, path, &o) < 0)
 		return -1;
 	for (i = 0; i < T.nmeta; i++)

@@ -137,7 +137,8 @@ static int assign_streams(struct lsd_decoder *d)
 	return lsd_switch_build(d);
 }
 
-/* How many spaces the threads a per-CPU stream may run belong to. */
+/* How many processes with code the threads a per-CPU stream may run
+ * belong to (a task the bundle has no mappings of adds no heads). */
 static size_t timeline_spaces(const struct lsd_decoder *d, size_t stream)
 {
 	const struct lsd_timeline *tl = d->tl ? &d->tl[stream] : NULL;
@@ -146,9 +147,8 @@ static size_t timeline_spaces(const struct lsd_decoder *d, size_t stream)
 	for (i = 0; tl && i < tl->n; i++) {
 		size_t k;
 
-		if (!tl->e[i].in)
+		if (!tl->e[i].in || (k = lsd_space_of(d, tl->e[i].pid)) == d->nimgs)
 			continue;
-		k = lsd_space_of(d, tl->e[i].pid);
 		if (first == SIZE_MAX)
 			first = k;
 		else if (k != first)

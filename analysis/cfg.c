@@ -47,7 +47,7 @@ int lsa_cfg_new(struct lsa_cfg **pc, struct lsd_symbols *sym,
 		return -LS_ENOMEM;
 	c->sym = sym;
 	c->img = o ? o->img : NULL;
-	c->prev = LSA_CFG_NONE;
+	c->w.prev = LSA_CFG_NONE;
 	c->cur = LSA_CFG_NONE;
 	*pc = c;
 	return 0;
@@ -150,14 +150,14 @@ static int grow_blocks(struct lsa_cfg *c, uint32_t id)
 static void close_frame(struct lsa_cfg *c, const struct lsa_cfg_frame *f)
 {
 	if (--c->active[f->callblk] == 0)
-		c->blk[f->callblk].callee_insns += c->insns - f->insn_at;
+		c->blk[f->callblk].callee_insns += c->w.insns - f->insn_at;
 }
 
 /* Pops frames above index keep (exclusive) as calls that never returned. */
 static int unwind_to(struct lsa_cfg *c, size_t keep, int why)
 {
-	while (c->nframes > keep) {
-		struct lsa_cfg_frame *f = &c->frames[--c->nframes];
+	while (c->w.nframes > keep) {
+		struct lsa_cfg_frame *f = &c->w.frames[--c->w.nframes];
 
 		close_frame(c, f);
 		if (lsa_cfg_edge_add(c, f->callblk, LSA_CFG_NONE, LSA_CFG_OUT, why, 1) < 0)
@@ -172,22 +172,22 @@ static int unwind_to(struct lsa_cfg *c, size_t keep, int why)
 
 static int push_frame(struct lsa_cfg *c, uint32_t callblk, uint64_t retaddr)
 {
-	if (c->nframes == c->capframes) {
-		size_t cap = c->capframes ? 2 * c->capframes : 64;
-		struct lsa_cfg_frame *f = realloc(c->frames, cap * sizeof(*f));
+	if (c->w.nframes == c->w.capframes) {
+		size_t cap = c->w.capframes ? 2 * c->w.capframes : 64;
+		struct lsa_cfg_frame *f = realloc(c->w.frames, cap * sizeof(*f));
 
 		if (!f)
 			return -LS_ENOMEM;
-		c->frames = f;
-		c->capframes = cap;
+		c->w.frames = f;
+		c->w.capframes = cap;
 	}
-	c->frames[c->nframes].callblk = callblk;
-	c->frames[c->nframes].retaddr = retaddr;
-	c->frames[c->nframes].insn_at = c->insns;
-	c->nframes++;
+	c->w.frames[c->w.nframes].callblk = callblk;
+	c->w.frames[c->w.nframes].retaddr = retaddr;
+	c->w.frames[c->w.nframes].insn_at = c->w.insns;
+	c->w.nframes++;
 	c->active[callblk]++;
-	if (c->nframes > c->st.max_depth)
-		c->st.max_depth = c->nframes;
+	if (c->w.nframes > c->st.max_depth)
+		c->st.max_depth = c->w.nframes;
 	return 0;
 }
 
@@ -195,9 +195,9 @@ static int push_frame(struct lsa_cfg *c, uint32_t callblk, uint64_t retaddr)
  * return address it is; calls above that one were skipped (longjmp). */
 static int on_return(struct lsa_cfg *c, uint32_t id, uint64_t at)
 {
-	size_t j = c->nframes;
+	size_t j = c->w.nframes;
 
-	while (j > 0 && c->frames[j - 1].retaddr != at)
+	while (j > 0 && c->w.frames[j - 1].retaddr != at)
 		j--;
 	if (j == 0) {
 		c->st.unmatched_rets++;
@@ -206,9 +206,9 @@ static int on_return(struct lsa_cfg *c, uint32_t id, uint64_t at)
 	}
 	if (unwind_to(c, j, LSA_CFG_W_UNWOUND) < 0)
 		return -LS_ENOMEM;
-	c->nframes--;
-	close_frame(c, &c->frames[j - 1]);
-	return lsa_cfg_edge_add(c, c->frames[j - 1].callblk, id, LSA_CFG_CALLRET,
+	c->w.nframes--;
+	close_frame(c, &c->w.frames[j - 1]);
+	return lsa_cfg_edge_add(c, c->w.frames[j - 1].callblk, id, LSA_CFG_CALLRET,
 				0, 1) < 0 ? -LS_ENOMEM : 0;
 }
 
@@ -221,15 +221,15 @@ static int out_edge(struct lsa_cfg *c, uint32_t from, int why)
 /* The edge from the previous block (exit prev_exit) to block id. */
 static int transition(struct lsa_cfg *c, uint32_t id, const struct lsd_sblock *sb)
 {
-	uint32_t p = c->prev;
+	uint32_t p = c->w.prev;
 	const struct lsd_sblock *psb;
 	long r = 0;
 
 	if (p == LSA_CFG_NONE)
 		return lsa_cfg_edge_add(c, LSA_CFG_NONE, id, LSA_CFG_IN,
-					c->in_why, 1) < 0 ? -LS_ENOMEM : 0;
+					c->w.in_why, 1) < 0 ? -LS_ENOMEM : 0;
 	psb = c->blk[p].sb;
-	switch (c->prev_exit) {
+	switch (c->w.prev_exit) {
 	case LSD_EXIT_FALL:
 		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_FALL, 0, 1);
 		break;
@@ -289,15 +289,15 @@ int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b)
 	if (id == LSA_CFG_NONE)
 		return -LS_EINVAL;
 	/* the walk of the stream's thread */
-	if ((c->cur == LSA_CFG_NONE || c->stream != stream ||
+	if ((c->cur == LSA_CFG_NONE || c->w.stream != stream ||
 	     c->sctx[stream] != c->cur) && (err = lsa_cfg_ctx_enter(c, stream)) < 0)
 		return err;
-	if (!c->open) {
-		c->open = 1;
-		c->stream = stream;
-		c->prev = LSA_CFG_NONE;
-		c->in_why = LSA_CFG_W_START;
-		c->insns = 0;
+	if (!c->w.open) {
+		c->w.open = 1;
+		c->w.stream = stream;
+		c->w.prev = LSA_CFG_NONE;
+		c->w.in_why = LSA_CFG_W_START;
+		c->w.insns = 0;
 		c->st.streams++;
 	}
 	if (id >= c->nblk && (err = grow_blocks(c, id)) < 0)
@@ -306,17 +306,17 @@ int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b)
 	if ((err = transition(c, id, sb)) < 0)
 		return err;
 	c->blk[id].count++;
-	c->insns += sb->ninsn;
+	c->w.insns += sb->ninsn;
 	c->st.blocks++;
 	c->st.insns += sb->ninsn;
-	c->prev = id;
-	c->prev_exit = b->exit;
+	c->w.prev = id;
+	c->w.prev_exit = b->exit;
 	if (b->exit == LSD_EXIT_GAP || b->exit == LSD_EXIT_END) {
 		if ((err = out_edge(c, id, b->exit == LSD_EXIT_GAP ?
 				    LSA_CFG_W_GAP : LSA_CFG_W_END)) < 0)
 			return err;
-		c->prev = LSA_CFG_NONE;
-		c->in_why = LSA_CFG_W_RESUME;
+		c->w.prev = LSA_CFG_NONE;
+		c->w.in_why = LSA_CFG_W_RESUME;
 	}
 	return 0;
 }
@@ -325,18 +325,18 @@ int lsa_cfg_stream_end(struct lsa_cfg *c)
 {
 	int err = 0, why;
 
-	if (!c || !c->open)
+	if (!c || !c->w.open)
 		return 0;
-	if (c->prev != LSA_CFG_NONE) {
-		why = c->prev_exit == LSD_EXIT_SYSCALL ? LSA_CFG_W_SYSCALL :
-		      c->prev_exit == LSD_EXIT_ASYNC ? LSA_CFG_W_ASYNC : LSA_CFG_W_END;
-		err = out_edge(c, c->prev, why);
+	if (c->w.prev != LSA_CFG_NONE) {
+		why = c->w.prev_exit == LSD_EXIT_SYSCALL ? LSA_CFG_W_SYSCALL :
+		      c->w.prev_exit == LSD_EXIT_ASYNC ? LSA_CFG_W_ASYNC : LSA_CFG_W_END;
+		err = out_edge(c, c->w.prev, why);
 	}
 	if (!err)
 		err = unwind_to(c, 0, LSA_CFG_W_NORETURN);
-	c->open = 0;
-	c->prev = LSA_CFG_NONE;
-	c->nframes = 0;
+	c->w.open = 0;
+	c->w.prev = LSA_CFG_NONE;
+	c->w.nframes = 0;
 	if (c->cur != LSA_CFG_NONE)
 		c->ctx[c->cur].ended = 1;
 	return err;
@@ -409,7 +409,7 @@ void lsa_cfg_free(struct lsa_cfg *c)
 	free(c->names);
 	lsa_cfg_ctx_free(c);
 	free(c->blk), free(c->active), free(c->edges), free(c->slots);
-	free(c->frames), free(c->funcs), free(c->fblocks), free(c->by_addr);
+	free(c->w.frames), free(c->funcs), free(c->fblocks), free(c->by_addr);
 	free(c->out_off), free(c->in_off), free(c->out_list), free(c->in_list);
 	free(c);
 }

@@ -11,18 +11,24 @@ struct lsa_cfg_frame {
 	uint64_t insn_at;	/* thread's instruction count at the call */
 };
 
-/* A thread's walk, kept while other threads' blocks come (cfg_thread.c):
- * the fields of struct lsa_cfg's open run. */
+/* A thread's walk through the graph. */
+struct lsa_cfg_walk {
+	int open;
+	size_t stream;
+	uint32_t prev;		/* last block, LSA_CFG_NONE at start/after end */
+	uint8_t prev_exit;
+	uint8_t in_why;		/* why the next block comes from outside */
+	uint64_t insns;		/* instructions of this thread so far */
+	struct lsa_cfg_frame *frames;
+	size_t nframes, capframes;
+};
+
+/* A thread's walk, kept while other threads' blocks come (cfg_thread.c). */
 struct lsa_cfg_ctx {
 	uint32_t pid, tid;
 	uint8_t shared;		/* a thread of per-CPU streams, by (pid, tid) */
 	uint8_t ended;
-	int open;
-	uint32_t prev;
-	uint8_t prev_exit, in_why;
-	uint64_t insns;
-	struct lsa_cfg_frame *frames;
-	size_t nframes, capframes;
+	struct lsa_cfg_walk w;
 };
 
 struct lsa_cfg {
@@ -47,14 +53,7 @@ struct lsa_cfg {
 	size_t nstreams;
 
 	/* The open run: the walk of thread cur. */
-	int open;
-	size_t stream;
-	uint32_t prev;		/* last block, LSA_CFG_NONE at start/after end */
-	uint8_t prev_exit;
-	uint8_t in_why;		/* why the next block comes from outside */
-	uint64_t insns;		/* instructions of this thread so far */
-	struct lsa_cfg_frame *frames;
-	size_t nframes, capframes;
+	struct lsa_cfg_walk w;
 
 	/* After finish. */
 	int finished;

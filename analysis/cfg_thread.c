@@ -58,56 +58,37 @@ static uint32_t ctx_new(struct lsa_cfg *c, uint32_t pid, uint32_t tid, int share
 	x->pid = pid;
 	x->tid = tid;
 	x->shared = (uint8_t)shared;
-	x->prev = LSA_CFG_NONE;
+	x->w.prev = LSA_CFG_NONE;
 	return c->nctx++;
 }
 
 /* Saves the loaded walk into its context. */
 static void ctx_save(struct lsa_cfg *c)
 {
-	struct lsa_cfg_ctx *x;
 	size_t i;
 
 	if (c->cur == LSA_CFG_NONE)
 		return;
-	x = &c->ctx[c->cur];
-	x->open = c->open;
-	x->prev = c->prev;
-	x->prev_exit = c->prev_exit;
-	x->in_why = c->in_why;
-	x->insns = c->insns;
-	x->frames = c->frames;
-	x->nframes = c->nframes;
-	x->capframes = c->capframes;
-	for (i = 0; i < c->nframes; i++)
-		c->active[c->frames[i].callblk]--;
-	c->frames = NULL;
-	c->nframes = c->capframes = 0;
-	c->open = 0;
+	for (i = 0; i < c->w.nframes; i++)
+		c->active[c->w.frames[i].callblk]--;
+	c->ctx[c->cur].w = c->w;
+	memset(&c->w, 0, sizeof(c->w));
+	c->w.prev = LSA_CFG_NONE;
 	c->cur = LSA_CFG_NONE;
 }
 
 /* Loads context k's walk (the loaded one saved first). */
 static void ctx_load(struct lsa_cfg *c, uint32_t k)
 {
-	struct lsa_cfg_ctx *x = &c->ctx[k];
 	size_t i;
 
 	if (c->cur == k)
 		return;
 	ctx_save(c);
-	c->open = x->open;
-	c->prev = x->prev;
-	c->prev_exit = x->prev_exit;
-	c->in_why = x->in_why;
-	c->insns = x->insns;
-	c->frames = x->frames;
-	c->nframes = x->nframes;
-	c->capframes = x->capframes;
-	x->frames = NULL;
-	x->nframes = x->capframes = 0;
-	for (i = 0; i < c->nframes; i++)
-		c->active[c->frames[i].callblk]++;
+	c->w = c->ctx[k].w;
+	memset(&c->ctx[k].w, 0, sizeof(c->ctx[k].w));
+	for (i = 0; i < c->w.nframes; i++)
+		c->active[c->w.frames[i].callblk]++;
 	c->cur = k;
 }
 
@@ -158,7 +139,7 @@ int lsa_cfg_ctx_enter(struct lsa_cfg *c, size_t stream)
 		c->sctx[stream] = k;
 	}
 	ctx_load(c, k);
-	c->stream = stream;
+	c->w.stream = stream;
 	return 0;
 }
 
@@ -170,7 +151,7 @@ int lsa_cfg_ctx_end_all(struct lsa_cfg *c)
 	if (c->cur != LSA_CFG_NONE)
 		err = lsa_cfg_stream_end(c);
 	for (k = 0; k < c->nctx && err >= 0; k++) {
-		if (c->ctx[k].ended || !c->ctx[k].open)
+		if (c->ctx[k].ended || !c->ctx[k].w.open)
 			continue;
 		ctx_load(c, k);
 		err = lsa_cfg_stream_end(c);
@@ -183,7 +164,7 @@ void lsa_cfg_ctx_free(struct lsa_cfg *c)
 	uint32_t k;
 
 	for (k = 0; k < c->nctx; k++)
-		free(c->ctx[k].frames);
+		free(c->ctx[k].w.frames);
 	free(c->ctx);
 	free(c->sctx);
 	free(c->scpu);

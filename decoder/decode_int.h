@@ -166,6 +166,14 @@ void lsd_heads_release(struct lsd_decoder *d);
 /* Heads from the trace: the IPs of TIP, TIP.PGE and FUP packets in buf,
  * into d->sp.  Returns 0 or -LS_ENOMEM. */
 int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);
+/* The fast walk of lsd_heads_packets() (pktscan.c): from the PSB at off,
+ * adds the IPs of TIP, TIP.PGE and FUP packets of buf to set, as libipt's
+ * packet decoder would decode them.  Returns 0 at the end of buf; 1 at a
+ * packet it leaves to libipt, *psb then holding the offset of the last
+ * PSB it passed (from there libipt decodes what it decoded); or
+ * -LS_ENOMEM. */
+int lsd_pkt_scan_ips(const uint8_t *buf, size_t len, size_t off, size_t *psb,
+		     struct lsd_addrset *set);
 void lsd_sbtab_release(struct lsd_decoder *d);
 /* Reads chunk c of stream s into buffer slot k (0 or 1) of d.  Returns its
  * length, -LS_ENOMEM, -LS_ECORRUPT or a reader error. */

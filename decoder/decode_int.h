@@ -145,6 +145,10 @@ static inline struct lsd_sblock *lsd_sb(const struct lsd_decoder *d, size_t id)
 }
 
 int lsd_addrset_add(struct lsd_addrset *s, uint64_t a);
+/* Makes room for n addresses in all, so that adding them rehashes no more
+ * (the sweep's heads come by the hundred thousand).  Returns 0 or
+ * -LS_ENOMEM. */
+int lsd_addrset_reserve(struct lsd_addrset *s, size_t n);
 int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a);
 void lsd_addrset_release(struct lsd_addrset *s);
 

@@ -320,7 +320,8 @@ static int sweep_range(struct lsd_decoder *d, csh cs, const struct lsd_mapping *
 	if (lo >= hi)
 		return 0;
 	rt = m->start + (lo - m->pgoff);
-	if ((err = hc_range(d, cs, m->module, mb, lo, hi, rt, &hr)) < 0)
+	if ((err = hc_range(d, cs, m->module, mb, lo, hi, rt, &hr)) < 0 ||
+	    (err = lsd_addrset_reserve(&d->sp->heads, d->sp->heads.n + hr->n)) < 0)
 		return err;
 	for (i = 0; i < hr->n; i++)
 		if (lsd_addrset_add(&d->sp->heads, hr->rel[i] + rt) < 0)

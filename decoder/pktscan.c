@@ -20,12 +20,19 @@
 /* Bytes of a PSB: 02 82, 8 times. */
 #define PSB_SIZE 16
 
-/* Little-endian value of n payload bytes. */
-static uint64_t le(const uint8_t *p, size_t n)
+/* Little-endian value of n (1 to 8) payload bytes, of left readable. */
+static uint64_t le(const uint8_t *p, size_t n, size_t left)
 {
 	uint64_t v = 0;
 	size_t i;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (left >= 8) {	/* one load, not a loop */
+		memcpy(&v, p, 8);
+		return v & (~0ull >> (64 - 8 * n));
+	}
+#endif
+	(void)left;
 	for (i = n; i-- > 0; )
 		v = v << 8 | p[i];
 	return v;
@@ -110,7 +117,7 @@ int lsd_pkt_scan_ips(const uint8_t *buf, size_t len, size_t off, size_t *psb,
 			pos += (size_t)nb + 1;
 			if (!nb)
 				continue;
-			last = ip_next(last, ipc, le(p + 1, (size_t)nb));
+			last = ip_next(last, ipc, le(p + 1, (size_t)nb, left - 1));
 			if ((op & 0x1f) != 0x01 && seen[seen_slot(last)] != last) {
 				if (lsd_addrset_add(set, last) < 0)
 					return -LS_ENOMEM;
@@ -164,7 +171,7 @@ int lsd_pkt_scan_ips(const uint8_t *buf, size_t len, size_t off, size_t *psb,
 				break;
 			case 0xa3:				/* TNT-64: a payload
 								 * beyond the stop bit */
-				if (left < 8 || le(p + 2, 6) < 2)
+				if (left < 8 || le(p + 2, 6, left - 2) < 2)
 					return 1;
 				n = 8;
 				break;

@@ -20,10 +20,11 @@ static size_t hash64(uint64_t a)
 	return (size_t)a;
 }
 
-static int addrset_grow(struct lsd_addrset *s)
+/* Rehashes s into ncap slots (a power of two). */
+static int addrset_resize(struct lsd_addrset *s, size_t ncap)
 {
-	size_t ncap = s->cap ? s->cap * 2 : 1024, i;
 	uint64_t *nk = calloc(ncap, sizeof(*nk));
+	size_t i;
 
 	if (!nk)
 		return -LS_ENOMEM;
@@ -40,6 +41,20 @@ static int addrset_grow(struct lsd_addrset *s)
 	s->keys = nk;
 	s->cap = ncap;
 	return 0;
+}
+
+static int addrset_grow(struct lsd_addrset *s)
+{
+	return addrset_resize(s, s->cap ? s->cap * 2 : 1024);
+}
+
+int lsd_addrset_reserve(struct lsd_addrset *s, size_t n)
+{
+	size_t ncap = s->cap ? s->cap : 1024;
+
+	while (n * 2 > ncap)
+		ncap *= 2;
+	return ncap == s->cap ? 0 : addrset_resize(s, ncap);
 }
 
 int lsd_addrset_add(struct lsd_addrset *s, uint64_t a)

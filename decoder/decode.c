@@ -239,6 +239,67 @@ static int end_pend(struct run *r, int exit, uint64_t next)
 
 static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error);
 
+/* Hands out the pending block, control having gone on to next, on the
+ * hot path (deliver() without the tail).  The batch slot is written field
+ * by field: a block built on the stack and copied in was read back before
+ * its stores had landed, a store-forwarding stall on every block. */
+static inline int put_pend(struct run *r, uint64_t next)
+{
+	uint8_t exit = (uint8_t)exit_by_kind(r->pend_kind, r->pend_end, next);
+	int err;
+
+	r->insns += r->pend_ninsn;
+	r->blocks++;
+	if (r->batchfn) {
+		struct lsd_block *e;
+
+		if (r->nbatch == LSD_BATCH && (err = batch_flush(r)) != 0)
+			return err;
+		e = &r->batch[r->nbatch++];
+		e->sb = r->pend;
+		e->exit = exit;
+		e->next = next;
+	} else if (r->blockfn) {
+		struct lsd_block e = { r->pend, exit, next };
+
+		if ((err = r->blockfn(r->arg, r->stream, &e)) != 0)
+			return r->cbret = err;
+	}
+	return 0;
+}
+
+/* The last part of shape c, [.. last], becomes the pending block. */
+static inline void pend_shape(struct run *r, const struct lsd_dcent *c, uint64_t last)
+{
+	r->pend = lsd_sb(r->d, c->last_id);
+	r->pend_end = last + c->nextoff;
+	r->pend_ninsn = c->ninsn_last;
+	r->pend_kind = c->kind;
+}
+
+/* The parts after the first of a shape split in several, all falling
+ * through: out of line, most shapes are one static block. */
+static __attribute__((noinline)) int push_rest(struct run *r,
+					       const struct lsd_dcent *c)
+{
+	const struct lsd_block *pre = r->d->pre + c->first;
+	const uint32_t *partn = r->d->partn + c->first;
+	uint32_t i, n = c->nparts;
+	int err = 0;
+
+	for (i = 0; i + 1 < n; i++)
+		r->insns += partn[i];
+	r->blocks += n - 1;
+	if (r->batchfn)
+		return batch_put(r, pre, n - 1);
+	if (r->blockfn) {
+		for (i = 0; i + 1 < n; i++)
+			if ((err = r->blockfn(r->arg, r->stream, &pre[i])) != 0)
+				return r->cbret = err;
+	}
+	return 0;
+}
+
 /* Pushes the static blocks of the block shape c, [start .. last].  The
  * hot path: nothing held back and the chunk's stop IP not in the block, so
  * the pending block's exit is known, and every part but the last falls
@@ -257,40 +318,12 @@ static int push_shape(struct run *r, const struct lsd_dcent *c, uint64_t start,
 				return err;
 		return 0;
 	}
-	if (r->pend) {
-		struct lsd_block b;
-
-		b.sb = r->pend;
-		b.exit = (uint8_t)exit_by_kind(r->pend_kind, r->pend_end, start);
-		b.next = start;
-		r->insns += r->pend_ninsn;
-		r->blocks++;
-		if (r->batchfn) {
-			if (r->nbatch == LSD_BATCH && (err = batch_flush(r)) != 0)
-				return err;
-			r->batch[r->nbatch++] = b;
-		} else if (r->blockfn && (err = r->blockfn(r->arg, r->stream, &b)) != 0) {
-			return r->cbret = err;
-		}
-	}
-	if (n > 1) {
-		r->insns += c->ninsn_head;
-		r->blocks += n - 1;
-		if (r->batchfn) {
-			err = batch_put(r, pre, n - 1);
-		} else if (r->blockfn) {
-			for (i = 0; i + 1 < n; i++)
-				if ((err = r->blockfn(r->arg, r->stream, &pre[i])) != 0) {
-					r->cbret = err;
-					break;
-				}
-		}
-	}
-	r->pend = pre[n - 1].sb;
-	r->pend_end = last + c->nextoff;
-	r->pend_ninsn = c->ninsn_last;
-	r->pend_kind = c->kind;
-	return err;
+	if (r->pend && (err = put_pend(r, start)) != 0)
+		return err;
+	if (n > 1 && (err = push_rest(r, c)) != 0)
+		return err;
+	pend_shape(r, c, last);
+	return 0;
 }
 
 /* The cached shape [start .. last], split now if it is new.  Returns it,
@@ -358,27 +391,7 @@ static __attribute__((noinline)) int on_block_slow(struct run *r,
 	r->held_start = b->ip;
 	r->held_last = b->end_ip;
 	r->held_ninsn = b->ninsn;
-	return 0;
-}
-
-/* The parts after the first of a shape split in several, all falling
- * through: out of line, most shapes are one static block. */
-static __attribute__((noinline)) int push_rest(struct run *r,
-					       const struct lsd_dcent *c)
-{
-	const struct lsd_block *pre = r->d->pre + c->first;
-	uint32_t i, n = c->nparts;
-	int err = 0;
-
-	r->insns += c->ninsn_head;
-	r->blocks += n - 1;
-	if (r->batchfn)
-		return batch_put(r, pre, n - 1);
-	if (r->blockfn) {
-		for (i = 0; i + 1 < n; i++)
-			if ((err = r->blockfn(r->arg, r->stream, &pre[i])) != 0)
-				return r->cbret = err;
-	}
+	lsd_split_prefetch(r->d, b->ip);
 	return 0;
 }
 
@@ -396,34 +409,20 @@ static inline int on_block(struct run *r, const struct pt_block *b)
 	if (!r->held || !b->ninsn)
 		return b->ninsn ? on_block_slow(r, b) : 0;
 	c = lsd_split_hit(r->d, start, last);
+	if (!c)
+		c = lsd_split_known(r->d, start, last);
 	if (!c || c->kind == LSD_K_OTHER || r->tailing || r->cbret ||
 	    r->stop_ip - start <= last - start)
 		return on_block_slow(r, b);
-	if (r->pend) {
-		struct lsd_block e;
-
-		e.sb = r->pend;
-		e.exit = (uint8_t)exit_by_kind(r->pend_kind, r->pend_end, start);
-		e.next = start;
-		r->insns += r->pend_ninsn;
-		r->blocks++;
-		if (r->batchfn) {
-			if (r->nbatch == LSD_BATCH && (err = batch_flush(r)) != 0)
-				return err;
-			r->batch[r->nbatch++] = e;
-		} else if (r->blockfn && (err = r->blockfn(r->arg, r->stream, &e)) != 0) {
-			return r->cbret = err;
-		}
-	}
+	if (r->pend && (err = put_pend(r, start)) != 0)
+		return err;
 	if (c->nparts > 1 && (err = push_rest(r, c)) != 0)
 		return err;
-	r->pend = r->d->pre[c->first + c->nparts - 1].sb;
-	r->pend_end = last + c->nextoff;
-	r->pend_ninsn = c->ninsn_last;
-	r->pend_kind = c->kind;
+	pend_shape(r, c, last);
 	r->held_start = b->ip;
 	r->held_last = b->end_ip;
 	r->held_ninsn = b->ninsn;
+	lsd_split_prefetch(r->d, b->ip);
 	return 0;
 }
 

@@ -53,22 +53,31 @@ struct lsd_sbtab {
 /* A block shape in the direct-mapped cache: everything the hot path needs
  * in one 32-byte entry, aligned so that it never straddles two cache
  * lines, and a hit costs one memory access (an index into the shape table
- * cost a second, dependent one, often a cache miss).  The instruction
- * counts are here so that the hot path need not read the static blocks
- * themselves: a callback that does not look at them never touches them. */
+ * cost a second, dependent one, often a cache miss).  The last static
+ * block is named by its id, not found through parts[]: that was such a
+ * second access, on every block.  The instruction counts are here so that
+ * the hot path need not read the static blocks themselves: a callback
+ * that does not look at them never touches them. */
 struct lsd_dcent {
-	uint64_t start;		/* 0: empty */
-	uint32_t lastoff;	/* last - start */
-	uint32_t first;		/* index into lsd_decoder.parts and .pre */
+	uint64_t start;
+	uint32_t lastoff;	/* last - start; UINT32_MAX: empty (no shape
+				 * is that long), so address 0 never hits */
+	uint32_t first;		/* index into lsd_decoder.parts, .pre, .partn */
 	uint32_t nparts;
-	uint32_t ninsn_head;	/* instructions of all static blocks but the last */
-	uint32_t ninsn_last;	/* instructions of the last one */
+	uint32_t last_id;	/* static block id of the last part */
+	uint32_t ninsn_last;	/* instructions of the last part */
 	uint8_t nextoff;	/* next - last: the last instruction's size */
 	uint8_t kind;		/* enum lsd_kind of the last instruction */
 	uint8_t pad[2];
 };
 
-#define LSD_DCACHE 1024
+/* Entries of the shape cache: it starts small and doubles while the
+ * process has more than half as many shapes as entries, up to
+ * LSD_DCACHE_MAX (512 KB, within L2).  A program with many hot shapes
+ * (sqlite3: 13,600) missed a fixed 1024 entries on one block in six, and
+ * a miss costs ten hits; a small one keeps its cache in L1. */
+#define LSD_DCACHE_MIN 1024
+#define LSD_DCACHE_MAX 16384
 
 /* One process: its image, its heads, the index of its static blocks and
  * the split cache.  Each process has its own static blocks, since the
@@ -80,8 +89,10 @@ struct lsd_space {
 	size_t nidx, idxcap;
 	struct lsd_dyn *dyn;		/* hash by (start, last) */
 	size_t ndyn, dyncap;
-	/* By start, direct-mapped; spaces are allocated 64-byte aligned. */
-	_Alignas(64) struct lsd_dcent dcache[LSD_DCACHE];
+	/* By start, direct-mapped, dmask + 1 entries, 64-byte aligned;
+	 * NULL until the first split. */
+	struct lsd_dcent *dcache;
+	size_t dmask;
 };
 
 /* The direct branch targets of one swept range of a module's file, as
@@ -146,6 +157,7 @@ struct lsd_decoder {
 	 * the last of its shape (it falls through into the next part), built
 	 * once per shape so the hot path hands them out as they are. */
 	struct lsd_block *pre;
+	uint32_t *partn;		/* parallel to parts: instructions of each */
 	size_t nparts, capparts;
 	csh cs;
 	struct lsd_iclass_ctx *ic;
@@ -160,6 +172,10 @@ static inline struct lsd_sblock *lsd_sb(const struct lsd_decoder *d, size_t id)
 }
 
 int lsd_addrset_add(struct lsd_addrset *s, uint64_t a);
+/* Makes room for n addresses in all, so that adding them rehashes no more
+ * (the sweep's heads come by the hundred thousand).  Returns 0 or
+ * -LS_ENOMEM. */
+int lsd_addrset_reserve(struct lsd_addrset *s, size_t n);
 int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a);
 void lsd_addrset_release(struct lsd_addrset *s);
 
@@ -188,6 +204,14 @@ int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);
  * -LS_ENOMEM. */
 int lsd_heads_cpu(struct lsd_decoder *d, size_t stream, const uint8_t *buf,
 		  size_t len, int cold);
+/* The fast walk of lsd_heads_packets() (pktscan.c): from the PSB at off,
+ * adds the IPs of TIP, TIP.PGE and FUP packets of buf to set, as libipt's
+ * packet decoder would decode them.  Returns 0 at the end of buf; 1 at a
+ * packet it leaves to libipt, *psb then holding the offset of the last
+ * PSB it passed (from there libipt decodes what it decoded); or
+ * -LS_ENOMEM. */
+int lsd_pkt_scan_ips(const uint8_t *buf, size_t len, size_t off, size_t *psb,
+		     struct lsd_addrset *set);
 void lsd_sbtab_release(struct lsd_decoder *d);
 /* Reads chunk c of stream s into slot k (0 or 1) of b.  Returns its
  * length, -LS_ENOMEM, -LS_ECORRUPT or a reader error. */
@@ -223,22 +247,46 @@ size_t lsd_space_of(const struct lsd_decoder *d, uint32_t pid);
 /* Releases what lsd_split() built in sp (not the image). */
 void lsd_space_release(struct lsd_space *sp);
 
-static inline size_t lsd_dcache_slot(uint64_t start)
+static inline size_t lsd_dcache_slot(uint64_t start, size_t mask)
 {
-	return (size_t)(start ^ (start >> 12)) & (LSD_DCACHE - 1);
+	return (size_t)(start ^ (start >> 12)) & mask;
 }
 
 /* lsd_split()'s cache hit, inline on the hot path: a block shape seen
  * recently.  Returns its entry (parts at d->parts + first), or NULL on a
- * miss (then call lsd_split()). */
+ * miss (then call lsd_split_known(), or lsd_split()). */
 static inline const struct lsd_dcent *lsd_split_hit(const struct lsd_decoder *d,
 						    uint64_t start, uint64_t last)
 {
-	const struct lsd_dcent *c = &d->sp->dcache[lsd_dcache_slot(start)];
+	const struct lsd_space *sp = d->sp;
+	const struct lsd_dcent *c;
 
+	if (!sp->dcache)
+		return NULL;
+	c = &sp->dcache[lsd_dcache_slot(start, sp->dmask)];
 	if (c->start != start || c->lastoff != (uint32_t)(last - start))
 		return NULL;
 	return c;
 }
+
+/* Starts loading the cache entry of a shape that starts at start, so that
+ * it is in L1 when lsd_split_hit() asks: the decoder holds each block
+ * back until libipt has decoded the next, and that hides the latency of
+ * a cache larger than L1.  always_inline: GCC 12 deems a function that
+ * only reads and prefetches pure, and drops the call before inlining. */
+static inline __attribute__((always_inline)) void
+lsd_split_prefetch(const struct lsd_decoder *d, uint64_t start)
+{
+	const struct lsd_space *sp = d->sp;
+
+	if (sp->dcache)
+		__builtin_prefetch(&sp->dcache[lsd_dcache_slot(start, sp->dmask)]);
+}
+
+/* The cache's miss path for a shape split before: puts it in the cache
+ * and returns its entry, or NULL if [start .. last] is new (then call
+ * lsd_split()).  Cheap enough to keep the caller on its fast path. */
+const struct lsd_dcent *lsd_split_known(struct lsd_decoder *d, uint64_t start,
+					uint64_t last);
 
 #endif

@@ -320,7 +320,8 @@ static int sweep_range(struct lsd_decoder *d, csh cs, const struct lsd_mapping *
 	if (lo >= hi)
 		return 0;
 	rt = m->start + (lo - m->pgoff);
-	if ((err = hc_range(d, cs, m->module, mb, lo, hi, rt, &hr)) < 0)
+	if ((err = hc_range(d, cs, m->module, mb, lo, hi, rt, &hr)) < 0 ||
+	    (err = lsd_addrset_reserve(&d->sp->heads, d->sp->heads.n + hr->n)) < 0)
 		return err;
 	for (i = 0; i < hr->n; i++)
 		if (lsd_addrset_add(&d->sp->heads, hr->rel[i] + rt) < 0)
@@ -408,14 +409,20 @@ uint64_t lsd_ip_update(uint64_t last, const struct pt_packet_ip *ip)
 }
 
 /* Adds the IPs the packets of buf name.  Decoding errors end the scan of
- * the span up to the next PSB, as they end the block decoder's. */
+ * the span up to the next PSB, as they end the block decoder's.  From
+ * each PSB the fast walk (pktscan.c) goes first; where it stops, libipt's
+ * packet decoder goes on from the last PSB the walk passed, up to the next
+ * PSB.  libipt keeps no state from packet to packet but its position and
+ * its sync point, which matters only at an error right at that PSB (one
+ * the walk found whole), so it decodes what it would have decoded. */
 int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len)
 {
 	struct pt_config cfg;
 	struct pt_packet_decoder *pd;
 	struct pt_packet p;
-	uint64_t last = 0;
-	int st, err = 0;
+	uint64_t last = 0, off = 0;
+	size_t psb;
+	int st, err = 0, fast, first = 0;
 
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
@@ -423,18 +430,34 @@ int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len)
 	pd = pt_pkt_alloc_decoder(&cfg);
 	if (!pd)
 		return -LS_ENOMEM;
-	for (st = pt_pkt_sync_forward(pd); st >= 0 && !err; ) {
+	st = pt_pkt_sync_forward(pd);
+	fast = st >= 0 && pt_pkt_get_offset(pd, &off) >= 0;
+	while (st >= 0 && !err) {
+		if (fast) {	/* at the PSB at off */
+			fast = 0;
+			err = lsd_pkt_scan_ips(buf, len, (size_t)off, &psb, &d->sp->heads);
+			if (err <= 0 || pt_pkt_sync_set(pd, psb) < 0)
+				break;
+			err = 0;
+			first = 1;
+		}
 		st = pt_pkt_next(pd, &p, sizeof(p));
 		if (st < 0) {
 			if (st == -pte_eos)
 				break;
 			st = pt_pkt_sync_forward(pd);
 			last = 0;
+			fast = st >= 0 && pt_pkt_get_offset(pd, &off) >= 0;
 			continue;
 		}
 		switch (p.type) {
 		case ppt_psb:
 			last = 0;
+			/* Not the PSB libipt was set to: the walk again. */
+			if (!first && pt_pkt_get_offset(pd, &off) >= 0) {
+				off -= p.size;
+				fast = 1;
+			}
 			break;
 		case ppt_tip:
 		case ppt_tip_pge:
@@ -452,6 +475,7 @@ int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len)
 		default:
 			break;
 		}
+		first = 0;
 	}
 	pt_pkt_free_decoder(pd);
 	return err;

@@ -20,10 +20,11 @@ static size_t hash64(uint64_t a)
 	return (size_t)a;
 }
 
-static int addrset_grow(struct lsd_addrset *s)
+/* Rehashes s into ncap slots (a power of two). */
+static int addrset_resize(struct lsd_addrset *s, size_t ncap)
 {
-	size_t ncap = s->cap ? s->cap * 2 : 1024, i;
 	uint64_t *nk = calloc(ncap, sizeof(*nk));
+	size_t i;
 
 	if (!nk)
 		return -LS_ENOMEM;
@@ -40,6 +41,20 @@ static int addrset_grow(struct lsd_addrset *s)
 	s->keys = nk;
 	s->cap = ncap;
 	return 0;
+}
+
+static int addrset_grow(struct lsd_addrset *s)
+{
+	return addrset_resize(s, s->cap ? s->cap * 2 : 1024);
+}
+
+int lsd_addrset_reserve(struct lsd_addrset *s, size_t n)
+{
+	size_t ncap = s->cap ? s->cap : 1024;
+
+	while (n * 2 > ncap)
+		ncap *= 2;
+	return ncap == s->cap ? 0 : addrset_resize(s, ncap);
 }
 
 int lsd_addrset_add(struct lsd_addrset *s, uint64_t a)
@@ -229,11 +244,16 @@ static int parts_push(struct lsd_decoder *d, uint32_t first, uint32_t id)
 		if (!np)
 			return -LS_ENOMEM;
 		d->pre = np;
+		np = realloc(d->partn, ncap * sizeof(*d->partn));
+		if (!np)
+			return -LS_ENOMEM;
+		d->partn = np;
 		d->capparts = ncap;
 	}
 	if (d->nparts > first)
 		d->pre[d->nparts - 1].next = sb->start;
 	d->parts[d->nparts] = sb;
+	d->partn[d->nparts] = sb->ninsn;
 	b = &d->pre[d->nparts++];
 	b->sb = sb;
 	b->exit = LSD_EXIT_FALL;
@@ -311,18 +331,74 @@ out:
 }
 
 /* Remembers shape e in the direct-mapped cache. */
-static void dcache_put(struct lsd_space *sp, const struct lsd_dyn *e)
+static void dcache_put(const struct lsd_decoder *d, struct lsd_space *sp,
+		       const struct lsd_dyn *e)
 {
-	struct lsd_dcent *c = &sp->dcache[lsd_dcache_slot(e->start)];
+	struct lsd_dcent *c = &sp->dcache[lsd_dcache_slot(e->start, sp->dmask)];
 
 	c->start = e->start;
 	c->lastoff = (uint32_t)(e->last - e->start);
 	c->first = e->first;
 	c->nparts = e->nparts;
-	c->ninsn_head = e->ninsn - e->ninsn_last;
+	c->last_id = d->parts[e->first + e->nparts - 1]->id;
 	c->ninsn_last = e->ninsn_last;
 	c->nextoff = (uint8_t)(e->next - e->last);
 	c->kind = e->kind;
+}
+
+/* Sizes the shape cache for sp->ndyn shapes (see LSD_DCACHE_MAX), filled
+ * with every shape known; the last put of a slot wins, as ever. */
+static int dcache_size(const struct lsd_decoder *d, struct lsd_space *sp)
+{
+	size_t n = LSD_DCACHE_MIN, i;
+	struct lsd_dcent *nc;
+
+	while (n < LSD_DCACHE_MAX && sp->ndyn * 2 > n)
+		n *= 2;
+	if (sp->dcache && n == sp->dmask + 1)
+		return 0;
+	nc = aligned_alloc(64, n * sizeof(*nc));
+	if (!nc)
+		return -LS_ENOMEM;
+	for (i = 0; i < n; i++) {
+		memset(&nc[i], 0, sizeof(nc[i]));
+		nc[i].lastoff = UINT32_MAX;
+	}
+	free(sp->dcache);
+	sp->dcache = nc;
+	sp->dmask = n - 1;
+	for (i = 0; i < sp->dyncap; i++)
+		if (sp->dyn[i].start)
+			dcache_put(d, sp, &sp->dyn[i]);
+	return 0;
+}
+
+/* The shape [start, last] in the hash, or NULL. */
+static struct lsd_dyn *dyn_find(const struct lsd_space *sp, uint64_t start,
+				uint64_t last)
+{
+	size_t h;
+
+	if (!sp->dyncap)
+		return NULL;
+	for (h = dyn_hash(start, last) & (sp->dyncap - 1); sp->dyn[h].start;
+	     h = (h + 1) & (sp->dyncap - 1))
+		if (sp->dyn[h].start == start && sp->dyn[h].last == last)
+			return &sp->dyn[h];
+	return NULL;
+}
+
+/* (decode_int.h) */
+const struct lsd_dcent *lsd_split_known(struct lsd_decoder *d, uint64_t start,
+					uint64_t last)
+{
+	struct lsd_space *sp = d->sp;
+	const struct lsd_dyn *e = sp->dcache ? dyn_find(sp, start, last) : NULL;
+
+	if (!e)
+		return NULL;
+	dcache_put(d, sp, e);
+	return &sp->dcache[lsd_dcache_slot(start, sp->dmask)];
 }
 
 int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
@@ -334,19 +410,20 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	size_t h;
 	int err;
 
+	if (!sp->dcache && (err = dcache_size(d, sp)) < 0)
+		return err;
+	if ((e = dyn_find(sp, start, last)) != NULL) {
+		dcache_put(d, sp, e);
+		*ids = d->parts + e->first;
+		if (shape)
+			*shape = e;
+		return (int)e->nparts;
+	}
 	if ((sp->ndyn + 1) * 2 > sp->dyncap && (err = dyn_grow(sp)) < 0)
 		return err;
 	for (h = dyn_hash(start, last) & (sp->dyncap - 1); sp->dyn[h].start;
-	     h = (h + 1) & (sp->dyncap - 1)) {
-		e = &sp->dyn[h];
-		if (e->start == start && e->last == last) {
-			dcache_put(sp, e);
-			*ids = d->parts + e->first;
-			if (shape)
-				*shape = e;
-			return (int)e->nparts;
-		}
-	}
+	     h = (h + 1) & (sp->dyncap - 1))
+		;
 	e = &sp->dyn[h];
 	e->start = start;
 	e->last = last;
@@ -358,7 +435,9 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		return err;
 	}
 	sp->ndyn++;
-	dcache_put(sp, e);
+	if ((err = dcache_size(d, sp)) < 0)
+		return err;
+	dcache_put(d, sp, e);
 	*ids = d->parts + e->first;
 	if (shape)
 		*shape = e;
@@ -375,8 +454,10 @@ void lsd_sbtab_release(struct lsd_decoder *d)
 	memset(&d->sbt, 0, sizeof(d->sbt));
 	free(d->parts);
 	free(d->pre);
+	free(d->partn);
 	d->parts = NULL;
 	d->pre = NULL;
+	d->partn = NULL;
 	d->nparts = d->capparts = 0;
 }
 
@@ -385,7 +466,9 @@ void lsd_space_release(struct lsd_space *sp)
 	lsd_addrset_release(&sp->heads);
 	free(sp->idx);
 	free(sp->dyn);
+	free(sp->dcache);
 	sp->idx = NULL;
 	sp->dyn = NULL;
-	sp->nidx = sp->idxcap = sp->ndyn = sp->dyncap = 0;
+	sp->dcache = NULL;
+	sp->nidx = sp->idxcap = sp->ndyn = sp->dyncap = sp->dmask = 0;
 }

@@ -1,0 +1,190 @@
+/* pktscan.c - a fast walk over PT packets for the IPs they name, for the
+ * heads from the trace (heads.c).
+ *
+ * libipt's packet decoder costs about 160 instructions a packet, and the
+ * scan of every packet was most of lsd_open()'s time on a long trace
+ * (sqlite3: 0.66e9 instructions, a tenth of libipt's whole block decode).
+ * The heads need the IP packets only.  This walk knows the packets by
+ * their first bytes, as libipt's own fetch does, and accepts a packet only
+ * where libipt (2.0) decodes it alike: the packets the sw recorder writes
+ * and the common ones of hardware traces.  At anything else (an unknown
+ * opcode, a reserved encoding, a packet cut by the end of the buffer) it
+ * stops, and heads.c has libipt decode from the last PSB the walk passed,
+ * so the heads are exactly those of libipt's packets.
+ */
+#include <string.h>
+
+#include "decoder/decode_int.h"
+#include "ls_err.h"
+
+/* Bytes of a PSB: 02 82, 8 times. */
+#define PSB_SIZE 16
+
+/* Little-endian value of n (1 to 8) payload bytes, of left readable. */
+static uint64_t le(const uint8_t *p, size_t n, size_t left)
+{
+	uint64_t v = 0;
+	size_t i;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (left >= 8) {	/* one load, not a loop */
+		memcpy(&v, p, 8);
+		return v & (~0ull >> (64 - 8 * n));
+	}
+#endif
+	(void)left;
+	for (i = n; i-- > 0; )
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Payload bytes of each IP compression (bits 7:5 of the opcode); -1:
+ * reserved, which libipt rejects. */
+static const int8_t ip_bytes[8] = { 0, 2, 4, 6, 6, -1, 8, -1 };
+
+/* Last-IP decompression (Intel SDM 33.4.2.2), as heads.c's ip_update(). */
+static uint64_t ip_next(uint64_t last, unsigned ipc, uint64_t ip)
+{
+	switch (ipc) {
+	case 1:
+		return (last & ~0xffffull) | ip;
+	case 2:
+		return (last & ~0xffffffffull) | ip;
+	case 3:
+		return (uint64_t)((int64_t)(ip << 16) >> 16);
+	case 4:
+		return (last & ~0xffffffffffffull) | ip;
+	case 6:
+		return ip;
+	default:
+		return last;
+	}
+}
+
+static int is_psb(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	if (n < PSB_SIZE)
+		return 0;
+	for (i = 0; i < PSB_SIZE; i += 2)
+		if (p[i] != 0x02 || p[i + 1] != 0x82)
+			return 0;
+	return 1;
+}
+
+/* IPs recently added, direct-mapped: traces name the same few targets
+ * over and over, and the head set is large (sqlite3: 4 MB), so most adds
+ * were a cache miss to find the IP already there. */
+#define SEEN 2048
+
+static size_t seen_slot(uint64_t ip)
+{
+	return (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 53) & (SEEN - 1);
+}
+
+/* (decode_int.h) */
+int lsd_pkt_scan_ips(const uint8_t *buf, size_t len, size_t off, size_t *psb,
+		     struct lsd_addrset *set)
+{
+	uint64_t seen[SEEN];
+	size_t pos = off;
+	uint64_t last = 0;
+
+	memset(seen, 0, sizeof(seen));
+
+	*psb = off;
+	while (pos < len) {
+		const uint8_t *p = buf + pos;
+		size_t left = len - pos, n;
+		uint8_t op = p[0];
+
+		if (op == 0x00) {				/* PAD */
+			pos++;
+			continue;
+		}
+		if (!(op & 1) && op != 0x02) {			/* TNT-8 */
+			pos++;
+			continue;
+		}
+		switch (op & 0x1f) {
+		case 0x0d: case 0x11: case 0x1d: case 0x01: {	/* TIP, PGE, FUP, PGD */
+			unsigned ipc = op >> 5;
+			int nb = ip_bytes[ipc];
+
+			if (nb < 0 || left < (size_t)nb + 1)
+				return 1;
+			pos += (size_t)nb + 1;
+			if (!nb)
+				continue;
+			last = ip_next(last, ipc, le(p + 1, (size_t)nb, left - 1));
+			if ((op & 0x1f) != 0x01 && seen[seen_slot(last)] != last) {
+				if (lsd_addrset_add(set, last) < 0)
+					return -LS_ENOMEM;
+				seen[seen_slot(last)] = last;
+			}
+			continue;
+		}
+		default:
+			break;
+		}
+		if ((op & 3) == 3) {				/* CYC */
+			int more = op & 4;
+
+			/* libipt takes at most 8 more bytes. */
+			for (n = 1; more && n <= 8 && n < left; n++)
+				more = p[n] & 1;
+			if (more)
+				return 1;
+			pos += n;
+			continue;
+		}
+		switch (op) {
+		case 0x19:					/* TSC */
+			n = 8;
+			break;
+		case 0x59:					/* MTC */
+			n = 2;
+			break;
+		case 0x99:					/* MODE: exec or tsx leaf */
+			if (left < 2 || (p[1] & 0xe0) > 0x20)
+				return 1;
+			n = 2;
+			break;
+		case 0x02:
+			if (left < 2)
+				return 1;
+			switch (p[1]) {
+			case 0x82:				/* PSB */
+				if (!is_psb(p, left))
+					return 1;
+				*psb = pos;
+				last = 0;
+				n = PSB_SIZE;
+				break;
+			case 0x23:				/* PSBEND */
+			case 0xf3:				/* OVF */
+				n = 2;
+				break;
+			case 0x03:				/* CBR */
+				n = 4;
+				break;
+			case 0xa3:				/* TNT-64: a payload
+								 * beyond the stop bit */
+				if (left < 8 || le(p + 2, 6, left - 2) < 2)
+					return 1;
+				n = 8;
+				break;
+			default:
+				return 1;
+			}
+			break;
+		default:
+			return 1;
+		}
+		if (left < n)
+			return 1;
+		pos += n;
+	}
+	return 0;
+}

@@ -218,6 +218,9 @@ void lsd_sbtab_release(struct lsd_decoder *d);
 int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		       struct lsd_chunkbuf *b, int k);
 
+/* libipt's packet decoder over buf[0 .. len) (heads.c), or NULL: out of
+ * memory. */
+struct pt_packet_decoder *lsd_pkt_decoder(const uint8_t *buf, size_t len);
 /* The IP a packet's compressed payload names after last (libipt's
  * pt_last_ip rules). */
 uint64_t lsd_ip_update(uint64_t last, const struct pt_packet_ip *ip);

@@ -415,19 +415,25 @@ uint64_t lsd_ip_update(uint64_t last, const struct pt_packet_ip *ip)
  * PSB.  libipt keeps no state from packet to packet but its position and
  * its sync point, which matters only at an error right at that PSB (one
  * the walk found whole), so it decodes what it would have decoded. */
-int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len)
+struct pt_packet_decoder *lsd_pkt_decoder(const uint8_t *buf, size_t len)
 {
 	struct pt_config cfg;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	return pt_pkt_alloc_decoder(&cfg);
+}
+
+int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len)
+{
 	struct pt_packet_decoder *pd;
 	struct pt_packet p;
 	uint64_t last = 0, off = 0;
 	size_t psb;
 	int st, err = 0, fast, first = 0;
 
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	pd = pt_pkt_alloc_decoder(&cfg);
+	pd = lsd_pkt_decoder(buf, len);
 	if (!pd)
 		return -LS_ENOMEM;
 	st = pt_pkt_sync_forward(pd);

@@ -193,16 +193,11 @@ const struct lsd_swent *lsd_switch_at(const struct lsd_timeline *tl,
 int lsd_psb_read(const uint8_t *buf, size_t len, uint64_t off, uint64_t *ip,
 		 uint64_t *tsc)
 {
-	struct pt_config cfg;
-	struct pt_packet_decoder *pd;
+	struct pt_packet_decoder *pd = lsd_pkt_decoder(buf, len);
 	struct pt_packet p;
 	uint64_t last = 0;
 	int found = 0;
 
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	pd = pt_pkt_alloc_decoder(&cfg);
 	if (!pd)
 		return -LS_ENOMEM;
 	if (pt_pkt_sync_set(pd, off) >= 0 && pt_pkt_next(pd, &p, sizeof(p)) >= 0 &&

@@ -27,24 +27,6 @@ static uint32_t rnd(uint32_t n)
 	return (uint32_t)(rng >> 11) % n;
 }
 
-static uint64_t ip_update(uint64_t last, const struct pt_packet_ip *ip)
-{
-	switch (ip->ipc) {
-	case pt_ipc_update_16:
-		return (last & ~0xffffull) | (ip->ip & 0xffffull);
-	case pt_ipc_update_32:
-		return (last & ~0xffffffffull) | (ip->ip & 0xffffffffull);
-	case pt_ipc_update_48:
-		return (last & ~0xffffffffffffull) | (ip->ip & 0xffffffffffffull);
-	case pt_ipc_sext_48:
-		return (uint64_t)((int64_t)(ip->ip << 16) >> 16);
-	case pt_ipc_full:
-		return ip->ip;
-	default:
-		return last;
-	}
-}
-
 /* The oracle: libipt's packet decoder alone. */
 static void heads_ipt(const uint8_t *buf, size_t len, struct lsd_addrset *s)
 {
@@ -76,12 +58,12 @@ static void heads_ipt(const uint8_t *buf, size_t len, struct lsd_addrset *s)
 		case ppt_fup:
 			if (p.payload.ip.ipc == pt_ipc_suppressed)
 				break;
-			last = ip_update(last, &p.payload.ip);
+			last = lsd_ip_update(last, &p.payload.ip);
 			lsd_addrset_add(s, last);
 			break;
 		case ppt_tip_pgd:
 			if (p.payload.ip.ipc != pt_ipc_suppressed)
-				last = ip_update(last, &p.payload.ip);
+				last = lsd_ip_update(last, &p.payload.ip);
 			break;
 		default:
 			break;

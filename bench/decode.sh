@@ -1,7 +1,8 @@
 #!/bin/bash
 # bench/decode.sh - decoding cost per core, measured side by side in one
 # process (tests/tools/ptbench.c): libipt's block decoder alone over each
-# stream, and our decoder (lsd_open: image + block heads from a sweep of
+# stream (with the building of its image, which our open does too), and
+# our decoder (lsd_open: image + block heads from a sweep of
 # the code and a packet scan; lsd_decode_stream: the one libipt pass,
 # emitting static blocks to a no-op callback) on the same streams with the
 # same image.  CPU seconds of one

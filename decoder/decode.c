@@ -639,12 +639,13 @@ static int chunk_start(struct run *r)
 /* Decodes the started chunk until its end, or until the run pauses at a
  * thread switch (the decoder kept in r).  Returns 0 or a fatal error;
  * decode errors become losses. */
-static int chunk_go(struct run *r)
+static __attribute__((noinline)) int chunk_go(struct run *r)
 {
 	struct pt_block_decoder *dec = r->dec;
 	int st = r->status, err = 0;
 
-	while (!err && st >= 0 && !r->paused) {
+	/* A run pauses at an event or a resync only: checked there. */
+	while (!err && st >= 0) {
 		struct pt_block b;
 
 		while (st >= 0 && (st & pts_event_pending)) {
@@ -658,10 +659,11 @@ static int chunk_go(struct run *r)
 		}
 		if (err || st < 0 || r->paused)
 			break;
-		memset(&b, 0, sizeof(b));
-		st = pt_blk_next(dec, &b, sizeof(b));
 		/* libipt hands out the instructions it decoded even when it
-		 * then fails. */
+		 * then fails, the whole block, or nothing: no instructions
+		 * then, not the last block's again. */
+		b.ninsn = 0;
+		st = pt_blk_next(dec, &b, sizeof(b));
 		if ((err = on_block(r, &b)) != 0) {
 			if (err != -LS_EDECODE)
 				break;
@@ -682,6 +684,8 @@ static int chunk_go(struct run *r)
 					  -pte_bad_query : st);
 			if (!err && st >= 0)
 				err = follow_sync(r, st, 1);
+			if (r->paused)
+				break;
 		}
 	}
 	r->status = st;

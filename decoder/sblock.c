@@ -261,6 +261,46 @@ static int parts_push(struct lsd_decoder *d, uint32_t first, uint32_t id)
 	return 0;
 }
 
+/* Whether a head lies in (start, last]: one probe a byte, far cheaper
+ * than disassembling the block (capstone takes thousands of instructions
+ * an instruction), and a head inside an instruction only sends the block
+ * the slow way. */
+static int inner_head(const struct lsd_addrset *h, uint64_t start, uint64_t last)
+{
+	uint64_t a;
+
+	for (a = start + 1; a <= last && a > start; a++)
+		if (lsd_addrset_has(h, a))
+			return 1;
+	return 0;
+}
+
+/* A dynamic block with no head inside is one static block: libipt counted
+ * its instructions; only the last is disassembled, for its kind and
+ * size. */
+static int split_one(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn,
+		     const uint8_t *code, size_t n, cs_insn *in)
+{
+	const uint8_t *p = code + (e->last - e->start);
+	size_t len = n - (size_t)(e->last - e->start);
+	uint64_t a = e->last;
+	uint32_t id;
+	int err;
+
+	if (e->last - e->start >= n || !cs_disasm_iter(d->cs, &p, &len, &a, in))
+		return -LS_EDECODE;
+	e->next = a;
+	e->kind = (uint8_t)insn_kind(d->cs, in);
+	err = sblock_get(d, e->start, e->last, a, ninsn, (enum lsd_kind)e->kind,
+			 code, (size_t)(a - e->start), &id);
+	if (err < 0 || (err = parts_push(d, e->first, id)) < 0)
+		return err;
+	e->nparts = 1;
+	e->ninsn = ninsn;
+	e->ninsn_last = ninsn;
+	return 0;
+}
+
 /* Disassembles the dynamic block and cuts it before every head. */
 static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 {
@@ -287,6 +327,10 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 		goto out;
 	}
 	e->first = (uint32_t)d->nparts;
+	if (!inner_head(&d->sp->heads, e->start, e->last)) {
+		err = split_one(d, e, ninsn, code, (size_t)n, in);
+		goto out;
+	}
 	p = code;
 	len = (size_t)n;
 	a = pstart = e->start;

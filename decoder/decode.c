@@ -648,17 +648,19 @@ static __attribute__((noinline)) int chunk_go(struct run *r)
 	while (!err && st >= 0) {
 		struct pt_block b;
 
-		while (st >= 0 && (st & pts_event_pending)) {
-			struct pt_event ev;
+		if (st & pts_event_pending) {
+			while (st >= 0 && (st & pts_event_pending)) {
+				struct pt_event ev;
 
-			st = pt_blk_event(dec, &ev, sizeof(ev));
-			if (st >= 0 && (err = on_event(r, &ev)) != 0)
-				break;
-			if (r->paused)
+				st = pt_blk_event(dec, &ev, sizeof(ev));
+				if (st >= 0 && (err = on_event(r, &ev)) != 0)
+					break;
+				if (r->paused)
+					break;
+			}
+			if (err || st < 0 || r->paused)
 				break;
 		}
-		if (err || st < 0 || r->paused)
-			break;
 		/* libipt hands out the instructions it decoded even when it
 		 * then fails, the whole block, or nothing: no instructions
 		 * then, not the last block's again. */

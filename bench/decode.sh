@@ -20,6 +20,8 @@
 # open (the capstone sweep of every module), "open s" the best (the
 # sweep's heads read back from the cache).  Target: both at
 # most 1.25 on real programs (open is a constant per module for tiny ones).
+# Last, bench/oracle.sh for two testdata programs: our instruction totals
+# beside lackey's and callgrind's.
 # Usage: bench/decode.sh [BUILD]   (run `make all` and build
 # tests/ptbench first: `make check` does, or `make BUILD/tests/ptbench`)
 set -u
@@ -59,3 +61,10 @@ run 5 "spin 40" "$B/testdata/spin" 40
 run 3 "xz -6 (2 MB text)" xz -6 -c "$tmp/text"
 run 3 "bzip2 (2 MB text)" bzip2 -c "$tmp/text"
 run 3 "sqlite3 (5k rows)" sqlite3 :memory: ".read $tmp/q.sql"
+
+# Whole-program totals beside lackey's and callgrind's, every difference
+# accounted for (bench/oracle.sh explains them; t0207 tests them).
+for p in calls vg_flow; do
+	echo
+	BUILD="$B" bash "$top/bench/oracle.sh" "$B/testdata/$p"
+done

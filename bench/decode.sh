@@ -13,7 +13,9 @@
 # load); "med" ratios are of the medians.  Bundles: testdata programs and real programs
 # recorded with `loopscope record` (sw backend): xz and bzip2 compressing
 # 2 MB of text, sqlite3 running a query script (as bench/record.sh).
-# Columns: PT MB/s, instructions/s and blocks/s of the decode ("pass2");
+# Columns: PT MB/s, instructions/s and blocks/s of the decode ("pass2"),
+# then libipt's alone ("ipt": its blocks are its own, cut at every call
+# and jump, not our static blocks);
 # ratios decode / libipt and (open + decode) / libipt, with the per-block
 # callback; "batch" the decode with the batch callback / libipt.  Each
 # program starts with an empty build-id cache: "cold s" is the first
@@ -36,9 +38,9 @@ trap 'rm -rf "$tmp"' EXIT
 . "$top/bench/inputs.sh"
 bench_inputs "$tmp" 2000000 5000
 
-printf '%-20s %9s %11s %9s %8s %8s %8s %8s %8s %9s %9s %7s %7s %7s %7s %7s %7s\n' program "PT bytes" insns \
-	sblocks "ipt s" "pass2 s" "cold s" "open s" "MB/s" "insn/s" "blocks/s" p2/ipt all/ipt p2.med all.med \
-	batch b.med
+printf '%-20s %9s %11s %9s %8s %8s %8s %8s %8s %9s %9s %8s %9s %9s %7s %7s %7s %7s %7s %7s\n' program \
+	"PT bytes" insns sblocks "ipt s" "pass2 s" "cold s" "open s" "MB/s" "insn/s" "blocks/s" \
+	"ipt MB/s" "ipt ins/s" "ipt blk/s" p2/ipt all/ipt p2.med all.med batch b.med
 run() {	# run REPEAT NAME CMD...
 	local rep=$1 name=$2; shift 2
 	"$LS" record -q -o "$tmp/b.lsc" -- "$@" >/dev/null 2>&1 </dev/null || {
@@ -46,10 +48,11 @@ run() {	# run REPEAT NAME CMD...
 	rm -rf "$tmp/cache"
 	LOOPSCOPE_CACHE="$tmp/cache" "$BENCH" -r "$rep" "$tmp/b.lsc" | awk -v n="$name" '{
 		for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
-		printf "%-20s %9d %11d %9d %8.3f %8.3f %8.3f %8.3f %8.2f %9.3g %9.3g %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f\n",
+		printf "%-20s %9d %11d %9d %8.3f %8.3f %8.3f %8.3f %8.2f %9.3g %9.3g %8.2f %9.3g %9.3g %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f\n",
 			n, v["pt_bytes"], v["insns"], v["sblocks"], v["ipt_s"], v["pass2_s"],
 			v["open_cold_s"], v["open_s"], v["pass2_mbs"], v["pass2_insn_s"],
-			v["pass2_blocks_s"], v["ratio_pass2"], v["ratio_total"],
+			v["pass2_blocks_s"], v["ipt_mbs"], v["ipt_insn_s"], v["ipt_blocks_s"],
+			v["ratio_pass2"], v["ratio_total"],
 			v["ratio_pass2_med"], v["ratio_total_med"], v["ratio_batch"],
 			v["ratio_batch_med"] }'
 }

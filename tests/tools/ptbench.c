@@ -19,6 +19,7 @@
  * one line:
  *   pt_bytes B insns N blocks K sblocks S ipt_s T pass2_s T open_s T
  *   ipt_mbs X pass2_mbs X ipt_insn_s X pass2_insn_s X pass2_blocks_s X
+ *   ipt_blocks_s X
  *   ratio_pass2 R ratio_total R ratio_pass2_med R ratio_total_med R
  *   batch_s T ratio_batch R ratio_batch_med R
  * ratio_pass2 = pass2 / libipt; ratio_total = (open + pass2) / (libipt's
@@ -120,7 +121,8 @@ int main(int argc, char **argv)
 	double open_cold = 0;
 	double v_ipt[MAX_REPEAT], v_pass2[MAX_REPEAT], v_total[MAX_REPEAT];
 	double v_batch[MAX_REPEAT];
-	uint64_t bytes = 0, insns = 0, blocks = 0, ipt_insns = 0, binsns, bblocks;
+	uint64_t bytes = 0, insns = 0, blocks = 0, ipt_insns = 0, ipt_blocks = 0;
+	uint64_t binsns, bblocks;
 	size_t s, nsb = 0;
 	int rep, repeat = 5;
 
@@ -170,6 +172,7 @@ int main(int argc, char **argv)
 		if (t < ipt)
 			ipt = t;
 		ipt_insns = ni;
+		ipt_blocks = nb;
 		bytes = nbytes;
 
 		topen = 0;
@@ -201,11 +204,12 @@ int main(int argc, char **argv)
 	printf("pt_bytes %" PRIu64 " insns %" PRIu64 " blocks %" PRIu64 " sblocks %zu"
 	       " ipt_s %.4f pass2_s %.4f open_s %.4f ipt_mbs %.1f pass2_mbs %.1f"
 	       " ipt_insn_s %.3g pass2_insn_s %.3g pass2_blocks_s %.3g"
-	       " ratio_pass2 %.2f ratio_total %.2f ipt_image_s %.4f",
+	       " ipt_blocks_s %.3g ratio_pass2 %.2f ratio_total %.2f ipt_image_s %.4f",
 	       bytes, insns, blocks, nsb, ipt, pass2, open,
 	       (double)bytes / ipt / 1e6, (double)bytes / pass2 / 1e6,
 	       (double)ipt_insns / ipt, (double)insns / pass2,
-	       (double)blocks / pass2, pass2 / ipt, (open + pass2) / (img_s + ipt),
+	       (double)blocks / pass2, (double)ipt_blocks / ipt, pass2 / ipt,
+	       (open + pass2) / (img_s + ipt),
 	       img_s);
 	t = median(v_ipt, repeat);
 	printf(" ratio_pass2_med %.2f ratio_total_med %.2f",

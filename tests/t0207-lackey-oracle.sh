@@ -13,8 +13,8 @@
 # the same address.  --vex-guest-chase=no: with chasing, VEX may build a
 # superblock through both arms of a conditional branch, and lackey's
 # per-instruction counters then count the arm that did not run too (on
-# testdata/calls 562 instructions, all in ld.so cmp/jcc pairs; t0207 checks
-# that this comparison sees them).  Rep-prefixed string instructions are
+# testdata/calls 544 instructions, all in ld.so cmp/jcc pairs, by
+# bench/oracle.sh; the last check below shows this comparison sees them).  Rep-prefixed string instructions are
 # the one expected difference: Intel PT, and so our decode, sees one per
 # execution, lackey one per iteration plus one.  tests/tools/insncount
 # prints our count per instruction address.
@@ -40,19 +40,21 @@ progs="straight calls nested recursion midjump syms signals syscall vg_flow
 	vg_segv inl gotonest irred cfgif lp_calls lp_jmp lp_recur lp_trips
 	passthru dlopen"
 
-# ours: "ADDRESS COUNT REP OBJECT"; lackey: "ADDRESS COUNT".
-ours() {
-	"$IC" "$1" | awk '$1 != "total" { o = $1; sub(/:[0-9a-f]+$/, "", o)
-		print $4, $2, $3, o }' | LC_ALL=C sort
+# ours: "ADDRESS COUNT REP OBJECT" into OUT; returns insncount's status.
+ours() {	# ours BUNDLE OUT
+	"$IC" "$1" >"$2.raw" 2>"$2.err"
+	set -- "$1" "$2" $?
+	awk '$1 != "total" { o = $1; sub(/:[0-9a-f]+$/, "", o)
+		print $4, $2, $3, o }' "$2.raw" | LC_ALL=C sort >"$2"
+	return "$3"
 }
 lackey() {	# lackey LOG
 	awk '/^I/ { split($2, a, ","); n[a[1]]++ }
 		END { for (k in n) { x = k; sub(/^0+/, "", x); print x, n[k] } }' "$1" |
 		LC_ALL=C sort
 }
-# "same S rep R more M other O": instructions counted alike, rep string
-# instructions lackey counts more often, other rep instructions lackey
-# counts more often, and the rest that differ.
+# "same S rep R other O": instructions counted alike, rep string
+# instructions lackey counts more often, and all the others that differ.
 compare() {	# compare OURS LACKEY
 	LC_ALL=C join -a1 -a2 -e 0 -o 0,1.2,1.3,2.2 "$1" "$2" |
 		awk '$2 == $4 { s++; next }
@@ -72,8 +74,9 @@ for p in $progs; do
 		"$TD/$p" $args </dev/null >/dev/null 2>&1
 	rc_lk=$?
 	t_eq "$p: exit status recorded and under lackey" "$rc_lk" "$rc_rec"
-	ours "$T_TMP/$p.lsc" >"$T_TMP/$p.o"
+	ours "$T_TMP/$p.lsc" "$T_TMP/$p.o"
 	t_eq "$p: insncount decodes without losses or errors" 0 "$?"
+	sed 's/^/#   insncount: /' "$T_TMP/$p.o.err" | head -5
 	lackey "$T_TMP/$p.lk" >"$T_TMP/$p.l"
 	res=$(compare "$T_TMP/$p.o" "$T_TMP/$p.l")
 	echo "# $p: $res; instructions ours $(awk '{ s += $2 } END { print s }' "$T_TMP/$p.o")," \

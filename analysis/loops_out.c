@@ -123,6 +123,55 @@ static int last_insn(struct lsa_loops *l, uint32_t sbid, uint32_t *mod,
 	return 0;
 }
 
+/* An entry of a map keyed by (a, static block id), with the block's
+ * address: rows go into the profile in the order (a, address), not in
+ * the map's, which follows the static block ids, and those follow the
+ * order in which the decoder made the blocks. */
+struct bent {
+	uint64_t a, start;
+	uint32_t pid;
+	const struct lsa_kent *e;
+};
+
+static int bent_cmp(const void *x, const void *y)
+{
+	const struct bent *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return p->pid < q->pid ? -1 : p->pid > q->pid;
+}
+
+/* The entries of m sorted by (a, block address).  Returns 0 (*out to
+ * free) or -LS_ENOMEM. */
+static int by_block(struct lsa_loops *l, const struct lsa_kmap *m,
+		    struct bent **out, size_t *n)
+{
+	struct bent *v = malloc((m->n ? m->n : 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	if (!v)
+		return -LS_ENOMEM;
+	for (i = 0; i < m->cap; i++) {
+		const struct lsa_kent *e = &m->t[i];
+		const struct lsd_sblock *sb;
+
+		if (e->a == LSA_KMAP_EMPTY || k == m->n)
+			continue;
+		sb = lsd_sblock(l->d, (size_t)e->b);
+		v[k].a = e->a;
+		v[k].start = sb ? sb->start : e->b;
+		v[k].pid = sb ? sb->pid : 0;
+		v[k++].e = e;
+	}
+	qsort(v, k, sizeof(*v), bent_cmp);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
 static void copy_cls(uint64_t *dst, const struct lsa_cnt *c)
 {
 	memcpy(dst, &c->n[1], LSP_NCLASS * sizeof(*dst));
@@ -226,7 +275,8 @@ static int put_loops(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 
 static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 {
-	size_t i;
+	struct bent *ents = NULL;
+	size_t i, n;
 	int err = 0;
 
 	for (i = 0; i < t->trips.cap && !err; i++) {
@@ -254,25 +304,27 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 		if (!err)
 			err = lsp_add_edge(l->p, &ed);
 	}
-	for (i = 0; i < t->tails.cap && !err; i++) {
-		const struct lsa_kent *e = &t->tails.t[i];
+	if (!err && (err = by_block(l, &t->tails, &ents, &n)) != 0)
+		return err;
+	for (i = 0; i < n && !err; i++) {
+		const struct lsa_kent *e = ents[i].e;
 		struct lsp_tail tl = { 0, th, 0, 0, e->v };
 		uint32_t mod;
 
-		if (e->a == LSA_KMAP_EMPTY)
-			continue;
 		err = loop_p(l, (uint32_t)e->a, &tl.loop);
 		if (!err)
 			err = last_insn(l, (uint32_t)e->b, &mod, &tl.off, &tl.vaddr);
 		if (!err)
 			err = lsp_add_tail(l->p, &tl);
 	}
-	for (i = 0; i < t->calls.cap && !err; i++) {
-		const struct lsa_kent *e = &t->calls.t[i];
+	free(ents);
+	ents = NULL;
+	if (!err && (err = by_block(l, &t->calls, &ents, &n)) != 0)
+		return err;
+	for (i = 0; i < n && !err; i++) {
+		const struct lsa_kent *e = ents[i].e;
 		struct lsp_call c = { 0, th, 0, 0, 0, LSP_NONE, e->v };
 
-		if (e->a == LSA_KMAP_EMPTY)
-			continue;
 		err = loop_p(l, (uint32_t)(e->a >> 32), &c.loop);
 		if (!err)
 			err = func_p(l, (uint32_t)e->a, &c.callee);
@@ -281,6 +333,7 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 		if (!err)
 			err = lsp_add_call(l->p, &c);
 	}
+	free(ents);
 	return err;
 }
 

@@ -321,6 +321,11 @@ struct cpu_threads {
 	struct cpu_thread *t;
 	size_t n, cap, cur;
 	int nomem;
+	/* Static blocks executed, by id: the count does not depend on the
+	 * order in which the decoder made them, nor on blocks it made and
+	 * dropped (the end of a chunk). */
+	uint8_t *seen;
+	size_t nseen, capseen;
 };
 
 static int ct_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
@@ -357,6 +362,26 @@ static int ct_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t
 	size_t i;
 
 	(void)stream;
+	for (i = 0; i < n; i++) {
+		uint32_t id = b[i].sb->id;
+
+		if (id >= c->capseen) {
+			size_t cap = c->capseen ? c->capseen : 4096;
+			uint8_t *p;
+
+			while (cap <= id)
+				cap *= 2;
+			if (!(p = realloc(c->seen, cap))) {
+				c->nomem = 1;
+				return -LS_ENOMEM;
+			}
+			memset(p + c->capseen, 0, cap - c->capseen);
+			c->seen = p;
+			c->capseen = cap;
+		}
+		c->nseen += !c->seen[id];
+		c->seen[id] = 1;
+	}
 	if (c->cur >= c->n)
 		return 0;
 	for (i = 0; i < n; i++)
@@ -404,7 +429,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 {
 	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir };
 	char msg[600];
-	struct lsd_callbacks cb = { 0 };
+	struct lsd_callbacks cb = { .blocks = ct_blocks };
 	struct lsd_callbacks ccb = {
 		.thread = ct_thread, .blocks = ct_blocks, .loss = ct_loss,
 	};
@@ -439,10 +464,10 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 		memset(&st, 0, sizeof(st));
 		ct.n = 0;
 		ct.cur = 0;
-		err = cpu ? lsd_decode_stream(d, i, &ccb, &ct, &st) :
-			    lsd_decode_stream(d, i, &cb, NULL, &st);
+		err = lsd_decode_stream(d, i, cpu ? &ccb : &cb, &ct, &st);
 		if (err < 0) {
 			free(ct.t);
+			free(ct.seen);
 			if (in->json)
 				fputs("\n  ]", in->out);
 			cli_error("cannot decode stream %" PRIu32 " of '%s': %s", s->id,
@@ -457,6 +482,8 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 		t.losses += st.losses;
 		t.lost_bytes += st.lost_bytes;
 		t.lost_insns += st.lost_insns;
+		t.fast_chunks += st.fast_chunks;
+		t.libipt_chunks += st.libipt_chunks;
 		if (in->json) {
 			fprintf(in->out, "%s\n    {\"id\": %" PRIu32 ", \"%s\": %" PRId64
 				", \"instructions\": %" PRIu64 ", \"blocks\": %" PRIu64
@@ -481,13 +508,18 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 			print_cpu_threads(in, &ct, &st);
 	}
 	free(ct.t);
+	free(ct.seen);
 	if (in->json)
-		fprintf(in->out, "\n  ],\n  \"static_blocks\": %zu", lsd_nsblocks(d));
+		fprintf(in->out, "\n  ],\n  \"static_blocks\": %zu,\n  \"fast_chunks\": %"
+			PRIu64 ",\n  \"libipt_chunks\": %" PRIu64, ct.nseen,
+			t.fast_chunks, t.libipt_chunks);
 	else
 		fprintf(in->out, "  %-6s %-10s %14" PRIu64 " %12" PRIu64 " %7" PRIu64
-			" %12" PRIu64 " %12" PRIu64 "\n  static blocks: %zu\n", "total",
+			" %12" PRIu64 " %12" PRIu64 "\n  static blocks: %zu executed\n"
+			"  chunks: %" PRIu64 " by the fast path, %" PRIu64
+			" by libipt's block decoder\n", "total",
 			"", t.insns, t.blocks, t.losses, t.lost_bytes, t.lost_insns,
-			lsd_nsblocks(d));
+			ct.nseen, t.fast_chunks, t.libipt_chunks);
 	lsd_close(d);
 	return 0;
 }

@@ -14,60 +14,9 @@
 #include <string.h>
 
 #include "decoder/decode_int.h"
+#include "decoder/run.h"
 #include "ls_err.h"
 
-/* Blocks per call of the batch callback: big enough that the call is
- * amortized, small enough to stay in L1 beside libipt's data. */
-#define LSD_BATCH 256
-
-struct run {
-	struct lsd_decoder *d;
-	size_t stream;
-	const struct lsd_callbacks *cb;
-	void *arg;
-	struct lsd_stream_stats *st;
-	const struct lsd_sblock *pend;	/* executed, exit not yet known */
-	/* pend's end, instructions and last_kind, copied (set_pend()) so
-	 * that the hot path need not read the static block. */
-	uint64_t pend_end;
-	uint32_t pend_ninsn;
-	uint8_t pend_kind;
-	uint64_t stop_ip;		/* X of the chunk, 0 if none */
-	int tailing;			/* holding blocks after X */
-	struct lsd_block *tail;
-	size_t ntail, captail;
-	uint64_t chunk_off;		/* stream offset of the chunk */
-	int cbret;			/* non-zero return of a callback */
-	int (*blockfn)(void *arg, size_t stream, const struct lsd_block *b);
-	int (*batchfn)(void *arg, size_t stream, const struct lsd_block *b, size_t n);
-	struct lsd_block *batch;	/* LSD_BATCH blocks, with batchfn */
-	size_t nbatch;
-	uint64_t insns, blocks;		/* hot counters, into *st at the end */
-	/* libipt's last block, not yet split: the next one may continue it
-	 * (see on_block). */
-	int held;
-	uint64_t held_start, held_last;
-	uint32_t held_ninsn;
-	/* The thread the blocks belong to, as told to the thread callback
-	 * (told: it has been), and a per-CPU stream's switch events. */
-	uint32_t pid, tid;
-	int told;
-	const struct lsd_timeline *tl;
-	struct pt_block_decoder *dec;	/* of the chunk being decoded */
-	const uint8_t *buf;		/* its bytes */
-	size_t len;
-	/* Where the run is, so that it can stop at a thread switch and go on
-	 * later (lsd_decode_all(): per-CPU streams in time order). */
-	size_t first, last, c, nchunks;
-	struct lsd_chunkbuf *cbuf;	/* chunk c in slot cur, c + 1 in the other */
-	int cur, in_chunk, done;
-	int64_t clen, nlen;
-	int status;			/* libipt's, between pt_blk_* calls */
-	struct lsd_space *sp;		/* the space of the run's thread */
-	int pausable, paused;
-	uint64_t pause_tsc;		/* the PT time of the switch it stopped at */
-	const struct lsd_swent *swev;	/* the switch event of the thread's run */
-};
 
 static const char *const exit_names[LSD_EXIT_MAX] = {
 	"fall", "taken", "not-taken", "jump", "ijump", "call", "icall", "ret",
@@ -106,7 +55,7 @@ static int consumed_packet(int kind, int exit)
 	}
 }
 
-static void set_pend(struct run *r, const struct lsd_sblock *sb)
+static void set_pend(struct lsd_run *r, const struct lsd_sblock *sb)
 {
 	r->pend = sb;
 	if (sb) {
@@ -118,16 +67,37 @@ static void set_pend(struct run *r, const struct lsd_sblock *sb)
 
 /* Hands the batch to the batch callback.  Called before any other
  * callback that follows the batch's blocks in the stream. */
-static int batch_flush(struct run *r)
+static int batch_flush(struct lsd_run *r)
 {
-	if (r->nbatch && !r->cbret)
-		r->cbret = r->batchfn(r->arg, r->stream, r->batch, r->nbatch);
+	size_t k = 0;
+
+	if (r->skip) {
+		k = r->skip < r->nbatch ? (size_t)r->skip : r->nbatch;
+		r->skip -= k;
+	}
+	if (r->nbatch > k && !r->cbret)
+		r->cbret = r->batchfn(r->arg, r->stream, r->batch + k, r->nbatch - k);
 	r->nbatch = 0;
 	return r->cbret;
 }
 
+int lsd_run_batch_flush(struct lsd_run *r)
+{
+	return r->batchfn ? batch_flush(r) : r->cbret;
+}
+
+/* The block callback, unless the block is one to drop (r->skip). */
+static int call_block(struct lsd_run *r, const struct lsd_block *b)
+{
+	if (r->skip) {
+		r->skip--;
+		return 0;
+	}
+	return r->cbret = r->blockfn(r->arg, r->stream, b);
+}
+
 /* Appends n blocks to the batch, handing it over whenever it is full. */
-static int batch_put(struct run *r, const struct lsd_block *b, size_t n)
+static int batch_put(struct lsd_run *r, const struct lsd_block *b, size_t n)
 {
 	while (n) {
 		size_t k = LSD_BATCH - r->nbatch;
@@ -145,7 +115,7 @@ static int batch_put(struct run *r, const struct lsd_block *b, size_t n)
 	return 0;
 }
 
-static int deliver(struct run *r, const struct lsd_block *b)
+static int deliver(struct lsd_run *r, const struct lsd_block *b)
 {
 	if (r->cbret)
 		return r->cbret;
@@ -154,11 +124,30 @@ static int deliver(struct run *r, const struct lsd_block *b)
 	if (r->batchfn)
 		return batch_put(r, b, 1);
 	if (r->blockfn)
-		r->cbret = r->blockfn(r->arg, r->stream, b);
+		call_block(r, b);
 	return r->cbret;
 }
 
-static int flush_tail(struct run *r)
+int lsd_run_put(struct lsd_run *r, const struct lsd_block *b, size_t n)
+{
+	size_t i;
+
+	if (r->cbret)
+		return r->cbret;
+	if (r->batchfn && !r->nbatch && !r->skip) {
+		/* As they are: no copy into the batch. */
+		if (n)
+			r->cbret = r->batchfn(r->arg, r->stream, b, n);
+		return r->cbret;
+	}
+	if (r->batchfn)
+		return batch_put(r, b, n);
+	for (i = 0; i < n && r->blockfn && !r->cbret; i++)
+		call_block(r, &b[i]);
+	return r->cbret;
+}
+
+static int flush_tail(struct lsd_run *r)
 {
 	size_t i;
 	int err = 0;
@@ -170,7 +159,7 @@ static int flush_tail(struct run *r)
 	return err;
 }
 
-static int emit(struct run *r, const struct lsd_sblock *sb, int exit, uint64_t next)
+static int emit(struct lsd_run *r, const struct lsd_sblock *sb, int exit, uint64_t next)
 {
 	struct lsd_block b = { sb, (uint8_t)exit, next };
 
@@ -214,7 +203,7 @@ static inline int exit_by_kind(int kind, uint64_t end, uint64_t next)
 	return exit_of_kind[kind & 7];
 }
 
-static int push(struct run *r, const struct lsd_sblock *sb)
+static int push(struct lsd_run *r, const struct lsd_sblock *sb)
 {
 	int err = 0;
 
@@ -227,7 +216,7 @@ static int push(struct run *r, const struct lsd_sblock *sb)
 	return err;
 }
 
-static int end_pend(struct run *r, int exit, uint64_t next)
+static int end_pend(struct lsd_run *r, int exit, uint64_t next)
 {
 	int err = 0;
 
@@ -237,13 +226,13 @@ static int end_pend(struct run *r, int exit, uint64_t next)
 	return err;
 }
 
-static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error);
+static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error);
 
 /* Hands out the pending block, control having gone on to next, on the
  * hot path (deliver() without the tail).  The batch slot is written field
  * by field: a block built on the stack and copied in was read back before
  * its stores had landed, a store-forwarding stall on every block. */
-static inline int put_pend(struct run *r, uint64_t next)
+static inline int put_pend(struct lsd_run *r, uint64_t next)
 {
 	uint8_t exit = (uint8_t)exit_by_kind(r->pend_kind, r->pend_end, next);
 	int err;
@@ -262,14 +251,14 @@ static inline int put_pend(struct run *r, uint64_t next)
 	} else if (r->blockfn) {
 		struct lsd_block e = { r->pend, exit, next };
 
-		if ((err = r->blockfn(r->arg, r->stream, &e)) != 0)
-			return r->cbret = err;
+		if ((err = call_block(r, &e)) != 0)
+			return err;
 	}
 	return 0;
 }
 
 /* The last part of shape c, [.. last], becomes the pending block. */
-static inline void pend_shape(struct run *r, const struct lsd_dcent *c, uint64_t last)
+static inline void pend_shape(struct lsd_run *r, const struct lsd_dcent *c, uint64_t last)
 {
 	r->pend = lsd_sb(r->d, c->last_id);
 	r->pend_end = last + c->nextoff;
@@ -279,7 +268,7 @@ static inline void pend_shape(struct run *r, const struct lsd_dcent *c, uint64_t
 
 /* The parts after the first of a shape split in several, all falling
  * through: out of line, most shapes are one static block. */
-static __attribute__((noinline)) int push_rest(struct run *r,
+static __attribute__((noinline)) int push_rest(struct lsd_run *r,
 					       const struct lsd_dcent *c)
 {
 	const struct lsd_block *pre = r->d->pre + c->first;
@@ -294,8 +283,8 @@ static __attribute__((noinline)) int push_rest(struct run *r,
 		return batch_put(r, pre, n - 1);
 	if (r->blockfn) {
 		for (i = 0; i + 1 < n; i++)
-			if ((err = r->blockfn(r->arg, r->stream, &pre[i])) != 0)
-				return r->cbret = err;
+			if ((err = call_block(r, &pre[i])) != 0)
+				return err;
 	}
 	return 0;
 }
@@ -305,7 +294,7 @@ static __attribute__((noinline)) int push_rest(struct run *r,
  * the pending block's exit is known, and every part but the last falls
  * through into the next: those are handed out as built once per shape
  * (lsd_decoder.pre), and nothing reads the static blocks themselves. */
-static int push_shape(struct run *r, const struct lsd_dcent *c, uint64_t start,
+static int push_shape(struct lsd_run *r, const struct lsd_dcent *c, uint64_t start,
 		      uint64_t last)
 {
 	const struct lsd_block *pre = r->d->pre + c->first;
@@ -346,7 +335,7 @@ static const struct lsd_dcent *shape_of(struct lsd_decoder *d, uint64_t start,
 }
 
 /* Splits the held block and pushes its static blocks. */
-static int flush_held(struct run *r)
+static int flush_held(struct lsd_run *r)
 {
 	const struct lsd_dcent *c;
 	int err = 0;
@@ -364,7 +353,7 @@ static int flush_held(struct run *r)
  * are joined before the split, so static blocks start at heads only and do
  * not depend on where libipt cut.  One split lookup per libipt block.
  * Kept out of line: the hot path (on_block()) handles the common case. */
-static __attribute__((noinline)) int on_block_slow(struct run *r,
+static __attribute__((noinline)) int on_block_slow(struct lsd_run *r,
 						   const struct pt_block *b)
 {
 	if (r->held) {
@@ -400,7 +389,7 @@ static __attribute__((noinline)) int on_block_slow(struct run *r,
  * held back, the chunk's stop IP not in it: its static blocks go out at
  * once, reading only the one cache entry; all else goes to
  * on_block_slow(). */
-static inline int on_block(struct run *r, const struct pt_block *b)
+static inline int on_block(struct lsd_run *r, const struct pt_block *b)
 {
 	const struct lsd_dcent *c;
 	uint64_t start = r->held_start, last = r->held_last;
@@ -426,10 +415,10 @@ static inline int on_block(struct run *r, const struct pt_block *b)
 	return 0;
 }
 
-static int follow(struct run *r, uint64_t tsc, int running);
-static int tell_thread(struct run *r);
+static int follow(struct lsd_run *r, uint64_t tsc, int running);
+static int tell_thread(struct lsd_run *r);
 
-static int on_event(struct run *r, const struct pt_event *ev)
+static int on_event(struct lsd_run *r, const struct pt_event *ev)
 {
 	switch (ev->type) {
 	case ptev_disabled:
@@ -481,7 +470,7 @@ static int on_event(struct run *r, const struct pt_event *ev)
 }
 
 /* Tells the thread callback who runs, if it has not been told. */
-static int tell_thread(struct run *r)
+static int tell_thread(struct lsd_run *r)
 {
 	if (r->told)
 		return 0;
@@ -494,7 +483,7 @@ static int tell_thread(struct run *r)
 /* Hands out everything of the run so far: the held and the pending
  * block (tracing is off at an enable; only after a sync that found it on
  * does a block end unfinished here) and the batch. */
-static int flush_all(struct run *r)
+static int flush_all(struct lsd_run *r)
 {
 	int err;
 
@@ -511,7 +500,7 @@ static int flush_all(struct run *r)
  * says so at an enable or a sync, see switch.c): what the old one ran is
  * handed out first, then the image and static blocks become the new
  * thread's process's. */
-static int switch_thread(struct run *r, const struct lsd_swent *e)
+static int switch_thread(struct lsd_run *r, const struct lsd_swent *e)
 {
 	struct lsd_decoder *d = r->d;
 	int err;
@@ -534,7 +523,7 @@ static int switch_thread(struct run *r, const struct lsd_swent *e)
  * next one, even of the same thread, which may have run on another CPU
  * meanwhile; a new thread is told when the run goes on.  Elsewhere only a
  * new thread matters. */
-static int follow(struct run *r, uint64_t tsc, int running)
+static int follow(struct lsd_run *r, uint64_t tsc, int running)
 {
 	const struct lsd_swent *e = lsd_switch_at(r->tl, tsc, running);
 	int err;
@@ -565,7 +554,7 @@ static int follow(struct run *r, uint64_t tsc, int running)
  * hidden switches.  Elsewhere the thread can only have changed at an
  * enable, and the time rule is less sure in the middle of a run (see
  * switch.c). */
-static int follow_sync(struct run *r, int status, int cold)
+static int follow_sync(struct lsd_run *r, int status, int cold)
 {
 	uint64_t off, ip, tsc;
 	int err = 0;
@@ -578,7 +567,7 @@ static int follow_sync(struct run *r, int status, int cold)
 	return err || r->paused ? err : tell_thread(r);
 }
 
-static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error)
+static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error)
 {
 	struct lsd_loss l;
 	int err;
@@ -608,7 +597,7 @@ static int report_loss(struct run *r, uint64_t at, uint64_t resync, int error)
 /* Starts decoding chunk r->c, whose clen bytes are in r->cbuf slot
  * r->cur: a decoder, synced at the first PSB.  Returns 0 or a fatal error
  * (ENOMEM, or a callback's non-zero return); may pause (r->paused). */
-static int chunk_start(struct run *r)
+static int chunk_start(struct lsd_run *r)
 {
 	struct pt_config cfg = r->d->base;
 	uint64_t sync = 0;
@@ -636,10 +625,38 @@ static int chunk_start(struct run *r)
 	return err;
 }
 
+/* Starts decoding chunk r->c: with the fast path where it may go (it
+ * then decodes the whole chunk, leaving no libipt decoder), else, or
+ * where it gives up, with libipt's block decoder from the chunk's start.
+ * Returns as chunk_start(). */
+static int chunk_begin(struct lsd_run *r)
+{
+	if (r->fast && !r->pend && !r->held && !r->tailing && !r->ntail) {
+		struct lsd_stream_stats st = *r->st;
+		uint64_t insns = r->insns, blocks = r->blocks;
+		int err;
+
+		r->buf = r->cbuf->p[r->cur];
+		r->len = (size_t)r->clen;
+		err = lsd_fast_chunk(r);
+		if (err != LSD_FAST_BAIL) {
+			r->st->fast_chunks++;
+			return err;
+		}
+		/* libipt decodes the chunk again; what the fast path
+		 * counted is counted again. */
+		*r->st = st;
+		r->insns = insns;
+		r->blocks = blocks;
+	}
+	r->st->libipt_chunks++;
+	return chunk_start(r);
+}
+
 /* Decodes the started chunk until its end, or until the run pauses at a
  * thread switch (the decoder kept in r).  Returns 0 or a fatal error;
  * decode errors become losses. */
-static __attribute__((noinline)) int chunk_go(struct run *r)
+static __attribute__((noinline)) int chunk_go(struct lsd_run *r)
 {
 	struct pt_block_decoder *dec = r->dec;
 	int st = r->status, err = 0;
@@ -726,7 +743,7 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 }
 
 /* The end of chunk c: what it holds back for the next chunk, or not. */
-static int chunk_end(struct run *r)
+static int chunk_end(struct lsd_run *r)
 {
 	int err = flush_held(r);
 
@@ -754,7 +771,7 @@ static int chunk_end(struct run *r)
 
 /* Decodes chunks [first, last] of the run's stream, from where it
  * stopped: until they end (r->done) or it pauses at a thread switch. */
-static int run_go(struct run *r)
+static int run_go(struct lsd_run *r)
 {
 	struct lsd_decoder *d = r->d;
 	size_t s = r->stream;
@@ -788,7 +805,7 @@ static int run_go(struct run *r)
 				err = report_loss(r, 0, ch->raw_size, -pte_internal);
 			} else {
 				r->st->pt_bytes += (uint64_t)r->clen;
-				err = chunk_start(r);
+				err = chunk_begin(r);
 			}
 		}
 		if (!err && r->dec)
@@ -796,6 +813,7 @@ static int run_go(struct run *r)
 		if (err || r->paused)
 			break;
 		err = chunk_end(r);
+		r->skip = 0;
 		r->in_chunk = 0;
 		r->cur = !r->cur;
 		r->clen = r->nlen;
@@ -810,7 +828,7 @@ static int run_go(struct run *r)
 
 /* Sets up run r over chunks [first, last] of stream i and begins it.
  * Returns 0 or an error (-LS_ENOMEM, a callback's return). */
-static int run_begin(struct run *r, struct lsd_decoder *d, size_t i,
+static int run_begin(struct lsd_run *r, struct lsd_decoder *d, size_t i,
 		     size_t first, size_t last, const struct lsd_callbacks *cb,
 		     void *arg, struct lsd_stream_stats *st, struct lsd_chunkbuf *cbuf)
 {
@@ -831,6 +849,9 @@ static int run_begin(struct run *r, struct lsd_decoder *d, size_t i,
 	r->pid = d->stream_tid[i].pid;
 	r->tid = d->stream_tid[i].tid;
 	r->tl = d->tl && d->tl[i].n ? &d->tl[i] : NULL;
+	/* Per-CPU streams follow thread switches at enables and syncs:
+	 * libipt's block decoder does that. */
+	r->fast = !d->o.reference && !r->tl;
 	if (r->batchfn && !(r->batch = malloc(LSD_BATCH * sizeof(*r->batch))))
 		return -LS_ENOMEM;
 	if (cb && cb->stream_begin &&
@@ -843,7 +864,7 @@ static int run_begin(struct run *r, struct lsd_decoder *d, size_t i,
 
 /* Ends run r (err: how it went so far): the last batch, the stream_end
  * callback.  Returns err or the first error of these. */
-static int run_end(struct run *r, int err)
+static int run_end(struct lsd_run *r, int err)
 {
 	r->done = 1;
 	if (!err && r->batchfn)
@@ -857,6 +878,7 @@ static int run_end(struct run *r, int err)
 	r->dec = NULL;
 	free(r->tail);
 	free(r->batch);
+	lsd_fast_release(r);
 	r->tail = NULL;
 	r->batch = NULL;
 	if (!err && r->cb && r->cb->stream_end)
@@ -869,7 +891,7 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 		      struct lsd_stream_stats *st)
 {
 	struct lsd_stream_stats local;
-	struct run r;
+	struct lsd_run r;
 	int err;
 
 	if (!d || i >= lsb_reader_nstreams(d->r))
@@ -895,7 +917,7 @@ int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
 }
 
 /* Goes on with paused run r: its thread first. */
-static int run_resume(struct run *r)
+static int run_resume(struct lsd_run *r)
 {
 	int err;
 
@@ -911,7 +933,7 @@ int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 {
 	size_t n, i, k, nrun = 0;
 	struct lsd_stream_stats *local = NULL;
-	struct run *runs = NULL;
+	struct lsd_run *runs = NULL;
 	struct lsd_chunkbuf *bufs = NULL;
 	int err = 0;
 
@@ -950,7 +972,7 @@ int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		k++;
 	}
 	while (!err) {
-		struct run *next = NULL;
+		struct lsd_run *next = NULL;
 
 		for (k = 0; k < nrun; k++)
 			if (runs[k].paused && (!next || runs[k].pause_tsc < next->pause_tsc))

@@ -91,6 +91,9 @@ struct lsd_stream_stats {
 	uint64_t syscalls, async, enables;
 	uint64_t pt_bytes;
 	uint64_t switches;	/* thread changes on a per-CPU stream */
+	/* Chunks the fast path decoded, and those it left to libipt's
+	 * block decoder (all of them with lsd_opts.reference). */
+	uint64_t fast_chunks, libipt_chunks;
 };
 
 struct lsd_callbacks {
@@ -122,6 +125,10 @@ struct lsd_opts {
 	size_t size;		/* sizeof(struct lsd_opts) */
 	int iclasses;		/* classify instructions of static blocks */
 	const char *debug_dir;	/* where to look for referenced modules */
+	/* Decode every chunk with libipt's block decoder, never with the
+	 * fast path; also set by LOOPSCOPE_REFERENCE=1 in the environment.
+	 * Both give the same blocks: this is for tests and comparisons. */
+	int reference;
 };
 
 struct lsd_decoder;

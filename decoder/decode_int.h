@@ -79,6 +79,20 @@ struct lsd_dcent {
 #define LSD_DCACHE_MIN 1024
 #define LSD_DCACHE_MAX 16384
 
+/* The fast path's view of a static block (fast.c), by static block id:
+ * what stepping over it needs, in one place. */
+struct lsd_fblk {
+	const struct lsd_sblock *sb;
+	uint64_t end;		/* address after the last instruction */
+	uint64_t target;	/* a direct branch's target */
+	uint32_t fall, taken;	/* id + 1 of the block at end, at target;
+				 * 0 until first needed */
+	uint32_t ninsn;
+	uint8_t kind;		/* enum lsd_kind */
+	uint8_t push;		/* a call whose return libipt remembers */
+	uint8_t known;		/* filled */
+};
+
 /* One process: its image, its heads, the index of its static blocks and
  * the split cache.  Each process has its own static blocks, since the
  * same address may hold other code in another process. */
@@ -93,6 +107,11 @@ struct lsd_space {
 	 * NULL until the first split. */
 	struct lsd_dcent *dcache;
 	size_t dmask;
+	/* The fast path's index of whole static blocks by head address
+	 * (a block libipt cut short shares its start, not its id). */
+	uint64_t *fkey;
+	uint32_t *fid;
+	size_t fn, fcap;
 };
 
 /* The direct branch targets of one swept range of a module's file, as
@@ -164,6 +183,8 @@ struct lsd_decoder {
 	struct lsd_hmod *hmods;		/* per bundle module */
 	size_t nhmods;
 	struct lsd_chunkbuf cbuf;	/* for one stream at a time */
+	struct lsd_fblk *fb;		/* by static block id (fast.c) */
+	size_t capfb;
 };
 
 static inline struct lsd_sblock *lsd_sb(const struct lsd_decoder *d, size_t id)
@@ -246,6 +267,18 @@ const struct lsd_swent *lsd_switch_at(const struct lsd_timeline *tl,
 /* The index in d->spaces of process pid's space: the empty one (no image)
  * for a process the bundle has no mappings of. */
 size_t lsd_space_of(const struct lsd_decoder *d, uint32_t pid);
+
+/* The whole static block that starts at head `start` in d->sp, walked
+ * with capstone as a libipt block would run through it (to the first
+ * branch, or just before the next head); created where new.  *id gets
+ * its id, *target a direct branch's target.  Returns 0, -LS_EDECODE (code
+ * unmapped or undecodable) or -LS_ENOMEM. */
+int lsd_sblock_walk(struct lsd_decoder *d, uint64_t start, uint32_t *id,
+		    uint64_t *target);
+/* The kind and direct target of the instruction at ip in d->sp.  Returns
+ * its size, or -LS_EDECODE. */
+int lsd_insn_branch(struct lsd_decoder *d, uint64_t ip, enum lsd_kind *kind,
+		    uint64_t *target);
 
 /* Releases what lsd_split() built in sp (not the image). */
 void lsd_space_release(struct lsd_space *sp);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "decoder/decode_int.h"
+#include "decoder/run.h"
 #include "ls_err.h"
 
 /* Decoder settings the bundle records for hardware traces. */
@@ -181,6 +182,17 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	}
 	config_from_meta(d);
 	{
+		const char *ref = getenv("LOOPSCOPE_REFERENCE");
+		static const struct pt_errata none;
+
+		if (ref && *ref && strcmp(ref, "0"))
+			d->o.reference = 1;
+		/* libipt works around CPU errata the fast path does not
+		 * model: such a recording is decoded by libipt alone. */
+		if (memcmp(&d->base.errata, &none, sizeof(none)))
+			d->o.reference = 1;
+	}
+	{
 		char msg[512] = "";
 
 		err = lsd_image_build_all(&d->imgs, &d->nimgs, r, LSB_RUN_TRACE,
@@ -258,6 +270,7 @@ void lsd_close(struct lsd_decoder *d)
 	if (!d)
 		return;
 	lsd_sbtab_release(d);
+	lsd_fast_free(d);
 	lsd_heads_release(d);
 	for (i = 0; d->spaces && i <= d->nimgs; i++)
 		lsd_space_release(&d->spaces[i]);

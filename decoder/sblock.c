@@ -511,8 +511,118 @@ void lsd_space_release(struct lsd_space *sp)
 	free(sp->idx);
 	free(sp->dyn);
 	free(sp->dcache);
+	free(sp->fkey);
+	free(sp->fid);
+	sp->fkey = NULL;
+	sp->fid = NULL;
+	sp->fn = sp->fcap = 0;
 	sp->idx = NULL;
 	sp->dyn = NULL;
 	sp->dcache = NULL;
 	sp->nidx = sp->idxcap = sp->ndyn = sp->dyncap = sp->dmask = 0;
+}
+
+/* A direct branch's target: capstone's immediate operand. */
+static uint64_t insn_target(const cs_insn *in, enum lsd_kind kind)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if ((kind != LSD_K_JMP && kind != LSD_K_CALL && kind != LSD_K_COND) ||
+	    !x->op_count || x->operands[0].type != X86_OP_IMM)
+		return 0;
+	return (uint64_t)x->operands[0].imm;
+}
+
+int lsd_insn_branch(struct lsd_decoder *d, uint64_t ip, enum lsd_kind *kind,
+		    uint64_t *target)
+{
+	uint8_t code[16];
+	const uint8_t *p = code;
+	size_t len;
+	uint64_t a = ip;
+	cs_insn *in = cs_malloc(d->cs);
+	int n = lsd_image_read(d->sp->img, code, sizeof(code), ip), err;
+
+	if (!in)
+		return -LS_ENOMEM;
+	len = n > 0 ? (size_t)n : 0;
+	if (!len || !cs_disasm_iter(d->cs, &p, &len, &a, in)) {
+		err = -LS_EDECODE;
+	} else {
+		*kind = insn_kind(d->cs, in);
+		*target = insn_target(in, *kind);
+		err = (int)(a - ip);
+	}
+	cs_free(in, 1);
+	return err;
+}
+
+/* Walks [start ..] into *last, *end, *ninsn, *kind, *target with the code
+ * in code[0 .. n).  Returns 0, 1: the code ran out before the block
+ * ended (more may be mapped), or -LS_EDECODE. */
+static int walk(struct lsd_decoder *d, cs_insn *in, const uint8_t *code,
+		size_t n, uint64_t start, uint64_t *last, uint64_t *end,
+		uint32_t *ninsn, enum lsd_kind *kind, uint64_t *target)
+{
+	const uint8_t *p = code;
+	size_t len = n;
+	uint64_t a = start;
+
+	for (*ninsn = 0;; ) {
+		uint64_t here = a;
+
+		if (!cs_disasm_iter(d->cs, &p, &len, &a, in))
+			return len < 16 ? 1 : -LS_EDECODE;
+		++*ninsn;
+		*kind = insn_kind(d->cs, in);
+		if (*kind != LSD_K_OTHER || lsd_addrset_has(&d->sp->heads, a)) {
+			*last = here;
+			*end = a;
+			*target = insn_target(in, *kind);
+			return 0;
+		}
+	}
+}
+
+int lsd_sblock_walk(struct lsd_decoder *d, uint64_t start, uint32_t *id,
+		    uint64_t *target)
+{
+	size_t cap = 4096;
+	uint8_t *code = NULL;
+	cs_insn *in = cs_malloc(d->cs);
+	uint64_t last = 0, end = 0;
+	uint32_t ninsn = 0;
+	enum lsd_kind kind = LSD_K_OTHER;
+	int err = in ? 1 : -LS_ENOMEM;
+
+	/* Bounded as split_new() bounds a block. */
+	while (err == 1 && cap <= (64u << 20)) {
+		int n;
+		void *p = realloc(code, cap);
+
+		if (!p) {
+			err = -LS_ENOMEM;
+			break;
+		}
+		code = p;
+		n = lsd_image_read(d->sp->img, code, cap, start);
+		if (n <= 0) {
+			err = -LS_EDECODE;
+			break;
+		}
+		err = walk(d, in, code, (size_t)n, start, &last, &end, &ninsn,
+			   &kind, target);
+		if (err == 1 && (size_t)n < cap)
+			err = -LS_EDECODE;	/* the mapping ends */
+		cap *= 2;
+	}
+	if (err == 1)
+		err = -LS_EDECODE;
+	if (!err)
+		err = sblock_get(d, start, last, end, ninsn, kind, code,
+				 (size_t)(end - start), id);
+	if (in)
+		cs_free(in, 1);
+	free(code);
+	return err;
 }

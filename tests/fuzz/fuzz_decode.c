@@ -11,10 +11,14 @@
  * (lsd_decode_chunk), then fed once more to the loop detector and the
  * executed CFG together (lsa_loops_analyze_with): the profile must read
  * back (lsp_check) and the structural loops be found, else abort().
+ * Decoded once more by the fast path and once by libipt's block decoder
+ * alone (lsd_opts.reference), every callback, in order, and every
+ * stream's counts must be the same, else abort().
  * A template whose first stream is per CPU (t0301 makes one with
  * lsb_percpu) makes the input a per-CPU stream, with the template's switch
  * sideband and time.* conversion: the decoder then follows the switches
  * and the analyses see the threads side by side (lsd_decode_all).
+ * ($LSD_FUZZ_KEEP names a file to keep such an input's bundle in.)
  * Without $LSD_FUZZ_BUNDLE the input decodes against
  * an empty image.  Build with clang -fsanitize=fuzzer,address for
  * libFuzzer, or link with replay.c (as `make check` does).
@@ -183,6 +187,97 @@ static int on_loss(void *arg, size_t stream, const struct lsd_loss *l)
 	return 0;
 }
 
+/* A digest of every callback in order: the fast path and libipt's
+ * block decoder must make the same calls. */
+struct digest {
+	uint64_t h, n;
+};
+
+static void mix(struct digest *g, uint64_t v)
+{
+	g->h = (g->h ^ v) * 0x100000001b3ull;
+	g->n++;
+}
+
+static int dg_block(void *arg, size_t stream, const struct lsd_block *b)
+{
+	struct digest *g = arg;
+
+	mix(g, stream);
+	mix(g, b->sb->start);
+	mix(g, b->sb->last);
+	mix(g, b->sb->ninsn);
+	mix(g, b->exit);
+	mix(g, b->next);
+	return 0;
+}
+
+static int dg_loss(void *arg, size_t stream, const struct lsd_loss *l)
+{
+	struct digest *g = arg;
+
+	mix(g, stream ^ 0x1000);
+	mix(g, l->offset);
+	mix(g, l->bytes);
+	mix(g, l->insns);
+	mix(g, (uint64_t)(int64_t)l->error);
+	return 0;
+}
+
+static int dg_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
+{
+	struct digest *g = arg;
+
+	mix(g, stream ^ 0x2000);
+	mix(g, pid);
+	mix(g, tid);
+	return 0;
+}
+
+static void dg_stats(struct digest *g, const struct lsd_stream_stats *st)
+{
+	mix(g, st->insns);
+	mix(g, st->blocks);
+	mix(g, st->losses);
+	mix(g, st->lost_bytes);
+	mix(g, st->lost_insns);
+	mix(g, st->syscalls);
+	mix(g, st->async);
+	mix(g, st->enables);
+	mix(g, st->switches);
+}
+
+/* The decode of bundle r, whole and chunk by chunk, as a digest, by the
+ * fast path or (reference) by libipt alone. */
+static struct digest digest_of(struct lsb_reader *r, int reference)
+{
+	struct lsd_opts o = { .size = sizeof(o), .reference = reference };
+	struct lsd_callbacks cb = { .block = dg_block, .loss = dg_loss,
+				    .thread = dg_thread };
+	struct digest g = { 0xcbf29ce484222325ull, 0 };
+	struct lsd_stream_stats st[8];
+	struct lsd_decoder *d;
+	size_t i, k, n = lsb_reader_nstreams(r);
+
+	if (lsd_open(&d, r, &o) < 0)
+		return g;
+	if (n <= 8) {
+		memset(st, 0, sizeof(st));
+		mix(&g, (uint64_t)(int64_t)lsd_decode_all(d, &cb, &g, st));
+		for (i = 0; i < n; i++)
+			dg_stats(&g, &st[i]);
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < lsb_reader_nchunks(r, i); k++) {
+			memset(st, 0, sizeof(st[0]));
+			mix(&g, (uint64_t)(int64_t)lsd_decode_chunk(d, i, k, &cb, &g, st));
+			dg_stats(&g, st);
+		}
+	}
+	lsd_close(d);
+	return g;
+}
+
 /* The loop detector and the CFG over whatever the decoder makes of the
  * input: errors are fine (out of memory), broken invariants are not. */
 static void analyses(struct lsd_decoder *d, struct lsb_reader *r)
@@ -246,6 +341,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sink += lsd_sblock(d, i)->ninsn;
 		analyses(d, r);
 		lsd_close(d);
+	}
+	{
+		struct digest fast = digest_of(r, 0), ref = digest_of(r, 1);
+
+		if (fast.h != ref.h || fast.n != ref.n) {
+			const char *keep = getenv("LSD_FUZZ_KEEP");
+
+			/* For a look with loopscope dump, with and without
+			 * LOOPSCOPE_REFERENCE=1. */
+			if (keep)
+				write_bundle(keep, data, size);
+			fprintf(stderr, "fuzz_decode: the fast path's decode differs from "
+				"libipt's (%llu calls against %llu)\n",
+				(unsigned long long)fast.n, (unsigned long long)ref.n);
+			abort();
+		}
 	}
 	lsb_reader_close(r);
 	unlink(path);

@@ -102,6 +102,9 @@ static double ours(struct lsb_reader *r, const struct lsd_opts *o,
 		   const struct lsd_callbacks *cb, double *topen, uint64_t *insns,
 		   uint64_t *blocks, size_t *nsb);
 
+/* Chunks decoded by the fast path and by libipt, over every decode. */
+static uint64_t fast_chunks, libipt_chunks;
+
 static int nop_block(void *arg, size_t stream, const struct lsd_block *b)
 {
 	(void)arg;
@@ -120,7 +123,8 @@ int main(int argc, char **argv)
 	double img_s = 1e99, v_img[MAX_REPEAT];
 	double open_cold = 0;
 	double v_ipt[MAX_REPEAT], v_pass2[MAX_REPEAT], v_total[MAX_REPEAT];
-	double v_batch[MAX_REPEAT];
+	double v_batch[MAX_REPEAT], v_ref[MAX_REPEAT], ref = 1e99;
+	struct lsd_opts oref = { .size = sizeof(oref), .reference = 1 };
 	uint64_t bytes = 0, insns = 0, blocks = 0, ipt_insns = 0, ipt_blocks = 0;
 	uint64_t binsns, bblocks;
 	size_t s, nsb = 0;
@@ -197,6 +201,20 @@ int main(int argc, char **argv)
 		v_batch[rep] = t;
 		if (t < batch)
 			batch = t;
+		/* The reference path: libipt's block decoder on every chunk. */
+		topen = 0;
+		fast_chunks = libipt_chunks = 0;
+		t = ours(r, &oref, &bcb, &topen, &binsns, &bblocks, &nsb);
+		if (t < 0)
+			return 2;
+		if (binsns != insns || bblocks != blocks)
+			fprintf(stderr, "ptbench: the reference path saw %" PRIu64 " instructions, "
+				"the fast path %" PRIu64 "\n", binsns, insns);
+		v_ref[rep] = t;
+		if (t < ref)
+			ref = t;
+		fast_chunks = libipt_chunks = 0;
+		(void)ours(r, &o, &bcb, &topen, &binsns, &bblocks, &nsb);
 	}
 	if (ipt_insns != insns)
 		fprintf(stderr, "ptbench: libipt decoded %" PRIu64 " instructions, "
@@ -215,8 +233,11 @@ int main(int argc, char **argv)
 	printf(" ratio_pass2_med %.2f ratio_total_med %.2f",
 	       median(v_pass2, repeat) / t,
 	       median(v_total, repeat) / (t + median(v_img, repeat)));
-	printf(" batch_s %.4f ratio_batch %.2f ratio_batch_med %.2f open_cold_s %.4f\n",
+	printf(" batch_s %.4f ratio_batch %.2f ratio_batch_med %.2f open_cold_s %.4f",
 	       batch, batch / ipt, median(v_batch, repeat) / t, open_cold);
+	printf(" ref_s %.4f ratio_ref %.2f ratio_ref_med %.2f fast_chunks %" PRIu64
+	       " libipt_chunks %" PRIu64 "\n", ref, ref / ipt,
+	       median(v_ref, repeat) / t, fast_chunks, libipt_chunks);
 	lsb_reader_close(r);
 	return 0;
 }
@@ -250,6 +271,8 @@ static double ours(struct lsb_reader *r, const struct lsd_opts *o,
 		}
 		*insns += st.insns;
 		*blocks += st.blocks;
+		fast_chunks += st.fast_chunks;
+		libipt_chunks += st.libipt_chunks;
 	}
 	t = now() - t;
 	*nsb = lsd_nsblocks(d);

@@ -1,0 +1,913 @@
+/* fast.c - the fast path: a chunk's packets walked straight over the
+ * static blocks, without libipt.
+ *
+ * libipt's block decoder decodes every instruction of every block it
+ * hands out (cached, but still per block and per query).  Here each
+ * static block is looked at once: its kind, its instruction count, its
+ * fall-through and direct successors are kept by id (struct lsd_fblk),
+ * and decoding a chunk is a loop over the blocks driven by TNT bits and
+ * TIP targets, with libipt's return-compression stack.
+ *
+ * The fast path models the packets of ordinary user-space traces: TNT,
+ * TIP, TIP.PGE, TIP.PGD at a far transfer (a system call), FUP + TIP.PGD
+ * or FUP + TIP (an asynchronous exit), PSB+ with its FUP binding where
+ * libipt binds it, MODE.Exec for 64-bit code, and the timing packets.
+ * Events are read ahead as libipt's query decoder reads them and bound
+ * at the same IPs.  Anything else - an overflow, another execution
+ * mode, a packet that does not fit the code, an unmapped address, a
+ * return with an empty stack - and the chunk goes to libipt from its
+ * start (decode.c), dropping the blocks already handed out: every chunk
+ * starts at a PSB with libipt's state new, so the result is libipt's
+ * block for block.  The blocks after the chunk's last packet go through
+ * decode.c's general path (the chunk's stop IP and held tail).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/run.h"
+#include "ls_err.h"
+
+/* Blocks entered but not handed out: those since the last packet that
+ * decided a branch are not final until the next one (an event may end
+ * the block before them). */
+#define FAST_OUT 16384
+/* libipt's return-compression stack holds this many returns. */
+#define FAST_RSTACK 64
+/* TIP targets remembered by address (direct-mapped). */
+#define FAST_TIPC 1024
+
+struct lsd_fast {
+	struct lsd_block out[FAST_OUT];
+	uint64_t tipc_ip[FAST_TIPC];
+	uint32_t tipc_id[FAST_TIPC];
+	const struct lsd_space *tipc_sp;
+};
+
+/* What was read ahead of the decoding: an event bound to an IP. */
+enum fev {
+	FEV_NONE = 0,
+	FEV_STATUS,		/* PSB+ FUP: only checked */
+	FEV_ASYNC_PGD,		/* FUP + TIP.PGD */
+	FEV_ASYNC_TIP,		/* FUP + TIP */
+};
+
+/* Packet kinds the walk tells apart. */
+enum fpkt {
+	FP_EOS = 0, FP_SKIP, FP_TNT, FP_TIP, FP_PGE, FP_PGD, FP_FUP, FP_PSB,
+	FP_PSBEND, FP_MODE, FP_OTHER,
+};
+
+struct fctx {
+	struct lsd_run *r;
+	struct lsd_decoder *d;
+	struct lsd_space *sp;
+	struct lsd_fast *f;
+	const uint8_t *buf;
+	size_t len, pos;
+	uint64_t last_ip;	/* IP compression's last IP */
+	int have_ip;		/* a full IP since the last PSB */
+	uint64_t tnt;		/* pending TNT bits, the next one highest */
+	unsigned ntnt;
+	uint64_t rs[FAST_RSTACK];
+	unsigned rtop, rn;
+	int enabled;
+	enum fev ev;
+	uint64_t ev_ip, ev_to;
+	size_t n, ncommit;	/* blocks in out; the final ones */
+	uint64_t insns, blocks;	/* of the blocks in out, handed out or not */
+	uint64_t delivered;	/* blocks handed out */
+};
+
+/* One packet at c->pos: its kind, size, IP payload.  Never reads past
+ * the buffer; anything malformed is FP_OTHER. */
+struct fp {
+	enum fpkt k;
+	size_t size;
+	uint64_t ip;		/* IP packets: the decompressed IP */
+	int suppressed;
+	uint64_t bits;		/* TNT: the bits, next highest; MODE: payload */
+	unsigned nbits;
+};
+
+static int ip_packet(struct fctx *c, const uint8_t *p, size_t left, struct fp *k)
+{
+	static const uint8_t ipsize[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+	unsigned ipc = p[0] >> 5;
+	uint64_t v = 0;
+	size_t i, n = ipsize[ipc];
+
+	if (ipc == 5 || ipc == 7 || left < 1 + n)
+		return 0;
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[1 + i] << (8 * i);
+	k->size = 1 + n;
+	k->suppressed = ipc == 0;
+	switch (ipc) {
+	case 0:
+		k->ip = c->last_ip;
+		return 1;
+	case 1:
+		v = (c->last_ip & ~0xffffull) | v;
+		break;
+	case 2:
+		v = (c->last_ip & ~0xffffffffull) | v;
+		break;
+	case 3:
+		v = (v & (1ull << 47)) ? v | 0xffff000000000000ull : v;
+		c->have_ip = 1;
+		break;
+	case 4:
+		v = (c->last_ip & ~0xffffffffffffull) | v;
+		break;
+	default:
+		c->have_ip = 1;
+		break;
+	}
+	/* A partial IP with nothing to complete it: libipt's rules for
+	 * that are left to libipt. */
+	if (!c->have_ip)
+		return 0;
+	c->last_ip = v;
+	k->ip = v;
+	return 1;
+}
+
+static void peek_packet(struct fctx *c, struct fp *k)
+{
+	const uint8_t *p = c->buf + c->pos;
+	size_t left = c->len - c->pos;
+	uint8_t b;
+
+	k->k = FP_OTHER;
+	k->size = 1;
+	if (!left) {
+		k->k = FP_EOS;
+		return;
+	}
+	b = p[0];
+	if (b == 0x00) {			/* PAD */
+		k->k = FP_SKIP;
+		return;
+	}
+	if (!(b & 1) && b != 0x02) {		/* TNT-8 */
+		unsigned top = 31 - (unsigned)__builtin_clz(b);
+
+		k->k = FP_TNT;
+		k->nbits = top - 1;
+		k->bits = k->nbits ? ((uint64_t)(b >> 1) << (64 - k->nbits)) : 0;
+		if (!k->nbits)
+			k->k = FP_OTHER;
+		return;
+	}
+	if ((b & 3) == 3) {			/* CYC */
+		size_t i = 1;
+
+		if (b & 4) {
+			while (i < left && (p[i] & 1))
+				i++;
+			if (i >= left)
+				return;
+			i++;
+		}
+		k->k = FP_SKIP;
+		k->size = i;
+		return;
+	}
+	switch (b & 0x1f) {
+	case 0x0d: case 0x11: case 0x01: case 0x1d:
+		if (!ip_packet(c, p, left, k))
+			return;
+		k->k = (b & 0x1f) == 0x0d ? FP_TIP : (b & 0x1f) == 0x11 ? FP_PGE :
+		       (b & 0x1f) == 0x01 ? FP_PGD : FP_FUP;
+		return;
+	default:
+		break;
+	}
+	switch (b) {
+	case 0x19:				/* TSC */
+		if (left >= 8)
+			k->k = FP_SKIP, k->size = 8;
+		return;
+	case 0x59:				/* MTC */
+		if (left >= 2)
+			k->k = FP_SKIP, k->size = 2;
+		return;
+	case 0x99:				/* MODE */
+		if (left >= 2) {
+			k->k = FP_MODE;
+			k->size = 2;
+			k->bits = p[1];
+		}
+		return;
+	case 0x02:
+		break;
+	default:
+		return;
+	}
+	if (left < 2)
+		return;
+	switch (p[1]) {
+	case 0x82: {				/* PSB */
+		static const uint8_t psb[16] = {
+			2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+			2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+		};
+
+		if (left >= 16 && !memcmp(p, psb, 16))
+			k->k = FP_PSB, k->size = 16;
+		return;
+	}
+	case 0x23:
+		k->k = FP_PSBEND;
+		k->size = 2;
+		return;
+	case 0xa3: {				/* TNT-64 */
+		uint64_t v = 0;
+		unsigned i;
+
+		if (left < 8)
+			return;
+		for (i = 0; i < 6; i++)
+			v |= (uint64_t)p[2 + i] << (8 * i);
+		if (!v)
+			return;
+		k->k = FP_TNT;
+		k->size = 8;
+		k->nbits = 63 - (unsigned)__builtin_clzll(v);
+		k->bits = k->nbits ? v << (64 - k->nbits) : 0;
+		if (!k->nbits)
+			k->k = FP_OTHER;
+		return;
+	}
+	case 0x03:				/* CBR */
+		if (left >= 4)
+			k->k = FP_SKIP, k->size = 4;
+		return;
+	case 0x73:				/* TMA */
+		if (left >= 7)
+			k->k = FP_SKIP, k->size = 7;
+		return;
+	default:
+		return;
+	}
+}
+
+/* The TNT bits of packet k become the pending ones. */
+static void tnt_load(struct fctx *c, const struct fp *k)
+{
+	c->tnt = k->bits;
+	c->ntnt = k->nbits;
+}
+
+static int tnt_take(struct fctx *c)
+{
+	int bit = (int)(c->tnt >> 63);
+
+	c->tnt <<= 1;
+	c->ntnt--;
+	return bit;
+}
+
+/* Execution mode 64-bit (CS.L set, CS.D clear), or a TSX mode outside a
+ * transaction: nothing the blocks depend on.  Returns 0 for anything
+ * else. */
+static int mode_ok(const struct fp *k)
+{
+	switch (k->bits >> 5) {
+	case 0:
+		return (k->bits & 3) == 1;
+	case 1:
+		return !(k->bits & 3);
+	default:
+		return 0;
+	}
+}
+
+/* PSB+ at c->pos: the PSB, then up to PSBEND.  *fup gets the FUP's IP
+ * (0: none, tracing off there).  Returns 1, or 0 for anything the fast
+ * path leaves to libipt. */
+static int psb_plus(struct fctx *c, uint64_t *fup, int *mode)
+{
+	struct fp k;
+
+	c->pos += 16;
+	c->last_ip = 0;
+	c->have_ip = 0;
+	*fup = 0;
+	*mode = 0;
+	for (;;) {
+		peek_packet(c, &k);
+		switch (k.k) {
+		case FP_SKIP:
+			break;
+		case FP_MODE:
+			if (!mode_ok(&k))
+				return 0;
+			*mode |= (k.bits >> 5) == 0;
+			break;
+		case FP_FUP:
+			if (k.suppressed || *fup)
+				return 0;
+			*fup = k.ip;
+			break;
+		case FP_PSBEND:
+			c->pos += k.size;
+			return 1;
+		default:
+			return 0;
+		}
+		c->pos += k.size;
+	}
+}
+
+/* Reads ahead as libipt's query decoder does once its TNT bits are used
+ * up: the timing packets, and an event (PSB+, FUP + TIP.PGD or TIP) to
+ * bind at an IP.  Stops before a packet that decides a branch.  Returns
+ * 1, or 0 to leave the chunk to libipt. */
+static int read_ahead(struct fctx *c)
+{
+	struct fp k;
+
+	if (c->ntnt || c->ev)
+		return 1;
+	for (;;) {
+		peek_packet(c, &k);
+		switch (k.k) {
+		case FP_SKIP:
+			c->pos += k.size;
+			continue;
+		case FP_MODE:
+			if (!mode_ok(&k))
+				return 0;
+			c->pos += k.size;
+			continue;
+		case FP_PSB: {
+			uint64_t fup;
+			int mode;
+
+			if (!psb_plus(c, &fup, &mode) || !fup != !c->enabled)
+				return 0;
+			if (fup) {
+				c->ev = FEV_STATUS;
+				c->ev_ip = fup;
+			}
+			return 1;
+		}
+		case FP_FUP:
+			if (k.suppressed || !c->enabled)
+				return 0;
+			c->pos += k.size;
+			c->ev_ip = k.ip;
+			for (;;) {
+				peek_packet(c, &k);
+				if (k.k != FP_SKIP)
+					break;
+				c->pos += k.size;
+			}
+			if (k.k == FP_PGD && k.suppressed) {
+				c->ev = FEV_ASYNC_PGD;
+			} else if (k.k == FP_TIP && !k.suppressed) {
+				c->ev = FEV_ASYNC_TIP;
+				c->ev_to = k.ip;
+			} else {
+				return 0;
+			}
+			c->pos += k.size;
+			return 1;
+		default:
+			return 1;
+		}
+	}
+}
+
+/* The fast view of static block id, filled on first use. */
+static struct lsd_fblk *fblk(struct fctx *c, uint32_t id)
+{
+	struct lsd_decoder *d = c->d;
+	struct lsd_fblk *f;
+
+	if (id >= d->capfb) {
+		size_t ncap = d->capfb ? d->capfb : 4096;
+		void *p;
+
+		while (ncap <= id)
+			ncap *= 2;
+		p = realloc(d->fb, ncap * sizeof(*d->fb));
+		if (!p)
+			return NULL;
+		memset((struct lsd_fblk *)p + d->capfb, 0,
+		       (ncap - d->capfb) * sizeof(*d->fb));
+		d->fb = p;
+		d->capfb = ncap;
+	}
+	f = &d->fb[id];
+	if (!f->known) {
+		const struct lsd_sblock *sb = lsd_sb(d, id);
+		enum lsd_kind kind = LSD_K_OTHER;
+		uint64_t target = 0;
+
+		f->sb = sb;
+		f->end = sb->end;
+		f->ninsn = sb->ninsn;
+		f->kind = sb->last_kind;
+		if (f->kind == LSD_K_JMP || f->kind == LSD_K_CALL || f->kind == LSD_K_COND) {
+			if (lsd_insn_branch(d, sb->last, &kind, &target) < 0 ||
+			    kind != f->kind)
+				return NULL;
+		}
+		f->target = target;
+		/* libipt logs no return for a call to the next instruction
+		 * (position-independent code reading its IP). */
+		f->push = f->kind == LSD_K_ICALL ||
+			  (f->kind == LSD_K_CALL && target != sb->end);
+		f->known = 1;
+	}
+	return f;
+}
+
+static size_t hash_ip(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdull;
+	a ^= a >> 33;
+	return (size_t)a;
+}
+
+/* The id + 1 of the whole static block at head ip in c->sp, created
+ * where new; 0 where there is none (unmapped, undecodable) or out of
+ * memory (*err). */
+static uint32_t head_id(struct fctx *c, uint64_t ip, int *err)
+{
+	struct lsd_space *sp = c->sp;
+	size_t h;
+	uint64_t target;
+	uint32_t id;
+
+	if ((sp->fn + 1) * 2 > sp->fcap) {
+		size_t ncap = sp->fcap ? sp->fcap * 2 : 1024, i;
+		uint64_t *nk = calloc(ncap, sizeof(*nk));
+		uint32_t *ni = calloc(ncap, sizeof(*ni));
+
+		if (!nk || !ni) {
+			free(nk);
+			free(ni);
+			*err = -LS_ENOMEM;
+			return 0;
+		}
+		for (i = 0; i < sp->fcap; i++) {
+			if (!sp->fkey[i])
+				continue;
+			for (h = hash_ip(sp->fkey[i]) & (ncap - 1); nk[h]; h = (h + 1) & (ncap - 1))
+				;
+			nk[h] = sp->fkey[i];
+			ni[h] = sp->fid[i];
+		}
+		free(sp->fkey);
+		free(sp->fid);
+		sp->fkey = nk;
+		sp->fid = ni;
+		sp->fcap = ncap;
+	}
+	for (h = hash_ip(ip) & (sp->fcap - 1); sp->fkey[h]; h = (h + 1) & (sp->fcap - 1))
+		if (sp->fkey[h] == ip)
+			return sp->fid[h];
+	/* Callers ask for heads and for addresses after a branch, where
+	 * libipt's blocks start too. */
+	if (!ip)
+		return 0;
+	*err = lsd_sblock_walk(c->d, ip, &id, &target);
+	if (*err) {
+		/* Unmapped or undecodable: libipt reports it. */
+		if (*err == -LS_EDECODE)
+			*err = 0;
+		return 0;
+	}
+	sp->fkey[h] = ip;
+	sp->fid[h] = id + 1;
+	sp->fn++;
+	return id + 1;
+}
+
+/* The id + 1 of the block at a TIP target, through a small cache. */
+static uint32_t tip_id(struct fctx *c, uint64_t ip, int *err)
+{
+	struct lsd_fast *f = c->f;
+	size_t s = (size_t)(ip ^ (ip >> 10)) & (FAST_TIPC - 1);
+	uint32_t id;
+
+	if (f->tipc_ip[s] == ip)
+		return f->tipc_id[s];
+	if ((id = head_id(c, ip, err)) != 0) {
+		f->tipc_ip[s] = ip;
+		f->tipc_id[s] = id;
+	}
+	return id;
+}
+
+/* Hands out the final blocks, out[0 .. ncommit).  Returns 0 or a
+ * callback's return. */
+static int commit(struct fctx *c)
+{
+	struct lsd_fast *f = c->f;
+	int err;
+
+	if (!c->ncommit)
+		return 0;
+	err = lsd_run_put(c->r, f->out, c->ncommit);
+	c->delivered += c->ncommit;
+	memmove(f->out, f->out + c->ncommit, (c->n - c->ncommit) * sizeof(*f->out));
+	c->n -= c->ncommit;
+	c->ncommit = 0;
+	return err;
+}
+
+#define BAIL LSD_FAST_BAIL
+#define FAST_EOS (LSD_FAST_BAIL + 1)
+
+/* Enters block id + 1 == id1.  Returns 0, BAIL or an error. */
+static int enter(struct fctx *c, uint32_t id1)
+{
+	const struct lsd_fblk *fb;
+	struct lsd_block *o;
+	int err;
+
+	if (c->n == FAST_OUT) {
+		if (!c->ncommit)
+			return BAIL;	/* a path without packets this long */
+		if ((err = commit(c)) != 0)
+			return err;
+	}
+	fb = &c->d->fb[id1 - 1];
+	o = &c->f->out[c->n++];
+	o->sb = fb->sb;
+	o->exit = 0;
+	o->next = 0;
+	c->insns += fb->ninsn;
+	c->blocks++;
+	return 0;
+}
+
+/* The exit of a block of kind `kind` ending at `end` that went on to
+ * next, as decode.c's exit_by_kind(). */
+static uint8_t exit_to(int kind, uint64_t end, uint64_t next)
+{
+	static const uint8_t of_kind[8] = {
+		[LSD_K_OTHER] = LSD_EXIT_FALL, [LSD_K_COND] = LSD_EXIT_COND_TAKEN,
+		[LSD_K_JMP] = LSD_EXIT_JUMP, [LSD_K_IJMP] = LSD_EXIT_IJUMP,
+		[LSD_K_CALL] = LSD_EXIT_CALL, [LSD_K_ICALL] = LSD_EXIT_ICALL,
+		[LSD_K_RET] = LSD_EXIT_RET, [LSD_K_FAR] = LSD_EXIT_SYSCALL,
+	};
+
+	if (kind == LSD_K_COND && next == end)
+		return LSD_EXIT_COND_NOT;
+	return of_kind[kind & 7];
+}
+
+/* Binds the pending event at IP `to`, where control goes next, if it is
+ * the event's IP: the last block ends there.  *go is cleared when
+ * tracing stopped.  Returns 0, BAIL or an error. */
+static int bind(struct fctx *c, uint64_t *to, int *go)
+{
+	struct lsd_block *o = &c->f->out[c->n - 1];
+
+	while (c->ev && c->ev_ip == *to) {
+		switch (c->ev) {
+		case FEV_STATUS:
+			c->ev = FEV_NONE;
+			break;
+		case FEV_ASYNC_PGD:
+			o->exit = LSD_EXIT_ASYNC;
+			o->next = c->ev_ip;
+			c->ncommit = c->n;
+			c->r->st->async++;
+			c->enabled = 0;
+			c->ev = FEV_NONE;
+			*go = 0;
+			return read_ahead(c) ? 0 : BAIL;
+		case FEV_ASYNC_TIP:
+			o->exit = LSD_EXIT_ASYNC;
+			o->next = c->ev_to;
+			*to = c->ev_to;
+			c->ncommit = c->n;
+			c->r->st->async++;
+			c->ev = FEV_NONE;
+			*go = 2;	/* to a block the event names */
+			break;
+		default:
+			return BAIL;
+		}
+		if (!read_ahead(c))
+			return BAIL;
+	}
+	return 0;
+}
+
+/* The packet that decides the current block's branch: read ahead has
+ * left it at c->pos.  An event still pending would bind before it:
+ * libipt fails there, so the fast path leaves it to libipt. */
+static int fetch(struct fctx *c, struct fp *k)
+{
+	if (c->ev)
+		return BAIL;
+	peek_packet(c, k);
+	return 0;
+}
+
+static int rs_pop(struct fctx *c, uint64_t *ip)
+{
+	if (!c->rn)
+		return BAIL;	/* libipt: return stack empty */
+	c->rtop = (c->rtop - 1) & (FAST_RSTACK - 1);
+	c->rn--;
+	*ip = c->rs[c->rtop];
+	return 0;
+}
+
+static void rs_push(struct fctx *c, uint64_t ip)
+{
+	c->rs[c->rtop] = ip;
+	c->rtop = (c->rtop + 1) & (FAST_RSTACK - 1);
+	if (c->rn < FAST_RSTACK)
+		c->rn++;
+}
+
+/* The end of the chunk's packets.  Where tracing is on, the current block
+ * waits for the packet of its branch; decode.c holds back everything from
+ * the last arrival at the chunk's stop IP X (where the next chunk begins)
+ * after the last packet, and drops it: those blocks are the next chunk's.
+ * Here they are dropped at once, whatever libipt would have made of the
+ * block that waits (it hands out the instructions before the branch, or
+ * the whole block, depending on its block cache).  Where X is not reached
+ * after the last packet, or the stream ends here, that block is handed
+ * out: that is left to libipt. */
+static int at_end(struct fctx *c)
+{
+	uint64_t x = c->r->stop_ip;
+	size_t j;
+
+	if (c->ev)
+		return BAIL;
+	if (!c->enabled) {
+		c->ncommit = c->n;
+		return commit(c);
+	}
+	/* The blocks after the last one that took a packet. */
+	for (j = c->ncommit + 1; j < c->n && x; j++)
+		if (c->f->out[j].sb->start == x)
+			break;
+	if (!x || j >= c->n)
+		return BAIL;
+	c->ncommit = j;
+	for (; j < c->n; j++) {
+		c->insns -= c->f->out[j].sb->ninsn;
+		c->blocks--;
+	}
+	c->n = c->ncommit;
+	return commit(c);
+}
+
+/* Tracing is off: waits for TIP.PGE.  Returns 0 (enabled, *id1 the block
+ * there), FAST_EOS at the end of the packets, BAIL or an error. */
+static int wait_enable(struct fctx *c, uint32_t *id1)
+{
+	struct fp k;
+	int err = 0;
+
+	for (;;) {
+		if (!read_ahead(c) || c->ev)
+			return BAIL;
+		peek_packet(c, &k);
+		switch (k.k) {
+		case FP_EOS:
+			return FAST_EOS;
+		case FP_PGE:
+			if (k.suppressed)
+				return BAIL;
+			c->pos += k.size;
+			c->enabled = 1;
+			c->r->st->enables++;
+			if (!(*id1 = head_id(c, k.ip, &err)))
+				return err ? err : BAIL;
+			if (!read_ahead(c) || (c->ev && c->ev_ip == k.ip))
+				return BAIL;
+			return 0;
+		default:
+			return BAIL;
+		}
+	}
+}
+
+/* Decodes the chunk.  Returns 0, BAIL or an error. */
+static int run_chunk(struct fctx *c)
+{
+	struct fp k;
+	uint32_t cur = 0, nx;
+	uint64_t fup;
+	int mode, err = 0;
+
+	peek_packet(c, &k);
+	if (k.k != FP_PSB || !psb_plus(c, &fup, &mode))
+		return BAIL;
+	if (fup) {
+		if (!mode || !(cur = head_id(c, fup, &err)))
+			return err ? err : BAIL;
+		c->enabled = 1;
+		if (!fblk(c, cur - 1) || (err = enter(c, cur)) != 0)
+			return err ? err : BAIL;
+	}
+	if (!read_ahead(c) || (c->ev && c->ev_ip == fup))
+		return BAIL;
+	for (;;) {
+		struct lsd_fblk *f;
+		uint64_t to;
+		int go = 1;
+
+		if (!c->enabled) {
+			err = wait_enable(c, &cur);
+			if (err == FAST_EOS)
+				return at_end(c);
+			if (err || !fblk(c, cur - 1) || (err = enter(c, cur)) != 0)
+				return err ? err : BAIL;
+		}
+		f = &c->d->fb[cur - 1];
+		nx = 0;
+		switch (f->kind) {
+		case LSD_K_OTHER:
+			to = f->end;
+			nx = f->fall;
+			break;
+		case LSD_K_JMP:
+			to = f->target;
+			nx = f->taken;
+			break;
+		case LSD_K_CALL:
+			if (f->push)
+				rs_push(c, f->end);
+			to = f->target;
+			nx = f->taken;
+			break;
+		case LSD_K_COND:
+			if (!c->ntnt) {
+				if ((err = fetch(c, &k)) != 0)
+					return err;
+				if (k.k == FP_EOS)
+					return at_end(c);
+				if (k.k != FP_TNT)
+					return BAIL;
+				c->pos += k.size;
+				tnt_load(c, &k);
+			}
+			c->ncommit = c->n - 1;
+			if (tnt_take(c)) {
+				to = f->target;
+				nx = f->taken;
+			} else {
+				to = f->end;
+				nx = f->fall;
+			}
+			if (!c->ntnt && !read_ahead(c))
+				return BAIL;
+			break;
+		case LSD_K_RET:
+			if (!c->ntnt) {
+				if ((err = fetch(c, &k)) != 0)
+					return err;
+				if (k.k == FP_EOS)
+					return at_end(c);
+				if (k.k == FP_TNT) {
+					c->pos += k.size;
+					tnt_load(c, &k);
+				} else if (k.k == FP_TIP && !k.suppressed) {
+					c->pos += k.size;
+					c->ncommit = c->n - 1;
+					to = k.ip;
+					if (!read_ahead(c))
+						return BAIL;
+					break;
+				} else {
+					return BAIL;
+				}
+			}
+			/* A compressed return: a taken bit. */
+			if (!tnt_take(c) || rs_pop(c, &to))
+				return BAIL;
+			c->ncommit = c->n - 1;
+			if (!c->ntnt && !read_ahead(c))
+				return BAIL;
+			break;
+		case LSD_K_IJMP:
+		case LSD_K_ICALL:
+			if (c->ntnt || (err = fetch(c, &k)) != 0)
+				return err ? err : BAIL;
+			if (k.k == FP_EOS)
+				return at_end(c);
+			if (k.k != FP_TIP || k.suppressed)
+				return BAIL;
+			c->pos += k.size;
+			if (f->push)
+				rs_push(c, f->end);
+			c->ncommit = c->n - 1;
+			to = k.ip;
+			if (!read_ahead(c))
+				return BAIL;
+			break;
+		case LSD_K_FAR:
+			if (c->ntnt || (err = fetch(c, &k)) != 0)
+				return err ? err : BAIL;
+			if (k.k == FP_EOS)
+				return at_end(c);
+			if (k.k != FP_PGD || !k.suppressed)
+				return BAIL;
+			/* A system call: tracing stops at it. */
+			c->pos += k.size;
+			c->f->out[c->n - 1].exit = LSD_EXIT_SYSCALL;
+			c->f->out[c->n - 1].next = 0;
+			c->ncommit = c->n;
+			c->r->st->syscalls++;
+			c->enabled = 0;
+			if (!read_ahead(c))
+				return BAIL;
+			continue;
+		default:
+			return BAIL;
+		}
+		if ((err = bind(c, &to, &go)) != 0)
+			return err;
+		if (!go)
+			continue;
+		if (go == 1) {
+			struct lsd_block *o = &c->f->out[c->n - 1];
+
+			o->exit = exit_to(f->kind, f->end, to);
+			o->next = to;
+		}
+		if (!nx || go == 2) {
+			nx = f->kind == LSD_K_OTHER || go == 2 ? head_id(c, to, &err) :
+			     tip_id(c, to, &err);
+			if (!nx)
+				return err ? err : BAIL;
+			if (!fblk(c, nx - 1))
+				return BAIL;
+			/* fb may have moved */
+			f = &c->d->fb[cur - 1];
+			if (go == 1 && to == f->end && f->kind != LSD_K_RET &&
+			    f->kind != LSD_K_IJMP && f->kind != LSD_K_ICALL)
+				f->fall = nx;
+			else if (go == 1 && to == f->target &&
+				 (f->kind == LSD_K_JMP || f->kind == LSD_K_CALL ||
+				  f->kind == LSD_K_COND))
+				f->taken = nx;
+		}
+		if ((err = enter(c, nx)) != 0)
+			return err;
+		cur = nx;
+	}
+}
+
+int lsd_fast_chunk(struct lsd_run *r)
+{
+	struct fctx c;
+	int err;
+
+	if (!r->fp && !(r->fp = calloc(1, sizeof(*r->fp))))
+		return -LS_ENOMEM;
+	/* Blocks batched before this chunk go out first. */
+	if ((err = lsd_run_batch_flush(r)) != 0)
+		return err;
+	memset(&c, 0, sizeof(c));
+	c.r = r;
+	c.d = r->d;
+	c.sp = r->d->sp;
+	c.f = r->fp;
+	c.buf = r->buf;
+	c.len = r->len;
+	if (c.f->tipc_sp != c.sp) {
+		memset(c.f->tipc_ip, 0, sizeof(c.f->tipc_ip));
+		c.f->tipc_sp = c.sp;
+	}
+	err = run_chunk(&c);
+	if (err == BAIL) {
+		/* What was handed out stays; libipt's decode of the chunk
+		 * drops as many blocks. */
+		if ((err = lsd_run_batch_flush(r)) != 0)
+			return err;
+		r->skip = c.delivered;
+		return BAIL;
+	}
+	r->insns += c.insns;
+	r->blocks += c.blocks;
+	return err;
+}
+
+void lsd_fast_release(struct lsd_run *r)
+{
+	free(r->fp);
+	r->fp = NULL;
+}
+
+void lsd_fast_free(struct lsd_decoder *d)
+{
+	free(d->fb);
+	d->fb = NULL;
+	d->capfb = 0;
+}

@@ -1,0 +1,91 @@
+/* run.h - one decoding run over the chunks of a stream (decode.c), and
+ * what the fast path (fast.c) shares of it.  Internal to decoder/. */
+#ifndef LSD_RUN_H
+#define LSD_RUN_H
+
+#include "decoder/decode_int.h"
+
+/* Blocks per call of the batch callback: big enough that the call is
+ * amortized, small enough to stay in L1 beside libipt's data. */
+#define LSD_BATCH 256
+
+struct lsd_fast;
+
+struct lsd_run {
+	struct lsd_decoder *d;
+	size_t stream;
+	const struct lsd_callbacks *cb;
+	void *arg;
+	struct lsd_stream_stats *st;
+	const struct lsd_sblock *pend;	/* executed, exit not yet known */
+	/* pend's end, instructions and last_kind, copied (set_pend()) so
+	 * that the hot path need not read the static block. */
+	uint64_t pend_end;
+	uint32_t pend_ninsn;
+	uint8_t pend_kind;
+	uint64_t stop_ip;		/* X of the chunk, 0 if none */
+	int tailing;			/* holding blocks after X */
+	struct lsd_block *tail;
+	size_t ntail, captail;
+	uint64_t chunk_off;		/* stream offset of the chunk */
+	int cbret;			/* non-zero return of a callback */
+	int (*blockfn)(void *arg, size_t stream, const struct lsd_block *b);
+	int (*batchfn)(void *arg, size_t stream, const struct lsd_block *b, size_t n);
+	struct lsd_block *batch;	/* LSD_BATCH blocks, with batchfn */
+	size_t nbatch;
+	uint64_t insns, blocks;		/* hot counters, into *st at the end */
+	/* libipt's last block, not yet split: the next one may continue it
+	 * (see on_block). */
+	int held;
+	uint64_t held_start, held_last;
+	uint32_t held_ninsn;
+	/* The thread the blocks belong to, as told to the thread callback
+	 * (told: it has been), and a per-CPU stream's switch events. */
+	uint32_t pid, tid;
+	int told;
+	const struct lsd_timeline *tl;
+	struct pt_block_decoder *dec;	/* of the chunk being decoded */
+	const uint8_t *buf;		/* its bytes */
+	size_t len;
+	/* Where the run is, so that it can stop at a thread switch and go on
+	 * later (lsd_decode_all(): per-CPU streams in time order). */
+	size_t first, last, c, nchunks;
+	struct lsd_chunkbuf *cbuf;	/* chunk c in slot cur, c + 1 in the other */
+	int cur, in_chunk, done;
+	int64_t clen, nlen;
+	int status;			/* libipt's, between pt_blk_* calls */
+	struct lsd_space *sp;		/* the space of the run's thread */
+	int pausable, paused;
+	uint64_t pause_tsc;		/* the PT time of the switch it stopped at */
+	const struct lsd_swent *swev;	/* the switch event of the thread's run */
+	/* Deliveries still to drop: a chunk the fast path began and gave
+	 * up is decoded again by libipt from its start, and the blocks the
+	 * fast path already handed out are not handed out twice. */
+	uint64_t skip;
+	int fast;			/* try the fast path on each chunk */
+	struct lsd_fast *fp;		/* its state, NULL until first used */
+};
+
+/* Hands the batch to the batch callback.  Returns 0 or its return. */
+int lsd_run_batch_flush(struct lsd_run *r);
+/* Hands out n finished blocks in order, as if each had been delivered
+ * (counted in r->insns and r->blocks by the caller).  Returns 0 or a
+ * callback's non-zero return. */
+int lsd_run_put(struct lsd_run *r, const struct lsd_block *b, size_t n);
+
+/* The fast path over chunk r->c, in r->buf[0 .. r->len): decodes it
+ * without libipt where every packet is one it models exactly, handing
+ * out the same blocks libipt's block decoder would.  Returns 0 when the
+ * chunk is done (the state left as chunk_go() leaves it: nothing held,
+ * nothing pending; blocks after the chunk's stop IP dropped),
+ * LSD_FAST_BAIL when it met something it leaves to libipt (r->skip then
+ * holds the blocks it handed out; nothing else was changed), or a
+ * negative LS_E* / callback error. */
+#define LSD_FAST_BAIL 1
+int lsd_fast_chunk(struct lsd_run *r);
+/* Frees what lsd_fast_chunk() kept in r. */
+void lsd_fast_release(struct lsd_run *r);
+/* Frees the decoder's fast-path block table (decoder close). */
+void lsd_fast_free(struct lsd_decoder *d);
+
+#endif

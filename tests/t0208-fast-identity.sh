@@ -1,0 +1,141 @@
+#!/bin/sh
+# t0208-fast-identity: the fast path (decoder/fast.c) against the
+# reference, libipt's block decoder on every chunk (LOOPSCOPE_REFERENCE=1):
+# every command that decodes prints the same bytes either way.
+#
+# The oracle is libipt: the reference path is what every other decode
+# test checks against native single-stepping, lackey and libipt's own
+# decoders, so equal output here carries those checks over to the fast
+# path.  Bundles: every testdata program, recorded with a PSB every 512
+# bytes in 4 KB chunks (many chunk boundaries, each a fresh start for
+# both paths, with the blocks after a chunk's last packet held back), a
+# few without return compression, damaged streams (ptcorrupt), per-CPU
+# streams (lsb_percpu) and the real quipper recording.  Compared: dump
+# (every block with its exit and successor, every loss), info --decode
+# (counts per thread and stream), analyze's profile (byte for byte),
+# report --structural (CFG loops beside detected ones), export --edges
+# (every CFG edge count), and, on a sampled bundle, report --cpi and
+# annotate.  Each bundle also says how many chunks the fast path took, so
+# a fast path that gave up everywhere would fail the count checks.
+. "$LSTOP/tests/lib.sh"
+cd "$T_TMP" || exit 1
+TD=$(readlink -f "$TESTDATA")
+
+if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linux" ]; then
+	echo "ok 1 # skip valgrind or the tool is missing"
+	exit 0
+fi
+
+# Arguments and standard input as t0200 gives them.
+args_spin="3 100"
+args_passthru=3
+stdin_passthru="hello, identity"
+var() { eval "printf '%s' \"\${$1_$2-}\""; }
+
+# same NAME CMD...: the command's output with the fast path and with the
+# reference path are the same bytes (and so are their exit statuses).
+same() {
+	name=$1; shift
+	"$@" >fast.out 2>fast.err; frc=$?
+	LOOPSCOPE_REFERENCE=1 "$@" >ref.out 2>ref.err; rrc=$?
+	# info --decode names the path that decoded each chunk.
+	sed -i '/^  chunks: /d; /"fast_chunks"\|"libipt_chunks"/d' fast.out ref.out
+	if [ "$frc" = "$rrc" ] && cmp -s fast.out ref.out && cmp -s fast.err ref.err; then
+		echo "ok $((t_n += 1)) - $name"
+	else
+		echo "not ok $((t_n += 1)) - $name (status $frc against $rrc)"
+		diff ref.out fast.out | head -10 | sed 's/^/#   /'
+		diff ref.err fast.err | head -4 | sed 's/^/#   /'
+	fi
+}
+
+# fast_chunks BUNDLE: chunks the fast path decoded.
+fast_chunks() {
+	"$LOOPSCOPE" info --decode "$1" 2>/dev/null |
+		sed -n 's/^  chunks: \([0-9]*\) by the fast path.*/\1/p'
+}
+
+# compare B: every decoding command on bundle B.
+compare() {
+	b=$1
+	# vg_exitkill spins for millions of blocks: its dump is 14 GB; the
+	# other commands still count every block of it.
+	case $b in
+	vg_exitkill.lsc) ;;
+	*) same "$b: dump" sh -c '"$1" dump "$2" | cksum' sh "$LOOPSCOPE" "$b" ;;
+	esac
+	same "$b: info --decode" "$LOOPSCOPE" info --decode "$b"
+	same "$b: analyze's profile" sh -c '"$1" analyze -q -o p.lsprof "$2" && cat p.lsprof' \
+		sh "$LOOPSCOPE" "$b"
+	same "$b: report --structural" "$LOOPSCOPE" report --structural "$b"
+	same "$b: export --edges" "$LOOPSCOPE" export --edges --format=csv "$b"
+}
+
+total_fast=0
+for src in "$LSTOP"/testdata/*.c; do
+	p=$(basename "$src" .c)
+	[ -x "$TD/$p" ] || continue
+	printf '%s\n' "$(var stdin "$p")" >"$p.in"
+	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$p.lsc" -- \
+		"$TD/$p" $(var args "$p") <"$p.in" >/dev/null 2>&1
+	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
+	compare "$p.lsc"
+	n=$(fast_chunks "$p.lsc")
+	total_fast=$((total_fast + ${n:-0}))
+done
+# Hand-checked floor: every testdata bundle has more than one 4 KB chunk
+# and ordinary user-space packets, so the fast path takes most of them.
+t_ok "the fast path decoded chunks of the testdata bundles ($total_fast)" \
+	test "$total_fast" -gt 100
+
+# Without return compression: every return a TIP.
+for p in calls lp_recur; do
+	"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 --chunk-size 4096 \
+		-o "nr_$p.lsc" -- "$TD/$p" >/dev/null 2>&1
+	compare "nr_$p.lsc"
+done
+t_ok "the fast path decodes a stream without return compression" \
+	test "$(fast_chunks nr_calls.lsc)" -gt 0
+
+# Damaged streams: smashed packets, a flipped byte, a cut stream.  The
+# chunk with the damage goes to libipt, from its start; the fast path
+# hands out nothing twice.
+sid=$("$LOOPSCOPE" info --format=json nested.lsc | sed -n 's/.*"streams": \[{"id": \([0-9]*\).*/\1/p')
+[ -n "$sid" ] || sid=1
+"$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
+"$BUILD/tests/ptcorrupt" write nested.lsc flip.lsc "$sid" flip:5000:0x40 flip:7001:0x01 >/dev/null 2>&1
+"$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
+for b in smash.lsc flip.lsc cut.lsc; do
+	t_ok "$b written" test -s "$b"
+	same "$b: dump" "$LOOPSCOPE" dump "$b"
+	same "$b: info --decode" "$LOOPSCOPE" info --decode "$b"
+	same "$b: analyze's profile" sh -c '"$1" analyze -q -o p.lsprof "$2" && cat p.lsprof' \
+		sh "$LOOPSCOPE" "$b"
+done
+t_ok "smash.lsc: a chunk goes to libipt" \
+	sh -c '"$1" info --decode smash.lsc | grep -q "by the fast path, [1-9][0-9]* by libipt"' sh "$LOOPSCOPE"
+
+# Per-CPU streams: with PT time the decoder follows thread switches,
+# which libipt's block decoder does (no fast path); the same streams
+# without time (no time.* conversion) go through the fast path.
+"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_a.lsc -- "$TD/nested" >/dev/null 2>&1
+"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_b.lsc -- "$TD/calls" >/dev/null 2>&1
+"$BUILD/tests/lsb_percpu" -c 2 -m -k 4096 pc.lsc pc_a.lsc pc_b.lsc >/dev/null 2>&1
+t_ok "a per-CPU bundle of nested and calls on two CPUs" test -s pc.lsc
+compare pc.lsc
+
+# The real recording (per-CPU, without its binaries: every block is a
+# loss, on either path).
+Q=$T_REAL/quipper/perf.data.intel_pt-4.14
+if [ -f "$Q" ]; then
+	"$LOOPSCOPE" import -q "$Q" -o q.lsc >/dev/null 2>&1
+	same "quipper: dump" "$LOOPSCOPE" dump q.lsc
+	same "quipper: info --decode" "$LOOPSCOPE" info --decode q.lsc
+fi
+
+# A sampled bundle: CPI per loop and per instruction.
+if "$LOOPSCOPE" record -q --sample-freq=2000 --psb-period 512 --chunk-size 4096 \
+	-o s.lsc -- "$TD/spin" 20 100 >/dev/null 2>&1; then
+	same "sampled: report --cpi" "$LOOPSCOPE" report --cpi s.lsc
+	same "sampled: annotate" "$LOOPSCOPE" annotate s.lsc
+fi

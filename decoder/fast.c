@@ -73,7 +73,7 @@ struct fctx {
 	int enabled;
 	enum fev ev;
 	uint64_t ev_ip, ev_to;
-	size_t n, ncommit;	/* blocks in out; the final ones */
+	size_t n, fin;		/* blocks in out; the final ones, out[0 .. fin) */
 	uint64_t insns, blocks;	/* of the blocks in out, handed out or not */
 	uint64_t delivered;	/* blocks handed out */
 };
@@ -250,22 +250,6 @@ static void peek_packet(struct fctx *c, struct fp *k)
 	default:
 		return;
 	}
-}
-
-/* The TNT bits of packet k become the pending ones. */
-static void tnt_load(struct fctx *c, const struct fp *k)
-{
-	c->tnt = k->bits;
-	c->ntnt = k->nbits;
-}
-
-static int tnt_take(struct fctx *c)
-{
-	int bit = (int)(c->tnt >> 63);
-
-	c->tnt <<= 1;
-	c->ntnt--;
-	return bit;
 }
 
 /* Execution mode 64-bit (CS.L set, CS.D clear), or a TSX mode outside a
@@ -504,94 +488,50 @@ static uint32_t tip_id(struct fctx *c, uint64_t ip, int *err)
 	return id;
 }
 
-/* Hands out the final blocks, out[0 .. ncommit).  Returns 0 or a
- * callback's return. */
+/* Hands out the final blocks, out[0 .. fin).  Returns 0 or a callback's
+ * return. */
 static int commit(struct fctx *c)
 {
 	struct lsd_fast *f = c->f;
 	int err;
 
-	if (!c->ncommit)
+	if (!c->fin)
 		return 0;
-	err = lsd_run_put(c->r, f->out, c->ncommit);
-	c->delivered += c->ncommit;
-	memmove(f->out, f->out + c->ncommit, (c->n - c->ncommit) * sizeof(*f->out));
-	c->n -= c->ncommit;
-	c->ncommit = 0;
+	err = lsd_run_put(c->r, f->out, c->fin);
+	c->delivered += c->fin;
+	memmove(f->out, f->out + c->fin, (c->n - c->fin) * sizeof(*f->out));
+	c->n -= c->fin;
+	c->fin = 0;
 	return err;
 }
 
 #define BAIL LSD_FAST_BAIL
 #define FAST_EOS (LSD_FAST_BAIL + 1)
 
-/* Enters block id + 1 == id1.  Returns 0, BAIL or an error. */
-static int enter(struct fctx *c, uint32_t id1)
+/* The pending event binds where control goes next, *to: the current
+ * block ends there.  Sets *exit for an asynchronous exit, and *go: 0 when
+ * tracing stopped, 2 when control goes on at a new *to (FUP + TIP).
+ * Returns 0 or BAIL. */
+static int bind(struct fctx *c, uint64_t *to, uint8_t *exit, int *go)
 {
-	const struct lsd_fblk *fb;
-	struct lsd_block *o;
-	int err;
-
-	if (c->n == FAST_OUT) {
-		if (!c->ncommit)
-			return BAIL;	/* a path without packets this long */
-		if ((err = commit(c)) != 0)
-			return err;
-	}
-	fb = &c->d->fb[id1 - 1];
-	o = &c->f->out[c->n++];
-	o->sb = fb->sb;
-	o->exit = 0;
-	o->next = 0;
-	c->insns += fb->ninsn;
-	c->blocks++;
-	return 0;
-}
-
-/* The exit of a block of kind `kind` ending at `end` that went on to
- * next, as decode.c's exit_by_kind(). */
-static uint8_t exit_to(int kind, uint64_t end, uint64_t next)
-{
-	static const uint8_t of_kind[8] = {
-		[LSD_K_OTHER] = LSD_EXIT_FALL, [LSD_K_COND] = LSD_EXIT_COND_TAKEN,
-		[LSD_K_JMP] = LSD_EXIT_JUMP, [LSD_K_IJMP] = LSD_EXIT_IJUMP,
-		[LSD_K_CALL] = LSD_EXIT_CALL, [LSD_K_ICALL] = LSD_EXIT_ICALL,
-		[LSD_K_RET] = LSD_EXIT_RET, [LSD_K_FAR] = LSD_EXIT_SYSCALL,
-	};
-
-	if (kind == LSD_K_COND && next == end)
-		return LSD_EXIT_COND_NOT;
-	return of_kind[kind & 7];
-}
-
-/* Binds the pending event at IP `to`, where control goes next, if it is
- * the event's IP: the last block ends there.  *go is cleared when
- * tracing stopped.  Returns 0, BAIL or an error. */
-static int bind(struct fctx *c, uint64_t *to, int *go)
-{
-	struct lsd_block *o = &c->f->out[c->n - 1];
-
 	while (c->ev && c->ev_ip == *to) {
 		switch (c->ev) {
 		case FEV_STATUS:
 			c->ev = FEV_NONE;
 			break;
 		case FEV_ASYNC_PGD:
-			o->exit = LSD_EXIT_ASYNC;
-			o->next = c->ev_ip;
-			c->ncommit = c->n;
+			*exit = LSD_EXIT_ASYNC;
 			c->r->st->async++;
 			c->enabled = 0;
 			c->ev = FEV_NONE;
 			*go = 0;
 			return read_ahead(c) ? 0 : BAIL;
 		case FEV_ASYNC_TIP:
-			o->exit = LSD_EXIT_ASYNC;
-			o->next = c->ev_to;
+			*exit = LSD_EXIT_ASYNC;
 			*to = c->ev_to;
-			c->ncommit = c->n;
 			c->r->st->async++;
 			c->ev = FEV_NONE;
-			*go = 2;	/* to a block the event names */
+			*go = 2;
 			break;
 		default:
 			return BAIL;
@@ -613,56 +553,35 @@ static int fetch(struct fctx *c, struct fp *k)
 	return 0;
 }
 
-static int rs_pop(struct fctx *c, uint64_t *ip)
-{
-	if (!c->rn)
-		return BAIL;	/* libipt: return stack empty */
-	c->rtop = (c->rtop - 1) & (FAST_RSTACK - 1);
-	c->rn--;
-	*ip = c->rs[c->rtop];
-	return 0;
-}
-
-static void rs_push(struct fctx *c, uint64_t ip)
-{
-	c->rs[c->rtop] = ip;
-	c->rtop = (c->rtop + 1) & (FAST_RSTACK - 1);
-	if (c->rn < FAST_RSTACK)
-		c->rn++;
-}
-
 /* The end of the chunk's packets.  Where tracing is on, the current block
- * waits for the packet of its branch; decode.c holds back everything from
- * the last arrival at the chunk's stop IP X (where the next chunk begins)
- * after the last packet, and drops it: those blocks are the next chunk's.
- * Here they are dropped at once, whatever libipt would have made of the
- * block that waits (it hands out the instructions before the branch, or
- * the whole block, depending on its block cache).  Where X is not reached
- * after the last packet, or the stream ends here, that block is handed
- * out: that is left to libipt. */
-static int at_end(struct fctx *c)
+ * (cur_start) waits for the packet of its branch; decode.c holds back
+ * everything from the last arrival at the chunk's stop IP X (where the
+ * next chunk begins) after the last packet, and drops it: those blocks
+ * are the next chunk's.  Here they are dropped at once, whatever libipt
+ * would have made of the block that waits (it hands out the instructions
+ * before the branch, or the whole block, depending on its block cache).
+ * Where X is not reached after the last packet, or the stream ends here,
+ * that block is handed out: that is left to libipt. */
+static int at_end(struct fctx *c, uint64_t cur_start)
 {
 	uint64_t x = c->r->stop_ip;
 	size_t j;
 
 	if (c->ev)
 		return BAIL;
-	if (!c->enabled) {
-		c->ncommit = c->n;
-		return commit(c);
+	if (c->enabled) {
+		for (j = c->fin; j < c->n && x; j++)
+			if (c->f->out[j].sb->start == x)
+				break;
+		if (!x || (j >= c->n && cur_start != x))
+			return BAIL;
+		for (c->fin = j; j < c->n; j++) {
+			c->insns -= c->f->out[j].sb->ninsn;
+			c->blocks--;
+		}
+		c->n = c->fin;
 	}
-	/* The blocks after the last one that took a packet. */
-	for (j = c->ncommit + 1; j < c->n && x; j++)
-		if (c->f->out[j].sb->start == x)
-			break;
-	if (!x || j >= c->n)
-		return BAIL;
-	c->ncommit = j;
-	for (; j < c->n; j++) {
-		c->insns -= c->f->out[j].sb->ninsn;
-		c->blocks--;
-	}
-	c->n = c->ncommit;
+	c->fin = c->n;
 	return commit(c);
 }
 
@@ -686,7 +605,7 @@ static int wait_enable(struct fctx *c, uint32_t *id1)
 			c->pos += k.size;
 			c->enabled = 1;
 			c->r->st->enables++;
-			if (!(*id1 = head_id(c, k.ip, &err)))
+			if (!(*id1 = head_id(c, k.ip, &err)) || !fblk(c, *id1 - 1))
 				return err ? err : BAIL;
 			if (!read_ahead(c) || (c->ev && c->ev_ip == k.ip))
 				return BAIL;
@@ -697,171 +616,261 @@ static int wait_enable(struct fctx *c, uint32_t *id1)
 	}
 }
 
-/* Decodes the chunk.  Returns 0, BAIL or an error. */
+static int rs_pop(struct fctx *c, uint64_t *ip)
+{
+	if (!c->rn)
+		return BAIL;	/* libipt: return stack empty */
+	c->rtop = (c->rtop - 1) & (FAST_RSTACK - 1);
+	c->rn--;
+	*ip = c->rs[c->rtop];
+	return 0;
+}
+
+static void rs_push(struct fctx *c, uint64_t ip)
+{
+	c->rs[c->rtop] = ip;
+	c->rtop = (c->rtop + 1) & (FAST_RSTACK - 1);
+	if (c->rn < FAST_RSTACK)
+		c->rn++;
+}
+
+/* The block control goes to: a direct successor found once and kept in
+ * f (by its address `to`), else looked up.  Returns its id + 1, or 0
+ * (*err, or BAIL). */
+static uint32_t next_block(struct fctx *c, uint32_t cur, uint64_t to, int direct,
+			   int *err)
+{
+	struct lsd_fblk *f;
+	uint32_t nx = direct ? head_id(c, to, err) : tip_id(c, to, err);
+
+	if (!nx || !fblk(c, nx - 1)) {
+		if (nx && !*err)
+			*err = BAIL;
+		return 0;
+	}
+	f = &c->d->fb[cur - 1];	/* fblk() may have moved the table */
+	if (direct && to == f->end)
+		f->fall = nx;
+	else if (direct && to == f->target)
+		f->taken = nx;
+	return nx;
+}
+
+/* Decodes the chunk: the loop over the blocks, its state in locals (the
+ * blocks written out alias nothing of it), saved to c around anything
+ * out of line.  Returns 0, BAIL or an error. */
 static int run_chunk(struct fctx *c)
 {
+	struct lsd_block *const out = c->f->out;
 	struct fp k;
-	uint32_t cur = 0, nx;
-	uint64_t fup;
+	uint32_t cur = 0;
+	uint64_t fup, tnt, insns = 0, blocks = 0;
+	unsigned ntnt;
+	size_t n, fin;
 	int mode, err = 0;
 
 	peek_packet(c, &k);
 	if (k.k != FP_PSB || !psb_plus(c, &fup, &mode))
 		return BAIL;
 	if (fup) {
-		if (!mode || !(cur = head_id(c, fup, &err)))
+		if (!mode || !(cur = head_id(c, fup, &err)) || !fblk(c, cur - 1))
 			return err ? err : BAIL;
 		c->enabled = 1;
-		if (!fblk(c, cur - 1) || (err = enter(c, cur)) != 0)
-			return err ? err : BAIL;
 	}
 	if (!read_ahead(c) || (c->ev && c->ev_ip == fup))
 		return BAIL;
+	tnt = c->tnt;
+	ntnt = c->ntnt;
+	n = c->n;
+	fin = c->fin;
+#define SAVE() (c->tnt = tnt, c->ntnt = ntnt, c->n = n, c->fin = fin, \
+		c->insns += insns, c->blocks += blocks, insns = blocks = 0)
+#define LOAD() (tnt = c->tnt, ntnt = c->ntnt, n = c->n, fin = c->fin)
+#define FAIL(e) do { SAVE(); return (e); } while (0)
+#define END() do { SAVE(); return at_end(c, cur ? c->d->fb[cur - 1].sb->start : 0); } while (0)
 	for (;;) {
-		struct lsd_fblk *f;
+		const struct lsd_fblk *f;
 		uint64_t to;
+		uint32_t nx;
+		uint8_t exit;
 		int go = 1;
 
-		if (!c->enabled) {
+		if (n == FAST_OUT) {
+			SAVE();
+			if (!c->fin)
+				return BAIL;	/* a path without packets this long */
+			if ((err = commit(c)) != 0)
+				return err;
+			LOAD();
+		}
+		if (!cur) {
+			SAVE();
 			err = wait_enable(c, &cur);
 			if (err == FAST_EOS)
-				return at_end(c);
-			if (err || !fblk(c, cur - 1) || (err = enter(c, cur)) != 0)
-				return err ? err : BAIL;
+				return at_end(c, 0);
+			if (err)
+				return err;
+			LOAD();
 		}
 		f = &c->d->fb[cur - 1];
-		nx = 0;
 		switch (f->kind) {
 		case LSD_K_OTHER:
 			to = f->end;
 			nx = f->fall;
+			exit = LSD_EXIT_FALL;
 			break;
 		case LSD_K_JMP:
 			to = f->target;
 			nx = f->taken;
+			exit = LSD_EXIT_JUMP;
 			break;
 		case LSD_K_CALL:
 			if (f->push)
 				rs_push(c, f->end);
 			to = f->target;
 			nx = f->taken;
+			exit = LSD_EXIT_CALL;
 			break;
 		case LSD_K_COND:
-			if (!c->ntnt) {
+			if (!ntnt) {
 				if ((err = fetch(c, &k)) != 0)
-					return err;
+					FAIL(err);
 				if (k.k == FP_EOS)
-					return at_end(c);
+					END();
 				if (k.k != FP_TNT)
-					return BAIL;
+					FAIL(BAIL);
 				c->pos += k.size;
-				tnt_load(c, &k);
+				tnt = k.bits;
+				ntnt = k.nbits;
 			}
-			c->ncommit = c->n - 1;
-			if (tnt_take(c)) {
+			fin = n + 1;
+			ntnt--;
+			if (tnt >> 63) {
 				to = f->target;
 				nx = f->taken;
 			} else {
 				to = f->end;
 				nx = f->fall;
 			}
-			if (!c->ntnt && !read_ahead(c))
-				return BAIL;
+			tnt <<= 1;
+			exit = to == f->end ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN;
+			if (!ntnt) {
+				SAVE();
+				if (!read_ahead(c))
+					return BAIL;
+			}
 			break;
 		case LSD_K_RET:
-			if (!c->ntnt) {
+			exit = LSD_EXIT_RET;
+			nx = 0;
+			if (!ntnt) {
 				if ((err = fetch(c, &k)) != 0)
-					return err;
+					FAIL(err);
 				if (k.k == FP_EOS)
-					return at_end(c);
-				if (k.k == FP_TNT) {
+					END();
+				if (k.k == FP_TIP && !k.suppressed) {
+					/* not compressed */
 					c->pos += k.size;
-					tnt_load(c, &k);
-				} else if (k.k == FP_TIP && !k.suppressed) {
-					c->pos += k.size;
-					c->ncommit = c->n - 1;
+					fin = n + 1;
 					to = k.ip;
+					SAVE();
 					if (!read_ahead(c))
 						return BAIL;
 					break;
-				} else {
-					return BAIL;
 				}
+				if (k.k != FP_TNT)
+					FAIL(BAIL);
+				c->pos += k.size;
+				tnt = k.bits;
+				ntnt = k.nbits;
 			}
-			/* A compressed return: a taken bit. */
-			if (!tnt_take(c) || rs_pop(c, &to))
-				return BAIL;
-			c->ncommit = c->n - 1;
-			if (!c->ntnt && !read_ahead(c))
-				return BAIL;
+			/* A compressed return: a taken bit, the stack's top. */
+			if (!(tnt >> 63) || rs_pop(c, &to))
+				FAIL(BAIL);
+			tnt <<= 1;
+			ntnt--;
+			fin = n + 1;
+			if (!ntnt) {
+				SAVE();
+				if (!read_ahead(c))
+					return BAIL;
+			}
 			break;
 		case LSD_K_IJMP:
 		case LSD_K_ICALL:
-			if (c->ntnt || (err = fetch(c, &k)) != 0)
-				return err ? err : BAIL;
+			if (ntnt || (err = fetch(c, &k)) != 0)
+				FAIL(err ? err : BAIL);
 			if (k.k == FP_EOS)
-				return at_end(c);
+				END();
 			if (k.k != FP_TIP || k.suppressed)
-				return BAIL;
+				FAIL(BAIL);
 			c->pos += k.size;
 			if (f->push)
 				rs_push(c, f->end);
-			c->ncommit = c->n - 1;
+			fin = n + 1;
 			to = k.ip;
+			nx = 0;
+			exit = f->kind == LSD_K_IJMP ? LSD_EXIT_IJUMP : LSD_EXIT_ICALL;
+			SAVE();
 			if (!read_ahead(c))
 				return BAIL;
 			break;
 		case LSD_K_FAR:
-			if (c->ntnt || (err = fetch(c, &k)) != 0)
-				return err ? err : BAIL;
+			if (ntnt || (err = fetch(c, &k)) != 0)
+				FAIL(err ? err : BAIL);
 			if (k.k == FP_EOS)
-				return at_end(c);
+				END();
 			if (k.k != FP_PGD || !k.suppressed)
-				return BAIL;
+				FAIL(BAIL);
 			/* A system call: tracing stops at it. */
 			c->pos += k.size;
-			c->f->out[c->n - 1].exit = LSD_EXIT_SYSCALL;
-			c->f->out[c->n - 1].next = 0;
-			c->ncommit = c->n;
+			out[n].sb = f->sb;
+			out[n].exit = LSD_EXIT_SYSCALL;
+			out[n].next = 0;
+			fin = ++n;
+			insns += f->ninsn;
+			blocks++;
 			c->r->st->syscalls++;
 			c->enabled = 0;
+			cur = 0;
+			SAVE();
 			if (!read_ahead(c))
 				return BAIL;
 			continue;
 		default:
-			return BAIL;
+			FAIL(BAIL);
 		}
-		if ((err = bind(c, &to, &go)) != 0)
-			return err;
-		if (!go)
+		if (c->ev && to == c->ev_ip) {
+			SAVE();
+			if ((err = bind(c, &to, &exit, &go)) != 0)
+				return err;
+			if (go != 1)
+				fin = n + 1;
+		}
+		out[n].sb = f->sb;
+		out[n].exit = exit;
+		out[n].next = to;
+		n++;
+		insns += f->ninsn;
+		blocks++;
+		if (!go) {
+			cur = 0;
 			continue;
-		if (go == 1) {
-			struct lsd_block *o = &c->f->out[c->n - 1];
-
-			o->exit = exit_to(f->kind, f->end, to);
-			o->next = to;
 		}
 		if (!nx || go == 2) {
-			nx = f->kind == LSD_K_OTHER || go == 2 ? head_id(c, to, &err) :
-			     tip_id(c, to, &err);
-			if (!nx)
+			int direct = go == 1 && f->kind != LSD_K_RET &&
+				     f->kind != LSD_K_IJMP && f->kind != LSD_K_ICALL;
+
+			SAVE();
+			if (!(nx = next_block(c, cur, to, direct, &err)))
 				return err ? err : BAIL;
-			if (!fblk(c, nx - 1))
-				return BAIL;
-			/* fb may have moved */
-			f = &c->d->fb[cur - 1];
-			if (go == 1 && to == f->end && f->kind != LSD_K_RET &&
-			    f->kind != LSD_K_IJMP && f->kind != LSD_K_ICALL)
-				f->fall = nx;
-			else if (go == 1 && to == f->target &&
-				 (f->kind == LSD_K_JMP || f->kind == LSD_K_CALL ||
-				  f->kind == LSD_K_COND))
-				f->taken = nx;
 		}
-		if ((err = enter(c, nx)) != 0)
-			return err;
 		cur = nx;
 	}
+#undef SAVE
+#undef LOAD
+#undef FAIL
+#undef END
 }
 
 int lsd_fast_chunk(struct lsd_run *r)
@@ -886,6 +895,8 @@ int lsd_fast_chunk(struct lsd_run *r)
 		c.f->tipc_sp = c.sp;
 	}
 	err = run_chunk(&c);
+	if (err == FAST_EOS)
+		err = BAIL;
 	if (err == BAIL) {
 		/* What was handed out stays; libipt's decode of the chunk
 		 * drops as many blocks. */

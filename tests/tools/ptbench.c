@@ -21,10 +21,15 @@
  *   ipt_mbs X pass2_mbs X ipt_insn_s X pass2_insn_s X pass2_blocks_s X
  *   ipt_blocks_s X
  *   ratio_pass2 R ratio_total R ratio_pass2_med R ratio_total_med R
- *   batch_s T ratio_batch R ratio_batch_med R
+ *   batch_s T ratio_batch R ratio_batch_med R open_cold_s T
+ *   ref_s T ratio_ref R ratio_ref_med R fast_chunks N libipt_chunks N
  * ratio_pass2 = pass2 / libipt; ratio_total = (open + pass2) / (libipt's
  * image + libipt), ipt_image_s the image's build;
- * ratio_batch = pass2 with the batch callback / libipt.  open comes with
+ * ratio_batch = pass2 with the batch callback / libipt; ref_s the same
+ * decode on the reference path (lsd_opts.reference: libipt's block decoder
+ * on every chunk), ratio_ref = ref_s / libipt; pass2 and batch run the
+ * fast path, and fast_chunks / libipt_chunks say how many chunks it took
+ * and left to libipt (of one decode).  open comes with
  * the heads cache warm after the first repetition (as it is for any
  * bundle decoded a second time on this machine); open_cold_s is the first
  * repetition's, when LOOPSCOPE_CACHE starts empty.

@@ -93,6 +93,8 @@ struct lsd_fblk {
 	uint8_t known;		/* filled */
 };
 
+struct lsd_fchain;
+
 /* One process: its image, its heads, the index of its static blocks and
  * the split cache.  Each process has its own static blocks, since the
  * same address may hold other code in another process. */
@@ -185,6 +187,7 @@ struct lsd_decoder {
 	struct lsd_chunkbuf cbuf;	/* for one stream at a time */
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
+	struct lsd_fchain *chains;	/* fast.c's chains of blocks */
 };
 
 static inline struct lsd_sblock *lsd_sb(const struct lsd_decoder *d, size_t id)

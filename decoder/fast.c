@@ -35,6 +35,26 @@
 #define FAST_RSTACK 64
 /* TIP targets remembered by address (direct-mapped). */
 #define FAST_TIPC 1024
+/* Chains: the blocks a run of TNT bits leads through from a block, built
+ * once and copied out whole (direct-mapped by block and bits; a chain
+ * holds at most CH_MAX blocks and CH_PUSH calls). */
+#define CH_MAX 24
+#define CH_PUSH 8
+#define CH_N 8192
+
+struct lsd_fchain {
+	uint32_t cur;		/* id + 1 of its first block; 0: empty slot */
+	uint8_t k;		/* TNT bits it was built for (1 to 8) */
+	uint8_t bits;		/* their values, the first highest */
+	uint8_t used;		/* the bits it takes */
+	uint8_t nb;		/* its blocks */
+	uint8_t npush;		/* its calls that libipt logs */
+	uint8_t lastc;		/* index + 1 of its last block that took a bit */
+	uint32_t end;		/* id + 1 of the block it stops at */
+	uint64_t insns;
+	uint64_t push[CH_PUSH];	/* return addresses, in order */
+	struct lsd_block b[CH_MAX];
+};
 
 struct lsd_fast {
 	struct lsd_block out[FAST_OUT];
@@ -656,12 +676,99 @@ static uint32_t next_block(struct fctx *c, uint32_t cur, uint64_t to, int direct
 	return nx;
 }
 
+/* Builds the chain from block cur for the k TNT bits `bits` (the first in
+ * bit k - 1): the blocks they lead through, up to a block needing another
+ * bit or another packet, one whose successor is not known yet, or
+ * CH_MAX.  Returns 1, or 0 where there is no chain to make. */
+static int chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
+		       uint32_t cur, unsigned k, unsigned bits)
+{
+	const struct lsd_fblk *fb = d->fb;
+	unsigned used = 0, nb = 0, npush = 0, lastc = 0;
+	uint64_t insns = 0;
+	uint32_t start = cur;
+
+	ch->cur = 0;	/* the slot's old chain is being overwritten */
+	while (nb < CH_MAX) {
+		const struct lsd_fblk *f = &fb[cur - 1];
+		uint64_t to;
+		uint32_t nx;
+		uint8_t exit;
+
+		switch (f->kind) {
+		case LSD_K_OTHER:
+			to = f->end;
+			nx = f->fall;
+			exit = LSD_EXIT_FALL;
+			break;
+		case LSD_K_JMP:
+			to = f->target;
+			nx = f->taken;
+			exit = LSD_EXIT_JUMP;
+			break;
+		case LSD_K_CALL:
+			if (f->push && npush == CH_PUSH)
+				goto stop;
+			to = f->target;
+			nx = f->taken;
+			exit = LSD_EXIT_CALL;
+			break;
+		case LSD_K_COND:
+			if (used == k)
+				goto stop;
+			if ((bits >> (k - 1 - used)) & 1) {
+				to = f->target;
+				nx = f->taken;
+			} else {
+				to = f->end;
+				nx = f->fall;
+			}
+			exit = to == f->end ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN;
+			break;
+		default:
+			goto stop;
+		}
+		if (!nx)
+			goto stop;
+		if (f->kind == LSD_K_CALL && f->push)
+			ch->push[npush++] = f->end;
+		if (f->kind == LSD_K_COND) {
+			used++;
+			lastc = nb + 1;
+		}
+		ch->b[nb].sb = f->sb;
+		ch->b[nb].exit = exit;
+		ch->b[nb].next = to;
+		nb++;
+		insns += f->ninsn;
+		cur = nx;
+		/* After its last bit libipt reads ahead for events: those
+		 * bind on the way from here, block by block. */
+		if (used == k)
+			break;
+	}
+stop:
+	if (!used)
+		return 0;	/* nothing the per-block loop does not do as fast */
+	ch->cur = start;
+	ch->k = (uint8_t)k;
+	ch->bits = (uint8_t)bits;
+	ch->used = (uint8_t)used;
+	ch->nb = (uint8_t)nb;
+	ch->npush = (uint8_t)npush;
+	ch->lastc = (uint8_t)lastc;
+	ch->end = cur;
+	ch->insns = insns;
+	return 1;
+}
+
 /* Decodes the chunk: the loop over the blocks, its state in locals (the
  * blocks written out alias nothing of it), saved to c around anything
  * out of line.  Returns 0, BAIL or an error. */
 static int run_chunk(struct fctx *c)
 {
 	struct lsd_block *const out = c->f->out;
+	struct lsd_fchain *const chains = c->d->chains;
 	struct fp k;
 	uint32_t cur = 0;
 	uint64_t fup, tnt, insns = 0, blocks = 0;
@@ -711,6 +818,56 @@ static int run_chunk(struct fctx *c)
 			if (err)
 				return err;
 			LOAD();
+		}
+		/* A chain: the blocks the next TNT bits lead through, copied
+		 * out whole.  Not with an event pending (it may bind on the
+		 * way). */
+		if (ntnt && !c->ev && n + CH_MAX <= FAST_OUT && chains) {
+			unsigned kk = ntnt < 8 ? ntnt : 8;
+			unsigned bits = (unsigned)(tnt >> (64 - kk));
+			struct lsd_fchain *ch = &chains[(cur * 0x9e3779b1u ^ (bits << 4) ^ kk) &
+							(CH_N - 1)];
+
+			if ((ch->cur == cur && ch->k == kk && ch->bits == bits) ||
+			    chain_build(c->d, ch, cur, kk, bits)) {
+				unsigned i;
+
+				memcpy(out + n, ch->b, ch->nb * sizeof(*out));
+				fin = n + ch->lastc;
+				n += ch->nb;
+				for (i = 0; i < ch->npush; i++)
+					rs_push(c, ch->push[i]);
+				tnt <<= ch->used;
+				ntnt -= ch->used;
+				insns += ch->insns;
+				blocks += ch->nb;
+				cur = ch->end;
+				if (ntnt)
+					continue;
+				SAVE();
+				if (!read_ahead(c))
+					return BAIL;
+				if (c->ev) {
+					/* An event read ahead may bind where
+					 * the chain's last block went. */
+					struct lsd_block *o = &out[n - 1];
+
+					to = o->next;
+					exit = o->exit;
+
+					if ((err = bind(c, &to, &exit, &go)) != 0)
+						return err;
+					o->exit = exit;
+					o->next = to;
+					if (go != 1)
+						fin = n;
+					if (!go)
+						cur = 0;
+					else if (go == 2 && !(cur = next_block(c, cur, to, 0, &err)))
+						return err ? err : BAIL;
+				}
+				continue;
+			}
 		}
 		f = &c->d->fb[cur - 1];
 		switch (f->kind) {
@@ -880,6 +1037,9 @@ int lsd_fast_chunk(struct lsd_run *r)
 
 	if (!r->fp && !(r->fp = calloc(1, sizeof(*r->fp))))
 		return -LS_ENOMEM;
+	/* Without memory for chains, block by block. */
+	if (!r->d->chains)
+		r->d->chains = calloc(CH_N, sizeof(*r->d->chains));
 	/* Blocks batched before this chunk go out first. */
 	if ((err = lsd_run_batch_flush(r)) != 0)
 		return err;
@@ -918,6 +1078,8 @@ void lsd_fast_release(struct lsd_run *r)
 
 void lsd_fast_free(struct lsd_decoder *d)
 {
+	free(d->chains);
+	d->chains = NULL;
 	free(d->fb);
 	d->fb = NULL;
 	d->capfb = 0;

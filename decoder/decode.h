@@ -8,8 +8,12 @@
  * every direct branch target in the executed modules' code and every IP
  * the packets name (TIP, TIP.PGE, FUP); the set, and so the static
  * blocks, do not depend on the order in which anything is met.  One
- * libipt pass then emits the block stream through callbacks.  Memory is
- * bounded by the executed code, not by the trace length.
+ * pass then emits the block stream through callbacks: the fast path
+ * (fast.c) walks each chunk's packets straight over the static blocks,
+ * and hands a chunk holding anything it does not model to libipt's block
+ * decoder from the chunk's start; both give the same blocks, losses and
+ * counts (lsd_opts.reference forces libipt).  Memory is bounded by the
+ * executed code, not by the trace length.
  *
  * Every process of the bundle has its own image (its mappings from the
  * sideband; a forked child starts with its parent's) and its own static

@@ -384,8 +384,18 @@ static int read_ahead(struct fctx *c)
 	}
 }
 
-/* The fast view of static block id, filled on first use. */
+static struct lsd_fblk *fblk_with(struct fctx *c, uint32_t id, const uint64_t *known);
+
+/* The fast view of static block id, filled on first use.  Returns NULL
+ * out of memory, or where its last instruction does not decode. */
 static struct lsd_fblk *fblk(struct fctx *c, uint32_t id)
+{
+	return fblk_with(c, id, NULL);
+}
+
+/* fblk(), with the block's direct target *known where the caller has it
+ * (no second disassembly of its last instruction). */
+static struct lsd_fblk *fblk_with(struct fctx *c, uint32_t id, const uint64_t *known)
 {
 	struct lsd_decoder *d = c->d;
 	struct lsd_fblk *f;
@@ -414,11 +424,12 @@ static struct lsd_fblk *fblk(struct fctx *c, uint32_t id)
 		f->end = sb->end;
 		f->ninsn = sb->ninsn;
 		f->kind = sb->last_kind;
-		if (f->kind == LSD_K_JMP || f->kind == LSD_K_CALL || f->kind == LSD_K_COND) {
-			if (lsd_insn_branch(d, sb->last, &kind, &target) < 0 ||
-			    kind != f->kind)
-				return NULL;
-		}
+		if (f->kind != LSD_K_JMP && f->kind != LSD_K_CALL && f->kind != LSD_K_COND)
+			;
+		else if (known)
+			target = *known;
+		else if (lsd_insn_branch(d, sb->last, &kind, &target) < 0 || kind != f->kind)
+			return NULL;
 		f->target = target;
 		/* libipt logs no return for a call to the next instruction
 		 * (position-independent code reading its IP). */
@@ -489,6 +500,7 @@ static uint32_t head_id(struct fctx *c, uint64_t ip, int *err)
 	sp->fkey[h] = ip;
 	sp->fid[h] = id + 1;
 	sp->fn++;
+	(void)fblk_with(c, id, &target);	/* NULL: fblk() says so later */
 	return id + 1;
 }
 

@@ -1226,6 +1226,7 @@ void lsa_loops_free(struct lsa_loops *l)
 	free(l->modidx);
 	lsa_kmap_release(&l->funcidx);
 	lsa_kmap_release(&l->body);
+	lsa_kmap_release(&l->falltail);
 	free(l->acc);
 	free(l->inst);
 	free(l->kid);

@@ -145,6 +145,9 @@ struct lsa_loops {
 	uint32_t nfuncs, capfuncs;
 	struct lsa_kmap funcidx;	/* (module + 1, off) -> function */
 	struct lsa_kmap body;	/* (loop, block id): the block was in an iteration */
+	/* (profile loop, back branch offset) of back "branches" that fall
+	 * through into the head: the head holds the loop's test there. */
+	struct lsa_kmap falltail;
 	uint32_t *modidx;	/* bundle module -> profile module + 1 */
 	size_t nmod;
 	struct lsa_acc *acc;

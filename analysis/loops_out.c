@@ -314,6 +314,9 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 		err = loop_p(l, (uint32_t)e->a, &tl.loop);
 		if (!err)
 			err = last_insn(l, (uint32_t)e->b, &mod, &tl.off, &tl.vaddr);
+		if (!err && lsd_sblock_falls(lsd_sblock(l->d, (size_t)e->b)) &&
+		    !lsa_kmap_get(&l->falltail, tl.loop, tl.off))
+			err = -LS_ENOMEM;
 		if (!err)
 			err = lsp_add_tail(l->p, &tl);
 	}
@@ -541,6 +544,82 @@ static const struct lsd_callbacks pair_callbacks = {
 	.stream_end = pair_end,
 };
 
+/* A back branch of a loop, summed over the profile's threads. */
+struct tsum {
+	uint32_t loop;
+	uint64_t off, count;
+};
+
+static int tsum_cmp(const void *x, const void *y)
+{
+	const struct tsum *a = x, *b = y;
+
+	if (a->loop != b->loop)
+		return a->loop < b->loop ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* Labels each loop the detector found with its own source line: the line
+ * of its most executed back branch (ties: the lowest address), which
+ * compilers attribute to the loop's for/while line; at -O2 the head is
+ * often the body's first statement, since the loop was rotated.  Where
+ * that block falls through into the head (no branch: the head holds the
+ * loop's test, as at -O0), or its instruction has no line, the head's
+ * line stays.  Returns 0 or -LS_ENOMEM. */
+static int label_loops(struct lsa_loops *l)
+{
+	const struct lsp_profile *p = l->p;
+	struct tsum *v = malloc((p->n_tails + 1) * sizeof(*v));
+	uint64_t *best = calloc(p->n_loops + 1, sizeof(*best));
+	uint64_t *boff = calloc(p->n_loops + 1, sizeof(*boff));
+	size_t i, k = 0;
+	int err = 0;
+
+	if (!v || !best || !boff) {
+		err = -LS_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->n_tails; i++)
+		v[i] = (struct tsum){ p->tails[i].loop, p->tails[i].off, p->tails[i].count };
+	qsort(v, p->n_tails, sizeof(*v), tsum_cmp);
+	for (i = 0; i < p->n_tails; i = k) {
+		uint64_t n = 0;
+
+		for (k = i; k < p->n_tails && v[k].loop == v[i].loop && v[k].off == v[i].off; k++)
+			n += v[k].count;
+		if (v[i].loop < p->n_loops && n > best[v[i].loop]) {
+			best[v[i].loop] = n;
+			boff[v[i].loop] = v[i].off;
+		}
+	}
+	for (i = 0; i < l->nloops && !err; i++) {
+		const struct lsa_loopdef *ld = &l->loops[i];
+		const struct lsp_loop *pl;
+		struct lsd_symbol_info info;
+		char *hfile;
+
+		if (ld->pidx == LSA_NONE || ld->pidx >= p->n_loops || !best[ld->pidx] ||
+		    lsa_kmap_find(&l->falltail, ld->pidx, boff[ld->pidx]))
+			continue;
+		pl = &p->loops[ld->pidx];
+		lookup(l, ld->head->module, boff[ld->pidx], l->o.want_lines, &info);
+		if (!info.file || info.line <= 0)
+			continue;
+		if (!(hfile = strdup(pl->head_file))) {
+			err = -LS_ENOMEM;
+			break;
+		}
+		err = lsp_loop_set_lines(l->p, ld->pidx, info.file, (uint32_t)info.line,
+					 hfile, pl->head_line);
+		free(hfile);
+	}
+out:
+	free(v);
+	free(best);
+	free(boff);
+	return err;
+}
+
 int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 			   struct lsd_symbols *sym, struct lsp_profile *p,
 			   const struct lsa_loops_opts *o,
@@ -568,6 +647,8 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		     lsd_decode_all(d, &lsa_loops_callbacks, l, NULL);
 	if (!err)
 		err = lsa_loops_finish(l);
+	if (!err)
+		err = label_loops(l);
 	if (!err)
 		p->nruns = run + 1;
 	if (st)

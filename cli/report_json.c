@@ -54,11 +54,13 @@ static void json_loop(FILE *f, const struct lsp_view *v, const struct lsp_view_l
 	report_json_str(f, report_func_name(p, pl->func, fbuf, sizeof(fbuf)));
 	fputs(", \"file\": ", f);
 	report_json_str(f, pl->file);
-	fprintf(f, ", \"line\": %" PRIu32 ",\n     \"entries\": %" PRIu64
+	fprintf(f, ", \"line\": %" PRIu32 ", \"head_file\": ", pl->line);
+	report_json_str(f, pl->head_file);
+	fprintf(f, ", \"head_line\": %" PRIu32 ",\n     \"entries\": %" PRIu64
 		", \"iterations\": %" PRIu64 ", \"self_instructions\": %" PRIu64
 		", \"total_instructions\": %" PRIu64 ", \"self_percent\": %.4f"
 		", \"total_percent\": %.4f, \"depth\": %" PRIu32 ",\n     \"trip_counts\": {",
-		pl->line, l->entries, l->iterations, l->self, l->total,
+		pl->head_line, l->entries, l->iterations, l->self, l->total,
 		lsp_view_pct(v, l->self), lsp_view_pct(v, l->total), l->depth);
 	for (k = 0; k < l->ntrips; k++)
 		fprintf(f, "%s\"%" PRIu64 "\": %" PRIu64, k ? ", " : "",
@@ -194,7 +196,7 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 	n = lsp_view_sorted_loops(v, &ids);
 	if (n < 0)
 		return n;
-	fputs("id,module,head,function,file,line,depth,entries,iterations,"
+	fputs("id,module,head,function,file,line,head_file,head_line,depth,entries,iterations,"
 	      "self_instructions,self_percent,total_instructions,total_percent,"
 	      "trip_min,trip_max,trip_mean,overflow_entries\n", f);
 	for (k = 0; k < n; k++) {
@@ -209,8 +211,10 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		report_csv_str(f, report_func_name(p, pl->func, fbuf, sizeof(fbuf)));
 		fputc(',', f);
 		report_csv_str(f, pl->file);
+		fprintf(f, ",%" PRIu32 ",", pl->line);
+		report_csv_str(f, pl->head_file);
 		fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%"
-			PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 "\n", pl->line,
+			PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 "\n", pl->head_line,
 			l->depth, l->entries, l->iterations, l->self, lsp_view_pct(v, l->self),
 			l->total, lsp_view_pct(v, l->total), l->trip_min, l->trip_max,
 			lsp_view_trip_mean(l), l->over_entries);

@@ -189,6 +189,9 @@ const struct lsd_sblock *lsd_sblock_at(const struct lsd_decoder *d, uint64_t ip)
  * Returns the count, or -LS_ENOENT where pid has nothing mapped. */
 int lsd_sblock_code(const struct lsd_decoder *d, uint32_t pid, uint64_t ip,
 		    uint8_t *buf, size_t size);
+/* Whether sb's last instruction is no branch (sb ends before a head and
+ * falls through into it). */
+int lsd_sblock_falls(const struct lsd_sblock *sb);
 /* Name of an exit kind ("fall", "taken", ...). */
 const char *lsd_exit_name(int exit);
 const char *lsd_iclass_name(int ic);

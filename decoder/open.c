@@ -320,6 +320,11 @@ const struct lsd_sblock *lsd_sblock_at(const struct lsd_decoder *d, uint64_t ip)
 	return other;
 }
 
+int lsd_sblock_falls(const struct lsd_sblock *sb)
+{
+	return sb && sb->last_kind == LSD_K_OTHER;
+}
+
 int lsd_sblock_code(const struct lsd_decoder *d, uint32_t pid, uint64_t ip,
 		    uint8_t *buf, size_t size)
 {

@@ -160,8 +160,10 @@ void lsp_free(struct lsp_profile *p)
 		free(p->funcs[i].name);
 		free(p->funcs[i].file);
 	}
-	for (i = 0; i < p->n_loops; i++)
+	for (i = 0; i < p->n_loops; i++) {
 		free(p->loops[i].file);
+		free(p->loops[i].head_file);
+	}
 	free(p->modules);
 	free(p->threads);
 	free(p->funcs);
@@ -313,11 +315,38 @@ int lsp_loop_intern(struct lsp_profile *p, uint32_t module, uint64_t head_off,
 	l->func = func;
 	l->line = line;
 	l->file = dupstr(file);
-	if (!l->file)
+	l->head_line = line;
+	l->head_file = dupstr(file);
+	if (!l->file || !l->head_file)
 		return -LS_ENOMEM;
 	x->loop.slot[i] = (uint32_t)p->n_loops;
 	x->loop.n = ++p->n_loops;
 	return (int)(p->n_loops - 1);
+}
+
+int lsp_loop_set_lines(struct lsp_profile *p, uint32_t i, const char *file,
+		       uint32_t line, const char *head_file, uint32_t head_line)
+{
+	struct lsp_loop *l;
+	char *f, *h;
+
+	if (!p || i >= p->n_loops || !file || !head_file)
+		return -LS_EINVAL;
+	l = &p->loops[i];
+	f = dupstr(file);
+	h = dupstr(head_file);
+	if (!f || !h) {
+		free(f);
+		free(h);
+		return -LS_ENOMEM;
+	}
+	free(l->file);
+	free(l->head_file);
+	l->file = f;
+	l->line = line;
+	l->head_file = h;
+	l->head_line = head_line;
+	return 0;
 }
 
 int lsp_thread_add(struct lsp_profile *p, const struct lsp_thread *t)
@@ -466,12 +495,18 @@ int lsp_merge(struct lsp_profile *dst, const struct lsp_profile *src)
 	}
 	for (i = 0; i < src->n_loops; i++) {
 		const struct lsp_loop *l = &src->loops[i];
+		size_t n0 = dst->n_loops;
 
 		if ((r = lsp_loop_intern(dst, mmap[l->module], l->head_off,
 					 l->head_vaddr, remap(fmap, l->func),
 					 l->file, l->line)) < 0)
 			goto fail;
 		lmap[i] = (uint32_t)r;
+		/* A loop new to dst takes src's lines. */
+		if ((size_t)r + 1 == dst->n_loops && n0 <= (size_t)r &&
+		    (r = lsp_loop_set_lines(dst, lmap[i], l->file, l->line,
+					    l->head_file, l->head_line)) < 0)
+			goto fail;
 	}
 	tbase = (uint32_t)dst->n_threads;
 	for (i = 0; i < src->n_threads; i++) {

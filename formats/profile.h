@@ -23,7 +23,8 @@
 #define LSP_NCLASS 9		/* = LSD_IC_MAX: load store branch call ret int fp simd other */
 #define LSP_TRIP_LIMIT 1024	/* default: exact trip counts below this */
 #define LSP_NONE UINT32_MAX	/* no loop / function / module */
-#define LSP_VERSION 1		/* of the file format (formats/profile.md) */
+#define LSP_VERSION 2		/* of the file format (formats/profile.md);
+				 * version 1 files are read too */
 
 struct lsp_module {
 	uint8_t build_id[LSP_BUILD_ID_MAX];
@@ -54,8 +55,14 @@ struct lsp_loop {
 	uint64_t head_off;	/* head block start, file offset (the key) */
 	uint64_t head_vaddr;	/* the same as an ELF virtual address */
 	uint32_t func;		/* function containing the head, or LSP_NONE */
-	char *file;		/* source file:line of the head, "" / 0 unknown */
+	/* The loop's own source line, its label: the line of its most
+	 * executed back branch (the latch's compare and jump, which
+	 * compilers put on the loop's for/while line), else the head's;
+	 * "" / 0 unknown. */
+	char *file;
 	uint32_t line;
+	char *head_file;	/* source file:line of the head block */
+	uint32_t head_line;
 };
 
 /* Per loop and thread. */
@@ -151,6 +158,11 @@ int lsp_module_intern(struct lsp_profile *p, const uint8_t *build_id,
 int lsp_func_intern(struct lsp_profile *p, uint32_t module, uint64_t off,
 		    uint64_t vaddr, const char *name, const char *file,
 		    uint32_t line);
+/* Sets loop i's label (file, line) and its head's line (head_file,
+ * head_line); lsp_loop_intern() sets both to the head's.  Returns 0,
+ * -LS_EINVAL, -LS_ENOMEM. */
+int lsp_loop_set_lines(struct lsp_profile *p, uint32_t i, const char *file,
+		       uint32_t line, const char *head_file, uint32_t head_line);
 int lsp_loop_intern(struct lsp_profile *p, uint32_t module, uint64_t head_off,
 		    uint64_t head_vaddr, uint32_t func, const char *file,
 		    uint32_t line);

@@ -32,7 +32,7 @@ static const struct {
 	[R_MODULE] = { "module", 4 },
 	[R_THREAD] = { "thread", 8 + LSP_NCLASS },
 	[R_FUNC] = { "func", 8 },
-	[R_LOOP] = { "loop", 8 },
+	[R_LOOP] = { "loop", 10 },	/* version 1: 8 */
 	[R_LSTAT] = { "lstat", 11 + 2 * LSP_NCLASS },
 	[R_TRIP] = { "trip", 5 },
 	[R_EDGE] = { "edge", 6 },
@@ -56,6 +56,7 @@ struct rd {
 	size_t errlen;
 	char *f[MAXF];
 	int nf;
+	uint64_t version;	/* of the file */
 	struct keyset keys;
 	size_t nrec;		/* records before the end record */
 };
@@ -343,7 +344,7 @@ static int rd_func(struct rd *r)
 
 static int rd_loop(struct rd *r)
 {
-	uint32_t mod = 0, fn = 0, line = 0;
+	uint32_t mod = 0, fn = 0, line = 0, hline = 0;
 	uint64_t off, va;
 	size_t n0;
 	int err;
@@ -355,10 +356,17 @@ static int rd_loop(struct rd *r)
 	    (err = get_idx(r, 5, "function", r->p->n_funcs, 1, &fn)) ||
 	    (err = get_str(r, 6, "file")) || (err = get_u32(r, 7, "bad line", &line)))
 		return err;
+	/* Version 2 adds the head's file and line; in version 1 the loop's
+	 * line was its head's. */
+	if (r->version >= 2 && ((err = get_str(r, 8, "head file")) ||
+				(err = get_u32(r, 9, "bad head line", &hline))))
+		return err;
 	n0 = r->p->n_loops;
 	err = lsp_loop_intern(r->p, mod, off, va, fn, r->f[6], line);
 	if (err >= 0 && (size_t)err < n0)
 		return bad(r, -LS_ECORRUPT, "duplicate loop", r->f[3]);
+	if (err >= 0 && r->version >= 2)
+		err = lsp_loop_set_lines(r->p, (uint32_t)err, r->f[6], line, r->f[8], hline);
 	return err < 0 ? err : 0;
 }
 
@@ -505,6 +513,12 @@ static int (*const rd_fn[R_NREC])(struct rd *) = {
 	[R_CALL] = rd_call, [R_FSTAT] = rd_fstat,
 };
 
+/* Fields of record type t, its name included, in r's version. */
+static int nf_of(const struct rd *r, int t)
+{
+	return t == R_LOOP && r->version < 2 ? 8 : recs[t].nf;
+}
+
 /* One record line (NUL-terminated, no newline); *last is the previous
  * record's type and becomes this one's. */
 static int rd_line(struct rd *r, char *s, int *last)
@@ -529,10 +543,10 @@ static int rd_line(struct rd *r, char *s, int *last)
 			break;
 	if (t == R_NREC)
 		return bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
-	if (r->nf != recs[t].nf) {
+	if (r->nf != nf_of(r, t)) {
 		char msg[80];
 
-		snprintf(msg, sizeof(msg), "%d fields instead of %d in a", r->nf, recs[t].nf);
+		snprintf(msg, sizeof(msg), "%d fields instead of %d in a", r->nf, nf_of(r, t));
 		return bad(r, -LS_ECORRUPT, msg, recs[t].name);
 	}
 	/* Records come in type order, the profile record first, once. */
@@ -578,12 +592,14 @@ static int rd_all(struct rd *r, const char *buf, size_t len)
 	r->f[0] = line;
 	if ((err = get_u64(r, 0, "bad format version", &ver)))
 		goto out;
-	if (ver != LSP_VERSION) {
+	if (ver < 1 || ver > LSP_VERSION) {
 		lsp_seterr(r->errmsg, r->errlen, "%s:1: format version %" PRIu64
-			   ", this loopscope reads version %d", r->name, ver, LSP_VERSION);
+			   ", this loopscope reads versions 1 to %d", r->name, ver,
+			   LSP_VERSION);
 		err = -LS_EVERSION;
 		goto out;
 	}
+	r->version = ver;
 	pos = (size_t)(nl - buf) + 1;
 	while (pos < len) {
 		r->line++;

@@ -114,7 +114,9 @@ static size_t put_header(const struct lsp_profile *p, FILE *f)
 		put_idx(f, l->func);
 		fputc('\t', f);
 		put_str(f, l->file);
-		fprintf(f, "\t%" PRIu32 "\n", l->line);
+		fprintf(f, "\t%" PRIu32 "\t", l->line);
+		put_str(f, l->head_file);
+		fprintf(f, "\t%" PRIu32 "\n", l->head_line);
 	}
 	return n;
 }

@@ -26,3 +26,19 @@ $(BUILD)/testdata/cov/%: testdata/cov/%.c
 	cd $(dir $@) && $(CC) $(TD_CFLAGS) --coverage -o $(notdir $@) $(abspath $<)
 
 testdata: $(TD_COV_BIN)
+
+# Loop labels (t0630): the same program at -O2, where gcc rotates loops,
+# and at -O0.
+TD_O2_SRC := $(wildcard testdata/o2/*.c)
+TD_O2_BIN := $(TD_O2_SRC:testdata/o2/%.c=$(BUILD)/testdata/o2/%) \
+	$(TD_O2_SRC:testdata/o2/%.c=$(BUILD)/testdata/o2/%_O0)
+
+$(BUILD)/testdata/o2/%: testdata/o2/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+
+$(BUILD)/testdata/o2/%_O0: testdata/o2/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -o $@ $<
+
+testdata: $(TD_O2_BIN)

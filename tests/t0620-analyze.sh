@@ -17,7 +17,7 @@ fi
 "$LOOPSCOPE" record -q -o b.lsc -- "$TD/lp_calls" >/dev/null 2>&1
 t_ok "analyze writes a.lsprof by default" "$LOOPSCOPE" analyze a.lsc
 t_grep "... and says what it found" "^loopscope: [0-9]* loops in 1 threads, [0-9]* instructions: 'a.lsprof'$" last.err
-t_ok "the profile starts with the magic" grep -q '^loopscope-profile 1$' a.lsprof
+t_ok "the profile starts with the magic" grep -q '^loopscope-profile 2$' a.lsprof
 t_ok "analyze -o, -q" "$LOOPSCOPE" analyze -q -o b.lsprof b.lsc
 t_eq "-q prints nothing" "" "$(cat last.err)"
 
@@ -30,16 +30,16 @@ t_ok "report of the bundle (analyzed on the fly) = report of its profile, but fo
 	sh -c "sed 's/\"a.lsc\"/X/;s/\"a.lsprof\"/X/' bundle.json >x1 && sed 's/\"a.lsc\"/X/;s/\"a.lsprof\"/X/' prof.json >x2 && cmp x1 x2"
 # lp_calls.c: shared()'s loop (line 28): 3 entries of 2 + 7 of 5.
 t_eq "json: shared()'s loop: 10 entries, 41 iterations, trip counts" "10 41 {'2': 3, '5': 7}" \
-	"$(js prof.json "L['shared@28']['entries'], L['shared@28']['iterations'], L['shared@28']['trip_counts']")"
+	"$(js prof.json "L['shared@27']['entries'], L['shared@27']['iterations'], L['shared@27']['trip_counts']")"
 t_eq "json: its parents: loops B (3 entries) and C (7)" "[3, 7]" \
-	"$(js prof.json "sorted(p['entries'] for p in L['shared@28']['parents'])")"
+	"$(js prof.json "sorted(p['entries'] for p in L['shared@27']['parents'])")"
 t_eq "json: leaf()'s loop at depth 2 under main's loop A" "2 5" \
-	"$(js prof.json "L['leaf@19']['depth'], L['leaf@19']['parents'][0]['entries']")"
+	"$(js prof.json "L['leaf@18']['depth'], L['leaf@18']['parents'][0]['entries']")"
 t_eq "json: main's loop-level instructions = its loops' self" \
-	"$(js prof.json "L['main@42']['self_instructions'] + L['main@44']['self_instructions'] + L['main@46']['self_instructions']")" \
+	"$(js prof.json "L['main@41']['self_instructions'] + L['main@43']['self_instructions'] + L['main@45']['self_instructions']")" \
 	"$(js prof.json "F['main']['loop_level_instructions']")"
 t_eq "json: the loops main contains: A, B and C" \
-	"$(js prof.json "sorted([L['main@42']['id'], L['main@44']['id'], L['main@46']['id']])")" \
+	"$(js prof.json "sorted([L['main@41']['id'], L['main@43']['id'], L['main@45']['id']])")" \
 	"$(js prof.json "sorted(F['main']['loops'])")"
 # Sums: per thread, top-level edges' totals + outside = instructions (the
 # profile file's own records: edge parent '-', thread insns and outside).
@@ -54,8 +54,8 @@ t_ok "merge two runs" "$LOOPSCOPE" merge -o ab.lsprof a.lsprof a.lsprof
 "$LOOPSCOPE" report --format=json ab.lsprof >ab.json
 t_eq "merge: total instructions doubled" "$(($(js prof.json "d['total_instructions']") * 2))" "$(js ab.json "d['total_instructions']")"
 t_eq "merge: shared()'s loop doubled: entries, iterations, histogram, self, total" \
-	"$(js prof.json "L['shared@28']['entries'] * 2, L['shared@28']['iterations'] * 2, {k: v * 2 for k, v in L['shared@28']['trip_counts'].items()}, L['shared@28']['self_instructions'] * 2, L['shared@28']['total_instructions'] * 2")" \
-	"$(js ab.json "L['shared@28']['entries'], L['shared@28']['iterations'], L['shared@28']['trip_counts'], L['shared@28']['self_instructions'], L['shared@28']['total_instructions']")"
+	"$(js prof.json "L['shared@27']['entries'] * 2, L['shared@27']['iterations'] * 2, {k: v * 2 for k, v in L['shared@27']['trip_counts'].items()}, L['shared@27']['self_instructions'] * 2, L['shared@27']['total_instructions'] * 2")" \
+	"$(js ab.json "L['shared@27']['entries'], L['shared@27']['iterations'], L['shared@27']['trip_counts'], L['shared@27']['self_instructions'], L['shared@27']['total_instructions']")"
 t_eq "merge: every loop's counts doubled" "ok" \
 	"$(python3 -c "
 import json

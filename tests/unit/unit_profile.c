@@ -311,8 +311,12 @@ static void test_bad(void)
 			{ "loopscope-profile 1\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
 			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nedge\t-\t99\t0\t1\t5\nend\t4\n",
 			  "t.lsprof:5: bad loop index '99'", -LS_ECORRUPT },
-			{ "loopscope-profile 2\n", "t.lsprof:1: format version 2, this loopscope "
-			  "reads version 1", -LS_EVERSION },
+			{ "loopscope-profile 3\n", "t.lsprof:1: format version 3, this loopscope "
+			  "reads versions 1 to 2", -LS_EVERSION },
+			/* version 2: loop records carry the head's file and line */
+			{ "loopscope-profile 2\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
+			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nend\t3\n",
+			  "t.lsprof:4: 8 fields instead of 10 in a 'loop'", -LS_ECORRUPT },
 			{ "hello\n", "t.lsprof: not a loop profile (no 'loopscope-profile' line)",
 			  -LS_EFORMAT },
 			{ "loopscope-profile 1\nprofile\t10\t1\t\nmodule\t0\t-\tm\nmodule\t1\t-\tm\nend\t3\n",

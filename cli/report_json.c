@@ -256,10 +256,14 @@ int report_dot(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		dot_str(f, report_loop_where(p, (uint32_t)i, where, sizeof(where)));
 		fputs("\"];\n", f);
 	}
+	/* Edges: the entries from the parent and the share of the
+	 * instructions the child ran while entered from it (a node's total
+	 * is over all its parents). */
 	for (i = 0; i < v->ntops; i++)
 		if (SHOWN(v->tops[i].loop))
-			fprintf(f, "\ttop -> l%" PRIu32 " [label=\"%" PRIu64 "\"];\n",
-				v->tops[i].loop, v->tops[i].count);
+			fprintf(f, "\ttop -> l%" PRIu32 " [label=\"%" PRIu64 "\\n%.2f%%\"];\n",
+				v->tops[i].loop, v->tops[i].count,
+				lsp_view_pct(v, v->tops[i].total));
 	for (i = 0; i < p->n_loops; i++) {
 		const struct lsp_view_loop *l = &v->loops[i];
 
@@ -269,8 +273,8 @@ int report_dot(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 			const struct lsp_view_link *c = &v->children[l->child0 + k];
 
 			if (SHOWN(c->loop))
-				fprintf(f, "\tl%zu -> l%" PRIu32 " [label=\"%" PRIu64 "\"];\n", i,
-					c->loop, c->count);
+				fprintf(f, "\tl%zu -> l%" PRIu32 " [label=\"%" PRIu64 "\\n%.2f%%\"];\n",
+					i, c->loop, c->count, lsp_view_pct(v, c->total));
 		}
 	}
 	fputs("}\n", f);

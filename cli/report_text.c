@@ -136,13 +136,23 @@ struct tree {
 	int nomem;
 };
 
-/* One loop and, the first time it is met, its children; a loop met again
- * is printed without its subtree (marked), so the output stays linear in
- * the edges even when the graph shares subtrees. */
-static void tree_node(struct tree *t, uint32_t loop, uint64_t entries, int depth)
+/* One loop, entered from its parent by link `in`, and, the first time it
+ * is met, its children; a loop met again is printed without its subtree
+ * (marked), so the output stays linear in the edges even when the graph
+ * shares subtrees.  Its share is that of the instructions it ran while
+ * entered from this parent: a loop in a function called from several
+ * loops shows under each what it ran for that one, never more than the
+ * parent.  The profile keeps those per parent, not per path: below a loop
+ * entered from several parents, its children's shares are scaled by the
+ * part of it that ran from this one (`scale`), an estimate marked "~". */
+static void tree_node(struct tree *t, const struct lsp_view_link *in, double scale,
+		      int depth)
 {
 	const struct lsp_view *v = t->v;
+	uint32_t loop = in->loop;
 	const struct lsp_view_loop *l = &v->loops[loop];
+	double share = (double)in->total * scale, next;
+	char num[32];
 	char where[512], fbuf[256];
 	struct lsp_view_link *kids;
 	const char *mark = "";
@@ -152,10 +162,12 @@ static void tree_node(struct tree *t, uint32_t loop, uint64_t entries, int depth
 		mark = "  (recursion)";
 	else if (t->done[loop] && l->nchildren)
 		mark = "  (children shown above)";
-	fprintf(t->f, "%*s%6.2f%%  loop %" PRIu32 "  %s  %s  [%" PRIu64 " entries]%s\n",
-		2 * depth, "", lsp_view_pct(v, l->total), loop,
+	snprintf(num, sizeof(num), "%s%.2f", scale < 1.0 ? "~" : "",
+		 v->total_insns ? 100.0 * share / (double)v->total_insns : 0.0);
+	fprintf(t->f, "%*s%6s%%  loop %" PRIu32 "  %s  %s  [%" PRIu64 " entries]%s\n",
+		2 * depth, "", num, loop,
 		report_func_name(v->p, v->p->loops[loop].func, fbuf, sizeof(fbuf)),
-		report_loop_where(v->p, loop, where, sizeof(where)), entries, mark);
+		report_loop_where(v->p, loop, where, sizeof(where)), in->count, mark);
 	if (*mark || t->done[loop])
 		return;
 	t->done[loop] = t->on_path[loop] = 1;
@@ -164,9 +176,10 @@ static void tree_node(struct tree *t, uint32_t loop, uint64_t entries, int depth
 		t->nomem = 1;
 		return;
 	}
+	next = l->total && share < (double)l->total ? share / (double)l->total : 1.0;
 	for (i = 0; i < l->nchildren; i++)
-		if (lsp_view_pct(v, v->loops[kids[i].loop].total) >= t->o->min_pct)
-			tree_node(t, kids[i].loop, kids[i].count, depth + 1);
+		if (lsp_view_pct(v, kids[i].total) * next >= t->o->min_pct)
+			tree_node(t, &kids[i], next, depth + 1);
 	free(kids);
 	t->on_path[loop] = 0;
 }
@@ -186,14 +199,15 @@ int report_tree(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		free(tops);
 		return -LS_ENOMEM;
 	}
-	fprintf(f, "Loop call graph of %s: %" PRIu64 " instructions; %% of the total, "
-		"entries from the parent; loops with >= %.2f%%\n", o->source,
+	fprintf(f, "Loop call graph of %s: %" PRIu64 " instructions; %% of the total "
+		"run while entered from the parent, entries from the parent; loops "
+		"with >= %.2f%%\n", o->source,
 		v->total_insns, o->min_pct);
 	fprintf(f, "%6.2f%%  (top level)  %.2f%% outside loops\n",
 		v->total_insns ? 100.0 : 0.0, lsp_view_pct(v, v->outside));
 	for (i = 0; i < v->ntops && !t.nomem; i++)
-		if (lsp_view_pct(v, v->loops[tops[i].loop].total) >= o->min_pct)
-			tree_node(&t, tops[i].loop, tops[i].count, 1);
+		if (lsp_view_pct(v, tops[i].total) >= o->min_pct)
+			tree_node(&t, &tops[i], 1.0, 1);
 	free(tops);
 	free(t.on_path);
 	free(t.done);

@@ -45,13 +45,16 @@ t_grep "--thread=7: says so" "no thread with tid 7 in 'p.lsprof'" t7.err
 
 # Tree (LoopProf figure 3).
 "$LOOPSCOPE" report --tree p.lsprof >tree.out
+# Under each parent, what the loop ran while entered from it: mkprof's
+# edges 1 -> 2 (3900 instructions) and top -> 2 (1800, thread 1), not
+# loop 2's whole 5700 under both.
 cat >tree.exp <<'EOT'
-Loop call graph of p.lsprof: 10000 instructions; % of the total, entries from the parent; loops with >= 1.00%
+Loop call graph of p.lsprof: 10000 instructions; % of the total run while entered from the parent, entries from the parent; loops with >= 1.00%
 100.00%  (top level)  21.50% outside loops
    60.00%  loop 0  main  demo.c:12  [1 entries]
      59.00%  loop 1  main  demo.c:14  [10 entries]
-       57.00%  loop 2  work  demo.c:32  [130 entries]
-   57.00%  loop 2  work  demo.c:32  [2 entries]
+       39.00%  loop 2  work  demo.c:32  [130 entries]
+   18.00%  loop 2  work  demo.c:32  [2 entries]
 EOT
 t_ok "--tree: the loop call graph, indented" cmp tree.exp tree.out
 
@@ -123,8 +126,9 @@ t_grep "csv: loop 2" "^2,/usr/bin/demo,0x401120,work,demo.c,32,demo.c,32,1,132,6
 "$LOOPSCOPE" graph -o g.dot p.lsprof
 t_eq "graph exits 0" 0 $?
 t_grep "graph: a node per loop with %, function, place" 'l2 \[label="loop 2  57.00%\\nself 57.00%\\nwork\\ndemo.c:32"\]' g.dot
-t_grep "graph: edges with entries" 'l1 -> l2 \[label="130"\]' g.dot
-t_grep "graph: top-level edges" 'top -> l2 \[label="2"\]' g.dot
+# edges: entries, and the share run from that parent (mkprof: 3900, 1800)
+t_grep "graph: edges with entries and share" 'l1 -> l2 \[label="130\\n39.00%"\]' g.dot
+t_grep "graph: top-level edges" 'top -> l2 \[label="2\\n18.00%"\]' g.dot
 t_eq "graph: loop 3 pruned at 1%" 0 "$(grep -c 'l3' g.dot)"
 if command -v dot >/dev/null 2>&1; then
 	t_ok "graph: dot accepts the DOT" dot -Tsvg -o g2.svg g.dot

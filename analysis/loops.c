@@ -905,9 +905,13 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		/* into another function: a (conditional) tail call, code
 		 * falling into the next function, or a longjmp */
 		tf = func_of(l, sb);
-		if (top->cur == LSA_NONE)
-			top->cur = tf;
-		if (tf == LSA_NONE || tf == top->cur)
+		/* A frame entered at code no symbol covers (a PLT stub of
+		 * a stripped library, whose jump leads to the function
+		 * called): the block that follows makes tf its function
+		 * (lsa_loops_block), with the call and the span it opens.
+		 * Taking tf here as the one running, without a span, closed
+		 * a span never opened, from the thread's first instruction. */
+		if (top->cur == LSA_NONE || tf == LSA_NONE || tf == top->cur)
 			return 0;
 		/* into the middle of a function an older frame runs: longjmp
 		 * or an exception's landing pad; to a function's entry: a
@@ -1114,6 +1118,10 @@ int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *
 			top->start = t->insns;
 			if (span_open(t, f))
 				return -LS_ENOMEM;
+			/* called (not the thread's first frame): the call
+			 * frame_push() could not count, its target unnamed */
+			if (f != LSA_NONE && t->nfr > 1)
+				frow(t, f)->calls++;	/* span_open made the row */
 		}
 	}
 	t->insns += sb->ninsn;

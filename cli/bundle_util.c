@@ -2,6 +2,8 @@
  * way: open it with perf-like messages, and warn once about code it
  * cannot decode. */
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,4 +129,27 @@ void cli_reader_error(struct lsb_reader *r, int err)
 		cli_error("%s", lsb_reader_errmsg(r));
 	else
 		cli_error("'%s': %s", lsb_reader_path(r), ls_errstr(err));
+}
+
+const char *cli_create_problem(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st) < 0)
+		snprintf(buf, len, "no such directory '%s'", dir);
+	else if (!S_ISDIR(st.st_mode))
+		snprintf(buf, len, "'%s' is not a directory", dir);
+	else if (access(dir, W_OK) < 0)
+		snprintf(buf, len, "directory '%s' is not writable", dir);
+	else
+		return NULL;
+	return buf;
 }

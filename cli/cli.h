@@ -47,6 +47,10 @@ void cli_reader_error(struct lsb_reader *r, int err);
  * path or in debug_dir, may be NULL): decoding through them can only
  * count losses. */
 void cli_warn_missing_code(struct lsb_reader *r, const char *debug_dir);
+/* Why a file cannot be created at path, in words, into buf: its
+ * directory is missing, not a directory or not writable.  Returns buf, or
+ * NULL where the directory looks fine. */
+const char *cli_create_problem(const char *path, char *buf, size_t len);
 
 /* Prints "loopscope: " + formatted message + newline to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

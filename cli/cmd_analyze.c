@@ -222,9 +222,9 @@ int cmd_analyze(int argc, char **argv)
 	for (i = 0; i < p->n_threads; i++)
 		insns += p->threads[i].insns;
 	if (!quiet)
-		fprintf(stderr, "loopscope: %zu loops in %zu threads, %" PRIu64
-			" instructions: '%s'\n", p->n_loops, p->n_threads, insns,
-			output);
+		fprintf(stderr, "loopscope: %zu loop%s in %zu thread%s, %" PRIu64
+			" instructions: '%s'\n", p->n_loops, p->n_loops == 1 ? "" : "s",
+			p->n_threads, p->n_threads == 1 ? "" : "s", insns, output);
 	ret = 0;
 out:
 	lsp_free(p);

@@ -181,7 +181,11 @@ int cmd_import(int argc, char **argv)
 	wo.size = sizeof(wo);
 	err = lsb_writer_open(&w, out, &wo);
 	if (err < 0) {
-		cli_error("cannot create '%s': %s", out, ls_errstr(err));
+		char why[4200];
+
+		cli_error("cannot create '%s': %s", out,
+			  err == -LS_EIO && cli_create_problem(out, why, sizeof(why)) ?
+			  why : ls_errstr(err));
 		free(img);
 		return 1;
 	}

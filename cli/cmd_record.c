@@ -416,8 +416,12 @@ int cmd_record(int argc, char **argv)
 	}
 	err = lsb_writer_open(&w, output, &wo);
 	if (err < 0) {
+		char why[4200];
+
 		cli_error("cannot write '%s': %s", output,
-			  w ? lsb_writer_errmsg(w) : ls_errstr(err));
+			  w ? lsb_writer_errmsg(w) :
+			  err == -LS_EIO && cli_create_problem(output, why, sizeof(why)) ?
+			  why : ls_errstr(err));
 		if (w)
 			lsb_writer_close(w);
 		return 1;

@@ -146,7 +146,7 @@ int report_functions(FILE *f, const struct lsp_view *v, const struct report_opts
 	qsort(ids, n, sizeof(*ids), func_cmp);
 	sort_view = NULL;
 	fprintf(f, "Function level versus loop level, %% of %" PRIu64 " instructions; "
-		"functions with >= %.2f%% in either\n", v->total_insns, o->min_pct);
+		"functions with >= %.2f%% in any column\n", v->total_insns, o->min_pct);
 	fprintf(f, "%-28s %-16s %9s %9s %12s\n", "function", "module", "self %", "total %",
 		"loop level %");
 	for (i = 0; i < n; i++) {
@@ -154,6 +154,7 @@ int report_functions(FILE *f, const struct lsp_view *v, const struct report_opts
 		const struct lsp_func *pf = &p->funcs[ids[i]];
 
 		if (lsp_view_pct(v, x->self) < o->min_pct &&
+		    lsp_view_pct(v, x->total) < o->min_pct &&
 		    lsp_view_pct(v, x->loop_level) < o->min_pct)
 			continue;
 		self += x->self;

@@ -9,15 +9,6 @@
 #include "cli/report.h"
 #include "ls_err.h"
 
-static int trip_by_entries(const void *x, const void *y)
-{
-	const struct lsp_view_trip *a = x, *b = y;
-
-	if (a->entries != b->entries)
-		return a->entries > b->entries ? -1 : 1;
-	return a->trips < b->trips ? -1 : a->trips > b->trips;
-}
-
 static int trip_by_trips(const void *x, const void *y)
 {
 	const struct lsp_view_trip *a = x, *b = y;
@@ -25,37 +16,44 @@ static int trip_by_trips(const void *x, const void *y)
 	return a->trips < b->trips ? -1 : a->trips > b->trips;
 }
 
-/* The trip-count buckets of one loop: at most o->buckets of them, the
- * ones with most entries, in trip-count order (as figure 4 limits them
- * to 10), then the overflow bucket. */
+/* The trip-count histogram of one loop, in trip-count order, then the
+ * overflow bucket, last.  With more distinct trip counts than o->buckets
+ * (as figure 4 limits them to 10), consecutive ones share a row
+ * ("lo-hi", their entries summed; the rows cover the range from the
+ * least trip count to the greatest without a gap), so every trip count
+ * has its row. */
 static int print_trips(FILE *f, const struct lsp_view *v, const struct lsp_view_loop *l,
 		       const struct report_opts *o)
 {
 	struct lsp_view_trip *t;
-	size_t i, n = l->ntrips, shown = n;
-	uint64_t rest = 0;
-	char lim[32];
+	size_t i, k, n = l->ntrips, per = 1;
+	uint64_t lo;
+	char lab[48];
 
 	t = malloc((n + 1) * sizeof(*t));
 	if (!t)
 		return -LS_ENOMEM;
 	memcpy(t, v->trips + l->trip0, n * sizeof(*t));
-	if (o->buckets && n > o->buckets) {
-		qsort(t, n, sizeof(*t), trip_by_entries);
-		shown = o->buckets;
-		for (i = shown; i < n; i++)
-			rest += t[i].entries;
-		qsort(t, shown, sizeof(*t), trip_by_trips);
-	}
+	qsort(t, n, sizeof(*t), trip_by_trips);
+	if (o->buckets && n > o->buckets)
+		per = (n + o->buckets - 1) / o->buckets;
 	fprintf(f, "\n  %9s %11s\n", "TripCount", "Entries");
-	for (i = 0; i < shown; i++)
-		fprintf(f, "  %9" PRIu64 " %11" PRIu64 "\n", t[i].trips, t[i].entries);
-	if (l->over_entries) {
-		snprintf(lim, sizeof(lim), ">=%" PRIu32, v->p->trip_limit);
-		fprintf(f, "  %9s %11" PRIu64 "\n", lim, l->over_entries);
+	for (i = 0; i < n; i = k) {
+		uint64_t e = 0;
+
+		for (k = i; k < n && k < i + per; k++)
+			e += t[k].entries;
+		lo = per > 1 && i ? t[i - 1].trips + 1 : t[i].trips;
+		if (t[k - 1].trips == lo)
+			snprintf(lab, sizeof(lab), "%" PRIu64, lo);
+		else
+			snprintf(lab, sizeof(lab), "%" PRIu64 "-%" PRIu64, lo, t[k - 1].trips);
+		fprintf(f, "  %9s %11" PRIu64 "\n", lab, e);
 	}
-	if (shown < n)
-		fprintf(f, "  ... %zu more trip counts, %" PRIu64 " entries\n", n - shown, rest);
+	if (l->over_entries) {
+		snprintf(lab, sizeof(lab), ">=%" PRIu32, v->p->trip_limit);
+		fprintf(f, "  %9s %11" PRIu64 "\n", lab, l->over_entries);
+	}
 	free(t);
 	return 0;
 }

@@ -27,3 +27,58 @@ if command -v valgrind >/dev/null && [ -x "$BUILD/vglib/loopscope-amd64-linux" ]
 	t_grep "--functions: main is listed (its total is above the threshold)" "^main  " f.out
 	t_grep "--functions: the heading says what it keeps" "in any column" f.out
 fi
+
+# The trip-count histogram (item 10): with more distinct trip counts than
+# --buckets, consecutive ones share a row, the rows cover every trip count
+# from the least to the greatest (none left out), their entries are the
+# histogram's, and the overflow bucket is the last row.  The exact
+# histogram to compare with is the JSON's.
+if [ -s c.lsprof ]; then
+	"$LOOPSCOPE" report --format=json --min-percent=0 c.lsprof >h.json
+	"$LOOPSCOPE" report --buckets=3 --min-percent=0 c.lsprof >h.txt
+	t_eq "--buckets=3: rows cover each loop's trip counts, in order, no row after the overflow" "" \
+		"$(python3 - h.json h.txt <<'PY'
+import json, re, sys
+loops = {l['id']: l for l in json.load(open(sys.argv[1]))['loops']}
+bad, cur, rows, checked = [], None, [], 0
+def check(i, rows):
+    global checked
+    h = {int(k): v for k, v in loops[i]['trip_counts'].items()}
+    if not h:
+        return
+    over = [r for r in rows if r[0].startswith('>=')]
+    body = [r for r in rows if not r[0].startswith('>=')]
+    if over and rows[-1] is not over[-1]:
+        bad.append('%d: a row after the overflow' % i)
+    if len(body) > 3:
+        bad.append('%d: %d rows' % (i, len(body)))
+    prev = None
+    for lab, e in body:
+        lo, _, hi = lab.partition('-')
+        lo, hi = int(lo), int(hi or lo)
+        if prev is not None and lo != prev + 1 and len(h) > 3:
+            bad.append('%d: gap before %d' % (i, lo))
+        if sum(v for k, v in h.items() if lo <= k <= hi) != e:
+            bad.append('%d: %s has %d entries' % (i, lab, e))
+        prev = hi
+    if body and (int(body[0][0].split('-')[0]) != min(h) or prev != max(h)):
+        bad.append('%d: rows span %s..%s, trips %d..%d' % (i, body[0][0], prev, min(h), max(h)))
+    checked += len(h) > 3
+for line in open(sys.argv[2]):
+    m = re.match(r'^Loop (\d+) at ', line)
+    if m:
+        if cur is not None:
+            check(cur, rows)
+        cur, rows = int(m.group(1)), []
+        continue
+    m = re.match(r'^ +(>=\d+|\d+(?:-\d+)?) +(\d+)$', line)
+    if m and cur is not None:
+        rows.append((m.group(1), int(m.group(2))))
+if cur is not None:
+    check(cur, rows)
+if not checked:
+    bad.append('no loop with more than 3 trip counts')
+print('; '.join(bad))
+PY
+)"
+fi

@@ -64,4 +64,7 @@ enum { REPORT_CPI_TEXT, REPORT_CPI_JSON, REPORT_CPI_CSV };
 int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 	       int no_skid_fix, double min_pct);
 
+/* The SIMD share of loop l's own instructions, in %. */
+double report_simd_pct(const struct lsp_view_loop *l);
+
 #endif

@@ -59,9 +59,11 @@ static void json_loop(FILE *f, const struct lsp_view *v, const struct lsp_view_l
 	fprintf(f, ", \"head_line\": %" PRIu32 ",\n     \"entries\": %" PRIu64
 		", \"iterations\": %" PRIu64 ", \"self_instructions\": %" PRIu64
 		", \"total_instructions\": %" PRIu64 ", \"self_percent\": %.4f"
-		", \"total_percent\": %.4f, \"depth\": %" PRIu32 ",\n     \"trip_counts\": {",
+		", \"total_percent\": %.4f, \"depth\": %" PRIu32 ", \"simd_percent\": %.4f"
+		",\n     \"trip_counts\": {",
 		pl->head_line, l->entries, l->iterations, l->self, l->total,
-		lsp_view_pct(v, l->self), lsp_view_pct(v, l->total), l->depth);
+		lsp_view_pct(v, l->self), lsp_view_pct(v, l->total), l->depth,
+		report_simd_pct(l));
 	for (k = 0; k < l->ntrips; k++)
 		fprintf(f, "%s\"%" PRIu64 "\": %" PRIu64, k ? ", " : "",
 			v->trips[l->trip0 + k].trips, v->trips[l->trip0 + k].entries);
@@ -198,7 +200,7 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		return n;
 	fputs("id,module,head,function,file,line,head_file,head_line,depth,entries,iterations,"
 	      "self_instructions,self_percent,total_instructions,total_percent,"
-	      "trip_min,trip_max,trip_mean,overflow_entries\n", f);
+	      "trip_min,trip_max,trip_mean,overflow_entries,simd_percent\n", f);
 	for (k = 0; k < n; k++) {
 		const struct lsp_view_loop *l = &v->loops[ids[k]];
 		const struct lsp_loop *pl = &p->loops[l->loop];
@@ -214,10 +216,10 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		fprintf(f, ",%" PRIu32 ",", pl->line);
 		report_csv_str(f, pl->head_file);
 		fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%"
-			PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 "\n", pl->head_line,
+			PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%.4f\n", pl->head_line,
 			l->depth, l->entries, l->iterations, l->self, lsp_view_pct(v, l->self),
 			l->total, lsp_view_pct(v, l->total), l->trip_min, l->trip_max,
-			lsp_view_trip_mean(l), l->over_entries);
+			lsp_view_trip_mean(l), l->over_entries, report_simd_pct(l));
 	}
 	free(ids);
 	return 0;

@@ -90,6 +90,14 @@ int report_flat(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		if (l->entries)
 			fprintf(f, "  trip count min %" PRIu64 ", max %" PRIu64 ", mean %.2f\n",
 				l->trip_min, l->trip_max, lsp_view_trip_mean(l));
+		/* A vectorized loop runs one iteration per vector: its trip
+		 * counts are the machine's, not the source's bound.  A
+		 * quarter of SIMD instructions is the mark of one (scalar
+		 * code uses a few for copies and zeroing). */
+		if (l->self_ic[LSP_IC_SIMD])
+			fprintf(f, "  simd: %.2f%% of its own instructions%s\n",
+				report_simd_pct(l), report_simd_pct(l) >= 25.0 ?
+				" (vectorized: a trip count counts vector iterations)" : "");
 	}
 	if (!err)
 		fputs("-----\n", f);

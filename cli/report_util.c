@@ -85,3 +85,8 @@ void report_json_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+double report_simd_pct(const struct lsp_view_loop *l)
+{
+	return l->self ? 100.0 * (double)l->self_ic[LSP_IC_SIMD] / (double)l->self : 0.0;
+}

@@ -21,6 +21,7 @@
 
 #define LSP_BUILD_ID_MAX 64
 #define LSP_NCLASS 9		/* = LSD_IC_MAX: load store branch call ret int fp simd other */
+#define LSP_IC_SIMD 7		/* the class of SIMD instructions */
 #define LSP_TRIP_LIMIT 1024	/* default: exact trip counts below this */
 #define LSP_NONE UINT32_MAX	/* no loop / function / module */
 #define LSP_VERSION 2		/* of the file format (formats/profile.md);

@@ -39,7 +39,7 @@ done
 	awk '/^decode:/ { d = 1; next } d && $1 ~ /^[0-9]+$/ { print $2, $3 }' | sort >thr.tids
 t_eq "the oracle has 7 threads" 7 "$(wc -l <thr.tids)"
 t_eq "and lp_threads' pthread_create loop: 4 iterations, 1 entry" "4 1" \
-	"$(grep -A2 'lp_threads.c:26' thr.flat | awk 'NR == 3 { print $1, $4 }')"
+	"$(grep -A2 'lp_threads.c:25' thr.flat | awk 'NR == 3 { print $1, $4 }')"
 
 # check NAME OPTIONS...: a per-CPU bundle decodes and analyzes as thr.lsc.
 check() {

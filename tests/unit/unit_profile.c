@@ -123,8 +123,10 @@ static void test_intern(void)
 		ok = lsp_loop_intern(p, (uint32_t)(i & 1), (uint64_t)i * 16, 0, LSP_NONE, "x", 0) == i;
 	TAP_OK(ok, "50000 loops interned and found again by (module, offset)");
 	/* An array changed behind the interning functions. */
-	for (i = 10; i < (int)p->n_loops; i++)
+	for (i = 10; i < (int)p->n_loops; i++) {
 		free(p->loops[i].file);
+		free(p->loops[i].head_file);
+	}
 	p->n_loops = 10;
 	TAP_EQ(lsp_loop_intern(p, 1, 16 * 20001, 0, LSP_NONE, "", 0), 10,
 	       "a shrunk array makes the index rebuild");

@@ -64,6 +64,10 @@ enum { REPORT_CPI_TEXT, REPORT_CPI_JSON, REPORT_CPI_CSV };
 int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 	       int no_skid_fix, double min_pct);
 
+/* A source path as text reports print it: relative to the current
+ * directory when under it, else as it is (absolute where the debug info
+ * names the build directory).  JSON and CSV keep it whole. */
+const char *report_path(const char *file);
 /* The SIMD share of loop l's own instructions, in %. */
 double report_simd_pct(const struct lsp_view_loop *l);
 

@@ -67,7 +67,7 @@ static int one_function(FILE *f, const struct lsp_view *v, uint32_t fn)
 	qsort(ln, n, sizeof(*ln), fline_cmp);
 	fprintf(f, "Function %s (%s:%" PRIu32 ") in %s: self %" PRIu64 " (%.2f%%), "
 		"total %" PRIu64 " (%.2f%%), %" PRIu64 " calls\n",
-		report_func_name(p, fn, fbuf, sizeof(fbuf)), pf->file[0] ? pf->file : "??",
+		report_func_name(p, fn, fbuf, sizeof(fbuf)), pf->file[0] ? report_path(pf->file) : "??",
 		pf->line, pf->module < p->n_modules ? p->modules[pf->module].path : "?",
 		vf->self, lsp_view_pct(v, vf->self), vf->total, lsp_view_pct(v, vf->total),
 		vf->calls);

@@ -1,7 +1,9 @@
 /* report_util.c - names and places of loops and functions as every
  * report prints them, and JSON string escaping. */
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/report.h"
 
@@ -10,6 +12,23 @@ const char *report_base(const char *path)
 	const char *s = path ? strrchr(path, '/') : NULL;
 
 	return s ? s + 1 : path ? path : "";
+}
+
+const char *report_path(const char *file)
+{
+	static char cwd[PATH_MAX];
+	static size_t n;
+	static int known;
+
+	if (!known) {
+		known = 1;
+		n = getcwd(cwd, sizeof(cwd)) ? strlen(cwd) : 0;
+		if (n == 1)
+			n = 0;	/* "/": every path is under it, none shorter */
+	}
+	if (n && file && !strncmp(file, cwd, n) && file[n] == '/' && file[n + 1])
+		return file + n + 1;
+	return file ? file : "";
 }
 
 const char *report_func_name(const struct lsp_profile *p, uint32_t func,
@@ -35,7 +54,7 @@ const char *report_loop_where(const struct lsp_profile *p, uint32_t loop,
 	const struct lsp_loop *l = &p->loops[loop];
 
 	if (l->file[0])
-		snprintf(buf, len, "%s:%" PRIu32, l->file, l->line);
+		snprintf(buf, len, "%s:%" PRIu32, report_path(l->file), l->line);
 	else
 		snprintf(buf, len, "%s+0x%" PRIx64,
 			 l->module < p->n_modules ? report_base(p->modules[l->module].path) : "?",

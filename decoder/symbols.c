@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,11 +60,21 @@ struct mod {
 	struct lsd_symtab tab;
 };
 
+/* Source file names made absolute with their unit's DW_AT_comp_dir, by
+ * the name libdw gave (stable until dwarf_end): each made once, valid
+ * until lsd_symbols_close(). */
+struct abspath {
+	const char *dw;
+	char *abs;
+};
+
 struct lsd_symbols {
 	struct lsb_reader *r;
 	char *debug_dir;
 	size_t nmods;
 	struct mod *mods;
+	struct abspath *paths;
+	size_t npaths, cappaths;	/* cappaths: 0 or a power of two */
 	char errmsg[1024];
 };
 
@@ -363,6 +374,9 @@ void lsd_symbols_close(struct lsd_symbols *s)
 		return;
 	for (size_t i = 0; i < s->nmods && s->mods; i++)
 		mod_release(&s->mods[i]);
+	for (size_t i = 0; i < s->cappaths; i++)
+		free(s->paths[i].abs);
+	free(s->paths);
 	free(s->mods);
 	free(s->debug_dir);
 	free(s);
@@ -371,6 +385,65 @@ void lsd_symbols_close(struct lsd_symbols *s)
 const char *lsd_symbols_errmsg(const struct lsd_symbols *s)
 {
 	return s ? s->errmsg : "";
+}
+
+static size_t ptr_hash(const void *p)
+{
+	uint64_t a = (uint64_t)(uintptr_t)p;
+
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdull;
+	return (size_t)(a ^ (a >> 33));
+}
+
+/* Source file `name` of compilation unit cu, absolute: a relative name
+ * (gcc writes them relative to the build directory) joined to the unit's
+ * DW_AT_comp_dir.  Returns name itself where it is absolute, has no
+ * comp_dir, or memory runs out. */
+static const char *abs_path(struct lsd_symbols *s, Dwarf_Die *cu, const char *name)
+{
+	Dwarf_Attribute at;
+	const char *dir, *rel;
+	size_t h, i;
+	char *abs;
+
+	if (!name || name[0] == '/')
+		return name;
+	if ((s->npaths + 1) * 2 > s->cappaths) {
+		size_t ncap = s->cappaths ? 2 * s->cappaths : 256;
+		struct abspath *np = calloc(ncap, sizeof(*np));
+
+		if (!np)
+			return name;
+		for (i = 0; i < s->cappaths; i++) {
+			if (!s->paths[i].dw)
+				continue;
+			for (h = ptr_hash(s->paths[i].dw) & (ncap - 1); np[h].dw;
+			     h = (h + 1) & (ncap - 1))
+				;
+			np[h] = s->paths[i];
+		}
+		free(s->paths);
+		s->paths = np;
+		s->cappaths = ncap;
+	}
+	for (h = ptr_hash(name) & (s->cappaths - 1); s->paths[h].dw;
+	     h = (h + 1) & (s->cappaths - 1))
+		if (s->paths[h].dw == name)
+			return s->paths[h].abs;
+	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	if (!dir || dir[0] != '/')
+		return name;
+	for (rel = name; rel[0] == '.' && rel[1] == '/'; rel += 2)
+		;
+	abs = malloc(strlen(dir) + strlen(rel) + 2);
+	if (!abs)
+		return name;
+	sprintf(abs, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", rel);
+	s->paths[h].dw = name;
+	s->paths[h].abs = abs;
+	s->npaths++;
+	return abs;
 }
 
 /* The ELF vaddr of file offset off, through the PT_LOAD headers. */
@@ -412,7 +485,7 @@ static void find_lines(struct lsd_symbols *s, struct mod *md, uint64_t vaddr,
 		return;
 	ln = dwarf_getsrc_die(&cudie, vaddr);
 	if (ln && !dwarf_lineno(ln, &line)) {
-		info->file = dwarf_linesrc(ln, NULL, NULL);
+		info->file = abs_path(s, &cudie, dwarf_linesrc(ln, NULL, NULL));
 		info->line = info->file ? line : 0;
 	}
 	/* dwarf_getscopes follows an inlined instance into its abstract

@@ -69,3 +69,16 @@ t_eq "a version 1 profile reads" 0 $?
 t_eq "its labels are the head lines" \
 	"$(awk '{ print $3 }' labels.rows | sort -n | tr '\n' ' ')" \
 	"$(awk -F, '$5 ~ /labels\.c$/ { print $6 }' v1.csv | sort -n | tr '\n' ' ')"
+
+# Source paths (DW_AT_comp_dir): absolute in JSON; in text, relative to
+# the current directory when under it, else absolute.
+src=$(readlink -f "$SRC")
+t_eq "JSON: the loop's file is the absolute source path" "$src" "$(python3 -c '
+import json
+for l in json.load(open("l.json"))["loops"]:
+    if l["file"].endswith("labels.c"):
+        print(l["file"]); break')"
+"$LOOPSCOPE" report --min-percent=0 labels.lsprof >abs.txt
+t_grep "text, outside the source tree: absolute" "^Loop [0-9]* at 0x[0-9a-f]* ($src:" abs.txt
+(cd "$(dirname "$src")" && "$LOOPSCOPE" report --min-percent=0 "$T_TMP/labels.lsprof") >rel.txt
+t_grep "text, beside the source: relative" "^Loop [0-9]* at 0x[0-9a-f]* (labels.c:" rel.txt

@@ -496,6 +496,21 @@ static int pair_block(void *arg, size_t stream, const struct lsd_block *b)
 	return err;
 }
 
+/* A batch to both, each block to the detector first: the other consumer
+ * takes the batch whole where it can. */
+static int pair_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	struct pair *q = arg;
+	size_t i;
+	int err = cb_blocks(q->l, stream, b, n);
+
+	if (!err && q->also->blocks)
+		return q->also->blocks(q->arg, stream, b, n);
+	for (i = 0; i < n && !err && q->also->block; i++)
+		err = q->also->block(q->arg, stream, &b[i]);
+	return err;
+}
+
 static int pair_loss(void *arg, size_t stream, const struct lsd_loss *ls)
 {
 	struct pair *q = arg;
@@ -539,6 +554,7 @@ static int pair_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 static const struct lsd_callbacks pair_callbacks = {
 	.thread = pair_thread,
 	.block = pair_block,
+	.blocks = pair_blocks,
 	.loss = pair_loss,
 	.stream_begin = pair_begin,
 	.stream_end = pair_end,

@@ -688,6 +688,37 @@ static uint32_t next_block(struct fctx *c, uint32_t cur, uint64_t to, int direct
 	return nx;
 }
 
+/* Where block f goes without a packet (no branch, a direct jump or
+ * call): *to, the block there (*nx, id + 1, 0 where not known yet) and
+ * f's exit. */
+static inline void step_direct(const struct lsd_fblk *f, uint64_t *to, uint32_t *nx,
+			       uint8_t *exit)
+{
+	if (f->kind == LSD_K_OTHER) {
+		*to = f->end;
+		*nx = f->fall;
+		*exit = LSD_EXIT_FALL;
+	} else {
+		*to = f->target;
+		*nx = f->taken;
+		*exit = f->kind == LSD_K_CALL ? LSD_EXIT_CALL : LSD_EXIT_JUMP;
+	}
+}
+
+/* Where conditional block f goes with TNT bit `taken`, as step_direct(). */
+static inline void step_cond(const struct lsd_fblk *f, int taken, uint64_t *to,
+			     uint32_t *nx, uint8_t *exit)
+{
+	if (taken) {
+		*to = f->target;
+		*nx = f->taken;
+	} else {
+		*to = f->end;
+		*nx = f->fall;
+	}
+	*exit = *to == f->end ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN;
+}
+
 /* Builds the chain from block cur for the k TNT bits `bits` (the first in
  * bit k - 1): the blocks they lead through, up to a block needing another
  * bit or another packet, one whose successor is not known yet, or
@@ -708,34 +739,18 @@ static int chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 		uint8_t exit;
 
 		switch (f->kind) {
-		case LSD_K_OTHER:
-			to = f->end;
-			nx = f->fall;
-			exit = LSD_EXIT_FALL;
-			break;
-		case LSD_K_JMP:
-			to = f->target;
-			nx = f->taken;
-			exit = LSD_EXIT_JUMP;
-			break;
 		case LSD_K_CALL:
 			if (f->push && npush == CH_PUSH)
 				goto stop;
-			to = f->target;
-			nx = f->taken;
-			exit = LSD_EXIT_CALL;
+			/* fall through */
+		case LSD_K_OTHER:
+		case LSD_K_JMP:
+			step_direct(f, &to, &nx, &exit);
 			break;
 		case LSD_K_COND:
 			if (used == k)
 				goto stop;
-			if ((bits >> (k - 1 - used)) & 1) {
-				to = f->target;
-				nx = f->taken;
-			} else {
-				to = f->end;
-				nx = f->fall;
-			}
-			exit = to == f->end ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN;
+			step_cond(f, (bits >> (k - 1 - used)) & 1, &to, &nx, &exit);
 			break;
 		default:
 			goto stop;
@@ -883,22 +898,13 @@ static int run_chunk(struct fctx *c)
 		}
 		f = &c->d->fb[cur - 1];
 		switch (f->kind) {
-		case LSD_K_OTHER:
-			to = f->end;
-			nx = f->fall;
-			exit = LSD_EXIT_FALL;
-			break;
-		case LSD_K_JMP:
-			to = f->target;
-			nx = f->taken;
-			exit = LSD_EXIT_JUMP;
-			break;
 		case LSD_K_CALL:
 			if (f->push)
 				rs_push(c, f->end);
-			to = f->target;
-			nx = f->taken;
-			exit = LSD_EXIT_CALL;
+			/* fall through */
+		case LSD_K_OTHER:
+		case LSD_K_JMP:
+			step_direct(f, &to, &nx, &exit);
 			break;
 		case LSD_K_COND:
 			if (!ntnt) {
@@ -914,15 +920,8 @@ static int run_chunk(struct fctx *c)
 			}
 			fin = n + 1;
 			ntnt--;
-			if (tnt >> 63) {
-				to = f->target;
-				nx = f->taken;
-			} else {
-				to = f->end;
-				nx = f->fall;
-			}
+			step_cond(f, (int)(tnt >> 63), &to, &nx, &exit);
 			tnt <<= 1;
-			exit = to == f->end ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN;
 			if (!ntnt) {
 				SAVE();
 				if (!read_ahead(c))

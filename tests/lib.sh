@@ -53,3 +53,12 @@ t_grep() {	# t_grep "description" pattern file
 # clones with shared/ beside it).  Read-only: never written.
 T_REAL=$LSTOP/../shared/testdata-real
 [ -d "$T_REAL" ] || T_REAL=/work/shared/testdata-real
+
+# t_need_recorder: a test that records with the sw backend skips (one
+# counted "ok # skip" line) where Valgrind or our tool is missing.
+t_need_recorder() {
+	if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linux" ]; then
+		echo "ok 1 # skip valgrind or the tool is missing"
+		exit 0
+	fi
+}

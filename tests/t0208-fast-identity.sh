@@ -23,10 +23,7 @@
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
 
-if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linux" ]; then
-	echo "ok 1 # skip valgrind or the tool is missing"
-	exit 0
-fi
+t_need_recorder
 
 # Arguments and standard input as t0200 gives them.
 args_spin="3 100"

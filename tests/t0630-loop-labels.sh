@@ -19,10 +19,7 @@ cd "$T_TMP" || exit 1
 SRC=$LSTOP/testdata/o2/labels.c
 TD=$TESTDATA/o2
 
-if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linux" ]; then
-	echo "ok 1 # skip valgrind or the tool is missing"
-	exit 0
-fi
+t_need_recorder
 
 marker() {	# marker NAME: the line of /* L:NAME */ in the source
 	grep -n "/\* L:$1 \*/" "$SRC" | cut -d: -f1

@@ -13,10 +13,7 @@
 cd "$T_TMP" || exit 1
 TD=$TESTDATA
 
-if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linux" ]; then
-	echo "ok 1 # skip valgrind or the tool is missing"
-	exit 0
-fi
+t_need_recorder
 
 # shared()'s loop body: from the jne's target to the jne.
 body=$(objdump -d --no-show-raw-insn "$TD/lp_calls" | awk '

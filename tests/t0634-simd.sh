@@ -10,10 +10,7 @@
 cd "$T_TMP" || exit 1
 TD=$TESTDATA/o2
 
-if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linux" ]; then
-	echo "ok 1 # skip valgrind or the tool is missing"
-	exit 0
-fi
+t_need_recorder
 
 objdump -d --no-show-raw-insn "$TD/vec" | awk '
 	/<axpy>:/ { on = 1; next } on && /^$/ { exit }

@@ -560,6 +560,91 @@ static const struct lsd_callbacks pair_callbacks = {
 	.stream_end = pair_end,
 };
 
+/* Loop pidx's inline chain from its label's lookup: the inlined functions,
+ * innermost first, ';' between.  Returns 0 or -LS_ENOMEM. */
+static int set_inline(struct lsa_loops *l, uint32_t pidx,
+		      const struct lsd_symbol_info *info)
+{
+	const struct lsp_loop *pl = &l->p->loops[pidx];
+	char buf[1024];
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < info->ninline && n + 1 < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? ";" : "",
+				      info->inlined[i] ? info->inlined[i] : "?");
+	return lsp_loop_set_range(l->p, pidx, pl->first_line, pl->last_line, buf);
+}
+
+static void widen(struct lsp_loop *pl, const char *file, int line);
+
+/* Widens loop pl's line range to the line info names, where that is in
+ * the loop's own function: its label's file, and the same innermost
+ * inlined function as its label (or none), so that the lines of a
+ * function inlined into the loop do not count. */
+static void widen_info(struct lsp_loop *pl, const struct lsd_symbol_info *info)
+{
+	const char *in = pl->inlined_from, *semi = strchr(in, ';');
+	size_t n = semi ? (size_t)(semi - in) : strlen(in);
+	const char *f = info->ninline ? info->inlined[0] : NULL;
+
+	if (n ? !f || strlen(f) != n || strncmp(f, in, n) : f != NULL)
+		return;
+	widen(pl, info->file, info->line);
+}
+
+/* Widens loop pl's line range to line, in its label's file. */
+static void widen(struct lsp_loop *pl, const char *file, int line)
+{
+	if (!file || line <= 0 || strcmp(file, pl->file))
+		return;
+	if (!pl->first_line || (uint32_t)line < pl->first_line)
+		pl->first_line = (uint32_t)line;
+	if ((uint32_t)line > pl->last_line)
+		pl->last_line = (uint32_t)line;
+}
+
+/* The lines each loop's own code spans in its label's file: the first
+ * and last instruction of every block of its body (nested loops
+ * included, callees and functions inlined into it not), and its label.
+ * Returns 0. */
+static int body_ranges(struct lsa_loops *l)
+{
+	struct lsp_profile *p = l->p;
+	size_t i;
+
+	for (i = 0; i < l->nloops; i++) {
+		const struct lsa_loopdef *ld = &l->loops[i];
+		struct lsp_loop *pl;
+
+		if (ld->pidx == LSA_NONE || ld->pidx >= p->n_loops)
+			continue;
+		pl = &p->loops[ld->pidx];
+		pl->first_line = pl->last_line = 0;
+		widen(pl, pl->file, (int)pl->line);
+	}
+	for (i = 0; i < l->body.cap; i++) {
+		const struct lsa_kent *e = &l->body.t[i];
+		const struct lsd_sblock *sb;
+		struct lsd_symbol_info info;
+		const struct lsa_loopdef *ld;
+
+		if (e->a == LSA_KMAP_EMPTY || e->a >= l->nloops)
+			continue;
+		ld = &l->loops[e->a];
+		sb = lsd_sblock(l->d, (size_t)e->b);
+		if (ld->pidx == LSA_NONE || ld->pidx >= p->n_loops || !sb || sb->module < 0)
+			continue;
+		lookup(l, sb->module, sb->mod_off, l->o.want_lines, &info);
+		widen_info(&p->loops[ld->pidx], &info);
+		lookup(l, sb->module, sb->mod_off + (sb->last - sb->start),
+		       l->o.want_lines, &info);
+		widen_info(&p->loops[ld->pidx], &info);
+	}
+	return 0;
+}
+
 /* A back branch of a loop, summed over the profile's threads. */
 struct tsum {
 	uint32_t loop;
@@ -628,7 +713,11 @@ static int label_loops(struct lsa_loops *l)
 		err = lsp_loop_set_lines(l->p, ld->pidx, info.file, (uint32_t)info.line,
 					 hfile, pl->head_line);
 		free(hfile);
+		if (!err)
+			err = set_inline(l, ld->pidx, &info);
 	}
+	if (!err)
+		err = body_ranges(l);
 out:
 	free(v);
 	free(best);

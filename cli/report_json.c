@@ -56,12 +56,16 @@ static void json_loop(FILE *f, const struct lsp_view *v, const struct lsp_view_l
 	report_json_str(f, pl->file);
 	fprintf(f, ", \"line\": %" PRIu32 ", \"head_file\": ", pl->line);
 	report_json_str(f, pl->head_file);
-	fprintf(f, ", \"head_line\": %" PRIu32 ",\n     \"entries\": %" PRIu64
+	fprintf(f, ", \"head_line\": %" PRIu32 ", \"first_line\": %" PRIu32
+		", \"last_line\": %" PRIu32 ", \"inlined_from\": ", pl->head_line,
+		pl->first_line, pl->last_line);
+	report_json_str(f, pl->inlined_from);
+	fprintf(f, ",\n     \"entries\": %" PRIu64
 		", \"iterations\": %" PRIu64 ", \"self_instructions\": %" PRIu64
 		", \"total_instructions\": %" PRIu64 ", \"self_percent\": %.4f"
 		", \"total_percent\": %.4f, \"depth\": %" PRIu32 ", \"simd_percent\": %.4f"
 		",\n     \"trip_counts\": {",
-		pl->head_line, l->entries, l->iterations, l->self, l->total,
+		l->entries, l->iterations, l->self, l->total,
 		lsp_view_pct(v, l->self), lsp_view_pct(v, l->total), l->depth,
 		report_simd_pct(l));
 	for (k = 0; k < l->ntrips; k++)
@@ -198,7 +202,8 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 	n = lsp_view_sorted_loops(v, &ids);
 	if (n < 0)
 		return n;
-	fputs("id,module,head,function,file,line,head_file,head_line,depth,entries,iterations,"
+	fputs("id,module,head,function,file,line,head_file,head_line,first_line,last_line,"
+	      "inlined_from,depth,entries,iterations,"
 	      "self_instructions,self_percent,total_instructions,total_percent,"
 	      "trip_min,trip_max,trip_mean,overflow_entries,simd_percent\n", f);
 	for (k = 0; k < n; k++) {
@@ -215,8 +220,11 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		report_csv_str(f, pl->file);
 		fprintf(f, ",%" PRIu32 ",", pl->line);
 		report_csv_str(f, pl->head_file);
-		fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%"
-			PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%.4f\n", pl->head_line,
+		fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",", pl->head_line,
+			pl->first_line, pl->last_line);
+		report_csv_str(f, pl->inlined_from);
+		fprintf(f, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%"
+			PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%.4f\n",
 			l->depth, l->entries, l->iterations, l->self, lsp_view_pct(v, l->self),
 			l->total, lsp_view_pct(v, l->total), l->trip_min, l->trip_max,
 			lsp_view_trip_mean(l), l->over_entries, report_simd_pct(l));

@@ -77,12 +77,19 @@ int report_flat(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 
 		if (lsp_view_pct(v, l->total) < o->min_pct)
 			break;		/* sorted by total: the rest are below too */
-		fprintf(f, "-----\nLoop %" PRIu32 " at 0x%" PRIx64 " (%s) in %s\n"
+		fprintf(f, "-----\nLoop %" PRIu32 " at 0x%" PRIx64 " (%s) in %s", l->loop,
+			pl->head_vaddr, report_loop_where(p, l->loop, where, sizeof(where)),
+			report_func_name(p, pl->func, fbuf, sizeof(fbuf)));
+		/* The lines its own code spans, and the inlined function
+		 * it sits in. */
+		if (pl->first_line && pl->last_line > pl->first_line)
+			fprintf(f, ", lines %" PRIu32 "-%" PRIu32, pl->first_line, pl->last_line);
+		if (pl->inlined_from[0])
+			fprintf(f, ", inlined from %s", pl->inlined_from);
+		fprintf(f, "\n"
 			"  %16s %14s %14s %14s\n"
 			"  %16" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n"
-			"  %16s %12.2f %% %12.2f %%\n", l->loop, pl->head_vaddr,
-			report_loop_where(p, l->loop, where, sizeof(where)),
-			report_func_name(p, pl->func, fbuf, sizeof(fbuf)),
+			"  %16s %12.2f %% %12.2f %%\n",
 			"Total Iterations:", "Self Ins:", "Total Ins:", "Entries:",
 			l->iterations, l->self, l->total, l->entries, "",
 			lsp_view_pct(v, l->self), lsp_view_pct(v, l->total));

@@ -163,6 +163,7 @@ void lsp_free(struct lsp_profile *p)
 	for (i = 0; i < p->n_loops; i++) {
 		free(p->loops[i].file);
 		free(p->loops[i].head_file);
+		free(p->loops[i].inlined_from);
 	}
 	free(p->modules);
 	free(p->threads);
@@ -317,7 +318,8 @@ int lsp_loop_intern(struct lsp_profile *p, uint32_t module, uint64_t head_off,
 	l->file = dupstr(file);
 	l->head_line = line;
 	l->head_file = dupstr(file);
-	if (!l->file || !l->head_file)
+	l->inlined_from = dupstr("");
+	if (!l->file || !l->head_file || !l->inlined_from)
 		return -LS_ENOMEM;
 	x->loop.slot[i] = (uint32_t)p->n_loops;
 	x->loop.n = ++p->n_loops;
@@ -346,6 +348,22 @@ int lsp_loop_set_lines(struct lsp_profile *p, uint32_t i, const char *file,
 	l->line = line;
 	l->head_file = h;
 	l->head_line = head_line;
+	return 0;
+}
+
+int lsp_loop_set_range(struct lsp_profile *p, uint32_t i, uint32_t first_line,
+		       uint32_t last_line, const char *inlined_from)
+{
+	char *s;
+
+	if (!p || i >= p->n_loops || !inlined_from)
+		return -LS_EINVAL;
+	if (!(s = dupstr(inlined_from)))
+		return -LS_ENOMEM;
+	free(p->loops[i].inlined_from);
+	p->loops[i].inlined_from = s;
+	p->loops[i].first_line = first_line;
+	p->loops[i].last_line = last_line;
 	return 0;
 }
 
@@ -504,8 +522,10 @@ int lsp_merge(struct lsp_profile *dst, const struct lsp_profile *src)
 		lmap[i] = (uint32_t)r;
 		/* A loop new to dst takes src's lines. */
 		if ((size_t)r + 1 == dst->n_loops && n0 <= (size_t)r &&
-		    (r = lsp_loop_set_lines(dst, lmap[i], l->file, l->line,
-					    l->head_file, l->head_line)) < 0)
+		    ((r = lsp_loop_set_lines(dst, lmap[i], l->file, l->line,
+					     l->head_file, l->head_line)) < 0 ||
+		     (r = lsp_loop_set_range(dst, lmap[i], l->first_line, l->last_line,
+					     l->inlined_from)) < 0))
 			goto fail;
 	}
 	tbase = (uint32_t)dst->n_threads;

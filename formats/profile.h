@@ -64,6 +64,12 @@ struct lsp_loop {
 	uint32_t line;
 	char *head_file;	/* source file:line of the head block */
 	uint32_t head_line;
+	/* The lines the loop's own code (nested loops included, callees
+	 * not) spans in `file`, 0 / 0 unknown. */
+	uint32_t first_line, last_line;
+	/* Where the loop sits in code inlined into func: the inlined
+	 * functions, innermost first, separated by ';'; "" for none. */
+	char *inlined_from;
 };
 
 /* Per loop and thread. */
@@ -164,6 +170,10 @@ int lsp_func_intern(struct lsp_profile *p, uint32_t module, uint64_t off,
  * -LS_EINVAL, -LS_ENOMEM. */
 int lsp_loop_set_lines(struct lsp_profile *p, uint32_t i, const char *file,
 		       uint32_t line, const char *head_file, uint32_t head_line);
+/* Sets loop i's body range and inline chain (see struct lsp_loop).
+ * Returns 0, -LS_EINVAL, -LS_ENOMEM. */
+int lsp_loop_set_range(struct lsp_profile *p, uint32_t i, uint32_t first_line,
+		       uint32_t last_line, const char *inlined_from);
 int lsp_loop_intern(struct lsp_profile *p, uint32_t module, uint64_t head_off,
 		    uint64_t head_vaddr, uint32_t func, const char *file,
 		    uint32_t line);

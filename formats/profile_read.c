@@ -32,7 +32,7 @@ static const struct {
 	[R_MODULE] = { "module", 4 },
 	[R_THREAD] = { "thread", 8 + LSP_NCLASS },
 	[R_FUNC] = { "func", 8 },
-	[R_LOOP] = { "loop", 10 },	/* version 1: 8 */
+	[R_LOOP] = { "loop", 13 },	/* version 1: 8 */
 	[R_LSTAT] = { "lstat", 11 + 2 * LSP_NCLASS },
 	[R_TRIP] = { "trip", 5 },
 	[R_EDGE] = { "edge", 6 },
@@ -344,7 +344,7 @@ static int rd_func(struct rd *r)
 
 static int rd_loop(struct rd *r)
 {
-	uint32_t mod = 0, fn = 0, line = 0, hline = 0;
+	uint32_t mod = 0, fn = 0, line = 0, hline = 0, first = 0, last = 0;
 	uint64_t off, va;
 	size_t n0;
 	int err;
@@ -359,14 +359,21 @@ static int rd_loop(struct rd *r)
 	/* Version 2 adds the head's file and line; in version 1 the loop's
 	 * line was its head's. */
 	if (r->version >= 2 && ((err = get_str(r, 8, "head file")) ||
-				(err = get_u32(r, 9, "bad head line", &hline))))
+				(err = get_u32(r, 9, "bad head line", &hline)) ||
+				(err = get_u32(r, 10, "bad first line", &first)) ||
+				(err = get_u32(r, 11, "bad last line", &last)) ||
+				(err = get_str(r, 12, "inline chain"))))
 		return err;
 	n0 = r->p->n_loops;
 	err = lsp_loop_intern(r->p, mod, off, va, fn, r->f[6], line);
 	if (err >= 0 && (size_t)err < n0)
 		return bad(r, -LS_ECORRUPT, "duplicate loop", r->f[3]);
-	if (err >= 0 && r->version >= 2)
-		err = lsp_loop_set_lines(r->p, (uint32_t)err, r->f[6], line, r->f[8], hline);
+	if (err >= 0 && r->version >= 2) {
+		uint32_t i = (uint32_t)err;
+
+		if ((err = lsp_loop_set_lines(r->p, i, r->f[6], line, r->f[8], hline)) >= 0)
+			err = lsp_loop_set_range(r->p, i, first, last, r->f[12]);
+	}
 	return err < 0 ? err : 0;
 }
 

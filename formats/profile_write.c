@@ -116,7 +116,10 @@ static size_t put_header(const struct lsp_profile *p, FILE *f)
 		put_str(f, l->file);
 		fprintf(f, "\t%" PRIu32 "\t", l->line);
 		put_str(f, l->head_file);
-		fprintf(f, "\t%" PRIu32 "\n", l->head_line);
+		fprintf(f, "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t", l->head_line,
+			l->first_line, l->last_line);
+		put_str(f, l->inlined_from);
+		fputc('\n', f);
 	}
 	return n;
 }

@@ -120,7 +120,7 @@ t_eq "json: two threads" "100 101" "$(js '" ".join(str(t["tid"]) for t in d["thr
 # CSV.
 "$LOOPSCOPE" report --format=csv p.lsprof >r.csv
 t_eq "csv: header and four loops" 5 "$(wc -l <r.csv)"
-t_grep "csv: loop 2" "^2,/usr/bin/demo,0x401120,work,demo.c,32,demo.c,32,1,132,690,5700,57.0000,5700,57.0000,3,150,5.2273,2,0.0000$" r.csv
+t_grep "csv: loop 2" "^2,/usr/bin/demo,0x401120,work,demo.c,32,demo.c,32,0,0,,1,132,690,5700,57.0000,5700,57.0000,3,150,5.2273,2,0.0000$" r.csv
 
 # Graph.
 "$LOOPSCOPE" graph -o g.dot p.lsprof

@@ -30,10 +30,11 @@ check() {	# check BUILD PLUS: every loop's label by its trip count
 	"$LOOPSCOPE" record -q -o "$b.lsc" -- "$TD/$b" >/dev/null 2>&1
 	"$LOOPSCOPE" analyze -q -o "$b.lsprof" "$b.lsc"
 	t_eq "$b: analyzed" 0 $?
-	# id,module,head,function,file,line,head_file,head_line,depth,entries,
-	# iterations,...,trip_min,trip_max,...
+	# id,module,head,function,file,line,head_file,head_line,first_line,
+	# last_line,inlined_from,depth,entries,iterations,...,trip_min,trip_max,...
 	"$LOOPSCOPE" report --format=csv --min-percent=0 "$b.lsprof" |
-		awk -F, '$5 ~ /labels\.c$/ { print $16, $6, $8 }' | sort -n >"$b.rows"
+		awk -F, '$5 ~ /labels\.c$/ { print $19, $6, $8, $9, $10, $11 }' |
+		sort -n >"$b.rows"
 	t_eq "$b: nine loops in labels.c" 9 "$(wc -l <"$b.rows")"
 	for lt in f2_outer:7 f2_inner:11 f3_i:3 f3_j:5 f3_k:13 g:17 f4:19 f5:23 work:29; do
 		name=${lt%:*} trips=${lt#*:}
@@ -48,6 +49,20 @@ check() {	# check BUILD PLUS: every loop's label by its trip count
 
 check labels 0
 check labels_O0 1
+
+# The lines each loop's own code spans at -O2, by hand from the source:
+# from its header to its last statement; a do-while's from its first
+# statement to its while; f4's loop holds only g, inlined (g's lines are
+# g's loop's), so just its for line; g's loop says it sits in g.
+for lt in f2_outer:7:22-25 f2_inner:11:24-25 f3_k:13:38-40 g:17:50-51 f4:19:58-58 \
+	  work:29:66-67 f5:23:74-75; do
+	name=${lt%%:*} rest=${lt#*:}
+	trips=${rest%%:*} range=${rest#*:}
+	t_eq "labels: loop $name spans lines $range" "$range" \
+		"$(awk -v t="$trips" '$1 == t { print $4 "-" $5 }' labels.rows)"
+done
+t_eq "labels: g's loop is inlined from g, the others from nothing" "g" \
+	"$(awk '$6 != "" { print $6 }' labels.rows)"
 
 # The head's line is kept beside the label: at -O2 it is another line for
 # most loops (what the label was before; the test above fails with it).

@@ -318,7 +318,7 @@ static void test_bad(void)
 			/* version 2: loop records carry the head's file and line */
 			{ "loopscope-profile 2\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
 			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nend\t3\n",
-			  "t.lsprof:4: 8 fields instead of 10 in a 'loop'", -LS_ECORRUPT },
+			  "t.lsprof:4: 8 fields instead of 13 in a 'loop'", -LS_ECORRUPT },
 			{ "hello\n", "t.lsprof: not a loop profile (no 'loopscope-profile' line)",
 			  -LS_EFORMAT },
 			{ "loopscope-profile 1\nprofile\t10\t1\t\nmodule\t0\t-\tm\nmodule\t1\t-\tm\nend\t3\n",

@@ -96,6 +96,33 @@ static int one_function(FILE *f, const struct lsp_view *v, uint32_t fn)
 	return 0;
 }
 
+/* Whether name is one of the ';'-separated names of chain. */
+static int in_chain(const char *chain, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (*chain) {
+		const char *semi = strchr(chain, ';');
+		size_t k = semi ? (size_t)(semi - chain) : strlen(chain);
+
+		if (k == n && !strncmp(chain, name, n))
+			return 1;
+		chain += k + (semi != NULL);
+	}
+	return 0;
+}
+
+/* Whether a loop of function fn sits in code of `name` inlined into it. */
+static int inlines(const struct lsp_profile *p, uint32_t fn, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_loops; i++)
+		if (p->loops[i].func == fn && in_chain(p->loops[i].inlined_from, name))
+			return 1;
+	return 0;
+}
+
 int report_function(FILE *f, const struct lsp_view *v, const char *name)
 {
 	const struct lsp_profile *p = v->p;
@@ -104,10 +131,17 @@ int report_function(FILE *f, const struct lsp_view *v, const char *name)
 	int found = 0, err;
 
 	for (i = 0; i < p->n_funcs; i++) {
-		if (strcmp(report_func_name(p, (uint32_t)i, fbuf, sizeof(fbuf)), name))
+		const char *fname = report_func_name(p, (uint32_t)i, fbuf, sizeof(fbuf));
+		int direct = !strcmp(fname, name);
+
+		/* A function inlined into others has its loops in theirs. */
+		if (!direct && !inlines(p, (uint32_t)i, name))
 			continue;
 		if (found++)
 			fputc('\n', f);
+		if (!direct)
+			fprintf(f, "%s is inlined into %s: its loops are in %s's code\n",
+				name, fname, fname);
 		if ((err = one_function(f, v, (uint32_t)i)) < 0)
 			return err;
 	}

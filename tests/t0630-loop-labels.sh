@@ -94,3 +94,11 @@ for l in json.load(open("l.json"))["loops"]:
 t_grep "text, outside the source tree: absolute" "^Loop [0-9]* at 0x[0-9a-f]* ($src:" abs.txt
 (cd "$(dirname "$src")" && "$LOOPSCOPE" report --min-percent=0 "$T_TMP/labels.lsprof") >rel.txt
 t_grep "text, beside the source: relative" "^Loop [0-9]* at 0x[0-9a-f]* (labels.c:" rel.txt
+
+# --function=NAME finds a function inlined into others: its loops are in
+# theirs (g, always_inline, lives in f4).
+"$LOOPSCOPE" report --function=g labels.lsprof >g.txt
+t_eq "--function=g: found though g was inlined" 0 $?
+t_grep "--function=g: says where g went" "^g is inlined into f4: its loops are in f4's code$" g.txt
+gid=$("$LOOPSCOPE" report --format=csv --min-percent=0 labels.lsprof | awk -F, '$11 == "g" { print $1 }')
+t_grep "--function=g: lists g's loop ($gid)" "^$gid  *0x" g.txt

@@ -26,7 +26,7 @@ static const char graph_usage[] =
 	"\n"
 	"    -o, --output=<out>   write to <out> (default: standard output)\n"
 	"    -T dot|svg           Graphviz DOT (default) or SVG made by 'dot -Tsvg'\n"
-	"    --min-percent=<p>    leave out loops below p% (default 1)\n"
+	"    --min-percent=<p>    leave out loops below p% (0 to 100, default 1)\n"
 	"    --thread=<tid>       only the threads with this tid\n"
 	"    --debug-dir=<dir>    for a bundle: executables it only references\n"
 	"    -h, --help           show this help\n";

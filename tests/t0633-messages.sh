@@ -82,3 +82,20 @@ print('; '.join(bad))
 PY
 )"
 fi
+
+# Each numeric option's valid range is in its command's help, and equals
+# what the option accepts: one past each end is refused.
+for c in "report:--min-percent:0 to 100" "report:--buckets:0 to 2^30" \
+	 "analyze:--trip-limit:2 to 16777216" "record:--psb-period:256 to 1048576" \
+	 "record:--chunk-size:4096 to" "record:--sample-freq:1 to 1000000" \
+	 "graph:--min-percent:0 to 100" "report:--merge-threshold:1 to 1e9"; do
+	cmd=${c%%:*} rest=${c#*:}
+	opt=${rest%%:*} range=${rest#*:}
+	"$LOOPSCOPE" "$cmd" -h >h.out 2>&1
+	t_ok "$cmd -h gives $opt's range ($range)" \
+		sh -c "grep -A1 -- '$opt' h.out | grep -q -- '$range'"
+done
+"$LOOPSCOPE" analyze --trip-limit=1 nothing.lsc >o 2>e
+t_grep "--trip-limit=1 is refused, naming the range" "from 2 to 16777216" e
+"$LOOPSCOPE" record --psb-period 255 -o x.lsc -- /bin/true >o 2>e
+t_grep "--psb-period 255 is refused, naming the range" "from 256 to 1048576" e

@@ -153,6 +153,8 @@ struct ann {
 	size_t nlines, caplines;
 	uint32_t *blocks;	/* shown blocks (json) */
 	size_t nblocks, capblocks;
+	int nosamp;		/* the bundle has no samples */
+	uint64_t insns;		/* instructions executed, all functions */
 };
 
 static void where(struct ann *a, const struct lsa_cpi_insn *in,
@@ -312,17 +314,26 @@ static void print_insn(struct ann *a, const struct lsa_cpi_insn *in,
 
 		/* The line's total over the function, as OptiWISE's
 		 * line view gives it. */
-		if (l)
+		if (l && a->nosamp)
+			snprintf(sum, sizeof(sum), "%12" PRIu64, l->a.insns);
+		else if (l)
 			snprintf(sum, sizeof(sum), "%9.1f %12" PRIu64 " %12.2f",
 				 l->a.samples, l->a.insns,
 				 lsa_cpi_per(l->a.cost, l->a.insns));
-		fprintf(a->out, "%-36s%8s%s:%d  %s\n", sum, "", base ? base + 1 : file,
-			line, t ? t : "");
+		if (a->nosamp)
+			fprintf(a->out, "%-12s%8s%s:%d  %s\n", sum, "", base ? base + 1 : file,
+				line, t ? t : "");
+		else
+			fprintf(a->out, "%-36s%8s%s:%d  %s\n", sum, "", base ? base + 1 : file,
+				line, t ? t : "");
 		*lastfile = file;
 		*lastline = line;
 	}
-	fprintf(a->out, "%9.1f %12" PRIu64 " %12.2f  %8" PRIx64 ":  %s\n",
-		in->samples, in->execs, lsa_cpi_per(in->cost, in->execs), vaddr, dis);
+	if (a->nosamp)
+		fprintf(a->out, "%12" PRIu64 "  %8" PRIx64 ":  %s\n", in->execs, vaddr, dis);
+	else
+		fprintf(a->out, "%9.1f %12" PRIu64 " %12.2f  %8" PRIx64 ":  %s\n",
+			in->samples, in->execs, lsa_cpi_per(in->cost, in->execs), vaddr, dis);
 }
 
 static void print_func(struct ann *a, uint32_t f)
@@ -336,7 +347,12 @@ static void print_func(struct ann *a, uint32_t f)
 	size_t k, i, first, n;
 
 	sum_lines(a, fn);
-	if (!a->json) {
+	if (!a->json && a->nosamp) {
+		fprintf(a->out, "\n%s: %" PRIu64 " instructions executed (%.1f%% of all)\n",
+			name, cf->self.insns,
+			cli_cpi_pct((double)cf->self.insns, (double)a->insns));
+		fprintf(a->out, "%12s  %8s   %s\n", "executions", "address", "instruction");
+	} else if (!a->json) {
 		fprintf(a->out, "\n%s: %.1f samples (%.1f%% of the attributed cost), %"
 			PRIu64 " instructions executed, %.2f %s per instruction\n",
 			name, cf->self.samples,
@@ -355,6 +371,14 @@ static void print_func(struct ann *a, uint32_t f)
 }
 
 static const struct lsa_cpi *cmp_cpi;
+
+static int cmp_func_insns(const void *x, const void *y)
+{
+	uint64_t a = lsa_cpi_func(cmp_cpi, *(const uint32_t *)x)->self.insns;
+	uint64_t b = lsa_cpi_func(cmp_cpi, *(const uint32_t *)y)->self.insns;
+
+	return a > b ? -1 : a < b;
+}
 
 static int cmp_func_cost(const void *x, const void *y)
 {
@@ -405,8 +429,11 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if (min_pct < 0)
 		min_pct = a.json ? 0 : 5;
-	if (cli_cpi_open(&a.c, file, debug_dir, noskid, 0))
+	if (cli_cpi_open(&a.c, file, debug_dir, noskid, 0, 0))
 		return 1;
+	/* Without samples: the exact executions, per instruction and
+	 * source line, as callgrind_annotate shows them. */
+	a.nosamp = !a.c.st.samples;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &a.cs) != CS_ERR_OK) {
 		cli_error("cannot start the disassembler");
 		cli_cpi_close(&a.c);
@@ -422,10 +449,12 @@ int cmd_annotate(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
-	for (i = 0; i < nf; i++)
+	for (i = 0; i < nf; i++) {
 		order[i] = (uint32_t)i;
+		a.insns += lsa_cpi_func(a.c.cpi, (uint32_t)i)->self.insns;
+	}
 	cmp_cpi = a.c.cpi;
-	qsort(order, nf, sizeof(*order), cmp_func_cost);
+	qsort(order, nf, sizeof(*order), a.nosamp ? cmp_func_insns : cmp_func_cost);
 	if (a.json) {
 		fprintf(a.out, "{\"source\": ");
 		json_str(a.out, file);
@@ -443,6 +472,10 @@ int cmd_annotate(int argc, char **argv)
 			a.c.st.unmapped, a.c.st.no_module, a.c.st.not_executed,
 			a.c.st.cost, a.c.st.cost_attributed);
 		a.first_insn = 1;
+	} else if (a.nosamp) {
+		fprintf(a.out, "annotated '%s': exact executions of every instruction "
+			"and instructions per source line (no samples: record with "
+			"--sample for their cost)\n", file);
 	} else {
 		fprintf(a.out, "annotated '%s': cost in %s of %s%s\n", file, a.unit,
 			a.c.st.event, noskid ? "" : ", charged to the instruction "
@@ -454,10 +487,14 @@ int cmd_annotate(int argc, char **argv)
 		char nb[256];
 		const char *name = cli_cpi_func_name(&a.c, f, nb, sizeof(nb));
 
-		if (func ? strcmp(func, name) != 0 :
-			   cli_cpi_pct((double)lsa_cpi_func(a.c.cpi, f)->self.cost,
+		const struct lsa_cpi_func *cf = lsa_cpi_func(a.c.cpi, f);
+
+		if (func ? strcmp(func, name) != 0 : a.nosamp ?
+			   cli_cpi_pct((double)cf->self.insns, (double)a.insns) < min_pct ||
+			   !cf->self.insns :
+			   cli_cpi_pct((double)cf->self.cost,
 				       (double)a.c.st.cost_attributed) < min_pct ||
-			   !lsa_cpi_func(a.c.cpi, f)->self.cost)
+			   !cf->self.cost)
 			continue;
 		print_func(&a, f);
 		shown++;

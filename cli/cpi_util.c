@@ -95,7 +95,7 @@ static int add_structural(struct cli_cpi *c)
 }
 
 int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
-		 int no_skid_fix, int want_loops)
+		 int no_skid_fix, int want_loops, int need_samples)
 {
 	struct lsa_cpi_opts o = { .size = sizeof(o), .no_skid_fix = no_skid_fix,
 				  .debug_dir = debug_dir };
@@ -124,7 +124,7 @@ int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
 		return 1;
 	}
 	lsa_cpi_get_stats(c->cpi, &c->st);
-	if (!c->st.samples) {
+	if (!c->st.samples && need_samples) {
 		cli_error("no samples in '%s': record with 'loopscope record --sample'",
 			  file);
 		cli_cpi_close(c);

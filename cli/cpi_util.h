@@ -22,10 +22,12 @@ struct cli_cpi {
 };
 
 /* Opens file (a bundle: profiles hold no samples), builds everything and
- * prints the mismatch warning.  want_loops: also find the loops.
- * Returns 0, or 1 after printing the error. */
+ * prints the mismatch warning.  want_loops: also find the loops;
+ * need_samples: a bundle without samples is an error (else its exact
+ * executions are all there is).  Returns 0, or 1 after printing the
+ * error. */
 int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
-		 int no_skid_fix, int want_loops);
+		 int no_skid_fix, int want_loops, int need_samples);
 void cli_cpi_close(struct cli_cpi *c);
 
 /* Name of cfg function f ("name", else "module+0xoff"), in buf. */

@@ -284,7 +284,7 @@ int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 	r.f = f;
 	r.format = format;
 	r.min_pct = min_pct;
-	if (cli_cpi_open(&r.c, file, debug_dir, no_skid_fix, 1))
+	if (cli_cpi_open(&r.c, file, debug_dir, no_skid_fix, 1, 1))
 		return 1;
 	st = &r.c.st;
 	r.unit = lsa_cpi_unit_name(st->unit);

@@ -107,6 +107,32 @@ static double ours(struct lsb_reader *r, const struct lsd_opts *o,
 		   const struct lsd_callbacks *cb, double *topen, uint64_t *insns,
 		   uint64_t *blocks, size_t *nsb);
 
+static double ours(struct lsb_reader *r, const struct lsd_opts *o,
+		   const struct lsd_callbacks *cb, double *topen, uint64_t *insns,
+		   uint64_t *blocks, size_t *nsb);
+
+/* One more timed decode with cb and o into *v and *best, its counts
+ * checked against the first decode's.  Returns 0, or -1. */
+static int batch_run(struct lsb_reader *r, const struct lsd_opts *o,
+		     const struct lsd_callbacks *cb, uint64_t insns, uint64_t blocks,
+		     const char *what, double *v, double *best)
+{
+	double topen = 0;
+	uint64_t ni, nb;
+	size_t nsb;
+	double t = ours(r, o, cb, &topen, &ni, &nb, &nsb);
+
+	if (t < 0)
+		return -1;
+	if (ni != insns || nb != blocks)
+		fprintf(stderr, "ptbench: %s saw %" PRIu64 " instructions, the first "
+			"decode %" PRIu64 "\n", what, ni, insns);
+	*v = t;
+	if (t < *best)
+		*best = t;
+	return 0;
+}
+
 /* Chunks decoded by the fast path and by libipt, over every decode. */
 static uint64_t fast_chunks, libipt_chunks;
 
@@ -196,28 +222,13 @@ int main(int argc, char **argv)
 		v_total[rep] = topen + t;
 		if (t < pass2)
 			pass2 = t;
-		topen = 0;
-		t = ours(r, &o, &bcb, &topen, &binsns, &bblocks, &nsb);
-		if (t < 0)
+		/* The batch callback, then the reference path (libipt's
+		 * block decoder on every chunk) with it. */
+		if (batch_run(r, &o, &bcb, insns, blocks, "the batch callback",
+			      &v_batch[rep], &batch) < 0 ||
+		    batch_run(r, &oref, &bcb, insns, blocks, "the reference path",
+			      &v_ref[rep], &ref) < 0)
 			return 2;
-		if (binsns != insns || bblocks != blocks)
-			fprintf(stderr, "ptbench: the batch callback saw %" PRIu64 " instructions, "
-				"the block callback %" PRIu64 "\n", binsns, insns);
-		v_batch[rep] = t;
-		if (t < batch)
-			batch = t;
-		/* The reference path: libipt's block decoder on every chunk. */
-		topen = 0;
-		fast_chunks = libipt_chunks = 0;
-		t = ours(r, &oref, &bcb, &topen, &binsns, &bblocks, &nsb);
-		if (t < 0)
-			return 2;
-		if (binsns != insns || bblocks != blocks)
-			fprintf(stderr, "ptbench: the reference path saw %" PRIu64 " instructions, "
-				"the fast path %" PRIu64 "\n", binsns, insns);
-		v_ref[rep] = t;
-		if (t < ref)
-			ref = t;
 		fast_chunks = libipt_chunks = 0;
 		(void)ours(r, &o, &bcb, &topen, &binsns, &bblocks, &nsb);
 	}

@@ -27,11 +27,11 @@ want=$(awk -v a="$nsimd" -v b="$ninsn" 'BEGIN { printf "%.2f", 100 * a / b }')
 "$LOOPSCOPE" record -q -o v.lsc -- "$TD/vec" >/dev/null 2>&1
 "$LOOPSCOPE" analyze -q -o v.lsprof v.lsc
 "$LOOPSCOPE" report --min-percent=0 v.lsprof >flat.txt
-awk '/^Loop [0-9]+ at .* in axpy$/ { p = 1 } /^-----$/ { p = 0 } p' flat.txt >axpy.txt
+awk '/^Loop [0-9]+ at .* in axpy(,|$)/ { p = 1 } /^-----$/ { p = 0 } p' flat.txt >axpy.txt
 t_grep "axpy's loop: 32768 iterations (131072 / 4)" "trip count min 32768, max 32768" axpy.txt
 t_grep "axpy's loop: the simd marker with its share ($want%)" \
 	"^  simd: $want% of its own instructions (vectorized: a trip count counts vector iterations)$" axpy.txt
-awk '/^Loop [0-9]+ at .* in scalar$/ { p = 1 } /^-----$/ { p = 0 } p' flat.txt >scalar.txt
+awk '/^Loop [0-9]+ at .* in scalar(,|$)/ { p = 1 } /^-----$/ { p = 0 } p' flat.txt >scalar.txt
 t_grep "scalar()'s loop: 1000 iterations" "trip count min 1000, max 1000" scalar.txt
 t_eq "scalar()'s loop: no simd marker" 0 "$(grep -c simd scalar.txt)"
 "$LOOPSCOPE" report --format=json --min-percent=0 v.lsprof >v.json

@@ -126,6 +126,7 @@ static void test_intern(void)
 	for (i = 10; i < (int)p->n_loops; i++) {
 		free(p->loops[i].file);
 		free(p->loops[i].head_file);
+		free(p->loops[i].inlined_from);
 	}
 	p->n_loops = 10;
 	TAP_EQ(lsp_loop_intern(p, 1, 16 * 20001, 0, LSP_NONE, "", 0), 10,

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "analysis/kmap.h"
+#include "common/ls_err.h"
 
 static size_t hash2(uint64_t a, uint64_t b)
 {
@@ -70,6 +71,16 @@ uint64_t *lsa_kmap_get(struct lsa_kmap *m, uint64_t a, uint64_t b)
 	m->t[j].v = 0;
 	m->n++;
 	return &m->t[j].v;
+}
+
+int lsa_kmap_add(struct lsa_kmap *m, uint64_t a, uint64_t b, uint64_t by)
+{
+	uint64_t *v = lsa_kmap_get(m, a, b);
+
+	if (!v)
+		return -LS_ENOMEM;
+	*v += by;
+	return 0;
 }
 
 void lsa_kmap_release(struct lsa_kmap *m)

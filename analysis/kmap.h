@@ -27,6 +27,8 @@ struct lsa_kmap {
 uint64_t *lsa_kmap_get(struct lsa_kmap *m, uint64_t a, uint64_t b);
 /* The value of key (a, b), or NULL when absent. */
 uint64_t *lsa_kmap_find(const struct lsa_kmap *m, uint64_t a, uint64_t b);
+/* Adds by to the value of key (a, b).  Returns 0 or -LS_ENOMEM. */
+int lsa_kmap_add(struct lsa_kmap *m, uint64_t a, uint64_t b, uint64_t by);
 void lsa_kmap_release(struct lsa_kmap *m);
 
 /* Iteration: for (i = 0; i < m->cap; i++) if (m->t[i].a != LSA_KMAP_EMPTY) */

@@ -38,14 +38,6 @@ static void cnt_sub(struct lsa_cnt *a, const struct lsa_cnt *b)
 		a->n[k] -= b->n[k];
 }
 
-static void cnt_sb(struct lsa_cnt *a, const struct lsd_sblock *sb)
-{
-	int k;
-
-	a->n[0] += sb->ninsn;
-	for (k = 0; k < LSP_NCLASS; k++)
-		a->n[1 + k] += sb->iclass[k];
-}
 
 /* ---- pools: indices, never pointers, survive their growth ---- */
 
@@ -84,7 +76,7 @@ static void acc_free(struct lsa_loops *l, uint32_t i)
 	l->freeacc = i;
 }
 
-static int inst_new(struct lsa_loops *l, uint32_t loop, uint32_t *out)
+int lsa_loops_inst_new(struct lsa_loops *l, uint32_t loop, uint32_t *out)
 {
 	uint32_t i;
 
@@ -180,7 +172,7 @@ static int sb_grow(struct lsa_loops *l, uint32_t id)
 }
 
 /* The function containing static block sb (LSA_NONE if unknown). */
-static uint32_t func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
+uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
 {
 	struct lsd_symbol_info info;
 	uint64_t *v;
@@ -230,7 +222,7 @@ static int loop_of(struct lsa_loops *l, const struct lsd_sblock *sb, uint32_t *o
 			l->caploops = nc;
 		}
 		l->loops[l->nloops].head = sb;
-		l->loops[l->nloops].func = func_of(l, sb);
+		l->loops[l->nloops].func = lsa_loops_func_of(l, sb);
 		l->loops[l->nloops].pidx = LSA_NONE;
 		l->sbloop[sb->id] = ++l->nloops;
 	}
@@ -238,7 +230,7 @@ static int loop_of(struct lsa_loops *l, const struct lsd_sblock *sb, uint32_t *o
 	return 0;
 }
 
-static int in_body(const struct lsa_loops *l, uint32_t loop, uint32_t sbid)
+int lsa_loops_in_body(const struct lsa_loops *l, uint32_t loop, uint32_t sbid)
 {
 	return l->sbbody[sbid] == loop + 1 ||
 	       lsa_kmap_find(&l->body, loop, sbid) != NULL;
@@ -258,7 +250,7 @@ static int body_add(struct lsa_loops *l, uint32_t loop, uint32_t sbid)
 
 int lsa_loops_entry_ok(const struct lsa_loops *l, uint32_t loop, uint32_t owner)
 {
-	return !owner || !in_body(l, loop, l->loops[owner - 1].head->id);
+	return !owner || !lsa_loops_in_body(l, loop, l->loops[owner - 1].head->id);
 }
 
 /* ---- per thread rows ---- */
@@ -293,8 +285,8 @@ static struct lsa_frow *frow(struct lsa_thr *t, uint32_t func)
 	return &t->fw[func];
 }
 
-static int edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
-		    uint64_t count, uint64_t total)
+int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
+		       uint64_t count, uint64_t total)
 {
 	uint64_t *v = lsa_kmap_get(&t->edges,
 				   parent == LSA_NONE ? 0 : (uint64_t)parent + 1, child);
@@ -319,22 +311,13 @@ static int edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
 	return 0;
 }
 
-static int kmap_inc(struct lsa_kmap *m, uint64_t a, uint64_t b, uint64_t by)
-{
-	uint64_t *v = lsa_kmap_get(m, a, b);
-
-	if (!v)
-		return -LS_ENOMEM;
-	*v += by;
-	return 0;
-}
 
 static int tail_flush(struct lsa_thr *t, struct lsa_inst *in)
 {
 	int err = 0;
 
 	if (in->tail != LSA_NONE && in->tail_run)
-		err = kmap_inc(&t->tails, in->loop, in->tail, in->tail_run);
+		err = lsa_kmap_add(&t->tails, in->loop, in->tail, in->tail_run);
 	in->tail = LSA_NONE;
 	in->tail_run = 0;
 	return err;
@@ -371,7 +354,8 @@ static int mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
 
 /* ---- path ---- */
 
-static int path_push(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb)
+int lsa_loops_path_push(struct lsa_loops *l, struct lsa_thr *t,
+			const struct lsd_sblock *sb)
 {
 	struct lsa_pent *e;
 	int err;
@@ -444,7 +428,7 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct owner o,
 		if (!t->pre[id] || t->preo[id] == own) {
 			t->pre[id]++;
 			t->preo[id] = own;
-		} else if (kmap_inc(&t->pre_more, id, own, 1)) {
+		} else if (lsa_kmap_add(&t->pre_more, id, own, 1)) {
 			return -LS_ENOMEM;
 		}
 	}
@@ -452,23 +436,23 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct owner o,
 		struct lsa_inst *in = &l->inst[o.inst];
 		uint32_t loop = in->loop, i;
 
-		cnt_sb(&in->self, e->sb);
+		lsa_cnt_sb(&in->self, e->sb);
 		if (!a)
 			return 0;
 		cnt_add(&in->self, &a->cself);
 		cnt_add(&in->tot, &a->ctot);
 		if (a->called)
-			err = kmap_inc(&t->calls, (uint64_t)loop << 32 | a->callee,
+			err = lsa_kmap_add(&t->calls, (uint64_t)loop << 32 | a->callee,
 				       e->sb->id, 1);
 		for (i = a->kids; !err && i != LSA_NONE; i = l->kid[i].next) {
 			if (l->kid[i].loop == loop)
 				cnt_add(&in->same, &l->kid[i].tot);
-			err = edge_add(t, loop, l->kid[i].loop, l->kid[i].count,
+			err = lsa_loops_edge_add(t, loop, l->kid[i].loop, l->kid[i].count,
 				       l->kid[i].tot.n[0]);
 		}
 		kids_free(l, a->kids);
 	} else {
-		cnt_sb(&o.fr->fself, e->sb);
+		lsa_cnt_sb(&o.fr->fself, e->sb);
 		if (!a)
 			return 0;
 		cnt_add(&o.fr->fself, &a->cself);
@@ -506,7 +490,7 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 	cnt_add(&r->total, &tot);
 	cnt_sub(&r->total, &in->same);
 	if (trips < l->o.trip_limit) {
-		err = kmap_inc(&t->trips, loop, trips, 1);
+		err = lsa_kmap_add(&t->trips, loop, trips, 1);
 	} else {
 		r->over_e++;
 		r->over_s += trips;
@@ -521,7 +505,7 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		cnt_add(&l->inst[p.inst].tot, &tot);
 		if (l->inst[p.inst].loop == loop)
 			cnt_add(&l->inst[p.inst].same, &tot);
-		return edge_add(t, l->inst[p.inst].loop, loop, 1, tot.n[0]);
+		return lsa_loops_edge_add(t, l->inst[p.inst].loop, loop, 1, tot.n[0]);
 	}
 	cnt_add(&p.fr->ftot, &tot);
 	return kid_add(l, &p.fr->kids, loop, 1, &tot);
@@ -582,7 +566,7 @@ static int scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct owne
 		uint32_t ii;
 
 		while (t->nos > bottom && !err &&
-		       !in_body(l, l->inst[t->os[t->nos - 1]].loop, e->sb->id))
+		       !lsa_loops_in_body(l, l->inst[t->os[t->nos - 1]].loop, e->sb->id))
 			err = os_pop(l, t, bottom, base);
 		if (err)
 			break;
@@ -592,7 +576,7 @@ static int scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct owne
 			e->inst = LSA_NONE;
 		} else if (l->sbloop[e->sb->id] &&
 			   trip1(l, o, l->sbloop[e->sb->id] - 1)) {
-			err = inst_new(l, l->sbloop[e->sb->id] - 1, &ii);
+			err = lsa_loops_inst_new(l, l->sbloop[e->sb->id] - 1, &ii);
 			if (err)
 				break;
 			l->inst[ii].trips = 1;
@@ -628,7 +612,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	struct lsa_pent *h = &t->path[ti];
 	struct owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
 	struct lsa_inst *in;
-	uint32_t loop, i, tail = t->psb ? t->psb->id : LSA_NONE;
+	uint32_t loop, i, tail = t->psb ? t->psb->id : LSA_NONE, leaf = LSA_NONE;
 	int err;
 
 	l->st.loop_backs++;
@@ -637,7 +621,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 
 		err = loop_of(l, h->sb, &loop);
 		if (!err)
-			err = inst_new(l, loop, &ii);
+			err = lsa_loops_inst_new(l, loop, &ii);
 		if (err)
 			return err;
 		h = &t->path[ti];
@@ -648,6 +632,11 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	for (i = ti; i < t->npath; i++)
 		if (body_add(l, loop, t->path[i].sb->id))
 			return -LS_ENOMEM;
+	/* an iteration the memo can take from now on: into its trie (after
+	 * the head's loop is made and the bodies grown, as the scan sees
+	 * them) */
+	if (lsa_memo_fits(l, t, ti) && lsa_memo_add(l, t, ti, &leaf))
+		return -LS_ENOMEM;
 	o.inst = h->inst;
 	err = scan(l, t, ti + 1, o);
 	if (!err)
@@ -661,6 +650,8 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 		in->tail = tail;
 	}
 	in->tail_run++;
+	if (!err && leaf != LSA_NONE)
+		lsa_memo_start(l, t, t->path[ti].inst, leaf);
 	return err;
 }
 
@@ -804,7 +795,7 @@ static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 	/* the outermost frame: what is left is outside every loop */
 	cnt_add(&t->outside, &f->fself);
 	for (uint32_t i = f->kids; i != LSA_NONE; i = l->kid[i].next) {
-		err = edge_add(t, LSA_NONE, l->kid[i].loop, l->kid[i].count,
+		err = lsa_loops_edge_add(t, LSA_NONE, l->kid[i].loop, l->kid[i].count,
 			       l->kid[i].tot.n[0]);
 		if (err)
 			return err;
@@ -860,7 +851,7 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 	switch (x) {
 	case LSD_EXIT_CALL:
 	case LSD_EXIT_ICALL:
-		tf = func_of(l, sb);
+		tf = lsa_loops_func_of(l, sb);
 		if (t->npath > top->base) {
 			struct lsa_pent *c = &t->path[t->npath - 1];
 
@@ -904,7 +895,7 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 	case LSD_EXIT_IJUMP:
 		/* into another function: a (conditional) tail call, code
 		 * falling into the next function, or a longjmp */
-		tf = func_of(l, sb);
+		tf = lsa_loops_func_of(l, sb);
 		/* A frame entered at code no symbol covers (a PLT stub of
 		 * a stripped library, whose jump leads to the function
 		 * called): the block that follows makes tf its function
@@ -946,7 +937,7 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			return unwind_to(l, t, k - 1);
 		}
 		/* elsewhere: a signal handler, run as the system call returns */
-		return frame_push(l, t, p->end, func_of(l, sb), 1);
+		return frame_push(l, t, p->end, lsa_loops_func_of(l, sb), 1);
 	case LSD_EXIT_ASYNC: {
 		/* where the interrupted code resumes: the decoder knows it
 		 * (the FUP), else after the block */
@@ -954,7 +945,7 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 
 		if (sb->start == resume)
 			return 0;	/* interrupted, resumed at once */
-		return frame_push(l, t, resume, func_of(l, sb), 1);
+		return frame_push(l, t, resume, lsa_loops_func_of(l, sb), 1);
 	}
 	case LSD_EXIT_GAP:
 	case LSD_EXIT_END:
@@ -964,7 +955,7 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		 * returns were lost: every frame is closed and a new outermost
 		 * one opened. */
 		t->gaps++;
-		tf = func_of(l, sb);
+		tf = lsa_loops_func_of(l, sb);
 		if (tf != LSA_NONE && tf == top->cur) {
 			t->landing = 1;
 			return 0;
@@ -1087,18 +1078,15 @@ struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
 	return t;
 }
 
-int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *b)
+/* One block through the per-block path. */
+static int block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 {
 	const struct lsd_sblock *sb = b->sb;
-	struct lsa_thr *t;
 	uint32_t idx, f;
 	int err;
 
-	if (!l || !sb)
+	if (!sb)
 		return -LS_EINVAL;
-	t = lsa_loops_thread(l, stream);
-	if (!t)
-		return -LS_ENOMEM;
 	if (sb->id >= l->nsb && sb_grow(l, sb->id))
 		return -LS_ENOMEM;
 	l->st.blocks++;
@@ -1107,7 +1095,7 @@ int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *
 		if (err)
 			return err;
 	}
-	f = func_of(l, sb);
+	f = lsa_loops_func_of(l, sb);
 	if (t->fr[t->nfr - 1].cur == LSA_NONE) {
 		/* a frame whose function was unknown: the one it runs */
 		struct lsa_frame *top = &t->fr[t->nfr - 1];
@@ -1133,15 +1121,61 @@ int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *
 		r->self += sb->ninsn;
 	}
 	idx = mem_get(t, sb->id);
-	if (idx != LSA_NONE && idx >= t->fr[t->nfr - 1].base)
+	if (idx != LSA_NONE && idx >= t->fr[t->nfr - 1].base) {
 		err = t->landing ? land(l, t, idx) : loop_back(l, t, idx);
-	else
-		err = path_push(l, t, sb);
+	} else {
+		err = lsa_loops_path_push(l, t, sb);
+		/* a loop entered whose iterations the memo knows */
+		if (!err && l->memo && l->sbloop[sb->id])
+			lsa_memo_head(l, t);
+	}
 	t->psb = sb;
 	t->pexit = b->exit;
 	t->pnext = b->next;
 	t->landing = 0;
 	return err;
+}
+
+int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
+		     const struct lsd_block *b, size_t n)
+{
+	struct lsa_thr *t;
+	size_t i = 0, slot;
+	int err = 0;
+
+	if (!l || (n && !b))
+		return -LS_EINVAL;
+	t = lsa_loops_thread(l, stream);
+	if (!t)
+		return -LS_ENOMEM;
+	/* Threads share the loop and body tables: a memo checked against
+	 * them stops before another thread may change them. */
+	slot = (size_t)(t - l->thr) + 1;
+	if (l->last != slot) {
+		if (l->last && (err = lsa_loops_memo_stop(l, &l->thr[l->last - 1])))
+			return err;
+		l->last = slot;
+	}
+	while (i < n && !err) {
+		if (t->memo.on) {
+			i = lsa_memo_run(t, b, i, n);
+			if (t->memo.enter) {
+				err = lsa_memo_enter(l, t);
+				continue;
+			}
+			if (i == n)
+				break;
+			if ((err = lsa_loops_memo_stop(l, t)))
+				break;
+		}
+		err = block(l, t, &b[i++]);
+	}
+	return err;
+}
+
+int lsa_loops_block(struct lsa_loops *l, size_t stream, const struct lsd_block *b)
+{
+	return lsa_loops_blocks(l, stream, b, 1);
 }
 
 /* Closes thread t's frames and writes its rows into the profile. */
@@ -1151,6 +1185,9 @@ static int thread_end(struct lsa_loops *l, struct lsa_thr *t)
 
 	if (!t->used || t->done)
 		return 0;
+	err = lsa_loops_memo_stop(l, t);
+	if (err)
+		return err;
 	t->deep = 0;
 	while (t->nfr && !err)
 		err = frame_pop(l, t);
@@ -1206,6 +1243,7 @@ int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
 	if (!l->o.trip_limit)
 		l->o.trip_limit = p->trip_limit ? p->trip_limit : LSP_TRIP_LIMIT;
 	l->freeacc = l->freeinst = l->freekid = LSA_NONE;
+	l->memo = !l->o.reference && !lsd_env_reference();
 	*pl = l;
 	return 0;
 }

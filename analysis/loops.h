@@ -32,6 +32,9 @@ struct lsa_loops_opts {
 	size_t size;		/* sizeof(struct lsa_loops_opts) */
 	uint32_t trip_limit;	/* exact histogram below this (0: LSP_TRIP_LIMIT) */
 	int want_lines;		/* resolve file:line of loops and functions */
+	/* Every block through the per-block path, no iteration memo (the
+	 * same profile, slower; also set by LOOPSCOPE_REFERENCE=1). */
+	int reference;
 };
 
 /* Statistics of the detector itself. */
@@ -42,6 +45,8 @@ struct lsa_loops_stats {
 	uint64_t unwinds;	/* frames dropped by longjmp/exceptions/signals */
 	uint64_t resets;	/* state resets at trace gaps */
 	uint64_t max_frames, max_path;
+	/* the iteration memo: blocks it took, times it started */
+	uint64_t memo_blocks, memo_starts;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

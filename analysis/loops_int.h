@@ -78,6 +78,55 @@ struct lsa_erow {
 	uint64_t count, total;
 };
 
+/* The iteration memo (loops_memo.c).  Where an innermost loop's
+ * iterations run blocks of the frame's function only, with no call and no
+ * nested loop that iterates (heads of other loops run once are allowed:
+ * entries of trip count 1), each iteration's effect on the detector's
+ * state is a function of its block sequence, the loops known and their
+ * bodies.  The sequences met are kept per loop head in a trie, each node
+ * with what the scan did with its block; later iterations are matched
+ * against it, a compare and a count per block, instead of being pushed,
+ * scanned and charged block by block.  What the counted passes owe is
+ * applied when matching stops (at the first block the trie does not
+ * have, at a thread switch, at the thread's end); the state is then the
+ * one the per-block path reaches, and so is the profile. */
+struct lsa_mnode {
+	const struct lsd_sblock *sb;
+	uint64_t count;		/* passes matched, not yet applied */
+	uint32_t child, sib;	/* first child; next sibling (LSA_NONE) */
+	uint32_t parent;	/* LSA_NONE at a root */
+	uint32_t chain;		/* memo.chain index: the entries of trip
+				 * count 1 open when the block is charged,
+				 * outermost first (0: none) */
+	uint32_t own;		/* loop + 1 its block is charged to */
+	uint32_t opens;		/* loop + 1 whose entry of trip count 1 it
+				 * opens (0: none) */
+	uint8_t term;		/* sb is the root's head: an iteration ends */
+	uint8_t pre;		/* its run counts once for its own loop */
+	uint8_t more;		/* ... in pre_more, not pre */
+	uint8_t dep;		/* (a root) some node opens an entry: valid
+				 * while the loop bodies are as at ver */
+	uint64_t ver;		/* (a root) lsa_loops.body.n then */
+};
+
+struct lsa_memo {
+	struct lsa_mnode *node;
+	uint32_t nnode, capnode;
+	uint32_t *dirty;	/* nodes whose count is not 0 */
+	uint32_t ndirty;
+	uint32_t *chain;	/* chains: a length, then loops */
+	uint32_t nchain, capchain;
+	struct lsa_kmap roots;	/* (head block id, 0) -> root node + 1 */
+	uint32_t nloops;	/* loops known when the tries were made */
+	uint32_t root, at;	/* the trie matched, the node reached */
+	uint32_t inst;		/* the open loop entry the iterations are of */
+	uint32_t own;		/* its loop + 1 */
+	uint32_t cur;		/* the function the frame runs */
+	uint32_t ti;		/* the head's path entry */
+	int on;
+	int enter;		/* the entry's first iteration ended: make it */
+};
+
 struct lsa_thr {
 	int used, done;
 	uint32_t pid, tid;
@@ -114,6 +163,7 @@ struct lsa_thr {
 	size_t nerows, caperows;
 	struct lsa_kmap tails;	/* (loop, block id) -> count */
 	struct lsa_kmap calls;	/* (loop << 32 | callee, block id) -> count */
+	struct lsa_memo memo;
 };
 
 struct lsa_loopdef {
@@ -164,6 +214,8 @@ struct lsa_loops {
 	struct lsa_sref *sref;	/* by stream */
 	size_t nsref;
 	struct lsa_loops_stats st;
+	int memo;		/* iteration memos allowed (not the reference) */
+	size_t last;		/* the thread that ran the last block, + 1 */
 };
 
 /* Whether a run of loop's head under owner (loop + 1, 0: frame level)
@@ -191,6 +243,58 @@ int lsa_loops_set_thread(struct lsa_loops *l, size_t stream, uint32_t pid,
 struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop);
 /* The state of stream's thread, made on first use; NULL: out of memory. */
 struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream);
+
+static inline void lsa_cnt_sb(struct lsa_cnt *a, const struct lsd_sblock *sb)
+{
+	int k;
+
+	a->n[0] += sb->ninsn;
+	for (k = 0; k < LSP_NCLASS; k++)
+		a->n[1 + k] += sb->iclass[k];
+}
+
+/* The function containing static block sb (LSA_NONE if unknown). */
+uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb);
+/* A new entry of loop, *out its index.  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_inst_new(struct lsa_loops *l, uint32_t loop, uint32_t *out);
+/* Whether block sbid ran in an iteration of loop. */
+int lsa_loops_in_body(const struct lsa_loops *l, uint32_t loop, uint32_t sbid);
+/* Adds count entries of child under parent (LSA_NONE: none) with total
+ * instructions to t's loop call graph.  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
+		       uint64_t count, uint64_t total);
+/* Pushes sb on t's path.  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_path_push(struct lsa_loops *l, struct lsa_thr *t,
+			const struct lsd_sblock *sb);
+
+/* loops_memo.c.  Whether the iteration on path[ti ..) may be memoized. */
+int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti);
+/* Adds the iteration on path[ti ..) to its head's trie, before the scan
+ * pops it; *leaf gets its last node.  Returns 0 or -LS_ENOMEM. */
+int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
+		 uint32_t *leaf);
+/* Starts matching after the per-block path charged the iteration added
+ * (ending at leaf) to loop entry ii. */
+void lsa_memo_start(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
+		    uint32_t leaf);
+/* The head of a loop was pushed (a new entry): matching starts if its
+ * trie is there. */
+void lsa_memo_head(struct lsa_loops *l, struct lsa_thr *t);
+/* Makes the loop entry whose first iteration the memo matched
+ * (memo.enter).  Returns 0 or -LS_ENOMEM. */
+int lsa_memo_enter(struct lsa_loops *l, struct lsa_thr *t);
+/* Matches blocks b[i .. n) against the trie; returns the index of the
+ * first block it did not take, or of the block after the first
+ * iteration of an entry matching began at (memo.enter set). */
+size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
+		    size_t n);
+/* Stops matching, applying what the matched blocks owe.  Returns 0 or
+ * -LS_ENOMEM. */
+int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t);
+void lsa_memo_release(struct lsa_memo *m);
+/* Feeds n executed blocks of the stream, in order. */
+int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
+		     const struct lsd_block *b, size_t n);
 
 /* loops_out.c: writes a finished thread's rows into the profile. */
 int lsa_loops_flush_thread(struct lsa_loops *l, struct lsa_thr *t);

@@ -400,6 +400,7 @@ void lsa_thr_release(struct lsa_thr *t)
 	free(t->erows);
 	free(t->pre);
 	free(t->preo);
+	lsa_memo_release(&t->memo);
 	lsa_kmap_release(&t->pre_more);
 	t->pre = t->preo = NULL;
 	t->npre = 0;
@@ -429,12 +430,7 @@ static int cb_block(void *arg, size_t stream, const struct lsd_block *b)
 /* The decoder's batches: one call per batch, the blocks in order. */
 static int cb_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
 {
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < n && !err; i++)
-		err = lsa_loops_block(arg, stream, &b[i]);
-	return err;
+	return lsa_loops_blocks(arg, stream, b, n);
 }
 
 static int cb_loss(void *arg, size_t stream, const struct lsd_loss *ls)

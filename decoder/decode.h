@@ -137,6 +137,10 @@ struct lsd_opts {
 
 struct lsd_decoder;
 
+/* Whether LOOPSCOPE_REFERENCE (set, not "0") asks every stage for its
+ * reference path: libipt's block decoder, the detector block by block. */
+int lsd_env_reference(void);
+
 /* Builds the image and collects the block heads (a sweep of the code, read
  * back from the build-id cache where an earlier open left it, and a packet
  * scan of every stream; no instruction decoding).

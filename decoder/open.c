@@ -44,6 +44,13 @@ static void config_from_meta(struct lsd_decoder *d)
 		d->base.cpuid_0x15_ebx = (uint32_t)strtoul(v, NULL, 0);
 }
 
+int lsd_env_reference(void)
+{
+	const char *ref = getenv("LOOPSCOPE_REFERENCE");
+
+	return ref && *ref && strcmp(ref, "0");
+}
+
 int lsd_open(struct lsd_decoder **pd, struct lsb_reader *r,
 	     const struct lsd_opts *o)
 {
@@ -182,10 +189,9 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	}
 	config_from_meta(d);
 	{
-		const char *ref = getenv("LOOPSCOPE_REFERENCE");
 		static const struct pt_errata none;
 
-		if (ref && *ref && strcmp(ref, "0"))
+		if (lsd_env_reference())
 			d->o.reference = 1;
 		/* libipt works around CPU errata the fast path does not
 		 * model: such a recording is decoded by libipt alone. */

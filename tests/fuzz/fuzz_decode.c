@@ -10,7 +10,8 @@
  * file, which is decoded whole (lsd_decode_stream) and chunk by chunk
  * (lsd_decode_chunk), then fed once more to the loop detector and the
  * executed CFG together (lsa_loops_analyze_with): the profile must read
- * back (lsp_check) and the structural loops be found, else abort().
+ * back (lsp_check), equal byte for byte the detector's per-block path's
+ * (no iteration memo), and the structural loops be found, else abort().
  * Decoded once more by the fast path and once by libipt's block decoder
  * alone (lsd_opts.reference), every callback, in order, and every
  * stream's counts must be the same, else abort().
@@ -278,6 +279,47 @@ static struct digest digest_of(struct lsb_reader *r, int reference)
 	return g;
 }
 
+/* The profile's text; NULL when out of memory. */
+static char *profile_text(const struct lsp_profile *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	if (lsp_write_file(p, f, "fuzz", NULL, 0) < 0) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The detector's per-block path (no iteration memo) must give profile p
+ * byte for byte. */
+static void same_without_memo(struct lsd_decoder *d, struct lsb_reader *r,
+			      const struct lsp_profile *p)
+{
+	struct lsa_loops_opts lo = { .size = sizeof(lo), .reference = 1 };
+	struct lsp_profile *q = NULL;
+	char *a = NULL, *b = NULL;
+	size_t la = 0, lb = 0;
+
+	if (lsp_new(&q, 16) < 0 || lsa_loops_analyze(d, r, NULL, q, &lo, NULL) < 0)
+		goto out;
+	a = profile_text(p, &la);
+	b = profile_text(q, &lb);
+	if (a && b && (la != lb || memcmp(a, b, la))) {
+		fprintf(stderr, "fuzz_decode: the memo's loop profile differs from the per-block path's\n");
+		abort();
+	}
+out:
+	free(a);
+	free(b);
+	lsp_free(q);
+}
+
 /* The loop detector and the CFG over whatever the decoder makes of the
  * input: errors are fine (out of memory), broken invariants are not. */
 static void analyses(struct lsd_decoder *d, struct lsb_reader *r)
@@ -297,6 +339,7 @@ static void analyses(struct lsd_decoder *d, struct lsb_reader *r)
 		fprintf(stderr, "fuzz_decode: the loop profile does not read back: %s\n", msg);
 		abort();
 	}
+	same_without_memo(d, r, p);
 	if (lsa_cfg_finish(c) >= 0 && lsa_sloops_find(&s, c, NULL) < 0)
 		abort();
 out:

@@ -189,9 +189,10 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "blocks %" PRIu64 " loop_backs %" PRIu64 " mismatches %"
 		PRIu64 " unwinds %" PRIu64 " resets %" PRIu64 " max_frames %"
-		PRIu64 " max_path %" PRIu64 "\n", st.blocks, st.loop_backs,
+		PRIu64 " max_path %" PRIu64 " memo_blocks %" PRIu64
+		" memo_starts %" PRIu64 "\n", st.blocks, st.loop_backs,
 		st.frame_mismatches, st.unwinds, st.resets, st.max_frames,
-		st.max_path);
+		st.max_path, st.memo_blocks, st.memo_starts);
 	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);

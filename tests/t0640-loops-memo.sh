@@ -1,0 +1,51 @@
+#!/bin/sh
+# t0640-loops-memo: the loop detector's iteration memo (analysis/
+# loops_memo.c) gives the profile the per-block path gives, byte for
+# byte, on streams made to be hard for it.
+#
+# The oracle is the detector's own per-block path (lsa_loops_opts.
+# reference, also LOOPSCOPE_REFERENCE=1), which every other loop test
+# checks against hand counts, native single-stepping and gcov.
+# tests/tools/memocheck decodes each testdata program's bundle and replays
+# a perturbed copy of its blocks (windows replayed as loops whose
+# iterations repeat and then vary, dropped and swapped blocks, exits
+# changed to any kind, blocks moved to a second thread, batches of random
+# sizes) through both; each run must also show that the memo took blocks,
+# so a memo that never engaged would fail.  The real bundles' profiles are
+# compared by t0208 (LOOPSCOPE_REFERENCE=1 turns the memo off too).
+. "$LSTOP/tests/lib.sh"
+cd "$T_TMP" || exit 1
+TD=$(readlink -f "$TESTDATA")
+
+t_need_recorder
+
+for p in nested lp_calls lp_jmp lp_recur lp_trips threads signals irred \
+	 gotonest recursion calls midjump; do
+	[ -x "$TD/$p" ] || continue
+	"$LOOPSCOPE" record -q -o "$p.lsc" -- "$TD/$p" </dev/null >/dev/null 2>&1
+	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
+	for seed in 1 2 3; do
+		"$BUILD/tests/memocheck" -s "$seed" "$p.lsc" >mc.out 2>&1
+		while IFS= read -r line; do
+			case $line in
+			"ok "*) echo "ok $((t_n += 1)) - seed $seed: ${line#ok [0-9]* - }" ;;
+			"not ok "*) echo "not ok $((t_n += 1)) - seed $seed: ${line#not ok [0-9]* - }" ;;
+			*) echo "$line" ;;
+			esac
+		done <mc.out
+	done
+done
+
+# The real program's bundle: the analyze profile with and without the
+# memo (memocheck has the perturbed streams; here the stream as recorded).
+"$LOOPSCOPE" record -q -o xz.lsc -- xz -6 -c "$LSTOP/README.md" >/dev/null 2>&1 </dev/null
+if [ -s xz.lsc ]; then
+	"$LOOPSCOPE" analyze -q -o memo.lsprof xz.lsc
+	LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" analyze -q -o ref.lsprof xz.lsc
+	t_ok "xz: analyze's profile with the memo equals the per-block path's" \
+		cmp memo.lsprof ref.lsprof
+	"$BUILD/tests/memocheck" -s 7 xz.lsc >mc.out
+	t_grep "xz: memocheck on a perturbed stream" "^ok 1" mc.out
+else
+	echo "not ok $((t_n += 1)) - xz recorded"
+fi

@@ -1,0 +1,232 @@
+/* memocheck.c - the loop detector's iteration memo against its per-block
+ * path, on block streams made to be hard for it.
+ *
+ *   memocheck [-s SEED] [-n MAXBLOCKS] FILE.lsc
+ *
+ * Decodes the bundle's streams (up to -n blocks, default 2M), then builds
+ * a perturbed stream from them with a seeded generator: windows of the
+ * last blocks replayed many times (loops whose iterations repeat, then
+ * vary: a block dropped, two swapped, an exit changed to any kind, a call
+ * or return made up), blocks moved to a second thread now and then.  The
+ * stream goes, in batches of random sizes, to two detectors: one with the
+ * memo, one with lsa_loops_opts.reference (every block through the
+ * per-block path).  Their profiles must be the same bytes; the memo must
+ * have taken blocks (else the check says nothing).  Prints TAP lines and
+ * "memo_blocks N of M".  Exit status 0 when both hold.  With MEMOCHECK_KEEP
+ * set, a difference leaves both profiles in memo.lsprof and ref.lsprof.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops.h"
+#include "decoder/decode.h"
+#include "formats/bundle.h"
+#include "formats/profile.h"
+#include "ls_err.h"
+
+struct held {
+	struct lsd_block *b;
+	size_t n, max;
+};
+
+static uint64_t rng;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return n ? (uint32_t)(rng % n) : 0;
+}
+
+static int hold(void *arg, size_t s, const struct lsd_block *b)
+{
+	struct held *h = arg;
+
+	(void)s;
+	if (h->n < h->max)
+		h->b[h->n++] = *b;
+	return 0;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "memocheck: %s: %s\n", what, ls_errstr(err));
+	exit(2);
+}
+
+struct out {
+	struct lsd_block *b;
+	uint8_t *stream;
+	size_t n, cap;
+};
+
+static void put(struct out *o, const struct lsd_block *b, uint8_t stream)
+{
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 1 << 16;
+		o->b = realloc(o->b, o->cap * sizeof(*o->b));
+		o->stream = realloc(o->stream, o->cap);
+		if (!o->b || !o->stream)
+			die("memory", -LS_ENOMEM);
+	}
+	o->b[o->n] = *b;
+	o->stream[o->n++] = stream;
+}
+
+/* The perturbed stream: see the top of the file. */
+static void perturb(const struct held *h, struct out *o)
+{
+	uint8_t s = 0;
+	size_t j;
+
+	for (j = 0; j < h->n; j++) {
+		struct lsd_block x = h->b[j];
+
+		if (!rnd(400))
+			x.exit = (uint8_t)rnd(LSD_EXIT_MAX);
+		put(o, &x, s);
+		if (!rnd(40) && o->n > 1) {
+			size_t w = 1 + rnd(12), reps = 1 + rnd(40), r, k, from;
+
+			if (w > o->n)
+				w = o->n;
+			from = o->n - w;
+			for (r = 0; r < reps; r++)
+				for (k = 0; k < w; k++) {
+					struct lsd_block y = o->b[from + k];
+
+					if (!rnd(60))
+						continue;	/* dropped */
+					if (!rnd(80))
+						y = o->b[from + rnd((uint32_t)w)];
+					if (!rnd(200))
+						y.exit = (uint8_t)rnd(LSD_EXIT_MAX);
+					put(o, &y, s);
+				}
+		}
+		if (!rnd(3000))
+			s ^= 1;
+	}
+}
+
+/* Runs one detector over o; the profile's text in *buf. */
+static void run(struct lsd_decoder *d, struct lsb_reader *r, const struct out *o,
+		int reference, char **buf, size_t *len, struct lsa_loops_stats *st)
+{
+	struct lsa_loops_opts lo = { .size = sizeof(lo), .reference = reference };
+	struct lsp_profile *p;
+	struct lsa_loops *l;
+	size_t i = 0;
+	uint64_t save = rng;
+	FILE *f;
+	int err;
+
+	if ((err = lsp_new(&p, 0)) < 0 || (err = lsa_loops_new(&l, d, r, NULL, p, 0, &lo)) < 0)
+		die("detector", err);
+	rng = 12345;	/* the same batches for both */
+	while (i < o->n) {
+		size_t n = 1 + rnd(64), k;
+
+		for (k = 1; k < n && i + k < o->n && o->stream[i + k] == o->stream[i]; k++)
+			;
+		if ((err = lsa_loops_callbacks.blocks(l, o->stream[i], &o->b[i], k)) < 0)
+			die("detector", err);
+		i += k;
+	}
+	if ((err = lsa_loops_finish(l)) < 0)
+		die("finish", err);
+	lsa_loops_get_stats(l, st);
+	lsa_loops_free(l);
+	f = open_memstream(buf, len);
+	if (!f || lsp_write_file(p, f, "memocheck", NULL, 0) < 0)
+		die("profile", -LS_EIO);
+	fclose(f);
+	lsp_free(p);
+	rng = save;
+}
+
+int main(int argc, char **argv)
+{
+	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1 };
+	struct lsd_callbacks cb = { .block = hold };
+	struct lsa_loops_stats sm, sr;
+	struct held h = { 0 };
+	struct out ob = { 0 };
+	struct lsb_reader *r;
+	struct lsd_decoder *d;
+	char *pm, *pr;
+	size_t lm, lr, i;
+	int c, err, bad = 0;
+
+	rng = 1;
+	h.max = 2u << 20;
+	while ((c = getopt(argc, argv, "s:n:")) != -1) {
+		if (c == 's')
+			rng = strtoull(optarg, NULL, 0) * 2654435761u + 1;
+		else if (c == 'n')
+			h.max = strtoull(optarg, NULL, 0);
+		else
+			return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] FILE.lsc\n");
+		return 2;
+	}
+	if ((err = lsb_reader_open(&r, argv[optind])) < 0)
+		die(argv[optind], err);
+	if ((err = lsd_open(&d, r, &o)) < 0)
+		die("decoder", err);
+	h.b = malloc(h.max * sizeof(*h.b));
+	if (!h.b)
+		die("memory", -LS_ENOMEM);
+	for (i = 0; i < lsb_reader_nstreams(r); i++)
+		if ((err = lsd_decode_stream(d, i, &cb, &h, NULL)) < 0)
+			die("decode", err);
+	perturb(&h, &ob);
+	run(d, r, &ob, 0, &pm, &lm, &sm);
+	run(d, r, &ob, 1, &pr, &lr, &sr);
+	if (lm == lr && !memcmp(pm, pr, lm)) {
+		printf("ok 1 - %s: the memo's profile equals the per-block path's (%zu blocks)\n",
+		       argv[optind], ob.n);
+	} else {
+		printf("not ok 1 - %s: the memo's profile differs from the per-block path's\n",
+		       argv[optind]);
+		for (i = 0; i < lm && i < lr && pm[i] == pr[i]; i++)
+			;
+		printf("#   first difference at byte %zu\n", i);
+		if (getenv("MEMOCHECK_KEEP")) {
+			FILE *f = fopen("memo.lsprof", "w");
+
+			if (f) {
+				fwrite(pm, 1, lm, f);
+				fclose(f);
+			}
+			if ((f = fopen("ref.lsprof", "w"))) {
+				fwrite(pr, 1, lr, f);
+				fclose(f);
+			}
+		}
+		bad = 1;
+	}
+	if (sm.memo_blocks && !sr.memo_blocks && sm.blocks == sr.blocks) {
+		printf("ok 2 - %s: the memo took blocks\n", argv[optind]);
+	} else {
+		printf("not ok 2 - %s: the memo took %" PRIu64 " blocks, the reference %" PRIu64
+		       " (of %" PRIu64 " and %" PRIu64 ")\n", argv[optind], sm.memo_blocks,
+		       sr.memo_blocks, sm.blocks, sr.blocks);
+		bad = 1;
+	}
+	printf("# memo_blocks %" PRIu64 " of %" PRIu64 "\n", sm.memo_blocks, sm.blocks);
+	free(pm);
+	free(pr);
+	free(ob.b);
+	free(ob.stream);
+	free(h.b);
+	lsd_close(d);
+	lsb_reader_close(r);
+	return bad;
+}

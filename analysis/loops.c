@@ -145,13 +145,13 @@ static int kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src)
 
 /* ---- per static block tables ---- */
 
+/* By the ids met, not lsd_nsblocks(): the decoder may be adding blocks
+ * on another thread (lsd_decode_all_piped). */
 static int sb_grow(struct lsa_loops *l, uint32_t id)
 {
-	size_t n = lsd_nsblocks(l->d), i;
+	size_t n = (size_t)id + 1, i;
 	uint32_t *a, *b, *c;
 
-	if (n <= id)
-		n = (size_t)id + 1;
 	n = n < 1024 ? 1024 : n + n / 2;
 	a = realloc(l->sbloop, n * sizeof(*a));
 	if (!a)

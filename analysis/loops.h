@@ -35,6 +35,10 @@ struct lsa_loops_opts {
 	/* Every block through the per-block path, no iteration memo (the
 	 * same profile, slower; also set by LOOPSCOPE_REFERENCE=1). */
 	int reference;
+	/* Threads for lsa_loops_analyze(): 2 or more decode on a second
+	 * thread while the detector runs (lsd_decode_all_piped); 0 or 1,
+	 * one thread.  The profile is the same. */
+	unsigned jobs;
 };
 
 /* Statistics of the detector itself. */

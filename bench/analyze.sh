@@ -1,40 +1,92 @@
 #!/bin/bash
-# bench/analyze.sh - the loop detector's speed per core, measured side by
-# side in one process (tests/tools/anbench.c): the decoder alone (no-op
-# callback), the detector alone (replaying up to 8M decoded blocks held in
-# memory) and decode + detector (`loopscope analyze`'s work).  CPU seconds
-# of one thread, best of 3 (1 for the real programs).  Bundles: testdata
-# programs and real programs recorded with `loopscope record` (sw): xz and
-# bzip2 compressing 2 MB of text, sqlite3 running a query script.
-# Usage: bench/analyze.sh [BUILD]   (make check builds tests/anbench)
+# bench/analyze.sh - what one analysis costs beside re-running the program,
+# measured side by side in one run.  Per program: the native run,
+# Valgrind's `none` tool and callgrind (a run under instrumentation),
+# `loopscope record`; then on its bundle libipt's block decoder alone
+# (tests/tools/ptbench.c), `info --decode` (the block stream alone) and
+# `analyze` (decode and loop detector), each on the reference path
+# (LOOPSCOPE_REFERENCE=1: libipt's block decoder on every chunk and the
+# detector block by block, on one thread) and on the default path (the
+# fast decode, the detector's iteration memo) with --jobs=1 and --jobs=N.
+# Seconds are user + system CPU of the command, best of REPEAT (default
+# 1), except the "wall" columns (elapsed, best of REPEAT) that show what
+# --jobs gains.  The last columns: ratios to the reference analyze, to
+# callgrind and to the native run, the default analyze's seconds per 10^9
+# instructions and its blocks per second.  Programs: xz and bzip2
+# compressing 2 MB of text, sqlite3 running a query script
+# (bench/inputs.sh), a 5-point stencil and a sparse matrix-vector product
+# (bench/kernels/, 10^9 instructions each, built -O2).  Every analyze's
+# profile must equal the reference's byte for byte (said on stderr if
+# not).
+# Usage: bench/analyze.sh [BUILD [REPEAT [JOBS]]]   (JOBS default: nproc)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
+REP=${2:-1}
+J=${3:-$(nproc)}
 LS=$B/loopscope
-BENCH=$B/tests/anbench
+BENCH=$B/tests/ptbench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-[ -x "$BENCH" ] || { echo "no $BENCH; run make check or make $B/tests/anbench" >&2; exit 1; }
+[ -x "$BENCH" ] || { echo "no $BENCH; run make check or make $B/tests/ptbench" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "no valgrind" >&2; exit 1; }
 
 . "$top/bench/inputs.sh"
 bench_inputs "$tmp" 2000000 5000
+for k in stencil spmv; do
+	cc -O2 -g -o "$tmp/$k" "$top/bench/kernels/$k.c" || exit 1
+done
+export LOOPSCOPE_CACHE="$tmp/cache"
 
-printf '%-16s %11s %9s %9s %9s %12s %12s %12s %8s\n' program blocks "decode s" \
-	"detect s" "both s" "decode bl/s" "detect bl/s" "both bl/s" both/dec
-run() {	# run REPEAT NAME CMD...
-	local rep=$1 name=$2; shift 2
-	"$LS" record -q -o "$tmp/b.lsc" -- "$@" >/dev/null 2>&1 </dev/null || {
-		echo "$name: record failed" >&2; return; }
-	"$BENCH" -r "$rep" "$tmp/b.lsc" | awk -v n="$name" '{
-		for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
-		printf "%-16s %11d %9.3f %9.3f %9.3f %12.4g %12.4g %12.4g %8.2f\n",
-			n, v["blocks"], v["decode_s"], v["detector_s"], v["both_s"],
-			v["decode_blocks_s"], v["detector_blocks_s"], v["both_blocks_s"],
-			v["both_s"] / v["decode_s"] }'
+# measure CMD...: "CPU WALL", each the best of REP runs (stdin from
+# $tmp/in, stdout discarded).
+measure() {
+	local bc= bw= c w i
+	for i in $(seq "$REP"); do
+		/usr/bin/time -f '%U %S %e' -o "$tmp/t" "$@" <"$tmp/in" >/dev/null 2>"$tmp/err" || {
+			echo "failed: $*" >&2; sed 's/^/  /' "$tmp/err" | head -3 >&2; echo "nan nan"; return; }
+		c=$(awk '{ printf "%.3f", $1 + $2 }' "$tmp/t")
+		w=$(awk '{ printf "%.3f", $3 }' "$tmp/t")
+		if [ -z "$bc" ] || awk -v a="$c" -v b="$bc" 'BEGIN { exit !(a < b) }'; then bc=$c; fi
+		if [ -z "$bw" ] || awk -v a="$w" -v b="$bw" 'BEGIN { exit !(a < b) }'; then bw=$w; fi
+	done
+	echo "$bc $bw"
 }
-run 3 nested "$B/testdata/nested"
-run 3 lp_calls "$B/testdata/lp_calls"
-run 3 spin "$B/testdata/spin" 200 20000
-run 1 xz xz -9 -c "$tmp/text"
-run 1 bzip2 bzip2 -9 -c "$tmp/text"
-run 1 sqlite3 sh -c "sqlite3 :memory: <'$tmp/q.sql'"
+cpu() { measure "$@" | cut -d' ' -f1; }
+
+printf '%-16s %8s %8s | %6s %6s %6s %6s | %6s %6s %6s | %6s %6s %6s %6s %6s | %7s %7s %7s %6s %8s\n' \
+	program insns blocks native none callgr record libipt "dec rf" dec "an rf" an "wall1" \
+	"an j$J" "wallN" "rf/an" "cg/an" "an/nat" "s/1e9" "blocks/s"
+run() {	# run NAME STDIN CMD...
+	local name=$1 in=$2; shift 2
+	cp "$in" "$tmp/in"
+	local nat none cg rec ipt dref dec aref a1 w1 aN wN insns blocks
+	nat=$(cpu "$@")
+	none=$(cpu valgrind --tool=none -q "$@")
+	cg=$(cpu valgrind --tool=callgrind -q --callgrind-out-file="$tmp/cg.out" "$@")
+	rec=$(cpu "$LS" record -q -o "$tmp/b.lsc" -- "$@")
+	"$LS" info --decode "$tmp/b.lsc" >"$tmp/info" 2>&1 </dev/null	# the build-id cache, warm
+	insns=$(awk '$1 == "total" { print $2 }' "$tmp/info")
+	blocks=$(awk '$1 == "total" { print $3 }' "$tmp/info")
+	ipt=$("$BENCH" -r 1 "$tmp/b.lsc" </dev/null | awk '{ for (i = 1; i < NF; i += 2) if ($i == "ipt_s") print $(i + 1) }')
+	dref=$(LOOPSCOPE_REFERENCE=1 cpu "$LS" info --decode "$tmp/b.lsc")
+	dec=$(cpu "$LS" info --decode "$tmp/b.lsc")
+	aref=$(LOOPSCOPE_REFERENCE=1 cpu "$LS" analyze -q -o "$tmp/r.lsprof" "$tmp/b.lsc")
+	read -r a1 w1 <<<"$(measure "$LS" analyze -q -j 1 -o "$tmp/f1.lsprof" "$tmp/b.lsc")"
+	read -r aN wN <<<"$(measure "$LS" analyze -q -j "$J" -o "$tmp/fn.lsprof" "$tmp/b.lsc")"
+	cmp -s "$tmp/r.lsprof" "$tmp/f1.lsprof" || echo "$name: --jobs=1's profile differs from the reference's" >&2
+	cmp -s "$tmp/r.lsprof" "$tmp/fn.lsprof" || echo "$name: --jobs=$J's profile differs from the reference's" >&2
+	awk -v n="$name" -v i="$insns" -v bl="$blocks" -v a="$nat" -v b="$none" -v c="$cg" \
+	    -v d="$rec" -v e="$ipt" -v f="$dref" -v g="$dec" -v h="$aref" -v k="$a1" \
+	    -v w1="$w1" -v kn="$aN" -v wn="$wN" 'BEGIN {
+		printf "%-16s %8.3g %8.3g | %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.2f | %7.2f %7.2f %7.1f %6.2f %8.3g\n",
+			n, i, bl, a, b, c, d, e, f, g, h, k, w1, kn, wn,
+			h / k, c / k, k / (a > 0.005 ? a : 0.005), k / (i / 1e9), bl / k }'
+}
+
+: >"$tmp/none.in"
+run "xz -6, 2 MB" "$tmp/none.in" xz -6 -c "$tmp/text"
+run "bzip2 -9, 2 MB" "$tmp/none.in" bzip2 -9 -c "$tmp/text"
+run "sqlite3, 5k rows" "$tmp/q.sql" sqlite3 :memory:
+run "stencil 384x384" "$tmp/none.in" "$tmp/stencil"
+run "spmv 20000" "$tmp/none.in" "$tmp/spmv"

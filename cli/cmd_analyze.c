@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/loops.h"
 #include "cli.h"
@@ -34,6 +35,9 @@ static const char analyze_usage[] =
 	"                         longer entries share one overflow bucket\n"
 	"    --debug-dir=<dir>    look for executables the bundle only references\n"
 	"                         (record --no-embed) and for debug info in <dir>\n"
+	"    -j, --jobs=<n>       threads (1 to 256, default: the online CPUs); from\n"
+	"                         2 on, the trace is decoded on a second thread while\n"
+	"                         the loops are found (the profile is the same)\n"
 	"    -q, --quiet          no summary\n"
 	"    -h, --help           show this help\n";
 
@@ -43,6 +47,7 @@ static const struct option analyze_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "trip-limit", required_argument, NULL, OPT_TRIP_LIMIT },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -50,13 +55,13 @@ static const struct option analyze_options[] = {
 
 /* Adds run `path` to profile p; stats to *st.  Returns 0, or 1 after
  * printing the error. */
-static int analyze_into(const char *path, const char *debug_dir,
+static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
 			struct lsp_profile *p, struct lsa_loops_stats *st)
 {
 	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1,
 			      .debug_dir = debug_dir };
 	struct lsa_loops_opts lo = { .size = sizeof(lo), .want_lines = 1,
-				     .trip_limit = p->trip_limit };
+				     .trip_limit = p->trip_limit, .jobs = jobs };
 	struct lsd_symbols *sym = NULL;
 	struct lsd_decoder *d = NULL;
 	struct lsb_reader *r;
@@ -117,6 +122,14 @@ static void warn_stats(const char *path, const struct lsp_profile *p,
 			    path, st->frame_mismatches);
 }
 
+/* The default of --jobs: the online CPUs. */
+static unsigned online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
+}
+
 int cli_analyze_bundle(const char *path, const char *debug_dir,
 		       struct lsp_profile **out)
 {
@@ -128,7 +141,7 @@ int cli_analyze_bundle(const char *path, const char *debug_dir,
 		return -LS_ENOMEM;
 	}
 	memset(&st, 0, sizeof(st));
-	if (analyze_into(path, debug_dir, p, &st)) {
+	if (analyze_into(path, debug_dir, online_cpus(), p, &st)) {
 		lsp_free(p);
 		return -LS_EDECODE;
 	}
@@ -157,6 +170,7 @@ int cmd_analyze(int argc, char **argv)
 	struct lsa_loops_stats st;
 	struct lsp_profile *p;
 	uint32_t trip_limit = 0;
+	unsigned jobs = online_cpus();
 	char *def = NULL, errmsg[512];
 	int c, quiet = 0, ret = 1;
 	uint64_t insns = 0;
@@ -164,7 +178,7 @@ int cmd_analyze(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ho:q", analyze_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:j:q", analyze_options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -184,6 +198,18 @@ int cmd_analyze(int argc, char **argv)
 		case OPT_DEBUG_DIR:
 			debug_dir = optarg;
 			break;
+		case 'j': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || v < 1 || v > 256) {
+				cli_error("--jobs: '%s' is not a number from 1 to 256",
+					  optarg);
+				return cli_usage(analyze_usage, 1);
+			}
+			jobs = (unsigned)v;
+			break;
+		}
 		case 'q':
 			quiet = 1;
 			break;
@@ -213,7 +239,7 @@ int cmd_analyze(int argc, char **argv)
 		return 1;
 	}
 	memset(&st, 0, sizeof(st));
-	if (analyze_into(file, debug_dir, p, &st))
+	if (analyze_into(file, debug_dir, jobs, p, &st))
 		goto out;
 	warn_stats(file, p, 0, &st);
 	if (lsp_write(p, output, errmsg, sizeof(errmsg)) < 0) {

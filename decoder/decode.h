@@ -173,6 +173,17 @@ int lsd_decode_stream(struct lsd_decoder *d, size_t i,
  * lsd_decode_stream(). */
 int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		   void *arg, struct lsd_stream_stats *st);
+/* lsd_decode_all() on a second thread: the decoding (reading and
+ * decompressing the chunks too) runs ahead of the callbacks, which run on
+ * the calling thread with the same arguments in the same order, through a
+ * bounded queue (about 2 MB).  While it runs, the callbacks may use the
+ * blocks and static blocks they are given, but neither d nor its reader
+ * (lsd_sblock(), lsb_reader_module_data()...), except in stream_end: the
+ * decoder waits until that callback returns.  Falls back to
+ * lsd_decode_all() where no thread can be made.  Returns as
+ * lsd_decode_all(). */
+int lsd_decode_all_piped(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+			 void *arg, struct lsd_stream_stats *st);
 /* Decodes one chunk of stream i on its own, stopping where the next chunk
  * begins (its PSB+ FUP IP reached after the chunk's last packet), so the
  * chunks of a stream may be decoded by several workers and their results

@@ -510,6 +510,34 @@ static void find_lines(struct lsd_symbols *s, struct mod *md, uint64_t vaddr,
 	free(scopes);
 }
 
+/* Module i's symbols, read at the first use. */
+static void mod_ensure(struct lsd_symbols *s, size_t i)
+{
+	struct mod *md = &s->mods[i];
+
+	if (!md->state) {
+		md->state = mod_load(s, i, md);
+		if (md->state < 0) {
+			/* Keep the error; free what was half built. */
+			int err = md->state;
+
+			mod_release(md);
+			md->state = err;
+		}
+	}
+}
+
+int lsd_symbols_load(struct lsd_symbols *s)
+{
+	size_t i;
+
+	if (!s)
+		return -LS_EINVAL;
+	for (i = 0; i < s->nmods; i++)
+		mod_ensure(s, i);
+	return 0;
+}
+
 int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
 		       int want_lines, struct lsd_symbol_info *info)
 {
@@ -528,16 +556,7 @@ int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
 	md = &s->mods[mod];
 	info->module = m ? m->path : NULL;
 	info->vaddr = off;
-	if (!md->state) {
-		md->state = mod_load(s, (size_t)mod, md);
-		if (md->state < 0) {
-			/* Keep the error; free what was half built. */
-			int err = md->state;
-
-			mod_release(md);
-			md->state = err;
-		}
-	}
+	mod_ensure(s, (size_t)mod);
 	if (md->state < 0)
 		return md->state;
 	if (off_to_vaddr(md, off, &info->vaddr) < 0)

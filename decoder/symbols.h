@@ -40,6 +40,11 @@ struct lsd_symbol_info {
 int lsd_symbols_open(struct lsd_symbols **ps, struct lsb_reader *r,
 		     const char *debug_dir);
 void lsd_symbols_close(struct lsd_symbols *s);
+/* Reads every module's symbols now, not at its first lookup (which reads
+ * the bundle): lookups then touch the reader no more.  A module that
+ * cannot be read keeps its error for its lookups.  Returns 0, or
+ * -LS_EINVAL. */
+int lsd_symbols_load(struct lsd_symbols *s);
 /* Fills *info for the instruction at file offset off of module mod.
  * Fields stay NULL/0 when unknown; lines are looked up only when
  * want_lines.  The module is loaded on its first lookup; when that fails,

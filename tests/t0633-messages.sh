@@ -86,7 +86,8 @@ fi
 # Each numeric option's valid range is in its command's help, and equals
 # what the option accepts: one past each end is refused.
 for c in "report:--min-percent:0 to 100" "report:--buckets:0 to 2^30" \
-	 "analyze:--trip-limit:2 to 16777216" "record:--psb-period:256 to 1048576" \
+	 "analyze:--trip-limit:2 to 16777216" "analyze:--jobs:1 to 256" \
+	 "record:--psb-period:256 to 1048576" \
 	 "record:--chunk-size:4096 to" "record:--sample-freq:1 to 1000000" \
 	 "graph:--min-percent:0 to 100" "report:--merge-threshold:1 to 1e9"; do
 	cmd=${c%%:*} rest=${c#*:}
@@ -97,5 +98,9 @@ for c in "report:--min-percent:0 to 100" "report:--buckets:0 to 2^30" \
 done
 "$LOOPSCOPE" analyze --trip-limit=1 nothing.lsc >o 2>e
 t_grep "--trip-limit=1 is refused, naming the range" "from 2 to 16777216" e
+for j in 0 257 x; do
+	"$LOOPSCOPE" analyze --jobs=$j nothing.lsc >o 2>e
+	t_grep "--jobs=$j is refused, naming the range" "from 1 to 256" e
+done
 "$LOOPSCOPE" record --psb-period 255 -o x.lsc -- /bin/true >o 2>e
 t_grep "--psb-period 255 is refused, naming the range" "from 256 to 1048576" e

@@ -11,8 +11,10 @@
 # iterations repeat and then vary, dropped and swapped blocks, exits
 # changed to any kind, blocks moved to a second thread, batches of random
 # sizes) through both; each run must also show that the memo took blocks,
-# so a memo that never engaged would fail.  The real bundles' profiles are
-# compared by t0208 (LOOPSCOPE_REFERENCE=1 turns the memo off too).
+# so a memo that never engaged would fail.  Then analyze's profile of real
+# bundles (xz, threads, signals, a per-CPU bundle) with the memo, on one
+# thread and with decoding on a second (--jobs), against the reference's;
+# t0208 compares every testdata bundle's the same way.
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -36,16 +38,20 @@ for p in nested lp_calls lp_jmp lp_recur lp_trips threads signals irred \
 	done
 done
 
-# The real program's bundle: the analyze profile with and without the
-# memo (memocheck has the perturbed streams; here the stream as recorded).
+# A real program's bundle and the threaded ones: analyze's profile with
+# the memo, on one thread and with decoding on a second (--jobs), equals
+# the reference's (LOOPSCOPE_REFERENCE=1: no memo, one thread).
 "$LOOPSCOPE" record -q -o xz.lsc -- xz -6 -c "$LSTOP/README.md" >/dev/null 2>&1 </dev/null
-if [ -s xz.lsc ]; then
-	"$LOOPSCOPE" analyze -q -o memo.lsprof xz.lsc
-	LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" analyze -q -o ref.lsprof xz.lsc
-	t_ok "xz: analyze's profile with the memo equals the per-block path's" \
-		cmp memo.lsprof ref.lsprof
-	"$BUILD/tests/memocheck" -s 7 xz.lsc >mc.out
-	t_grep "xz: memocheck on a perturbed stream" "^ok 1" mc.out
-else
-	echo "not ok $((t_n += 1)) - xz recorded"
-fi
+[ -s xz.lsc ] || echo "not ok $((t_n += 1)) - xz recorded"
+"$BUILD/tests/lsb_percpu" -c 2 -m -k 4096 pc.lsc nested.lsc calls.lsc >/dev/null 2>&1
+for b in xz threads lp_threads signals pc; do
+	[ -s "$b.lsc" ] || "$LOOPSCOPE" record -q -o "$b.lsc" -- "$TD/$b" </dev/null >/dev/null 2>&1
+	[ -s "$b.lsc" ] || continue
+	LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" analyze -q -o ref.lsprof "$b.lsc"
+	for j in 1 2 4; do
+		"$LOOPSCOPE" analyze -q -j $j -o j.lsprof "$b.lsc"
+		t_ok "$b: analyze --jobs=$j's profile equals the reference's" cmp j.lsprof ref.lsprof
+	done
+done
+"$BUILD/tests/memocheck" -s 7 xz.lsc >mc.out
+t_grep "xz: memocheck on a perturbed stream" "^ok 1" mc.out

@@ -1,5 +1,5 @@
 /* stencil.c - a numeric kernel for the benchmarks: a 5-point Jacobi
- * relaxation on an N x N grid, ITERS sweeps (bench/pipeline.sh).  With the
+ * relaxation on an N x N grid, ITERS sweeps (bench/analyze.sh).  With the
  * defaults, 384 x 384 and 800 sweeps, about 1.05e9 instructions at -O2:
  * loops nested three deep (sweep, row, column), the inner one branch-free
  * but for its bound.

@@ -72,6 +72,9 @@ static int acc_new(struct lsa_loops *l, uint32_t *out)
 
 static void acc_free(struct lsa_loops *l, uint32_t i)
 {
+	if (l->acc[i].nsq && !--l->sqlive)
+		l->nsq = 0;
+	l->acc[i].nsq = 0;
 	l->acc[i].next = l->freeacc;
 	l->freeacc = i;
 }
@@ -224,7 +227,10 @@ static int loop_of(struct lsa_loops *l, const struct lsd_sblock *sb, uint32_t *o
 		l->loops[l->nloops].head = sb;
 		l->loops[l->nloops].func = lsa_loops_func_of(l, sb);
 		l->loops[l->nloops].pidx = LSA_NONE;
+		l->loops[l->nloops].nbody = 0;
 		l->sbloop[sb->id] = ++l->nloops;
+		for (size_t i = 0; i < l->nthr; i++)
+			lsa_memo_new_head(&l->thr[i].memo, sb->id);
 	}
 	*out = l->sbloop[sb->id] - 1;
 	return 0;
@@ -240,10 +246,14 @@ int lsa_loops_in_body(const struct lsa_loops *l, uint32_t loop, uint32_t sbid)
  * of the last loop saves the set lookup inside innermost loops. */
 static int body_add(struct lsa_loops *l, uint32_t loop, uint32_t sbid)
 {
+	size_t n = l->body.n;
+
 	if (l->sbbody[sbid] == loop + 1)
 		return 0;
 	if (!lsa_kmap_get(&l->body, loop, sbid))
 		return -LS_ENOMEM;
+	if (l->body.n != n)
+		l->loops[loop].nbody++;
 	l->sbbody[sbid] = loop + 1;
 	return 0;
 }
@@ -741,6 +751,44 @@ static int span_close(struct lsa_thr *t, uint32_t f, uint64_t start)
 	return 0;
 }
 
+/* Whether the top frame, about to end, was a call the memo can take as
+ * part of an iteration: a return to where it was called from, its blocks
+ * all of the function called (no tail call), none heading a loop, no
+ * call of its own, no loop entered.  Its blocks are then appended to
+ * l->sq; returns their number (0: not such a frame, or no memory). */
+static uint32_t leaf_call(struct lsa_loops *l, struct lsa_thr *t)
+{
+	const struct lsa_frame *f = &t->fr[t->nfr - 1];
+	uint32_t n = t->npath - f->base, i;
+
+	if (!l->memo || t->nfr < 2 || f->async || f->cur != f->func || !n ||
+	    n > 64 || f->kids != LSA_NONE || f->ftot.n[0] || f->fself.n[0] ||
+	    f->base <= t->fr[t->nfr - 2].base || !t->psb || t->pexit != LSD_EXIT_RET)
+		return 0;
+	for (i = f->base; i < t->npath; i++) {
+		const struct lsa_pent *e = &t->path[i];
+
+		if (e->acc != LSA_NONE || e->inst != LSA_NONE || l->sbloop[e->sb->id] ||
+		    lsa_loops_func_of(l, e->sb) != f->func)
+			return 0;
+	}
+	if (l->nsq + n > l->capsq) {
+		uint32_t nc = l->capsq ? l->capsq * 2 : 1024;
+		void *p;
+
+		while (nc < l->nsq + n)
+			nc *= 2;
+		p = realloc(l->sq, (size_t)nc * sizeof(*l->sq));
+		if (!p)
+			return 0;
+		l->sq = p;
+		l->capsq = nc;
+	}
+	for (i = f->base; i < t->npath; i++)
+		l->sq[l->nsq++] = t->path[i].sb;
+	return n;
+}
+
 /* Ends the top frame: accounts its path and hands its frame level to the
  * entry that called it (or, for the outermost frame, to the thread). */
 static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
@@ -749,10 +797,13 @@ static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 	struct owner o = { LSA_NONE, f };
 	int err;
 
+	uint32_t leaf;
+
 	if (t->deep) {
 		t->deep--;
 		return 0;
 	}
+	leaf = leaf_call(l, t);
 	err = scan(l, t, f->base, o);
 	if (err)
 		return err;
@@ -777,6 +828,22 @@ static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 		}
 		f = &t->fr[t->nfr - 1];
 		a = &l->acc[c->acc];
+		/* the first frame the entry's call made, a leaf: its
+		 * blocks, for the memo (anything more: not a leaf call) */
+		if (leaf && !a->nsq && a->called && !a->cself.n[0] &&
+		    a->kids == LSA_NONE && !a->ctot.n[0]) {
+			a->sq = l->nsq - leaf;
+			a->nsq = leaf;
+			l->sqlive++;
+		} else {
+			l->nsq -= leaf;
+			if (a->nsq) {
+				a->nsq = 0;
+				l->sqlive--;
+			}
+			if (!l->sqlive)
+				l->nsq = 0;
+		}
 		cnt_add(&a->cself, &f->fself);
 		cnt_add(&a->ctot, &f->ftot);
 		err = kids_move(l, &l->acc[c->acc].kids, f->kids);
@@ -786,6 +853,7 @@ static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 	if (t->nfr > 1) {	/* no calling entry: to the frame below */
 		struct lsa_frame *b = &t->fr[t->nfr - 2];
 
+		l->nsq -= leaf;
 		cnt_add(&b->fself, &f->fself);
 		cnt_add(&b->ftot, &f->ftot);
 		err = kids_move(l, &b->kids, f->kids);
@@ -793,6 +861,7 @@ static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 		return err;
 	}
 	/* the outermost frame: what is left is outside every loop */
+	l->nsq -= leaf;
 	cnt_add(&t->outside, &f->fself);
 	for (uint32_t i = f->kids; i != LSA_NONE; i = l->kid[i].next) {
 		err = lsa_loops_edge_add(t, LSA_NONE, l->kid[i].loop, l->kid[i].count,
@@ -1078,8 +1147,10 @@ struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
 	return t;
 }
 
-/* One block through the per-block path. */
-static int block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
+/* One block through the per-block path: inlined in the batch loop, where
+ * it runs for every block the memo does not take. */
+static inline __attribute__((always_inline)) int
+block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 {
 	const struct lsd_sblock *sb = b->sb;
 	uint32_t idx, f;
@@ -1126,7 +1197,7 @@ static int block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block 
 	} else {
 		err = lsa_loops_path_push(l, t, sb);
 		/* a loop entered whose iterations the memo knows */
-		if (!err && l->memo && l->sbloop[sb->id])
+		if (!err && l->memo && l->sbloop[sb->id] && !t->memo.replay)
 			lsa_memo_head(l, t);
 	}
 	t->psb = sb;
@@ -1134,6 +1205,12 @@ static int block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block 
 	t->pnext = b->next;
 	t->landing = 0;
 	return err;
+}
+
+int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
+			const struct lsd_block *b)
+{
+	return block(l, t, b);
 }
 
 int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
@@ -1274,6 +1351,7 @@ void lsa_loops_free(struct lsa_loops *l)
 	lsa_kmap_release(&l->body);
 	lsa_kmap_release(&l->falltail);
 	free(l->acc);
+	free(l->sq);
 	free(l->inst);
 	free(l->kid);
 	free(l);

@@ -30,6 +30,10 @@ struct lsa_acc {
 	uint32_t callee;	/* function the block called, or LSA_NONE */
 	int called;		/* the block made a call */
 	uint32_t next;		/* free list */
+	/* The blocks the call ran (lsa_loops.sq[sq .. sq + nsq)) when
+	 * they were a leaf the memo can take: one function's blocks, no
+	 * loop, no call (see lsa_memo_fits); nsq 0: not such a call. */
+	uint32_t sq, nsq;
 };
 
 /* One entry into a loop, open on a path (its head's entry points to it). */
@@ -79,9 +83,10 @@ struct lsa_erow {
 };
 
 /* The iteration memo (loops_memo.c).  Where an innermost loop's
- * iterations run blocks of the frame's function only, with no call and no
- * nested loop that iterates (heads of other loops run once are allowed:
- * entries of trip count 1), each iteration's effect on the detector's
+ * iterations run blocks of the frame's function, with no nested loop that
+ * iterates (heads of other loops run once are allowed: entries of trip
+ * count 1) and calls only to leaves (a function's blocks with no loop and
+ * no call, returning where called), each iteration's effect on the detector's
  * state is a function of its block sequence, the loops known and their
  * bodies.  The sequences met are kept per loop head in a trie, each node
  * with what the scan did with its block; later iterations are matched
@@ -90,6 +95,11 @@ struct lsa_erow {
  * applied when matching stops (at the first block the trie does not
  * have, at a thread switch, at the thread's end); the state is then the
  * one the per-block path reaches, and so is the profile. */
+/* How a trie node's block is entered: a block of the loop's frame after
+ * one of its blocks, a leaf call's first block (by a call), its other
+ * blocks, a block of the frame after the leaf returned. */
+enum { MK_FRAME, MK_CALLEE, MK_LEAF, MK_RETURN };
+
 struct lsa_mnode {
 	const struct lsd_sblock *sb;
 	uint64_t count;		/* passes matched, not yet applied */
@@ -101,12 +111,20 @@ struct lsa_mnode {
 	uint32_t own;		/* loop + 1 its block is charged to */
 	uint32_t opens;		/* loop + 1 whose entry of trip count 1 it
 				 * opens (0: none) */
+	uint32_t pown;		/* ... and counted once under (loop + 1, 0:
+				 * the frame, as a leaf's blocks are) */
+	uint32_t fn;		/* a leaf's block: the function called */
+	uint32_t pdepth;	/* path entries (frames' too) above the root */
+	uint16_t vmask;		/* the exits it may be entered by */
+	uint8_t kind;		/* MK_* */
+	uint8_t chk;		/* a block of the frame: not on its path */
 	uint8_t term;		/* sb is the root's head: an iteration ends */
-	uint8_t pre;		/* its run counts once for its own loop */
+	uint8_t pre;		/* its run counts once for pown */
 	uint8_t more;		/* ... in pre_more, not pre */
-	uint8_t dep;		/* (a root) some node opens an entry: valid
-				 * while the loop bodies are as at ver */
-	uint64_t ver;		/* (a root) lsa_loops.body.n then */
+	uint8_t dep;		/* (a root) some node heads a loop: valid
+				 * while those loops' bodies are as at ver */
+	uint32_t deps;		/* (a root) memo.chain index: those loops */
+	uint64_t ver;		/* (a root) the sum of their nbody then */
 };
 
 struct lsa_memo {
@@ -117,7 +135,10 @@ struct lsa_memo {
 	uint32_t *chain;	/* chains: a length, then loops */
 	uint32_t nchain, capchain;
 	struct lsa_kmap roots;	/* (head block id, 0) -> root node + 1 */
-	uint32_t nloops;	/* loops known when the tries were made */
+	uint8_t *intrie;	/* by static block id: a node's block */
+	size_t nintrie;
+	int stale;		/* a node's block heads a loop now: the tries
+				 * are dropped */
 	uint32_t root, at;	/* the trie matched, the node reached */
 	uint32_t inst;		/* the open loop entry the iterations are of */
 	uint32_t own;		/* its loop + 1 */
@@ -125,6 +146,7 @@ struct lsa_memo {
 	uint32_t ti;		/* the head's path entry */
 	int on;
 	int enter;		/* the entry's first iteration ended: make it */
+	int replay;		/* blocks going through the per-block path */
 };
 
 struct lsa_thr {
@@ -168,6 +190,7 @@ struct lsa_thr {
 
 struct lsa_loopdef {
 	const struct lsd_sblock *head;
+	uint64_t nbody;		/* blocks known in its body (lsa_loops.body) */
 	uint32_t func;
 	uint32_t pidx;		/* index in the profile, LSA_NONE until written */
 };
@@ -202,6 +225,10 @@ struct lsa_loops {
 	size_t nmod;
 	struct lsa_acc *acc;
 	uint32_t nacc, capacc, freeacc;
+	/* the leaf calls' blocks of the open entries (lsa_acc.sq); emptied
+	 * when no entry holds any (sqlive) */
+	const struct lsd_sblock **sq;
+	uint32_t nsq, capsq, sqlive;
 	struct lsa_inst *inst;
 	uint32_t ninst, capinst, freeinst;
 	struct lsa_kid *kid;
@@ -263,6 +290,9 @@ int lsa_loops_in_body(const struct lsa_loops *l, uint32_t loop, uint32_t sbid);
  * instructions to t's loop call graph.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
 		       uint64_t count, uint64_t total);
+/* One block through the per-block path.  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
+			const struct lsd_block *b);
 /* Pushes sb on t's path.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_path_push(struct lsa_loops *l, struct lsa_thr *t,
 			const struct lsd_sblock *sb);
@@ -288,6 +318,8 @@ int lsa_memo_enter(struct lsa_loops *l, struct lsa_thr *t);
  * iteration of an entry matching began at (memo.enter set). */
 size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 		    size_t n);
+/* Loop head sbid was found: tries holding it go stale. */
+void lsa_memo_new_head(struct lsa_memo *m, uint32_t sbid);
 /* Stops matching, applying what the matched blocks owe.  Returns 0 or
  * -LS_ENOMEM. */
 int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t);

@@ -2,9 +2,10 @@
  *
  * The per-block path pushes every block of an iteration on the frame's
  * path and, when control comes back to the head, scans and charges them
- * one by one.  For an iteration of blocks of one function, with no call
- * and no nested loop that iterates, all of that is fixed by the sequence
- * of blocks, the loops known and their bodies: which blocks open entries
+ * one by one.  For an iteration of blocks of one function, with no nested
+ * loop that iterates and calls only to leaves (recorded when their frame
+ * ends: lsa_acc.sq), all of that is fixed by the sequence of blocks (the
+ * leaves' too), the loops known and their bodies: which blocks open entries
  * of trip count 1 of loops headed by them (scan() decides it by the
  * bodies), which entry each block is charged to, where each counts once
  * in case it heads a loop later, the head's entry getting one iteration
@@ -16,9 +17,9 @@
  * pushed them.  All a pass adds is sums (and a trip count 1 minimum and
  * maximum), so k passes add k times one.
  *
- * What makes a trie stale: a block in it heading a loop (tries are
- * dropped whenever a loop is found) and, for a trie with entries of trip
- * count 1, a loop body grown (checked against a version).  Nothing else a
+ * What makes a trie stale: a block in it heading a loop (the thread's
+ * tries are dropped then) and, for a trie with blocks that head loops, one
+ * of those loops' bodies grown (checked against a version).  Nothing else a
  * trie relies on changes: a block's function, and where its run-once
  * counts go (preo of a block is set once per thread).
  */
@@ -31,26 +32,51 @@
 #define MEMO_MAX 256		/* blocks of an iteration, at most */
 #define MEMO_NODES (1u << 16)	/* trie nodes of a thread, at most */
 #define MEMO_DEPTH 8		/* entries of trip count 1 open at once */
+#define MEMO_DEPS 16		/* loops headed in one trie */
+
+/* The leaf call entry e made (its blocks in l->sq), or NULL. */
+static const struct lsa_acc *leaf_of(const struct lsa_loops *l, const struct lsa_pent *e)
+{
+	const struct lsa_acc *a = e->acc != LSA_NONE ? &l->acc[e->acc] : NULL;
+
+	return a && a->nsq ? a : NULL;
+}
 
 int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 {
 	const struct lsa_frame *top = &t->fr[t->nfr - 1];
+	const struct lsa_acc *a;
 	uint32_t i;
 
-	/* The last entry must be the block that came back (the tail): no
-	 * frame was left in between. */
-	if (!l->memo || t->deep || t->npath - ti > MEMO_MAX ||
-	    t->path[t->npath - 1].sb != t->psb)
+	uint32_t n = t->npath - ti;
+
+	if (!l->memo || t->deep || n > MEMO_MAX)
 		return 0;
 	for (i = ti; i < t->npath; i++) {
 		const struct lsa_pent *e = &t->path[i];
+		const struct lsd_sblock *next = i + 1 < t->npath ? t->path[i + 1].sb :
+						t->path[ti].sb;
 
-		if (e->acc != LSA_NONE || lsa_loops_func_of(l, e->sb) != top->cur)
+		if (lsa_loops_func_of(l, e->sb) != top->cur)
 			return 0;
 		if (i > ti && e->inst != LSA_NONE)
 			return 0;
+		/* a call, only a leaf that returned to the next block */
+		if (e->acc != LSA_NONE &&
+		    (!(a = leaf_of(l, e)) || next->start != e->sb->end ||
+		     (n += a->nsq) > MEMO_MAX))
+			return 0;
 	}
-	return 1;
+	/* The block that came back (the tail): the last entry, or the last
+	 * block of the leaf it called; no other frame was left between. */
+	a = leaf_of(l, &t->path[t->npath - 1]);
+	return t->psb == (a ? l->sq[a->sq + a->nsq - 1] : t->path[t->npath - 1].sb);
+}
+
+void lsa_memo_new_head(struct lsa_memo *m, uint32_t sbid)
+{
+	if (sbid < m->nintrie && m->intrie[sbid])
+		m->stale = 1;
 }
 
 static void memo_clear(struct lsa_memo *m)
@@ -60,6 +86,9 @@ static void memo_clear(struct lsa_memo *m)
 	m->nnode = 0;
 	m->ndirty = 0;
 	m->nchain = 1;	/* chain 0: none open */
+	m->stale = 0;
+	if (m->intrie)
+		memset(m->intrie, 0, m->nintrie);
 	for (i = 0; i < m->roots.cap; i++)
 		m->roots.t[i].a = LSA_KMAP_EMPTY;
 	m->roots.n = 0;
@@ -86,6 +115,17 @@ static uint32_t node_new(struct lsa_memo *m, const struct lsd_sblock *sb,
 		m->dirty = p;
 		m->capnode = nc;
 	}
+	if (sb->id >= m->nintrie) {
+		size_t nn = (size_t)sb->id + 1 < 1024 ? 1024 : ((size_t)sb->id + 1) * 2;
+		uint8_t *p = realloc(m->intrie, nn);
+
+		if (!p)
+			return LSA_NONE;
+		memset(p + m->nintrie, 0, nn - m->nintrie);
+		m->intrie = p;
+		m->nintrie = nn;
+	}
+	m->intrie[sb->id] = 1;
 	i = m->nnode++;
 	v = &m->node[i];
 	memset(v, 0, sizeof(*v));
@@ -106,6 +146,16 @@ static uint32_t node_new(struct lsa_memo *m, const struct lsd_sblock *sb,
 struct step {
 	uint32_t opens, own, chain;
 	uint8_t pre;
+};
+
+/* The exits a node may be entered by, per kind (struct lsa_mnode). */
+static const uint16_t kind_mask[4] = {
+	[MK_FRAME] = 1u << LSD_EXIT_FALL | 1u << LSD_EXIT_COND_TAKEN |
+		     1u << LSD_EXIT_COND_NOT | 1u << LSD_EXIT_JUMP | 1u << LSD_EXIT_IJUMP,
+	[MK_CALLEE] = 1u << LSD_EXIT_CALL | 1u << LSD_EXIT_ICALL,
+	[MK_LEAF] = 1u << LSD_EXIT_FALL | 1u << LSD_EXIT_COND_TAKEN |
+		    1u << LSD_EXIT_COND_NOT | 1u << LSD_EXIT_JUMP | 1u << LSD_EXIT_IJUMP,
+	[MK_RETURN] = 1u << LSD_EXIT_RET,
 };
 
 /* The chain of loops os[0 .. n) in m's table; 0 (none) when n is 0,
@@ -134,21 +184,35 @@ static uint32_t chain_put(struct lsa_memo *m, const uint32_t *os, uint32_t n)
 	return at;
 }
 
-/* The child of v for block sb, made when new with what step x says. */
+/* The child of v for block sb entered as kind says, made when new with
+ * what step x says (a leaf's block: charged as x, its block counted once
+ * at the frame level). */
 static uint32_t child_of(struct lsa_memo *m, uint32_t v, const struct lsd_sblock *sb,
-			 int term, const struct step *x)
+			 int term, int kind, const struct step *x, uint32_t fn)
 {
 	uint32_t c;
 
 	for (c = m->node[v].child; c != LSA_NONE; c = m->node[c].sib)
-		if (m->node[c].sb == sb)
+		if (m->node[c].sb == sb && m->node[c].kind == kind)
 			return c;
 	c = node_new(m, sb, v, term);
 	if (c != LSA_NONE) {
-		m->node[c].opens = x->opens;
-		m->node[c].own = x->own;
-		m->node[c].chain = x->chain;
-		m->node[c].pre = x->pre;
+		struct lsa_mnode *n = &m->node[c];
+
+		n->kind = (uint8_t)kind;
+		n->vmask = kind_mask[kind];
+		n->chk = kind == MK_FRAME || kind == MK_RETURN;
+		n->opens = kind == MK_CALLEE || kind == MK_LEAF ? 0 : x->opens;
+		n->own = x->own;
+		n->pown = kind == MK_CALLEE || kind == MK_LEAF ? 0 : x->own;
+		n->chain = x->chain;
+		n->pre = kind == MK_CALLEE || kind == MK_LEAF ? 1 : x->pre;
+		n->fn = fn;
+		/* its path entry: after the caller's, once a leaf returned */
+		if (kind == MK_RETURN)
+			while (m->node[v].kind == MK_CALLEE || m->node[v].kind == MK_LEAF)
+				v = m->node[v].parent;
+		n->pdepth = m->node[v].pdepth + 1;
 	}
 	return c;
 }
@@ -158,16 +222,27 @@ static uint32_t child_of(struct lsa_memo *m, uint32_t v, const struct lsd_sblock
  * entries of trip count 1, whom each is charged to.  Returns 1 with
  * steps[], 0 when the nesting is too deep for the memo, -LS_ENOMEM. */
 static int dry_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
-		    uint32_t loop, struct step *steps, int *dep)
+		    uint32_t loop, struct step *steps, uint32_t *deps, uint32_t *ndeps)
 {
 	struct lsa_memo *m = &t->memo;
-	uint32_t os[MEMO_DEPTH], nos = 0, i;
+	uint32_t os[MEMO_DEPTH], nos = 0, i, k;
 
-	*dep = 0;
+	*ndeps = 0;
 	for (i = ti + 1; i < t->npath; i++) {
 		const struct lsd_sblock *sb = t->path[i].sb;
 		struct step *x = &steps[i - ti - 1];
 		uint32_t owner, hl = l->sbloop[sb->id];
+
+		/* the loops whose bodies decide (see in_body below) */
+		if (hl) {
+			for (k = 0; k < *ndeps && deps[k] != hl - 1; k++)
+				;
+			if (k == *ndeps) {
+				if (k == MEMO_DEPS)
+					return 0;
+				deps[(*ndeps)++] = hl - 1;
+			}
+		}
 
 		while (nos && !lsa_loops_in_body(l, os[nos - 1], sb->id))
 			nos--;
@@ -180,7 +255,6 @@ static int dry_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 			os[nos++] = hl - 1;
 			x->opens = hl;
 			owner = hl - 1;
-			*dep = 1;
 		}
 		x->own = owner + 1;
 		x->chain = chain_put(m, os, nos);
@@ -190,56 +264,92 @@ static int dry_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 	return 1;
 }
 
+/* The sum of the body sizes of the loops of chain d (0: none). */
+static uint64_t deps_ver(const struct lsa_loops *l, const struct lsa_memo *m, uint32_t d)
+{
+	uint64_t v = 0;
+	uint32_t i;
+
+	for (i = 0; d && i < m->chain[d]; i++)
+		v += l->loops[m->chain[d + 1 + i]].nbody;
+	return v;
+}
+
 int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 		 uint32_t *leaf)
 {
 	struct lsa_memo *m = &t->memo;
 	const struct lsd_sblock *head = t->path[ti].sb;
-	uint32_t loop = l->sbloop[head->id] - 1, i, v;
+	uint32_t loop = l->sbloop[head->id] - 1, i, v, deps[2 * MEMO_DEPS], nd, k;
 	struct step steps[MEMO_MAX], x;
+	struct lsa_mnode *root;
 	uint64_t *r;
-	int err, dep;
+	int err;
 
 	*leaf = LSA_NONE;
-	if (m->nloops != l->nloops || !m->nchain ||
-	    m->nnode + (t->npath - ti) + 1 > MEMO_NODES)
+	if (m->stale || !m->nchain || m->nnode + MEMO_MAX + 1 > MEMO_NODES)
 		memo_clear(m);
-	m->nloops = l->nloops;
-	err = dry_scan(l, t, ti, loop, steps, &dep);
+	err = dry_scan(l, t, ti, loop, steps, deps, &nd);
 	if (err <= 0)
 		return err;
 	r = lsa_kmap_get(&m->roots, head->id, 0);
 	if (!r)
 		return -LS_ENOMEM;
-	if (*r) {
-		struct lsa_mnode *root = &m->node[*r - 1];
-
-		/* a trie that opens entries, made with other bodies: its
-		 * nodes are left unreachable until the tries are dropped */
-		if (root->dep && root->ver != l->body.n)
-			*r = 0;
-	}
+	/* a trie made when those loops' bodies were smaller: its nodes are
+	 * left unreachable until the tries are dropped */
+	if (*r && m->node[*r - 1].dep &&
+	    m->node[*r - 1].ver != deps_ver(l, m, m->node[*r - 1].deps))
+		*r = 0;
 	if (!*r) {
 		if ((v = node_new(m, head, LSA_NONE, 0)) == LSA_NONE)
 			return -LS_ENOMEM;
 		*r = (uint64_t)v + 1;
 	}
 	m->root = v = (uint32_t)(*r - 1);
-	if (dep) {
+	root = &m->node[v];
+	if (nd) {
+		/* the trie's loops: the root's and this iteration's */
+		uint32_t n0 = nd, d = root->deps;
+
+		for (i = 0; d && i < m->chain[d]; i++) {
+			for (k = 0; k < n0 && deps[k] != m->chain[d + 1 + i]; k++)
+				;
+			if (k == n0)
+				deps[nd++] = m->chain[d + 1 + i];
+		}
+		if (nd > MEMO_DEPS)
+			return 0;
+		if (nd != (d ? m->chain[d] : 0)) {
+			d = chain_put(m, deps, nd);
+			if (d == LSA_NONE)
+				return -LS_ENOMEM;
+			m->node[v].deps = d;
+		}
 		m->node[v].dep = 1;
-		m->node[v].ver = l->body.n;
 	}
-	for (i = ti + 1; i < t->npath && v != LSA_NONE; i++)
-		v = child_of(m, v, t->path[i].sb, 0, &steps[i - ti - 1]);
-	/* the head again: charged to the iteration's own entry */
+	/* the head's own steps: charged to the iteration's own entry */
 	x.opens = 0;
 	x.own = loop + 1;
 	x.chain = 0;
 	x.pre = 0;
-	if (v != LSA_NONE)
-		v = child_of(m, v, head, 1, &x);
+	for (i = ti; i <= t->npath && v != LSA_NONE; i++) {
+		const struct lsa_acc *a = leaf_of(l, &t->path[i == t->npath ? ti : i]);
+		const struct step *xs = i == ti || i == t->npath ? &x : &steps[i - ti - 1];
+		int kind = i > ti && leaf_of(l, &t->path[i - 1]) ? MK_RETURN : MK_FRAME;
+
+		if (i > ti)
+			v = child_of(m, v, i == t->npath ? head : t->path[i].sb,
+				     i == t->npath, kind, xs, LSA_NONE);
+		/* the blocks of the leaf it called, in the callee's frame */
+		for (k = 0; a && i < t->npath && k < a->nsq && v != LSA_NONE; k++)
+			v = child_of(m, v, l->sq[a->sq + k], 0, k ? MK_LEAF : MK_CALLEE, xs,
+				     lsa_loops_func_of(l, l->sq[a->sq + k]));
+	}
 	if (v == LSA_NONE)
 		return -LS_ENOMEM;
+	root = &m->node[m->root];
+	if (root->dep)
+		root->ver = deps_ver(l, m, root->deps);
 	*leaf = v;
 	return 0;
 }
@@ -260,8 +370,9 @@ void lsa_memo_start(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		uint32_t id = m->node[v].sb->id;
 
 		if (m->node[v].pre)
-			m->node[v].more = !(t->pre[id] && t->preo[id] == m->node[v].own);
+			m->node[v].more = !(t->pre[id] && t->preo[id] == m->node[v].pown);
 	}
+	m->ti = t->npath - 1;
 	m->at = m->root;
 	m->on = 1;
 	l->st.memo_starts++;
@@ -273,11 +384,12 @@ void lsa_memo_head(struct lsa_loops *l, struct lsa_thr *t)
 	const struct lsd_sblock *head = t->path[t->npath - 1].sb;
 	uint64_t *r;
 
-	if (m->nloops != l->nloops || t->deep || !m->roots.n)
+	if (m->stale || t->deep || !m->roots.n)
 		return;
 	r = lsa_kmap_find(&m->roots, head->id, 0);
 	if (!r || !*r || lsa_loops_func_of(l, head) != t->fr[t->nfr - 1].cur ||
-	    (m->node[*r - 1].dep && m->node[*r - 1].ver != l->body.n))
+	    (m->node[*r - 1].dep &&
+	     m->node[*r - 1].ver != deps_ver(l, m, m->node[*r - 1].deps)))
 		return;
 	m->root = m->at = (uint32_t)(*r - 1);
 	m->inst = LSA_NONE;
@@ -321,14 +433,13 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 		const struct lsd_sblock *sb = b[i].sb;
 		uint32_t c;
 
-		/* exits that move no frame between blocks of one function */
-		if (px > LSD_EXIT_IJUMP)
-			break;
-		for (c = node[v].child; c != LSA_NONE && node[c].sb != sb;
-		     c = node[c].sib)
+		/* the block, entered as the trie has it (a frame's blocks by
+		 * exits that move no frame, a leaf by its call and return) */
+		for (c = node[v].child; c != LSA_NONE &&
+		     (node[c].sb != sb || !(node[c].vmask >> px & 1)); c = node[c].sib)
 			;
 		if (c == LSA_NONE ||
-		    (!node[c].term && mem[sb->id] - base < lim))
+		    (node[c].chk && !node[c].term && mem[sb->id] - base < lim))
 			break;
 		px = b[i].exit;
 		if (!node[c].count++)
@@ -377,9 +488,30 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 
 	l->st.blocks += k;
 	l->st.memo_blocks += k;
+	if (!x->term && m->ti + x->pdepth + 1 > l->st.max_path)
+		l->st.max_path = m->ti + x->pdepth + 1;
 	t->insns += k * sb->ninsn;
-	if (m->cur != LSA_NONE)
+	if (x->kind == MK_CALLEE || x->kind == MK_LEAF) {
+		/* a leaf's block: its function's exclusive and, outside
+		 * every open span of it, inclusive instructions; its call */
+		if (t->nfr + 1 > l->st.max_frames)
+			l->st.max_frames = t->nfr + 1;
+		if (x->fn != LSA_NONE) {
+			struct lsa_frow *r = &t->fw[x->fn];
+
+			r->self += k * sb->ninsn;
+			if (!r->active)
+				r->total += k * sb->ninsn;
+			if (x->kind == MK_CALLEE)
+				r->calls += k;
+		}
+		if (x->kind == MK_CALLEE &&
+		    (err = lsa_kmap_add(&t->calls, (uint64_t)(x->own - 1) << 32 | x->fn,
+					m->node[x->parent].sb->id, k)))
+			return err;
+	} else if (m->cur != LSA_NONE) {
 		t->fw[m->cur].self += k * sb->ninsn;
+	}
 	if (!x->chain) {
 		cnt_addk(&in->self, sb, k);
 	} else {
@@ -445,23 +577,32 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 	if (!x->pre)
 		return 0;
 	if (x->more)
-		return lsa_kmap_add(&t->pre_more, sb->id, x->own, k);
+		return lsa_kmap_add(&t->pre_more, sb->id, x->pown, k);
 	t->pre[sb->id] += k;
 	return 0;
+}
+
+/* An exit that enters a node of this kind, as the trie matched it (the
+ * per-block path treats all of them alike). */
+static uint8_t exit_into(const struct lsa_mnode *x)
+{
+	return x->kind == MK_CALLEE ? LSD_EXIT_CALL :
+	       x->kind == MK_RETURN ? LSD_EXIT_RET : LSD_EXIT_FALL;
 }
 
 int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 {
 	struct lsa_memo *m = &t->memo;
 	uint32_t part[MEMO_MAX + 1], np = 0, v, i;
-	int err = 0, took;
+	const struct lsd_sblock *last;
+	uint8_t px = t->pexit;
+	uint64_t pn = t->pnext;
+	int err = 0, took = m->ndirty > 0;
 
 	if (!m->on)
 		return 0;
 	m->on = 0;
-	took = m->ndirty > 0;
-	/* the iteration under way is not charged yet: its blocks go on
-	 * the path */
+	/* the iteration under way is not charged yet */
 	for (v = m->at; v != m->root; v = m->node[v].parent) {
 		m->node[v].count--;
 		part[np++] = v;
@@ -475,20 +616,46 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 			err = apply(l, t, d, k);
 	}
 	m->ndirty = 0;
-	while (np && !err) {
-		const struct lsd_sblock *sb = m->node[part[--np]].sb;
+	if (err)
+		return err;
+	if (!np) {
+		/* a frame of unknown function restarts its span at every
+		 * block (lsa_loops_block_one): as it would have at the head */
+		if (took && m->cur == LSA_NONE && t->fr[t->nfr - 1].func == LSA_NONE)
+			t->fr[t->nfr - 1].start = t->insns - t->psb->ninsn;
+		return 0;
+	}
+	/* its blocks: in the loop's frame, pushed as the per-block path
+	 * pushes them (lsa_loops_block_one: no exit moves a frame, no block
+	 * is on the path); from a leaf's call on, through that path, after
+	 * the head, with the exits the trie matched them by */
+	last = m->node[m->root].sb;
+	while (np && m->node[part[np - 1]].kind == MK_FRAME && !err) {
+		const struct lsd_sblock *sb = last = m->node[part[--np]].sb;
 
 		l->st.blocks++;
-		l->st.memo_blocks++;
 		t->insns += sb->ninsn;
 		if (m->cur != LSA_NONE)
 			t->fw[m->cur].self += sb->ninsn;
 		err = lsa_loops_path_push(l, t, sb);
+		if (!np && m->cur == LSA_NONE && t->fr[t->nfr - 1].func == LSA_NONE)
+			t->fr[t->nfr - 1].start = t->insns - sb->ninsn;
 	}
-	/* a frame of unknown function restarts its span at every block
-	 * (lsa_loops_block): as it would have at the last one */
-	if (took && m->cur == LSA_NONE && t->fr[t->nfr - 1].func == LSA_NONE)
-		t->fr[t->nfr - 1].start = t->insns - t->psb->ninsn;
+	if (!np || err)
+		return err;
+	t->psb = last;
+	t->pexit = exit_into(&m->node[part[np - 1]]);
+	m->replay = 1;
+	while (np && !err) {
+		struct lsd_block b;
+
+		v = part[--np];
+		b.sb = m->node[v].sb;
+		b.exit = np ? exit_into(&m->node[part[np - 1]]) : px;
+		b.next = np ? 0 : pn;
+		err = lsa_loops_block_one(l, t, &b);
+	}
+	m->replay = 0;
 	return err;
 }
 
@@ -497,6 +664,7 @@ void lsa_memo_release(struct lsa_memo *m)
 	free(m->node);
 	free(m->dirty);
 	free(m->chain);
+	free(m->intrie);
 	lsa_kmap_release(&m->roots);
 	memset(m, 0, sizeof(*m));
 }

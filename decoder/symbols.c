@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "decoder/modfile.h"
+#include "decoder/inlines.h"
 #include "decoder/symbols.h"
 #include "decoder/symtab.h"
 #include "ls_crc32.h"
@@ -55,6 +56,7 @@ struct mod {
 	Elf *dwelf;		/* the file with DWARF, NULL if none */
 	Dwarf *dw;		/* opened on the first lookup of lines */
 	int dw_tried;
+	struct lsd_inl *inl;	/* its units' inlined ranges */
 	struct load_seg *loads;
 	size_t nloads;
 	struct lsd_symtab tab;
@@ -334,6 +336,7 @@ static int mod_load(struct lsd_symbols *s, size_t i, struct mod *md)
 
 static void mod_release(struct mod *md)
 {
+	lsd_inl_free(md->inl);
 	if (md->dw)
 		dwarf_end(md->dw);
 	lsd_symtab_release(&md->tab);
@@ -467,9 +470,9 @@ static int off_to_vaddr(const struct mod *md, uint64_t off, uint64_t *vaddr)
 static void find_lines(struct lsd_symbols *s, struct mod *md, uint64_t vaddr,
 		       struct lsd_symbol_info *info)
 {
-	Dwarf_Die cudie, *scopes = NULL;
+	Dwarf_Die cudie;
 	Dwarf_Line *ln;
-	int n, line;
+	int line;
 
 	/* Opening DWARF decompresses and indexes sections: only when lines
 	 * are first asked for. */
@@ -488,26 +491,12 @@ static void find_lines(struct lsd_symbols *s, struct mod *md, uint64_t vaddr,
 		info->file = abs_path(s, &cudie, dwarf_linesrc(ln, NULL, NULL));
 		info->line = info->file ? line : 0;
 	}
-	/* dwarf_getscopes follows an inlined instance into its abstract
-	 * definition, so it gives only the innermost inlined function; its
-	 * first scope's concrete parents (dwarf_getscopes_die) give the
-	 * whole chain, innermost first, as eu-addr2line -i does. */
-	n = dwarf_getscopes(&cudie, vaddr, &scopes);
-	if (n > 0) {
-		Dwarf_Die *chain = NULL;
-		int nc = dwarf_getscopes_die(&scopes[0], &chain);
-
-		for (int i = 0; i < nc && info->ninline < LSD_MAX_INLINE; i++) {
-			const char *name;
-
-			if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine)
-				continue;
-			name = dwarf_diename(&chain[i]);
-			info->inlined[info->ninline++] = name ? name : "??";
-		}
-		free(chain);
-	}
-	free(scopes);
+	/* The inlined subroutines whose ranges hold vaddr, innermost first,
+	 * as eu-addr2line -i gives them (dwarf_getscopes' first scope and
+	 * its concrete parents); from a table of the unit's ranges, walked
+	 * once, not the unit's DIE tree at every lookup. */
+	info->ninline = lsd_inl_chain(&md->inl, &cudie, vaddr, info->inlined,
+				      LSD_MAX_INLINE);
 }
 
 /* Module i's symbols, read at the first use. */

@@ -1,0 +1,136 @@
+/* inlines.c - each unit's inlined-subroutine ranges, walked once. */
+#include <dwarf.h>
+#include <stdlib.h>
+
+#include "decoder/inlines.h"
+
+struct range {
+	uint64_t lo, hi;	/* [lo, hi) */
+	uint32_t depth;		/* inlined subroutines around it, + 1 */
+	const char *name;
+};
+
+struct unit {
+	Dwarf_Off off;		/* the unit DIE's offset */
+	struct range *r;
+	size_t n, cap;
+};
+
+struct lsd_inl {
+	struct unit *u;
+	size_t n, cap;
+};
+
+static int push(struct unit *u, uint64_t lo, uint64_t hi, uint32_t depth,
+		const char *name)
+{
+	if (u->n == u->cap) {
+		size_t nc = u->cap ? u->cap * 2 : 64;
+		struct range *p = realloc(u->r, nc * sizeof(*p));
+
+		if (!p)
+			return -1;
+		u->r = p;
+		u->cap = nc;
+	}
+	u->r[u->n++] = (struct range){ lo, hi, depth, name };
+	return 0;
+}
+
+/* Every DIE below die (as dwarf_getscopes() looks at them), depth the
+ * inlined subroutines around it.  Returns -1 when out of memory. */
+static int walk(struct unit *u, Dwarf_Die *die, uint32_t depth)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(die, &c) != 0)
+		return 0;
+	do {
+		uint32_t d = depth;
+
+		if (dwarf_tag(&c) == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			const char *name = dwarf_diename(&c);
+			ptrdiff_t off = 0;
+
+			d = depth + 1;
+			while ((off = dwarf_ranges(&c, off, &base, &lo, &hi)) > 0)
+				if (push(u, lo, hi, d, name ? name : "??") < 0)
+					return -1;
+		}
+		if (walk(u, &c, d) < 0)
+			return -1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+static struct unit *unit_of(struct lsd_inl *c, Dwarf_Die *cudie)
+{
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+	struct unit *u;
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->u[i].off == off)
+			return &c->u[i];
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 16;
+		struct unit *p = realloc(c->u, nc * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		c->u = p;
+		c->cap = nc;
+	}
+	u = &c->u[c->n];
+	*u = (struct unit){ off, NULL, 0, 0 };
+	if (walk(u, cudie, 0) < 0) {
+		free(u->r);
+		return NULL;
+	}
+	c->n++;
+	return u;
+}
+
+int lsd_inl_chain(struct lsd_inl **pc, Dwarf_Die *cudie, uint64_t vaddr,
+		  const char **names, int max)
+{
+	const struct range *best[64];
+	struct unit *u;
+	size_t i;
+	int n = 0, j;
+
+	if (!*pc && !(*pc = calloc(1, sizeof(**pc))))
+		return 0;
+	if (!(u = unit_of(*pc, cudie)))
+		return 0;
+	for (i = 0; i < u->n && n < 64; i++)
+		if (u->r[i].lo <= vaddr && vaddr < u->r[i].hi)
+			best[n++] = &u->r[i];
+	/* innermost first: deepest first (proper nesting gives one per
+	 * depth) */
+	for (i = 1; i < (size_t)n; i++) {
+		const struct range *x = best[i];
+
+		for (j = (int)i - 1; j >= 0 && best[j]->depth < x->depth; j--)
+			best[j + 1] = best[j];
+		best[j + 1] = x;
+	}
+	if (n > max)
+		n = max;
+	for (j = 0; j < n; j++)
+		names[j] = best[j]->name;
+	return n;
+}
+
+void lsd_inl_free(struct lsd_inl *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		free(c->u[i].r);
+	free(c->u);
+	free(c);
+}

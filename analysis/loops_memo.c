@@ -45,10 +45,8 @@ static const struct lsa_acc *leaf_of(const struct lsa_loops *l, const struct lsa
 int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 {
 	const struct lsa_frame *top = &t->fr[t->nfr - 1];
-	const struct lsa_acc *a;
-	uint32_t i;
-
-	uint32_t n = t->npath - ti;
+	const struct lsa_acc *a = NULL;
+	uint32_t i, k, n = t->npath - ti;
 
 	if (!l->memo || t->deep || n > MEMO_MAX)
 		return 0;
@@ -66,6 +64,11 @@ int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 		    (!(a = leaf_of(l, e)) || next->start != e->sb->end ||
 		     (n += a->nsq) > MEMO_MAX))
 			return 0;
+		/* a leaf's block may have become a loop head since its frame
+		 * ended (its next run in a call would be an entry) */
+		for (k = 0; a && e->acc != LSA_NONE && k < a->nsq; k++)
+			if (l->sbloop[l->sq[a->sq + k]->id])
+				return 0;
 	}
 	/* The block that came back (the tail): the last entry, or the last
 	 * block of the leaf it called; no other frame was left between. */

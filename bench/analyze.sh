@@ -10,7 +10,7 @@
 # fast decode, the detector's iteration memo) with --jobs=1 and --jobs=N.
 # Seconds are user + system CPU of the command, best of REPEAT (default
 # 1), except the "wall" columns (elapsed, best of REPEAT) that show what
-# --jobs gains.  The last columns: ratios to the reference analyze, to
+# --jobs gains; the medians of the analyze runs follow the table.  The last columns: ratios to the reference analyze, to
 # callgrind and to the native run, the default analyze's seconds per 10^9
 # instructions and its blocks per second.  Programs: xz and bzip2
 # compressing 2 MB of text, sqlite3 running a query script
@@ -38,19 +38,19 @@ for k in stencil spmv; do
 done
 export LOOPSCOPE_CACHE="$tmp/cache"
 
-# measure CMD...: "CPU WALL", each the best of REP runs (stdin from
-# $tmp/in, stdout discarded).
+# measure CMD...: "CPU WALL MEDCPU MEDWALL", the best and the median of
+# REP runs (stdin from $tmp/in, stdout discarded).
 measure() {
-	local bc= bw= c w i
+	local i
+	: >"$tmp/runs"
 	for i in $(seq "$REP"); do
 		/usr/bin/time -f '%U %S %e' -o "$tmp/t" "$@" <"$tmp/in" >/dev/null 2>"$tmp/err" || {
-			echo "failed: $*" >&2; sed 's/^/  /' "$tmp/err" | head -3 >&2; echo "nan nan"; return; }
-		c=$(awk '{ printf "%.3f", $1 + $2 }' "$tmp/t")
-		w=$(awk '{ printf "%.3f", $3 }' "$tmp/t")
-		if [ -z "$bc" ] || awk -v a="$c" -v b="$bc" 'BEGIN { exit !(a < b) }'; then bc=$c; fi
-		if [ -z "$bw" ] || awk -v a="$w" -v b="$bw" 'BEGIN { exit !(a < b) }'; then bw=$w; fi
+			echo "failed: $*" >&2; sed 's/^/  /' "$tmp/err" | head -3 >&2; echo "nan nan nan nan"; return; }
+		awk '{ printf "%.3f %.3f\n", $1 + $2, $3 }' "$tmp/t" >>"$tmp/runs"
 	done
-	echo "$bc $bw"
+	c=$(cut -d' ' -f1 "$tmp/runs" | sort -n | awk '{ v[NR] = $1 } END { print v[1], v[int((NR + 1) / 2)] }')
+	w=$(cut -d' ' -f2 "$tmp/runs" | sort -n | awk '{ v[NR] = $1 } END { print v[1], v[int((NR + 1) / 2)] }')
+	echo "${c% *} ${w% *} ${c#* } ${w#* }"
 }
 cpu() { measure "$@" | cut -d' ' -f1; }
 
@@ -60,7 +60,7 @@ printf '%-16s %8s %8s | %6s %6s %6s %6s | %6s %6s %6s | %6s %6s %6s %6s %6s | %7
 run() {	# run NAME STDIN CMD...
 	local name=$1 in=$2; shift 2
 	cp "$in" "$tmp/in"
-	local nat none cg rec ipt dref dec aref a1 w1 aN wN insns blocks
+	local nat none cg rec ipt dref dec aref a1 w1 aN wN ma1 mw1 maN mwN insns blocks
 	nat=$(cpu "$@")
 	none=$(cpu valgrind --tool=none -q "$@")
 	cg=$(cpu valgrind --tool=callgrind -q --callgrind-out-file="$tmp/cg.out" "$@")
@@ -72,8 +72,9 @@ run() {	# run NAME STDIN CMD...
 	dref=$(LOOPSCOPE_REFERENCE=1 cpu "$LS" info --decode "$tmp/b.lsc")
 	dec=$(cpu "$LS" info --decode "$tmp/b.lsc")
 	aref=$(LOOPSCOPE_REFERENCE=1 cpu "$LS" analyze -q -o "$tmp/r.lsprof" "$tmp/b.lsc")
-	read -r a1 w1 <<<"$(measure "$LS" analyze -q -j 1 -o "$tmp/f1.lsprof" "$tmp/b.lsc")"
-	read -r aN wN <<<"$(measure "$LS" analyze -q -j "$J" -o "$tmp/fn.lsprof" "$tmp/b.lsc")"
+	read -r a1 w1 ma1 mw1 <<<"$(measure "$LS" analyze -q -j 1 -o "$tmp/f1.lsprof" "$tmp/b.lsc")"
+	read -r aN wN maN mwN <<<"$(measure "$LS" analyze -q -j "$J" -o "$tmp/fn.lsprof" "$tmp/b.lsc")"
+	echo "$name: medians of $REP: analyze -j 1 $ma1 s CPU, $mw1 s wall; -j $J $maN s CPU, $mwN s wall" >>"$tmp/medians"
 	cmp -s "$tmp/r.lsprof" "$tmp/f1.lsprof" || echo "$name: --jobs=1's profile differs from the reference's" >&2
 	cmp -s "$tmp/r.lsprof" "$tmp/fn.lsprof" || echo "$name: --jobs=$J's profile differs from the reference's" >&2
 	awk -v n="$name" -v i="$insns" -v bl="$blocks" -v a="$nat" -v b="$none" -v c="$cg" \
@@ -90,3 +91,4 @@ run "bzip2 -9, 2 MB" "$tmp/none.in" bzip2 -9 -c "$tmp/text"
 run "sqlite3, 5k rows" "$tmp/q.sql" sqlite3 :memory:
 run "stencil 384x384" "$tmp/none.in" "$tmp/stencil"
 run "spmv 20000" "$tmp/none.in" "$tmp/spmv"
+cat "$tmp/medians"

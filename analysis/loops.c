@@ -1161,12 +1161,19 @@ block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	if (sb->id >= l->nsb && sb_grow(l, sb->id))
 		return -LS_ENOMEM;
 	l->st.blocks++;
-	if (t->psb) {
-		err = transfer(l, t, t->pexit, sb);
-		if (err)
-			return err;
-	}
 	f = lsa_loops_func_of(l, sb);
+	if (t->psb) {
+		const struct lsa_frame *top = &t->fr[t->nfr - 1];
+
+		/* between blocks of the function the frame runs no frame
+		 * moves: transfer() would return at once */
+		if (t->pexit > LSD_EXIT_IJUMP ||
+		    (top->cur != LSA_NONE && f != LSA_NONE && f != top->cur)) {
+			err = transfer(l, t, t->pexit, sb);
+			if (err)
+				return err;
+		}
+	}
 	if (t->fr[t->nfr - 1].cur == LSA_NONE) {
 		/* a frame whose function was unknown: the one it runs */
 		struct lsa_frame *top = &t->fr[t->nfr - 1];

@@ -38,7 +38,6 @@ static void cnt_sub(struct lsa_cnt *a, const struct lsa_cnt *b)
 		a->n[k] -= b->n[k];
 }
 
-
 /* ---- pools: indices, never pointers, survive their growth ---- */
 
 #define POOL_ALLOC(l, arr, n, cap, freel, out) do {			\
@@ -320,7 +319,6 @@ int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
 	t->erows[*v - 1].total += total;
 	return 0;
 }
-
 
 static int tail_flush(struct lsa_thr *t, struct lsa_inst *in)
 {
@@ -795,9 +793,8 @@ static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 {
 	struct lsa_frame *f = &t->fr[t->nfr - 1];
 	struct owner o = { LSA_NONE, f };
-	int err;
-
 	uint32_t leaf;
+	int err;
 
 	if (t->deep) {
 		t->deep--;
@@ -1147,10 +1144,8 @@ struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
 	return t;
 }
 
-/* One block through the per-block path: inlined in the batch loop, where
- * it runs for every block the memo does not take. */
-static inline __attribute__((always_inline)) int
-block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
+int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
+			const struct lsd_block *b)
 {
 	const struct lsd_sblock *sb = b->sb;
 	uint32_t idx, f;
@@ -1167,7 +1162,7 @@ block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 
 		/* between blocks of the function the frame runs no frame
 		 * moves: transfer() would return at once */
-		if (t->pexit > LSD_EXIT_IJUMP ||
+		if (!(LSA_EXITS_LOCAL >> t->pexit & 1) ||
 		    (top->cur != LSA_NONE && f != LSA_NONE && f != top->cur)) {
 			err = transfer(l, t, t->pexit, sb);
 			if (err)
@@ -1214,12 +1209,6 @@ block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	return err;
 }
 
-int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
-			const struct lsd_block *b)
-{
-	return block(l, t, b);
-}
-
 int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 		     const struct lsd_block *b, size_t n)
 {
@@ -1252,7 +1241,7 @@ int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 			if ((err = lsa_loops_memo_stop(l, t)))
 				break;
 		}
-		err = block(l, t, &b[i++]);
+		err = lsa_loops_block_one(l, t, &b[i++]);
 	}
 	return err;
 }

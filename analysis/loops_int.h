@@ -8,6 +8,11 @@
 #define LSA_NONE UINT32_MAX
 #define LSA_NC (1 + LSP_NCLASS)	/* instructions, then the classes */
 #define LSA_MAX_FRAMES (1u << 20)
+/* The exits that leave no frame (bits by enum lsd_exit): between blocks
+ * of the function a frame runs they change nothing (transfer()). */
+#define LSA_EXITS_LOCAL (1u << LSD_EXIT_FALL | 1u << LSD_EXIT_COND_TAKEN | \
+			 1u << LSD_EXIT_COND_NOT | 1u << LSD_EXIT_JUMP | \
+			 1u << LSD_EXIT_IJUMP)
 
 /* Instructions and per-class counts. */
 struct lsa_cnt {
@@ -290,7 +295,8 @@ int lsa_loops_in_body(const struct lsa_loops *l, uint32_t loop, uint32_t sbid);
  * instructions to t's loop call graph.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
 		       uint64_t count, uint64_t total);
-/* One block through the per-block path.  Returns 0 or -LS_ENOMEM. */
+/* One block through the per-block path (the blocks the memo does not
+ * take).  Returns 0, -LS_EINVAL or -LS_ENOMEM. */
 int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
 			const struct lsd_block *b);
 /* Pushes sb on t's path.  Returns 0 or -LS_ENOMEM. */

@@ -13,8 +13,7 @@
  * in a trie per head, each node with that decision (a dry run of scan()),
  * and later iterations only walk the trie, counting passes per node; the
  * counts are multiplied out when matching stops, and the blocks of an
- * unfinished iteration are then pushed as the per-block path would have
- * pushed them.  All a pass adds is sums (and a trip count 1 minimum and
+ * unfinished iteration then go through the per-block path.  All a pass adds is sums (and a trip count 1 minimum and
  * maximum), so k passes add k times one.
  *
  * What makes a trie stale: a block in it heading a loop (the thread's
@@ -45,7 +44,7 @@ static const struct lsa_acc *leaf_of(const struct lsa_loops *l, const struct lsa
 int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 {
 	const struct lsa_frame *top = &t->fr[t->nfr - 1];
-	const struct lsa_acc *a = NULL;
+	const struct lsa_acc *a;
 	uint32_t i, k, n = t->npath - ti;
 
 	if (!l->memo || t->deep || n > MEMO_MAX)
@@ -60,13 +59,13 @@ int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 		if (i > ti && e->inst != LSA_NONE)
 			return 0;
 		/* a call, only a leaf that returned to the next block */
+		a = leaf_of(l, e);
 		if (e->acc != LSA_NONE &&
-		    (!(a = leaf_of(l, e)) || next->start != e->sb->end ||
-		     (n += a->nsq) > MEMO_MAX))
+		    (!a || next->start != e->sb->end || (n += a->nsq) > MEMO_MAX))
 			return 0;
 		/* a leaf's block may have become a loop head since its frame
 		 * ended (its next run in a call would be an entry) */
-		for (k = 0; a && e->acc != LSA_NONE && k < a->nsq; k++)
+		for (k = 0; a && k < a->nsq; k++)
 			if (l->sbloop[l->sq[a->sq + k]->id])
 				return 0;
 	}
@@ -153,13 +152,18 @@ struct step {
 
 /* The exits a node may be entered by, per kind (struct lsa_mnode). */
 static const uint16_t kind_mask[4] = {
-	[MK_FRAME] = 1u << LSD_EXIT_FALL | 1u << LSD_EXIT_COND_TAKEN |
-		     1u << LSD_EXIT_COND_NOT | 1u << LSD_EXIT_JUMP | 1u << LSD_EXIT_IJUMP,
+	[MK_FRAME] = LSA_EXITS_LOCAL,
 	[MK_CALLEE] = 1u << LSD_EXIT_CALL | 1u << LSD_EXIT_ICALL,
-	[MK_LEAF] = 1u << LSD_EXIT_FALL | 1u << LSD_EXIT_COND_TAKEN |
-		    1u << LSD_EXIT_COND_NOT | 1u << LSD_EXIT_JUMP | 1u << LSD_EXIT_IJUMP,
+	[MK_LEAF] = LSA_EXITS_LOCAL,
 	[MK_RETURN] = 1u << LSD_EXIT_RET,
 };
+
+/* Whether a node of this kind is a leaf call's block (the callee's
+ * frame), not one of the loop's frame. */
+static int in_leaf(int kind)
+{
+	return kind == MK_CALLEE || kind == MK_LEAF;
+}
 
 /* The chain of loops os[0 .. n) in m's table; 0 (none) when n is 0,
  * LSA_NONE when out of memory. */
@@ -205,15 +209,15 @@ static uint32_t child_of(struct lsa_memo *m, uint32_t v, const struct lsd_sblock
 		n->kind = (uint8_t)kind;
 		n->vmask = kind_mask[kind];
 		n->chk = kind == MK_FRAME || kind == MK_RETURN;
-		n->opens = kind == MK_CALLEE || kind == MK_LEAF ? 0 : x->opens;
+		n->opens = in_leaf(kind) ? 0 : x->opens;
 		n->own = x->own;
-		n->pown = kind == MK_CALLEE || kind == MK_LEAF ? 0 : x->own;
+		n->pown = in_leaf(kind) ? 0 : x->own;
 		n->chain = x->chain;
-		n->pre = kind == MK_CALLEE || kind == MK_LEAF ? 1 : x->pre;
+		n->pre = in_leaf(kind) ? 1 : x->pre;
 		n->fn = fn;
 		/* its path entry: after the caller's, once a leaf returned */
 		if (kind == MK_RETURN)
-			while (m->node[v].kind == MK_CALLEE || m->node[v].kind == MK_LEAF)
+			while (in_leaf(m->node[v].kind))
 				v = m->node[v].parent;
 		n->pdepth = m->node[v].pdepth + 1;
 	}
@@ -278,6 +282,13 @@ static uint64_t deps_ver(const struct lsa_loops *l, const struct lsa_memo *m, ui
 	return v;
 }
 
+/* Whether root v's trie still holds: made with the bodies its loops
+ * have now. */
+static int root_valid(const struct lsa_loops *l, const struct lsa_memo *m, uint32_t v)
+{
+	return !m->node[v].dep || m->node[v].ver == deps_ver(l, m, m->node[v].deps);
+}
+
 int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 		 uint32_t *leaf)
 {
@@ -300,8 +311,7 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 		return -LS_ENOMEM;
 	/* a trie made when those loops' bodies were smaller: its nodes are
 	 * left unreachable until the tries are dropped */
-	if (*r && m->node[*r - 1].dep &&
-	    m->node[*r - 1].ver != deps_ver(l, m, m->node[*r - 1].deps))
+	if (*r && !root_valid(l, m, (uint32_t)(*r - 1)))
 		*r = 0;
 	if (!*r) {
 		if ((v = node_new(m, head, LSA_NONE, 0)) == LSA_NONE)
@@ -357,15 +367,29 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 	return 0;
 }
 
+/* Matching begins at root, the head on top of the path, for entry ii of
+ * loop own - 1 (LSA_NONE: the entry is made at its first iteration's
+ * end, lsa_memo_enter). */
+static void begin(struct lsa_loops *l, struct lsa_thr *t, uint32_t root,
+		  uint32_t ii, uint32_t own)
+{
+	struct lsa_memo *m = &t->memo;
+
+	m->root = m->at = root;
+	m->inst = ii;
+	m->own = own;
+	m->cur = t->fr[t->nfr - 1].cur;
+	m->ti = t->npath - 1;
+	m->on = 1;
+	l->st.memo_starts++;
+}
+
 void lsa_memo_start(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		    uint32_t leaf)
 {
 	struct lsa_memo *m = &t->memo;
 	uint32_t v;
 
-	m->inst = ii;
-	m->own = l->inst[ii].loop + 1;
-	m->cur = t->fr[t->nfr - 1].cur;
 	/* where charge() put the run-once counts of the new nodes' blocks;
 	 * it stays so: pre and preo of a block change only under its
 	 * first owner */
@@ -375,10 +399,7 @@ void lsa_memo_start(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		if (m->node[v].pre)
 			m->node[v].more = !(t->pre[id] && t->preo[id] == m->node[v].pown);
 	}
-	m->ti = t->npath - 1;
-	m->at = m->root;
-	m->on = 1;
-	l->st.memo_starts++;
+	begin(l, t, m->root, ii, l->inst[ii].loop + 1);
 }
 
 void lsa_memo_head(struct lsa_loops *l, struct lsa_thr *t)
@@ -391,16 +412,9 @@ void lsa_memo_head(struct lsa_loops *l, struct lsa_thr *t)
 		return;
 	r = lsa_kmap_find(&m->roots, head->id, 0);
 	if (!r || !*r || lsa_loops_func_of(l, head) != t->fr[t->nfr - 1].cur ||
-	    (m->node[*r - 1].dep &&
-	     m->node[*r - 1].ver != deps_ver(l, m, m->node[*r - 1].deps)))
+	    !root_valid(l, m, (uint32_t)(*r - 1)))
 		return;
-	m->root = m->at = (uint32_t)(*r - 1);
-	m->inst = LSA_NONE;
-	m->own = l->sbloop[head->id];
-	m->cur = t->fr[t->nfr - 1].cur;
-	m->ti = t->npath - 1;
-	m->on = 1;
-	l->st.memo_starts++;
+	begin(l, t, (uint32_t)(*r - 1), LSA_NONE, l->sbloop[head->id]);
 }
 
 int lsa_memo_enter(struct lsa_loops *l, struct lsa_thr *t)
@@ -494,7 +508,7 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 	if (!x->term && m->ti + x->pdepth + 1 > l->st.max_path)
 		l->st.max_path = m->ti + x->pdepth + 1;
 	t->insns += k * sb->ninsn;
-	if (x->kind == MK_CALLEE || x->kind == MK_LEAF) {
+	if (in_leaf(x->kind)) {
 		/* a leaf's block: its function's exclusive and, outside
 		 * every open span of it, inclusive instructions; its call */
 		if (t->nfr + 1 > l->st.max_frames)
@@ -597,7 +611,6 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 {
 	struct lsa_memo *m = &t->memo;
 	uint32_t part[MEMO_MAX + 1], np = 0, v, i;
-	const struct lsd_sblock *last;
 	uint8_t px = t->pexit;
 	uint64_t pn = t->pnext;
 	int err = 0, took = m->ndirty > 0;
@@ -623,30 +636,15 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 		return err;
 	if (!np) {
 		/* a frame of unknown function restarts its span at every
-		 * block (lsa_loops_block_one): as it would have at the head */
+		 * block (lsa_loops_block_one): as it would have at the head
+		 * the memo took last */
 		if (took && m->cur == LSA_NONE && t->fr[t->nfr - 1].func == LSA_NONE)
 			t->fr[t->nfr - 1].start = t->insns - t->psb->ninsn;
 		return 0;
 	}
-	/* its blocks: in the loop's frame, pushed as the per-block path
-	 * pushes them (lsa_loops_block_one: no exit moves a frame, no block
-	 * is on the path); from a leaf's call on, through that path, after
-	 * the head, with the exits the trie matched them by */
-	last = m->node[m->root].sb;
-	while (np && m->node[part[np - 1]].kind == MK_FRAME && !err) {
-		const struct lsd_sblock *sb = last = m->node[part[--np]].sb;
-
-		l->st.blocks++;
-		t->insns += sb->ninsn;
-		if (m->cur != LSA_NONE)
-			t->fw[m->cur].self += sb->ninsn;
-		err = lsa_loops_path_push(l, t, sb);
-		if (!np && m->cur == LSA_NONE && t->fr[t->nfr - 1].func == LSA_NONE)
-			t->fr[t->nfr - 1].start = t->insns - sb->ninsn;
-	}
-	if (!np || err)
-		return err;
-	t->psb = last;
+	/* its blocks go through the per-block path, after the head, with
+	 * the exits the trie matched them by (the last one's its own) */
+	t->psb = m->node[m->root].sb;
 	t->pexit = exit_into(&m->node[part[np - 1]]);
 	m->replay = 1;
 	while (np && !err) {

@@ -744,13 +744,16 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	q.arg = also_arg;
 	/* each per-thread stream's end (its stream_end callback) writes its
 	 * rows; the threads of per-CPU streams end at finish */
-	if (also)
+	if (also) {
 		err = lsd_decode_all(d, &pair_callbacks, &q, NULL);
-	else if (l->o.jobs > 1 && l->memo && (!sym || lsd_symbols_load(sym) >= 0))
-		/* the detector reads symbols, not the reader: loaded first */
+	} else if (l->o.jobs > 1 && l->memo) {	/* the reference: one thread */
+		/* the detector then reads symbols, never the reader */
+		if (sym)
+			lsd_symbols_load(sym);
 		err = lsd_decode_all_piped(d, &lsa_loops_callbacks, l, NULL);
-	else
+	} else {
 		err = lsd_decode_all(d, &lsa_loops_callbacks, l, NULL);
+	}
 	if (!err)
 		err = lsa_loops_finish(l);
 	if (!err)

@@ -91,8 +91,9 @@ static int publish(struct pipe *p)
 	return 0;
 }
 
-/* A new event in the buffer being filled (published first if full). */
-static int event(struct pipe *p, struct pev **out)
+/* A new event of this kind and stream in the buffer being filled
+ * (published first if full). */
+static int event(struct pipe *p, uint8_t kind, size_t stream, struct pev **out)
 {
 	struct pbuf *b = &p->buf[p->tail];
 	int err;
@@ -103,6 +104,8 @@ static int event(struct pipe *p, struct pev **out)
 		return err;
 	b = &p->buf[p->tail];
 	*out = &b->ev[b->nev++];
+	(*out)->kind = kind;
+	(*out)->stream = stream;
 	return 0;
 }
 
@@ -124,11 +127,9 @@ static int p_blocks(void *arg, size_t stream, const struct lsd_block *blk, size_
 		e = b->nev ? &b->ev[b->nev - 1] : NULL;
 		if (!e || e->kind != EV_BLOCKS || e->stream != stream ||
 		    e->u.b.first + e->u.b.n != b->nblk) {
-			if ((err = event(p, &e)))
+			if ((err = event(p, EV_BLOCKS, stream, &e)))
 				return err;
 			b = &p->buf[p->tail];	/* event() may have published */
-			e->kind = EV_BLOCKS;
-			e->stream = stream;
 			e->u.b.first = b->nblk;
 			e->u.b.n = 0;
 		}
@@ -150,12 +151,10 @@ static int p_block(void *arg, size_t stream, const struct lsd_block *b)
 static int p_loss(void *arg, size_t stream, const struct lsd_loss *l)
 {
 	struct pev *e;
-	int err = event(arg, &e);
+	int err = event(arg, EV_LOSS, stream, &e);
 
 	if (err)
 		return err;
-	e->kind = EV_LOSS;
-	e->stream = stream;
 	e->u.loss = *l;
 	return 0;
 }
@@ -163,12 +162,10 @@ static int p_loss(void *arg, size_t stream, const struct lsd_loss *l)
 static int p_begin(void *arg, size_t stream, const struct lsb_stream *s)
 {
 	struct pev *e;
-	int err = event(arg, &e);
+	int err = event(arg, EV_BEGIN, stream, &e);
 
 	if (err)
 		return err;
-	e->kind = EV_BEGIN;
-	e->stream = stream;
 	e->u.s = s;	/* the reader's: stays valid */
 	return 0;
 }
@@ -176,12 +173,10 @@ static int p_begin(void *arg, size_t stream, const struct lsb_stream *s)
 static int p_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 {
 	struct pev *e;
-	int err = event(arg, &e);
+	int err = event(arg, EV_THREAD, stream, &e);
 
 	if (err)
 		return err;
-	e->kind = EV_THREAD;
-	e->stream = stream;
 	e->u.th.pid = pid;
 	e->u.th.tid = tid;
 	return 0;
@@ -193,12 +188,10 @@ static int p_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 	struct pipe *p = arg;
 	struct pev *e;
 	uint64_t want;
-	int err = event(p, &e);
+	int err = event(p, EV_END, stream, &e);
 
 	if (err)
 		return err;
-	e->kind = EV_END;
-	e->stream = stream;
 	memset(&e->u.st, 0, sizeof(e->u.st));
 	if (st)
 		e->u.st = *st;

@@ -100,24 +100,26 @@ int lsd_inl_chain(struct lsd_inl **pc, Dwarf_Die *cudie, uint64_t vaddr,
 	size_t i;
 	int n = 0, j;
 
+	if (max > 64)
+		max = 64;
 	if (!*pc && !(*pc = calloc(1, sizeof(**pc))))
 		return 0;
 	if (!(u = unit_of(*pc, cudie)))
 		return 0;
-	for (i = 0; i < u->n && n < 64; i++)
-		if (u->r[i].lo <= vaddr && vaddr < u->r[i].hi)
-			best[n++] = &u->r[i];
-	/* innermost first: deepest first (proper nesting gives one per
-	 * depth) */
-	for (i = 1; i < (size_t)n; i++) {
-		const struct range *x = best[i];
+	/* the max deepest ranges holding vaddr, deepest (innermost) first:
+	 * proper nesting gives one per depth */
+	for (i = 0; i < u->n; i++) {
+		const struct range *x = &u->r[i];
 
-		for (j = (int)i - 1; j >= 0 && best[j]->depth < x->depth; j--)
-			best[j + 1] = best[j];
-		best[j + 1] = x;
+		if (x->lo > vaddr || vaddr >= x->hi)
+			continue;
+		if (n == max && (!n || best[n - 1]->depth >= x->depth))
+			continue;
+		j = n < max ? n++ : n - 1;
+		for (; j > 0 && best[j - 1]->depth < x->depth; j--)
+			best[j] = best[j - 1];
+		best[j] = x;
 	}
-	if (n > max)
-		n = max;
 	for (j = 0; j < n; j++)
 		names[j] = best[j]->name;
 	return n;

@@ -356,37 +356,50 @@ static int ct_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 	return 0;
 }
 
+/* Grows c->seen to hold static block id.  Returns 0 or -LS_ENOMEM. */
+static int ct_seen_grow(struct cpu_threads *c, uint32_t id)
+{
+	size_t cap = c->capseen ? c->capseen : 4096;
+	uint8_t *p;
+
+	while (cap <= id)
+		cap *= 2;
+	if (!(p = realloc(c->seen, cap))) {
+		c->nomem = 1;
+		return -LS_ENOMEM;
+	}
+	memset(p + c->capseen, 0, cap - c->capseen);
+	c->seen = p;
+	c->capseen = cap;
+	return 0;
+}
+
 static int ct_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
 {
 	struct cpu_threads *c = arg;
-	size_t i;
+	uint8_t *seen = c->seen;
+	size_t i, cap = c->capseen;
+	uint64_t insns = 0;
 
 	(void)stream;
+	/* one pass, a store per block, in locals the stores cannot alias:
+	 * the distinct blocks are counted at the end */
 	for (i = 0; i < n; i++) {
-		uint32_t id = b[i].sb->id;
+		const struct lsd_sblock *sb = b[i].sb;
 
-		if (id >= c->capseen) {
-			size_t cap = c->capseen ? c->capseen : 4096;
-			uint8_t *p;
-
-			while (cap <= id)
-				cap *= 2;
-			if (!(p = realloc(c->seen, cap))) {
-				c->nomem = 1;
+		if (sb->id >= cap) {
+			if (ct_seen_grow(c, sb->id))
 				return -LS_ENOMEM;
-			}
-			memset(p + c->capseen, 0, cap - c->capseen);
-			c->seen = p;
-			c->capseen = cap;
+			seen = c->seen;
+			cap = c->capseen;
 		}
-		c->nseen += !c->seen[id];
-		c->seen[id] = 1;
+		seen[sb->id] = 1;
+		insns += sb->ninsn;
 	}
-	if (c->cur >= c->n)
-		return 0;
-	for (i = 0; i < n; i++)
-		c->t[c->cur].insns += b[i].sb->ninsn;
-	c->t[c->cur].blocks += n;
+	if (c->cur < c->n) {
+		c->t[c->cur].insns += insns;
+		c->t[c->cur].blocks += n;
+	}
 	return 0;
 }
 
@@ -508,6 +521,8 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 			print_cpu_threads(in, &ct, &st);
 	}
 	free(ct.t);
+	for (i = 0; i < ct.capseen; i++)
+		ct.nseen += ct.seen[i];
 	free(ct.seen);
 	if (in->json)
 		fprintf(in->out, "\n  ],\n  \"static_blocks\": %zu,\n  \"fast_chunks\": %"

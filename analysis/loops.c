@@ -69,6 +69,11 @@ static int acc_new(struct lsa_loops *l, uint32_t *out)
 	return 0;
 }
 
+int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out)
+{
+	return acc_new(l, out);
+}
+
 static void acc_free(struct lsa_loops *l, uint32_t i)
 {
 	if (l->acc[i].nsq && !--l->sqlive)
@@ -228,8 +233,10 @@ static int loop_of(struct lsa_loops *l, const struct lsd_sblock *sb, uint32_t *o
 		l->loops[l->nloops].pidx = LSA_NONE;
 		l->loops[l->nloops].nbody = 0;
 		l->sbloop[sb->id] = ++l->nloops;
-		for (size_t i = 0; i < l->nthr; i++)
+		for (size_t i = 0; i < l->nthr; i++) {
 			lsa_memo_new_head(&l->thr[i].memo, sb->id);
+			lsa_cm_new_head(&l->thr[i].cm, sb->id);
+		}
 	}
 	*out = l->sbloop[sb->id] - 1;
 	return 0;
@@ -292,6 +299,11 @@ static struct lsa_frow *frow(struct lsa_thr *t, uint32_t func)
 		t->nfw = n;
 	}
 	return &t->fw[func];
+}
+
+struct lsa_frow *lsa_loops_frow(struct lsa_thr *t, uint32_t func)
+{
+	return frow(t, func);
 }
 
 int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
@@ -415,6 +427,19 @@ static int pre_grow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id)
 	memset(q + t->npre, 0, (n - t->npre) * sizeof(*q));
 	t->npre = n;
 	return 0;
+}
+
+int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
+		       uint64_t k)
+{
+	if (id >= t->npre && pre_grow(l, t, id))
+		return -LS_ENOMEM;
+	if (!t->pre[id] || !t->preo[id]) {
+		t->pre[id] += (uint32_t)k;
+		t->preo[id] = 0;
+		return 0;
+	}
+	return lsa_kmap_add(&t->pre_more, id, 0, k) ? -LS_ENOMEM : 0;
 }
 
 /* Charges one execution of entry e (its block and its calls) to o. */
@@ -624,6 +649,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	int err;
 
 	l->st.loop_backs++;
+	lsa_cm_abort(t);
 	if (h->inst == LSA_NONE) {
 		uint32_t ii;
 
@@ -668,7 +694,10 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 static int land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi)
 {
 	struct owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
-	int err = scan(l, t, xi + 1, o);
+	int err;
+
+	lsa_cm_abort(t);
+	err = scan(l, t, xi + 1, o);
 
 	if (err)
 		return err;
@@ -683,6 +712,8 @@ static int frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 {
 	struct lsa_frame *f;
 
+	if (t->nfr >= LSA_MAX_FRAMES || async)
+		lsa_cm_abort(t);
 	if (t->nfr >= LSA_MAX_FRAMES) {
 		t->deep++;
 		return 0;
@@ -713,6 +744,10 @@ static int frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 			return -LS_ENOMEM;
 		r->calls++;
 		r->active++;
+		if (t->cm.nrec) {
+			lsa_cm_event(t, CE_CALLS, func, 0);
+			lsa_cm_event(t, CE_OPEN, func, 0);
+		}
 	}
 	return 0;
 }
@@ -730,6 +765,8 @@ static int span_open(struct lsa_thr *t, uint32_t f)
 	if (!r)
 		return -LS_ENOMEM;
 	r->active++;
+	if (t->cm.nrec)
+		lsa_cm_event(t, CE_OPEN, f, 0);
 	return 0;
 }
 
@@ -746,6 +783,8 @@ static int span_close(struct lsa_thr *t, uint32_t f, uint64_t start)
 		r->total += t->insns - start;
 	if (r->active)
 		r->active--;
+	if (t->cm.nrec)
+		lsa_cm_event(t, CE_CLOSE, f, t->insns - start);
 	return 0;
 }
 
@@ -801,6 +840,7 @@ static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 		return 0;
 	}
 	leaf = leaf_call(l, t);
+	t->cm.leaf = leaf;
 	err = scan(l, t, f->base, o);
 	if (err)
 		return err;
@@ -876,6 +916,7 @@ static int flush_all(struct lsa_loops *l, struct lsa_thr *t)
 {
 	int err = 0;
 
+	lsa_cm_abort(t);
 	t->deep = 0;
 	while (t->nfr && !err)
 		err = frame_pop(l, t);
@@ -889,6 +930,7 @@ static int unwind_to(struct lsa_loops *l, struct lsa_thr *t, uint32_t k)
 {
 	int err = 0;
 
+	lsa_cm_abort(t);
 	t->deep = 0;
 	while (t->nfr > k + 1 && !err)
 		err = frame_pop(l, t);
@@ -932,14 +974,24 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			l->acc[c->acc].callee = tf;
 			l->acc[c->acc].called = 1;
 		}
+		if (l->memo)
+			lsa_cm_call(l, t, sb);
 		return frame_push(l, t, p->end, tf, 0);
 	case LSD_EXIT_RET:
 		if (t->deep) {
 			t->deep--;
 			return 0;
 		}
-		if (t->nfr > 1 && top->ret == sb->start)
-			return frame_pop(l, t);
+		if (t->nfr > 1 && top->ret == sb->start) {
+			int err;
+
+			k = t->nfr - 1;
+			err = frame_pop(l, t);
+			if (!err && t->cm.nrec)
+				err = lsa_cm_return(l, t, k, t->cm.leaf);
+			return err;
+		}
+		lsa_cm_abort(t);
 		k = frame_by_ret(t, sb->start);
 		if (k != LSA_NONE) {
 			l->st.unwinds++;
@@ -974,6 +1026,8 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		 * or an exception's landing pad; to a function's entry: a
 		 * tail call (PLT stubs, resolvers) */
 		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off)
+			lsa_cm_abort(t);	/* decided by the frames below */
+		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off)
 			for (k = t->nfr - 1; k-- > 0;)
 				if (t->fr[k].cur == tf) {
 					l->st.unwinds++;
@@ -989,6 +1043,8 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			if (span_open(t, tf))
 				return -LS_ENOMEM;
 			frow(t, tf)->calls++;	/* span_open made the row */
+			if (t->cm.nrec)
+				lsa_cm_event(t, CE_CALLS, tf, 0);
 		}
 		top = &t->fr[t->nfr - 1];
 		top->cur_start = t->insns;
@@ -1021,6 +1077,7 @@ static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		 * returns were lost: every frame is closed and a new outermost
 		 * one opened. */
 		t->gaps++;
+		lsa_cm_abort(t);
 		tf = lsa_loops_func_of(l, sb);
 		if (tf != LSA_NONE && tf == top->cur) {
 			t->landing = 1;
@@ -1144,8 +1201,8 @@ struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
 	return t;
 }
 
-int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
-			const struct lsd_block *b)
+/* lsa_loops_block_one(); returns 1 (not 0) after a block that called. */
+static int block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 {
 	const struct lsd_sblock *sb = b->sb;
 	uint32_t idx, f;
@@ -1181,10 +1238,15 @@ int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
 				return -LS_ENOMEM;
 			/* called (not the thread's first frame): the call
 			 * frame_push() could not count, its target unnamed */
-			if (f != LSA_NONE && t->nfr > 1)
+			if (f != LSA_NONE && t->nfr > 1) {
 				frow(t, f)->calls++;	/* span_open made the row */
+				if (t->cm.nrec)
+					lsa_cm_event(t, CE_CALLS, f, 0);
+			}
 		}
 	}
+	if (t->cm.nrec)
+		lsa_cm_block(l, t, sb, t->pexit);
 	t->insns += sb->ninsn;
 	if (f != LSA_NONE) {
 		struct lsa_frow *r = frow(t, f);
@@ -1206,7 +1268,15 @@ int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
 	t->pexit = b->exit;
 	t->pnext = b->next;
 	t->landing = 0;
-	return err;
+	return err ? err : (unsigned)b->exit - LSD_EXIT_CALL < 2;
+}
+
+int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
+			const struct lsd_block *b)
+{
+	int err = block_go(l, t, b);
+
+	return err > 0 ? 0 : err;
 }
 
 int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
@@ -1214,7 +1284,7 @@ int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 {
 	struct lsa_thr *t;
 	size_t i = 0, slot;
-	int err = 0;
+	int err = 0, called;
 
 	if (!l || (n && !b))
 		return -LS_EINVAL;
@@ -1225,10 +1295,13 @@ int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 	 * them stops before another thread may change them. */
 	slot = (size_t)(t - l->thr) + 1;
 	if (l->last != slot) {
-		if (l->last && (err = lsa_loops_memo_stop(l, &l->thr[l->last - 1])))
+		if (l->last && ((err = lsa_loops_memo_stop(l, &l->thr[l->last - 1])) ||
+				(err = lsa_cm_stop(l, &l->thr[l->last - 1]))))
 			return err;
 		l->last = slot;
 	}
+	/* a call made: a call the memo recorded may begin */
+	called = (unsigned)t->pexit - LSD_EXIT_CALL < 2;
 	while (i < n && !err) {
 		if (t->memo.on) {
 			i = lsa_memo_run(t, b, i, n);
@@ -1241,7 +1314,16 @@ int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 			if ((err = lsa_loops_memo_stop(l, t)))
 				break;
 		}
-		err = lsa_loops_block_one(l, t, &b[i++]);
+		if (t->cm.on) {		/* a call the call memo matches */
+			i = lsa_cm_run(l, t, b, i, n, &err);
+			continue;
+		}
+		if (called && lsa_cm_begin(l, t, &b[i]))
+			continue;
+		err = block_go(l, t, &b[i++]);
+		called = err > 0;
+		if (called)
+			err = 0;
 	}
 	return err;
 }
@@ -1259,6 +1341,8 @@ static int thread_end(struct lsa_loops *l, struct lsa_thr *t)
 	if (!t->used || t->done)
 		return 0;
 	err = lsa_loops_memo_stop(l, t);
+	if (!err)
+		err = lsa_cm_stop(l, t);
 	if (err)
 		return err;
 	t->deep = 0;

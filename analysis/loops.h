@@ -51,6 +51,8 @@ struct lsa_loops_stats {
 	uint64_t max_frames, max_path;
 	/* the iteration memo: blocks it took, times it started */
 	uint64_t memo_blocks, memo_starts;
+	/* the call memo: calls it applied, their blocks */
+	uint64_t cmemo_calls, cmemo_blocks;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

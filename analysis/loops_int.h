@@ -154,6 +154,107 @@ struct lsa_memo {
 	int replay;		/* blocks going through the per-block path */
 };
 
+/* The call memo (loops_cmemo.c).  A call whose frames enter no loop
+ * (none of its blocks heads one, no block recurs on a frame's path), with
+ * every frame it pushes ending in a return to where it was called from,
+ * changes the detector's state by what its block sequence alone decides:
+ * the instructions and class counts the calling entry receives, each
+ * function's self instructions and calls, the spans of functions it
+ * opens and closes (counted only where no outer frame runs the function:
+ * decided when applied), each block's run at frame level (lsa_thr.pre),
+ * and the leaf blocks the iteration memo may use.  Such calls, recorded
+ * as the per-block path runs them, are kept in a trie per callee entry;
+ * later calls matching a recorded sequence are applied whole when their
+ * return is seen, instead of being pushed, scanned and charged block by
+ * block.  A call that leaves the trie goes through the per-block path
+ * from its first block. */
+#define LSA_CM_MAX 128		/* blocks of a call, at most */
+#define LSA_CM_REC 2		/* calls recorded at once (nested) */
+#define LSA_CM_EV 48		/* function events of one recorded call */
+#define LSA_CM_NODES (1u << 16)	/* trie nodes of a thread, at most */
+#define LSA_CM_BAD 8
+/* t->pexit after a call the memo applied: transfer() does nothing */
+#define LSA_EXIT_APPLIED LSD_EXIT_MAX
+#define LSA_CM_RETRY 64
+
+enum { CE_CALLS, CE_OPEN, CE_CLOSE };
+
+struct lsa_cev {
+	uint32_t fn;
+	uint32_t kind;		/* CE_* */
+	uint64_t len;		/* CE_CLOSE: instructions the span held */
+};
+
+/* A call being recorded. */
+struct lsa_crec {
+	uint32_t fr;		/* the callee's frame */
+	uint32_t n, nev;
+	int dead;		/* not a call the memo can take */
+	uint32_t npath0, nfr0;	/* the path and the frames before the call */
+	uint32_t relpath, relfr;	/* their highest since, over those */
+	uint32_t leaf;		/* blocks leaf_call() gave at its end */
+	const struct lsd_sblock *sb[LSA_CM_MAX];
+	uint8_t x[LSA_CM_MAX];	/* the exit into each block */
+	struct lsa_cev ev[LSA_CM_EV];
+};
+
+struct lsa_cnode {
+	const struct lsd_sblock *sb;
+	uint32_t child, sib, parent;
+	uint32_t eff;		/* effect + 1 where a call ends at this block */
+	uint8_t x;		/* the exit into it */
+};
+
+/* What one recorded call does (see above). */
+struct lsa_ceff {
+	struct lsa_cnt cself;	/* its blocks' counts */
+	uint32_t nblocks, relpath, relfr, leaf;
+	uint32_t fx, nfx;	/* lsa_cmemo.fx[fx ..): per function */
+	uint32_t sp, nsp;	/* lsa_cmemo.sp[sp ..): spans */
+	uint32_t callee;	/* the function called */
+};
+
+struct lsa_cfx {
+	uint32_t fn, calls;
+	uint64_t self;
+};
+
+/* A span of fn no other span of fn opened in the call encloses. */
+struct lsa_csp {
+	uint32_t fn;
+	uint64_t len;
+};
+
+struct lsa_cmemo {
+	struct lsa_cnode *node;
+	uint32_t nnode, capnode;
+	struct lsa_ceff *eff;
+	uint32_t neff, capeff;
+	struct lsa_cfx *fx;
+	uint32_t nfx, capfx;
+	struct lsa_csp *sp;
+	uint32_t nsp, capsp;
+	uint32_t *root;		/* by callee entry block id: root node + 1 */
+	uint8_t *intrie;	/* by block id: some node's block */
+	/* by callee entry block id: its calls the memo could not take
+	 * lately (recordings dropped, matches left); from LSA_CM_BAD on,
+	 * only one call in LSA_CM_RETRY is tried */
+	uint8_t *bad;
+	uint32_t tries;
+	size_t nroot;		/* entries of root, intrie and bad */
+	int stale;		/* a node's block heads a loop now */
+	struct lsa_crec rec[LSA_CM_REC];
+	uint32_t nrec;
+	/* matching */
+	int on;
+	uint32_t at;
+	uint8_t px;		/* exit of the last block matched */
+	uint32_t leaf;		/* leaf_call()'s count at the last frame_pop() */
+	uint64_t ret;		/* where the call returns */
+	struct lsd_block buf[LSA_CM_MAX];	/* the blocks matched */
+	uint32_t nbuf;
+};
+
 struct lsa_thr {
 	int used, done;
 	uint32_t pid, tid;
@@ -191,6 +292,7 @@ struct lsa_thr {
 	struct lsa_kmap tails;	/* (loop, block id) -> count */
 	struct lsa_kmap calls;	/* (loop << 32 | callee, block id) -> count */
 	struct lsa_memo memo;
+	struct lsa_cmemo cm;
 };
 
 struct lsa_loopdef {
@@ -333,6 +435,42 @@ void lsa_memo_release(struct lsa_memo *m);
 /* Feeds n executed blocks of the stream, in order. */
 int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 		     const struct lsd_block *b, size_t n);
+
+/* loops.c, for loops_cmemo.c. */
+int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out);
+struct lsa_frow *lsa_loops_frow(struct lsa_thr *t, uint32_t func);
+/* Counts one run of block id at frame level (charge()).  Returns 0 or
+ * -LS_ENOMEM. */
+int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
+		       uint64_t k);
+
+/* loops_cmemo.c.  Recording: a call (exit x) into sb is made, before
+ * its frame is pushed; a block goes on (after its transfer()); a
+ * function event; the top frame, recorded, returned as called (after
+ * its pop, leaf: leaf_call()'s count); anything the memo cannot take
+ * (a loop, a signal, an unwind, a hole, a thread switch).  Returns 0
+ * or -LS_ENOMEM. */
+void lsa_cm_call(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb);
+void lsa_cm_block(struct lsa_loops *l, struct lsa_thr *t,
+		  const struct lsd_sblock *sb, uint8_t x);
+void lsa_cm_event(struct lsa_thr *t, uint32_t kind, uint32_t fn, uint64_t len);
+int lsa_cm_return(struct lsa_loops *l, struct lsa_thr *t, uint32_t popped,
+		  uint32_t leaf);
+void lsa_cm_abort(struct lsa_thr *t);
+/* The block after a call, b, starts matching (cm.on) if a recorded call
+ * begins with it. */
+int lsa_cm_begin(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b);
+/* Matches b[i .. n); returns the index of the first block not taken
+ * (a call ended: applied; or left the trie: its blocks went through the
+ * per-block path).  *err: 0 or -LS_ENOMEM. */
+size_t lsa_cm_run(struct lsa_loops *l, struct lsa_thr *t,
+		  const struct lsd_block *b, size_t i, size_t n, int *err);
+/* Stops matching: the blocks taken go through the per-block path.
+ * Returns 0 or -LS_ENOMEM. */
+int lsa_cm_stop(struct lsa_loops *l, struct lsa_thr *t);
+/* Block sbid heads a loop now: tries holding it go stale. */
+void lsa_cm_new_head(struct lsa_cmemo *m, uint32_t sbid);
+void lsa_cm_release(struct lsa_cmemo *m);
 
 /* loops_out.c: writes a finished thread's rows into the profile. */
 int lsa_loops_flush_thread(struct lsa_loops *l, struct lsa_thr *t);

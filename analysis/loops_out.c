@@ -401,6 +401,7 @@ void lsa_thr_release(struct lsa_thr *t)
 	free(t->pre);
 	free(t->preo);
 	lsa_memo_release(&t->memo);
+	lsa_cm_release(&t->cm);
 	lsa_kmap_release(&t->pre_more);
 	t->pre = t->preo = NULL;
 	t->npre = 0;

@@ -11,7 +11,11 @@
 # iterations repeat and then vary, dropped and swapped blocks, exits
 # changed to any kind, blocks moved to a second thread, batches of random
 # sizes) through both; each run must also show that the memo took blocks,
-# so a memo that never engaged would fail.  Then analyze's profile of real
+# so a memo that never engaged would fail.  The call memo (analysis/
+# loops_cmemo.c) the same way, on each bundle's own stream with sparse
+# edits (memocheck -e: blocks dropped, doubled, swapped, exits changed,
+# moved to a second thread), with the functions named (-y: spans and
+# calls counted) and without.  Then analyze's profile of real
 # bundles (xz, threads, signals, a per-CPU bundle) with the memo, on one
 # thread and with decoding on a second (--jobs), against the reference's;
 # t0208 compares every testdata bundle's the same way.
@@ -27,7 +31,13 @@ for p in nested lp_calls lp_jmp lp_recur lp_trips threads signals irred \
 	"$LOOPSCOPE" record -q -o "$p.lsc" -- "$TD/$p" </dev/null >/dev/null 2>&1
 	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
 	for seed in 1 2 3 4 5; do
-		"$BUILD/tests/memocheck" -s "$seed" "$p.lsc" >mc.out 2>&1
+		case $seed in
+		1|2|3) mode= ;;
+		4) mode="-e 30 -y" ;;
+		5) mode="-e 300" ;;
+		esac
+		# shellcheck disable=SC2086
+		"$BUILD/tests/memocheck" -s "$seed" $mode "$p.lsc" >mc.out 2>&1
 		while IFS= read -r line; do
 			case $line in
 			"ok "*) echo "ok $((t_n += 1)) - seed $seed: ${line#ok [0-9]* - }" ;;
@@ -56,4 +66,10 @@ done
 for seed in 7 14 37; do
 	"$BUILD/tests/memocheck" -s $seed xz.lsc >mc.out
 	t_grep "xz: memocheck on a perturbed stream, seed $seed" "^ok 1" mc.out
+done
+# xz's stream with sparse edits: calls the call memo took, then left.
+for seed in 3 11; do
+	"$BUILD/tests/memocheck" -s $seed -e 200 -y xz.lsc >mc.out
+	t_grep "xz: memocheck with edits, seed $seed" "^ok 1" mc.out
+	t_grep "xz: the call memo took calls, seed $seed" "cmemo_blocks [1-9][0-9]* in [1-9]" mc.out
 done

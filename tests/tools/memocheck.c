@@ -1,7 +1,7 @@
 /* memocheck.c - the loop detector's iteration memo against its per-block
  * path, on block streams made to be hard for it.
  *
- *   memocheck [-s SEED] [-n MAXBLOCKS] FILE.lsc
+ *   memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE] [-y] FILE.lsc
  *
  * Decodes the bundle's streams (up to -n blocks, default 2M), then builds
  * a perturbed stream from them with a seeded generator: windows of the
@@ -11,8 +11,14 @@
  * stream goes, in batches of random sizes, to two detectors: one with the
  * memo, one with lsa_loops_opts.reference (every block through the
  * per-block path).  Their profiles must be the same bytes; the memo must
- * have taken blocks (else the check says nothing).  Prints TAP lines and
- * "memo_blocks N of M".  Exit status 0 when both hold.  With MEMOCHECK_KEEP
+ * have taken blocks (else the check says nothing).  With -e, the stream is
+ * the decoded one with an edit at one block in RATE on average instead
+ * (the call memo's case: calls that repeat, then one that does not): a
+ * block dropped, doubled (a loop back inside a call), swapped with the
+ * next, its exit changed to any kind, or moved to the second thread; the
+ * memos must then have taken blocks (either).  With -y the detectors name
+ * functions (the bundle's symbols): spans and calls are counted.  Prints
+ * TAP lines and "memo_blocks N of M".  Exit status 0 when both hold.  With MEMOCHECK_KEEP
  * set, a difference leaves both profiles in memo.lsprof and ref.lsprof.
  */
 #include <getopt.h>
@@ -23,6 +29,7 @@
 
 #include "analysis/loops.h"
 #include "decoder/decode.h"
+#include "decoder/symbols.h"
 #include "formats/bundle.h"
 #include "formats/profile.h"
 #include "ls_err.h"
@@ -113,9 +120,46 @@ static void perturb(const struct held *h, struct out *o)
 	}
 }
 
+/* The decoded stream with sparse edits (-e): see the top of the file. */
+static void edit(const struct held *h, struct out *o, uint32_t rate)
+{
+	uint8_t s = 0;
+	size_t j;
+
+	for (j = 0; j < h->n; j++) {
+		struct lsd_block x = h->b[j];
+
+		if (rnd(rate)) {
+			put(o, &x, s);
+			continue;
+		}
+		switch (rnd(5)) {
+		case 0:
+			break;	/* dropped */
+		case 1:
+			put(o, &x, s);
+			put(o, &x, s);
+			break;
+		case 2:
+			if (j + 1 < h->n)
+				put(o, &h->b[++j], s);
+			put(o, &x, s);
+			break;
+		case 3:
+			x.exit = (uint8_t)rnd(LSD_EXIT_MAX);
+			put(o, &x, s);
+			break;
+		default:
+			put(o, &x, s ^ 1);
+			break;
+		}
+	}
+}
+
 /* Runs one detector over o; the profile's text in *buf. */
-static void run(struct lsd_decoder *d, struct lsb_reader *r, const struct out *o,
-		int reference, char **buf, size_t *len, struct lsa_loops_stats *st)
+static void run(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symbols *sym,
+		const struct out *o, int reference, char **buf, size_t *len,
+		struct lsa_loops_stats *st)
 {
 	struct lsa_loops_opts lo = { .size = sizeof(lo), .reference = reference };
 	struct lsp_profile *p;
@@ -125,7 +169,7 @@ static void run(struct lsd_decoder *d, struct lsb_reader *r, const struct out *o
 	FILE *f;
 	int err;
 
-	if ((err = lsp_new(&p, 0)) < 0 || (err = lsa_loops_new(&l, d, r, NULL, p, 0, &lo)) < 0)
+	if ((err = lsp_new(&p, 0)) < 0 || (err = lsa_loops_new(&l, d, r, sym, p, 0, &lo)) < 0)
 		die("detector", err);
 	rng = 12345;	/* the same batches for both */
 	while (i < o->n) {
@@ -158,22 +202,28 @@ int main(int argc, char **argv)
 	struct out ob = { 0 };
 	struct lsb_reader *r;
 	struct lsd_decoder *d;
+	struct lsd_symbols *sym = NULL;
 	char *pm, *pr;
 	size_t lm, lr, i;
-	int c, err, bad = 0;
+	uint32_t rate = 0;
+	int c, err, bad = 0, names = 0;
 
 	rng = 1;
 	h.max = 2u << 20;
-	while ((c = getopt(argc, argv, "s:n:")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:e:y")) != -1) {
 		if (c == 's')
 			rng = strtoull(optarg, NULL, 0) * 2654435761u + 1;
 		else if (c == 'n')
 			h.max = strtoull(optarg, NULL, 0);
+		else if (c == 'e')
+			rate = (uint32_t)strtoul(optarg, NULL, 0);
+		else if (c == 'y')
+			names = 1;
 		else
 			return 2;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] FILE.lsc\n");
+		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE] [-y] FILE.lsc\n");
 		return 2;
 	}
 	if ((err = lsb_reader_open(&r, argv[optind])) < 0)
@@ -186,9 +236,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < lsb_reader_nstreams(r); i++)
 		if ((err = lsd_decode_stream(d, i, &cb, &h, NULL)) < 0)
 			die("decode", err);
-	perturb(&h, &ob);
-	run(d, r, &ob, 0, &pm, &lm, &sm);
-	run(d, r, &ob, 1, &pr, &lr, &sr);
+	if (names && lsd_symbols_open(&sym, r, NULL) < 0)
+		sym = NULL;
+	if (rate)
+		edit(&h, &ob, rate);
+	else
+		perturb(&h, &ob);
+	run(d, r, sym, &ob, 0, &pm, &lm, &sm);
+	run(d, r, sym, &ob, 1, &pr, &lr, &sr);
 	if (lm == lr && !memcmp(pm, pr, lm)) {
 		printf("ok 1 - %s: the memo's profile equals the per-block path's (%zu blocks)\n",
 		       argv[optind], ob.n);
@@ -212,7 +267,8 @@ int main(int argc, char **argv)
 		}
 		bad = 1;
 	}
-	if (sm.memo_blocks && !sr.memo_blocks && sm.blocks == sr.blocks) {
+	if ((rate ? sm.memo_blocks + sm.cmemo_blocks : sm.memo_blocks) &&
+	    !sr.memo_blocks && !sr.cmemo_blocks && sm.blocks == sr.blocks) {
 		printf("ok 2 - %s: the memo took blocks\n", argv[optind]);
 	} else {
 		printf("not ok 2 - %s: the memo took %" PRIu64 " blocks, the reference %" PRIu64
@@ -220,12 +276,14 @@ int main(int argc, char **argv)
 		       sr.memo_blocks, sm.blocks, sr.blocks);
 		bad = 1;
 	}
-	printf("# memo_blocks %" PRIu64 " of %" PRIu64 "\n", sm.memo_blocks, sm.blocks);
+	printf("# memo_blocks %" PRIu64 " of %" PRIu64 ", cmemo_blocks %" PRIu64 " in %"
+	       PRIu64 " calls\n", sm.memo_blocks, sm.blocks, sm.cmemo_blocks, sm.cmemo_calls);
 	free(pm);
 	free(pr);
 	free(ob.b);
 	free(ob.stream);
 	free(h.b);
+	lsd_symbols_close(sym);
 	lsd_close(d);
 	lsb_reader_close(r);
 	return bad;

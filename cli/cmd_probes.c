@@ -18,8 +18,7 @@
 
 static const char probes_usage[] =
 	"usage: loopscope probes [<options>] [<file>]\n"
-	"\n"
-	"   or: loopscope probes --plan [<plan-options>] [<file>]\n"
+	"   or: loopscope probes --plan [<plan-options>] [<options>] [<file>]\n"
 	"\n"
 	"    --debug-dir=<d>  look for executables the bundle only references\n"
 	"    --quiet          print only the per-function and total lines\n"

@@ -2,29 +2,53 @@
  * count per function (the complement of a maximum-weight spanning tree of
  * its executed CFG), with every edge count reconstructed from the probes'
  * counts and compared with the counts the trace gives; and the flow
- * conservation check of the graph. */
+ * conservation check of the graph.  With --plan, Eichenberger and Lobo's
+ * probe plans priced on the run (cli/probes_plan.c). */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/knuth.h"
 #include "cli.h"
 #include "cli/cfg_util.h"
+#include "cli/probes_plan.h"
 #include "ls_err.h"
 
 static const char probes_usage[] =
 	"usage: loopscope probes [<options>] [<file>]\n"
+	"   or: loopscope probes --plan [<plan-options>] [<options>] [<file>]\n"
 	"\n"
 	"    --debug-dir=<d>  look for executables the bundle only references\n"
 	"    --quiet          print only the per-function and total lines\n"
-	"    -h, --help       show this help\n";
+	"                     (with --plan: only the program's table)\n"
+	"    -h, --help       show this help\n"
+	"\n"
+	"    --plan           the edge-profiling plans of Eichenberger and Lobo:\n"
+	"                     spanning trees under unit, guess, modified and exact\n"
+	"                     weights; probes along, before or after the edge,\n"
+	"                     plain or software-pipelined; their cost on this run\n"
+	"    --format=<f>     text (default), json or csv\n"
+	"    --function=<n>   only function n, with its edges and every plan\n"
+	"    --probe-latency=<c>   cycles of address, load, add, store (5)\n"
+	"    --update-latency=<c>  cycles of the after-edge update (4)\n"
+	"    --swp-latency=<c>     cycles of a software-pipelined probe (2)\n"
+	"    --issue-width=<n>     instructions per cycle for block lengths (8)\n";
 
-enum { OPT_DEBUG_DIR = 256, OPT_QUIET };
+enum { OPT_DEBUG_DIR = 256, OPT_QUIET, OPT_PLAN, OPT_FORMAT, OPT_FUNCTION,
+       OPT_PROBE_LAT, OPT_UPDATE_LAT, OPT_SWP_LAT, OPT_WIDTH };
 
 static const struct option probes_options[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "plan", no_argument, NULL, OPT_PLAN },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "function", required_argument, NULL, OPT_FUNCTION },
+	{ "probe-latency", required_argument, NULL, OPT_PROBE_LAT },
+	{ "update-latency", required_argument, NULL, OPT_UPDATE_LAT },
+	{ "swp-latency", required_argument, NULL, OPT_SWP_LAT },
+	{ "issue-width", required_argument, NULL, OPT_WIDTH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -52,6 +76,20 @@ static void put_loc(const struct lsa_cfg *c, uint32_t id, const struct lsa_cfg_e
 	}
 }
 
+/* A latency option's value: a number of cycles, 0 .. 1000. */
+static int parse_cycles(const char *opt, const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= 0 && v <= 1000)) {
+		cli_error("bad value '%s' for --%s: a number of cycles from 0 to 1000", s, opt);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static void on_violation(void *arg, const struct lsa_cfg_violation *v)
 {
 	(void)arg;
@@ -63,9 +101,14 @@ int cmd_probes(int argc, char **argv)
 {
 	const char *file = "loopscope.lsc", *debug_dir = NULL;
 	struct cli_cfg cc;
+	struct cli_plan_opts po;
 	size_t fi, i, tedges = 0, tprobes = 0, tmis = 0;
-	int c, quiet = 0, bad;
+	int c, quiet = 0, bad, plan = 0, planopt = 0;
+	char *end;
+	long n;
 
+	memset(&po, 0, sizeof(po));
+	lsa_plan_costs_default(&po.costs);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", probes_options, NULL)) != -1) {
@@ -75,6 +118,47 @@ int cmd_probes(int argc, char **argv)
 			break;
 		case OPT_QUIET:
 			quiet = 1;
+			break;
+		case OPT_PLAN:
+			plan = 1;
+			break;
+		case OPT_FORMAT:
+			planopt = 1;
+			if (!strcmp(optarg, "text"))
+				po.format = CLI_PLAN_TEXT;
+			else if (!strcmp(optarg, "json"))
+				po.format = CLI_PLAN_JSON;
+			else if (!strcmp(optarg, "csv"))
+				po.format = CLI_PLAN_CSV;
+			else {
+				cli_error("unknown format '%s'; use text, json or csv", optarg);
+				return cli_usage(probes_usage, 1);
+			}
+			break;
+		case OPT_FUNCTION:
+			planopt = 1;
+			po.function = optarg;
+			break;
+		case OPT_PROBE_LAT:
+		case OPT_UPDATE_LAT:
+		case OPT_SWP_LAT:
+			planopt = 1;
+			if (parse_cycles(c == OPT_PROBE_LAT ? "probe-latency" :
+					 c == OPT_UPDATE_LAT ? "update-latency" : "swp-latency", optarg,
+					 c == OPT_PROBE_LAT ? &po.costs.probe_lat :
+					 c == OPT_UPDATE_LAT ? &po.costs.update_lat :
+					 &po.costs.swp_lat) < 0)
+				return cli_usage(probes_usage, 1);
+			break;
+		case OPT_WIDTH:
+			planopt = 1;
+			n = strtol(optarg, &end, 10);
+			if (end == optarg || *end || n < 1 || n > 64) {
+				cli_error("bad value '%s' for --issue-width: a number from 1 to 64",
+					  optarg);
+				return cli_usage(probes_usage, 1);
+			}
+			po.costs.width = (uint32_t)n;
 			break;
 		case 'h':
 			return cli_usage(probes_usage, 0);
@@ -89,8 +173,18 @@ int cmd_probes(int argc, char **argv)
 		cli_error("too many arguments");
 		return cli_usage(probes_usage, 1);
 	}
+	if (planopt && !plan) {
+		cli_error("--format, --function and the cost options need --plan");
+		return cli_usage(probes_usage, 1);
+	}
 	if (cli_cfg_open(&cc, file, debug_dir))
 		return 1;
+	if (plan) {
+		po.quiet = quiet;
+		c = cli_probes_plan(&cc, file, &po);
+		cli_cfg_close(&cc);
+		return c;
+	}
 	for (fi = 0; fi < lsa_cfg_nfuncs(cc.cfg); fi++) {
 		const struct lsa_cfg_func *f = lsa_cfg_func(cc.cfg, (uint32_t)fi);
 		struct lsa_knuth_func kf;

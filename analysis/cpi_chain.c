@@ -229,6 +229,13 @@ static int load(struct chain *ch, uint32_t ctx)
 	return 0;
 }
 
+/* The walk of thread ctx, its clocks running. */
+static struct thr *enter(struct chain *ch, uint32_t ctx, int *err)
+{
+	*err = ctx == LSA_CPI_NONE ? -LS_EINVAL : load(ch, ctx);
+	return *err < 0 ? NULL : &ch->thr[ctx];
+}
+
 static int on_block(void *arg, uint32_t ctx, uint32_t id)
 {
 	struct chain *ch = arg;
@@ -238,9 +245,8 @@ static int on_block(void *arg, uint32_t ctx, uint32_t id)
 
 	if (id >= ch->nb || !lsa_cfg_block(ch->p->cfg, id)->sb)
 		return -LS_ECORRUPT;	/* the first decode never ran it */
-	if ((err = load(ch, ctx)) < 0)
+	if (!(t = enter(ch, ctx, &err)))
 		return err;
-	t = &ch->thr[ctx];
 	move(ch, t, id);
 	n = lsa_cfg_block(ch->p->cfg, id)->count;
 	k = ch->bseen[id]++;
@@ -264,9 +270,8 @@ static int on_push(void *arg, uint32_t ctx, uint32_t callblk)
 
 	if (callblk >= ch->nb)
 		return -LS_ECORRUPT;
-	if ((err = load(ch, ctx)) < 0)
+	if (!(t = enter(ch, ctx, &err)))
 		return err;
-	t = &ch->thr[ctx];
 	move(ch, t, callblk);
 	if (t->depth + 1 == t->cap) {
 		uint32_t *np = realloc(t->pos, 2 * t->cap * sizeof(*np));
@@ -288,9 +293,8 @@ static int on_pop(void *arg, uint32_t ctx, uint32_t callblk)
 
 	if (callblk >= ch->nb)
 		return -LS_ECORRUPT;
-	if ((err = load(ch, ctx)) < 0)
+	if (!(t = enter(ch, ctx, &err)))
 		return err;
-	t = &ch->thr[ctx];
 	if (!t->depth)
 		return -LS_ECORRUPT;	/* the graph pops only frames it pushed */
 	move(ch, t, LSA_CPI_NONE);
@@ -305,9 +309,8 @@ static int on_end(void *arg, uint32_t ctx)
 	struct thr *t;
 	int err;
 
-	if ((err = load(ch, ctx)) < 0)
+	if (!(t = enter(ch, ctx, &err)))
 		return err;
-	t = &ch->thr[ctx];
 	while (t->depth) {
 		move(ch, t, LSA_CPI_NONE);
 		t->depth--;

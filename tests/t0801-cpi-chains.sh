@@ -8,7 +8,7 @@
 #    leaf() only, and leaf() is called from work's inner loop only, so
 #    every instruction of main, work and leaf runs under main, of work and
 #    leaf under work; of work's instructions those run more than once
-#    (N = 5000 outer iterations, see cpichain.c) are the outer loop's,
+#    (N = 5000 outer iterations with an argument, see cpichain.c) are the outer loop's,
 #    those run more than N times the inner loop's; leaf runs under both;
 #  - the source: each loop's label is its for line (OUTER, INNER).
 # Sums of costs are integers and checked exactly; samples (fractions
@@ -20,7 +20,7 @@ OUTER=$(grep -n 'OUTER \*/' "$SRC" | cut -d: -f1)
 INNER=$(grep -n 'INNER \*/' "$SRC" | cut -d: -f1)
 N=5000
 
-"$LOOPSCOPE" record --sample-freq=20000 -o "$T_TMP/c.lsc" -- "$TESTDATA/cpichain" >"$T_TMP/rec.out" 2>"$T_TMP/rec.err"
+"$LOOPSCOPE" record --sample-freq=20000 -o "$T_TMP/c.lsc" -- "$TESTDATA/cpichain" big >"$T_TMP/rec.out" 2>"$T_TMP/rec.err"
 t_eq "record --sample-freq exits with the program's status" 0 $?
 sed 's/^/# record: /' "$T_TMP/rec.err"
 # perf records build-ids of the files with samples only, unless asked
@@ -138,7 +138,7 @@ t_eq "report --cpi prints no '?:0'" 0 "$(grep -c '?:0' "$T_TMP/all.txt")"
 # head offset, as the flat report names them.
 cp "$TESTDATA/cpichain" "$T_TMP/nodebug"
 strip --strip-debug "$T_TMP/nodebug"
-"$LOOPSCOPE" record -q --sample-freq=20000 -o "$T_TMP/s.lsc" -- "$T_TMP/nodebug" >/dev/null 2>&1
+"$LOOPSCOPE" record -q --sample-freq=20000 -o "$T_TMP/s.lsc" -- "$T_TMP/nodebug" big >/dev/null 2>&1
 "$LOOPSCOPE" report --cpi --min-percent=0 "$T_TMP/s.lsc" >"$T_TMP/s.txt" 2>&1
 t_eq "without debug info report --cpi prints no '?:0'" 0 "$(grep -c '?:0' "$T_TMP/s.txt")"
 HEAD=$(python3 -c '
@@ -148,8 +148,9 @@ W = [l for l in f["loops"] if l["function"] == "work"]
 print(max(W, key=lambda l: l["total_instructions"])["head_offset"] if W else "none")' "$T_TMP/flat.json")
 t_grep "... the outer loop is nodebug+$HEAD, its head" "work  *nodebug+$HEAD " "$T_TMP/s.txt"
 
-# Hand count: leaf() runs N * M = 5000000 times (cpichain.c), each time
-# all its instructions (no branch), as many as objdump lists.
+# Hand count: leaf() runs N * M = 5000000 times (cpichain.c, with an
+# argument), each time all its instructions (no branch), as many as
+# objdump lists.
 NL=$(objdump -d --no-show-raw-insn "$TESTDATA/cpichain" | awk '/<leaf>:/ {on = 1; next} on && /^$/ {exit} on && /^ *[0-9a-f]+:/ {n++} END {print n + 0}')
 t_eq "leaf's total instructions = $NL (objdump) x 5000000" "$((NL * 5000000))" \
 	"$(python3 -c 'import json,sys; print([f for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "leaf"][0]["total"]["instructions"])' "$T_TMP/rep.json")"

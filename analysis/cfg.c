@@ -47,6 +47,8 @@ int lsa_cfg_new(struct lsa_cfg **pc, struct lsd_symbols *sym,
 		return -LS_ENOMEM;
 	c->sym = sym;
 	c->img = o ? o->img : NULL;
+	if (o && o->obs)
+		c->obs = *o->obs;
 	c->w.prev = LSA_CFG_NONE;
 	c->cur = LSA_CFG_NONE;
 	*pc = c;
@@ -147,10 +149,11 @@ static int grow_blocks(struct lsa_cfg *c, uint32_t id)
 /* Closes frame f: its callee ran from f->insn_at to now.  Only the
  * outermost open activation of a call site adds, so a recursive call
  * site does not count its inner calls twice. */
-static void close_frame(struct lsa_cfg *c, const struct lsa_cfg_frame *f)
+static int close_frame(struct lsa_cfg *c, const struct lsa_cfg_frame *f)
 {
 	if (--c->active[f->callblk] == 0)
 		c->blk[f->callblk].callee_insns += c->w.insns - f->insn_at;
+	return c->obs.pop ? c->obs.pop(c->obs.arg, c->cur, f->callblk) : 0;
 }
 
 /* Pops frames above index keep (exclusive) as calls that never returned. */
@@ -158,8 +161,10 @@ static int unwind_to(struct lsa_cfg *c, size_t keep, int why)
 {
 	while (c->w.nframes > keep) {
 		struct lsa_cfg_frame *f = &c->w.frames[--c->w.nframes];
+		int err = close_frame(c, f);
 
-		close_frame(c, f);
+		if (err < 0)
+			return err;
 		if (lsa_cfg_edge_add(c, f->callblk, LSA_CFG_NONE, LSA_CFG_OUT, why, 1) < 0)
 			return -LS_ENOMEM;
 		if (why == LSA_CFG_W_UNWOUND)
@@ -188,7 +193,7 @@ static int push_frame(struct lsa_cfg *c, uint32_t callblk, uint64_t retaddr)
 	c->active[callblk]++;
 	if (c->w.nframes > c->st.max_depth)
 		c->st.max_depth = c->w.nframes;
-	return 0;
+	return c->obs.push ? c->obs.push(c->obs.arg, c->cur, callblk) : 0;
 }
 
 /* A return landed on block id: pair it with the innermost open call whose
@@ -196,6 +201,7 @@ static int push_frame(struct lsa_cfg *c, uint32_t callblk, uint64_t retaddr)
 static int on_return(struct lsa_cfg *c, uint32_t id, uint64_t at)
 {
 	size_t j = c->w.nframes;
+	int err;
 
 	while (j > 0 && c->w.frames[j - 1].retaddr != at)
 		j--;
@@ -204,10 +210,11 @@ static int on_return(struct lsa_cfg *c, uint32_t id, uint64_t at)
 		return lsa_cfg_edge_add(c, LSA_CFG_NONE, id, LSA_CFG_IN,
 					LSA_CFG_W_UNMATCHED, 1) < 0 ? -LS_ENOMEM : 0;
 	}
-	if (unwind_to(c, j, LSA_CFG_W_UNWOUND) < 0)
-		return -LS_ENOMEM;
+	if ((err = unwind_to(c, j, LSA_CFG_W_UNWOUND)) < 0)
+		return err;
 	c->w.nframes--;
-	close_frame(c, &c->w.frames[j - 1]);
+	if ((err = close_frame(c, &c->w.frames[j - 1])) < 0)
+		return err;
 	return lsa_cfg_edge_add(c, c->w.frames[j - 1].callblk, id, LSA_CFG_CALLRET,
 				0, 1) < 0 ? -LS_ENOMEM : 0;
 }
@@ -224,6 +231,7 @@ static int transition(struct lsa_cfg *c, uint32_t id, const struct lsd_sblock *s
 	uint32_t p = c->w.prev;
 	const struct lsd_sblock *psb;
 	long r = 0;
+	int err;
 
 	if (p == LSA_CFG_NONE)
 		return lsa_cfg_edge_add(c, LSA_CFG_NONE, id, LSA_CFG_IN,
@@ -248,13 +256,13 @@ static int transition(struct lsa_cfg *c, uint32_t id, const struct lsd_sblock *s
 	case LSD_EXIT_CALL:
 	case LSD_EXIT_ICALL:
 		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_CALL, 0, 1);
-		if (r >= 0)
-			r = push_frame(c, p, psb->end);
+		if (r >= 0 && (err = push_frame(c, p, psb->end)) < 0)
+			return err;
 		break;
 	case LSD_EXIT_RET:
 		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_RET, 0, 1);
-		if (r >= 0)
-			r = on_return(c, id, sb->start);
+		if (r >= 0 && (err = on_return(c, id, sb->start)) < 0)
+			return err;
 		break;
 	case LSD_EXIT_SYSCALL:
 		if (sb->start == psb->end) {
@@ -311,6 +319,8 @@ int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b)
 	c->st.insns += sb->ninsn;
 	c->w.prev = id;
 	c->w.prev_exit = b->exit;
+	if (c->obs.block && (err = c->obs.block(c->obs.arg, c->cur, id)) < 0)
+		return err;
 	if (b->exit == LSD_EXIT_GAP || b->exit == LSD_EXIT_END) {
 		if ((err = out_edge(c, id, b->exit == LSD_EXIT_GAP ?
 				    LSA_CFG_W_GAP : LSA_CFG_W_END)) < 0)
@@ -334,6 +344,8 @@ int lsa_cfg_stream_end(struct lsa_cfg *c)
 	}
 	if (!err)
 		err = unwind_to(c, 0, LSA_CFG_W_NORETURN);
+	if (!err && c->obs.end)
+		err = c->obs.end(c->obs.arg, c->cur);
 	c->w.open = 0;
 	c->w.prev = LSA_CFG_NONE;
 	c->w.nframes = 0;

@@ -113,11 +113,32 @@ struct lsa_cfg_func {
 	uint64_t calls;		/* times entered by a call */
 };
 
+/* Follows each thread's walk as the graph is built, for analyses that
+ * need the call stack of every executed block (analysis/cpi_chain.c)
+ * without pairing returns with calls themselves.  ctx names the thread
+ * (0, 1, ... in order of appearance); the calls of one thread come in
+ * its order, those of threads on per-CPU streams interleave.  Each
+ * returns >= 0, or a negative LS_E* code that ends the walk. */
+struct lsa_cfg_observer {
+	void *arg;
+	/* Block id executed, after its incoming transition moved the stack. */
+	int (*block)(void *arg, uint32_t ctx, uint32_t id);
+	/* The call block callblk (the thread's last block) opened a frame. */
+	int (*push)(void *arg, uint32_t ctx, uint32_t callblk);
+	/* The innermost frame, opened by callblk, closed: returned, or
+	 * unwound by a return further up or by the thread's end. */
+	int (*pop)(void *arg, uint32_t ctx, uint32_t callblk);
+	/* The thread's walk ended (after popping its frames). */
+	int (*end)(void *arg, uint32_t ctx);
+};
+
 struct lsa_cfg_opts {
 	size_t size;		/* sizeof(struct lsa_cfg_opts) */
 	/* Code bytes, to find the taken target of conditional branches
 	 * that were never taken (may be NULL: those stay unknown). */
 	const struct lsd_image *img;
+	/* May be NULL; copied.  Its callbacks may each be NULL. */
+	const struct lsa_cfg_observer *obs;
 };
 
 struct lsa_cfg_stats {

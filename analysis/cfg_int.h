@@ -34,6 +34,7 @@ struct lsa_cfg_ctx {
 struct lsa_cfg {
 	struct lsd_symbols *sym;
 	const struct lsd_image *img;
+	struct lsa_cfg_observer obs;	/* all NULL: none */
 
 	struct lsa_cfg_block *blk;	/* indexed by static block id */
 	uint32_t *active;	/* per block: open frames of it (this thread) */

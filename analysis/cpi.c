@@ -7,10 +7,6 @@
 #include "analysis/cpi_int.h"
 #include "ls_err.h"
 
-/* perf's callchain context markers (PERF_CONTEXT_*) are the top 4095
- * values; they separate kernel from user frames and are no addresses. */
-#define CTX_MARK ((uint64_t)-4095)
-
 static const struct lsa_cfg_block *blk(const struct lsa_cpi *p, uint32_t id)
 {
 	return lsa_cfg_block(p->cfg, id);
@@ -168,21 +164,6 @@ static int push_sample(struct lsa_cpi *p, const struct cpi_sample *s)
 	return 0;
 }
 
-static int push_frame(struct lsa_cpi *p, uint32_t insn)
-{
-	if (p->nframes == p->capframes) {
-		size_t cap = p->capframes ? 2 * p->capframes : 4096;
-		uint32_t *n = realloc(p->frames, cap * sizeof(*n));
-
-		if (!n)
-			return -LS_ENOMEM;
-		p->frames = n;
-		p->capframes = cap;
-	}
-	p->frames[p->nframes++] = insn;
-	return 0;
-}
-
 /* (module, offset) of ip in the sample's run; -1 if unmapped. */
 static int locate(struct lsa_cpi *p, const struct lsb_sample *s, uint64_t ip,
 		  size_t *mod, uint64_t *off)
@@ -198,9 +179,8 @@ static int on_sample(const struct lsb_sample *s, void *arg)
 {
 	struct lsa_cpi *p = arg;
 	struct cpi_sample cs;
-	size_t mod, i;
+	size_t mod;
 	uint64_t off;
-	int err;
 
 	p->st.samples++;
 	p->st.cost += s->period;
@@ -218,25 +198,6 @@ static int on_sample(const struct lsb_sample *s, void *arg)
 		return 0;
 	}
 	cs.period = s->period;
-	cs.chain = (uint32_t)p->nframes;
-	cs.nchain = 0;
-	/* The chain: markers, then the sample's own IP, then return
-	 * addresses; a return address - 1 lies in the call instruction. */
-	for (i = 0; i < s->nr_callchain; i++) {
-		uint64_t a = s->callchain[i];
-		uint32_t f;
-
-		if (a >= CTX_MARK || (!cs.nchain && a == s->ip) || !a)
-			continue;
-		if (locate(p, s, a - 1, &mod, &off) < 0 || mod >= p->nmods)
-			continue;
-		f = cpi_find(p, (int32_t)mod, off);
-		if (f == LSA_CPI_NONE)
-			continue;
-		if ((err = push_frame(p, f)) < 0)
-			return err;
-		cs.nchain++;
-	}
 	p->st.attributed++;
 	p->st.cost_attributed += s->period;
 	p->insns[cs.insn].raw_samples++;
@@ -429,7 +390,6 @@ void lsa_cpi_free(struct lsa_cpi *p)
 	free(p->insns);
 	free(p->order);
 	free(p->samples);
-	free(p->frames);
 	free(p->modran);
 	if (p->have_simg)
 		lsd_image_release(&p->simg);

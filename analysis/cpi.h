@@ -28,13 +28,27 @@
  * Loops are sets of executed blocks given by the caller (structural
  * loops from analysis/sloops.h, or the dynamic loops of analysis/loops.h
  * with their bodies closed by lsa_cpi_natural_body()).  A loop's self
- * cost is that of the samples whose block's innermost loop it is; its
- * total cost credits it once for every sample whose block, or any
- * call instruction on whose call chain, is in the loop (stack profiling,
- * OptiWISE IV-D: a recursive loop on the chain twice counts once).  The
- * sample's top loop is the outermost loop on its chain; top costs plus
- * the cost outside every loop equal the attributed cost exactly.
- * Functions are the graph's functions, credited the same way.
+ * cost is that of the samples whose block's innermost loop it is.
+ *
+ * Totals (lsa_cpi_chains()) follow the call stacks of the trace, not the
+ * samples' perf call chains: frame-pointer chains drop the caller of
+ * every function that has no frame of its own (leaf functions, where gcc
+ * omits it on x86-64 even with -fno-omit-frame-pointer), and without
+ * frame pointers they are not chains at all.  The trace knows exactly how
+ * often each instruction ran under each stack, so a loop's (a function's)
+ * total is, over the instructions, their cost times the share of their
+ * executions during which the loop was on the stack: in the loop, or in
+ * code called from it, once however often it is on the stack (stack
+ * profiling, OptiWISE IV-D).  That is exact where an instruction runs
+ * under one stack only, and the combiner's cost model (one cost per
+ * execution of an instruction) elsewhere.  A loop's total is never below
+ * that of a loop nested in it, and never above the attributed cost; the
+ * same holds for instructions.  The top loop of a moment is the
+ * outermost loop on the stack; outside every loop is where no loop is on
+ * it (the loop profile's definition); top costs plus the cost outside
+ * equal the attributed cost exactly, as do top instructions plus the
+ * instructions outside the thread's.  Functions are the graph's
+ * functions, credited the same way.
  *
  * Functions return >= 0 on success or a negative LS_E* code.
  */
@@ -108,16 +122,13 @@ struct lsa_cpi_loop {
 	uint32_t *blocks;	/* sorted block ids */
 	uint32_t parent;	/* enclosing loop (same function), or NONE */
 	uint64_t iterations;	/* executions of the header */
-	struct lsa_cpi_agg self, total;
-	uint64_t top_cost;	/* cost of samples whose outermost loop it is */
+	struct lsa_cpi_agg self, total;	/* total: after lsa_cpi_chains() */
+	uint64_t top_cost;	/* cost while it is the outermost loop */
 	double top_samples;
 };
 
-/* Per function: self are its own blocks; total samples credit it once
- * per sample on whose chain it is, total instructions are its own plus
- * the callee instructions of its call blocks (outermost activations per
- * call site, so a directly recursive function counts its inner
- * activations twice there; loops.h's function totals do not). */
+/* Per function: self are its own blocks; total is while it is on the
+ * stack (its blocks and its callees', recursion counted once). */
 struct lsa_cpi_func {
 	struct lsa_cpi_agg self, total;
 };
@@ -143,9 +154,17 @@ int lsa_cpi_natural_body(const struct lsa_cfg *c, uint32_t header,
  * -LS_ENOMEM. */
 int lsa_cpi_loop_add(struct lsa_cpi *p, int family, uint32_t header,
 		     const uint32_t *blocks, size_t nblocks);
-/* After the loops are added: nests them, sums self, total and top costs
- * and the function costs.  Returns -LS_ENOMEM. */
+/* After the loops are added: nests them and sums the self figures of
+ * loops and functions (totals, top loops and the figures outside every
+ * loop stay 0 until lsa_cpi_chains()).  Returns -LS_ENOMEM. */
 int lsa_cpi_finish(struct lsa_cpi *p);
+/* After lsa_cpi_finish(): decodes the trace again with d (the decoder
+ * the graph was built from) and sums totals, top loops and what is
+ * outside every loop along each thread's call stack.  Returns
+ * -LS_EINVAL (not finished), -LS_ENOMEM, a decoder error, or
+ * -LS_ECORRUPT when the second decode does not run what the first
+ * did. */
+int lsa_cpi_chains(struct lsa_cpi *p, struct lsd_decoder *d);
 
 void lsa_cpi_get_stats(const struct lsa_cpi *p, struct lsa_cpi_stats *st);
 size_t lsa_cpi_ninsns(const struct lsa_cpi *p);
@@ -162,8 +181,8 @@ size_t lsa_cpi_nloops(const struct lsa_cpi *p);
 const struct lsa_cpi_loop *lsa_cpi_loop(const struct lsa_cpi *p, size_t i);
 /* Innermost loop of family holding block id, or LSA_CPI_NONE. */
 uint32_t lsa_cpi_block_loop(const struct lsa_cpi *p, int family, uint32_t id);
-/* Outside every loop of family: samples and cost of the samples with no
- * loop on their chain, instructions of the blocks no loop holds. */
+/* Outside every loop of family: samples, cost and instructions while no
+ * loop of it is on the stack (after lsa_cpi_chains()). */
 void lsa_cpi_outside(const struct lsa_cpi *p, int family,
 		     struct lsa_cpi_agg *out);
 /* Per cfg function (index < lsa_cfg_nfuncs()). */

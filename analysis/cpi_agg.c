@@ -1,5 +1,5 @@
 /* cpi_agg.c - loops and functions of the sampled-CPI combiner: natural
- * loop bodies, nesting, self/total/top sums with stack profiling (cpi.h). */
+ * loop bodies, nesting and self sums (cpi.h); totals: cpi_chain.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,154 +140,68 @@ static void nest(struct lsa_cpi *p, size_t nb)
 	}
 }
 
-struct credit {
-	struct lsa_cpi *p;
-	const struct cpi_sample *s;
-	size_t nb;
-	uint64_t *lstamp, *fstamp, stamp;
-};
-
-static uint32_t root(const struct lsa_cpi *p, uint32_t l)
-{
-	size_t guard = p->nloops;
-
-	while (l != LSA_CPI_NONE && p->loops[l].parent != LSA_CPI_NONE && guard--)
-		l = p->loops[l].parent;
-	return l;
-}
-
 static void add_agg(struct lsa_cpi_agg *a, double samples, uint64_t cost)
 {
 	a->samples += samples;
 	a->cost += cost;
 }
 
-/* Credits every loop on the chain of block b once (stamp). */
-static void credit_loops(struct credit *c, uint32_t l, double samples,
-			 uint64_t cost)
-{
-	size_t guard = c->p->nloops + 1;
-
-	for (; l != LSA_CPI_NONE && guard--; l = c->p->loops[l].parent) {
-		if (c->lstamp[l] == c->stamp)
-			continue;
-		c->lstamp[l] = c->stamp;
-		add_agg(&c->p->loops[l].total, samples, cost);
-	}
-}
-
-static void credit_func(struct credit *c, uint32_t b, double samples,
-			uint64_t cost)
-{
-	uint32_t f = lsa_cfg_block(c->p->cfg, b)->func;
-
-	if (f == LSA_CFG_NONE || c->fstamp[f] == c->stamp)
-		return;
-	c->fstamp[f] = c->stamp;
-	add_agg(&c->p->funcs[f].total, samples, cost);
-}
-
+/* Self figures: each part of a sample goes to its instruction's function
+ * and innermost loop per family.  Totals follow the call stacks of the
+ * trace (cpi_chain.c). */
 static void on_fragment(void *arg, uint32_t insn, double samples, uint64_t cost)
 {
-	struct credit *c = arg;
-	struct lsa_cpi *p = c->p;
-	const struct cpi_sample *s = c->s;
+	struct lsa_cpi *p = arg;
+	size_t nb = lsa_cfg_nblocks(p->cfg);
 	uint32_t b = p->insns[insn].block, f = lsa_cfg_block(p->cfg, b)->func;
-	size_t k;
 	int fam;
 
-	c->stamp++;
 	if (f != LSA_CFG_NONE)
 		add_agg(&p->funcs[f].self, samples, cost);
-	credit_func(c, b, samples, cost);
-	for (k = 0; k < s->nchain; k++)
-		credit_func(c, p->insns[p->frames[s->chain + k]].block, samples, cost);
 	for (fam = 0; fam < LSA_CPI_NFAMILIES; fam++) {
-		const uint32_t *bl = p->blockloop + (size_t)fam * c->nb;
-		uint32_t in = bl[b], top = LSA_CPI_NONE;
+		uint32_t in = p->blockloop[(size_t)fam * nb + b];
 
 		if (in != LSA_CPI_NONE)
 			add_agg(&p->loops[in].self, samples, cost);
-		credit_loops(c, in, samples, cost);
-		for (k = 0; k < s->nchain; k++)
-			credit_loops(c, bl[p->insns[p->frames[s->chain + k]].block],
-				     samples, cost);
-		/* The top loop: the outermost frame that is in a loop. */
-		for (k = s->nchain; k-- > 0 && top == LSA_CPI_NONE;)
-			top = bl[p->insns[p->frames[s->chain + k]].block];
-		if (top == LSA_CPI_NONE)
-			top = in;
-		top = root(p, top);
-		if (top == LSA_CPI_NONE) {
-			add_agg(&p->outside[fam], samples, cost);
-		} else {
-			p->loops[top].top_cost += cost;
-			p->loops[top].top_samples += samples;
-		}
 	}
 }
 
-/* Executed instructions: per loop self (blocks it is innermost for) and
- * total (its blocks plus their callees'), per function, and outside. */
+/* Executed instructions of the blocks each loop is innermost for, and
+ * of each function's own blocks. */
 static void count_insns(struct lsa_cpi *p, size_t nb)
 {
-	size_t i, k, nf = lsa_cfg_nfuncs(p->cfg);
+	size_t i, nf = lsa_cfg_nfuncs(p->cfg);
 	uint32_t b;
 	int fam;
 
 	for (b = 0; b < nb; b++) {
 		const struct lsa_cfg_block *x = lsa_cfg_block(p->cfg, b);
-		uint64_t n;
 
 		if (!x->sb || !x->count)
 			continue;
-		n = x->count * x->sb->ninsn;
 		for (fam = 0; fam < LSA_CPI_NFAMILIES; fam++) {
 			uint32_t l = p->blockloop[(size_t)fam * nb + b];
 
-			if (l == LSA_CPI_NONE)
-				p->outside[fam].insns += n;
-			else
-				p->loops[l].self.insns += n;
+			if (l != LSA_CPI_NONE)
+				p->loops[l].self.insns += x->count * x->sb->ninsn;
 		}
 	}
-	for (i = 0; i < p->nloops; i++) {
-		struct lsa_cpi_loop *l = &p->loops[i];
-
-		for (k = 0; k < l->nblocks; k++) {
-			const struct lsa_cfg_block *x = lsa_cfg_block(p->cfg, l->blocks[k]);
-
-			if (x->sb)
-				l->total.insns += x->count * x->sb->ninsn + x->callee_insns;
-		}
-	}
-	for (i = 0; i < nf; i++) {
-		const struct lsa_cfg_func *f = lsa_cfg_func(p->cfg, (uint32_t)i);
-
-		p->funcs[i].self.insns = f->insns;
-		p->funcs[i].total.insns = f->insns;
-		for (k = 0; k < f->nblocks; k++)
-			p->funcs[i].total.insns +=
-				lsa_cfg_block(p->cfg, f->blocks[k])->callee_insns;
-	}
+	for (i = 0; i < nf; i++)
+		p->funcs[i].self.insns = lsa_cfg_func(p->cfg, (uint32_t)i)->insns;
 }
 
 int lsa_cpi_finish(struct lsa_cpi *p)
 {
 	size_t nb = lsa_cfg_nblocks(p->cfg), nf = lsa_cfg_nfuncs(p->cfg), i;
-	struct credit c = { .p = p, .nb = nb };
 	int err = 0;
 
 	free(p->blockloop);
 	free(p->funcs);
+	p->have_chains = 0;
 	p->blockloop = malloc((nb ? nb : 1) * LSA_CPI_NFAMILIES * sizeof(uint32_t));
 	p->funcs = calloc(nf ? nf : 1, sizeof(*p->funcs));
-	c.lstamp = calloc(p->nloops + 1, sizeof(uint64_t));
-	c.fstamp = calloc(nf + 1, sizeof(uint64_t));
-	if (!p->blockloop || !p->funcs || !c.lstamp || !c.fstamp) {
-		err = -LS_ENOMEM;
-		goto out;
-	}
+	if (!p->blockloop || !p->funcs)
+		return -LS_ENOMEM;
 	for (i = 0; i < nb * LSA_CPI_NFAMILIES; i++)
 		p->blockloop[i] = LSA_CPI_NONE;
 	memset(p->outside, 0, sizeof(p->outside));
@@ -302,13 +216,8 @@ int lsa_cpi_finish(struct lsa_cpi *p)
 	}
 	nest(p, nb);
 	count_insns(p, nb);
-	for (i = 0; i < p->nsamples && err >= 0; i++) {
-		c.s = &p->samples[i];
-		err = cpi_fragments(p, c.s, on_fragment, &c);
-	}
-out:
-	free(c.lstamp);
-	free(c.fstamp);
+	for (i = 0; i < p->nsamples && err >= 0; i++)
+		err = cpi_fragments(p, &p->samples[i], on_fragment, p);
 	return err < 0 ? err : 0;
 }
 

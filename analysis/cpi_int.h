@@ -4,11 +4,10 @@
 
 #include "analysis/cpi.h"
 
-/* An attributed sample: where it landed, its weight, its call chain
- * (frames[chain .. chain + nchain), call instructions, innermost first). */
+/* An attributed sample: where it landed and its weight.  Its perf call
+ * chain is not used: the trace's stacks are exact (cpi_chain.c). */
 struct cpi_sample {
 	uint32_t insn;
-	uint32_t chain, nchain;
 	uint64_t period;
 };
 
@@ -27,12 +26,11 @@ struct lsa_cpi {
 	size_t norder;
 	struct cpi_sample *samples;
 	size_t nsamples, capsamples;
-	uint32_t *frames;
-	size_t nframes, capframes;
 	struct lsa_cpi_loop *loops;
 	size_t nloops, caploops;
 	uint32_t *blockloop;		/* family * nblocks + block id -> innermost loop */
 	struct lsa_cpi_agg outside[LSA_CPI_NFAMILIES];
+	int have_chains;		/* lsa_cpi_chains() filled the totals */
 	struct lsa_cpi_func *funcs;
 	struct lsa_cpi_stats st;
 	char event[128];

@@ -146,6 +146,13 @@ int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
 		cli_cpi_close(c);
 		return 1;
 	}
+	/* Totals follow the trace's call stacks: a second decode. */
+	if (want_loops && (err = lsa_cpi_chains(c->cpi, c->cc.d)) < 0) {
+		cli_error("cannot follow the call stacks of '%s': %s", file,
+			  ls_errstr(err));
+		cli_cpi_close(c);
+		return 1;
+	}
 	/* Samples the trace cannot place are not guessed; when they are a
 	 * noticeable share the numbers describe only part of the run. */
 	if (c->st.samples - c->st.attributed > c->st.samples / 20) {

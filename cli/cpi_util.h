@@ -22,7 +22,8 @@ struct cli_cpi {
 };
 
 /* Opens file (a bundle: profiles hold no samples), builds everything and
- * prints the mismatch warning.  want_loops: also find the loops;
+ * prints the mismatch warning.  want_loops: also find the loops and sum
+ * the totals along the call stacks (lsa_cpi_chains(): a second decode);
  * need_samples: a bundle without samples is an error (else its exact
  * executions are all there is).  Returns 0, or 1 after printing the
  * error. */

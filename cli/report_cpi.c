@@ -28,18 +28,22 @@ struct rc {
 
 static const char *family_name[LSA_CPI_NFAMILIES] = { "dynamic", "structural" };
 
-/* Head of a loop: its ELF virtual address, file and line. */
-static void head_of(struct rc *r, uint32_t block, uint64_t *vaddr,
+/* Loop i's head (ELF virtual address) and source place: the label of the
+ * detected loop with that head from the loop profile (its back branch's
+ * line, as every report prints it), else its head's file and line; file
+ * NULL and line 0 when unknown. */
+static void head_of(struct rc *r, uint32_t i, uint64_t *vaddr,
 		    const char **file, int *line)
 {
+	const struct lsa_cpi_loop *l = lsa_cpi_loop(r->c.cpi, i);
 	struct lsd_symbol_info si;
-	size_t first;
+	size_t first, k;
 	const struct lsa_cpi_insn *in;
 
 	*vaddr = 0;
 	*file = NULL;
 	*line = 0;
-	if (!lsa_cpi_block_insns(r->c.cpi, block, &first))
+	if (!lsa_cpi_block_insns(r->c.cpi, l->header, &first))
 		return;
 	in = lsa_cpi_insn(r->c.cpi, first);
 	*vaddr = in->off;
@@ -47,9 +51,47 @@ static void head_of(struct rc *r, uint32_t block, uint64_t *vaddr,
 	if (r->c.cc.sym &&
 	    lsd_symbols_lookup(r->c.cc.sym, in->module, in->off, 1, &si) >= 0) {
 		*vaddr = si.vaddr;
-		*file = si.file;
-		*line = si.line;
+		if (si.file && si.file[0] && si.line > 0) {
+			*file = si.file;
+			*line = si.line;
+		}
 	}
+	/* A structural loop takes the label of the dynamic loop with its
+	 * head (the dynamic loops are the first ndyn). */
+	for (k = 0; r->c.prof && k < r->c.ndyn; k++) {
+		const struct lsp_loop *pl = &r->c.prof->loops[r->c.dyn_loop[k]];
+
+		if (lsa_cpi_loop(r->c.cpi, k)->header != l->header)
+			continue;
+		if (pl->file[0] && pl->line) {
+			*file = pl->file;
+			*line = (int)pl->line;
+		}
+		break;
+	}
+}
+
+/* Where a loop is, for the text table: "file:line", else the head as
+ * "module+0xoff" (never "?:0"). */
+static const char *where_of(struct rc *r, const struct lsa_cpi_loop *l,
+			    const char *file, int line, char *buf, size_t len)
+{
+	const struct lsb_module *m;
+	const char *base;
+	size_t first;
+	const struct lsa_cpi_insn *in;
+
+	if (file) {
+		snprintf(buf, len, "%s:%d", report_base(file), line);
+		return buf;
+	}
+	if (!lsa_cpi_block_insns(r->c.cpi, l->header, &first))
+		return "";
+	in = lsa_cpi_insn(r->c.cpi, first);
+	m = in->module >= 0 ? lsb_reader_module(r->c.cc.r, (size_t)in->module) : NULL;
+	base = m && m->path ? report_base(m->path) : "";
+	snprintf(buf, len, "%s+0x%" PRIx64, base, in->off);
+	return buf;
 }
 
 static double ipc(const struct lsa_cpi_agg *a, int unit)
@@ -106,14 +148,13 @@ static void print_loop(struct rc *r, uint32_t i, int *first)
 {
 	const struct lsa_cpi_loop *l = lsa_cpi_loop(r->c.cpi, i);
 	uint64_t vaddr;
-	const char *file, *base;
+	const char *file;
 	int line;
 	char nb[256], where[300];
 	const char *fn = cli_cpi_func_name(&r->c, l->func, nb, sizeof(nb));
 	double ipi = l->iterations ? (double)l->total.insns / (double)l->iterations : 0;
 
-	head_of(r, l->header, &vaddr, &file, &line);
-	base = file ? report_base(file) : NULL;
+	head_of(r, i, &vaddr, &file, &line);
 	if (r->format == REPORT_CPI_JSON) {
 		fprintf(r->f, "%s\n    {\"id\": %" PRIu32 ", \"head\": \"0x%" PRIx64
 			"\", \"function\": ", *first ? "" : ",", i, vaddr);
@@ -150,7 +191,7 @@ static void print_loop(struct rc *r, uint32_t i, int *first)
 	} else {
 		char t[40], c[48], p[40];
 
-		snprintf(where, sizeof(where), "%s:%d", base ? base : "?", line);
+		where_of(r, l, file, line, where, sizeof(where));
 		snprintf(t, sizeof(t), "%5.1f (%5.1f)", cli_cpi_pct((double)l->total.cost, r->all),
 			 cli_cpi_pct((double)l->self.cost, r->all));
 		snprintf(c, sizeof(c), "%8.2f (%8.2f)", lsa_cpi_per(l->total.cost, l->total.insns),

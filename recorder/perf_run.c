@@ -80,7 +80,10 @@ static int spawn_wait(char *const *av)
 	return -LS_ECHILD;
 }
 
-static int run(const struct lsr_perf_run *o, const char *event, int callgraph,
+/* sampling: with call chains, and the build-id of every mapped file: perf
+ * records by default only those of files with samples, and a file without
+ * one could not be matched to the trace's safely. */
+static int run(const struct lsr_perf_run *o, const char *event, int sampling,
 	       char *const argv[])
 {
 	const char *av[MAX_ARGS + 16];
@@ -94,8 +97,10 @@ static int run(const struct lsr_perf_run *o, const char *event, int callgraph,
 		av[n++] = "-q";
 	av[n++] = "-e";
 	av[n++] = event;
-	if (callgraph)
+	if (sampling) {
 		av[n++] = "-g";
+		av[n++] = "--buildid-all";
+	}
 	av[n++] = "-o";
 	av[n++] = o->output;
 	for (i = 0; o->perf_args && o->perf_args[i]; i++) {

@@ -33,8 +33,9 @@ int lsr_have_hw_cycles(void);
  * -LS_ECHILD if perf died of a signal or could not be waited for. */
 int lsr_perf_record_pt(const struct lsr_perf_run *o, char *const argv[]);
 
-/* Runs `perf record -e cycles:u -g -o OUTPUT [perf_args] -- argv`, with
- * cpu-clock:u instead of cycles:u when lsr_have_hw_cycles() says no.
+/* Runs `perf record -e cycles:u -g --buildid-all -o OUTPUT [perf_args] --
+ * argv`, with cpu-clock:u instead of cycles:u when lsr_have_hw_cycles()
+ * says no.
  * Returns as lsr_perf_record_pt(), without -LS_ENOPT. */
 int lsr_perf_record_sample(const struct lsr_perf_run *o, char *const argv[]);
 

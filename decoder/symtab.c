@@ -150,12 +150,11 @@ static int add_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	return 0;
 }
 
-static int add_plt_name(struct lsd_symtab *t, uint64_t start, uint64_t size,
-			const char *base)
+int lsd_symtab_add_owned(struct lsd_symtab *t, uint64_t start, uint64_t size,
+			 const char *name, int rank)
 {
-	size_t len = strlen(base) + sizeof("@plt");
+	size_t len = strlen(name) + 1;
 	char *s;
-	int err;
 
 	if (t->nnames == t->capnames) {
 		size_t ncap = t->capnames ? t->capnames * 2 : 64;
@@ -169,10 +168,18 @@ static int add_plt_name(struct lsd_symtab *t, uint64_t start, uint64_t size,
 	s = malloc(len);
 	if (!s)
 		return -LS_ENOMEM;
-	snprintf(s, len, "%s@plt", base);
+	memcpy(s, name, len);
 	t->names[t->nnames++] = s;
-	err = add_sym(t, start, size, s, 0);
-	return err;
+	return add_sym(t, start, size, s, rank);
+}
+
+static int add_plt_name(struct lsd_symtab *t, uint64_t start, uint64_t size,
+			const char *base)
+{
+	char name[1024];
+
+	snprintf(name, sizeof(name), "%s@plt", base);
+	return lsd_symtab_add_owned(t, start, size, name, 0);
 }
 
 /* Names the entries of one PLT section as binutils does: each entry holds
@@ -290,12 +297,15 @@ static int cmp_u64(const void *a, const void *b)
 /* Flattens the symbols into segments with a sweep over all boundaries: a
  * stack holds the symbols entered, in start order; its top, once expired
  * ones are popped, is the covering symbol with the greatest start. */
-static int flatten(struct lsd_symtab *t)
+int lsd_symtab_flatten(struct lsd_symtab *t)
 {
 	size_t n = t->nsyms, npts = 0, i, j = 0, top = 0;
 	uint64_t *pts;
 	int32_t *stack;
 
+	free(t->segs);
+	t->segs = NULL;
+	t->nsegs = 0;
 	if (!n)
 		return 0;
 	qsort(t->syms, n, sizeof(*t->syms), cmp_sym);
@@ -352,7 +362,7 @@ int lsd_symtab_build(struct lsd_symtab *t, Elf *elf, Elf *symtab_elf)
 	if (!err)
 		err = add_plt(t, elf);
 	if (!err)
-		err = flatten(t);
+		err = lsd_symtab_flatten(t);
 	return err;
 }
 

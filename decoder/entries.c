@@ -5,11 +5,12 @@
  * entries are still visible to whoever calls them: the target of every
  * direct call in the module's code, and the addresses the module takes
  * of its own code for indirect calls (a RIP-relative lea, a RELATIVE or
- * IRELATIVE relocation, the ELF entry point -- how a stripped
- * executable's main reaches __libc_start_main).  Each such address no
+ * IRELATIVE relocation -- how a stripped executable's main reaches
+ * __libc_start_main --, DT_INIT and DT_FINI, the ELF entry point).  Each such address no
  * symbol covers starts a synthetic function "module+0xVADDR" (VADDR as
  * nm would print it from the unstripped file), up to the next entry, the
- * next symbol or the end of its section.  A function entered only by a
+ * next symbol or the end of its section; a FUNC symbol of size 0 at the
+ * entry (crt's frame_dummy) gives it its name instead.  A function entered only by a
  * jump (a tail call) or through an address computed otherwise stays part
  * of the one before it.
  */
@@ -124,6 +125,34 @@ static int add_relocs(Elf *elf, struct ent_list *l)
 	return err;
 }
 
+/* DT_INIT and DT_FINI: code the loader and libc call by the dynamic
+ * section's pointers (_init, _fini). */
+static int add_dynamic(Elf *elf, struct ent_list *l)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int err = 0;
+
+	while (!err && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t i, n, ent = gelf_fsize(elf, ELF_T_DYN, 1, EV_CURRENT);
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !ent)
+			continue;
+		d = elf_getdata(scn, NULL);
+		n = d ? d->d_size / ent : 0;
+		for (i = 0; i < n && !err; i++) {
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_INIT || dyn.d_tag == DT_FINI)
+				err = ent_push(l, dyn.d_un.d_ptr);
+		}
+	}
+	return err;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -189,8 +218,12 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname)
 	cs_close(&cs);
 	if (!err)
 		err = add_relocs(elf, &l);
+	if (!err)
+		err = add_dynamic(elf, &l);
 	if (!err && gelf_getehdr(elf, &eh) && eh.e_entry)
 		err = ent_push(&l, eh.e_entry);
+	for (i = 0; i < t->nzero && !err; i++)
+		err = ent_push(&l, t->zero[i].start);
 	if (err)
 		goto out;
 	qsort(l.a, l.n, sizeof(*l.a), cmp_u64);
@@ -208,6 +241,7 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname)
 	}
 	for (i = 0; i < nadd && !err; i++) {
 		uint64_t a = l.a[i], end = next_boundary(t, a);
+		const char *zname = NULL;
 		char name[4096];
 
 		if (i + 1 < nadd && l.a[i + 1] < end)
@@ -215,8 +249,15 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname)
 		for (k = 0; k < nxs; k++)
 			if (a >= xs[k].start && a < xs[k].end && xs[k].end < end)
 				end = xs[k].end;
-		snprintf(name, sizeof(name), "%s+0x%" PRIx64, modname, a);
-		err = lsd_symtab_add_owned(t, a, end - a, name, LSD_SYM_SYNTHETIC);
+		for (k = 0; k < t->nzero && !zname; k++)
+			if (t->zero[k].start == a)
+				zname = t->zero[k].name;
+		if (zname)	/* a size-0 symbol there names it */
+			snprintf(name, sizeof(name), "%s", zname);
+		else
+			snprintf(name, sizeof(name), "%s+0x%" PRIx64, modname, a);
+		err = lsd_symtab_add_owned(t, a, end - a, name,
+					   zname ? LSD_SYM_ZEROSIZE : LSD_SYM_SYNTHETIC);
 	}
 	if (!err && nadd)
 		err = lsd_symtab_flatten(t);

@@ -57,7 +57,25 @@ static Elf_Scn *find_type(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* Adds the sized functions of one symbol table section. */
+static int add_zero(struct lsd_symtab *t, uint64_t start, const char *name)
+{
+	if (t->nzero == t->capzero) {
+		size_t ncap = t->capzero ? t->capzero * 2 : 16;
+		void *p = realloc(t->zero, ncap * sizeof(*t->zero));
+
+		if (!p)
+			return -LS_ENOMEM;
+		t->zero = p;
+		t->capzero = ncap;
+	}
+	t->zero[t->nzero].start = start;
+	t->zero[t->nzero].end = start;
+	t->zero[t->nzero].name = name;
+	t->zero[t->nzero++].rank = 0;
+	return 0;
+}
+
+/* Adds the functions of one symbol table section (sized ones to syms). */
 static int add_symbols(struct lsd_symtab *t, Elf *elf, Elf_Scn *scn,
 		       const GElf_Shdr *sh)
 {
@@ -78,11 +96,19 @@ static int add_symbols(struct lsd_symtab *t, Elf *elf, Elf_Scn *scn,
 		type = GELF_ST_TYPE(sym.st_info);
 		bind = GELF_ST_BIND(sym.st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_size)
+		    sym.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
+		if (!sym.st_size) {
+			/* No extent (crt's frame_dummy, _init): an entry that
+			 * names a synthetic function (entries.c). */
+			err = add_zero(t, sym.st_value, name);
+			if (err < 0)
+				return err;
+			continue;
+		}
 		err = add_sym(t, sym.st_value, sym.st_size, name,
 			      bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2);
 		if (err < 0)
@@ -371,6 +397,7 @@ void lsd_symtab_release(struct lsd_symtab *t)
 	for (size_t i = 0; i < t->nnames; i++)
 		free(t->names[i]);
 	free(t->names);
+	free(t->zero);
 	free(t->syms);
 	free(t->segs);
 	memset(t, 0, sizeof(*t));

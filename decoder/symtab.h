@@ -20,6 +20,8 @@ struct lsd_sym {
 
 /* The rank of a function named by its entry (entries.c), not a symbol. */
 #define LSD_SYM_SYNTHETIC 3
+/* ... at which a FUNC symbol of size 0 gives it a name. */
+#define LSD_SYM_ZEROSIZE 4
 
 struct lsd_seg {
 	uint64_t start;		/* up to the next segment's start */
@@ -33,6 +35,10 @@ struct lsd_symtab {
 	size_t nsegs;
 	char **names;		/* owned strings ("puts@plt") */
 	size_t nnames, capnames;
+	/* FUNC symbols of size 0 (crt code, _init): not in syms, they
+	 * name the synthetic function of an entry there. */
+	struct lsd_sym *zero;
+	size_t nzero, capzero;
 };
 
 /* Adds the functions of elf to t: symtab_elf's .symtab when it has one,

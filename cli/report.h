@@ -48,7 +48,8 @@ int report_structural(FILE *f, const char *file, const char *debug_dir,
 /* The function's name, "module+0xoff" when it has none, "??" for LSP_NONE. */
 const char *report_func_name(const struct lsp_profile *p, uint32_t func,
 			     char *buf, size_t len);
-/* A loop's source place "file:line", else "module+0xoff". */
+/* A loop's source place "file:line", else "module+0xvaddr" (its head's
+ * ELF address, as function names without a symbol give theirs). */
 const char *report_loop_where(const struct lsp_profile *p, uint32_t loop,
 			      char *buf, size_t len);
 /* The last path component. */

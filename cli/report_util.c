@@ -58,7 +58,7 @@ const char *report_loop_where(const struct lsp_profile *p, uint32_t loop,
 	else
 		snprintf(buf, len, "%s+0x%" PRIx64,
 			 l->module < p->n_modules ? report_base(p->modules[l->module].path) : "?",
-			 l->head_off);
+			 l->head_vaddr);
 	return buf;
 }
 

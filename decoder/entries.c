@@ -162,7 +162,23 @@ static int cmp_u64(const void *a, const void *b)
 
 struct xsec {
 	uint64_t start, end;
+	const uint8_t *data;	/* the section's bytes, NULL if unknown */
 };
+
+/* Whether the code at a is the rt_sigreturn trampoline (mov $15, %rax or
+ * %eax; syscall), as glibc's __restore_rt.  The kernel enters it by the
+ * signal handler's return, never by a call: it stays in no function, as
+ * the detector's function rows (one span per call) expect. */
+static int sigreturn_at(const struct xsec *x, uint64_t a)
+{
+	static const uint8_t q[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+	static const uint8_t d[] = { 0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+	const uint8_t *c = x->data ? x->data + (a - x->start) : NULL;
+	uint64_t left = x->end - a;
+
+	return c && ((left >= sizeof(q) && !memcmp(c, q, sizeof(q))) ||
+		     (left >= sizeof(d) && !memcmp(c, d, sizeof(d))));
+}
 
 /* The start of the segment after the one holding vaddr (the next symbol
  * boundary), or UINT64_MAX. */
@@ -209,9 +225,10 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname)
 			break;
 		}
 		xs = p;
-		xs[nxs].start = sh.sh_addr;
-		xs[nxs++].end = sh.sh_addr + sh.sh_size;
 		d = elf_getdata(scn, NULL);
+		xs[nxs].start = sh.sh_addr;
+		xs[nxs].end = sh.sh_addr + sh.sh_size;
+		xs[nxs++].data = d && d->d_buf && d->d_size == sh.sh_size ? d->d_buf : NULL;
 		if (d && d->d_buf)
 			err = sweep_section(cs, d->d_buf, d->d_size, sh.sh_addr, &l);
 	}
@@ -230,13 +247,14 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname)
 	/* Keep the entries in code that no symbol covers, once each. */
 	for (i = 0; i < l.n; i++) {
 		uint64_t a = l.a[i];
-		int inside = 0;
+		const struct xsec *in = NULL;
 
 		if (nadd && l.a[nadd - 1] == a)
 			continue;
-		for (k = 0; k < nxs && !inside; k++)
-			inside = a >= xs[k].start && a < xs[k].end;
-		if (inside && !lsd_symtab_find(t, a))
+		for (k = 0; k < nxs && !in; k++)
+			if (a >= xs[k].start && a < xs[k].end)
+				in = &xs[k];
+		if (in && !sigreturn_at(in, a) && !lsd_symtab_find(t, a))
 			l.a[nadd++] = a;
 	}
 	for (i = 0; i < nadd && !err; i++) {

@@ -75,6 +75,8 @@ int report_is_loader(const char *path);
  * path, its last component, or that component up to a '.' ("libc" for
  * libc.so.6). */
 int report_module_match(const struct lsp_profile *p, uint32_t mod, const char *name);
+/* The same test on a module's recorded path (NULL matches nothing). */
+int report_path_match(const char *path, const char *name);
 /* Whether any module of p matches name. */
 int report_module_known(const struct lsp_profile *p, const char *name);
 /* Whether a view prints loop / function under o's module filter and

@@ -121,17 +121,18 @@ int report_is_loader(const char *path)
 	       (!strncmp(b, "ld-", 3) && b[3] >= '0' && b[3] <= '9' && strstr(b, ".so"));
 }
 
-int report_module_match(const struct lsp_profile *p, uint32_t mod, const char *name)
+int report_path_match(const char *path, const char *name)
 {
-	const char *path, *b;
+	const char *b = report_base(path);
 	size_t n = strlen(name);
 
-	if (mod >= p->n_modules)
-		return 0;
-	path = p->modules[mod].path;
-	b = report_base(path);
-	return !strcmp(path, name) || !strcmp(b, name) ||
-	       (n && !strncmp(b, name, n) && b[n] == '.');
+	return path && (!strcmp(path, name) || !strcmp(b, name) ||
+			(n && !strncmp(b, name, n) && b[n] == '.'));
+}
+
+int report_module_match(const struct lsp_profile *p, uint32_t mod, const char *name)
+{
+	return mod < p->n_modules && report_path_match(p->modules[mod].path, name);
 }
 
 int report_module_known(const struct lsp_profile *p, const char *name)

@@ -13,6 +13,18 @@ ALL_CFLAGS := $(WARN) $(CFLAGS) -D_GNU_SOURCE -I. -Icommon -MMD -MP
 LIBS := $(shell $(PKG_CONFIG) --libs libzstd libelf libdw capstone 2>/dev/null) -lipt -lpthread
 ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags libzstd libelf libdw capstone 2>/dev/null)
 
+# debuginfod (symbols by build-id from DEBUGINFOD_URLS): optional.  Without
+# elfutils' header the build goes on, and DEBUGINFOD_URLS does nothing
+# (the commands say so when it is set).
+HAVE_DEBUGINFOD := $(shell printf '\043include <elfutils/debuginfod.h>\n' | \
+	$(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+ifeq ($(HAVE_DEBUGINFOD),yes)
+ALL_CFLAGS += -DLS_HAVE_DEBUGINFOD
+LIBS += $(shell $(PKG_CONFIG) --libs libdebuginfod 2>/dev/null || echo -ldebuginfod)
+else
+$(info note: elfutils/debuginfod.h not found (Debian: libdebuginfod-dev, or 'make deps'): building without debuginfod support)
+endif
+
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDSAN := -fsanitize=$(SANITIZE)
@@ -34,8 +46,8 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/%)
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_DEPS := build-essential pkg-config libipt-dev libzstd-dev libcapstone-dev \
-	libelf-dev libdw-dev valgrind linux-perf xz-utils bzip2 sqlite3 zstd \
-	python3 procps
+	libelf-dev libdw-dev libdebuginfod-dev valgrind linux-perf xz-utils bzip2 \
+	sqlite3 zstd python3 procps debuginfod
 
 all: $(BIN) vgtool testdata
 

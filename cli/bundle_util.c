@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "decoder/modfile.h"
+#include "decoder/symbols.h"
 #include "formats/bundle.h"
 #include "ls_err.h"
 
@@ -74,8 +75,14 @@ static int is_kernel_path(const char *p)
 void cli_warn_missing_code(struct lsb_reader *r, const char *debug_dir)
 {
 	struct missing_ctx m = { .r = r, .debug_dir = debug_dir };
+	const char *urls = getenv("DEBUGINFOD_URLS");
 	char list[1024] = "";
 	size_t i, k, len = 0;
+
+	if (urls && *urls && !lsd_debuginfod_built())
+		cli_warning("DEBUGINFOD_URLS is set, but this loopscope was built without "
+			    "debuginfod support (elfutils/debuginfod.h was missing: install "
+			    "libdebuginfod-dev and rebuild): debug files are not fetched");
 
 	lsb_reader_events(r, on_missing_event, &m);
 	/* The program's own files first: the kernel's are expected missing. */

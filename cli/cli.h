@@ -45,7 +45,8 @@ void cli_reader_error(struct lsb_reader *r, int err);
 /* One warning naming the executable mappings of the traced run whose code
  * neither the bundle holds nor a file with the recorded build-id (at its
  * path or in debug_dir, may be NULL): decoding through them can only
- * count losses. */
+ * count losses.  Also warns when DEBUGINFOD_URLS is set in a build
+ * without debuginfod support. */
 void cli_warn_missing_code(struct lsb_reader *r, const char *debug_dir);
 /* Why a file cannot be created at path, in words, into buf: its
  * directory is missing, not a directory or not writable.  Returns buf, or

@@ -16,7 +16,7 @@
 #include "ls_err.h"
 
 static const char annotate_usage[] =
-	"usage: loopscope annotate [--function=<name>] [--format=text|json]\n"
+	"usage: loopscope annotate [--function=<name>] [--module=<name>] [--format=text|json]\n"
 	"                          [--min-percent=<p>] [--no-skid-fix] [FILE]\n"
 	"\n"
 	"Prints the disassembly of the hot functions of the bundle FILE (recorded\n"
@@ -25,6 +25,8 @@ static const char annotate_usage[] =
 	"and cost per execution (CPI, or ns per execution), under its source lines.\n"
 	"\n"
 	"    --function=<name>    only this function\n"
+	"    --module=<name>      only the functions of this module: its path, file\n"
+	"                         name, or file name up to a '.' (libc)\n"
 	"    --format=text|json   output format (default text)\n"
 	"    --min-percent=<p>    functions with at least p% of the attributed cost\n"
 	"                         (default 5 for text, 0 for json)\n"
@@ -33,10 +35,11 @@ static const char annotate_usage[] =
 	"    --debug-dir=<dir>    executables the bundle only references\n"
 	"    -h, --help           show this help\n";
 
-enum { OPT_FUNCTION = 256, OPT_FORMAT, OPT_MIN, OPT_NOSKID, OPT_DEBUG_DIR };
+enum { OPT_FUNCTION = 256, OPT_FORMAT, OPT_MIN, OPT_NOSKID, OPT_DEBUG_DIR, OPT_MODULE };
 
 static const struct option annotate_options[] = {
 	{ "function", required_argument, NULL, OPT_FUNCTION },
+	{ "module", required_argument, NULL, OPT_MODULE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "min-percent", required_argument, NULL, OPT_MIN },
 	{ "no-skid-fix", no_argument, NULL, OPT_NOSKID },
@@ -390,7 +393,7 @@ static int cmp_func_cost(const void *x, const void *y)
 
 int cmd_annotate(int argc, char **argv)
 {
-	const char *file = "loopscope.lsc", *func = NULL, *debug_dir = NULL;
+	const char *file = "loopscope.lsc", *func = NULL, *debug_dir = NULL, *module = NULL;
 	struct ann a;
 	double min_pct = -1;
 	int c, noskid = 0, shown = 0, status = 0;
@@ -403,6 +406,13 @@ int cmd_annotate(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", annotate_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_FUNCTION: func = optarg; break;
+		case OPT_MODULE:
+			if (!*optarg) {
+				cli_error("option '--module' wants a module name");
+				return cli_usage(annotate_usage, 1);
+			}
+			module = optarg;
+			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "json"))
 				a.json = 1;
@@ -431,6 +441,15 @@ int cmd_annotate(int argc, char **argv)
 		min_pct = a.json ? 0 : 5;
 	if (cli_cpi_open(&a.c, file, debug_dir, noskid, 0, 0))
 		return 1;
+	for (i = 0; module && i < lsb_reader_nmodules(a.c.cc.r); i++)
+		if (report_path_match(lsb_reader_module(a.c.cc.r, i)->path, module))
+			break;
+	if (module && i == lsb_reader_nmodules(a.c.cc.r)) {
+		cli_error("no module '%s' in '%s' (see 'loopscope info %s')", module, file,
+			  file);
+		cli_cpi_close(&a.c);
+		return 1;
+	}
 	/* Without samples: the exact executions, per instruction and
 	 * source line, as callgrind_annotate shows them. */
 	a.nosamp = !a.c.st.samples;
@@ -488,7 +507,12 @@ int cmd_annotate(int argc, char **argv)
 		const char *name = cli_cpi_func_name(&a.c, f, nb, sizeof(nb));
 
 		const struct lsa_cpi_func *cf = lsa_cpi_func(a.c.cpi, f);
+		const struct lsa_cfg_func *fn = lsa_cfg_func(a.c.cc.cfg, f);
+		const struct lsb_module *m = fn && fn->module >= 0 ?
+			lsb_reader_module(a.c.cc.r, (size_t)fn->module) : NULL;
 
+		if (module && !(m && report_path_match(m->path, module)))
+			continue;
 		if (func ? strcmp(func, name) != 0 : a.nosamp ?
 			   cli_cpi_pct((double)cf->self.insns, (double)a.insns) < min_pct ||
 			   !cf->self.insns :
@@ -502,7 +526,11 @@ int cmd_annotate(int argc, char **argv)
 	if (a.json)
 		print_tail(&a);
 	if (func && !shown) {
-		cli_error("no executed function '%s' in '%s'", func, file);
+		if (module)
+			cli_error("no executed function '%s' in module '%s' of '%s'", func,
+				  module, file);
+		else
+			cli_error("no executed function '%s' in '%s'", func, file);
 		status = 1;
 	} else if (fflush(stdout) || ferror(stdout)) {
 		cli_error("cannot write the annotation: %s", strerror(errno));

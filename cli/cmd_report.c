@@ -22,6 +22,7 @@ static const char report_usage[] =
 	"usage: loopscope report [--tree | --function=<name> | --functions | --folded |\n"
 	"                         --structural [--merge-threshold=<t>]]\n"
 	"                        [--format=text|json|csv] [--min-percent=<p>]\n"
+	"                        [--module=<name>] [--show-loader]\n"
 	"                        [--thread=<tid>] [--buckets=<n>] [FILE]\n"
 	"   or: loopscope report --cpi [--no-skid-fix] [--format=text|json|csv]\n"
 	"                        [--min-percent=<p>] [BUNDLE]\n"
@@ -31,7 +32,11 @@ static const char report_usage[] =
 	"default view is the flat profile: per loop, sorted by total\n"
 	"instructions, its head address, function, file:line, iterations, self\n"
 	"and total instructions with their % of the program, entries and the\n"
-	"trip-count histogram.\n"
+	"trip-count histogram.  The flat profile and --tree hide the loops of the\n"
+	"dynamic loader (ld-linux*, ld.so), which run before main, and say in their\n"
+	"header how many and how many instructions they ran.  Functions without a\n"
+	"symbol are named by their entry, module+0xADDR (ADDR as nm prints it);\n"
+	"with DEBUGINFOD_URLS set, debug files are fetched by build-id.\n"
 	"\n"
 	"    --tree               the loop call graph as an indented tree\n"
 	"    --function=<name>    the function's loop heads (ID), back branches (B)\n"
@@ -48,6 +53,9 @@ static const char report_usage[] =
 	"                         (0 to 100; default 1 for text, 0 for json, csv\n"
 	"                         and --folded)\n"
 	"    --thread=<tid>       only the threads with this tid\n"
+	"    --module=<name>      only the loops and functions of this module: its\n"
+	"                         path, file name, or file name up to a '.' (libc)\n"
+	"    --show-loader        show the dynamic loader's loops (flat, --tree)\n"
 	"    --buckets=<n>        trip-count rows per loop (0 to 2^30, default 10;\n"
 	"                         0: one per trip count)\n"
 	"    --cpi                time share, cost per instruction (CPI, or ns with\n"
@@ -63,7 +71,7 @@ static const char report_usage[] =
 
 enum { OPT_TREE = 256, OPT_FUNCTION, OPT_FUNCTIONS, OPT_FOLDED, OPT_FORMAT,
        OPT_MIN, OPT_THREAD, OPT_BUCKETS, OPT_DEBUG_DIR, OPT_STRUCTURAL, OPT_MERGE_T,
-       OPT_CPI, OPT_NOSKID };
+       OPT_CPI, OPT_NOSKID, OPT_MODULE, OPT_SHOW_LOADER };
 
 static const struct option report_options[] = {
 	{ "tree", no_argument, NULL, OPT_TREE },
@@ -79,6 +87,8 @@ static const struct option report_options[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "cpi", no_argument, NULL, OPT_CPI },
 	{ "no-skid-fix", no_argument, NULL, OPT_NOSKID },
+	{ "module", required_argument, NULL, OPT_MODULE },
+	{ "show-loader", no_argument, NULL, OPT_SHOW_LOADER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -122,6 +132,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { .min_pct = -1.0, .buckets = 10 };
 	enum view view = V_FLAT;
 	int c, nviews = 0, err, status = 0, structural = 0, cpi = 0, noskid = 0;
+	int show_loader = 0;
 	double merge_t = 3.0;
 	int64_t tid = LSP_VIEW_ALL;
 	struct lsp_profile *p = NULL;
@@ -174,6 +185,14 @@ int cmd_report(int argc, char **argv)
 		case OPT_DEBUG_DIR: debug_dir = optarg; break;
 		case OPT_CPI: cpi = 1; break;
 		case OPT_NOSKID: noskid = 1; break;
+		case OPT_MODULE:
+			if (!*optarg) {
+				cli_error("option '--module' wants a module name");
+				return cli_usage(report_usage, 1);
+			}
+			o.module = optarg;
+			break;
+		case OPT_SHOW_LOADER: show_loader = 1; break;
 		case 'h': return cli_usage(report_usage, 0);
 		default: return cli_usage(report_usage, 1);
 		}
@@ -194,6 +213,17 @@ int cmd_report(int argc, char **argv)
 	if (o.min_pct < 0)
 		o.min_pct = view == V_JSON || view == V_CSV || view == V_FOLDED ? 0.0 : 1.0;
 	o.source = file;
+	if (o.module && (structural || cpi)) {
+		cli_error("--module goes with the views of a profile, not with --%s",
+			  structural ? "structural" : "cpi");
+		return cli_usage(report_usage, 1);
+	}
+	if (show_loader && (structural || cpi || (view != V_FLAT && view != V_TREE))) {
+		cli_error("--show-loader goes with the flat profile and --tree, which hide "
+			  "the loader's loops");
+		return cli_usage(report_usage, 1);
+	}
+	o.hide_loader = !show_loader && (view == V_FLAT || view == V_TREE);
 	if (structural && cpi) {
 		cli_error("--structural and --cpi are different views: pick one");
 		return cli_usage(report_usage, 1);
@@ -233,6 +263,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (cli_load_profile(file, debug_dir, &p))
 		return 1;
+	if (o.module && !report_module_known(p, o.module)) {
+		cli_error("no module '%s' in '%s' (see its modules with --functions "
+			  "or --format=csv)", o.module, file);
+		lsp_free(p);
+		return 1;
+	}
 	err = lsp_view_new(&v, p, tid);
 	if (err == -LS_ENOENT) {
 		cli_error("no thread with tid %" PRId64 " in '%s'", tid, file);
@@ -247,14 +283,18 @@ int cmd_report(int argc, char **argv)
 	switch (view) {
 	case V_FLAT: err = report_flat(stdout, v, &o); break;
 	case V_TREE: err = report_tree(stdout, v, &o); break;
-	case V_FUNCTION: err = report_function(stdout, v, func); break;
+	case V_FUNCTION: err = report_function(stdout, v, func, &o); break;
 	case V_FUNCTIONS: err = report_functions(stdout, v, &o); break;
 	case V_FOLDED: err = report_folded(stdout, v, &o); break;
 	case V_JSON: err = report_json(stdout, v, &o); break;
 	case V_CSV: err = report_csv(stdout, v, &o); break;
 	}
 	if (err == -LS_ENOENT) {
-		cli_error("no function '%s' in '%s'", func, file);
+		if (o.module)
+			cli_error("no function '%s' in module '%s' of '%s'", func, o.module,
+				  file);
+		else
+			cli_error("no function '%s' in '%s'", func, file);
 		status = 1;
 	} else if (err < 0) {
 		cli_error("cannot report '%s': %s", file, ls_errstr(err));

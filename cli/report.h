@@ -15,13 +15,16 @@ struct report_opts {
 	double min_pct;		/* prune below this percent of the total */
 	size_t buckets;		/* flat: trip buckets shown per loop (0: all) */
 	const char *source;	/* the input file, for headers */
+	const char *module;	/* only this module's loops and functions, or NULL */
+	int hide_loader;	/* leave out the dynamic loader's loops (flat, tree) */
 };
 
 /* Views; return 0 or a negative LS_E* code (out of memory). */
 int report_flat(FILE *f, const struct lsp_view *v, const struct report_opts *o);
 int report_tree(FILE *f, const struct lsp_view *v, const struct report_opts *o);
-/* Returns -LS_ENOENT when no function is called name. */
-int report_function(FILE *f, const struct lsp_view *v, const char *name);
+/* Returns -LS_ENOENT when no function (of o->module) is called name. */
+int report_function(FILE *f, const struct lsp_view *v, const char *name,
+		    const struct report_opts *o);
 int report_functions(FILE *f, const struct lsp_view *v, const struct report_opts *o);
 int report_json(FILE *f, const struct lsp_view *v, const struct report_opts *o);
 int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o);
@@ -45,7 +48,8 @@ int report_structural(FILE *f, const char *file, const char *debug_dir,
 /* The function's name, "module+0xoff" when it has none, "??" for LSP_NONE. */
 const char *report_func_name(const struct lsp_profile *p, uint32_t func,
 			     char *buf, size_t len);
-/* A loop's source place "file:line", else "module+0xoff". */
+/* A loop's source place "file:line", else "module+0xvaddr" (its head's
+ * ELF address, as function names without a symbol give theirs). */
 const char *report_loop_where(const struct lsp_profile *p, uint32_t loop,
 			      char *buf, size_t len);
 /* The last path component. */
@@ -63,6 +67,28 @@ void report_csv_str(FILE *f, const char *s);
 enum { REPORT_CPI_TEXT, REPORT_CPI_JSON, REPORT_CPI_CSV };
 int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 	       int no_skid_fix, double min_pct);
+
+/* Whether path's last component names the dynamic loader (ld-linux*,
+ * ld.so*, ld-<version>.so, ld-musl-*). */
+int report_is_loader(const char *path);
+/* Whether profile module mod is the one --module=name names: its recorded
+ * path, its last component, or that component up to a '.' ("libc" for
+ * libc.so.6). */
+int report_module_match(const struct lsp_profile *p, uint32_t mod, const char *name);
+/* The same test on a module's recorded path (NULL matches nothing). */
+int report_path_match(const char *path, const char *name);
+/* Whether any module of p matches name. */
+int report_module_known(const struct lsp_profile *p, const char *name);
+/* Whether a view prints loop / function under o's module filter and
+ * loader hiding. */
+int report_loop_shown(const struct lsp_profile *p, uint32_t loop,
+		      const struct report_opts *o);
+int report_func_shown(const struct lsp_profile *p, uint32_t func,
+		      const struct report_opts *o);
+/* The header line saying what o's filter leaves out: the module shown,
+ * or how many loops of the dynamic loader are hidden, with the
+ * instructions of their own code (nothing when none). */
+void report_filter_note(FILE *f, const struct lsp_view *v, const struct report_opts *o);
 
 /* A source path as text reports print it: relative to the current
  * directory when under it, else as it is (absolute where the debug info

@@ -123,7 +123,8 @@ static int inlines(const struct lsp_profile *p, uint32_t fn, const char *name)
 	return 0;
 }
 
-int report_function(FILE *f, const struct lsp_view *v, const char *name)
+int report_function(FILE *f, const struct lsp_view *v, const char *name,
+		    const struct report_opts *o)
 {
 	const struct lsp_profile *p = v->p;
 	char fbuf[256];
@@ -135,7 +136,8 @@ int report_function(FILE *f, const struct lsp_view *v, const char *name)
 		int direct = !strcmp(fname, name);
 
 		/* A function inlined into others has its loops in theirs. */
-		if (!direct && !inlines(p, (uint32_t)i, name))
+		if ((!direct && !inlines(p, (uint32_t)i, name)) ||
+		    !report_func_shown(p, (uint32_t)i, o))
 			continue;
 		if (found++)
 			fputc('\n', f);
@@ -162,45 +164,64 @@ static int func_cmp(const void *x, const void *y)
 	return a->func < b->func ? -1 : a->func > b->func;
 }
 
+/* Whether function x is printed: in o's module, with a share >= min. */
+static int func_row(const struct lsp_view *v, uint32_t fn, const struct report_opts *o)
+{
+	const struct lsp_view_func *x = &v->funcs[fn];
+
+	return report_func_shown(v->p, fn, o) &&
+	       (lsp_view_pct(v, x->self) >= o->min_pct ||
+		lsp_view_pct(v, x->total) >= o->min_pct ||
+		lsp_view_pct(v, x->loop_level) >= o->min_pct);
+}
+
 int report_functions(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 {
 	const struct lsp_profile *p = v->p;
 	uint64_t self = 0, ll = 0;
 	uint32_t *ids;
 	size_t i, n = 0;
+	int wf = 28, wm = 16;	/* column widths: the longest name shown */
 	char fbuf[256];
 
 	ids = malloc((p->n_funcs + 1) * sizeof(*ids));
 	if (!ids)
 		return -LS_ENOMEM;
 	for (i = 0; i < p->n_funcs; i++)
-		if (v->funcs[i].seen)
+		if (v->funcs[i].seen && func_row(v, (uint32_t)i, o))
 			ids[n++] = (uint32_t)i;
 	sort_view = v;
 	qsort(ids, n, sizeof(*ids), func_cmp);
 	sort_view = NULL;
+	for (i = 0; i < n; i++) {
+		const struct lsp_func *pf = &p->funcs[ids[i]];
+		int a = (int)strlen(report_func_name(p, ids[i], fbuf, sizeof(fbuf)));
+		int b = (int)strlen(pf->module < p->n_modules ?
+				    report_base(p->modules[pf->module].path) : "?");
+
+		wf = a > wf ? a : wf;
+		wm = b > wm ? b : wm;
+	}
 	fprintf(f, "Function level versus loop level, %% of %" PRIu64 " instructions; "
 		"functions with >= %.2f%% in any column\n", v->total_insns, o->min_pct);
-	fprintf(f, "%-28s %-16s %9s %9s %12s\n", "function", "module", "self %", "total %",
-		"loop level %");
+	if (o->module)
+		fprintf(f, "Only the functions of module %s\n", o->module);
+	fprintf(f, "%-*s %-*s %9s %9s %12s\n", wf, "function", wm, "module", "self %",
+		"total %", "loop level %");
 	for (i = 0; i < n; i++) {
 		const struct lsp_view_func *x = &v->funcs[ids[i]];
 		const struct lsp_func *pf = &p->funcs[ids[i]];
 
-		if (lsp_view_pct(v, x->self) < o->min_pct &&
-		    lsp_view_pct(v, x->total) < o->min_pct &&
-		    lsp_view_pct(v, x->loop_level) < o->min_pct)
-			continue;
 		self += x->self;
 		ll += x->loop_level;
-		fprintf(f, "%-28s %-16s %9.2f %9.2f %12.2f\n",
-			report_func_name(p, ids[i], fbuf, sizeof(fbuf)),
+		fprintf(f, "%-*s %-*s %9.2f %9.2f %12.2f\n",
+			wf, report_func_name(p, ids[i], fbuf, sizeof(fbuf)), wm,
 			pf->module < p->n_modules ? report_base(p->modules[pf->module].path) : "?",
 			lsp_view_pct(v, x->self), lsp_view_pct(v, x->total),
 			lsp_view_pct(v, x->loop_level));
 	}
-	fprintf(f, "%-28s %-16s %9.2f %9s %12.2f\n", "Sum", "", lsp_view_pct(v, self), "",
-		lsp_view_pct(v, ll));
+	fprintf(f, "%-*s %-*s %9.2f %9s %12.2f\n", wf, "Sum", wm, "", lsp_view_pct(v, self),
+		"", lsp_view_pct(v, ll));
 	free(ids);
 	return 0;
 }

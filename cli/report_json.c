@@ -144,6 +144,8 @@ int report_json(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 
 		if (lsp_view_pct(v, l->total) < o->min_pct)
 			break;
+		if (!report_loop_shown(p, l->loop, o))
+			continue;
 		fputs(shown++ ? ",\n" : "\n", f);
 		json_loop(f, v, l);
 	}
@@ -153,7 +155,8 @@ int report_json(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		const struct lsp_func *pf = &p->funcs[i];
 
 		if (!x->seen || (lsp_view_pct(v, x->self) < o->min_pct &&
-				 lsp_view_pct(v, x->loop_level) < o->min_pct))
+				 lsp_view_pct(v, x->loop_level) < o->min_pct) ||
+		    !report_func_shown(p, (uint32_t)i, o))
 			continue;
 		fprintf(f, "%s\n    {\"id\": %zu, \"name\": ", shown++ ? "," : "", i);
 		report_json_str(f, report_func_name(p, (uint32_t)i, fbuf, sizeof(fbuf)));
@@ -212,6 +215,8 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 
 		if (lsp_view_pct(v, l->total) < o->min_pct)
 			break;
+		if (!report_loop_shown(p, l->loop, o))
+			continue;
 		fprintf(f, "%" PRIu32 ",", l->loop);
 		report_csv_str(f, p->modules[pl->module].path);
 		fprintf(f, ",0x%" PRIx64 ",", pl->head_vaddr);

@@ -71,12 +71,15 @@ int report_flat(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 	fprintf(f, "Flat loop profile of %s: %" PRIu64 " instructions, %zu thread%s, "
 		"loops with >= %.2f%% of the total\n", o->source, v->total_insns,
 		v->nthreads, v->nthreads == 1 ? "" : "s", o->min_pct);
+	report_filter_note(f, v, o);
 	for (i = 0; i < n && !err; i++) {
 		const struct lsp_view_loop *l = &v->loops[ids[i]];
 		const struct lsp_loop *pl = &p->loops[l->loop];
 
 		if (lsp_view_pct(v, l->total) < o->min_pct)
 			break;		/* sorted by total: the rest are below too */
+		if (!report_loop_shown(p, l->loop, o))
+			continue;
 		fprintf(f, "-----\nLoop %" PRIu32 " at 0x%" PRIx64 " (%s) in %s", l->loop,
 			pl->head_vaddr, report_loop_where(p, l->loop, where, sizeof(where)),
 			report_func_name(p, pl->func, fbuf, sizeof(fbuf)));
@@ -157,7 +160,29 @@ struct tree {
  * loops shows under each what it ran for that one, never more than the
  * parent.  The profile keeps those per parent, not per path: below a loop
  * entered from several parents, its children's shares are scaled by the
- * part of it that ran from this one (`scale`), an estimate marked "~". */
+ * part of it that ran from this one (`scale`), an estimate marked "~".
+ * A loop the filter hides (another module's, the loader's) is not
+ * printed: its children stand in its place. */
+static void tree_node(struct tree *t, const struct lsp_view_link *in, double scale,
+		      int depth);
+
+static void tree_kids(struct tree *t, uint32_t loop, double next, int depth)
+{
+	const struct lsp_view *v = t->v;
+	const struct lsp_view_loop *l = &v->loops[loop];
+	struct lsp_view_link *kids = by_total(v, v->children + l->child0, l->nchildren);
+	size_t i;
+
+	if (!kids) {
+		t->nomem = 1;
+		return;
+	}
+	for (i = 0; i < l->nchildren; i++)
+		if (lsp_view_pct(v, kids[i].total) * next >= t->o->min_pct)
+			tree_node(t, &kids[i], next, depth);
+	free(kids);
+}
+
 static void tree_node(struct tree *t, const struct lsp_view_link *in, double scale,
 		      int depth)
 {
@@ -167,10 +192,17 @@ static void tree_node(struct tree *t, const struct lsp_view_link *in, double sca
 	double share = (double)in->total * scale, next;
 	char num[32];
 	char where[512], fbuf[256];
-	struct lsp_view_link *kids;
 	const char *mark = "";
-	size_t i;
 
+	if (!report_loop_shown(v->p, loop, t->o)) {
+		if (t->on_path[loop])
+			return;
+		t->on_path[loop] = 1;
+		next = l->total && share < (double)l->total ? share / (double)l->total : 1.0;
+		tree_kids(t, loop, next, depth);
+		t->on_path[loop] = 0;
+		return;
+	}
 	if (t->on_path[loop])
 		mark = "  (recursion)";
 	else if (t->done[loop] && l->nchildren)
@@ -184,16 +216,8 @@ static void tree_node(struct tree *t, const struct lsp_view_link *in, double sca
 	if (*mark || t->done[loop])
 		return;
 	t->done[loop] = t->on_path[loop] = 1;
-	kids = by_total(v, v->children + l->child0, l->nchildren);
-	if (!kids) {
-		t->nomem = 1;
-		return;
-	}
 	next = l->total && share < (double)l->total ? share / (double)l->total : 1.0;
-	for (i = 0; i < l->nchildren; i++)
-		if (lsp_view_pct(v, kids[i].total) * next >= t->o->min_pct)
-			tree_node(t, &kids[i], next, depth + 1);
-	free(kids);
+	tree_kids(t, loop, next, depth + 1);
 	t->on_path[loop] = 0;
 }
 
@@ -216,6 +240,7 @@ int report_tree(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		"run while entered from the parent, entries from the parent; loops "
 		"with >= %.2f%%\n", o->source,
 		v->total_insns, o->min_pct);
+	report_filter_note(f, v, o);
 	fprintf(f, "%6.2f%%  (top level)  %.2f%% outside loops\n",
 		v->total_insns ? 100.0 : 0.0, lsp_view_pct(v, v->outside));
 	for (i = 0; i < v->ntops && !t.nomem; i++)
@@ -273,7 +298,8 @@ int report_folded(FILE *f, const struct lsp_view *v, const struct report_opts *o
 	for (i = 0; i < v->p->n_loops; i++) {
 		const struct lsp_view_loop *l = &v->loops[i];
 
-		if (!l->seen || !l->self || lsp_view_pct(v, l->total) < o->min_pct)
+		if (!l->seen || !l->self || lsp_view_pct(v, l->total) < o->min_pct ||
+		    !report_loop_shown(v->p, (uint32_t)i, o))
 			continue;
 		folded_stack(f, v, (uint32_t)i);
 		fprintf(f, " %" PRIu64 "\n", l->self);

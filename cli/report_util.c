@@ -58,7 +58,7 @@ const char *report_loop_where(const struct lsp_profile *p, uint32_t loop,
 	else
 		snprintf(buf, len, "%s+0x%" PRIx64,
 			 l->module < p->n_modules ? report_base(p->modules[l->module].path) : "?",
-			 l->head_off);
+			 l->head_vaddr);
 	return buf;
 }
 
@@ -108,4 +108,86 @@ void report_json_str(FILE *f, const char *s)
 double report_simd_pct(const struct lsp_view_loop *l)
 {
 	return l->self ? 100.0 * (double)l->self_ic[LSP_IC_SIMD] / (double)l->self : 0.0;
+}
+
+/* Whether the last component of path names the dynamic loader:
+ * ld-linux*.so*, ld.so*, ld-<version>.so (glibc < 2.34), ld-musl-*. */
+int report_is_loader(const char *path)
+{
+	const char *b = report_base(path);
+
+	return !strncmp(b, "ld-linux", 8) || !strncmp(b, "ld.so", 5) ||
+	       !strncmp(b, "ld-musl-", 8) ||
+	       (!strncmp(b, "ld-", 3) && b[3] >= '0' && b[3] <= '9' && strstr(b, ".so"));
+}
+
+int report_path_match(const char *path, const char *name)
+{
+	const char *b = report_base(path);
+	size_t n = strlen(name);
+
+	return path && (!strcmp(path, name) || !strcmp(b, name) ||
+			(n && !strncmp(b, name, n) && b[n] == '.'));
+}
+
+int report_module_match(const struct lsp_profile *p, uint32_t mod, const char *name)
+{
+	return mod < p->n_modules && report_path_match(p->modules[mod].path, name);
+}
+
+int report_module_known(const struct lsp_profile *p, const char *name)
+{
+	for (uint32_t m = 0; m < p->n_modules; m++)
+		if (report_module_match(p, m, name))
+			return 1;
+	return 0;
+}
+
+/* Whether loop l is hidden as one of the loader's (not its module's
+ * filter). */
+static int loader_hidden(const struct lsp_profile *p, uint32_t loop,
+			 const struct report_opts *o)
+{
+	uint32_t m = p->loops[loop].module;
+
+	return o->hide_loader && !o->module && m < p->n_modules &&
+	       report_is_loader(p->modules[m].path);
+}
+
+int report_loop_shown(const struct lsp_profile *p, uint32_t loop,
+		      const struct report_opts *o)
+{
+	if (o->module)
+		return report_module_match(p, p->loops[loop].module, o->module);
+	return !loader_hidden(p, loop, o);
+}
+
+int report_func_shown(const struct lsp_profile *p, uint32_t func,
+		      const struct report_opts *o)
+{
+	return !o->module || (func < p->n_funcs &&
+			      report_module_match(p, p->funcs[func].module, o->module));
+}
+
+void report_filter_note(FILE *f, const struct lsp_view *v, const struct report_opts *o)
+{
+	const struct lsp_profile *p = v->p;
+	const char *name = NULL;
+	uint64_t self = 0, n = 0;
+
+	if (o->module) {
+		fprintf(f, "Only the loops of module %s; %% of all instructions\n", o->module);
+		return;
+	}
+	for (uint32_t i = 0; i < p->n_loops; i++) {
+		if (!v->loops[i].seen || !loader_hidden(p, i, o))
+			continue;
+		n++;
+		self += v->loops[i].self;
+		name = report_base(p->modules[p->loops[i].module].path);
+	}
+	if (n)
+		fprintf(f, "Hidden: %" PRIu64 " loop%s of the dynamic loader %s, %" PRIu64
+			" instructions (%.2f%%) in their own code; --show-loader shows them\n",
+			n, n == 1 ? "" : "s", name, self, lsp_view_pct(v, self));
 }

@@ -14,7 +14,8 @@
  * looked for by build-id (same two .build-id folders) and by
  * .gnu_debuglink (next to the path, in .debug/ there, under
  * /usr/lib/debug/<dir>, in DEBUG_DIR), accepted when its build-id matches
- * or, for a module without one, when the debuglink CRC does.
+ * or, for a module without one, when the debuglink CRC does; last, when
+ * DEBUGINFOD_URLS is set, from those debuginfod servers by build-id.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -60,6 +61,7 @@ struct mod {
 	struct load_seg *loads;
 	size_t nloads;
 	struct lsd_symtab tab;
+	int entries_done;	/* synthetic functions added (entries.c) */
 };
 
 /* Source file names made absolute with their unit's DW_AT_comp_dir, by
@@ -77,6 +79,7 @@ struct lsd_symbols {
 	struct mod *mods;
 	struct abspath *paths;
 	size_t npaths, cappaths;	/* cappaths: 0 or a power of two */
+	void *dbgd;		/* debuginfod client, made at its first use */
 	char errmsg[1024];
 };
 
@@ -218,7 +221,8 @@ static const char *debuglink(Elf *elf, uint32_t *crc)
 
 /* Looks for the separate debug file of module m (whose ELF is main). */
 static void find_debug(struct lsd_symbols *s, const struct lsb_module *m,
-		       Elf *main, struct elf_file *f)
+		       Elf *main, const void *main_data, size_t main_len,
+		       struct elf_file *f)
 {
 	char path[4096];
 	uint32_t crc = 0;
@@ -236,7 +240,7 @@ static void find_debug(struct lsd_symbols *s, const struct lsb_module *m,
 	}
 	link = debuglink(main, &crc);
 	if (!link || strchr(link, '/') || !m->path)
-		return;
+		goto servers;
 	slash = strrchr(m->path, '/');
 	dl = slash ? (int)(slash - m->path) : 0;
 	for (int i = 0; i < 4; i++) {
@@ -267,6 +271,16 @@ static void find_debug(struct lsd_symbols *s, const struct lsb_module *m,
 			return;
 		file_release(f);
 	}
+servers:
+	/* Nothing here: the servers, asked for a real GNU build-id only
+	 * (the recorder's hashes of files without one mean nothing to
+	 * them). */
+	if (m->build_id_len > 1 && ls_buildid_mem(main_data, main_len,
+						  (uint8_t[LSB_BUILD_ID_MAX]){ 0 },
+						  LSB_BUILD_ID_MAX) > 0 &&
+	    !lsd_debuginfod_find(&s->dbgd, m->build_id, (size_t)m->build_id_len,
+				 path, sizeof(path)))
+		try_file(s, m, path, f);
 }
 
 static int read_loads(struct mod *md)
@@ -319,7 +333,8 @@ static int mod_load(struct lsd_symbols *s, size_t i, struct mod *md)
 		return err;
 	if (!has_section(md->main.elf, SHT_SYMTAB, NULL) ||
 	    !has_section(md->main.elf, 0, ".debug_info"))
-		find_debug(s, m, md->main.elf, &md->dbg);
+		find_debug(s, m, md->main.elf, md->main.data, md->main.len,
+			   &md->dbg);
 	symelf = md->dbg.elf ? md->dbg.elf : md->main.elf;
 	err = lsd_symtab_build(&md->tab, md->main.elf, symelf);
 	if (err < 0) {
@@ -381,6 +396,7 @@ void lsd_symbols_close(struct lsd_symbols *s)
 		free(s->paths[i].abs);
 	free(s->paths);
 	free(s->mods);
+	lsd_debuginfod_end(s->dbgd);
 	free(s->debug_dir);
 	free(s);
 }
@@ -551,8 +567,20 @@ int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
 	if (off_to_vaddr(md, off, &info->vaddr) < 0)
 		return 0;	/* not in the loaded image: unknown */
 	sym = lsd_symtab_find(&md->tab, info->vaddr);
+	if (!sym && !md->entries_done) {
+		/* Code no symbol covers: name the functions there by their
+		 * entries, swept once per module at its first such lookup.
+		 * Out of memory leaves them unknown. */
+		const char *base = m && m->path ? strrchr(m->path, '/') : NULL;
+
+		md->entries_done = 1;
+		base = base ? base + 1 : m && m->path && *m->path ? m->path : "[unknown]";
+		if (lsd_symtab_add_entries(&md->tab, md->main.elf, base) >= 0)
+			sym = lsd_symtab_find(&md->tab, info->vaddr);
+	}
 	if (sym) {
 		info->function = sym->name;
+		info->synthetic = sym->rank == LSD_SYM_SYNTHETIC;
 		info->func_off = info->vaddr - sym->start;
 		info->func_start = off - info->func_off;
 	}

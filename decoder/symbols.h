@@ -6,8 +6,9 @@
  * they do not depend on where the module was loaded (ASLR).  Symbols come
  * from .symtab, .dynsym and PLT entries (as "name@plt"); lines and
  * inlined functions from DWARF via libdw, read from the embedded module,
- * else from the recorded path, a --debug-dir, or
- * /usr/lib/debug/.build-id/xx/rest.debug when its build-id matches.
+ * else from the recorded path, a --debug-dir,
+ * /usr/lib/debug/.build-id/xx/rest.debug when its build-id matches, or
+ * the debuginfod servers of DEBUGINFOD_URLS.
  *
  * Functions return >= 0 on success or a negative LS_E* code.
  */
@@ -25,7 +26,12 @@ struct lsd_symbols;
 
 struct lsd_symbol_info {
 	const char *module;	/* path of the module as recorded */
-	const char *function;	/* NULL if no symbol covers the address */
+	/* NULL if no function covers the address.  Code no symbol
+	 * covers belongs to the synthetic function of the nearest entry
+	 * before it that calls or taken addresses show, named
+	 * "module+0xVADDR" (its ELF address, as nm prints it). */
+	const char *function;
+	int synthetic;		/* function is such a name, no symbol */
 	uint64_t func_off;	/* address - function start */
 	uint64_t func_start;	/* function start as a file offset */
 	uint64_t vaddr;		/* the address as an ELF virtual address */
@@ -41,7 +47,9 @@ int lsd_symbols_open(struct lsd_symbols **ps, struct lsb_reader *r,
 		     const char *debug_dir);
 void lsd_symbols_close(struct lsd_symbols *s);
 /* Reads every module's symbols now, not at its first lookup (which reads
- * the bundle): lookups then touch the reader no more.  A module that
+ * the bundle): lookups then touch the reader no more (the first lookup
+ * of code no symbol covers still sweeps that module's code for entries,
+ * ~0.2 s for libc, from the bytes loaded here).  A module that
  * cannot be read keeps its error for its lookups.  Returns 0, or
  * -LS_EINVAL. */
 int lsd_symbols_load(struct lsd_symbols *s);
@@ -60,6 +68,20 @@ int lsd_symbols_load(struct lsd_symbols *s);
  * lines unknown. */
 int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
 		       int want_lines, struct lsd_symbol_info *info);
+
+/* Whether this build can ask debuginfod servers (libdebuginfod was there
+ * when it was compiled). */
+int lsd_debuginfod_built(void);
+/* Asks the servers of DEBUGINFOD_URLS for the separate debug file of
+ * build-id id[0..len), through *client (made at the first call, NULL
+ * before; lsd_debuginfod_end() frees it); its path in the client's cache
+ * goes to path.  Returns 0, or
+ *   -LS_ENOENT	DEBUGINFOD_URLS is unset or empty, or no server has it;
+ *   -LS_EUNSUP	built without libdebuginfod;
+ *   -LS_ENOMEM, -LS_EINVAL. */
+int lsd_debuginfod_find(void **client, const uint8_t *id, size_t len,
+			char *path, size_t cap);
+void lsd_debuginfod_end(void *client);
 
 /* Text of the last failure: the module, and for a build-id mismatch both
  * the file found and the recorded module.  Never NULL. */

@@ -57,7 +57,25 @@ static Elf_Scn *find_type(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* Adds the sized functions of one symbol table section. */
+static int add_zero(struct lsd_symtab *t, uint64_t start, const char *name)
+{
+	if (t->nzero == t->capzero) {
+		size_t ncap = t->capzero ? t->capzero * 2 : 16;
+		void *p = realloc(t->zero, ncap * sizeof(*t->zero));
+
+		if (!p)
+			return -LS_ENOMEM;
+		t->zero = p;
+		t->capzero = ncap;
+	}
+	t->zero[t->nzero].start = start;
+	t->zero[t->nzero].end = start;
+	t->zero[t->nzero].name = name;
+	t->zero[t->nzero++].rank = 0;
+	return 0;
+}
+
+/* Adds the functions of one symbol table section (sized ones to syms). */
 static int add_symbols(struct lsd_symtab *t, Elf *elf, Elf_Scn *scn,
 		       const GElf_Shdr *sh)
 {
@@ -78,11 +96,19 @@ static int add_symbols(struct lsd_symtab *t, Elf *elf, Elf_Scn *scn,
 		type = GELF_ST_TYPE(sym.st_info);
 		bind = GELF_ST_BIND(sym.st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_size)
+		    sym.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
+		if (!sym.st_size) {
+			/* No extent (crt's frame_dummy, _init): an entry that
+			 * names a synthetic function (entries.c). */
+			err = add_zero(t, sym.st_value, name);
+			if (err < 0)
+				return err;
+			continue;
+		}
 		err = add_sym(t, sym.st_value, sym.st_size, name,
 			      bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2);
 		if (err < 0)
@@ -150,12 +176,11 @@ static int add_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	return 0;
 }
 
-static int add_plt_name(struct lsd_symtab *t, uint64_t start, uint64_t size,
-			const char *base)
+int lsd_symtab_add_owned(struct lsd_symtab *t, uint64_t start, uint64_t size,
+			 const char *name, int rank)
 {
-	size_t len = strlen(base) + sizeof("@plt");
+	size_t len = strlen(name) + 1;
 	char *s;
-	int err;
 
 	if (t->nnames == t->capnames) {
 		size_t ncap = t->capnames ? t->capnames * 2 : 64;
@@ -169,10 +194,18 @@ static int add_plt_name(struct lsd_symtab *t, uint64_t start, uint64_t size,
 	s = malloc(len);
 	if (!s)
 		return -LS_ENOMEM;
-	snprintf(s, len, "%s@plt", base);
+	memcpy(s, name, len);
 	t->names[t->nnames++] = s;
-	err = add_sym(t, start, size, s, 0);
-	return err;
+	return add_sym(t, start, size, s, rank);
+}
+
+static int add_plt_name(struct lsd_symtab *t, uint64_t start, uint64_t size,
+			const char *base)
+{
+	char name[1024];
+
+	snprintf(name, sizeof(name), "%s@plt", base);
+	return lsd_symtab_add_owned(t, start, size, name, 0);
 }
 
 /* Names the entries of one PLT section as binutils does: each entry holds
@@ -290,12 +323,15 @@ static int cmp_u64(const void *a, const void *b)
 /* Flattens the symbols into segments with a sweep over all boundaries: a
  * stack holds the symbols entered, in start order; its top, once expired
  * ones are popped, is the covering symbol with the greatest start. */
-static int flatten(struct lsd_symtab *t)
+int lsd_symtab_flatten(struct lsd_symtab *t)
 {
 	size_t n = t->nsyms, npts = 0, i, j = 0, top = 0;
 	uint64_t *pts;
 	int32_t *stack;
 
+	free(t->segs);
+	t->segs = NULL;
+	t->nsegs = 0;
 	if (!n)
 		return 0;
 	qsort(t->syms, n, sizeof(*t->syms), cmp_sym);
@@ -352,7 +388,7 @@ int lsd_symtab_build(struct lsd_symtab *t, Elf *elf, Elf *symtab_elf)
 	if (!err)
 		err = add_plt(t, elf);
 	if (!err)
-		err = flatten(t);
+		err = lsd_symtab_flatten(t);
 	return err;
 }
 
@@ -361,6 +397,7 @@ void lsd_symtab_release(struct lsd_symtab *t)
 	for (size_t i = 0; i < t->nnames; i++)
 		free(t->names[i]);
 	free(t->names);
+	free(t->zero);
 	free(t->syms);
 	free(t->segs);
 	memset(t, 0, sizeof(*t));

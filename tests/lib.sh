@@ -3,6 +3,9 @@
 set -u
 : "${LOOPSCOPE:?run through tests/run.sh or make check}"
 t_n=0
+# Symbols come from the bundle and local files only, never from the
+# debuginfod servers of the caller's environment (t0636 starts its own).
+unset DEBUGINFOD_URLS
 T_TMP=$(mktemp -d)
 trap 'rm -rf "$T_TMP"' EXIT
 

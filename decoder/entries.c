@@ -1,0 +1,286 @@
+/* entries.c - functions of code no symbol covers, named by their entry.
+ *
+ * A stripped module (most system libraries) keeps .dynsym for its
+ * exported functions only; its internal functions have no name.  Their
+ * entries are still visible to whoever calls them: the target of every
+ * direct call in the module's code, and the addresses the module takes
+ * of its own code for indirect calls (a RIP-relative lea, a RELATIVE or
+ * IRELATIVE relocation -- how a stripped executable's main reaches
+ * __libc_start_main --, DT_INIT and DT_FINI, the ELF entry point).  Each such address no
+ * symbol covers starts a synthetic function "module+0xVADDR" (VADDR as
+ * nm would print it from the unstripped file), up to the next entry, the
+ * next symbol or the end of its section; a FUNC symbol of size 0 at the
+ * entry (crt's frame_dummy) gives it its name instead.  A function entered only by a
+ * jump (a tail call) or through an address computed otherwise stays part
+ * of the one before it.
+ */
+#include <capstone/capstone.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/symtab.h"
+#include "ls_err.h"
+
+struct ent_list {
+	uint64_t *a;
+	size_t n, cap;
+};
+
+static int ent_push(struct ent_list *l, uint64_t a)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? 2 * l->cap : 1024;
+		void *p = realloc(l->a, ncap * sizeof(*l->a));
+
+		if (!p)
+			return -LS_ENOMEM;
+		l->a = p;
+		l->cap = ncap;
+	}
+	l->a[l->n++] = a;
+	return 0;
+}
+
+/* The target of a direct call (e8 rel32) or a RIP-relative lea at c, the
+ * instruction ending at next; 0 when it is neither. */
+static int entry_target(const uint8_t *c, size_t len, uint64_t next, uint64_t *out)
+{
+	size_t i = 0;
+	int32_t disp;
+
+	while (i < len && (c[i] == 0x66 || c[i] == 0x67 || c[i] == 0xf2 ||
+			   c[i] == 0xf3 || c[i] == 0x2e || c[i] == 0x3e))
+		i++;
+	if (i < len && c[i] == 0xe8 && len - i == 5) {
+		memcpy(&disp, c + i + 1, 4);
+		*out = next + (uint64_t)(int64_t)disp;
+		return 1;
+	}
+	if (i < len && (c[i] & 0xf0) == 0x40)
+		i++;		/* REX */
+	/* lea disp32(%rip), reg: 8d, mod 00 r/m 101. */
+	if (len - i == 6 && c[i] == 0x8d && (c[i + 1] & 0xc7) == 0x05) {
+		memcpy(&disp, c + i + 2, 4);
+		*out = next + (uint64_t)(int64_t)disp;
+		return 1;
+	}
+	return 0;
+}
+
+static int sweep_section(csh cs, const uint8_t *data, size_t len, uint64_t addr,
+			 struct ent_list *l)
+{
+	cs_insn *in = cs_malloc(cs);
+	const uint8_t *p = data;
+	uint64_t a = addr, t;
+	int err = 0;
+
+	if (!in)
+		return -LS_ENOMEM;
+	while (len && !err) {
+		const uint8_t *here = p;
+
+		if (!cs_disasm_iter(cs, &p, &len, &a, in)) {
+			p++;	/* data or padding: step a byte */
+			len--;
+			a++;
+			continue;
+		}
+		if (entry_target(here, in->size, a, &t))
+			err = ent_push(l, t);
+	}
+	cs_free(in, 1);
+	return err;
+}
+
+/* Addends of RELATIVE and IRELATIVE relocations: pointers to the
+ * module's own code (function tables, .init_array, ifunc resolvers). */
+static int add_relocs(Elf *elf, struct ent_list *l)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int err = 0;
+
+	while (!err && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t i, n, ent = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !ent)
+			continue;
+		d = elf_getdata(scn, NULL);
+		n = d ? d->d_size / ent : 0;
+		for (i = 0; i < n && !err; i++) {
+			GElf_Rela r;
+			size_t type;
+
+			if (!gelf_getrela(d, (int)i, &r))
+				break;
+			type = GELF_R_TYPE(r.r_info);
+			if (type == R_X86_64_RELATIVE || type == R_X86_64_IRELATIVE)
+				err = ent_push(l, (uint64_t)r.r_addend);
+		}
+	}
+	return err;
+}
+
+/* DT_INIT and DT_FINI: code the loader and libc call by the dynamic
+ * section's pointers (_init, _fini). */
+static int add_dynamic(Elf *elf, struct ent_list *l)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int err = 0;
+
+	while (!err && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t i, n, ent = gelf_fsize(elf, ELF_T_DYN, 1, EV_CURRENT);
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !ent)
+			continue;
+		d = elf_getdata(scn, NULL);
+		n = d ? d->d_size / ent : 0;
+		for (i = 0; i < n && !err; i++) {
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_INIT || dyn.d_tag == DT_FINI)
+				err = ent_push(l, dyn.d_un.d_ptr);
+		}
+	}
+	return err;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct xsec {
+	uint64_t start, end;
+	const uint8_t *data;	/* the section's bytes, NULL if unknown */
+};
+
+/* Whether the code at a is the rt_sigreturn trampoline (mov $15, %rax or
+ * %eax; syscall), as glibc's __restore_rt.  The kernel enters it by the
+ * signal handler's return, never by a call: it stays in no function, as
+ * the detector's function rows (one span per call) expect. */
+static int sigreturn_at(const struct xsec *x, uint64_t a)
+{
+	static const uint8_t q[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+	static const uint8_t d[] = { 0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+	const uint8_t *c = x->data ? x->data + (a - x->start) : NULL;
+	uint64_t left = x->end - a;
+
+	return c && ((left >= sizeof(q) && !memcmp(c, q, sizeof(q))) ||
+		     (left >= sizeof(d) && !memcmp(c, d, sizeof(d))));
+}
+
+/* The start of the segment after the one holding vaddr (the next symbol
+ * boundary), or UINT64_MAX. */
+static uint64_t next_boundary(const struct lsd_symtab *t, uint64_t vaddr)
+{
+	size_t lo = 0, hi = t->nsegs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->segs[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nsegs ? t->segs[lo].start : UINT64_MAX;
+}
+
+int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname)
+{
+	struct ent_list l = { NULL, 0, 0 };
+	struct xsec *xs = NULL;
+	size_t nxs = 0, i, k, nadd = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	csh cs;
+	int err = 0;
+
+	if (!t || !elf || !modname)
+		return -LS_EINVAL;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return -LS_EUNSUP;
+	while (!err && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		void *p;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+			continue;
+		p = realloc(xs, (nxs + 1) * sizeof(*xs));
+		if (!p) {
+			err = -LS_ENOMEM;
+			break;
+		}
+		xs = p;
+		d = elf_getdata(scn, NULL);
+		xs[nxs].start = sh.sh_addr;
+		xs[nxs].end = sh.sh_addr + sh.sh_size;
+		xs[nxs++].data = d && d->d_buf && d->d_size == sh.sh_size ? d->d_buf : NULL;
+		if (d && d->d_buf)
+			err = sweep_section(cs, d->d_buf, d->d_size, sh.sh_addr, &l);
+	}
+	cs_close(&cs);
+	if (!err)
+		err = add_relocs(elf, &l);
+	if (!err)
+		err = add_dynamic(elf, &l);
+	if (!err && gelf_getehdr(elf, &eh) && eh.e_entry)
+		err = ent_push(&l, eh.e_entry);
+	for (i = 0; i < t->nzero && !err; i++)
+		err = ent_push(&l, t->zero[i].start);
+	if (err)
+		goto out;
+	qsort(l.a, l.n, sizeof(*l.a), cmp_u64);
+	/* Keep the entries in code that no symbol covers, once each. */
+	for (i = 0; i < l.n; i++) {
+		uint64_t a = l.a[i];
+		const struct xsec *in = NULL;
+
+		if (nadd && l.a[nadd - 1] == a)
+			continue;
+		for (k = 0; k < nxs && !in; k++)
+			if (a >= xs[k].start && a < xs[k].end)
+				in = &xs[k];
+		if (in && !sigreturn_at(in, a) && !lsd_symtab_find(t, a))
+			l.a[nadd++] = a;
+	}
+	for (i = 0; i < nadd && !err; i++) {
+		uint64_t a = l.a[i], end = next_boundary(t, a);
+		const char *zname = NULL;
+		char name[4096];
+
+		if (i + 1 < nadd && l.a[i + 1] < end)
+			end = l.a[i + 1];
+		for (k = 0; k < nxs; k++)
+			if (a >= xs[k].start && a < xs[k].end && xs[k].end < end)
+				end = xs[k].end;
+		for (k = 0; k < t->nzero && !zname; k++)
+			if (t->zero[k].start == a)
+				zname = t->zero[k].name;
+		if (zname)	/* a size-0 symbol there names it */
+			snprintf(name, sizeof(name), "%s", zname);
+		else
+			snprintf(name, sizeof(name), "%s+0x%" PRIx64, modname, a);
+		err = lsd_symtab_add_owned(t, a, end - a, name,
+					   zname ? LSD_SYM_ZEROSIZE : LSD_SYM_SYNTHETIC);
+	}
+	if (!err && nadd)
+		err = lsd_symtab_flatten(t);
+out:
+	free(l.a);
+	free(xs);
+	return err;
+}

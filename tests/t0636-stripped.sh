@@ -1,0 +1,140 @@
+# t0636-stripped.sh - stripped binaries: functions without symbols named
+# by their entry (module+0xVADDR), and debug files fetched by build-id
+# from a real debuginfod server (DEBUGINFOD_URLS).
+# Oracles: nm of the unstripped binary (every function's address), the
+# unstripped binary's own profile of the same run (the runs are
+# identical: same path, same environment, same code bytes), readelf -n
+# (build-ids), and the debuginfod client's cache.
+. "$LSTOP/tests/lib.sh"
+t_need_recorder
+cd "$T_TMP" || exit 1
+mkdir run srv
+
+# testdata/calls.c: main calls step and work directly; _start is the ELF
+# entry; frame_dummy and __do_global_dtors_aux are reached through
+# .init_array/.fini_array pointers, _init/_fini through DT_INIT/DT_FINI.
+cp "$TESTDATA/calls" full
+objcopy --only-keep-debug full srv/calls.debug
+strip --strip-all -o stripped full
+strip --strip-debug -o nodebug full
+id=$(readelf -n full | sed -n 's/.*Build ID: //p')
+t_ok "the stripped binary keeps the build-id $id" \
+	test "$(readelf -n stripped | sed -n 's/.*Build ID: //p')" = "$id"
+t_eq "the stripped binary has no .symtab and no DWARF" 0 \
+	"$(readelf -SW stripped | grep -c '\.symtab\|\.debug_')"
+t_eq "the --strip-debug one keeps .symtab, no DWARF" "1 0" \
+	"$(readelf -SW nodebug | grep -c '\.symtab') $(readelf -SW nodebug | grep -c '\.debug_')"
+
+# One path for all three, so the runs are the same run.
+for b in full stripped nodebug; do
+	cp "$b" run/calls
+	"$LOOPSCOPE" record -q -o "$b.lsc" -- ./run/calls >/dev/null
+	"$LOOPSCOPE" analyze -o "$b.lsprof" "$b.lsc" >/dev/null 2>&1
+done
+t_eq "the three runs execute the same instructions" 1 \
+	"$(for b in full stripped nodebug; do "$LOOPSCOPE" report "$b.lsprof" | sed -n '1s/.*: \([0-9]*\) instr.*/\1/p'; done | sort -u | wc -l)"
+
+# name -> expected stripped name, from nm of the unstripped binary.
+nmname() {
+	a=$(nm full | awk -v f="$1" '$3 == f {print $1}' | sed 's/^0*//')
+	echo "calls+0x$a"
+}
+# "name self total calls" of each function of module calls, from JSON.
+funcs() {	# funcs PROFILE
+	"$LOOPSCOPE" report --format=json --module=calls "$1" | python3 -c '
+import json, sys
+for f in json.load(sys.stdin)["functions"]:
+    print(f["name"], f["self_instructions"], f["total_instructions"], f["calls"])'
+}
+funcs full.lsprof >full.f
+funcs stripped.lsprof >stripped.f
+row() { awk -v n="$1" '$1 == n {print $2, $3, $4}' "$2"; }
+
+# Functions entered by a call, a pointer, DT_INIT/DT_FINI or as the ELF
+# entry: in the stripped run each is calls+0x<nm address> with the very
+# counts the unstripped run gives it by name.
+for f in main step work _start frame_dummy __do_global_dtors_aux _init _fini; do
+	want=$(row "$f" full.f)
+	n=$(nmname "$f")
+	if [ -z "$want" ]; then
+		t_eq "$f ran (in the unstripped profile)" "a row" "none"
+		continue
+	fi
+	t_eq "stripped: $f is $n, self total calls as unstripped ($want)" "$want" "$(row "$n" stripped.f)"
+done
+# register_tm_clones is entered only by frame_dummy's tail jump: no call
+# names it, so in the stripped run its code belongs to the function before
+# it, deregister_tm_clones (called by __do_global_dtors_aux): their self
+# counts add up there.
+d=$(row deregister_tm_clones full.f | cut -d' ' -f1)
+r=$(row register_tm_clones full.f | cut -d' ' -f1)
+t_eq "stripped: register_tm_clones (a tail jump's target) is inside $(nmname deregister_tm_clones), $d + $r" \
+	"$((d + r))" "$(row "$(nmname deregister_tm_clones)" stripped.f | cut -d' ' -f1)"
+t_eq "stripped: no function of calls is unnamed" 0 \
+	"$(awk '$1 == "" || $1 == "??"' stripped.f | wc -l)"
+
+# Loops are labelled by their synthetic function in every view: work's
+# loop (calls.c:16) and main's two loops (lines 22, 26).
+W=$(nmname work)
+M=$(nmname main)
+loops() {	# loops PROFILE: "id function" of the loops of module calls
+	"$LOOPSCOPE" report --format=csv --module=calls "$1" | awk -F, 'NR > 1 {print $1, $4}' | sort
+}
+t_eq "stripped: the loops of calls are in $W and $M (work, main)" \
+	"$(loops full.lsprof | sed "s/ work\$/ $W/; s/ main\$/ $M/")" "$(loops stripped.lsprof)"
+t_eq "stripped: 3 loops in module calls" 3 "$(loops stripped.lsprof | wc -l)"
+"$LOOPSCOPE" report --function="$W" stripped.lsprof >fn.out
+t_grep "stripped: --function=$W finds work's loop" "^Function $W " fn.out
+"$LOOPSCOPE" report --tree stripped.lsprof >tree.out
+t_eq "stripped: the tree shows $W under both of $M's loops" 2 \
+	"$(grep -c "loop [0-9]*  $W  calls+0x" tree.out)"
+"$LOOPSCOPE" report --functions --min-percent=0 stripped.lsprof >fs.out
+t_grep "stripped: --functions lists $W" "^$W  *calls " fs.out
+"$LOOPSCOPE" annotate --function="$W" stripped.lsc >an.out 2>an.err
+t_grep "stripped: annotate --function=$W shows it" "$W" an.out
+
+# debuginfod: a real server on a free local port serves srv/calls.debug.
+if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
+	echo "ok $((t_n += 1)) # skip the debuginfod server part: debuginfod is not installed"
+	exit 0
+fi
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+debuginfod -d :memory: -p "$port" -F srv >dbgd.log 2>&1 &
+dpid=$!
+trap 'kill "$dpid" 2>/dev/null; rm -rf "$T_TMP"' EXIT
+URL=http://127.0.0.1:$port
+# Wait for its first scan: each probe with a fresh client cache, since a
+# miss is cached for ten minutes.
+i=0
+while [ $i -lt 100 ] &&
+      ! DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH=$T_TMP/probe$i \
+	debuginfod-find debuginfo "$id" >/dev/null 2>&1; do
+	i=$((i + 1))
+	sleep 0.2
+done
+t_ok "debuginfod on port $port serves $id" test $i -lt 100
+
+for b in stripped nodebug; do
+	DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH=$T_TMP/cache-$b \
+		"$LOOPSCOPE" analyze -o "$b-d.lsprof" "$b.lsc" >/dev/null 2>&1
+	t_ok "$b: the debug file came into DEBUGINFOD_CACHE_PATH" \
+		test -s "$T_TMP/cache-$b/$id/debuginfo"
+	# Names, lines, line ranges, inline chains: the unstripped run's
+	# reports, bar the first line (the input file's name).
+	for view in "--min-percent=0 --show-loader" "--functions --min-percent=0" "--tree"; do
+		# shellcheck disable=SC2086
+		"$LOOPSCOPE" report $view full.lsprof | sed 1d >want.out
+		# shellcheck disable=SC2086
+		"$LOOPSCOPE" report $view "$b-d.lsprof" | sed 1d >got.out
+		t_ok "$b + debuginfod: report $view as for the unstripped binary" \
+			cmp want.out got.out
+	done
+done
+"$LOOPSCOPE" report --min-percent=0 stripped-d.lsprof >d.out
+t_grep "stripped + debuginfod: work's loop at calls.c:16" "calls\.c:16) in work" d.out
+
+# A server that is not there: the synthetic names, no failure.
+DEBUGINFOD_URLS=http://127.0.0.1:1 DEBUGINFOD_CACHE_PATH=$T_TMP/cache-none \
+	"$LOOPSCOPE" analyze -o none.lsprof stripped.lsc >/dev/null 2>&1
+t_eq "no server at the URL: work is still $W" "$(row "$W" stripped.f)" \
+	"$(funcs none.lsprof | awk -v n="$W" '$1 == n {print $2, $3, $4}')"

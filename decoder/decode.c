@@ -724,6 +724,15 @@ static uint64_t psb_fup_ip(const uint8_t *buf, size_t len)
 	return lsd_psb_read(buf, len, 0, &ip, &tsc) > 0 ? ip : 0;
 }
 
+static lsd_progress_fn *progress_fn;
+static void *progress_arg;
+
+void lsd_set_progress(lsd_progress_fn *fn, void *arg)
+{
+	progress_fn = fn;
+	progress_arg = arg;
+}
+
 int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		       struct lsd_chunkbuf *b, int k)
 {
@@ -805,6 +814,11 @@ static int run_go(struct lsd_run *r)
 				err = report_loss(r, 0, ch->raw_size, -pte_internal);
 			} else {
 				r->st->pt_bytes += (uint64_t)r->clen;
+				if (progress_fn) {
+					progress_fn(progress_arg, d->r, (uint64_t)r->clen,
+						    r->insns - r->told_insns);
+					r->told_insns = r->insns;
+				}
 				err = chunk_begin(r);
 			}
 		}

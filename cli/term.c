@@ -67,6 +67,7 @@ const char *cli_color(FILE *f, const char *role)
 static struct {
 	pthread_mutex_t lock;
 	int enabled, shown;
+	double delay;		/* seconds before the first line */
 	double start, last_draw, pass_start;
 	const struct lsb_reader *r;	/* the bundle being decoded */
 	uint64_t total, bytes, insns;	/* PT bytes of it, decoded so far */
@@ -102,7 +103,7 @@ static void draw(const char *what)
 	double t = now(), el = t - pg.pass_start;
 	char a[32], b[32], c[32], d[32], eta[32] = "";
 
-	if (t - pg.start < 1.0 || t - pg.last_draw < 0.25)
+	if (t - pg.start < pg.delay || (pg.shown && t - pg.last_draw < 0.25))
 		return;
 	pg.last_draw = t;
 	human(a, sizeof(a), (double)pg.bytes, "B");
@@ -120,9 +121,8 @@ static void draw(const char *what)
 			"%s/s%s", cli_color(stderr, "dim"), what, cli_color(stderr, "off"), a,
 			b, 100.0 * (double)pg.bytes / (double)pg.total, c, d, eta);
 	} else {
-		human(d, sizeof(d), el > 0 ? pg.bytes / el : 0, "B");
-		fprintf(stderr, "\r\033[K%s%s%s: %s written, %s/s, %.0f s", cli_color(stderr, "dim"),
-			what, cli_color(stderr, "off"), a, d, el);
+		fprintf(stderr, "\r\033[K%s%s%s: bundle %s so far, %.0f s", cli_color(stderr, "dim"),
+			what, cli_color(stderr, "off"), a, el);
 	}
 	fflush(stderr);
 	pg.shown = 1;
@@ -138,9 +138,11 @@ static void on_chunk(void *arg, const struct lsb_reader *r, uint64_t bytes,
 			/* Another bundle, or another pass over it: count anew. */
 			size_t s, k;
 
+			/* The first pass counts from the command's start,
+			 * which includes opening the bundle. */
+			pg.pass_start = pg.r ? now() : pg.start;
 			pg.r = r;
 			pg.total = pg.bytes = pg.insns = 0;
-			pg.pass_start = now();
 			for (s = 0; s < lsb_reader_nstreams(r); s++)
 				for (k = 0; k < lsb_reader_nchunks(r, s); k++)
 					pg.total += lsb_reader_chunk(r, s, k)->raw_size;
@@ -148,6 +150,13 @@ static void on_chunk(void *arg, const struct lsb_reader *r, uint64_t bytes,
 		pg.bytes += bytes;
 		pg.insns += insns;
 		draw("decoding");
+		if (pg.shown && pg.bytes >= pg.total) {
+			/* The pass is done: what the command prints next
+			 * starts on a clean line. */
+			fputs("\r\033[K", stderr);
+			fflush(stderr);
+			pg.shown = 0;
+		}
 	}
 	pthread_mutex_unlock(&pg.lock);
 }
@@ -165,6 +174,11 @@ void cli_progress_clear(void)
 
 void cli_progress_init(void)
 {
+	const char *d = getenv("LOOPSCOPE_PROGRESS_DELAY");
+
+	/* The delay is settable for the tests, which cannot wait for work
+	 * that takes a second. */
+	pg.delay = d && *d ? atof(d) : 1.0;
 	pg.start = pg.pass_start = now();
 	pg.enabled = isatty(STDERR_FILENO);
 	if (pg.enabled) {
@@ -189,17 +203,20 @@ static void *watch(void *arg)
 
 	(void)arg;
 	for (;;) {
+		int stop;
+
+		/* Looks at the file before it looks at stop: a recording
+		 * gets at least one look, whatever its length. */
 		pthread_mutex_lock(&pg.lock);
-		if (pg.stop) {
-			pthread_mutex_unlock(&pg.lock);
-			break;
-		}
 		if (pg.enabled && !stat(pg.path, &sb)) {
 			pg.bytes = (uint64_t)sb.st_size;
 			pg.total = 0;
 			draw("recording");
 		}
+		stop = pg.stop;
 		pthread_mutex_unlock(&pg.lock);
+		if (stop)
+			break;
 		nanosleep(&ts, NULL);
 	}
 	return NULL;

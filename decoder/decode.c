@@ -814,11 +814,6 @@ static int run_go(struct lsd_run *r)
 				err = report_loss(r, 0, ch->raw_size, -pte_internal);
 			} else {
 				r->st->pt_bytes += (uint64_t)r->clen;
-				if (progress_fn) {
-					progress_fn(progress_arg, d->r, (uint64_t)r->clen,
-						    r->insns - r->told_insns);
-					r->told_insns = r->insns;
-				}
 				err = chunk_begin(r);
 			}
 		}
@@ -827,6 +822,11 @@ static int run_go(struct lsd_run *r)
 		if (err || r->paused)
 			break;
 		err = chunk_end(r);
+		if (progress_fn) {
+			progress_fn(progress_arg, d->r, r->clen > 0 ? (uint64_t)r->clen : 0,
+				    r->insns - r->told_insns);
+			r->told_insns = r->insns;
+		}
 		r->skip = 0;
 		r->in_chunk = 0;
 		r->cur = !r->cur;

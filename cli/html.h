@@ -29,6 +29,9 @@ struct html_lines {
 	struct html_line *rows;
 	size_t *row0;		/* n_loops + 1 entries */
 	size_t nloops;
+	/* Per profile loop, its sampled cost, self and total (zeros
+	 * without samples). */
+	uint64_t *cost_self, *cost_total;
 	const char *unit;	/* "cycles" or "ns" with samples, else NULL */
 	uint64_t cost_all;	/* attributed cost of the run */
 };

@@ -90,7 +90,8 @@ static void put_src_line(FILE *f, struct src *srcs, const struct html_lines *hl,
 	jstr(f, buf);
 }
 
-static void put_loop(FILE *f, const struct lsp_view *v, uint32_t i)
+static void put_loop(FILE *f, const struct lsp_view *v,
+		     const struct html_lines *hl, uint32_t i)
 {
 	const struct lsp_view_loop *l = &v->loops[i];
 	const struct lsp_loop *pl = &v->p->loops[i];
@@ -105,6 +106,9 @@ static void put_loop(FILE *f, const struct lsp_view *v, uint32_t i)
 		",\"s\":%" PRIu64 ",\"t\":%" PRIu64 ",\"mn\":%" PRIu64 ",\"mx\":%" PRIu64,
 		l->depth, l->entries, l->iterations, l->self, l->total,
 		l->trip_min, l->trip_max);
+	if (hl && hl->unit && i < hl->nloops)
+		fprintf(f, ",\"cs\":%" PRIu64 ",\"ct\":%" PRIu64, hl->cost_self[i],
+			hl->cost_total[i]);
 	if (l->over_entries)
 		fprintf(f, ",\"ov\":[%" PRIu64 ",%" PRIu32 "]", l->over_entries,
 			v->p->trip_limit);
@@ -195,7 +199,7 @@ int html_write(FILE *f, const struct lsp_view *v, const struct html_lines *hl,
 	fprintf(f, ",\"haveLines\":%s,\"L\":[", hl ? "true" : "false");
 	for (i = 0; i < n; i++) {
 		fputs(i ? ",\n" : "", f);
-		put_loop(f, v, order[i]);
+		put_loop(f, v, hl, order[i]);
 	}
 	fputs("],\"top\":[", f);
 	for (k = 0; k < v->ntops; k++)

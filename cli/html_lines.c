@@ -132,8 +132,10 @@ int html_lines_new(struct html_lines *hl, const struct cli_cpi *c)
 
 	memset(hl, 0, sizeof(*hl));
 	hl->row0 = calloc(p->n_loops + 1, sizeof(*hl->row0));
+	hl->cost_self = calloc(p->n_loops + 1, sizeof(*hl->cost_self));
+	hl->cost_total = calloc(p->n_loops + 1, sizeof(*hl->cost_total));
 	cpi_of = malloc((p->n_loops + 1) * sizeof(*cpi_of));
-	if (!hl->row0 || !cpi_of || (err = insn_lines(hl, c, &il)) < 0) {
+	if (!hl->row0 || !hl->cost_self || !hl->cost_total || !cpi_of || (err = insn_lines(hl, c, &il)) < 0) {
 		free(cpi_of);
 		html_lines_free(hl);
 		return -LS_ENOMEM;
@@ -141,8 +143,13 @@ int html_lines_new(struct html_lines *hl, const struct cli_cpi *c)
 	/* The first c->ndyn cpi loops are the profile's, in c->dyn_loop. */
 	for (k = 0; k < p->n_loops; k++)
 		cpi_of[k] = SIZE_MAX;
-	for (k = 0; k < c->ndyn; k++)
+	for (k = 0; k < c->ndyn; k++) {
+		const struct lsa_cpi_loop *l = lsa_cpi_loop(c->cpi, k);
+
 		cpi_of[c->dyn_loop[k]] = k;
+		hl->cost_self[c->dyn_loop[k]] = l->self.cost;
+		hl->cost_total[c->dyn_loop[k]] = l->total.cost;
+	}
 	err = 0;
 	hl->nloops = p->n_loops;
 	for (k = 0; k < p->n_loops && !err; k++) {
@@ -172,5 +179,7 @@ void html_lines_free(struct html_lines *hl)
 	free(hl->files);
 	free(hl->rows);
 	free(hl->row0);
+	free(hl->cost_self);
+	free(hl->cost_total);
 	memset(hl, 0, sizeof(*hl));
 }

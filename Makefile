@@ -73,18 +73,19 @@ include testdata/testdata.mk
 check: all $(UNIT_BIN) $(TOOL_BIN) $(FUZZ_BIN)
 	@BUILD=$(BUILD) sh tests/run.sh
 
-# Installs what is missing, builds, records an example program and ends
+# Installs what is missing, builds, records an example program
+# (testdata/cpibench: a cache-missing pointer walk, arithmetic) and ends
 # with its loop profile: the flat top loops, the loop tree, and the HTML
 # report.  Each step re-reads this Makefile, so libraries that `deps` just
 # installed are found by pkg-config.
 demo:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
-	$(BIN) record -q -o $(BUILD)/demo.lsc -- $(BUILD)/testdata/lp_calls
+	$(BIN) record -o $(BUILD)/demo.lsc -- $(BUILD)/testdata/cpibench 100000 4 1000000
 	$(BIN) info $(BUILD)/demo.lsc
 	$(BIN) analyze -o $(BUILD)/demo.lsprof $(BUILD)/demo.lsc
-	$(BIN) report --min-percent=0.2 $(BUILD)/demo.lsprof | head -60
-	$(BIN) report --tree --min-percent=0.2 $(BUILD)/demo.lsprof
+	$(BIN) report --buckets=3 $(BUILD)/demo.lsprof
+	$(BIN) report --tree $(BUILD)/demo.lsprof
 	$(BIN) html -q -o $(BUILD)/demo.html $(BUILD)/demo.lsc
 	@echo "The HTML report of this run: $(abspath $(BUILD)/demo.html) (open it in a browser)"
 

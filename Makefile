@@ -44,10 +44,13 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/%)
 
-# Debian 12 packages the build, the tests and the demo need.
+# Debian 12 packages the build, the tests and the demo need (chromium and
+# its fonts: the HTML report's browser test; python3-jsonschema: the
+# speedscope export's schema check; bsdutils: script(1), a terminal).
 DEB_DEPS := build-essential pkg-config libipt-dev libzstd-dev libcapstone-dev \
 	libelf-dev libdw-dev libdebuginfod-dev valgrind linux-perf xz-utils bzip2 \
-	sqlite3 zstd python3 procps debuginfod
+	sqlite3 zstd python3 procps debuginfod chromium fonts-dejavu-core \
+	fonts-liberation python3-jsonschema bsdutils
 
 all: $(BIN) vgtool testdata
 
@@ -82,14 +85,21 @@ include testdata/testdata.mk
 check: all $(UNIT_BIN) $(TOOL_BIN) $(FUZZ_BIN)
 	@BUILD=$(BUILD) sh tests/run.sh
 
-# Installs what is missing, builds, records an example program and shows
-# what was recorded.  Each step re-reads this Makefile, so libraries that
-# `deps` just installed are found by pkg-config.
+# Installs what is missing, builds, records an example program
+# (testdata/cpibench: a cache-missing pointer walk, arithmetic) and ends
+# with its loop profile: the flat top loops, the loop tree, and the HTML
+# report.  Each step re-reads this Makefile, so libraries that `deps` just
+# installed are found by pkg-config.
 demo:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
-	$(BIN) record -o $(BUILD)/demo.lsc -- $(BUILD)/testdata/calls
+	$(BIN) record -o $(BUILD)/demo.lsc -- $(BUILD)/testdata/cpibench 100000 4 1000000
 	$(BIN) info $(BUILD)/demo.lsc
+	$(BIN) analyze -o $(BUILD)/demo.lsprof $(BUILD)/demo.lsc
+	$(BIN) report --buckets=3 $(BUILD)/demo.lsprof
+	$(BIN) report --tree $(BUILD)/demo.lsprof
+	$(BIN) html -q -o $(BUILD)/demo.html $(BUILD)/demo.lsc
+	@echo "The HTML report of this run: $(abspath $(BUILD)/demo.html) (open it in a browser)"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/loopscope \

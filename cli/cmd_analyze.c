@@ -13,6 +13,7 @@
 
 #include "analysis/loops.h"
 #include "cli.h"
+#include "cli/term.h"
 #include "decoder/decode.h"
 #include "decoder/symbols.h"
 #include "formats/bundle.h"
@@ -212,6 +213,7 @@ int cmd_analyze(int argc, char **argv)
 		}
 		case 'q':
 			quiet = 1;
+			cli_progress_quiet();
 			break;
 		case 'h':
 			return cli_usage(analyze_usage, 0);

@@ -7,14 +7,22 @@
 #include "analysis/export.h"
 #include "cli.h"
 #include "cli/cfg_util.h"
+#include "cli/export_views.h"
 #include "ls_err.h"
 
 static const char export_usage[] =
-	"usage: loopscope export (--bolt | --autofdo | --edges) [<options>] [<file>]\n"
+	"usage: loopscope export (--bolt | --autofdo | --edges | --callgrind |\n"
+	"                         --speedscope) [<options>] [<file>]\n"
 	"\n"
 	"    --bolt             BOLT fdata (llvm-bolt --data=...)\n"
 	"    --autofdo          AutoFDO text (create_llvm_prof --profiler=text)\n"
 	"    --edges            every edge of the executed CFG\n"
+	"    --callgrind        callgrind format (KCachegrind, callgrind_annotate):\n"
+	"                       executions per instruction and line, calls, and the\n"
+	"                       loops' back branches (jcnd=) and iterations (Li)\n"
+	"    --speedscope       speedscope's JSON file format: a flame graph of the\n"
+	"                       loop nesting weighted by instructions (<file> may\n"
+	"                       also be a profile)\n"
 	"    --format=<f>       for --edges: json (default) or csv\n"
 	"    --module=<name>    module for --bolt/--autofdo (path or file name;\n"
 	"                       default: the recorded program, else the module\n"
@@ -23,12 +31,15 @@ static const char export_usage[] =
 	"    --debug-dir=<d>    look for executables the bundle only references\n"
 	"    -h, --help         show this help\n";
 
-enum { OPT_BOLT = 256, OPT_AUTOFDO, OPT_EDGES, OPT_FORMAT, OPT_MODULE, OPT_DEBUG_DIR };
+enum { OPT_BOLT = 256, OPT_AUTOFDO, OPT_EDGES, OPT_FORMAT, OPT_MODULE, OPT_DEBUG_DIR,
+       OPT_CALLGRIND, OPT_SPEEDSCOPE };
 
 static const struct option export_options[] = {
 	{ "bolt", no_argument, NULL, OPT_BOLT },
 	{ "autofdo", no_argument, NULL, OPT_AUTOFDO },
 	{ "edges", no_argument, NULL, OPT_EDGES },
+	{ "callgrind", no_argument, NULL, OPT_CALLGRIND },
+	{ "speedscope", no_argument, NULL, OPT_SPEEDSCOPE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "module", required_argument, NULL, OPT_MODULE },
 	{ "output", required_argument, NULL, 'o' },
@@ -93,8 +104,11 @@ int cmd_export(int argc, char **argv)
 		case OPT_BOLT:
 		case OPT_AUTOFDO:
 		case OPT_EDGES:
+		case OPT_CALLGRIND:
+		case OPT_SPEEDSCOPE:
 			if (what && what != c) {
-				cli_error("--bolt, --autofdo and --edges exclude each other");
+				cli_error("--bolt, --autofdo, --edges, --callgrind and --speedscope "
+					  "exclude each other");
 				return cli_usage(export_usage, 1);
 			}
 			what = c;
@@ -126,9 +140,12 @@ int cmd_export(int argc, char **argv)
 	if (optind < argc)
 		file = argv[optind++];
 	if (optind < argc || !what) {
-		cli_error(what ? "too many arguments" : "say what to export: --bolt, --autofdo or --edges");
+		cli_error(what ? "too many arguments" : "say what to export: --bolt, --autofdo, "
+			  "--edges, --callgrind or --speedscope");
 		return cli_usage(export_usage, 1);
 	}
+	if (what == OPT_CALLGRIND || what == OPT_SPEEDSCOPE)
+		return export_view(what == OPT_CALLGRIND, file, debug_dir, out_path);
 	if (cli_cfg_open(&cc, file, debug_dir))
 		return 1;
 	mod = module ? find_module(cc.r, module) : main_module(&cc);

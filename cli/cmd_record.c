@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli/record_summary.h"
+#include "cli/term.h"
 #include "ls_err.h"
 #include "recorder/perf_convert.h"
 #include "recorder/perf_run.h"
@@ -372,6 +374,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			cli_progress_quiet();
 			break;
 		case 'h':
 			return cli_usage(record_usage, 0);
@@ -438,12 +441,14 @@ int cmd_record(int argc, char **argv)
 		lsb_writer_close(w);
 		return 1;
 	}
+	cli_progress_watch(output);
 	if (o.backend == LSR_BACKEND_PT) {
 		memset(&st, 0, sizeof(st));
 		err = record_pt(&o, pt_config, w, &st, errbuf, sizeof(errbuf));
 	} else {
 		err = lsr_record_sw(&o, w, &st, errbuf, sizeof(errbuf));
 	}
+	cli_progress_watch_stop();
 	code = exit_code_of(st.wait_status);
 	if (err >= 0 && o.sample && o.backend == LSR_BACKEND_SW)
 		sample_run(&o, w, quiet);
@@ -477,6 +482,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "[ loopscope record: wrote %s to '%s' (%u thread%s, %u module%s, %s of PT) ]\n",
 			sz, output, st.threads, st.threads == 1 ? "" : "s",
 			st.modules, st.modules == 1 ? "" : "s", buf);
+		cli_record_summary(output, st.pt_bytes);
 	}
 	return code;
 }

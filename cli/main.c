@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli/term.h"
 
 struct cli_command {
 	const char *name;
@@ -26,7 +27,8 @@ static const struct cli_command commands[] = {
 	{ "merge", cmd_merge, "Merge loop profiles of several runs into one" },
 	{ "probes", cmd_probes, "Print the minimal set of edges to count per function" },
 	{ "annotate", cmd_annotate, "Print hot functions' instructions with samples, executions and CPI" },
-	{ "export", cmd_export, "Write the edge profile as BOLT fdata, AutoFDO text, JSON or CSV" },
+	{ "export", cmd_export, "Write the edge profile as BOLT fdata, AutoFDO text, JSON or CSV, callgrind or speedscope" },
+	{ "html", cmd_html, "Write the loop profile as one self-contained HTML report" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -35,7 +37,8 @@ void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("loopscope: ", stderr);
+	cli_progress_clear();
+	fprintf(stderr, "%sloopscope:%s ", cli_color(stderr, "err"), cli_color(stderr, "off"));
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -46,7 +49,9 @@ void cli_warning(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("loopscope: warning: ", stderr);
+	cli_progress_clear();
+	fprintf(stderr, "loopscope: %swarning:%s ", cli_color(stderr, "warn"),
+		cli_color(stderr, "off"));
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -83,7 +88,11 @@ static void main_usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: loopscope [--version] [--help] <command> [<args>]\n\n"
+	fprintf(f, "usage: loopscope [--version] [--help] [-q] [--color=auto|always|never]\n"
+		   "                 <command> [<args>]\n\n"
+		   "    -q, --quiet      no progress line on stderr\n"
+		   "    --color=<when>   colour messages on a terminal: auto (default;\n"
+		   "                     off when NO_COLOR is set), always or never\n\n"
 		   "Commands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);
@@ -103,7 +112,26 @@ static const struct cli_command *find_command(const char *name)
 int main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
+	int mode;
 
+	cli_progress_init();
+	/* Options of loopscope itself, before the command. */
+	while (argc > 1 && argv[1][0] == '-') {
+		if (!strcmp(argv[1], "-q") || !strcmp(argv[1], "--quiet")) {
+			cli_progress_quiet();
+		} else if (!strncmp(argv[1], "--color=", 8)) {
+			if (cli_color_parse(argv[1] + 8, &mode)) {
+				cli_error("--color wants auto, always or never, not '%s'",
+					  argv[1] + 8);
+				return CLI_EXIT_USAGE;
+			}
+			cli_color_set(mode);
+		} else {
+			break;
+		}
+		argc--;
+		argv++;
+	}
 	if (argc < 2) {
 		main_usage(stderr);
 		return CLI_EXIT_USAGE;

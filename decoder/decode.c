@@ -724,6 +724,15 @@ static uint64_t psb_fup_ip(const uint8_t *buf, size_t len)
 	return lsd_psb_read(buf, len, 0, &ip, &tsc) > 0 ? ip : 0;
 }
 
+static lsd_progress_fn *progress_fn;
+static void *progress_arg;
+
+void lsd_set_progress(lsd_progress_fn *fn, void *arg)
+{
+	progress_fn = fn;
+	progress_arg = arg;
+}
+
 int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		       struct lsd_chunkbuf *b, int k)
 {
@@ -813,6 +822,11 @@ static int run_go(struct lsd_run *r)
 		if (err || r->paused)
 			break;
 		err = chunk_end(r);
+		if (progress_fn) {
+			progress_fn(progress_arg, d->r, r->clen > 0 ? (uint64_t)r->clen : 0,
+				    r->insns - r->told_insns);
+			r->told_insns = r->insns;
+		}
 		r->skip = 0;
 		r->in_chunk = 0;
 		r->cur = !r->cur;

@@ -184,6 +184,14 @@ int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
  * lsd_decode_all(). */
 int lsd_decode_all_piped(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 			 void *arg, struct lsd_stream_stats *st);
+/* Progress for a command line: when fn is set, it is called each time
+ * decoding reads a chunk, with the bundle, the chunk's PT bytes and the
+ * instructions decoded since the previous call of that stream's decode,
+ * on the thread that decodes (lsd_decode_all_piped(): not the caller's).
+ * One setting for the whole process; NULL turns it off. */
+typedef void lsd_progress_fn(void *arg, const struct lsb_reader *r,
+			     uint64_t pt_bytes, uint64_t insns);
+void lsd_set_progress(lsd_progress_fn *fn, void *arg);
 /* Decodes one chunk of stream i on its own, stopping where the next chunk
  * begins (its PSB+ FUP IP reached after the chunk's last packet), so the
  * chunks of a stream may be decoded by several workers and their results

@@ -34,6 +34,7 @@ struct lsd_run {
 	struct lsd_block *batch;	/* LSD_BATCH blocks, with batchfn */
 	size_t nbatch;
 	uint64_t insns, blocks;		/* hot counters, into *st at the end */
+	uint64_t told_insns;		/* r->insns at the last progress call */
 	/* libipt's last block, not yet split: the next one may continue it
 	 * (see on_block). */
 	int held;

@@ -1,0 +1,129 @@
+/* cmd_html.c - `loopscope html`: the loop profile as one self-contained
+ * HTML file (cli/html.h).  From a bundle the page also gets each loop's
+ * source lines with their executions, and their sampled cost where the
+ * bundle has samples; a profile file gives every other view. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli/cpi_util.h"
+#include "cli/html.h"
+#include "cli/term.h"
+#include "formats/profile.h"
+#include "ls_err.h"
+
+static const char html_usage[] =
+	"usage: loopscope html [-o <report.html>] [--debug-dir=<dir>] [FILE]\n"
+	"\n"
+	"Writes the loop profile of FILE (a bundle, default loopscope.lsc, or a\n"
+	"profile from 'loopscope analyze') as one HTML file with no outside\n"
+	"references: the sortable flat loop table with trip-count histograms,\n"
+	"the collapsible loop tree, functions versus loops, the loop call graph\n"
+	"(SVG) and per loop its details; from a bundle also its source lines with\n"
+	"their executions, and their cost and cost per instruction when the\n"
+	"bundle has samples ('record --sample').\n"
+	"\n"
+	"    -o, --output=<f>     the file to write (default report.html)\n"
+	"    --debug-dir=<dir>    for a bundle: executables it only references\n"
+	"    -q, --quiet          no progress, no summary\n"
+	"    -h, --help           show this help\n";
+
+enum { OPT_DEBUG_DIR = 256 };
+
+static const struct option html_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Writes the page of p (and hl) to out_path through a temporary file, so
+ * a failed write leaves no half report.  Returns 0 or 1 after a message. */
+static int write_page(const char *out_path, const struct lsp_profile *p,
+		      const struct html_lines *hl, const char *file)
+{
+	struct lsp_view *v = NULL;
+	char tmp[4096], why[4200];
+	FILE *f;
+	int err;
+
+	if ((err = lsp_view_new(&v, p, LSP_VIEW_ALL)) < 0) {
+		cli_error("cannot report '%s': %s", file, ls_errstr(err));
+		return 1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", out_path);
+	if (!(f = fopen(tmp, "w"))) {
+		cli_error("cannot write '%s': %s", out_path,
+			  cli_create_problem(out_path, why, sizeof(why)) ? why : strerror(errno));
+		lsp_view_free(v);
+		return 1;
+	}
+	err = html_write(f, v, hl, file);
+	if (fclose(f) && !err)
+		err = -LS_EIO;
+	if (!err && rename(tmp, out_path))
+		err = -LS_EIO;
+	lsp_view_free(v);
+	if (err) {
+		remove(tmp);
+		cli_error("cannot write '%s': %s", out_path, ls_errstr(err));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_html(int argc, char **argv)
+{
+	const char *file = "loopscope.lsc", *out_path = "report.html", *debug_dir = NULL;
+	struct html_lines hl;
+	struct cli_cpi c;
+	int ch, quiet = 0, r, status;
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "ho:q", html_options, NULL)) != -1) {
+		switch (ch) {
+		case 'o': out_path = optarg; break;
+		case OPT_DEBUG_DIR: debug_dir = optarg; break;
+		case 'q': quiet = 1; cli_progress_quiet(); break;
+		case 'h': return cli_usage(html_usage, 0);
+		default:
+			cli_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage(html_usage, 1);
+		}
+	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc) {
+		cli_error("one input file only; to report several runs, 'loopscope merge' them");
+		return cli_usage(html_usage, 1);
+	}
+	r = lsp_is_profile(file);
+	if (r != 0) {
+		struct lsp_profile *p = NULL;
+
+		/* A profile, or a file that cannot be read: the loader says why. */
+		if (cli_load_profile(file, debug_dir, &p))
+			return 1;
+		status = write_page(out_path, p, NULL, file);
+		lsp_free(p);
+	} else {
+		if (cli_cpi_open(&c, file, debug_dir, 0, 1, 0))
+			return 1;
+		if ((r = html_lines_new(&hl, &c)) < 0) {
+			cli_error("cannot gather the source lines of '%s': %s", file,
+				  ls_errstr(r));
+			cli_cpi_close(&c);
+			return 1;
+		}
+		status = write_page(out_path, c.prof, &hl, file);
+		html_lines_free(&hl);
+		cli_cpi_close(&c);
+	}
+	if (!status && !quiet)
+		fprintf(stderr, "loopscope: wrote the HTML report '%s'\n", out_path);
+	return status;
+}

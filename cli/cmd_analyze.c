@@ -80,9 +80,10 @@ static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
 	char msg[600];
 	int err;
 
-	if (cli_bundle_id(path, id, sizeof(id)) || cli_open_bundle(path, &r))
+	if (cli_open_bundle(path, &r))
 		return 1;
-	if (cli_shard_streams(r, path, k, nshards, &mask)) {
+	if (cli_bundle_id(path, id, sizeof(id)) ||
+	    cli_shard_streams(r, path, k, nshards, &mask)) {
 		lsb_reader_close(r);
 		return 1;
 	}

@@ -159,6 +159,8 @@ static void permute(void *arr, size_t n, size_t size, size_t *ord, uint32_t *map
 {
 	size_t i;
 
+	if (!n)		/* arr may be NULL: qsort_r must not see it */
+		return;
 	for (i = 0; i < n; i++)
 		ord[i] = i;
 	qsort_r(ord, n, sizeof(*ord), cmp, arr);
@@ -169,6 +171,9 @@ static void permute(void *arr, size_t n, size_t size, size_t *ord, uint32_t *map
 	if (n)
 		memcpy(arr, tmp, n * size);
 }
+
+/* qsort of an empty array, whose pointer may be NULL, is undefined. */
+#define SORT(a, n, size, cmp) do { if (n) qsort((a), (n), (size), (cmp)); } while (0)
 
 static uint32_t re(const uint32_t *map, uint32_t i)
 {
@@ -219,7 +224,7 @@ int lsp_sort(struct lsp_profile *p)
 	}
 	permute(p->loops, p->n_loops, sizeof(*p->loops), ord, lm, tmp, loop_cmp);
 	permute(p->threads, p->n_threads, sizeof(*p->threads), ord, tm, tmp, thread_cmp);
-	qsort(p->parts, p->n_parts, sizeof(*p->parts), part_cmp);
+	SORT(p->parts, p->n_parts, sizeof(*p->parts), part_cmp);
 	for (i = 0; i < p->n_lstats; i++) {
 		p->lstats[i].loop = lm[p->lstats[i].loop];
 		p->lstats[i].thread = tm[p->lstats[i].thread];
@@ -247,12 +252,12 @@ int lsp_sort(struct lsp_profile *p)
 		p->fstats[i].func = fm[p->fstats[i].func];
 		p->fstats[i].thread = tm[p->fstats[i].thread];
 	}
-	qsort(p->lstats, p->n_lstats, sizeof(*p->lstats), lstat_cmp);
-	qsort(p->trips, p->n_trips, sizeof(*p->trips), trip_cmp);
-	qsort(p->edges, p->n_edges, sizeof(*p->edges), edge_cmp);
-	qsort(p->tails, p->n_tails, sizeof(*p->tails), tail_cmp);
-	qsort(p->calls, p->n_calls, sizeof(*p->calls), call_cmp);
-	qsort(p->fstats, p->n_fstats, sizeof(*p->fstats), fstat_cmp);
+	SORT(p->lstats, p->n_lstats, sizeof(*p->lstats), lstat_cmp);
+	SORT(p->trips, p->n_trips, sizeof(*p->trips), trip_cmp);
+	SORT(p->edges, p->n_edges, sizeof(*p->edges), edge_cmp);
+	SORT(p->tails, p->n_tails, sizeof(*p->tails), tail_cmp);
+	SORT(p->calls, p->n_calls, sizeof(*p->calls), call_cmp);
+	SORT(p->fstats, p->n_fstats, sizeof(*p->fstats), fstat_cmp);
 	/* the interning tables hold the old indexes */
 	lsp_index_drop(p);
 	free(mm), free(fm), free(lm), free(tm), free(ord), free(tmp);

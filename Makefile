@@ -50,7 +50,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/%)
 DEB_DEPS := build-essential pkg-config libipt-dev libzstd-dev libcapstone-dev \
 	libelf-dev libdw-dev libdebuginfod-dev valgrind linux-perf xz-utils bzip2 \
 	sqlite3 zstd python3 procps debuginfod chromium fonts-dejavu-core \
-	fonts-liberation python3-jsonschema bsdutils
+	fonts-liberation python3-jsonschema bsdutils slurm-wlm munge
 
 all: $(BIN) vgtool testdata
 
@@ -105,6 +105,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/loopscope \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/loopscope
+	install -m 755 cluster/loopscope-batch $(DESTDIR)$(PREFIX)/bin/loopscope-batch
 	install -m 755 $(VGTOOL) $(DESTDIR)$(PREFIX)/libexec/loopscope/
 	@# Valgrind finds its own files (preload libraries, suppressions)
 	@# through VALGRIND_LIB, which points at our tool's directory.

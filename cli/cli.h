@@ -8,7 +8,10 @@
 #ifndef LS_CLI_H
 #define LS_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
+
+struct lsb_reader;
 
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
@@ -31,6 +34,19 @@ int cli_analyze_bundle(const char *path, const char *debug_dir,
  * error (a missing file gets the 'record' hint). */
 int cli_load_profile(const char *path, const char *debug_dir,
 		     struct lsp_profile **out);
+/* The identity of the bundle at path (its size and the CRCs of its
+ * first and last 64 KB) into id, for a profile's part records.  Returns
+ * 0, or 1 after printing the error. */
+int cli_bundle_id(const char *path, char *id, size_t len);
+/* The streams of shard k of nshards of bundle r (named path in
+ * messages): *mask gets one byte per stream (free() it), NULL for
+ * nshards 1.  Threads stay whole, balanced by their stored bytes.
+ * Returns 0, or 1 after printing the error (a per-CPU bundle cut). */
+int cli_shard_streams(struct lsb_reader *r, const char *path, uint32_t k,
+		      uint32_t nshards, uint8_t **mask);
+/* How many shards of at most `want` r is cut into: its threads, 1 for a
+ * per-CPU bundle.  Returns the count, or -1 when out of memory. */
+int cli_shard_plan(struct lsb_reader *r, uint32_t want);
 int cmd_probes(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);

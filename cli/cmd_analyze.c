@@ -36,31 +36,43 @@ static const char analyze_usage[] =
 	"                         longer entries share one overflow bucket\n"
 	"    --debug-dir=<dir>    look for executables the bundle only references\n"
 	"                         (record --no-embed) and for debug info in <dir>\n"
+	"    --shard=<k>/<n>      only shard k (0 to n-1) of n: a set of whole\n"
+	"                         threads (n from 1 to 65536); 'merge' of all n\n"
+	"                         gives the whole bundle's profile, byte for byte;\n"
+	"                         a per-CPU bundle is one shard (0/1)\n"
+	"    --plan-shards=<n>    print how many shards of at most n the bundle\n"
+	"                         is cut into (its threads; 1 if per-CPU), and exit\n"
 	"    -j, --jobs=<n>       threads (1 to 256, default: the online CPUs); from\n"
 	"                         2 on, the trace is decoded on a second thread while\n"
 	"                         the loops are found (the profile is the same)\n"
 	"    -q, --quiet          no summary\n"
 	"    -h, --help           show this help\n";
 
-enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR };
+enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR, OPT_SHARD, OPT_PLAN };
 
 static const struct option analyze_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "trip-limit", required_argument, NULL, OPT_TRIP_LIMIT },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "plan-shards", required_argument, NULL, OPT_PLAN },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Adds run `path` to profile p; stats to *st.  Returns 0, or 1 after
- * printing the error. */
+/* Profiles shard k of nshards of run `path` into the new profile p, in
+ * canonical order, with its part record; stats to *st.  Returns 0, or 1
+ * after printing the error. */
 static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
-			struct lsp_profile *p, struct lsa_loops_stats *st)
+			uint32_t k, uint32_t nshards, struct lsp_profile *p,
+			struct lsa_loops_stats *st)
 {
 	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1,
 			      .debug_dir = debug_dir };
+	uint8_t *mask = NULL;
+	char id[64];
 	struct lsa_loops_opts lo = { .size = sizeof(lo), .want_lines = 1,
 				     .trip_limit = p->trip_limit, .jobs = jobs };
 	struct lsd_symbols *sym = NULL;
@@ -71,6 +83,12 @@ static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
 
 	if (cli_open_bundle(path, &r))
 		return 1;
+	if (cli_bundle_id(path, id, sizeof(id)) ||
+	    cli_shard_streams(r, path, k, nshards, &mask)) {
+		lsb_reader_close(r);
+		return 1;
+	}
+	o.streams = mask;
 	cli_warn_missing_code(r, debug_dir);
 	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
 	if (err == -LS_ECORRUPT && strstr(msg, "build-id")) {
@@ -93,15 +111,58 @@ static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
 			cli_reader_error(r, err);
 		goto fail;
 	}
+	if ((err = lsp_part_add(p, 0, id, k, nshards)) < 0 || (err = lsp_sort(p)) < 0) {
+		cli_error("'%s': %s", path, ls_errstr(err));
+		goto fail;
+	}
 	lsd_symbols_close(sym);
 	lsd_close(d);
 	lsb_reader_close(r);
+	free(mask);
 	return 0;
 fail:
 	lsd_symbols_close(sym);
 	lsd_close(d);
 	lsb_reader_close(r);
+	free(mask);
 	return 1;
+}
+
+/* --plan-shards: prints the shard count of path.  Returns the exit status. */
+static int plan_shards(const char *path, uint32_t want)
+{
+	struct lsb_reader *r;
+	int n;
+
+	if (cli_open_bundle(path, &r))
+		return 1;
+	n = cli_shard_plan(r, want);
+	lsb_reader_close(r);
+	if (n < 0) {
+		cli_error("out of memory");
+		return 1;
+	}
+	printf("%d\n", n);
+	return 0;
+}
+
+/* "K/N" with K < N, 1 <= N <= 65536.  Returns 0 or -1. */
+static int parse_shard(const char *s, uint32_t *k, uint32_t *n)
+{
+	unsigned long a, b;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	a = strtoul(s, &end, 10);
+	if (*end != '/' || end[1] < '0' || end[1] > '9')
+		return -1;
+	b = strtoul(end + 1, &end, 10);
+	if (*end || b < 1 || b > 65536 || a >= b)
+		return -1;
+	*k = (uint32_t)a;
+	*n = (uint32_t)b;
+	return 0;
 }
 
 /* Losses and the detector's repairs, said once per run. */
@@ -142,7 +203,7 @@ int cli_analyze_bundle(const char *path, const char *debug_dir,
 		return -LS_ENOMEM;
 	}
 	memset(&st, 0, sizeof(st));
-	if (analyze_into(path, debug_dir, online_cpus(), p, &st)) {
+	if (analyze_into(path, debug_dir, online_cpus(), 0, 1, p, &st)) {
 		lsp_free(p);
 		return -LS_EDECODE;
 	}
@@ -170,7 +231,7 @@ int cmd_analyze(int argc, char **argv)
 	const char *file = "loopscope.lsc", *output = NULL, *debug_dir = NULL;
 	struct lsa_loops_stats st;
 	struct lsp_profile *p;
-	uint32_t trip_limit = 0;
+	uint32_t trip_limit = 0, shard = 0, nshards = 1, plan = 0;
 	unsigned jobs = online_cpus();
 	char *def = NULL, errmsg[512];
 	int c, quiet = 0, ret = 1;
@@ -199,6 +260,25 @@ int cmd_analyze(int argc, char **argv)
 		case OPT_DEBUG_DIR:
 			debug_dir = optarg;
 			break;
+		case OPT_SHARD:
+			if (parse_shard(optarg, &shard, &nshards)) {
+				cli_error("--shard: '%s' is not <k>/<n> with k from 0 "
+					  "to n-1 and n from 1 to 65536", optarg);
+				return cli_usage(analyze_usage, 1);
+			}
+			break;
+		case OPT_PLAN: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || v < 1 || v > 65536) {
+				cli_error("--plan-shards: '%s' is not a number from 1 "
+					  "to 65536", optarg);
+				return cli_usage(analyze_usage, 1);
+			}
+			plan = (uint32_t)v;
+			break;
+		}
 		case 'j': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
@@ -228,6 +308,8 @@ int cmd_analyze(int argc, char **argv)
 	}
 	if (optind < argc)
 		file = argv[optind];
+	if (plan)
+		return plan_shards(file, plan);
 	if (!output) {
 		output = def = default_output(file);
 		if (!def) {
@@ -241,7 +323,7 @@ int cmd_analyze(int argc, char **argv)
 		return 1;
 	}
 	memset(&st, 0, sizeof(st));
-	if (analyze_into(file, debug_dir, jobs, p, &st))
+	if (analyze_into(file, debug_dir, jobs, shard, nshards, p, &st))
 		goto out;
 	warn_stats(file, p, 0, &st);
 	if (lsp_write(p, output, errmsg, sizeof(errmsg)) < 0) {

@@ -3,9 +3,12 @@
  * Code is keyed by build-id and offset, so runs with other load
  * addresses, other inputs or other machines merge; each input's threads
  * keep their run number (shifted), so `report --thread` still tells
- * them apart.
+ * them apart.  Shards of one bundle (analyze --shard) join one run, and
+ * no bundle or shard is counted twice: each input's part records say
+ * which it holds.
  */
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -17,7 +20,10 @@ static const char merge_usage[] =
 	"\n"
 	"Merges the loop profiles (or bundles, analyzed first) FILE... into the\n"
 	"profile <out>: counts add up, loops and functions are matched by module\n"
-	"build-id and offset. Every input needs the same trip limit.\n"
+	"build-id and offset. Every input needs the same trip limit.  The\n"
+	"shards of one bundle ('analyze --shard') join one run: all of them give\n"
+	"the whole bundle's profile, byte for byte, in any order and grouping.\n"
+	"A bundle or shard given twice (also inside merged inputs) is refused.\n"
 	"\n"
 	"    -o, --output=<out>   the merged profile (required)\n"
 	"    --debug-dir=<dir>    for bundles: executables they only reference\n"
@@ -32,12 +38,60 @@ static const struct option merge_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* A part some input held, and which input. */
+struct seen {
+	struct lsp_part q;	/* its bundle id copied */
+	const char *file;
+};
+
+/* Describes part q into buf ("shard 2/4 of bundle X" or "bundle X"). */
+static const char *part_name(const struct lsp_part *q, char *buf, size_t len)
+{
+	if (q->nshards == 1)
+		snprintf(buf, len, "bundle %s", q->bundle);
+	else
+		snprintf(buf, len, "shard %u/%u of bundle %s", q->shard, q->nshards,
+			 q->bundle);
+	return buf;
+}
+
+/* Whether p (from file) holds a part an earlier input held; says which
+ * two inputs.  Returns 0 or 1 after printing the error. */
+static int check_parts(const struct seen *v, size_t n, const struct lsp_profile *p,
+		       const char *file)
+{
+	char a[160], b[160];
+	size_t i, k;
+
+	for (k = 0; k < p->n_parts; k++)
+		for (i = 0; i < n; i++) {
+			const struct lsp_part *q = &p->parts[k], *e = &v[i].q;
+
+			if (strcmp(q->bundle, e->bundle) ||
+			    (q->nshards == e->nshards && q->shard != e->shard))
+				continue;
+			if (q->nshards == e->nshards)
+				cli_error("cannot merge '%s': it holds %s, which '%s' holds "
+					  "already (merged twice?)", file,
+					  part_name(q, a, sizeof(a)), v[i].file);
+			else
+				cli_error("cannot merge '%s': it holds %s and '%s' %s: "
+					  "parts of one bundle cut two ways may overlap",
+					  file, part_name(q, a, sizeof(a)), v[i].file,
+					  part_name(e, b, sizeof(b)));
+			return 1;
+		}
+	return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	const char *out = NULL, *debug_dir = NULL;
-	struct lsp_profile *all = NULL, *p;
+	struct lsp_profile *all = NULL, *p = NULL;
+	struct seen *seen = NULL, *sv;
+	size_t nseen = 0, k, unlabeled = 0;
 	char msg[512];
-	int c, i, err;
+	int c, i, err, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "ho:", merge_options, NULL)) != -1) {
 		switch (c) {
@@ -56,34 +110,58 @@ int cmd_merge(int argc, char **argv)
 		return cli_usage(merge_usage, 1);
 	}
 	for (i = optind; i < argc; i++) {
-		if (cli_load_profile(argv[i], debug_dir, &p)) {
-			lsp_free(all);
-			return 1;
+		lsp_free(p);
+		p = NULL;
+		if (cli_load_profile(argv[i], debug_dir, &p))
+			goto fail;
+		if (check_parts(seen, nseen, p, argv[i]))
+			goto fail;
+		sv = realloc(seen, (nseen + p->n_parts + 1) * sizeof(*seen));
+		if (!sv) {
+			cli_error("out of memory");
+			goto fail;
+		}
+		seen = sv;
+		for (k = 0; k < p->n_parts; k++) {
+			seen[nseen] = (struct seen){ p->parts[k], argv[i] };
+			if (!(seen[nseen].q.bundle = strdup(p->parts[k].bundle))) {
+				cli_error("out of memory");
+				goto fail;
+			}
+			nseen++;
 		}
 		if (!all) {
-			all = p;
-			continue;
+			if (lsp_new(&all, p->trip_limit) < 0) {
+				cli_error("out of memory");
+				goto fail;
+			}
+			all->nruns = 0;	/* the first input's runs are all new */
 		}
 		if (p->trip_limit != all->trip_limit) {
 			cli_error("cannot merge '%s': its trip limit is %u, that of '%s' %u",
 				  argv[i], p->trip_limit, argv[optind], all->trip_limit);
-			lsp_free(p);
-			lsp_free(all);
-			return 1;
+			goto fail;
 		}
-		err = lsp_merge(all, p);
-		lsp_free(p);
+		err = lsp_merge_count(all, p, &unlabeled);
 		if (err < 0) {
 			cli_error("cannot merge '%s': %s", argv[i], ls_errstr(err));
-			lsp_free(all);
-			return 1;
+			goto fail;
 		}
 	}
+	if (unlabeled)
+		cli_warning("%zu loop%s: the inputs' most executed back branches differ "
+			    "from the merged one's, so the source line%s may not be the "
+			    "one analyzing all runs at once would give", unlabeled,
+			    unlabeled == 1 ? "" : "s", unlabeled == 1 ? "" : "s");
 	err = lsp_write(all, out, msg, sizeof(msg));
-	lsp_free(all);
-	if (err < 0) {
+	if (err < 0)
 		cli_error("%s", msg);
-		return 1;
-	}
-	return 0;
+	ret = err < 0;
+fail:
+	lsp_free(all);
+	lsp_free(p);
+	for (k = 0; k < nseen; k++)
+		free(seen[k].q.bundle);
+	free(seen);
+	return ret;
 }

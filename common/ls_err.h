@@ -27,6 +27,7 @@ enum ls_error {
 	LS_ENOPT,	/* no Intel PT on this machine */
 	LS_ELF,		/* libelf/libdw reported an error */
 	LS_EEOF,	/* end of a sequence (not an error for iterators) */
+	LS_EEXIST,	/* the item is there already (a part merged twice) */
 	LS_ERR_MAX
 };
 

@@ -942,6 +942,9 @@ static int run_resume(struct lsd_run *r)
 	return run_go(r);
 }
 
+/* Streams outside the shard the options ask for. */
+#define SKIP(d, i) ((d)->o.streams && !(d)->o.streams[i])
+
 int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		   void *arg, struct lsd_stream_stats *st)
 {
@@ -959,10 +962,10 @@ int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 	/* Streams of one thread, and per-CPU ones without PT time: one after
 	 * the other, in order. */
 	for (i = 0; i < n && !err; i++)
-		if (!d->tl || !d->tl[i].n)
+		if ((!d->tl || !d->tl[i].n) && !SKIP(d, i))
 			err = run_stream(d, i, 0, SIZE_MAX - 1, cb, arg, &st[i]);
 	for (i = 0; i < n; i++)
-		nrun += d->tl && d->tl[i].n;
+		nrun += d->tl && d->tl[i].n && !SKIP(d, i);
 	if (err || !nrun)
 		goto out;
 	runs = calloc(nrun, sizeof(*runs));
@@ -975,7 +978,7 @@ int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 	 * whose next thread starts first: a thread's runs on several CPUs
 	 * come in the order they ran. */
 	for (i = 0, k = 0; i < n && !err; i++) {
-		if (!d->tl || !d->tl[i].n)
+		if (!d->tl || !d->tl[i].n || SKIP(d, i))
 			continue;
 		err = run_begin(&runs[k], d, i, 0, SIZE_MAX - 1, cb, arg, &st[i], &bufs[k]);
 		runs[k].pausable = 1;

@@ -133,6 +133,12 @@ struct lsd_opts {
 	 * fast path; also set by LOOPSCOPE_REFERENCE=1 in the environment.
 	 * Both give the same blocks: this is for tests and comparisons. */
 	int reference;
+	/* NULL: lsd_decode_all() decodes every stream; else only the
+	 * streams i with streams[i] != 0 (one entry per stream of the
+	 * bundle, kept by the caller while the decoder lives): a shard of
+	 * the bundle.  The image and the block heads are the whole
+	 * bundle's, so every static block is the same. */
+	const uint8_t *streams;
 };
 
 struct lsd_decoder;

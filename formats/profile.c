@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats/profile.h"
+#include "formats/profile_int.h"
 #include "ls_err.h"
 
 struct lsp_htab {
@@ -176,13 +177,22 @@ void lsp_free(struct lsp_profile *p)
 	free(p->calls);
 	free(p->fstats);
 	free(p->source);
+	for (i = 0; i < p->n_parts; i++)
+		free(p->parts[i].bundle);
+	free(p->parts);
+	lsp_index_drop(p);
+	free(p);
+}
+
+void lsp_index_drop(struct lsp_profile *p)
+{
 	if (p->index) {
 		free(p->index->mod.slot);
 		free(p->index->func.slot);
 		free(p->index->loop.slot);
 		free(p->index);
 	}
-	free(p);
+	p->index = NULL;
 }
 
 /* Room for one more element in an LSP_ARRAY. */
@@ -387,6 +397,25 @@ int lsp_thread_add(struct lsp_profile *p, const struct lsp_thread *t)
 		return 0;                              \
 	} while (0)
 
+int lsp_part_add(struct lsp_profile *p, uint32_t run, const char *bundle,
+		 uint32_t shard, uint32_t nshards)
+{
+	struct lsp_part *q;
+
+	if (!p || !bundle || !*bundle || shard >= nshards || run >= p->nruns)
+		return -LS_EINVAL;
+	if (GROW(p, parts) < 0)
+		return -LS_ENOMEM;
+	q = &p->parts[p->n_parts];
+	q->run = run;
+	q->shard = shard;
+	q->nshards = nshards;
+	if (!(q->bundle = strdup(bundle)))
+		return -LS_ENOMEM;
+	p->n_parts++;
+	return 0;
+}
+
 int lsp_add_lstat(struct lsp_profile *p, const struct lsp_lstat *s)
 {
 	ADD_ROW(p, lstats, s);
@@ -480,7 +509,15 @@ static int merge_rows(struct lsp_profile *dst, const struct lsp_profile *src,
 
 int lsp_merge(struct lsp_profile *dst, const struct lsp_profile *src)
 {
-	uint32_t *mmap = NULL, *fmap = NULL, *lmap = NULL, tbase;
+	return lsp_merge_count(dst, src, NULL);
+}
+
+int lsp_merge_count(struct lsp_profile *dst, const struct lsp_profile *src,
+		    size_t *unlabeled)
+{
+	uint32_t *mmap = NULL, *fmap = NULL, *lmap = NULL, *runmap = NULL, tbase, nnew;
+	struct lsp_best *dbest = NULL, *sbest = NULL;
+	uint8_t *both = NULL;
 	size_t i;
 	int err = 0, r;
 
@@ -488,14 +525,21 @@ int lsp_merge(struct lsp_profile *dst, const struct lsp_profile *src)
 		return -LS_EINVAL;
 	if (dst->trip_limit != src->trip_limit)
 		return -LS_EINVAL;
+	if (lsp_part_conflict(dst, src, NULL, NULL))
+		return -LS_EEXIST;
 	/* +1: malloc(0) may return NULL. */
 	mmap = malloc((src->n_modules + 1) * sizeof(*mmap));
 	fmap = malloc((src->n_funcs + 1) * sizeof(*fmap));
 	lmap = malloc((src->n_loops + 1) * sizeof(*lmap));
-	if (!mmap || !fmap || !lmap) {
-		err = -LS_ENOMEM;
+	runmap = malloc(((size_t)src->nruns + 1) * sizeof(*runmap));
+	both = calloc(src->n_loops + 1, 1);
+	if (!mmap || !fmap || !lmap || !runmap || !both ||
+	    (err = lsp_best_tails(dst, &dbest)) < 0 ||
+	    (err = lsp_best_tails(src, &sbest)) < 0) {
+		err = err ? err : -LS_ENOMEM;
 		goto out;
 	}
+	nnew = lsp_part_runs(dst, src, runmap);
 	for (i = 0; i < src->n_modules; i++) {
 		const struct lsp_module *m = &src->modules[i];
 
@@ -520,6 +564,7 @@ int lsp_merge(struct lsp_profile *dst, const struct lsp_profile *src)
 					 l->file, l->line)) < 0)
 			goto fail;
 		lmap[i] = (uint32_t)r;
+		both[i] = (size_t)r < n0;
 		/* A loop new to dst takes src's lines. */
 		if ((size_t)r + 1 == dst->n_loops && n0 <= (size_t)r &&
 		    ((r = lsp_loop_set_lines(dst, lmap[i], l->file, l->line,
@@ -532,15 +577,21 @@ int lsp_merge(struct lsp_profile *dst, const struct lsp_profile *src)
 	for (i = 0; i < src->n_threads; i++) {
 		struct lsp_thread t = src->threads[i];
 
-		t.run += dst->nruns;
+		t.run = runmap[t.run];
 		if ((r = lsp_thread_add(dst, &t)) < 0)
 			goto fail;
 	}
 	if ((err = merge_rows(dst, src, mmap, fmap, lmap, tbase)) < 0)
 		goto out;
-	dst->nruns += src->nruns;
+	dst->nruns += nnew;
 	if (!dst->source && src->source && !(dst->source = strdup(src->source)))
 		err = -LS_ENOMEM;
+	if (!err)
+		err = lsp_part_join(dst, src, runmap);
+	if (!err)
+		err = lsp_merge_labels(dst, src, lmap, both, dbest, sbest, unlabeled);
+	if (!err)
+		err = lsp_sort(dst);
 	goto out;
 fail:
 	err = r;
@@ -548,5 +599,9 @@ out:
 	free(mmap);
 	free(fmap);
 	free(lmap);
+	free(runmap);
+	free(both);
+	free(dbest);
+	free(sbest);
 	return err;
 }

@@ -24,8 +24,17 @@
 #define LSP_IC_SIMD 7		/* the class of SIMD instructions */
 #define LSP_TRIP_LIMIT 1024	/* default: exact trip counts below this */
 #define LSP_NONE UINT32_MAX	/* no loop / function / module */
-#define LSP_VERSION 2		/* of the file format (formats/profile.md);
-				 * version 1 files are read too */
+#define LSP_VERSION 3		/* of the file format (formats/profile.md);
+				 * versions 1 and 2 are read too */
+
+/* Provenance: run `run` holds shard `shard` of `nshards` of the bundle
+ * whose identity is `bundle` (cli: size and CRCs of the file); a whole
+ * bundle is shard 0 of 1.  Merging refuses a part twice. */
+struct lsp_part {
+	uint32_t run;
+	char *bundle;
+	uint32_t shard, nshards;
+};
 
 struct lsp_module {
 	uint8_t build_id[LSP_BUILD_ID_MAX];
@@ -138,6 +147,7 @@ struct lsp_profile {
 	uint32_t trip_limit;	/* exact histogram below this */
 	uint32_t nruns;
 	char *source;		/* bundle of run 0 (informational) */
+	LSP_ARRAY(struct lsp_part, parts);	/* none in version 1 and 2 files */
 	LSP_ARRAY(struct lsp_module, modules);
 	LSP_ARRAY(struct lsp_thread, threads);
 	LSP_ARRAY(struct lsp_func, funcs);
@@ -188,6 +198,21 @@ int lsp_add_tail(struct lsp_profile *p, const struct lsp_tail *t);
 int lsp_add_call(struct lsp_profile *p, const struct lsp_call *c);
 int lsp_add_fstat(struct lsp_profile *p, const struct lsp_fstat *f);
 
+/* Records that run `run` holds shard `shard` of `nshards` of bundle
+ * `bundle` (copied).  Returns 0, -LS_EINVAL (shard >= nshards, run >=
+ * nruns, an empty id), -LS_ENOMEM. */
+int lsp_part_add(struct lsp_profile *p, uint32_t run, const char *bundle,
+		 uint32_t shard, uint32_t nshards);
+
+/* Puts p in its canonical order, the one every file is written in:
+ * modules by build-id (path without one), functions and loops by
+ * (module, offset), threads by (run, pid, tid), parts by (run, bundle,
+ * shard), rows by thread and then their key; indexes are remapped.  The
+ * order depends on the contents only, so profiles of the shards of one
+ * bundle merge into the bytes of the whole bundle's.  Returns 0 or
+ * -LS_ENOMEM (p unchanged). */
+int lsp_sort(struct lsp_profile *p);
+
 /* Name of instruction class c < LSP_NCLASS ("load" .. "other"), "?" else. */
 const char *lsp_class_name(unsigned c);
 
@@ -227,11 +252,26 @@ int lsp_check(const struct lsp_profile *p, char *errmsg, size_t errlen);
 int lsp_is_profile(const char *path);
 
 /* Appends src to dst: src's threads become runs dst->nruns.. (shifted),
- * modules are matched by build-id (by path when there is none), functions
- * and loops by (module, offset); every row is remapped.  dst is unchanged
- * on -LS_EINVAL (the trip limits differ: callers say so, naming the
- * files) but may hold part of src on -LS_ENOMEM.
- * Returns 0, -LS_EINVAL, -LS_ENOMEM. */
+ * but a run holding other shards of a bundle dst has a run of joins that
+ * run; modules are matched by build-id (by path when there is none),
+ * functions and loops by (module, offset); every row is remapped; the
+ * shards of a bundle that are all there become the whole bundle (shard 0
+ * of 1), and the result is sorted (lsp_sort()).  A loop in both takes the
+ * label (file, line, lines, inline chain) of the side whose own most
+ * executed back branch is the merged one's; where neither side's is,
+ * dst's label stays and *unlabeled (may be NULL) counts the loop.  dst is
+ * unchanged on -LS_EINVAL (the trip limits differ: callers say so, naming
+ * the files) and on -LS_EEXIST (lsp_part_conflict() finds a part of src
+ * in dst), but may hold part of src on -LS_ENOMEM.
+ * Returns 0, -LS_EINVAL, -LS_EEXIST, -LS_ENOMEM. */
 int lsp_merge(struct lsp_profile *dst, const struct lsp_profile *src);
+int lsp_merge_count(struct lsp_profile *dst, const struct lsp_profile *src,
+		    size_t *unlabeled);
+/* Whether a part of src overlaps one of dst: the same bundle with a shard
+ * in both, or sharded in two ways (then no overlap can be ruled out).
+ * Returns 0 for none, or 1 with *di and *si (may be NULL) the indexes of
+ * the two parts. */
+int lsp_part_conflict(const struct lsp_profile *dst, const struct lsp_profile *src,
+		      size_t *di, size_t *si);
 
 #endif

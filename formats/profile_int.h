@@ -3,11 +3,44 @@
 #define LSP_PROFILE_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define LSP_MAGIC "loopscope-profile"
 
 /* snprintf into errmsg when it has room; nothing when errlen is 0. */
 void lsp_seterr(char *errmsg, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+struct lsp_profile;
+
+/* Drops the interning tables (rebuilt on the next intern): after the
+ * arrays were reordered. */
+void lsp_index_drop(struct lsp_profile *p);
+
+/* Per loop, its most executed back branch over all threads (ties: the
+ * lowest offset); count 0 for none. */
+struct lsp_best {
+	uint64_t count, off;
+};
+
+/* *out gets p->n_loops entries (free() them).  Returns 0 or -LS_ENOMEM. */
+int lsp_best_tails(const struct lsp_profile *p, struct lsp_best **out);
+/* runmap[src run] = the dst run it joins: dst's run of the same bundle
+ * (by the parts), else a new one from dst->nruns on.  Returns the number
+ * of new runs. */
+uint32_t lsp_part_runs(const struct lsp_profile *dst, const struct lsp_profile *src,
+		       uint32_t *runmap);
+/* Appends src's parts to dst with runs mapped; the shards of a bundle
+ * that are all there become shard 0 of 1.  Returns 0 or -LS_ENOMEM. */
+int lsp_part_join(struct lsp_profile *dst, const struct lsp_profile *src,
+		  const uint32_t *runmap);
+/* After the rows of src were added to dst: the label of each loop in both
+ * (both[src loop]) from the side whose best back branch (dbest over dst's
+ * loops before, sbest over src's) is the merged one (lsp_merge_count()).
+ * Returns 0 or -LS_ENOMEM. */
+int lsp_merge_labels(struct lsp_profile *dst, const struct lsp_profile *src,
+		     const uint32_t *lmap, const uint8_t *both,
+		     const struct lsp_best *dbest, const struct lsp_best *sbest,
+		     size_t *unlabeled);
 
 #endif

@@ -21,7 +21,7 @@
 #define MAXF 32			/* fields of the longest record (lstat: 29) */
 
 /* Record types in the order a file holds them. */
-enum rec { R_PROFILE, R_MODULE, R_THREAD, R_FUNC, R_LOOP, R_LSTAT, R_TRIP,
+enum rec { R_PROFILE, R_PART, R_MODULE, R_THREAD, R_FUNC, R_LOOP, R_LSTAT, R_TRIP,
 	   R_EDGE, R_TAIL, R_CALL, R_FSTAT, R_END, R_NREC };
 
 static const struct {
@@ -29,6 +29,7 @@ static const struct {
 	int nf;			/* fields including the name */
 } recs[R_NREC] = {
 	[R_PROFILE] = { "profile", 4 },
+	[R_PART] = { "part", 5 },	/* version 3 */
 	[R_MODULE] = { "module", 4 },
 	[R_THREAD] = { "thread", 8 + LSP_NCLASS },
 	[R_FUNC] = { "func", 8 },
@@ -261,6 +262,37 @@ static int rd_profile(struct rd *r)
 	free(p->source);
 	p->source = strdup(r->f[3]);
 	return p->source ? 0 : -LS_ENOMEM;
+}
+
+static int rd_part(struct rd *r)
+{
+	uint32_t run = 0, shard = 0, n = 0;
+	size_t i;
+	int err;
+
+	if ((err = get_u32(r, 1, "bad run", &run)) || (err = get_str(r, 2, "bundle")) ||
+	    (err = get_u32(r, 3, "bad shard", &shard)) ||
+	    (err = get_u32(r, 4, "bad shard count", &n)))
+		return err;
+	if (run >= r->p->nruns)
+		return bad(r, -LS_ECORRUPT, "bad run index", r->f[1]);
+	if (!*r->f[2])
+		return bad(r, -LS_ECORRUPT, "empty bundle id", NULL);
+	if (n < 1 || shard >= n)
+		return bad(r, -LS_ECORRUPT, "bad shard", r->f[3]);
+	/* parts are few (one per bundle or shard): a linear check */
+	for (i = 0; i < r->p->n_parts; i++) {
+		const struct lsp_part *q = &r->p->parts[i];
+
+		if (strcmp(q->bundle, r->f[2]))
+			continue;
+		if (q->run != run || q->nshards != n)
+			return bad(r, -LS_ECORRUPT, "bundle in two runs or sharded two ways",
+				   r->f[2]);
+		if (q->shard == shard)
+			return bad(r, -LS_ECORRUPT, "duplicate part", r->f[2]);
+	}
+	return lsp_part_add(r->p, run, r->f[2], shard, n);
 }
 
 static int rd_module(struct rd *r)
@@ -514,7 +546,7 @@ static int rd_fstat(struct rd *r)
 }
 
 static int (*const rd_fn[R_NREC])(struct rd *) = {
-	[R_PROFILE] = rd_profile, [R_MODULE] = rd_module, [R_THREAD] = rd_thread,
+	[R_PROFILE] = rd_profile, [R_PART] = rd_part, [R_MODULE] = rd_module, [R_THREAD] = rd_thread,
 	[R_FUNC] = rd_func, [R_LOOP] = rd_loop, [R_LSTAT] = rd_lstat,
 	[R_TRIP] = rd_trip, [R_EDGE] = rd_edge, [R_TAIL] = rd_tail,
 	[R_CALL] = rd_call, [R_FSTAT] = rd_fstat,
@@ -548,7 +580,7 @@ static int rd_line(struct rd *r, char *s, int *last)
 	for (t = 0; t < R_NREC; t++)
 		if (!strcmp(r->f[0], recs[t].name))
 			break;
-	if (t == R_NREC)
+	if (t == R_NREC || (t == R_PART && r->version < 3))
 		return bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
 	if (r->nf != nf_of(r, t)) {
 		char msg[80];

@@ -75,6 +75,13 @@ static size_t put_header(const struct lsp_profile *p, FILE *f)
 	put_str(f, p->source);
 	fputc('\n', f);
 	n++;
+	for (i = 0; i < p->n_parts; i++, n++) {
+		const struct lsp_part *q = &p->parts[i];
+
+		fprintf(f, "part\t%" PRIu32 "\t", q->run);
+		put_str(f, q->bundle);
+		fprintf(f, "\t%" PRIu32 "\t%" PRIu32 "\n", q->shard, q->nshards);
+	}
 	for (i = 0; i < p->n_modules; i++, n++) {
 		const struct lsp_module *m = &p->modules[i];
 

@@ -30,6 +30,8 @@ run_one() {
 		echo "--- $name: $p passed, $f failed"
 		grep '^not ok\|^#' "$out" | head -40
 		tail -20 "$tmp/err"
+	elif grep -q '^ok .*# skip' "$out"; then
+		echo "--- $name: $p passed, skipped: $(sed -n 's/^ok .*# skip //p' "$out" | paste -sd';' -)"
 	else
 		echo "--- $name: $p passed"
 	fi

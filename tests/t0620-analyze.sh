@@ -17,7 +17,7 @@ fi
 "$LOOPSCOPE" record -q -o b.lsc -- "$TD/lp_calls" >/dev/null 2>&1
 t_ok "analyze writes a.lsprof by default" "$LOOPSCOPE" analyze a.lsc
 t_grep "... and says what it found" "^loopscope: [0-9]* loops in 1 thread, [0-9]* instructions: 'a.lsprof'$" last.err
-t_ok "the profile starts with the magic" grep -q '^loopscope-profile 2$' a.lsprof
+t_ok "the profile starts with the magic" grep -q '^loopscope-profile 3$' a.lsprof
 t_ok "analyze -o, -q" "$LOOPSCOPE" analyze -q -o b.lsprof b.lsc
 t_eq "-q prints nothing" "" "$(cat last.err)"
 
@@ -49,8 +49,14 @@ t_eq "json: total_instructions = the decoded instructions (info --decode)" \
 	"$("$LOOPSCOPE" info --decode a.lsc | awk '$1 == "total" && NF == 6 {print $2}')" \
 	"$(js prof.json "d['total_instructions']")"
 
-# merge: two runs of the same program, every count doubled.
-t_ok "merge two runs" "$LOOPSCOPE" merge -o ab.lsprof a.lsprof a.lsprof
+# merge: a bundle merged twice is refused, naming both inputs; a copy of
+# its profile without the part record (as version 2 files are: no
+# provenance) merges as a second run, every count doubled.
+"$LOOPSCOPE" merge -o ab.lsprof a.lsprof a.lsprof 2>twice.err
+t_eq "merge a.lsprof twice: status 1" 1 $?
+t_grep "... naming both inputs" "^loopscope: cannot merge 'a.lsprof': it holds bundle [0-9a-f-]*, which 'a.lsprof' holds already" twice.err
+awk -F '\t' '$1 == "part" { next } $1 == "end" { print "end\t" $2 - 1; next } { print }' a.lsprof >anon.lsprof
+t_ok "merge two runs" "$LOOPSCOPE" merge -o ab.lsprof a.lsprof anon.lsprof
 "$LOOPSCOPE" report --format=json ab.lsprof >ab.json
 t_eq "merge: total instructions doubled" "$(($(js prof.json "d['total_instructions']") * 2))" "$(js ab.json "d['total_instructions']")"
 t_eq "merge: shared()'s loop doubled: entries, iterations, histogram, self, total" \

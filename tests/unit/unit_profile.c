@@ -179,9 +179,54 @@ static void test_view(const struct lsp_profile *p)
 	TAP_EQ(lsp_view_new(&v, p, 7), -LS_ENOENT, "no thread 7");
 }
 
+/* Parts: shards of one bundle join one run and become the whole bundle;
+ * a part given twice is refused, and the result is in canonical order
+ * (written, read back and sorted again: the same bytes). */
+static void test_parts(void)
+{
+	struct lsp_profile *x = NULL, *y = NULL, *z = NULL, *w = NULL;
+	char msg[256];
+	size_t di = 9, si = 9;
+
+	lsp_read(&x, path, msg, sizeof(msg));
+	lsp_read(&y, path, msg, sizeof(msg));
+	lsp_read(&z, path, msg, sizeof(msg));
+	if (!x || !y || !z) {
+		TAP_OK(0, "read three copies");
+		goto out;
+	}
+	TAP_EQ(lsp_part_add(x, 0, "B", 2, 2), -LS_EINVAL, "shard 2 of 2: refused");
+	TAP_EQ(lsp_part_add(x, 1, "B", 0, 2), -LS_EINVAL, "run 1 of a one-run profile: refused");
+	lsp_part_add(x, 0, "B", 0, 2);
+	lsp_part_add(y, 0, "B", 1, 2);
+	lsp_part_add(z, 0, "B", 0, 2);
+	TAP_EQ(lsp_part_conflict(x, y, NULL, NULL), 0, "shards 0/2 and 1/2: no conflict");
+	TAP_EQ(lsp_merge(x, y), 0, "merge the two shards");
+	TAP_EQ(x->nruns, 1, "... into one run");
+	TAP_EQ(x->n_parts == 1 && x->parts[0].shard == 0 && x->parts[0].nshards == 1, 1,
+	       "... which holds the whole bundle B (0/1)");
+	TAP_EQ(lsp_part_conflict(x, z, &di, &si), 1, "shard 0/2 again: a conflict");
+	TAP_EQ(di == 0 && si == 0, 1, "... naming both parts");
+	TAP_EQ(lsp_merge(x, z), -LS_EEXIST, "... refused by the merge");
+	TAP_EQ(lsp_write(x, path2, msg, sizeof(msg)), 0, "write the merge");
+	lsp_read(&w, path2, msg, sizeof(msg));
+	TAP_EQ(w && w->n_parts == 1 && lsp_sort(w) == 0 &&
+	       lsp_write(w, path2, msg, sizeof(msg)) == 0, 1, "read back, sorted again");
+	lsp_free(z);
+	z = NULL;
+	lsp_read(&z, path2, msg, sizeof(msg));
+	TAP_EQ(z && z->n_loops == x->n_loops && z->n_threads == x->n_threads, 1,
+	       "the same profile");
+out:
+	lsp_free(x);
+	lsp_free(y);
+	lsp_free(z);
+	lsp_free(w);
+}
+
 static void test_merge(const struct lsp_profile *p)
 {
-	struct lsp_profile *a = NULL, *b = NULL;
+	struct lsp_profile *a = NULL, *b = NULL, *c = NULL;
 	struct lsp_view *v1 = NULL, *v2 = NULL;
 	char msg[256];
 	size_t i;
@@ -189,7 +234,9 @@ static void test_merge(const struct lsp_profile *p)
 
 	lsp_read(&a, path, msg, sizeof(msg));
 	lsp_read(&b, path, msg, sizeof(msg));
-	if (!a || !b) {
+	/* the merge is in canonical order: compare with p's */
+	lsp_read(&c, path, msg, sizeof(msg));
+	if (!a || !b || !c || lsp_sort(c) < 0) {
 		TAP_OK(0, "read two copies");
 		goto out;
 	}
@@ -200,7 +247,7 @@ static void test_merge(const struct lsp_profile *p)
 	TAP_EQ(a->n_funcs, p->n_funcs, "functions deduplicated");
 	TAP_EQ(a->n_threads, 2 * p->n_threads, "threads appended");
 	TAP_EQ(a->threads[2].run, 1, "the copy's threads are run 1");
-	lsp_view_new(&v1, p, LSP_VIEW_ALL);
+	lsp_view_new(&v1, c, LSP_VIEW_ALL);
 	lsp_view_new(&v2, a, LSP_VIEW_ALL);
 	TAP_EQ(v2->total_insns, 2 * v1->total_insns, "total instructions doubled");
 	for (i = 0; i < p->n_loops; i++) {
@@ -233,6 +280,7 @@ out:
 	lsp_view_free(v2);
 	lsp_free(a);
 	lsp_free(b);
+	lsp_free(c);
 }
 
 /* The message of a failed read names the file, and the line when the
@@ -314,8 +362,16 @@ static void test_bad(void)
 			{ "loopscope-profile 1\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
 			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nedge\t-\t99\t0\t1\t5\nend\t4\n",
 			  "t.lsprof:5: bad loop index '99'", -LS_ECORRUPT },
-			{ "loopscope-profile 3\n", "t.lsprof:1: format version 3, this loopscope "
-			  "reads versions 1 to 2", -LS_EVERSION },
+			{ "loopscope-profile 4\n", "t.lsprof:1: format version 4, this loopscope "
+			  "reads versions 1 to 3", -LS_EVERSION },
+			/* a part record is version 3's; a shard of no shard count */
+			{ "loopscope-profile 2\nprofile\t10\t1\t\npart\t0\tB\t0\t1\nend\t2\n",
+			  "t.lsprof:3: unknown record 'part'", -LS_ECORRUPT },
+			{ "loopscope-profile 3\nprofile\t10\t1\t\npart\t0\tB\t2\t2\nend\t2\n",
+			  "t.lsprof:3: bad shard '2'", -LS_ECORRUPT },
+			{ "loopscope-profile 3\nprofile\t10\t1\t\npart\t0\tB\t1\t2\n"
+			  "part\t0\tB\t1\t2\nend\t3\n",
+			  "t.lsprof:4: duplicate part 'B'", -LS_ECORRUPT },
 			/* version 2: loop records carry the head's file and line */
 			{ "loopscope-profile 2\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
 			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nend\t3\n",
@@ -359,6 +415,7 @@ int main(void)
 	test_roundtrip(p);
 	test_view(p);
 	test_merge(p);
+	test_parts();
 	test_bad();
 	{
 		char msg[256] = "";

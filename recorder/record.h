@@ -42,7 +42,7 @@ struct lsr_stats {
 	uint64_t memacc_bytes;
 	uint64_t records;		/* tool records read */
 	uint64_t tool_lost;		/* records the tool reported lost */
-	int tool_ended;			/* the tool wrote its LSP_END record */
+	int tool_ended;			/* the tool wrote its LSW_END record */
 };
 
 /* Runs the command under the sw backend, writing into w (opened by the

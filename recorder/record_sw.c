@@ -18,7 +18,7 @@
 #include "recorder/record.h"
 #include "recorder/sw_ingest.h"
 
-#define SW_BUF (LSP_MAX_PAYLOAD + sizeof(struct lsp_hdr) + (256u << 10))
+#define SW_BUF (LSW_MAX_PAYLOAD + sizeof(struct lsw_hdr) + (256u << 10))
 
 /* Arguments for valgrind: fixed options, ours, then the command. */
 static char **sw_argv(const struct lsr_opts *o, const char *fifo,
@@ -193,7 +193,7 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 			 o->vglib);
 		err = -LS_ECHILD;
 	}
-	/* The tool ends without LSP_END when Valgrind dies; what arrived is
+	/* The tool ends without LSW_END when Valgrind dies; what arrived is
 	 * kept and the caller says so.  After an exec the trace ends by
 	 * design (the new program is not traced). */
 	st->tool_ended = in.end_seen || in.exec_seen;

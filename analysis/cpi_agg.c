@@ -142,7 +142,7 @@ static void nest(struct lsa_cpi *p, size_t nb)
 
 struct credit {
 	struct lsa_cpi *p;
-	const struct cpi_sample *s;
+	const struct lsa_cpi_sample *s;
 	size_t nb;
 	uint64_t *lstamp, *fstamp, stamp;
 };
@@ -191,7 +191,7 @@ static void on_fragment(void *arg, uint32_t insn, double samples, uint64_t cost)
 {
 	struct credit *c = arg;
 	struct lsa_cpi *p = c->p;
-	const struct cpi_sample *s = c->s;
+	const struct lsa_cpi_sample *s = c->s;
 	uint32_t b = p->insns[insn].block, f = lsa_cfg_block(p->cfg, b)->func;
 	size_t k;
 	int fam;
@@ -304,7 +304,7 @@ int lsa_cpi_finish(struct lsa_cpi *p)
 	count_insns(p, nb);
 	for (i = 0; i < p->nsamples && err >= 0; i++) {
 		c.s = &p->samples[i];
-		err = cpi_fragments(p, c.s, on_fragment, &c);
+		err = lsa_cpi_fragments(p, c.s, on_fragment, &c);
 	}
 out:
 	free(c.lstamp);

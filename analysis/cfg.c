@@ -39,7 +39,7 @@ int lsa_cfg_new(struct lsa_cfg **pc, struct lsd_symbols *sym,
 {
 	struct lsa_cfg *c;
 
-	if (!pc || (o && o->size < sizeof(*o)))
+	if (!pc || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
 	*pc = NULL;
 	c = calloc(1, sizeof(*c));

@@ -1301,7 +1301,7 @@ int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
 {
 	struct lsa_loops *l;
 
-	if (!pl || !d || !r || !p)
+	if (!pl || !d || !r || !p || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
 	l = calloc(1, sizeof(*l));
 	if (!l)
@@ -1312,7 +1312,7 @@ int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
 	l->p = p;
 	l->run = run;
 	if (o)
-		memcpy(&l->o, o, o->size < sizeof(l->o) ? o->size : sizeof(l->o));
+		l->o = *o;
 	if (!l->o.trip_limit)
 		l->o.trip_limit = p->trip_limit ? p->trip_limit : LSP_TRIP_LIMIT;
 	l->freeacc = l->freeinst = l->freekid = LSA_NONE;

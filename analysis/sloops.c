@@ -614,7 +614,7 @@ int lsa_sloops_find(struct lsa_sloops **ps, const struct lsa_cfg *c,
 	size_t fi;
 	int err = 0;
 
-	if (!ps || !c || (o && o->size < sizeof(*o)))
+	if (!ps || !c || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
 	*ps = NULL;
 	if (!(s = calloc(1, sizeof(*s))))

@@ -30,6 +30,13 @@ enum ls_error {
 	LS_ERR_MAX
 };
 
+/* Option structs begin with `size_t size`, which the caller sets to
+ * sizeof(the struct).  One rule everywhere: a function taking one
+ * refuses with -LS_EINVAL a struct smaller than its own (a caller built
+ * against an older header), and where the options are optional, NULL
+ * means the defaults. */
+#define LS_OPTS_BAD(o) ((o) && (o)->size < sizeof(*(o)))
+
 /* Text for an error code; accepts the code negated or not.  Never NULL. */
 const char *ls_errstr(int err);
 

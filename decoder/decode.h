@@ -209,6 +209,8 @@ int lsd_sblock_code(const struct lsd_decoder *d, uint32_t pid, uint64_t ip,
 int lsd_sblock_falls(const struct lsd_sblock *sb);
 /* Name of an exit kind ("fall", "taken", ...). */
 const char *lsd_exit_name(int exit);
+/* Name of instruction class ic (lsp_class_name(): "load" .. "other"), "?"
+ * outside [0, LSD_IC_MAX). */
 const char *lsd_iclass_name(int ic);
 
 #endif

@@ -172,7 +172,7 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	size_t i;
 	int err;
 
-	if (!pd || !r)
+	if (!pd || !r || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
 	*pd = NULL;
 	if (errmsg && errlen)
@@ -181,12 +181,8 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	if (!d)
 		return -LS_ENOMEM;
 	d->r = r;
-	if (o) {
-		/* Callers built against an older, smaller struct. */
-		size_t n = o->size && o->size < sizeof(*o) ? o->size : sizeof(*o);
-
-		memcpy(&d->o, o, n);
-	}
+	if (o)
+		d->o = *o;
 	config_from_meta(d);
 	{
 		static const struct pt_errata none;

@@ -192,7 +192,7 @@ int lsb_writer_open(struct lsb_writer **pw, const char *path,
 	if (!pw || !path)
 		return -LS_EINVAL;
 	*pw = NULL;
-	if (opts && opts->size < sizeof(*opts))
+	if (LS_OPTS_BAD(opts))
 		return -LS_EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)

@@ -94,7 +94,7 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 	int rfd = -1, wfd = -1, pidfd = -1, eof = 0, err = 0, exited = 0, status = 0;
 	pid_t pid = -1;
 
-	if (!o || !w || !st || !o->argv || !o->argv[0] || !o->vglib)
+	if (!o || LS_OPTS_BAD(o) || !w || !st || !o->argv || !o->argv[0] || !o->vglib)
 		return -LS_EINVAL;
 	memset(st, 0, sizeof(*st));
 	lsr_ingest_init(&in, w, st, o->embed);

@@ -72,7 +72,7 @@ static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
 		return 1;
 	cli_warn_missing_code(r, debug_dir);
 	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
-	if (err == -LS_ECORRUPT && strstr(msg, "build-id")) {
+	if (err == -LS_EBUILDID) {
 		cli_error("cannot decode '%s': %s", path, msg);
 		goto fail;
 	}

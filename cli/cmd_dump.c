@@ -565,7 +565,7 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 
 	cli_warn_missing_code(d->r, d->debug_dir);
 	err = lsd_open_msg(&dec, d->r, &o, msg, sizeof(msg));
-	if (err == -LS_ECORRUPT && strstr(msg, "build-id")) {
+	if (err == -LS_EBUILDID) {
 		cli_error("cannot decode '%s': %s", lsb_reader_path(d->r), msg);
 		return 1;
 	}

@@ -19,6 +19,7 @@ static const char *const ls_err_text[LS_ERR_MAX] = {
 	[LS_ENOPT] = "no Intel PT on this machine",
 	[LS_ELF] = "ELF/DWARF error",
 	[LS_EEOF] = "end of data",
+	[LS_EBUILDID] = "build-id mismatch",
 };
 
 const char *ls_errstr(int err)

@@ -144,7 +144,7 @@ int lsd_env_reference(void);
 /* Builds the image and collects the block heads (a sweep of the code, read
  * back from the build-id cache where an earlier open left it, and a packet
  * scan of every stream; no instruction decoding).
- * Returns -LS_ENOMEM, -LS_EINVAL, a reader error, or -LS_ECORRUPT for a
+ * Returns -LS_ENOMEM, -LS_EINVAL, a reader error, or -LS_EBUILDID for a
  * module whose file has another build-id; errmsg (may be NULL) gets a
  * message naming the files. */
 int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,

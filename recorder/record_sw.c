@@ -180,7 +180,8 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 	if (err < 0) {
 		/* Keep the command from blocking on a FIFO nobody reads. */
 		kill(pid, SIGKILL);
-		snprintf(errbuf, errlen, "%s", in.errmsg[0] ? in.errmsg : ls_errstr(err));
+		snprintf(errbuf, errlen, "%s", lsr_ingest_errmsg(&in)[0] ? lsr_ingest_errmsg(&in)
+								   : ls_errstr(err));
 	}
 	if (!exited && waitpid(pid, &status, 0) != pid)
 		status = 0;

@@ -440,3 +440,8 @@ int lsr_ingest_feed(struct lsr_ingest *in, const uint8_t *buf, size_t len,
 	*used = off;
 	return err;
 }
+
+const char *lsr_ingest_errmsg(const struct lsr_ingest *in)
+{
+	return in ? in->errmsg : "";
+}

@@ -166,7 +166,7 @@ static void t_bad(void)
 	TAP_EQ(lsr_ingest_feed(&in, buf, len, &used), -LS_ECORRUPT,
 	       "a record before HELLO: -LS_ECORRUPT");
 	TAP_EQ(used, 0, "... nothing taken");
-	TAP_OK(strstr(in.errmsg, "type 2") != NULL, "... the message names the type (%s)", in.errmsg);
+	TAP_OK(strstr(lsr_ingest_errmsg(&in), "type 2") != NULL, "... the message names the type (%s)", lsr_ingest_errmsg(&in));
 	lsr_ingest_release(&in);
 
 	len = 0;
@@ -184,7 +184,7 @@ static void t_bad(void)
 	TAP_EQ(lsr_ingest_feed(&in, buf, len, &used), -LS_ECORRUPT,
 	       "a record over LSW_MAX_PAYLOAD: -LS_ECORRUPT");
 	TAP_EQ(used, 40, "... HELLO (16 + 24 bytes) taken before it");
-	TAP_OK(strstr(in.errmsg, "limit") != NULL, "... the message gives the limit (%s)", in.errmsg);
+	TAP_OK(strstr(lsr_ingest_errmsg(&in), "limit") != NULL, "... the message gives the limit (%s)", lsr_ingest_errmsg(&in));
 	lsr_ingest_release(&in);
 
 	len = 0;

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cli/cpi_util.h"
 #include "cli/report.h"
+#include "decoder/iclass.h"
 #include "decoder/symbols.h"
 #include "ls_err.h"
 
@@ -434,13 +435,12 @@ int cmd_annotate(int argc, char **argv)
 	/* Without samples: the exact executions, per instruction and
 	 * source line, as callgrind_annotate shows them. */
 	a.nosamp = !a.c.st.samples;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &a.cs) != CS_ERR_OK) {
+	/* AT&T, as objdump and OptiWISE's figures print it. */
+	if (lsd_cs_open(&a.cs, LSD_CS_ATT) < 0) {
 		cli_error("cannot start the disassembler");
 		cli_cpi_close(&a.c);
 		return 1;
 	}
-	/* AT&T, as objdump and OptiWISE's figures print it. */
-	cs_option(a.cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	a.unit = lsa_cpi_unit_name(a.c.st.unit);
 	nf = lsa_cfg_nfuncs(a.c.cc.cfg);
 	order = malloc((nf + 1) * sizeof(*order));

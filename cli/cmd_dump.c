@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "decoder/decode.h"
+#include "decoder/iclass.h"
 #include "decoder/symbols.h"
 #include "formats/bundle.h"
 #include "ls_err.h"
@@ -577,7 +578,7 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 		d->syms = NULL;	/* addresses without names */
 	if (d->mode == MODE_INSN) {
 		d->dec = dec;
-		if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) == CS_ERR_OK)
+		if (lsd_cs_open(&d->cs, 0) == 0)
 			d->have_cs = 1;
 	}
 	for (i = 0; i < lsb_reader_nstreams(d->r); i++) {

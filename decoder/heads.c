@@ -335,7 +335,7 @@ int lsd_heads_static(struct lsd_decoder *d)
 	size_t i;
 	int err = 0;
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (lsd_cs_open(&cs, 0) < 0)
 		return -LS_EUNSUP;
 	elf_version(EV_CURRENT);
 	for (i = 0; i < d->sp->img->nmaps && !err; i++) {

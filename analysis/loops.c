@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
+#include "common/ls_buf.h"
 #include "common/ls_err.h"
 
 static void cnt_add(struct lsa_cnt *a, const struct lsa_cnt *b)
@@ -191,15 +192,8 @@ uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
 	if (!v)
 		return LSA_NONE;	/* out of memory: unnamed, counts stay exact */
 	if (!*v) {
-		if (l->nfuncs == l->capfuncs) {
-			uint32_t nc = l->capfuncs ? l->capfuncs * 2 : 256;
-			void *p = realloc(l->funcs, nc * sizeof(*l->funcs));
-
-			if (!p)
-				return LSA_NONE;
-			l->funcs = p;
-			l->capfuncs = nc;
-		}
+		if (LS_GROW32(l->funcs, l->nfuncs + 1, l->capfuncs, 256))
+			return LSA_NONE;
 		l->funcs[l->nfuncs].module = sb->module;
 		l->funcs[l->nfuncs].off = info.func_start;
 		l->funcs[l->nfuncs].pidx = LSA_NONE;
@@ -214,15 +208,8 @@ uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
 static int loop_of(struct lsa_loops *l, const struct lsd_sblock *sb, uint32_t *out)
 {
 	if (!l->sbloop[sb->id]) {
-		if (l->nloops == l->caploops) {
-			uint32_t nc = l->caploops ? l->caploops * 2 : 256;
-			void *p = realloc(l->loops, nc * sizeof(*l->loops));
-
-			if (!p)
-				return -LS_ENOMEM;
-			l->loops = p;
-			l->caploops = nc;
-		}
+		if (LS_GROW32(l->loops, l->nloops + 1, l->caploops, 256))
+			return -LS_ENOMEM;
 		l->loops[l->nloops].head = sb;
 		l->loops[l->nloops].func = lsa_loops_func_of(l, sb);
 		l->loops[l->nloops].pidx = LSA_NONE;
@@ -303,15 +290,8 @@ int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
 	if (!v)
 		return -LS_ENOMEM;
 	if (!*v) {
-		if (t->nerows == t->caperows) {
-			size_t nc = t->caperows ? t->caperows * 2 : 64;
-			void *p = realloc(t->erows, nc * sizeof(*t->erows));
-
-			if (!p)
-				return -LS_ENOMEM;
-			t->erows = p;
-			t->caperows = nc;
-		}
+		if (LS_GROW(t->erows, t->nerows + 1, t->caperows, 64))
+			return -LS_ENOMEM;
 		t->erows[t->nerows].count = t->erows[t->nerows].total = 0;
 		*v = ++t->nerows;
 	}
@@ -368,15 +348,8 @@ int lsa_loops_path_push(struct lsa_loops *l, struct lsa_thr *t,
 	struct lsa_pent *e;
 	int err;
 
-	if (t->npath == t->cappath) {
-		uint32_t nc = t->cappath ? t->cappath * 2 : 256;
-		void *p = realloc(t->path, (size_t)nc * sizeof(*t->path));
-
-		if (!p)
-			return -LS_ENOMEM;
-		t->path = p;
-		t->cappath = nc;
-	}
+	if (LS_GROW32(t->path, t->npath + 1, t->cappath, 256))
+		return -LS_ENOMEM;
 	e = &t->path[t->npath];
 	e->sb = sb;
 	e->prev = mem_get(t, sb->id);
@@ -521,15 +494,8 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 
 static int os_push(struct lsa_thr *t, uint32_t ii)
 {
-	if (t->nos == t->capos) {
-		uint32_t nc = t->capos ? t->capos * 2 : 64;
-		void *p = realloc(t->os, nc * sizeof(*t->os));
-
-		if (!p)
-			return -LS_ENOMEM;
-		t->os = p;
-		t->capos = nc;
-	}
+	if (LS_GROW32(t->os, t->nos + 1, t->capos, 64))
+		return -LS_ENOMEM;
 	t->os[t->nos++] = ii;
 	return 0;
 }
@@ -687,15 +653,8 @@ static int frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 		t->deep++;
 		return 0;
 	}
-	if (t->nfr == t->capfr) {
-		uint32_t nc = t->capfr ? t->capfr * 2 : 64;
-		void *p = realloc(t->fr, (size_t)nc * sizeof(*t->fr));
-
-		if (!p)
-			return -LS_ENOMEM;
-		t->fr = p;
-		t->capfr = nc;
-	}
+	if (LS_GROW32(t->fr, t->nfr + 1, t->capfr, 64))
+		return -LS_ENOMEM;
 	f = &t->fr[t->nfr++];
 	memset(f, 0, sizeof(*f));
 	f->base = t->npath;
@@ -1056,15 +1015,8 @@ static uint32_t slot_new(struct lsa_loops *l, uint32_t pid, uint32_t tid)
 {
 	struct lsa_thr *t;
 
-	if (l->nthr == l->capthr) {
-		size_t n = l->capthr ? l->capthr * 2 : 8;
-		void *p = realloc(l->thr, n * sizeof(*l->thr));
-
-		if (!p)
-			return LSA_NONE;
-		l->thr = p;
-		l->capthr = n;
-	}
+	if (LS_GROW(l->thr, l->nthr + 1, l->capthr, 8))
+		return LSA_NONE;
 	t = &l->thr[l->nthr];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;

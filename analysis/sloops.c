@@ -5,6 +5,7 @@
 
 #include "analysis/dom.h"
 #include "analysis/sloops.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 struct lsa_sloops {
@@ -234,15 +235,8 @@ static int strict_subset(const struct bloop *a, const struct bloop *b)
 
 static struct lsa_sloop *new_loop(struct lsa_sloops *s)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 32;
-		struct lsa_sloop *l = realloc(s->loops, cap * sizeof(*l));
-
-		if (!l)
-			return NULL;
-		s->loops = l;
-		s->cap = cap;
-	}
+	if (LS_GROW(s->loops, s->n + 1, s->cap, 32))
+		return NULL;
 	memset(&s->loops[s->n], 0, sizeof(s->loops[0]));
 	return &s->loops[s->n++];
 }
@@ -493,16 +487,9 @@ static int irreducible(struct lsa_sloops *s, struct fgraph *g)
 
 		if (!bad[k] || cn == LSA_DOM_NONE || state[k])
 			continue;
-		if (s->nirr == s->capirr) {
-			size_t cap = s->capirr ? 2 * s->capirr : 8;
-			struct lsa_sloop_irr *p = realloc(s->irr, cap * sizeof(*p));
-
-			if (!p) {
-				err = -LS_ENOMEM;
-				goto out;
-			}
-			s->irr = p;
-			s->capirr = cap;
+		if (LS_GROW(s->irr, s->nirr + 1, s->capirr, 8)) {
+			err = -LS_ENOMEM;
+			goto out;
 		}
 		ir = &s->irr[s->nirr++];
 		memset(ir, 0, sizeof(*ir));

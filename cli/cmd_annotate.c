@@ -14,6 +14,7 @@
 #include "cli/report.h"
 #include "decoder/iclass.h"
 #include "decoder/symbols.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static const char annotate_usage[] =
@@ -179,15 +180,8 @@ static struct lagg *line_of(struct ann *a, const char *file, int line, int add)
 			return &a->lines[i];
 	if (!add)
 		return NULL;
-	if (a->nlines == a->caplines) {
-		size_t cap = a->caplines ? 2 * a->caplines : 64;
-		struct lagg *n = realloc(a->lines, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		a->lines = n;
-		a->caplines = cap;
-	}
+	if (LS_GROW(a->lines, a->nlines + 1, a->caplines, 64))
+		return NULL;
 	memset(&a->lines[a->nlines], 0, sizeof(a->lines[0]));
 	a->lines[a->nlines].file = file;
 	a->lines[a->nlines].line = line;

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "decoder/decode.h"
 #include "formats/bundle.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static const char info_usage[] =
@@ -83,15 +84,8 @@ static struct thread *thread_of(struct info *in, uint32_t pid, uint32_t tid)
 	for (i = 0; i < in->nth; i++)
 		if (in->th[i].tid == tid && in->th[i].pid == pid)
 			return &in->th[i];
-	if (in->nth == in->cap) {
-		size_t cap = in->cap ? 2 * in->cap : 16;
-		struct thread *t = realloc(in->th, cap * sizeof(*t));
-
-		if (!t)
-			return NULL;
-		in->th = t;
-		in->cap = cap;
-	}
+	if (LS_GROW(in->th, in->nth + 1, in->cap, 16))
+		return NULL;
 	memset(&in->th[in->nth], 0, sizeof(in->th[0]));
 	in->th[in->nth].pid = pid;
 	in->th[in->nth].tid = tid;
@@ -337,16 +331,9 @@ static int ct_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 	for (i = 0; i < c->n && (c->t[i].pid != pid || c->t[i].tid != tid); i++)
 		;
 	if (i == c->n) {
-		if (c->n == c->cap) {
-			size_t cap = c->cap ? 2 * c->cap : 8;
-			void *p = realloc(c->t, cap * sizeof(*c->t));
-
-			if (!p) {
-				c->nomem = 1;
-				return -LS_ENOMEM;
-			}
-			c->t = p;
-			c->cap = cap;
+		if (LS_GROW(c->t, c->n + 1, c->cap, 8)) {
+			c->nomem = 1;
+			return -LS_ENOMEM;
 		}
 		memset(&c->t[c->n], 0, sizeof(c->t[0]));
 		c->t[c->n].pid = pid;

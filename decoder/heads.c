@@ -21,6 +21,7 @@
 
 #include "decoder/decode_int.h"
 #include "ls_crc32.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* Whether code[0..len) is a direct relative branch: its target is
@@ -90,16 +91,9 @@ static int sweep(csh cs, const uint8_t *data, uint64_t off, uint64_t n,
 		/* a is the address after the instruction. */
 		if (!direct_disp(here, in->size, &disp))
 			continue;
-		if (hr->n == cap) {
-			size_t ncap = cap ? cap * 2 : 1024;
-			void *np = realloc(hr->rel, ncap * sizeof(*hr->rel));
-
-			if (!np) {
-				err = -LS_ENOMEM;
-				break;
-			}
-			hr->rel = np;
-			cap = ncap;
+		if (LS_GROW(hr->rel, hr->n + 1, cap, 1024)) {
+			err = -LS_ENOMEM;
+			break;
 		}
 		hr->rel[hr->n++] = a + (uint64_t)disp - runtime;
 	}

@@ -121,11 +121,11 @@ static int grow_blocks(struct lsa_cfg *c, uint32_t id)
 
 	while (n <= id)
 		n *= 2;
-	b = realloc(c->blk, n * sizeof(*b));
+	b = ls_reallocarray(c->blk, n, sizeof(*b));
 	if (!b)
 		return -LS_ENOMEM;
 	c->blk = b;
-	a = realloc(c->active, n * sizeof(*a));
+	a = ls_reallocarray(c->active, n, sizeof(*a));
 	if (!a)
 		return -LS_ENOMEM;
 	c->active = a;

@@ -25,7 +25,7 @@ static int stream_slot(struct lsa_cfg *c, size_t stream)
 	if (stream < c->nstreams)
 		return 0;
 	n = stream + 8;
-	s = realloc(c->sctx, n * sizeof(*s));
+	s = ls_reallocarray(c->sctx, n, sizeof(*s));
 	if (!s)
 		return -LS_ENOMEM;
 	c->sctx = s;

@@ -46,14 +46,8 @@ static void cnt_sub(struct lsa_cnt *a, const struct lsa_cnt *b)
 		(out) = (l)->freel;					\
 		(l)->freel = (l)->arr[(out)].next;			\
 	} else {							\
-		if ((l)->n == (l)->cap) {				\
-			uint32_t nc_ = (l)->cap ? (l)->cap * 2 : 256;	\
-			void *p_ = realloc((l)->arr, (size_t)nc_ * sizeof(*(l)->arr)); \
-			if (!p_)					\
-				return -LS_ENOMEM;			\
-			(l)->arr = p_;					\
-			(l)->cap = nc_;					\
-		}							\
+		if (LS_GROW32((l)->arr, (l)->n + 1, (l)->cap, 256))	\
+			return -LS_ENOMEM;				\
 		(out) = (l)->n++;					\
 	}								\
 } while (0)
@@ -156,15 +150,15 @@ static int sb_grow(struct lsa_loops *l, uint32_t id)
 	uint32_t *a, *b, *c;
 
 	n = n < 1024 ? 1024 : n + n / 2;
-	a = realloc(l->sbloop, n * sizeof(*a));
+	a = ls_reallocarray(l->sbloop, n, sizeof(*a));
 	if (!a)
 		return -LS_ENOMEM;
 	l->sbloop = a;
-	b = realloc(l->sbfunc, n * sizeof(*b));
+	b = ls_reallocarray(l->sbfunc, n, sizeof(*b));
 	if (!b)
 		return -LS_ENOMEM;
 	l->sbfunc = b;
-	c = realloc(l->sbbody, n * sizeof(*c));
+	c = ls_reallocarray(l->sbbody, n, sizeof(*c));
 	if (!c)
 		return -LS_ENOMEM;
 	l->sbbody = c;
@@ -255,7 +249,7 @@ struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop)
 {
 	if (loop >= t->nlr) {
 		uint32_t n = loop < 64 ? 128 : loop * 2;
-		struct lsa_lrow *p = realloc(t->lr, n * sizeof(*p));
+		struct lsa_lrow *p = ls_reallocarray(t->lr, n, sizeof(*p));
 
 		if (!p)
 			return NULL;
@@ -270,7 +264,7 @@ static struct lsa_frow *frow(struct lsa_thr *t, uint32_t func)
 {
 	if (func >= t->nfw) {
 		uint32_t n = func < 256 ? 512 : func * 2;
-		struct lsa_frow *p = realloc(t->fw, n * sizeof(*p));
+		struct lsa_frow *p = ls_reallocarray(t->fw, n, sizeof(*p));
 
 		if (!p)
 			return NULL;
@@ -329,7 +323,7 @@ static int mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
 
 		if (v == LSA_NONE)
 			return 0;
-		p = realloc(t->mem, n * sizeof(*p));
+		p = ls_reallocarray(t->mem, n, sizeof(*p));
 		if (!p)
 			return -LS_ENOMEM;
 		memset(p + t->nmem, 0xff, (n - t->nmem) * sizeof(*p));
@@ -375,12 +369,12 @@ struct owner {
 static int pre_grow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id)
 {
 	size_t n = l->nsb > id ? l->nsb : (size_t)id + 1;
-	uint32_t *p = realloc(t->pre, n * sizeof(*p)), *q;
+	uint32_t *p = ls_reallocarray(t->pre, n, sizeof(*p)), *q;
 
 	if (!p)
 		return -LS_ENOMEM;
 	t->pre = p;
-	q = realloc(t->preo, n * sizeof(*q));
+	q = ls_reallocarray(t->preo, n, sizeof(*q));
 	if (!q)
 		return -LS_ENOMEM;
 	t->preo = q;
@@ -735,7 +729,7 @@ static uint32_t leaf_call(struct lsa_loops *l, struct lsa_thr *t)
 
 		while (nc < l->nsq + n)
 			nc *= 2;
-		p = realloc(l->sq, (size_t)nc * sizeof(*l->sq));
+		p = ls_reallocarray(l->sq, nc, sizeof(*l->sq));
 		if (!p)
 			return 0;
 		l->sq = p;
@@ -996,7 +990,7 @@ static struct lsa_sref *sref_of(struct lsa_loops *l, size_t stream)
 {
 	if (stream >= l->nsref) {
 		size_t n = stream + 8, i;
-		struct lsa_sref *p = realloc(l->sref, n * sizeof(*p));
+		struct lsa_sref *p = ls_reallocarray(l->sref, n, sizeof(*p));
 
 		if (!p)
 			return NULL;

@@ -551,15 +551,9 @@ static int do_function(struct lsa_sloops *s, struct fgraph *g, double t,
 
 			if (!lsa_dom_dominates(&g->dom, h, v))
 				continue;
-			if (nbl == cap) {
-				struct bloop *p;
-
-				cap = cap ? 2 * cap : 8;
-				if (!(p = realloc(bl, cap * sizeof(*p)))) {
-					err = -LS_ENOMEM;
-					goto out;
-				}
-				bl = p;
+			if (LS_GROW32(bl, nbl + 1, cap, 8)) {
+				err = -LS_ENOMEM;
+				goto out;
 			}
 			bl[nbl].header = h;
 			bl[nbl].tail = v;

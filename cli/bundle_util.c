@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "decoder/modfile.h"
 #include "formats/bundle.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* Names, in one warning, the executable mappings of the traced run whose
@@ -52,15 +53,8 @@ static int on_missing_event(const struct lsb_event *ev, void *arg)
 	for (i = 0; i < m->n; i++)
 		if (!strcmp(m->paths[i], path))
 			return 0;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 16;
-		char **p = realloc(m->paths, cap * sizeof(*p));
-
-		if (!p)
-			return 0;	/* a shorter warning */
-		m->paths = p;
-		m->cap = cap;
-	}
+	if (LS_GROW(m->paths, m->n + 1, m->cap, 16))
+		return 0;	/* a shorter warning */
 	if ((m->paths[m->n] = strdup(path)))
 		m->n++;
 	return 0;

@@ -111,15 +111,8 @@ static const char *src_line(struct src *s, const char *path, int line,
 					continue;
 				if (i == got && (!got || s->text[got - 1] == '\n'))
 					break;
-				if (s->nlines == cap) {
-					char **nl;
-
-					cap = cap ? 2 * cap : 256;
-					nl = realloc(s->lines, cap * sizeof(*nl));
-					if (!nl)
-						break;
-					s->lines = nl;
-				}
+				if (LS_GROW(s->lines, s->nlines + 1, cap, 256))
+					break;
 				s->lines[s->nlines++] = s->text + i;
 			}
 			for (i = 0; i < got; i++)
@@ -197,16 +190,8 @@ static void sum_lines(struct ann *a, const struct lsa_cfg_func *fn)
 
 	for (k = 0; k < fn->nblocks; k++) {
 		n = lsa_cpi_block_insns(a->c.cpi, fn->blocks[k], &first);
-		if (n && a->nblocks == a->capblocks) {
-			size_t cap = a->capblocks ? 2 * a->capblocks : 256;
-			uint32_t *nb = realloc(a->blocks, cap * sizeof(*nb));
-
-			if (nb) {
-				a->blocks = nb;
-				a->capblocks = cap;
-			}
-		}
-		if (n && a->nblocks < a->capblocks)
+		/* out of memory: the block is left out of the listing */
+		if (n && !LS_GROW(a->blocks, a->nblocks + 1, a->capblocks, 256))
 			a->blocks[a->nblocks++] = fn->blocks[k];
 		for (i = 0; i < n; i++) {
 			const struct lsa_cpi_insn *in = lsa_cpi_insn(a->c.cpi, first + i);

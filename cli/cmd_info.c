@@ -353,18 +353,13 @@ static int ct_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t
 		uint32_t id = b[i].sb->id;
 
 		if (id >= c->capseen) {
-			size_t cap = c->capseen ? c->capseen : 4096;
-			uint8_t *p;
+			size_t old = c->capseen;
 
-			while (cap <= id)
-				cap *= 2;
-			if (!(p = realloc(c->seen, cap))) {
+			if (LS_GROW(c->seen, (size_t)id + 1, c->capseen, 4096)) {
 				c->nomem = 1;
 				return -LS_ENOMEM;
 			}
-			memset(p + c->capseen, 0, cap - c->capseen);
-			c->seen = p;
-			c->capseen = cap;
+			memset(c->seen + old, 0, c->capseen - old);
 		}
 		c->nseen += !c->seen[id];
 		c->seen[id] = 1;

@@ -16,6 +16,7 @@
 #include "decoder/decode_int.h"
 #include "decoder/run.h"
 #include "formats/profile.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 
@@ -174,7 +175,7 @@ static int emit(struct lsd_run *r, const struct lsd_sblock *sb, int exit, uint64
 		 * that grow without bound. */
 		if (ncap > 65536)
 			return flush_tail(r) ? r->cbret : deliver(r, &b);
-		p = realloc(r->tail, ncap * sizeof(*r->tail));
+		p = ls_reallocarray(r->tail, ncap, sizeof(*r->tail));
 		if (!p)
 			return -LS_ENOMEM;
 		r->tail = p;

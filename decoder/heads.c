@@ -267,7 +267,7 @@ static int hc_range(struct lsd_decoder *d, csh cs, size_t mod,
 	int err;
 
 	if (mod >= d->nhmods) {
-		np = realloc(d->hmods, (mod + 1) * sizeof(*d->hmods));
+		np = ls_reallocarray(d->hmods, mod + 1, sizeof(*d->hmods));
 		if (!np)
 			return -LS_ENOMEM;
 		d->hmods = np;
@@ -284,7 +284,7 @@ static int hc_range(struct lsd_decoder *d, csh cs, size_t mod,
 			return 0;
 		}
 	err = sweep(cs, mb->data, lo, hi - lo, rt, &hr);
-	if (err < 0 || !(np = realloc(hm->r, (hm->n + 1) * sizeof(*hm->r)))) {
+	if (err < 0 || !(np = ls_reallocarray(hm->r, hm->n + 1, sizeof(*hm->r)))) {
 		free(hr.rel);
 		return err < 0 ? err : -LS_ENOMEM;
 	}

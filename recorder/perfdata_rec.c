@@ -433,7 +433,7 @@ static int decode_header_attr(struct lspd_file *f, struct lspd_record *r)
 	if (f->nattrs >= LSPD_MAX_ATTRS)
 		return lspd_fail(f, LS_ELIMIT, r->type, r->offset,
 				 "more than %u events", LSPD_MAX_ATTRS);
-	na = realloc(f->attrs, (f->nattrs + 1) * sizeof(*na));
+	na = ls_reallocarray(f->attrs, f->nattrs + 1, sizeof(*na));
 	if (!na)
 		return -LS_ENOMEM;
 	f->attrs = na;

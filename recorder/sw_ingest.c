@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ls_buf.h"
 #include "ls_err.h"
 #include "ls_buildid.h"
 #include "recorder/lsc_proto.h"
@@ -28,22 +29,6 @@ void lsr_ingest_release(struct lsr_ingest *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *np;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -LS_ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 /* Stream id of a thread; declares the stream on first sight. */
 static int stream_of(struct lsr_ingest *in, uint32_t tid, uint32_t *id)
 {
@@ -57,7 +42,7 @@ static int stream_of(struct lsr_ingest *in, uint32_t tid, uint32_t *id)
 			return 0;
 		}
 	}
-	err = grow((void **)&in->tids, &in->captids, in->ntids, sizeof(*in->tids));
+	err = LS_GROW(in->tids, in->ntids + 1, in->captids, 16);
 	if (err)
 		return err;
 	memset(&s, 0, sizeof(s));
@@ -135,7 +120,7 @@ static struct lsr_modcache *module_of(struct lsr_ingest *in, const char *path,
 	for (i = 0; i < in->nmods; i++)
 		if (!strcmp(in->mods[i].path, path))
 			return &in->mods[i];
-	*err = grow((void **)&in->mods, &in->capmods, in->nmods, sizeof(*in->mods));
+	*err = LS_GROW(in->mods, in->nmods + 1, in->capmods, 16);
 	if (*err)
 		return NULL;
 	mc = &in->mods[in->nmods];

@@ -8,6 +8,7 @@
 #ifndef LS_CLI_H
 #define LS_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 int cmd_record(int argc, char **argv);
@@ -57,6 +58,18 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints usage to stderr (err != 0) or stdout and returns 129 or 0. */
 int cli_usage(const char *usage, int err);
+/* Numeric option values, one wording for every command: the whole of s
+ * must be a number in [min, max] (base as strtoull(): 10, or 0 to take
+ * 0x... too), no sign.  Otherwise prints "option 'OPT' wants a number
+ * from MIN to MAX, not 'S'" ("wants a number, not 'S'" without bounds)
+ * and returns -1; 0 with *out set. */
+int cli_opt_u64(const char *opt, const char *s, int base, uint64_t min,
+		uint64_t max, uint64_t *out);
+int cli_opt_u32(const char *opt, const char *s, int base, uint32_t min,
+		uint32_t max, uint32_t *out);
+/* The same for a real number in [min, max] (max may be INFINITY). */
+int cli_opt_double(const char *opt, const char *s, double min, double max,
+		   double *out);
 /* The directory holding the running binary (no trailing slash). */
 const char *cli_exe_dir(void);
 

@@ -183,33 +183,17 @@ int cmd_analyze(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case OPT_TRIP_LIMIT: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !*optarg || v < 2 || v > (1ul << 24)) {
-				cli_error("--trip-limit: '%s' is not a number "
-					  "from 2 to 16777216", optarg);
+		case OPT_TRIP_LIMIT:
+			if (cli_opt_u32("--trip-limit", optarg, 10, 2, 1u << 24, &trip_limit))
 				return cli_usage(analyze_usage, 1);
-			}
-			trip_limit = (uint32_t)v;
 			break;
-		}
 		case OPT_DEBUG_DIR:
 			debug_dir = optarg;
 			break;
-		case 'j': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !*optarg || v < 1 || v > 256) {
-				cli_error("--jobs: '%s' is not a number from 1 to 256",
-					  optarg);
+		case 'j':
+			if (cli_opt_u32("--jobs", optarg, 10, 1, 256, &jobs))
 				return cli_usage(analyze_usage, 1);
-			}
-			jobs = (unsigned)v;
 			break;
-		}
 		case 'q':
 			quiet = 1;
 			break;

@@ -84,21 +84,6 @@ struct dump {
 	size_t codecap;
 };
 
-static int parse_u64(const char *opt, const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || *s == '-') {
-		cli_error("option '%s' wants a number, not '%s'", opt, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 /* The whole raw PT of stream i, its chunks concatenated: packet views
  * decode across chunk boundaries the way the hardware wrote them. */
 static int read_stream(struct lsb_reader *r, size_t i, uint8_t **pbuf,
@@ -627,17 +612,17 @@ int cmd_dump(int argc, char **argv)
 			d.debug_dir = optarg;
 			break;
 		case OPT_STREAM:
-			if (parse_u64("--stream", optarg, &id))
+			if (cli_opt_u64("--stream", optarg, 0, 0, UINT64_MAX, &id))
 				return cli_usage(dump_usage, 1);
 			have_id = 1;
 			break;
 		case OPT_TID:
-			if (parse_u64("--tid", optarg, &tid))
+			if (cli_opt_u64("--tid", optarg, 0, 0, UINT64_MAX, &tid))
 				return cli_usage(dump_usage, 1);
 			have_tid = 1;
 			break;
 		case OPT_LIMIT:
-			if (parse_u64("--limit", optarg, &d.limit))
+			if (cli_opt_u64("--limit", optarg, 0, 0, UINT64_MAX, &d.limit))
 				return cli_usage(dump_usage, 1);
 			break;
 		case OPT_PACKETS:

@@ -57,23 +57,6 @@ static const struct option record_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_size(const char *opt, const char *s, unsigned long min,
-		      unsigned long max, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max) {
-		cli_error("option '%s' wants a number from %lu to %lu, not '%s'",
-			  opt, min, max, s);
-		return -1;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
 /* The directory with the Valgrind tool: $LOOPSCOPE_VGLIB, the build tree's
  * vglib/ beside the binary, or the installed libexec/loopscope. */
 static const char *find_vglib(void)
@@ -339,7 +322,7 @@ int cmd_record(int argc, char **argv)
 		case OPT_SAMPLE_FREQ:
 			/* perf refuses more than perf_event_max_sample_rate
 			 * (100000 by default) and says so. */
-			if (parse_size("--sample-freq", optarg, 1, 1000000, &o.sample_freq))
+			if (cli_opt_u32("--sample-freq", optarg, 0, 1, 1000000, &o.sample_freq))
 				return CLI_EXIT_USAGE;
 			o.sample = 1;
 			break;
@@ -353,11 +336,11 @@ int cmd_record(int argc, char **argv)
 			o.no_retcomp = 1;
 			break;
 		case OPT_PSB:
-			if (parse_size("--psb-period", optarg, 256, 1u << 20, &o.psb_period))
+			if (cli_opt_u32("--psb-period", optarg, 0, 256, 1u << 20, &o.psb_period))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_CHUNK:
-			if (parse_size("--chunk-size", optarg, 4096, 64u << 20, &wo.chunk_size))
+			if (cli_opt_u32("--chunk-size", optarg, 0, 4096, 64u << 20, &wo.chunk_size))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_PT_CONFIG:

@@ -129,11 +129,7 @@ static void note_cb(void *arg, const char *msg)
 /* A private directory for perf.data files; "" on failure. */
 static void temp_dir(char *dir, size_t len)
 {
-	const char *t = getenv("TMPDIR");
-
-	snprintf(dir, len, "%s/loopscope-perf-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(dir))
-		dir[0] = '\0';
+	lsr_mkdtemp(dir, len, "loopscope-perf");
 }
 
 /* The pt backend: perf records intel_pt (and, with --sample, cycles in the

@@ -52,6 +52,11 @@ struct lsr_stats {
 int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 		  struct lsr_stats *st, char *errbuf, size_t errlen);
 
+/* Creates a private directory $TMPDIR/NAME-XXXXXX (/tmp without
+ * TMPDIR) into dir (len bytes).  Returns 0, -LS_ELIMIT (the path does not
+ * fit) or -LS_EIO (errno kept). */
+int lsr_mkdtemp(char *dir, size_t len, const char *name);
+
 /* Writes the metadata every recording has (host, kernel, CPU, command
  * line, start time, recorder); backend-specific keys are the caller's. */
 int lsr_write_host_meta(struct lsb_writer *w, char *const *argv);

@@ -84,7 +84,7 @@ static int drain(int fd, struct lsr_ingest *in, uint8_t *buf, size_t *fill,
 int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 		  struct lsr_stats *st, char *errbuf, size_t errlen)
 {
-	char dir[] = "/tmp/loopscope-XXXXXX";
+	char dir[4096];
 	char fifo[sizeof(dir) + 16], outopt[sizeof(fifo) + 16], psbopt[48];
 	struct lsr_ingest in;
 	struct sigaction ign, old_int, old_quit;
@@ -99,10 +99,11 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 	memset(st, 0, sizeof(*st));
 	lsr_ingest_init(&in, w, st, o->embed);
 	errbuf[0] = '\0';
-	if (!mkdtemp(dir)) {
-		snprintf(errbuf, errlen, "cannot create a temporary directory: %s",
-			 strerror(errno));
-		return -LS_EIO;
+	if ((err = lsr_mkdtemp(dir, sizeof(dir), "loopscope")) < 0) {
+		snprintf(errbuf, errlen, "cannot create a temporary directory in %s: %s",
+			 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+			 err == -LS_EIO ? strerror(errno) : "the path is too long");
+		return err;
 	}
 	snprintf(fifo, sizeof(fifo), "%s/tool.fifo", dir);
 	buf = malloc(SW_BUF);
@@ -217,4 +218,21 @@ out:
 	free(buf);
 	lsr_ingest_release(&in);
 	return err;
+}
+
+int lsr_mkdtemp(char *dir, size_t len, const char *name)
+{
+	const char *t = getenv("TMPDIR");
+	int n = snprintf(dir, len, "%s/%s-XXXXXX", t && *t ? t : "/tmp", name);
+
+	if (n < 0 || (size_t)n >= len) {
+		if (len)
+			dir[0] = '\0';
+		return -LS_ELIMIT;
+	}
+	if (!mkdtemp(dir)) {
+		dir[0] = '\0';
+		return -LS_EIO;
+	}
+	return 0;
 }

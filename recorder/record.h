@@ -31,6 +31,10 @@ struct lsr_opts {
 	const char *valgrind;		/* sw: valgrind binary, NULL: "valgrind" */
 	char *const *argv;		/* the command, NULL-terminated */
 	char *const *perf_args;		/* pt: extra `perf record` arguments */
+	const char *pt_config;		/* pt: intel_pt event terms, or NULL */
+	/* pt: called with warnings of the conversion (may be NULL) */
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
 };
 
 struct lsr_stats {
@@ -50,6 +54,15 @@ struct lsr_stats {
  * failure.  Returns -LS_EINVAL, -LS_EIO, -LS_ECHILD, -LS_ECORRUPT (bad
  * record stream), -LS_ENOMEM, or an error of the bundle writer. */
 int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
+		  struct lsr_stats *st, char *errbuf, size_t errlen);
+
+/* Runs the command under the pt backend: `perf record -e intel_pt//u`
+ * (with --sample, cycles in the same run) into a temporary perf.data,
+ * converted into w (opened and closed by the caller).  Fills *st.  errbuf
+ * receives a message on failure.  Returns -LS_EINVAL (also a pt_config
+ * too long), -LS_EIO, a perf run's error (-LS_ENOPT, -LS_ECHILD, ...) or
+ * a conversion error. */
+int lsr_record_pt(const struct lsr_opts *o, struct lsb_writer *w,
 		  struct lsr_stats *st, char *errbuf, size_t errlen);
 
 /* Creates a private directory $TMPDIR/NAME-XXXXXX (/tmp without

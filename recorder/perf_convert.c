@@ -16,7 +16,7 @@
 #include "ls_buildid.h"
 #include "ls_buildid.h"
 #include "perf_convert.h"
-#include "perfdata.h"
+#include "formats/perfdata.h"
 #include "vdso.h"
 
 #define MAX_STREAMS 4096	/* AUXTRACE idx values we accept */

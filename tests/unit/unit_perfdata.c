@@ -1,4 +1,4 @@
-/* unit_perfdata.c - the perf.data reader (recorder/perfdata.c) on
+/* unit_perfdata.c - the perf.data reader (formats/perfdata.c) on
  * pipe-mode streams crafted byte by byte after perf's
  * tools/perf/Documentation/perf.data-file-format.txt and
  * include/uapi/linux/perf_event.h, held in a memfd.
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "ls_err.h"
-#include "recorder/perfdata.h"
+#include "formats/perfdata.h"
 #include "tap.h"
 
 static uint8_t buf[4096];

@@ -8,7 +8,7 @@
 
 #include "ls_buf.h"
 #include "ls_err.h"
-#include "perfdata_int.h"
+#include "formats/perfdata_int.h"
 
 struct cur {
 	const uint8_t *p;

@@ -103,12 +103,12 @@ int cli_open_bundle(const char *file, struct lsb_reader **pr)
 	if (err == -LS_ENOENT) {
 		cli_error("no such file '%s'; run 'loopscope record' first", file);
 		lsb_reader_close(*pr);
-		return 1;
+		return -1;
 	}
 	if (err < 0) {
 		cli_error("%s", *pr ? lsb_reader_errmsg(*pr) : ls_errstr(err));
 		lsb_reader_close(*pr);
-		return 1;
+		return -1;
 	}
 	lsb_reader_stats(*pr, &st);
 	if (st.truncated_at)

@@ -21,15 +21,19 @@ int cmd_graph(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 
 struct lsp_profile;
+/* The rule of cli helpers (git's): a helper prints its own error message
+ * and returns a negative value; callers test it and exit 1.  Only the
+ * cmd_* functions return exit statuses. */
+
 /* `loopscope analyze` as a function: decodes the bundle at path (with
  * executables it only references looked for in debug_dir, may be NULL)
- * and profiles its loops into a new *out.  Like every cli helper it
- * prints its own error message; returns 0 or a negative LS_E* code. */
+ * and profiles its loops into a new *out.  Returns 0 or a negative LS_E*
+ * code after printing the error. */
 int cli_analyze_bundle(const char *path, const char *debug_dir,
 		       struct lsp_profile **out);
 /* The input of report, graph and merge: a profile file (by its magic),
- * else a bundle analyzed on the fly.  Returns 0, or 1 after printing the
- * error (a missing file gets the 'record' hint). */
+ * else a bundle analyzed on the fly.  Returns 0, or -1 after printing
+ * the error (a missing file gets the 'record' hint). */
 int cli_load_profile(const char *path, const char *debug_dir,
 		     struct lsp_profile **out);
 int cmd_probes(int argc, char **argv);
@@ -38,7 +42,7 @@ int cmd_annotate(int argc, char **argv);
 
 struct lsb_reader;
 /* Opens a bundle for a command: a missing file gets the 'record' hint, a
- * bundle cut short a warning.  Returns 0, or 1 after printing the error. */
+ * bundle cut short a warning.  Returns 0, or -1 after printing the error. */
 int cli_open_bundle(const char *file, struct lsb_reader **pr);
 /* Prints a failure err of reading or decoding r: the reader's own message
  * (file, section, offset) for damage and I/O, else the file and the code. */

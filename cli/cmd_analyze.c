@@ -53,7 +53,7 @@ static const struct option analyze_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Adds run `path` to profile p; stats to *st.  Returns 0, or 1 after
+/* Adds run `path` to profile p; stats to *st.  Returns 0, or -1 after
  * printing the error. */
 static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
 			struct lsp_profile *p, struct lsa_loops_stats *st)
@@ -69,7 +69,7 @@ static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
 	int err;
 
 	if (cli_open_bundle(path, &r))
-		return 1;
+		return -1;
 	cli_warn_missing_code(r, debug_dir);
 	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
 	if (err == -LS_EBUILDID) {
@@ -100,7 +100,7 @@ fail:
 	lsd_symbols_close(sym);
 	lsd_close(d);
 	lsb_reader_close(r);
-	return 1;
+	return -1;
 }
 
 /* Losses and the detector's repairs, said once per run. */

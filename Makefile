@@ -43,6 +43,7 @@ BIN := $(BUILD)/loopscope
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/%)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/%)
+FUZZ_OBJ := $(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/replay.o
 
 # Debian 12 packages the build, the tests and the demo need (chromium and
 # its fonts: the HTML report's browser test; python3-jsonschema: the
@@ -74,10 +75,11 @@ $(BUILD)/tests/%: tests/tools/%.c $(LIBA)
 	$(CC) $(ALL_CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
 # Fuzz entry points, linked with a replay driver so `make check` runs
-# them over a corpus under the sanitizers without libFuzzer.
-$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIBA)
+# them over a corpus under the sanitizers without libFuzzer.  Compiled
+# one object per source, so that each gets its own header dependencies.
+$(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDSAN) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIBA) $(LIBS)
+	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBA) $(LIBS)
 
 include recorder/vgtool/vgtool.mk
 include testdata/testdata.mk
@@ -130,4 +132,6 @@ clean:
 .PHONY: all check demo deps install clean vgtool testdata
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+# Header dependencies (-MMD): the library and the command, and the test
+# programs (a unit or tool binary's .d sits beside it).
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d) $(TOOL_BIN:=.d) $(FUZZ_OBJ:.o=.d)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/cfg_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static const char *const kind_names[LSA_CFG_KIND_MAX] = {
@@ -39,7 +40,7 @@ int lsa_cfg_new(struct lsa_cfg **pc, struct lsd_symbols *sym,
 {
 	struct lsa_cfg *c;
 
-	if (!pc || (o && o->size < sizeof(*o)))
+	if (!pc || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
 	*pc = NULL;
 	c = calloc(1, sizeof(*c));
@@ -101,15 +102,8 @@ long lsa_cfg_edge_add(struct lsa_cfg *c, uint32_t from, uint32_t to,
 		}
 		k = (k + 1) & (c->nslots - 1);
 	}
-	if (c->nedges == c->capedges) {
-		size_t cap = c->capedges ? 2 * c->capedges : 256;
-		struct lsa_cfg_edge *ne = realloc(c->edges, cap * sizeof(*ne));
-
-		if (!ne)
-			return -LS_ENOMEM;
-		c->edges = ne;
-		c->capedges = cap;
-	}
+	if (LS_GROW(c->edges, c->nedges + 1, c->capedges, 256))
+		return -LS_ENOMEM;
 	e = &c->edges[c->nedges];
 	memset(e, 0, sizeof(*e));
 	e->from = from;
@@ -129,11 +123,11 @@ static int grow_blocks(struct lsa_cfg *c, uint32_t id)
 
 	while (n <= id)
 		n *= 2;
-	b = realloc(c->blk, n * sizeof(*b));
+	b = ls_reallocarray(c->blk, n, sizeof(*b));
 	if (!b)
 		return -LS_ENOMEM;
 	c->blk = b;
-	a = realloc(c->active, n * sizeof(*a));
+	a = ls_reallocarray(c->active, n, sizeof(*a));
 	if (!a)
 		return -LS_ENOMEM;
 	c->active = a;
@@ -177,15 +171,8 @@ static int unwind_to(struct lsa_cfg *c, size_t keep, int why)
 
 static int push_frame(struct lsa_cfg *c, uint32_t callblk, uint64_t retaddr)
 {
-	if (c->w.nframes == c->w.capframes) {
-		size_t cap = c->w.capframes ? 2 * c->w.capframes : 64;
-		struct lsa_cfg_frame *f = realloc(c->w.frames, cap * sizeof(*f));
-
-		if (!f)
-			return -LS_ENOMEM;
-		c->w.frames = f;
-		c->w.capframes = cap;
-	}
+	if (LS_GROW(c->w.frames, c->w.nframes + 1, c->w.capframes, 64))
+		return -LS_ENOMEM;
 	c->w.frames[c->w.nframes].callblk = callblk;
 	c->w.frames[c->w.nframes].retaddr = retaddr;
 	c->w.frames[c->w.nframes].insn_at = c->w.insns;

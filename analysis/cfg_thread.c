@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/cfg_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static int stream_slot(struct lsa_cfg *c, size_t stream)
@@ -24,7 +25,7 @@ static int stream_slot(struct lsa_cfg *c, size_t stream)
 	if (stream < c->nstreams)
 		return 0;
 	n = stream + 8;
-	s = realloc(c->sctx, n * sizeof(*s));
+	s = ls_reallocarray(c->sctx, n, sizeof(*s));
 	if (!s)
 		return -LS_ENOMEM;
 	c->sctx = s;
@@ -44,15 +45,8 @@ static uint32_t ctx_new(struct lsa_cfg *c, uint32_t pid, uint32_t tid, int share
 {
 	struct lsa_cfg_ctx *x;
 
-	if (c->nctx == c->capctx) {
-		uint32_t cap = c->capctx ? 2 * c->capctx : 8;
-
-		x = realloc(c->ctx, cap * sizeof(*x));
-		if (!x)
-			return LSA_CFG_NONE;
-		c->ctx = x;
-		c->capctx = cap;
-	}
+	if (LS_GROW32(c->ctx, c->nctx + 1, c->capctx, 8))
+		return LSA_CFG_NONE;
 	x = &c->ctx[c->nctx];
 	memset(x, 0, sizeof(*x));
 	x->pid = pid;

@@ -110,7 +110,7 @@ static int cmp_order(const void *a, const void *b)
 }
 
 /* The executed instruction covering (module, off), or LSA_CPI_NONE. */
-uint32_t cpi_find(const struct lsa_cpi *p, int32_t mod, uint64_t off)
+uint32_t lsa_cpi_lookup(const struct lsa_cpi *p, int32_t mod, uint64_t off)
 {
 	size_t lo = 0, hi = p->norder, n, f;
 	const struct lsd_sblock *sb;
@@ -146,14 +146,14 @@ uint32_t cpi_find(const struct lsa_cpi *p, int32_t mod, uint64_t off)
 
 uint32_t lsa_cpi_find(const struct lsa_cpi *p, int32_t mod, uint64_t off)
 {
-	return p ? cpi_find(p, mod, off) : LSA_CPI_NONE;
+	return p ? lsa_cpi_lookup(p, mod, off) : LSA_CPI_NONE;
 }
 
-static int push_sample(struct lsa_cpi *p, const struct cpi_sample *s)
+static int push_sample(struct lsa_cpi *p, const struct lsa_cpi_sample *s)
 {
 	if (p->nsamples == p->capsamples) {
 		size_t cap = p->capsamples ? 2 * p->capsamples : 1024;
-		struct cpi_sample *n = realloc(p->samples, cap * sizeof(*n));
+		struct lsa_cpi_sample *n = realloc(p->samples, cap * sizeof(*n));
 
 		if (!n)
 			return -LS_ENOMEM;
@@ -178,7 +178,7 @@ static int locate(struct lsa_cpi *p, const struct lsb_sample *s, uint64_t ip,
 static int on_sample(const struct lsb_sample *s, void *arg)
 {
 	struct lsa_cpi *p = arg;
-	struct cpi_sample cs;
+	struct lsa_cpi_sample cs;
 	size_t mod;
 	uint64_t off;
 
@@ -192,7 +192,7 @@ static int on_sample(const struct lsb_sample *s, void *arg)
 		p->st.no_module++;
 		return 0;
 	}
-	cs.insn = cpi_find(p, (int32_t)mod, off);
+	cs.insn = lsa_cpi_lookup(p, (int32_t)mod, off);
 	if (cs.insn == LSA_CPI_NONE) {
 		p->st.not_executed++;
 		return 0;
@@ -207,7 +207,7 @@ static int on_sample(const struct lsb_sample *s, void *arg)
 
 /* Splits one sample over the instructions it is charged to, calling cb
  * with each part; the parts' costs add up to the period exactly. */
-int cpi_fragments(const struct lsa_cpi *p, const struct cpi_sample *s,
+int lsa_cpi_fragments(const struct lsa_cpi *p, const struct lsa_cpi_sample *s,
 		  void (*cb)(void *arg, uint32_t insn, double samples,
 			     uint64_t cost),
 		  void *arg)
@@ -229,7 +229,7 @@ int cpi_fragments(const struct lsa_cpi *p, const struct cpi_sample *s,
 	for (k = 0; k < n; k++) {
 		const struct lsa_cfg_edge *e = lsa_cfg_edge(p->cfg, l[k]);
 
-		if (cpi_is_pred(p, e))
+		if (lsa_cpi_is_pred(p, e))
 			w += e->count, np++;
 	}
 	if (!w) {
@@ -255,7 +255,7 @@ int cpi_fragments(const struct lsa_cpi *p, const struct cpi_sample *s,
 			const struct lsa_cfg_edge *e = lsa_cfg_edge(p->cfg, l[k]);
 			unsigned __int128 x;
 
-			if (!cpi_is_pred(p, e))
+			if (!lsa_cpi_is_pred(p, e))
 				continue;
 			x = (unsigned __int128)s->period * e->count;
 			part[j] = (uint64_t)(x / w);
@@ -288,7 +288,7 @@ int cpi_fragments(const struct lsa_cpi *p, const struct cpi_sample *s,
 /* An edge whose source instruction ran just before its target's head:
  * jumps and fall-throughs, calls (from the call instruction) and returns
  * (from the ret); not the call-to-return-site summary edge. */
-int cpi_is_pred(const struct lsa_cpi *p, const struct lsa_cfg_edge *e)
+int lsa_cpi_is_pred(const struct lsa_cpi *p, const struct lsa_cfg_edge *e)
 {
 	return e->from != LSA_CFG_NONE && e->count &&
 	       e->kind != LSA_CFG_CALLRET && e->kind != LSA_CFG_IN &&
@@ -364,7 +364,7 @@ int lsa_cpi_new(struct lsa_cpi **pc, const struct lsa_cfg *c,
 		return err;
 	}
 	for (i = 0; i < p->nsamples; i++) {
-		err = cpi_fragments(p, &p->samples[i], charge, p);
+		err = lsa_cpi_fragments(p, &p->samples[i], charge, p);
 		if (err < 0) {
 			lsa_cpi_free(p);
 			return err;

@@ -217,7 +217,7 @@ int lsa_cpi_finish(struct lsa_cpi *p)
 	nest(p, nb);
 	count_insns(p, nb);
 	for (i = 0; i < p->nsamples && err >= 0; i++)
-		err = cpi_fragments(p, &p->samples[i], on_fragment, p);
+		err = lsa_cpi_fragments(p, &p->samples[i], on_fragment, p);
 	return err < 0 ? err : 0;
 }
 

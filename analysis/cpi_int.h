@@ -6,7 +6,7 @@
 
 /* An attributed sample: where it landed and its weight.  Its perf call
  * chain is not used: the trace's stacks are exact (cpi_chain.c). */
-struct cpi_sample {
+struct lsa_cpi_sample {
 	uint32_t insn;
 	uint64_t period;
 };
@@ -24,7 +24,7 @@ struct lsa_cpi {
 	size_t ninsns;
 	uint32_t *order;		/* executed blocks by (module, offset) */
 	size_t norder;
-	struct cpi_sample *samples;
+	struct lsa_cpi_sample *samples;
 	size_t nsamples, capsamples;
 	struct lsa_cpi_loop *loops;
 	size_t nloops, caploops;
@@ -36,10 +36,10 @@ struct lsa_cpi {
 	char event[128];
 };
 
-uint32_t cpi_find(const struct lsa_cpi *p, int32_t mod, uint64_t off);
-int cpi_is_pred(const struct lsa_cpi *p, const struct lsa_cfg_edge *e);
+uint32_t lsa_cpi_lookup(const struct lsa_cpi *p, int32_t mod, uint64_t off);
+int lsa_cpi_is_pred(const struct lsa_cpi *p, const struct lsa_cfg_edge *e);
 /* Returns 1 when a block head had no predecessor (charged in place). */
-int cpi_fragments(const struct lsa_cpi *p, const struct cpi_sample *s,
+int lsa_cpi_fragments(const struct lsa_cpi *p, const struct lsa_cpi_sample *s,
 		  void (*cb)(void *arg, uint32_t insn, double samples,
 			     uint64_t cost),
 		  void *arg);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
+#include "common/ls_buf.h"
 #include "common/ls_err.h"
 
 static void cnt_add(struct lsa_cnt *a, const struct lsa_cnt *b)
@@ -45,14 +46,8 @@ static void cnt_sub(struct lsa_cnt *a, const struct lsa_cnt *b)
 		(out) = (l)->freel;					\
 		(l)->freel = (l)->arr[(out)].next;			\
 	} else {							\
-		if ((l)->n == (l)->cap) {				\
-			uint32_t nc_ = (l)->cap ? (l)->cap * 2 : 256;	\
-			void *p_ = realloc((l)->arr, (size_t)nc_ * sizeof(*(l)->arr)); \
-			if (!p_)					\
-				return -LS_ENOMEM;			\
-			(l)->arr = p_;					\
-			(l)->cap = nc_;					\
-		}							\
+		if (LS_GROW32((l)->arr, (l)->n + 1, (l)->cap, 256))	\
+			return -LS_ENOMEM;				\
 		(out) = (l)->n++;					\
 	}								\
 } while (0)
@@ -160,15 +155,15 @@ static int sb_grow(struct lsa_loops *l, uint32_t id)
 	uint32_t *a, *b, *c;
 
 	n = n < 1024 ? 1024 : n + n / 2;
-	a = realloc(l->sbloop, n * sizeof(*a));
+	a = ls_reallocarray(l->sbloop, n, sizeof(*a));
 	if (!a)
 		return -LS_ENOMEM;
 	l->sbloop = a;
-	b = realloc(l->sbfunc, n * sizeof(*b));
+	b = ls_reallocarray(l->sbfunc, n, sizeof(*b));
 	if (!b)
 		return -LS_ENOMEM;
 	l->sbfunc = b;
-	c = realloc(l->sbbody, n * sizeof(*c));
+	c = ls_reallocarray(l->sbbody, n, sizeof(*c));
 	if (!c)
 		return -LS_ENOMEM;
 	l->sbbody = c;
@@ -196,15 +191,8 @@ uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
 	if (!v)
 		return LSA_NONE;	/* out of memory: unnamed, counts stay exact */
 	if (!*v) {
-		if (l->nfuncs == l->capfuncs) {
-			uint32_t nc = l->capfuncs ? l->capfuncs * 2 : 256;
-			void *p = realloc(l->funcs, nc * sizeof(*l->funcs));
-
-			if (!p)
-				return LSA_NONE;
-			l->funcs = p;
-			l->capfuncs = nc;
-		}
+		if (LS_GROW32(l->funcs, l->nfuncs + 1, l->capfuncs, 256))
+			return LSA_NONE;
 		l->funcs[l->nfuncs].module = sb->module;
 		l->funcs[l->nfuncs].off = info.func_start;
 		l->funcs[l->nfuncs].pidx = LSA_NONE;
@@ -219,15 +207,8 @@ uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
 static int loop_of(struct lsa_loops *l, const struct lsd_sblock *sb, uint32_t *out)
 {
 	if (!l->sbloop[sb->id]) {
-		if (l->nloops == l->caploops) {
-			uint32_t nc = l->caploops ? l->caploops * 2 : 256;
-			void *p = realloc(l->loops, nc * sizeof(*l->loops));
-
-			if (!p)
-				return -LS_ENOMEM;
-			l->loops = p;
-			l->caploops = nc;
-		}
+		if (LS_GROW32(l->loops, l->nloops + 1, l->caploops, 256))
+			return -LS_ENOMEM;
 		l->loops[l->nloops].head = sb;
 		l->loops[l->nloops].func = lsa_loops_func_of(l, sb);
 		l->loops[l->nloops].pidx = LSA_NONE;
@@ -275,7 +256,7 @@ struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop)
 {
 	if (loop >= t->nlr) {
 		uint32_t n = loop < 64 ? 128 : loop * 2;
-		struct lsa_lrow *p = realloc(t->lr, n * sizeof(*p));
+		struct lsa_lrow *p = ls_reallocarray(t->lr, n, sizeof(*p));
 
 		if (!p)
 			return NULL;
@@ -290,7 +271,7 @@ static struct lsa_frow *frow(struct lsa_thr *t, uint32_t func)
 {
 	if (func >= t->nfw) {
 		uint32_t n = func < 256 ? 512 : func * 2;
-		struct lsa_frow *p = realloc(t->fw, n * sizeof(*p));
+		struct lsa_frow *p = ls_reallocarray(t->fw, n, sizeof(*p));
 
 		if (!p)
 			return NULL;
@@ -315,15 +296,8 @@ int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
 	if (!v)
 		return -LS_ENOMEM;
 	if (!*v) {
-		if (t->nerows == t->caperows) {
-			size_t nc = t->caperows ? t->caperows * 2 : 64;
-			void *p = realloc(t->erows, nc * sizeof(*t->erows));
-
-			if (!p)
-				return -LS_ENOMEM;
-			t->erows = p;
-			t->caperows = nc;
-		}
+		if (LS_GROW(t->erows, t->nerows + 1, t->caperows, 64))
+			return -LS_ENOMEM;
 		t->erows[t->nerows].count = t->erows[t->nerows].total = 0;
 		*v = ++t->nerows;
 	}
@@ -361,7 +335,7 @@ static int mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
 
 		if (v == LSA_NONE)
 			return 0;
-		p = realloc(t->mem, n * sizeof(*p));
+		p = ls_reallocarray(t->mem, n, sizeof(*p));
 		if (!p)
 			return -LS_ENOMEM;
 		memset(p + t->nmem, 0xff, (n - t->nmem) * sizeof(*p));
@@ -380,15 +354,8 @@ int lsa_loops_path_push(struct lsa_loops *l, struct lsa_thr *t,
 	struct lsa_pent *e;
 	int err;
 
-	if (t->npath == t->cappath) {
-		uint32_t nc = t->cappath ? t->cappath * 2 : 256;
-		void *p = realloc(t->path, (size_t)nc * sizeof(*t->path));
-
-		if (!p)
-			return -LS_ENOMEM;
-		t->path = p;
-		t->cappath = nc;
-	}
+	if (LS_GROW32(t->path, t->npath + 1, t->cappath, 256))
+		return -LS_ENOMEM;
 	e = &t->path[t->npath];
 	e->sb = sb;
 	e->prev = mem_get(t, sb->id);
@@ -414,12 +381,12 @@ struct owner {
 static int pre_grow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id)
 {
 	size_t n = l->nsb > id ? l->nsb : (size_t)id + 1;
-	uint32_t *p = realloc(t->pre, n * sizeof(*p)), *q;
+	uint32_t *p = ls_reallocarray(t->pre, n, sizeof(*p)), *q;
 
 	if (!p)
 		return -LS_ENOMEM;
 	t->pre = p;
-	q = realloc(t->preo, n * sizeof(*q));
+	q = ls_reallocarray(t->preo, n, sizeof(*q));
 	if (!q)
 		return -LS_ENOMEM;
 	t->preo = q;
@@ -546,15 +513,8 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 
 static int os_push(struct lsa_thr *t, uint32_t ii)
 {
-	if (t->nos == t->capos) {
-		uint32_t nc = t->capos ? t->capos * 2 : 64;
-		void *p = realloc(t->os, nc * sizeof(*t->os));
-
-		if (!p)
-			return -LS_ENOMEM;
-		t->os = p;
-		t->capos = nc;
-	}
+	if (LS_GROW32(t->os, t->nos + 1, t->capos, 64))
+		return -LS_ENOMEM;
 	t->os[t->nos++] = ii;
 	return 0;
 }
@@ -718,15 +678,8 @@ static int frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 		t->deep++;
 		return 0;
 	}
-	if (t->nfr == t->capfr) {
-		uint32_t nc = t->capfr ? t->capfr * 2 : 64;
-		void *p = realloc(t->fr, (size_t)nc * sizeof(*t->fr));
-
-		if (!p)
-			return -LS_ENOMEM;
-		t->fr = p;
-		t->capfr = nc;
-	}
+	if (LS_GROW32(t->fr, t->nfr + 1, t->capfr, 64))
+		return -LS_ENOMEM;
 	f = &t->fr[t->nfr++];
 	memset(f, 0, sizeof(*f));
 	f->base = t->npath;
@@ -815,7 +768,7 @@ static uint32_t leaf_call(struct lsa_loops *l, struct lsa_thr *t)
 
 		while (nc < l->nsq + n)
 			nc *= 2;
-		p = realloc(l->sq, (size_t)nc * sizeof(*l->sq));
+		p = ls_reallocarray(l->sq, nc, sizeof(*l->sq));
 		if (!p)
 			return 0;
 		l->sq = p;
@@ -1094,7 +1047,7 @@ static struct lsa_sref *sref_of(struct lsa_loops *l, size_t stream)
 {
 	if (stream >= l->nsref) {
 		size_t n = stream + 8, i;
-		struct lsa_sref *p = realloc(l->sref, n * sizeof(*p));
+		struct lsa_sref *p = ls_reallocarray(l->sref, n, sizeof(*p));
 
 		if (!p)
 			return NULL;
@@ -1113,15 +1066,8 @@ static uint32_t slot_new(struct lsa_loops *l, uint32_t pid, uint32_t tid)
 {
 	struct lsa_thr *t;
 
-	if (l->nthr == l->capthr) {
-		size_t n = l->capthr ? l->capthr * 2 : 8;
-		void *p = realloc(l->thr, n * sizeof(*l->thr));
-
-		if (!p)
-			return LSA_NONE;
-		l->thr = p;
-		l->capthr = n;
-	}
+	if (LS_GROW(l->thr, l->nthr + 1, l->capthr, 8))
+		return LSA_NONE;
 	t = &l->thr[l->nthr];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -1385,7 +1331,7 @@ int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
 {
 	struct lsa_loops *l;
 
-	if (!pl || !d || !r || !p)
+	if (!pl || !d || !r || !p || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
 	l = calloc(1, sizeof(*l));
 	if (!l)
@@ -1396,7 +1342,7 @@ int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
 	l->p = p;
 	l->run = run;
 	if (o)
-		memcpy(&l->o, o, o->size < sizeof(l->o) ? o->size : sizeof(l->o));
+		l->o = *o;
 	if (!l->o.trip_limit)
 		l->o.trip_limit = p->trip_limit ? p->trip_limit : LSP_TRIP_LIMIT;
 	l->freeacc = l->freeinst = l->freekid = LSA_NONE;

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
+#include "common/ls_buf.h"
 #include "common/ls_err.h"
 
 #define MEMO_MAX 256		/* blocks of an iteration, at most */
@@ -105,13 +106,13 @@ static uint32_t node_new(struct lsa_memo *m, const struct lsd_sblock *sb,
 
 	if (m->nnode == m->capnode) {
 		uint32_t nc = m->capnode ? m->capnode * 2 : 256;
-		void *p = realloc(m->node, (size_t)nc * sizeof(*m->node));
+		void *p = ls_reallocarray(m->node, nc, sizeof(*m->node));
 
 		if (!p)
 			return LSA_NONE;
 		m->node = p;
 		/* every node may be dirty at once: pushed without a check */
-		p = realloc(m->dirty, (size_t)nc * sizeof(*m->dirty));
+		p = ls_reallocarray(m->dirty, nc, sizeof(*m->dirty));
 		if (!p)
 			return LSA_NONE;
 		m->dirty = p;
@@ -179,7 +180,7 @@ static uint32_t chain_put(struct lsa_memo *m, const uint32_t *os, uint32_t n)
 
 		while (nc < m->nchain + n + 1)
 			nc *= 2;
-		p = realloc(m->chain, (size_t)nc * sizeof(*m->chain));
+		p = ls_reallocarray(m->chain, nc, sizeof(*m->chain));
 		if (!p)
 			return LSA_NONE;
 		m->chain = p;

@@ -5,6 +5,7 @@
 
 #include "analysis/dom.h"
 #include "analysis/sloops.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 struct lsa_sloops {
@@ -234,15 +235,8 @@ static int strict_subset(const struct bloop *a, const struct bloop *b)
 
 static struct lsa_sloop *new_loop(struct lsa_sloops *s)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 32;
-		struct lsa_sloop *l = realloc(s->loops, cap * sizeof(*l));
-
-		if (!l)
-			return NULL;
-		s->loops = l;
-		s->cap = cap;
-	}
+	if (LS_GROW(s->loops, s->n + 1, s->cap, 32))
+		return NULL;
 	memset(&s->loops[s->n], 0, sizeof(s->loops[0]));
 	return &s->loops[s->n++];
 }
@@ -493,16 +487,9 @@ static int irreducible(struct lsa_sloops *s, struct fgraph *g)
 
 		if (!bad[k] || cn == LSA_DOM_NONE || state[k])
 			continue;
-		if (s->nirr == s->capirr) {
-			size_t cap = s->capirr ? 2 * s->capirr : 8;
-			struct lsa_sloop_irr *p = realloc(s->irr, cap * sizeof(*p));
-
-			if (!p) {
-				err = -LS_ENOMEM;
-				goto out;
-			}
-			s->irr = p;
-			s->capirr = cap;
+		if (LS_GROW(s->irr, s->nirr + 1, s->capirr, 8)) {
+			err = -LS_ENOMEM;
+			goto out;
 		}
 		ir = &s->irr[s->nirr++];
 		memset(ir, 0, sizeof(*ir));
@@ -564,15 +551,9 @@ static int do_function(struct lsa_sloops *s, struct fgraph *g, double t,
 
 			if (!lsa_dom_dominates(&g->dom, h, v))
 				continue;
-			if (nbl == cap) {
-				struct bloop *p;
-
-				cap = cap ? 2 * cap : 8;
-				if (!(p = realloc(bl, cap * sizeof(*p)))) {
-					err = -LS_ENOMEM;
-					goto out;
-				}
-				bl = p;
+			if (LS_GROW32(bl, nbl + 1, cap, 8)) {
+				err = -LS_ENOMEM;
+				goto out;
 			}
 			bl[nbl].header = h;
 			bl[nbl].tail = v;
@@ -614,7 +595,7 @@ int lsa_sloops_find(struct lsa_sloops **ps, const struct lsa_cfg *c,
 	size_t fi;
 	int err = 0;
 
-	if (!ps || !c || (o && o->size < sizeof(*o)))
+	if (!ps || !c || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
 	*ps = NULL;
 	if (!(s = calloc(1, sizeof(*s))))

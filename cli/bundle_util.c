@@ -11,6 +11,7 @@
 #include "decoder/modfile.h"
 #include "decoder/symbols.h"
 #include "formats/bundle.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* Names, in one warning, the executable mappings of the traced run whose
@@ -53,15 +54,8 @@ static int on_missing_event(const struct lsb_event *ev, void *arg)
 	for (i = 0; i < m->n; i++)
 		if (!strcmp(m->paths[i], path))
 			return 0;
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 16;
-		char **p = realloc(m->paths, cap * sizeof(*p));
-
-		if (!p)
-			return 0;	/* a shorter warning */
-		m->paths = p;
-		m->cap = cap;
-	}
+	if (LS_GROW(m->paths, m->n + 1, m->cap, 16))
+		return 0;	/* a shorter warning */
 	if ((m->paths[m->n] = strdup(path)))
 		m->n++;
 	return 0;
@@ -116,12 +110,12 @@ int cli_open_bundle(const char *file, struct lsb_reader **pr)
 	if (err == -LS_ENOENT) {
 		cli_error("no such file '%s'; run 'loopscope record' first", file);
 		lsb_reader_close(*pr);
-		return 1;
+		return -1;
 	}
 	if (err < 0) {
 		cli_error("%s", *pr ? lsb_reader_errmsg(*pr) : ls_errstr(err));
 		lsb_reader_close(*pr);
-		return 1;
+		return -1;
 	}
 	lsb_reader_stats(*pr, &st);
 	if (st.truncated_at)

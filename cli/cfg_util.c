@@ -25,12 +25,12 @@ int cli_cfg_open_loops(struct cli_cfg *cc, const char *file,
 
 	memset(cc, 0, sizeof(*cc));
 	if (cli_open_bundle(file, &cc->r))
-		return 1;
+		return -1;
 	err = lsd_open_msg(&cc->d, cc->r, &o, msg, sizeof(msg));
 	if (err < 0) {
 		cli_error("cannot decode '%s': %s", file, msg[0] ? msg : ls_errstr(err));
 		cli_cfg_close(cc);
-		return 1;
+		return -1;
 	}
 	cli_warn_missing_code(cc->r, debug_dir);
 	if (lsd_symbols_open(&cc->sym, cc->r, debug_dir) < 0)
@@ -50,7 +50,7 @@ int cli_cfg_open_loops(struct cli_cfg *cc, const char *file,
 		cli_error("cannot build the control-flow graph of '%s': %s", file,
 			  ls_errstr(err));
 		cli_cfg_close(cc);
-		return 1;
+		return -1;
 	}
 	return 0;
 }

@@ -18,7 +18,8 @@ struct cli_cfg {
 
 struct lsp_profile;
 
-/* Opens file and builds its CFG, printing any error.  Returns 0 or 1. */
+/* Opens file and builds its CFG.  Returns 0, or -1 after printing the
+ * error. */
 int cli_cfg_open(struct cli_cfg *cc, const char *file, const char *debug_dir);
 /* The same, and in the same decode the loop detector's profile into p
  * (a new run of it). */

@@ -23,15 +23,19 @@ int cmd_graph(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 
 struct lsp_profile;
+/* The rule of cli helpers (git's): a helper prints its own error message
+ * and returns a negative value; callers test it and exit 1.  Only the
+ * cmd_* functions return exit statuses. */
+
 /* `loopscope analyze` as a function: decodes the bundle at path (with
  * executables it only references looked for in debug_dir, may be NULL)
- * and profiles its loops into a new *out.  Like every cli helper it
- * prints its own error message; returns 0 or a negative LS_E* code. */
+ * and profiles its loops into a new *out.  Returns 0 or a negative LS_E*
+ * code after printing the error. */
 int cli_analyze_bundle(const char *path, const char *debug_dir,
 		       struct lsp_profile **out);
 /* The input of report, graph and merge: a profile file (by its magic),
- * else a bundle analyzed on the fly.  Returns 0, or 1 after printing the
- * error (a missing file gets the 'record' hint). */
+ * else a bundle analyzed on the fly.  Returns 0, or -1 after printing
+ * the error (a missing file gets the 'record' hint). */
 int cli_load_profile(const char *path, const char *debug_dir,
 		     struct lsp_profile **out);
 /* The identity of the bundle at path (its size and the CRCs of its
@@ -54,7 +58,7 @@ int cmd_html(int argc, char **argv);
 
 struct lsb_reader;
 /* Opens a bundle for a command: a missing file gets the 'record' hint, a
- * bundle cut short a warning.  Returns 0, or 1 after printing the error. */
+ * bundle cut short a warning.  Returns 0, or -1 after printing the error. */
 int cli_open_bundle(const char *file, struct lsb_reader **pr);
 /* Prints a failure err of reading or decoding r: the reader's own message
  * (file, section, offset) for damage and I/O, else the file and the code. */
@@ -75,6 +79,18 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints usage to stderr (err != 0) or stdout and returns 129 or 0. */
 int cli_usage(const char *usage, int err);
+/* Numeric option values, one wording for every command: the whole of s
+ * must be a number in [min, max] (base as strtoull(): 10, or 0 to take
+ * 0x... too), no sign.  Otherwise prints "option 'OPT' wants a number
+ * from MIN to MAX, not 'S'" ("wants a number, not 'S'" without bounds)
+ * and returns -1; 0 with *out set. */
+int cli_opt_u64(const char *opt, const char *s, int base, uint64_t min,
+		uint64_t max, uint64_t *out);
+int cli_opt_u32(const char *opt, const char *s, int base, uint32_t min,
+		uint32_t max, uint32_t *out);
+/* The same for a real number in [min, max] (max may be INFINITY). */
+int cli_opt_double(const char *opt, const char *s, double min, double max,
+		   double *out);
 /* The directory holding the running binary (no trailing slash). */
 const char *cli_exe_dir(void);
 

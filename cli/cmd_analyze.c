@@ -91,7 +91,7 @@ static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
 	o.streams = mask;
 	cli_warn_missing_code(r, debug_dir);
 	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
-	if (err == -LS_ECORRUPT && strstr(msg, "build-id")) {
+	if (err == -LS_EBUILDID) {
 		cli_error("cannot decode '%s': %s", path, msg);
 		goto fail;
 	}
@@ -232,7 +232,7 @@ int cmd_analyze(int argc, char **argv)
 	struct lsa_loops_stats st;
 	struct lsp_profile *p;
 	uint32_t trip_limit = 0, shard = 0, nshards = 1, plan = 0;
-	unsigned jobs = online_cpus();
+	uint32_t jobs = online_cpus();
 	char *def = NULL, errmsg[512];
 	int c, quiet = 0, ret = 1;
 	uint64_t insns = 0;
@@ -245,18 +245,10 @@ int cmd_analyze(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case OPT_TRIP_LIMIT: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !*optarg || v < 2 || v > (1ul << 24)) {
-				cli_error("--trip-limit: '%s' is not a number "
-					  "from 2 to 16777216", optarg);
+		case OPT_TRIP_LIMIT:
+			if (cli_opt_u32("--trip-limit", optarg, 10, 2, 1u << 24, &trip_limit))
 				return cli_usage(analyze_usage, 1);
-			}
-			trip_limit = (uint32_t)v;
 			break;
-		}
 		case OPT_DEBUG_DIR:
 			debug_dir = optarg;
 			break;
@@ -267,30 +259,14 @@ int cmd_analyze(int argc, char **argv)
 				return cli_usage(analyze_usage, 1);
 			}
 			break;
-		case OPT_PLAN: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !*optarg || v < 1 || v > 65536) {
-				cli_error("--plan-shards: '%s' is not a number from 1 "
-					  "to 65536", optarg);
+		case OPT_PLAN:
+			if (cli_opt_u32("--plan-shards", optarg, 10, 1, 65536, &plan))
 				return cli_usage(analyze_usage, 1);
-			}
-			plan = (uint32_t)v;
 			break;
-		}
-		case 'j': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !*optarg || v < 1 || v > 256) {
-				cli_error("--jobs: '%s' is not a number from 1 to 256",
-					  optarg);
+		case 'j':
+			if (cli_opt_u32("--jobs", optarg, 10, 1, 256, &jobs))
 				return cli_usage(analyze_usage, 1);
-			}
-			jobs = (unsigned)v;
 			break;
-		}
 		case 'q':
 			quiet = 1;
 			cli_progress_quiet();

@@ -12,7 +12,9 @@
 #include "cli.h"
 #include "cli/cpi_util.h"
 #include "cli/report.h"
+#include "decoder/iclass.h"
 #include "decoder/symbols.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static const char annotate_usage[] =
@@ -112,15 +114,8 @@ static const char *src_line(struct src *s, const char *path, int line,
 					continue;
 				if (i == got && (!got || s->text[got - 1] == '\n'))
 					break;
-				if (s->nlines == cap) {
-					char **nl;
-
-					cap = cap ? 2 * cap : 256;
-					nl = realloc(s->lines, cap * sizeof(*nl));
-					if (!nl)
-						break;
-					s->lines = nl;
-				}
+				if (LS_GROW(s->lines, s->nlines + 1, cap, 256))
+					break;
 				s->lines[s->nlines++] = s->text + i;
 			}
 			for (i = 0; i < got; i++)
@@ -181,15 +176,8 @@ static struct lagg *line_of(struct ann *a, const char *file, int line, int add)
 			return &a->lines[i];
 	if (!add)
 		return NULL;
-	if (a->nlines == a->caplines) {
-		size_t cap = a->caplines ? 2 * a->caplines : 64;
-		struct lagg *n = realloc(a->lines, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		a->lines = n;
-		a->caplines = cap;
-	}
+	if (LS_GROW(a->lines, a->nlines + 1, a->caplines, 64))
+		return NULL;
 	memset(&a->lines[a->nlines], 0, sizeof(a->lines[0]));
 	a->lines[a->nlines].file = file;
 	a->lines[a->nlines].line = line;
@@ -205,16 +193,8 @@ static void sum_lines(struct ann *a, const struct lsa_cfg_func *fn)
 
 	for (k = 0; k < fn->nblocks; k++) {
 		n = lsa_cpi_block_insns(a->c.cpi, fn->blocks[k], &first);
-		if (n && a->nblocks == a->capblocks) {
-			size_t cap = a->capblocks ? 2 * a->capblocks : 256;
-			uint32_t *nb = realloc(a->blocks, cap * sizeof(*nb));
-
-			if (nb) {
-				a->blocks = nb;
-				a->capblocks = cap;
-			}
-		}
-		if (n && a->nblocks < a->capblocks)
+		/* out of memory: the block is left out of the listing */
+		if (n && !LS_GROW(a->blocks, a->nblocks + 1, a->capblocks, 256))
 			a->blocks[a->nblocks++] = fn->blocks[k];
 		for (i = 0; i < n; i++) {
 			const struct lsa_cpi_insn *in = lsa_cpi_insn(a->c.cpi, first + i);
@@ -453,13 +433,12 @@ int cmd_annotate(int argc, char **argv)
 	/* Without samples: the exact executions, per instruction and
 	 * source line, as callgrind_annotate shows them. */
 	a.nosamp = !a.c.st.samples;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &a.cs) != CS_ERR_OK) {
+	/* AT&T, as objdump and OptiWISE's figures print it. */
+	if (lsd_cs_open(&a.cs, LSD_CS_ATT) < 0) {
 		cli_error("cannot start the disassembler");
 		cli_cpi_close(&a.c);
 		return 1;
 	}
-	/* AT&T, as objdump and OptiWISE's figures print it. */
-	cs_option(a.cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	a.unit = lsa_cpi_unit_name(a.c.st.unit);
 	nf = lsa_cfg_nfuncs(a.c.cc.cfg);
 	order = malloc((nf + 1) * sizeof(*order));

@@ -108,7 +108,7 @@ int cmd_graph(int argc, char **argv)
 	struct lsp_view *v = NULL;
 	int c, svg = 0, status = 0, err;
 	int64_t tid = LSP_VIEW_ALL;
-	char *end;
+	uint64_t tv;
 	FILE *f;
 
 	while ((c = getopt_long(argc, argv, "ho:T:", graph_options, NULL)) != -1) {
@@ -127,12 +127,9 @@ int cmd_graph(int argc, char **argv)
 				return cli_usage(graph_usage, 1);
 			break;
 		case OPT_THREAD:
-			errno = 0;
-			tid = (int64_t)strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-' || tid >= UINT32_MAX) {
-				cli_error("option '--thread' wants a number, not '%s'", optarg);
+			if (cli_opt_u64("--thread", optarg, 10, 0, UINT32_MAX - 1, &tv))
 				return cli_usage(graph_usage, 1);
-			}
+			tid = (int64_t)tv;
 			break;
 		case OPT_DEBUG_DIR: debug_dir = optarg; break;
 		case 'h': return cli_usage(graph_usage, 0);

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "decoder/decode.h"
 #include "formats/bundle.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static const char info_usage[] =
@@ -83,15 +84,8 @@ static struct thread *thread_of(struct info *in, uint32_t pid, uint32_t tid)
 	for (i = 0; i < in->nth; i++)
 		if (in->th[i].tid == tid && in->th[i].pid == pid)
 			return &in->th[i];
-	if (in->nth == in->cap) {
-		size_t cap = in->cap ? 2 * in->cap : 16;
-		struct thread *t = realloc(in->th, cap * sizeof(*t));
-
-		if (!t)
-			return NULL;
-		in->th = t;
-		in->cap = cap;
-	}
+	if (LS_GROW(in->th, in->nth + 1, in->cap, 16))
+		return NULL;
 	memset(&in->th[in->nth], 0, sizeof(in->th[0]));
 	in->th[in->nth].pid = pid;
 	in->th[in->nth].tid = tid;
@@ -337,16 +331,9 @@ static int ct_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 	for (i = 0; i < c->n && (c->t[i].pid != pid || c->t[i].tid != tid); i++)
 		;
 	if (i == c->n) {
-		if (c->n == c->cap) {
-			size_t cap = c->cap ? 2 * c->cap : 8;
-			void *p = realloc(c->t, cap * sizeof(*c->t));
-
-			if (!p) {
-				c->nomem = 1;
-				return -LS_ENOMEM;
-			}
-			c->t = p;
-			c->cap = cap;
+		if (LS_GROW(c->t, c->n + 1, c->cap, 8)) {
+			c->nomem = 1;
+			return -LS_ENOMEM;
 		}
 		memset(&c->t[c->n], 0, sizeof(c->t[0]));
 		c->t[c->n].pid = pid;
@@ -359,18 +346,13 @@ static int ct_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 /* Grows c->seen to hold static block id.  Returns 0 or -LS_ENOMEM. */
 static int ct_seen_grow(struct cpu_threads *c, uint32_t id)
 {
-	size_t cap = c->capseen ? c->capseen : 4096;
-	uint8_t *p;
+	size_t old = c->capseen;
 
-	while (cap <= id)
-		cap *= 2;
-	if (!(p = realloc(c->seen, cap))) {
+	if (LS_GROW(c->seen, (size_t)id + 1, c->capseen, 4096)) {
 		c->nomem = 1;
 		return -LS_ENOMEM;
 	}
-	memset(p + c->capseen, 0, cap - c->capseen);
-	c->seen = p;
-	c->capseen = cap;
+	memset(c->seen + old, 0, c->capseen - old);
 	return 0;
 }
 
@@ -456,7 +438,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
 	if (err < 0) {
 		cli_error("cannot decode '%s': %s", lsb_reader_path(r),
-			  strstr(msg, "build-id") ? msg :
+			  err == -LS_EBUILDID ? msg :
 			  err == -LS_ECORRUPT || err == -LS_EIO || err == -LS_EZSTD ?
 			  lsb_reader_errmsg(r) : ls_errstr(err));
 		return 1;

@@ -59,23 +59,6 @@ static const struct option record_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int parse_size(const char *opt, const char *s, unsigned long min,
-		      unsigned long max, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max) {
-		cli_error("option '%s' wants a number from %lu to %lu, not '%s'",
-			  opt, min, max, s);
-		return -1;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
 /* The directory with the Valgrind tool: $LOOPSCOPE_VGLIB, the build tree's
  * vglib/ beside the binary, or the installed libexec/loopscope. */
 static const char *find_vglib(void)
@@ -148,86 +131,7 @@ static void note_cb(void *arg, const char *msg)
 /* A private directory for perf.data files; "" on failure. */
 static void temp_dir(char *dir, size_t len)
 {
-	const char *t = getenv("TMPDIR");
-
-	snprintf(dir, len, "%s/loopscope-perf-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(dir))
-		dir[0] = '\0';
-}
-
-/* The pt backend: perf records intel_pt (and, with --sample, cycles in the
- * same run) into a temporary perf.data, which is converted. */
-static int record_pt(const struct lsr_opts *o, const char *pt_config,
-		     struct lsb_writer *w, struct lsr_stats *st, char *errbuf,
-		     size_t errlen)
-{
-	struct lsr_perf_run pr;
-	struct lsr_convert_opts co;
-	struct lsr_convert_stats cs;
-	char dir[4096], data[4200], config[512];
-	char *args[80];
-	size_t n = 0, i;
-	int status, err;
-
-	/* --no-retcomp is one more event term, after the user's. */
-	if (o->no_retcomp) {
-		int k = snprintf(config, sizeof(config), "%s%snoretcomp",
-				 pt_config ? pt_config : "",
-				 pt_config && *pt_config ? "," : "");
-
-		if (k < 0 || (size_t)k >= sizeof(config)) {
-			snprintf(errbuf, errlen, "--pt-config is too long");
-			return -LS_EINVAL;
-		}
-		pt_config = config;
-	}
-	temp_dir(dir, sizeof(dir));
-	if (!dir[0]) {
-		snprintf(errbuf, errlen, "cannot create a temporary directory");
-		return -LS_EIO;
-	}
-	snprintf(data, sizeof(data), "%s/perf.data", dir);
-	if (o->sample) {
-		static char ev[96];
-
-		if (o->sample_freq)
-			snprintf(ev, sizeof(ev), "cpu/cycles,call-graph=fp,freq=%u/u",
-				 (unsigned)o->sample_freq);
-		else
-			snprintf(ev, sizeof(ev), "cpu/cycles,call-graph=fp/u");
-		args[n++] = "-e";
-		args[n++] = ev;
-	}
-	for (i = 0; o->perf_args && o->perf_args[i] && n + 1 < 80; i++)
-		args[n++] = o->perf_args[i];
-	args[n] = NULL;
-	memset(&pr, 0, sizeof(pr));
-	pr.size = sizeof(pr);
-	pr.output = data;
-	pr.pt_config = pt_config;
-	pr.perf_args = args;
-	pr.quiet = 1;
-	status = lsr_perf_record_pt(&pr, o->argv);
-	if (status < 0) {
-		snprintf(errbuf, errlen, "perf record failed: %s", ls_errstr(status));
-		err = status;
-		goto out;
-	}
-	st->wait_status = (status & 0xff) << 8;
-	memset(&co, 0, sizeof(co));
-	co.size = sizeof(co);
-	co.run = LSB_RUN_TRACE;
-	co.embed = o->embed;
-	co.note = note_cb;
-	err = lsr_perf_convert(w, data, &co, &cs, errbuf, errlen);
-	st->pt_bytes = cs.pt_bytes;
-	st->threads = cs.streams;
-	st->modules = cs.modules;
-	st->tool_ended = 1;
-out:
-	unlink(data);
-	rmdir(dir);
-	return err;
+	lsr_mkdtemp(dir, len, "loopscope-perf");
 }
 
 /* sw with --sample: a separate native run under perf's sampler.  Its
@@ -341,7 +245,7 @@ int cmd_record(int argc, char **argv)
 		case OPT_SAMPLE_FREQ:
 			/* perf refuses more than perf_event_max_sample_rate
 			 * (100000 by default) and says so. */
-			if (parse_size("--sample-freq", optarg, 1, 1000000, &o.sample_freq))
+			if (cli_opt_u32("--sample-freq", optarg, 0, 1, 1000000, &o.sample_freq))
 				return CLI_EXIT_USAGE;
 			o.sample = 1;
 			break;
@@ -355,11 +259,11 @@ int cmd_record(int argc, char **argv)
 			o.no_retcomp = 1;
 			break;
 		case OPT_PSB:
-			if (parse_size("--psb-period", optarg, 256, 1u << 20, &o.psb_period))
+			if (cli_opt_u32("--psb-period", optarg, 0, 256, 1u << 20, &o.psb_period))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_CHUNK:
-			if (parse_size("--chunk-size", optarg, 4096, 64u << 20, &wo.chunk_size))
+			if (cli_opt_u32("--chunk-size", optarg, 0, 4096, 64u << 20, &wo.chunk_size))
 				return CLI_EXIT_USAGE;
 			break;
 		case OPT_PT_CONFIG:
@@ -444,7 +348,9 @@ int cmd_record(int argc, char **argv)
 	cli_progress_watch(output);
 	if (o.backend == LSR_BACKEND_PT) {
 		memset(&st, 0, sizeof(st));
-		err = record_pt(&o, pt_config, w, &st, errbuf, sizeof(errbuf));
+		o.pt_config = pt_config;
+		o.note = note_cb;
+		err = lsr_record_pt(&o, w, &st, errbuf, sizeof(errbuf));
 	} else {
 		err = lsr_record_sw(&o, w, &st, errbuf, sizeof(errbuf));
 	}

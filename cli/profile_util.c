@@ -17,18 +17,18 @@ int cli_load_profile(const char *path, const char *debug_dir,
 	if (r == -LS_ENOENT) {
 		cli_error("cannot open '%s': no such file; run 'loopscope record' "
 			  "(and 'loopscope analyze') first", path);
-		return 1;
+		return -1;
 	}
 	if (r < 0) {
 		cli_error("cannot read '%s': %s", path, ls_errstr(r));
-		return 1;
+		return -1;
 	}
 	if (r == 0)
-		return cli_analyze_bundle(path, debug_dir, out) < 0;
+		return cli_analyze_bundle(path, debug_dir, out) < 0 ? -1 : 0;
 	r = lsp_read(out, path, msg, sizeof(msg));
 	if (r < 0) {
 		cli_error("%s", msg[0] ? msg : ls_errstr(r));
-		return 1;
+		return -1;
 	}
 	return 0;
 }

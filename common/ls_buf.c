@@ -1,4 +1,5 @@
-/* ls_buf.c - growable byte buffers, little-endian and LEB128 coding. */
+/* ls_buf.c - growable byte buffers and arrays, little-endian and LEB128
+ * coding. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,5 +198,66 @@ int ls_get_bytes(const uint8_t **p, const uint8_t *end, size_t n,
 		return -LS_ECORRUPT;
 	*data = *p;
 	*p += n;
+	return 0;
+}
+
+void *ls_reallocarray(void *p, size_t n, size_t elem)
+{
+	if (elem && n > SIZE_MAX / elem)
+		return NULL;
+	return realloc(p, n && elem ? n * elem : 1);
+}
+
+/* The capacity, doubled from first (or alloc) until it holds need, and
+ * at most max; 0 if there is none. */
+static size_t grown(size_t alloc, size_t need, size_t first, size_t max)
+{
+	size_t cap = alloc ? alloc : first ? first : 1;
+
+	if (need > max)
+		return 0;
+	while (cap < need)
+		cap = cap > max / 2 ? max : cap * 2;
+	return cap;
+}
+
+/* Reallocates the array *parr to cap elements. */
+static int resize(void *parr, size_t cap, size_t elem)
+{
+	void *p, *np;
+
+	memcpy(&p, parr, sizeof(p));
+	np = ls_reallocarray(p, cap, elem);
+	if (!np)
+		return -LS_ENOMEM;
+	memcpy(parr, &np, sizeof(np));
+	return 0;
+}
+
+int ls_grow(void *parr, size_t need, size_t *alloc, size_t elem, size_t first)
+{
+	size_t cap;
+
+	if (need <= *alloc)
+		return 0;
+	cap = grown(*alloc, need, first, elem ? SIZE_MAX / elem : SIZE_MAX);
+	if (!cap || resize(parr, cap, elem))
+		return -LS_ENOMEM;
+	*alloc = cap;
+	return 0;
+}
+
+int ls_grow32(void *parr, uint32_t need, uint32_t *alloc, size_t elem,
+	      uint32_t first)
+{
+	size_t max = elem && SIZE_MAX / elem < UINT32_MAX ? SIZE_MAX / elem : UINT32_MAX;
+	size_t cap;
+
+	if (need <= *alloc)
+		return 0;
+	cap = grown(*alloc, need, first, max);
+	if (!cap || resize(parr, cap, elem))
+		return -LS_ENOMEM;
+	*alloc = (uint32_t)cap;
 	return 0;
 }

@@ -1,4 +1,5 @@
-/* ls_buf.h - growable byte buffers, little-endian and LEB128 coding.
+/* ls_buf.h - growable byte buffers and arrays, little-endian and LEB128
+ * coding.
  *
  * Writers append with ls_buf_put_*(); readers decode from a bounded
  * [p, end) range with ls_get_*(), which never read past end and return
@@ -30,6 +31,24 @@ int ls_buf_put_uleb(struct ls_buf *b, uint64_t v);
 int ls_buf_put_sleb(struct ls_buf *b, int64_t v);
 /* Drops the first n bytes (n <= len). */
 void ls_buf_consume(struct ls_buf *b, size_t n);
+
+/* Growing arrays (git's ALLOC_GROW).  LS_GROW(arr, need, alloc, first)
+ * makes room for `need` elements in arr, whose capacity in elements is
+ * alloc (a size_t; LS_GROW32 for a uint32_t): the capacity doubles, from
+ * `first` when it is 0, until it holds need.  arr and alloc change only
+ * on success; the new elements are not initialized.  Returns 0, or
+ * -LS_ENOMEM when out of memory or when the bytes (or, for LS_GROW32, the
+ * capacity) would overflow. */
+#define LS_GROW(arr, need, alloc, first) \
+	ls_grow(&(arr), (need), &(alloc), sizeof(*(arr)), (first))
+#define LS_GROW32(arr, need, alloc, first) \
+	ls_grow32(&(arr), (need), &(alloc), sizeof(*(arr)), (first))
+/* parr points at the array pointer (any T **). */
+int ls_grow(void *parr, size_t need, size_t *alloc, size_t elem, size_t first);
+int ls_grow32(void *parr, uint32_t need, uint32_t *alloc, size_t elem,
+	      uint32_t first);
+/* realloc(p, n * elem), NULL (p untouched) when the product overflows. */
+void *ls_reallocarray(void *p, size_t n, size_t elem);
 
 /* Fixed-width little-endian access to memory the caller has checked. */
 static inline uint16_t ls_le16(const uint8_t *p)

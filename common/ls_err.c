@@ -20,6 +20,7 @@ static const char *const ls_err_text[LS_ERR_MAX] = {
 	[LS_ELF] = "ELF/DWARF error",
 	[LS_EEOF] = "end of data",
 	[LS_EEXIST] = "already there",
+	[LS_EBUILDID] = "build-id mismatch",
 };
 
 const char *ls_errstr(int err)

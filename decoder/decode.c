@@ -15,6 +15,8 @@
 
 #include "decoder/decode_int.h"
 #include "decoder/run.h"
+#include "formats/profile.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 
@@ -28,13 +30,13 @@ const char *lsd_exit_name(int exit)
 	return exit >= 0 && exit < LSD_EXIT_MAX ? exit_names[exit] : "?";
 }
 
+/* The profile stores the decoder's class counts as they are, in this
+ * order; the names live with the profile format. */
+_Static_assert(LSP_NCLASS == LSD_IC_MAX, "profile and decoder instruction classes differ");
+
 const char *lsd_iclass_name(int ic)
 {
-	static const char *const names[LSD_IC_MAX] = {
-		"load", "store", "branch", "call", "ret", "int", "fp", "simd", "other",
-	};
-
-	return ic >= 0 && ic < LSD_IC_MAX ? names[ic] : "?";
+	return ic >= 0 ? lsp_class_name((unsigned)ic) : "?";
 }
 
 static int kind_of(const struct lsd_sblock *sb)
@@ -173,7 +175,7 @@ static int emit(struct lsd_run *r, const struct lsd_sblock *sb, int exit, uint64
 		 * that grow without bound. */
 		if (ncap > 65536)
 			return flush_tail(r) ? r->cbret : deliver(r, &b);
-		p = realloc(r->tail, ncap * sizeof(*r->tail));
+		p = ls_reallocarray(r->tail, ncap, sizeof(*r->tail));
 		if (!p)
 			return -LS_ENOMEM;
 		r->tail = p;

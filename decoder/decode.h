@@ -150,7 +150,7 @@ int lsd_env_reference(void);
 /* Builds the image and collects the block heads (a sweep of the code, read
  * back from the build-id cache where an earlier open left it, and a packet
  * scan of every stream; no instruction decoding).
- * Returns -LS_ENOMEM, -LS_EINVAL, a reader error, or -LS_ECORRUPT for a
+ * Returns -LS_ENOMEM, -LS_EINVAL, a reader error, or -LS_EBUILDID for a
  * module whose file has another build-id; errmsg (may be NULL) gets a
  * message naming the files. */
 int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
@@ -223,6 +223,8 @@ int lsd_sblock_code(const struct lsd_decoder *d, uint32_t pid, uint64_t ip,
 int lsd_sblock_falls(const struct lsd_sblock *sb);
 /* Name of an exit kind ("fall", "taken", ...). */
 const char *lsd_exit_name(int exit);
+/* Name of instruction class ic (lsp_class_name(): "load" .. "other"), "?"
+ * outside [0, LSD_IC_MAX). */
 const char *lsd_iclass_name(int ic);
 
 #endif

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "decoder/run.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* Blocks entered but not handed out: those since the last packet that
@@ -406,7 +407,7 @@ static struct lsd_fblk *fblk_with(struct fctx *c, uint32_t id, const uint64_t *k
 
 		while (ncap <= id)
 			ncap *= 2;
-		p = realloc(d->fb, ncap * sizeof(*d->fb));
+		p = ls_reallocarray(d->fb, ncap, sizeof(*d->fb));
 		if (!p)
 			return NULL;
 		memset((struct lsd_fblk *)p + d->capfb, 0,

@@ -21,6 +21,7 @@
 
 #include "decoder/decode_int.h"
 #include "ls_crc32.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* Whether code[0..len) is a direct relative branch: its target is
@@ -90,16 +91,9 @@ static int sweep(csh cs, const uint8_t *data, uint64_t off, uint64_t n,
 		/* a is the address after the instruction. */
 		if (!direct_disp(here, in->size, &disp))
 			continue;
-		if (hr->n == cap) {
-			size_t ncap = cap ? cap * 2 : 1024;
-			void *np = realloc(hr->rel, ncap * sizeof(*hr->rel));
-
-			if (!np) {
-				err = -LS_ENOMEM;
-				break;
-			}
-			hr->rel = np;
-			cap = ncap;
+		if (LS_GROW(hr->rel, hr->n + 1, cap, 1024)) {
+			err = -LS_ENOMEM;
+			break;
 		}
 		hr->rel[hr->n++] = a + (uint64_t)disp - runtime;
 	}
@@ -273,7 +267,7 @@ static int hc_range(struct lsd_decoder *d, csh cs, size_t mod,
 	int err;
 
 	if (mod >= d->nhmods) {
-		np = realloc(d->hmods, (mod + 1) * sizeof(*d->hmods));
+		np = ls_reallocarray(d->hmods, mod + 1, sizeof(*d->hmods));
 		if (!np)
 			return -LS_ENOMEM;
 		d->hmods = np;
@@ -290,7 +284,7 @@ static int hc_range(struct lsd_decoder *d, csh cs, size_t mod,
 			return 0;
 		}
 	err = sweep(cs, mb->data, lo, hi - lo, rt, &hr);
-	if (err < 0 || !(np = realloc(hm->r, (hm->n + 1) * sizeof(*hm->r)))) {
+	if (err < 0 || !(np = ls_reallocarray(hm->r, hm->n + 1, sizeof(*hm->r)))) {
 		free(hr.rel);
 		return err < 0 ? err : -LS_ENOMEM;
 	}
@@ -335,7 +329,7 @@ int lsd_heads_static(struct lsd_decoder *d)
 	size_t i;
 	int err = 0;
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (lsd_cs_open(&cs, 0) < 0)
 		return -LS_EUNSUP;
 	elf_version(EV_CURRENT);
 	for (i = 0; i < d->sp->img->nmaps && !err; i++) {

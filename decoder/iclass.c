@@ -46,6 +46,20 @@ struct lsd_iclass_ctx {
 	cs_insn *insn;		/* one reusable instruction for cs_disasm_iter */
 };
 
+int lsd_cs_open(csh *cs, unsigned flags)
+{
+	if (!cs || cs_open(CS_ARCH_X86, CS_MODE_64, cs) != CS_ERR_OK)
+		return -LS_EUNSUP;
+	if (((flags & LSD_CS_DETAIL) &&
+	     cs_option(*cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) ||
+	    ((flags & LSD_CS_ATT) &&
+	     cs_option(*cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT) != CS_ERR_OK)) {
+		cs_close(cs);
+		return -LS_EUNSUP;
+	}
+	return 0;
+}
+
 int lsd_iclass_open(struct lsd_iclass_ctx **pc)
 {
 	struct lsd_iclass_ctx *c;
@@ -56,12 +70,7 @@ int lsd_iclass_open(struct lsd_iclass_ctx **pc)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -LS_ENOMEM;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK) {
-		free(c);
-		return -LS_EUNSUP;
-	}
-	if (cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
-		cs_close(&c->cs);
+	if (lsd_cs_open(&c->cs, LSD_CS_DETAIL) < 0) {
 		free(c);
 		return -LS_EUNSUP;
 	}

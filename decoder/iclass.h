@@ -2,10 +2,20 @@
 #ifndef LSD_ICLASS_H
 #define LSD_ICLASS_H
 
+#include <capstone/capstone.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "decoder/decode.h"
+
+/* lsd_cs_open() flags. */
+#define LSD_CS_DETAIL 1u	/* instruction details (groups, operands) */
+#define LSD_CS_ATT 2u		/* AT&T syntax, as objdump prints */
+
+/* Opens capstone for x86-64: the one place every layer opens it, so that
+ * the architecture and options are chosen once.  Close with cs_close().
+ * Returns 0, or -LS_EUNSUP (capstone lacks x86 or the option). */
+int lsd_cs_open(csh *cs, unsigned flags);
 
 struct lsd_iclass_ctx;
 

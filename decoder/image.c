@@ -216,12 +216,12 @@ int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
 	uint64_t off, n;
 
 	if (!m)
-		return -1;
+		return -LS_ENOENT;
 	mb = &img->mods[m->module];
 	off = m->pgoff + (ip - m->start);
 	n = m->end - ip;
 	if (off >= mb->len)
-		return -1;
+		return -LS_ENOENT;
 	if (n > mb->len - off)
 		n = mb->len - off;
 	if (n > size)
@@ -236,7 +236,7 @@ int lsd_image_locate(const struct lsd_image *img, uint64_t ip, size_t *module,
 	const struct lsd_mapping *m = find_map(img, ip);
 
 	if (!m)
-		return -1;
+		return -LS_ENOENT;
 	*module = m->module;
 	*file_off = m->pgoff + (ip - m->start);
 	return 0;

@@ -50,7 +50,7 @@ struct lsd_image {
  * from the bundle.  Modules the bundle only references (recorded with
  * --no-embed) are read from their recorded path, or from DEBUG_DIR/path or
  * DEBUG_DIR/basename when debug_dir is set, if the file's build-id is the
- * recorded one.  Returns -LS_ENOMEM, a reader error, or -LS_ECORRUPT when
+ * recorded one.  Returns -LS_ENOMEM, a reader error, or -LS_EBUILDID when
  * the only files found have another build-id (img->errmsg names both). */
 int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
 			uint32_t pid, int run, const char *debug_dir);
@@ -67,7 +67,8 @@ void lsd_image_release_all(struct lsd_image *imgs, size_t n);
 int lsd_image_build(struct lsd_image *img, struct lsb_reader *r,
 		    uint32_t pid, int run);
 void lsd_image_release(struct lsd_image *img);
-/* Copies up to size bytes at ip; returns the count, or -1 if unmapped. */
+/* Copies up to size bytes at ip; returns the count, or -LS_ENOENT if no
+ * mapping holds ip or its module's bytes end before it. */
 int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
 		   uint64_t ip);
 
@@ -76,7 +77,8 @@ int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
  * "" if there is none. */
 void lsd_image_cache_dir(char *dir, size_t len);
 
-/* The module index and file offset of ip.  Returns 0, or -1 if unmapped. */
+/* The module index and file offset of ip.  Returns 0, or -LS_ENOENT if
+ * unmapped. */
 int lsd_image_locate(const struct lsd_image *img, uint64_t ip, size_t *module,
 		     uint64_t *file_off);
 

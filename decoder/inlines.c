@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "decoder/inlines.h"
+#include "ls_buf.h"
 
 struct range {
 	uint64_t lo, hi;	/* [lo, hi) */
@@ -24,15 +25,8 @@ struct lsd_inl {
 static int push(struct unit *u, uint64_t lo, uint64_t hi, uint32_t depth,
 		const char *name)
 {
-	if (u->n == u->cap) {
-		size_t nc = u->cap ? u->cap * 2 : 64;
-		struct range *p = realloc(u->r, nc * sizeof(*p));
-
-		if (!p)
-			return -1;
-		u->r = p;
-		u->cap = nc;
-	}
+	if (LS_GROW(u->r, u->n + 1, u->cap, 64))
+		return -1;
 	u->r[u->n++] = (struct range){ lo, hi, depth, name };
 	return 0;
 }
@@ -73,15 +67,8 @@ static struct unit *unit_of(struct lsd_inl *c, Dwarf_Die *cudie)
 	for (i = 0; i < c->n; i++)
 		if (c->u[i].off == off)
 			return &c->u[i];
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 16;
-		struct unit *p = realloc(c->u, nc * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		c->u = p;
-		c->cap = nc;
-	}
+	if (LS_GROW(c->u, c->n + 1, c->cap, 16))
+		return NULL;
 	u = &c->u[c->n];
 	*u = (struct unit){ off, NULL, 0, 0 };
 	if (walk(u, cudie, 0) < 0) {

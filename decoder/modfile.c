@@ -71,7 +71,7 @@ int lsd_modfile_try(const struct lsb_module *m, const char *path, void **data,
 		 m->path ? m->path : "?", want, path, n > 0 ? got : "none");
 	lsd_modfile_unmap(*data, *len);
 	*data = NULL;
-	return -LS_ECORRUPT;
+	return -LS_EBUILDID;
 }
 
 int lsd_modfile_buildid_path(char *out, size_t cap, const char *dir,

@@ -18,7 +18,7 @@ int lsd_modfile_map(const char *path, void **data, size_t *len);
 void lsd_modfile_unmap(void *data, size_t len);
 /* Maps PATH if its build-id is m's (for a module without a GNU build-id,
  * the hash of its bytes the recorder gave it).  Returns 0, -LS_ENOENT,
- * -LS_EIO, or -LS_ECORRUPT for another build, with errmsg naming both
+ * -LS_EIO, or -LS_EBUILDID for another build, with errmsg naming both
  * files. */
 int lsd_modfile_try(const struct lsb_module *m, const char *path, void **data,
 		    size_t *len, char *errmsg, size_t errlen);

@@ -172,7 +172,7 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	size_t i;
 	int err;
 
-	if (!pd || !r)
+	if (!pd || !r || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
 	*pd = NULL;
 	if (errmsg && errlen)
@@ -181,12 +181,8 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	if (!d)
 		return -LS_ENOMEM;
 	d->r = r;
-	if (o) {
-		/* Callers built against an older, smaller struct. */
-		size_t n = o->size && o->size < sizeof(*o) ? o->size : sizeof(*o);
-
-		memcpy(&d->o, o, n);
-	}
+	if (o)
+		d->o = *o;
 	config_from_meta(d);
 	{
 		static const struct pt_errata none;
@@ -228,11 +224,8 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	d->sp = &d->spaces[0];
 	if ((err = assign_streams(d)) < 0)
 		goto fail;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
-		err = -LS_EUNSUP;
+	if ((err = lsd_cs_open(&d->cs, LSD_CS_DETAIL)) < 0)
 		goto fail;
-	}
-	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (d->o.iclasses && (err = lsd_iclass_open(&d->ic)) < 0)
 		goto fail;
 	/* The heads, before any block is split: from the code, then from

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decoder/decode_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static size_t hash64(uint64_t a)
@@ -166,7 +167,7 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	}
 	if (t->n == t->cap) {
 		size_t ncap = t->cap + LSD_SB_PAGE;
-		void *np = realloc(t->pages, (t->npages + 1) * sizeof(*t->pages));
+		void *np = ls_reallocarray(t->pages, t->npages + 1, sizeof(*t->pages));
 
 		if (!np)
 			return -LS_ENOMEM;
@@ -235,16 +236,16 @@ static int parts_push(struct lsd_decoder *d, uint32_t first, uint32_t id)
 
 	if (d->nparts == d->capparts) {
 		size_t ncap = d->capparts ? d->capparts * 2 : 4096;
-		void *np = realloc(d->parts, ncap * sizeof(*d->parts));
+		void *np = ls_reallocarray(d->parts, ncap, sizeof(*d->parts));
 
 		if (!np)
 			return -LS_ENOMEM;
 		d->parts = np;
-		np = realloc(d->pre, ncap * sizeof(*d->pre));
+		np = ls_reallocarray(d->pre, ncap, sizeof(*d->pre));
 		if (!np)
 			return -LS_ENOMEM;
 		d->pre = np;
-		np = realloc(d->partn, ncap * sizeof(*d->partn));
+		np = ls_reallocarray(d->partn, ncap, sizeof(*d->partn));
 		if (!np)
 			return -LS_ENOMEM;
 		d->partn = np;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "decoder/decode_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 struct tl_build {
@@ -46,15 +47,8 @@ static uint64_t perf_to_tsc(const struct tl_build *b, uint64_t ns)
 
 static int tl_add(struct lsd_timeline *tl, const struct lsd_swent *e)
 {
-	if (tl->n == tl->cap) {
-		size_t ncap = tl->cap ? tl->cap * 2 : 64;
-		void *p = realloc(tl->e, ncap * sizeof(*tl->e));
-
-		if (!p)
-			return -LS_ENOMEM;
-		tl->e = p;
-		tl->cap = ncap;
-	}
+	if (LS_GROW(tl->e, tl->n + 1, tl->cap, 64))
+		return -LS_ENOMEM;
 	tl->e[tl->n++] = *e;
 	return 0;
 }

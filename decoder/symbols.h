@@ -61,7 +61,7 @@ int lsd_symbols_load(struct lsd_symbols *s);
  * Not thread-safe (loading is lazy).  Returns 0, or
  *   -LS_ENOENT	mod is out of range, or the module is not embedded and
  *		no file with its build-id was found;
- *   -LS_ECORRUPT	the only files found have another build-id;
+ *   -LS_EBUILDID	the only files found have another build-id;
  *   -LS_ELF	the module is not a valid ELF file (libelf failed);
  *   -LS_ENOMEM, -LS_EIO.
  * lsd_symbols_errmsg() then names the file(s).  Broken DWARF only makes

@@ -145,7 +145,7 @@ int lsb_writer_has_module(const struct lsb_writer *w, const uint8_t *build_id,
 int lsb_writer_event(struct lsb_writer *w, const struct lsb_event *ev);
 /* Appends a sample (buffered, bounded). */
 int lsb_writer_sample(struct lsb_writer *w, const struct lsb_sample *s);
-/* Appends memory accesses of a stream, in the LSP_MEMACC encoding of
+/* Appends memory accesses of a stream, in the LSW_MEMACC encoding of
  * recorder/lsc_proto.h. */
 int lsb_writer_memacc(struct lsb_writer *w, uint32_t stream, const void *enc,
 		      size_t len);

@@ -167,15 +167,8 @@ static int sec_decode(const uint8_t *h, uint64_t off, struct r_sec *s,
 
 static int add_sec(struct lsb_reader *r, const struct r_sec *s)
 {
-	if (r->nsecs == r->secs_cap) {
-		size_t cap = r->secs_cap ? 2 * r->secs_cap : 64;
-		struct r_sec *n = realloc(r->secs, cap * sizeof(*n));
-
-		if (!n)
-			return rerr(r, -LS_ENOMEM, "out of memory for the section table");
-		r->secs = n;
-		r->secs_cap = cap;
-	}
+	if (LS_GROW(r->secs, r->nsecs + 1, r->secs_cap, 64))
+		return rerr(r, -LS_ENOMEM, "out of memory for the section table");
 	r->secs[r->nsecs++] = *s;
 	return 0;
 }
@@ -455,16 +448,9 @@ static int add_meta(struct lsb_reader *r, const uint8_t *k, size_t kl,
 		free(vs);
 		return -LS_ELIMIT;
 	}
-	if (r->nmeta == r->meta_cap) {
-		size_t cap = r->meta_cap ? 2 * r->meta_cap : 16;
-		struct r_meta *n = realloc(r->meta, cap * sizeof(*n));
-
-		if (!n) {
-			free(vs);
-			return -LS_ENOMEM;
-		}
-		r->meta = n;
-		r->meta_cap = cap;
+	if (LS_GROW(r->meta, r->nmeta + 1, r->meta_cap, 16)) {
+		free(vs);
+		return -LS_ENOMEM;
 	}
 	ks = strndup((const char *)k, kl);
 	if (!ks) {
@@ -529,15 +515,8 @@ static int load_stream(struct lsb_reader *r, size_t i)
 	if (find_stream(r, r->secs[i].id))
 		return lsb_rsec_damaged(r, i, "stream %u declared twice",
 					r->secs[i].id);
-	if (r->nstreams == r->streams_cap) {
-		size_t cap = r->streams_cap ? 2 * r->streams_cap : 8;
-
-		rs = realloc(r->streams, cap * sizeof(*rs));
-		if (!rs)
-			return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
-		r->streams = rs;
-		r->streams_cap = cap;
-	}
+	if (LS_GROW(r->streams, r->nstreams + 1, r->streams_cap, 8))
+		return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
 	p = r->raw.p;
 	rs = &r->streams[r->nstreams++];
 	memset(rs, 0, sizeof(*rs));
@@ -558,15 +537,8 @@ static int add_chunk(struct lsb_reader *r, size_t i)
 
 	if (!rs)
 		return lsb_rsec_damaged(r, i, "chunk of undeclared stream %u", s->id);
-	if (rs->nchunks == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 16;
-
-		c = realloc(rs->chunks, cap * sizeof(*c));
-		if (!c)
-			return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
-		rs->chunks = c;
-		rs->cap = cap;
-	}
+	if (LS_GROW(rs->chunks, rs->nchunks + 1, rs->cap, 16))
+		return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
 	c = &rs->chunks[rs->nchunks++];
 	c->stream = s->id;
 	c->seq = s->aux32;
@@ -612,15 +584,8 @@ static int load_module(struct lsb_reader *r, size_t i)
 	}
 	if (r->raw.len != dlen || ls_crc32(0, r->raw.p, dlen) != (uint32_t)s->aux64)
 		return lsb_rsec_damaged(r, i, "module descriptor checksum mismatch");
-	if (r->nmods == r->mods_cap) {
-		size_t cap = r->mods_cap ? 2 * r->mods_cap : 16;
-
-		rm = realloc(r->mods, cap * sizeof(*rm));
-		if (!rm)
-			return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
-		r->mods = rm;
-		r->mods_cap = cap;
-	}
+	if (LS_GROW(r->mods, r->nmods + 1, r->mods_cap, 16))
+		return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
 	rm = &r->mods[r->nmods];
 	memset(rm, 0, sizeof(*rm));
 	p = r->raw.p;

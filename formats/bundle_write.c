@@ -192,7 +192,7 @@ int lsb_writer_open(struct lsb_writer **pw, const char *path,
 	if (!pw || !path)
 		return -LS_EINVAL;
 	*pw = NULL;
-	if (opts && opts->size < sizeof(*opts))
+	if (LS_OPTS_BAD(opts))
 		return -LS_EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -278,16 +278,9 @@ int lsb_writer_meta(struct lsb_writer *w, const char *key, const char *value)
 		free(v);
 		return werr(w, -LS_ELIMIT, "more than %u meta keys", LSB_MAX_META);
 	}
-	if (w->nmeta == w->meta_cap) {
-		size_t cap = w->meta_cap ? 2 * w->meta_cap : 16;
-		struct w_meta *m = realloc(w->meta, cap * sizeof(*m));
-
-		if (!m) {
-			free(v);
-			return -LS_ENOMEM;
-		}
-		w->meta = m;
-		w->meta_cap = cap;
+	if (LS_GROW(w->meta, w->nmeta + 1, w->meta_cap, 16)) {
+		free(v);
+		return -LS_ENOMEM;
 	}
 	w->meta[w->nmeta].key = strdup(key);
 	if (!w->meta[w->nmeta].key) {
@@ -366,15 +359,8 @@ int lsb_writer_stream(struct lsb_writer *w, const struct lsb_stream *s)
 		return werr(w, -LS_EINVAL, "stream %u: bad kind %u", s->id, s->kind);
 	if (w_find_stream(w, s->id))
 		return werr(w, -LS_EINVAL, "stream %u declared twice", s->id);
-	if (w->nstreams == w->streams_cap) {
-		size_t cap = w->streams_cap ? 2 * w->streams_cap : 8;
-
-		ws = realloc(w->streams, cap * sizeof(*ws));
-		if (!ws)
-			return -LS_ENOMEM;
-		w->streams = ws;
-		w->streams_cap = cap;
-	}
+	if (LS_GROW(w->streams, w->nstreams + 1, w->streams_cap, 8))
+		return -LS_ENOMEM;
 	ls_st32(p, s->kind);
 	ls_st32(p + 4, s->pid);
 	ls_st32(p + 8, s->tid);
@@ -560,15 +546,8 @@ int lsb_writer_module(struct lsb_writer *w, const struct lsb_module *m,
 			    m->path);
 	if (w_find_mod(w, m->build_id, m->build_id_len))
 		return 1;
-	if (w->nmods == w->mods_cap) {
-		size_t cap = w->mods_cap ? 2 * w->mods_cap : 16;
-		struct w_modid *n = realloc(w->mods, cap * sizeof(*n));
-
-		if (!n)
-			return -LS_ENOMEM;
-		w->mods = n;
-		w->mods_cap = cap;
-	}
+	if (LS_GROW(w->mods, w->nmods + 1, w->mods_cap, 16))
+		return -LS_ENOMEM;
 	flags = (m->flags & ~LSB_MOD_EMBEDDED) | (elf ? LSB_MOD_EMBEDDED : 0);
 	if ((err = ls_buf_put_u8(&d, m->build_id_len)) < 0 ||
 	    (err = ls_buf_add(&d, m->build_id, m->build_id_len)) < 0 ||

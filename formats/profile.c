@@ -13,6 +13,7 @@
 
 #include "formats/profile.h"
 #include "formats/profile_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 struct lsp_htab {
@@ -195,27 +196,11 @@ void lsp_index_drop(struct lsp_profile *p)
 	p->index = NULL;
 }
 
-/* Room for one more element in an LSP_ARRAY. */
-static int grow(void **arr, size_t n, size_t *cap, size_t size)
-{
-	size_t ncap;
-	void *a;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? 2 * *cap : 16;
-	if (ncap > SIZE_MAX / size || ncap > LSP_NONE)
-		return -LS_ENOMEM;
-	a = realloc(*arr, ncap * size);
-	if (!a)
-		return -LS_ENOMEM;
-	*arr = a;
-	*cap = ncap;
-	return 0;
-}
-
+/* Room for one more element in an LSP_ARRAY; indexes stay below
+ * LSP_NONE. */
 #define GROW(p, name) \
-	grow((void **)&(p)->name, (p)->n_##name, &(p)->cap_##name, sizeof(*(p)->name))
+	((p)->n_##name >= LSP_NONE ? -LS_ENOMEM : \
+	 LS_GROW((p)->name, (p)->n_##name + 1, (p)->cap_##name, 16))
 
 static char *dupstr(const char *s)
 {

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #define LSP_BUILD_ID_MAX 64
-#define LSP_NCLASS 9		/* = LSD_IC_MAX: load store branch call ret int fp simd other */
+#define LSP_NCLASS 9		/* = LSD_IC_MAX (asserted in decoder/decode.c) */
 #define LSP_IC_SIMD 7		/* the class of SIMD instructions */
 #define LSP_TRIP_LIMIT 1024	/* default: exact trip counts below this */
 #define LSP_NONE UINT32_MAX	/* no loop / function / module */

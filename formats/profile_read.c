@@ -16,6 +16,7 @@
 
 #include "formats/profile.h"
 #include "formats/profile_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 #define MAXF 32			/* fields of the longest record (lstat: 29) */
@@ -700,7 +701,7 @@ int lsp_read_mem(struct lsp_profile **pp, const char *buf, size_t len,
 int lsp_read(struct lsp_profile **pp, const char *path, char *errmsg, size_t errlen)
 {
 	size_t len = 0, cap = 0, got;
-	char *buf = NULL, *nb;
+	char *buf = NULL;
 	FILE *f;
 	int err;
 
@@ -715,16 +716,11 @@ int lsp_read(struct lsp_profile **pp, const char *path, char *errmsg, size_t err
 	/* Read to the end rather than trusting a size: pipes and files that
 	 * grow while read work alike. */
 	do {
-		if (len == cap) {
-			cap = cap ? 2 * cap : 65536;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				lsp_seterr(errmsg, errlen, "%s: out of memory", path);
-				return -LS_ENOMEM;
-			}
-			buf = nb;
+		if (LS_GROW(buf, len + 1, cap, 65536)) {
+			free(buf);
+			fclose(f);
+			lsp_seterr(errmsg, errlen, "%s: out of memory", path);
+			return -LS_ENOMEM;
 		}
 		got = fread(buf + len, 1, cap - len, f);
 		len += got;

@@ -5,7 +5,7 @@
  * --lsc-out=PATH option.  All integers are little-endian.  Every record is
  * a 16-byte header followed by `size` payload bytes; records are written
  * whole and in order.  The reader must bounds-check `size` against
- * LSP_MAX_PAYLOAD.
+ * LSW_MAX_PAYLOAD.
  *
  * Times: `seq` fields are a global sequence number that the tool increments
  * on every sideband record, so sideband events of all threads are totally
@@ -16,97 +16,97 @@
 
 #include <stdint.h>
 
-#define LSP_MAGIC	0x3150534cu	/* "LSP1" in the HELLO payload */
-#define LSP_VERSION	1u
-#define LSP_MAX_PAYLOAD	(1u << 20)	/* no record payload is larger */
+#define LSW_MAGIC	0x3150534cu	/* "LSP1" in the HELLO payload */
+#define LSW_VERSION	1u
+#define LSW_MAX_PAYLOAD	(1u << 20)	/* no record payload is larger */
 
-enum lsp_type {
-	LSP_HELLO = 1,		/* struct lsp_hello */
-	LSP_THREAD_START = 2,	/* struct lsp_thread; hdr.tid is the new thread */
-	LSP_THREAD_EXIT = 3,	/* struct lsp_thread */
-	LSP_MMAP = 4,		/* struct lsp_mmap + NUL-terminated path */
-	LSP_MUNMAP = 5,		/* struct lsp_munmap */
-	LSP_MEMDUMP = 6,	/* struct lsp_memdump + bytes (the vDSO's code) */
-	LSP_PT = 7,		/* raw PT bytes of thread hdr.tid; starts at a PSB */
-	LSP_MEMACC = 8,		/* memory accesses of thread hdr.tid, see below */
-	LSP_EXEC = 9,		/* struct lsp_exec + NUL-terminated path;
+enum lsw_type {
+	LSW_HELLO = 1,		/* struct lsw_hello */
+	LSW_THREAD_START = 2,	/* struct lsw_thread; hdr.tid is the new thread */
+	LSW_THREAD_EXIT = 3,	/* struct lsw_thread */
+	LSW_MMAP = 4,		/* struct lsw_mmap + NUL-terminated path */
+	LSW_MUNMAP = 5,		/* struct lsw_munmap */
+	LSW_MEMDUMP = 6,	/* struct lsw_memdump + bytes (the vDSO's code) */
+	LSW_PT = 7,		/* raw PT bytes of thread hdr.tid; starts at a PSB */
+	LSW_MEMACC = 8,		/* memory accesses of thread hdr.tid, see below */
+	LSW_EXEC = 9,		/* struct lsw_exec + NUL-terminated path;
 				 * written before every execve, each thread's
 				 * PT flushed: if the exec succeeds nothing
 				 * follows (no THREAD_EXIT, no END); if it
 				 * fails, records go on */
-	LSP_FORK = 10,		/* struct lsp_fork */
-	LSP_SIGNAL = 11,	/* struct lsp_signal */
-	LSP_END = 12,		/* struct lsp_end; last record */
-	LSP_VERIFY = 13,	/* struct lsp_verify; only with
-				 * LSP_HELLO_VERIFY, before each LSP_EXEC */
+	LSW_FORK = 10,		/* struct lsw_fork */
+	LSW_SIGNAL = 11,	/* struct lsw_signal */
+	LSW_END = 12,		/* struct lsw_end; last record */
+	LSW_VERIFY = 13,	/* struct lsw_verify; only with
+				 * LSW_HELLO_VERIFY, before each LSW_EXEC */
 };
 
-struct lsp_hdr {
-	uint32_t type;		/* enum lsp_type */
+struct lsw_hdr {
+	uint32_t type;		/* enum lsw_type */
 	uint32_t tid;		/* OS thread id (lwp) the record is about, or 0 */
 	uint32_t size;		/* payload bytes that follow */
 	uint32_t reserved;	/* 0 */
 };
 
-struct lsp_hello {
-	uint32_t magic;		/* LSP_MAGIC */
-	uint32_t version;	/* LSP_VERSION */
+struct lsw_hello {
+	uint32_t magic;		/* LSW_MAGIC */
+	uint32_t version;	/* LSW_VERSION */
 	uint32_t pid;		/* the traced process */
 	uint32_t psb_period;	/* bytes of PT between PSBs */
-	uint32_t flags;		/* LSP_HELLO_* */
+	uint32_t flags;		/* LSW_HELLO_* */
 	uint32_t reserved;
 };
-#define LSP_HELLO_MEM 1u		/* memory accesses follow */
-#define LSP_HELLO_VERIFY 2u	/* THREAD_EXIT carries lsp_thread.insns */
-#define LSP_HELLO_NORETCOMP 4u	/* every return is a TIP (--lsc-retcomp=no) */
+#define LSW_HELLO_MEM 1u		/* memory accesses follow */
+#define LSW_HELLO_VERIFY 2u	/* THREAD_EXIT carries lsw_thread.insns */
+#define LSW_HELLO_NORETCOMP 4u	/* every return is a TIP (--lsc-retcomp=no) */
 
-struct lsp_thread {
+struct lsw_thread {
 	uint64_t seq;
 	uint32_t parent_tid;	/* THREAD_START: creating thread, 0 if none */
 	uint32_t status;	/* THREAD_EXIT: exit code or 128+signal; else 0 */
 	/* Added in the Valgrind tool, absent from older writers (check
-	 * hdr.size): THREAD_EXIT with LSP_HELLO_VERIFY holds the
+	 * hdr.size): THREAD_EXIT with LSW_HELLO_VERIFY holds the
 	 * instructions the thread executed, counted as libipt counts them
 	 * (a rep string instruction once per execution); else 0.
 	 */
 	uint64_t insns;
 };
 
-struct lsp_mmap {
+struct lsw_mmap {
 	uint64_t seq;
 	uint64_t addr;
 	uint64_t len;
 	uint64_t pgoff;		/* file offset in bytes */
 	uint32_t prot;		/* PROT_* bits: 1 read, 2 write, 4 exec */
-	uint32_t flags;		/* LSP_MMAP_* */
+	uint32_t flags;		/* LSW_MMAP_* */
 	/* followed by the path, NUL-terminated; "[vdso]" for the vDSO */
 };
-#define LSP_MMAP_STARTUP 1u	/* mapped before the client's first insn */
+#define LSW_MMAP_STARTUP 1u	/* mapped before the client's first insn */
 
-struct lsp_munmap {
+struct lsw_munmap {
 	uint64_t seq;
 	uint64_t addr;
 	uint64_t len;
 };
 
-struct lsp_memdump {
+struct lsw_memdump {
 	uint64_t seq;
 	uint64_t addr;
 	/* followed by the bytes at addr */
 };
 
-struct lsp_exec {
+struct lsw_exec {
 	uint64_t seq;
 	/* followed by the path, NUL-terminated */
 };
 
-struct lsp_fork {
+struct lsw_fork {
 	uint64_t seq;
 	uint32_t child_pid;	/* the child is not traced */
 	uint32_t reserved;
 };
 
-struct lsp_signal {
+struct lsw_signal {
 	uint64_t seq;
 	uint64_t ip;		/* guest IP at delivery */
 	uint32_t signo;
@@ -114,22 +114,22 @@ struct lsp_signal {
 };
 
 /* The instructions thread hdr.tid executed so far, counted as libipt
- * counts them (see lsp_thread.insns): a process that execs writes no
+ * counts them (see lsw_thread.insns): a process that execs writes no
  * THREAD_EXIT, so the count comes with the exec.
  */
-struct lsp_verify {
+struct lsw_verify {
 	uint64_t seq;
 	uint64_t insns;
 };
 
-struct lsp_end {
+struct lsw_end {
 	uint64_t seq;
 	uint64_t blocks;	/* superblocks the tool instrumented */
 	uint32_t exit_status;	/* the client's exit code */
 	uint32_t lost;		/* records the tool could not write */
 };
 
-/* LSP_MEMACC payload: a sequence of accesses, each encoded as
+/* LSW_MEMACC payload: a sequence of accesses, each encoded as
  *   uleb128  (icount - prev_icount)   executed-instruction index of the
  *                                     thread, delta to the previous access
  *   sleb128  (iaddr - prev_iaddr)     instruction address, delta

@@ -16,7 +16,7 @@
 #include "ls_buildid.h"
 #include "ls_buildid.h"
 #include "perf_convert.h"
-#include "perfdata.h"
+#include "formats/perfdata.h"
 #include "vdso.h"
 
 #define MAX_STREAMS 4096	/* AUXTRACE idx values we accept */
@@ -633,7 +633,7 @@ int lsr_perf_convert(struct lsb_writer *w, const char *path,
 	size_t i;
 	int err;
 
-	if (!w || !path || !o || o->size < sizeof(*o))
+	if (!w || !path || !o || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
 	memset(&c, 0, sizeof(c));
 	memset(&dummy, 0, sizeof(dummy));

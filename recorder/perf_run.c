@@ -89,7 +89,7 @@ static int run(const struct lsr_perf_run *o, const char *event, int sampling,
 	const char *av[MAX_ARGS + 16];
 	size_t n = 0, i;
 
-	if (!o || o->size < sizeof(*o) || !o->output || !argv || !argv[0])
+	if (!o || LS_OPTS_BAD(o) || !o->output || !argv || !argv[0])
 		return -LS_EINVAL;
 	av[n++] = o->perf ? o->perf : "perf";
 	av[n++] = "record";

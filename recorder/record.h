@@ -31,6 +31,10 @@ struct lsr_opts {
 	const char *valgrind;		/* sw: valgrind binary, NULL: "valgrind" */
 	char *const *argv;		/* the command, NULL-terminated */
 	char *const *perf_args;		/* pt: extra `perf record` arguments */
+	const char *pt_config;		/* pt: intel_pt event terms, or NULL */
+	/* pt: called with warnings of the conversion (may be NULL) */
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
 };
 
 struct lsr_stats {
@@ -42,7 +46,7 @@ struct lsr_stats {
 	uint64_t memacc_bytes;
 	uint64_t records;		/* tool records read */
 	uint64_t tool_lost;		/* records the tool reported lost */
-	int tool_ended;			/* the tool wrote its LSP_END record */
+	int tool_ended;			/* the tool wrote its LSW_END record */
 };
 
 /* Runs the command under the sw backend, writing into w (opened by the
@@ -51,6 +55,20 @@ struct lsr_stats {
  * record stream), -LS_ENOMEM, or an error of the bundle writer. */
 int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 		  struct lsr_stats *st, char *errbuf, size_t errlen);
+
+/* Runs the command under the pt backend: `perf record -e intel_pt//u`
+ * (with --sample, cycles in the same run) into a temporary perf.data,
+ * converted into w (opened and closed by the caller).  Fills *st.  errbuf
+ * receives a message on failure.  Returns -LS_EINVAL (also a pt_config
+ * too long), -LS_EIO, a perf run's error (-LS_ENOPT, -LS_ECHILD, ...) or
+ * a conversion error. */
+int lsr_record_pt(const struct lsr_opts *o, struct lsb_writer *w,
+		  struct lsr_stats *st, char *errbuf, size_t errlen);
+
+/* Creates a private directory $TMPDIR/NAME-XXXXXX (/tmp without
+ * TMPDIR) into dir (len bytes).  Returns 0, -LS_ELIMIT (the path does not
+ * fit) or -LS_EIO (errno kept). */
+int lsr_mkdtemp(char *dir, size_t len, const char *name);
 
 /* Writes the metadata every recording has (host, kernel, CPU, command
  * line, start time, recorder); backend-specific keys are the caller's. */

@@ -18,7 +18,7 @@
 #include "recorder/record.h"
 #include "recorder/sw_ingest.h"
 
-#define SW_BUF (LSP_MAX_PAYLOAD + sizeof(struct lsp_hdr) + (256u << 10))
+#define SW_BUF (LSW_MAX_PAYLOAD + sizeof(struct lsw_hdr) + (256u << 10))
 
 /* Arguments for valgrind: fixed options, ours, then the command. */
 static char **sw_argv(const struct lsr_opts *o, const char *fifo,
@@ -84,7 +84,7 @@ static int drain(int fd, struct lsr_ingest *in, uint8_t *buf, size_t *fill,
 int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 		  struct lsr_stats *st, char *errbuf, size_t errlen)
 {
-	char dir[] = "/tmp/loopscope-XXXXXX";
+	char dir[4096];
 	char fifo[sizeof(dir) + 16], outopt[sizeof(fifo) + 16], psbopt[48];
 	struct lsr_ingest in;
 	struct sigaction ign, old_int, old_quit;
@@ -94,15 +94,16 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 	int rfd = -1, wfd = -1, pidfd = -1, eof = 0, err = 0, exited = 0, status = 0;
 	pid_t pid = -1;
 
-	if (!o || !w || !st || !o->argv || !o->argv[0] || !o->vglib)
+	if (!o || LS_OPTS_BAD(o) || !w || !st || !o->argv || !o->argv[0] || !o->vglib)
 		return -LS_EINVAL;
 	memset(st, 0, sizeof(*st));
 	lsr_ingest_init(&in, w, st, o->embed);
 	errbuf[0] = '\0';
-	if (!mkdtemp(dir)) {
-		snprintf(errbuf, errlen, "cannot create a temporary directory: %s",
-			 strerror(errno));
-		return -LS_EIO;
+	if ((err = lsr_mkdtemp(dir, sizeof(dir), "loopscope")) < 0) {
+		snprintf(errbuf, errlen, "cannot create a temporary directory in %s: %s",
+			 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+			 err == -LS_EIO ? strerror(errno) : "the path is too long");
+		return err;
 	}
 	snprintf(fifo, sizeof(fifo), "%s/tool.fifo", dir);
 	buf = malloc(SW_BUF);
@@ -180,7 +181,8 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 	if (err < 0) {
 		/* Keep the command from blocking on a FIFO nobody reads. */
 		kill(pid, SIGKILL);
-		snprintf(errbuf, errlen, "%s", in.errmsg[0] ? in.errmsg : ls_errstr(err));
+		snprintf(errbuf, errlen, "%s", lsr_ingest_errmsg(&in)[0] ? lsr_ingest_errmsg(&in)
+								   : ls_errstr(err));
 	}
 	if (!exited && waitpid(pid, &status, 0) != pid)
 		status = 0;
@@ -193,7 +195,7 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 			 o->vglib);
 		err = -LS_ECHILD;
 	}
-	/* The tool ends without LSP_END when Valgrind dies; what arrived is
+	/* The tool ends without LSW_END when Valgrind dies; what arrived is
 	 * kept and the caller says so.  After an exec the trace ends by
 	 * design (the new program is not traced). */
 	st->tool_ended = in.end_seen || in.exec_seen;
@@ -216,4 +218,21 @@ out:
 	free(buf);
 	lsr_ingest_release(&in);
 	return err;
+}
+
+int lsr_mkdtemp(char *dir, size_t len, const char *name)
+{
+	const char *t = getenv("TMPDIR");
+	int n = snprintf(dir, len, "%s/%s-XXXXXX", t && *t ? t : "/tmp", name);
+
+	if (n < 0 || (size_t)n >= len) {
+		if (len)
+			dir[0] = '\0';
+		return -LS_ELIMIT;
+	}
+	if (!mkdtemp(dir)) {
+		dir[0] = '\0';
+		return -LS_EIO;
+	}
+	return 0;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ls_buf.h"
 #include "ls_err.h"
 #include "ls_buildid.h"
 #include "recorder/lsc_proto.h"
@@ -28,22 +29,6 @@ void lsr_ingest_release(struct lsr_ingest *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *np;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -LS_ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 /* Stream id of a thread; declares the stream on first sight. */
 static int stream_of(struct lsr_ingest *in, uint32_t tid, uint32_t *id)
 {
@@ -57,7 +42,7 @@ static int stream_of(struct lsr_ingest *in, uint32_t tid, uint32_t *id)
 			return 0;
 		}
 	}
-	err = grow((void **)&in->tids, &in->captids, in->ntids, sizeof(*in->tids));
+	err = LS_GROW(in->tids, in->ntids + 1, in->captids, 16);
 	if (err)
 		return err;
 	memset(&s, 0, sizeof(s));
@@ -135,7 +120,7 @@ static struct lsr_modcache *module_of(struct lsr_ingest *in, const char *path,
 	for (i = 0; i < in->nmods; i++)
 		if (!strcmp(in->mods[i].path, path))
 			return &in->mods[i];
-	*err = grow((void **)&in->mods, &in->capmods, in->nmods, sizeof(*in->mods));
+	*err = LS_GROW(in->mods, in->nmods + 1, in->capmods, 16);
 	if (*err)
 		return NULL;
 	mc = &in->mods[in->nmods];
@@ -184,7 +169,7 @@ static int is_tool_binary(const char *path)
 #define LSR_TRAMPOLINE "[valgrind-trampoline]"
 
 static int tool_page(struct lsr_ingest *in, uint32_t tid,
-		     const struct lsp_mmap *mm, const char *path)
+		     const struct lsw_mmap *mm, const char *path)
 {
 	struct lsb_module m;
 	struct lsb_event ev;
@@ -223,7 +208,7 @@ static int tool_page(struct lsr_ingest *in, uint32_t tid,
 static int on_mmap(struct lsr_ingest *in, uint32_t tid, const uint8_t *p,
 		   size_t len)
 {
-	struct lsp_mmap mm;
+	struct lsw_mmap mm;
 	struct lsb_event ev;
 	const char *path;
 	int err = 0;
@@ -234,7 +219,7 @@ static int on_mmap(struct lsr_ingest *in, uint32_t tid, const uint8_t *p,
 	path = payload_str(p + sizeof(mm), len - sizeof(mm));
 	if (!path)
 		return -LS_ECORRUPT;
-	/* The vDSO's event is written with its bytes (LSP_MEMDUMP). */
+	/* The vDSO's event is written with its bytes (LSW_MEMDUMP). */
 	if (!strcmp(path, "[vdso]"))
 		return 0;
 	if ((mm.prot & 4) && is_tool_binary(path))
@@ -261,7 +246,7 @@ static int on_mmap(struct lsr_ingest *in, uint32_t tid, const uint8_t *p,
 static int on_memdump(struct lsr_ingest *in, uint32_t tid, const uint8_t *p,
 		      size_t len)
 {
-	struct lsp_memdump md;
+	struct lsw_memdump md;
 	struct lsr_modcache mc;
 	struct lsb_event ev;
 	int err;
@@ -284,34 +269,34 @@ static int on_memdump(struct lsr_ingest *in, uint32_t tid, const uint8_t *p,
 	return lsb_writer_event(in->w, &ev);
 }
 
-static int on_record(struct lsr_ingest *in, const struct lsp_hdr *h,
+static int on_record(struct lsr_ingest *in, const struct lsw_hdr *h,
 		     const uint8_t *p)
 {
 	struct lsb_event ev;
 	uint32_t sid;
 	int err;
 
-	if (!in->hello_seen && h->type != LSP_HELLO)
+	if (!in->hello_seen && h->type != LSW_HELLO)
 		return -LS_ECORRUPT;
 	switch (h->type) {
-	case LSP_HELLO: {
-		struct lsp_hello hello;
+	case LSW_HELLO: {
+		struct lsw_hello hello;
 
 		if (h->size < sizeof(hello))
 			return -LS_ECORRUPT;
 		memcpy(&hello, p, sizeof(hello));
-		if (hello.magic != LSP_MAGIC || hello.version != LSP_VERSION)
+		if (hello.magic != LSW_MAGIC || hello.version != LSW_VERSION)
 			return -LS_EVERSION;
 		in->pid = hello.pid;
 		in->hello_seen = 1;
 		/* What the tool did, not what it was asked: a reader of the
 		 * bundle may rely on it (tests/tools/lsb_percpu.c does). */
 		return lsb_writer_meta(in->w, "pt.retcomp",
-				       hello.flags & LSP_HELLO_NORETCOMP ? "0" : "1");
+				       hello.flags & LSW_HELLO_NORETCOMP ? "0" : "1");
 	}
-	case LSP_THREAD_START:
-	case LSP_THREAD_EXIT: {
-		struct lsp_thread t;
+	case LSW_THREAD_START:
+	case LSW_THREAD_EXIT: {
+		struct lsw_thread t;
 
 		if (h->size < sizeof(t))
 			return -LS_ECORRUPT;
@@ -319,7 +304,7 @@ static int on_record(struct lsr_ingest *in, const struct lsp_hdr *h,
 		err = stream_of(in, h->tid, &sid);
 		if (err)
 			return err;
-		if (h->type == LSP_THREAD_START) {
+		if (h->type == LSW_THREAD_START) {
 			event_init(in, &ev, LSB_EV_THREAD_START, h->tid, t.seq);
 			ev.arg = t.parent_tid;
 		} else {
@@ -331,10 +316,10 @@ static int on_record(struct lsr_ingest *in, const struct lsp_hdr *h,
 		}
 		return lsb_writer_event(in->w, &ev);
 	}
-	case LSP_MMAP:
+	case LSW_MMAP:
 		return on_mmap(in, h->tid, p, h->size);
-	case LSP_MUNMAP: {
-		struct lsp_munmap mu;
+	case LSW_MUNMAP: {
+		struct lsw_munmap mu;
 
 		if (h->size < sizeof(mu))
 			return -LS_ECORRUPT;
@@ -344,22 +329,22 @@ static int on_record(struct lsr_ingest *in, const struct lsp_hdr *h,
 		ev.len = mu.len;
 		return lsb_writer_event(in->w, &ev);
 	}
-	case LSP_MEMDUMP:
+	case LSW_MEMDUMP:
 		return on_memdump(in, h->tid, p, h->size);
-	case LSP_PT:
+	case LSW_PT:
 		err = stream_of(in, h->tid, &sid);
 		if (err)
 			return err;
 		in->st->pt_bytes += h->size;
 		return lsb_writer_pt(in->w, sid, p, h->size);
-	case LSP_MEMACC:
+	case LSW_MEMACC:
 		err = stream_of(in, h->tid, &sid);
 		if (err)
 			return err;
 		in->st->memacc_bytes += h->size;
 		return lsb_writer_memacc(in->w, sid, p, h->size);
-	case LSP_EXEC: {
-		struct lsp_exec ex;
+	case LSW_EXEC: {
+		struct lsw_exec ex;
 
 		if (h->size < sizeof(ex))
 			return -LS_ECORRUPT;
@@ -369,8 +354,8 @@ static int on_record(struct lsr_ingest *in, const struct lsp_hdr *h,
 		ev.name = payload_str(p + sizeof(ex), h->size - sizeof(ex));
 		return lsb_writer_event(in->w, &ev);
 	}
-	case LSP_FORK: {
-		struct lsp_fork fk;
+	case LSW_FORK: {
+		struct lsw_fork fk;
 
 		if (h->size < sizeof(fk))
 			return -LS_ECORRUPT;
@@ -379,8 +364,8 @@ static int on_record(struct lsr_ingest *in, const struct lsp_hdr *h,
 		ev.arg = fk.child_pid;
 		return lsb_writer_event(in->w, &ev);
 	}
-	case LSP_SIGNAL: {
-		struct lsp_signal sg;
+	case LSW_SIGNAL: {
+		struct lsw_signal sg;
 
 		if (h->size < sizeof(sg))
 			return -LS_ECORRUPT;
@@ -390,8 +375,8 @@ static int on_record(struct lsr_ingest *in, const struct lsp_hdr *h,
 		ev.addr = sg.ip;
 		return lsb_writer_event(in->w, &ev);
 	}
-	case LSP_END: {
-		struct lsp_end end;
+	case LSW_END: {
+		struct lsw_end end;
 
 		if (h->size < sizeof(end))
 			return -LS_ECORRUPT;
@@ -413,14 +398,14 @@ int lsr_ingest_feed(struct lsr_ingest *in, const uint8_t *buf, size_t len,
 	size_t off = 0;
 	int err = 0;
 
-	while (len - off >= sizeof(struct lsp_hdr)) {
-		struct lsp_hdr h;
+	while (len - off >= sizeof(struct lsw_hdr)) {
+		struct lsw_hdr h;
 
 		memcpy(&h, buf + off, sizeof(h));
-		if (h.size > LSP_MAX_PAYLOAD) {
+		if (h.size > LSW_MAX_PAYLOAD) {
 			snprintf(in->errmsg, sizeof(in->errmsg),
 				 "record of type %u at stream offset %zu declares %u bytes (limit %u)",
-				 h.type, off, h.size, LSP_MAX_PAYLOAD);
+				 h.type, off, h.size, LSW_MAX_PAYLOAD);
 			err = -LS_ECORRUPT;
 			break;
 		}
@@ -439,4 +424,9 @@ int lsr_ingest_feed(struct lsr_ingest *in, const uint8_t *buf, size_t len,
 	}
 	*used = off;
 	return err;
+}
+
+const char *lsr_ingest_errmsg(const struct lsr_ingest *in)
+{
+	return in ? in->errmsg : "";
 }

@@ -32,7 +32,7 @@ struct lsr_ingest {
 	size_t ntids, captids;
 	struct lsr_modcache *mods;
 	size_t nmods, capmods;
-	char errmsg[256];
+	char errmsg[256];		/* read it with lsr_ingest_errmsg() */
 	char missing[256];		/* first executable file we could not read */
 };
 
@@ -41,9 +41,12 @@ void lsr_ingest_init(struct lsr_ingest *in, struct lsb_writer *w,
 void lsr_ingest_release(struct lsr_ingest *in);
 /* Consumes the complete records at the start of buf; *used gets the bytes
  * consumed (a partial record at the end is left for the next call).
- * Returns -LS_ECORRUPT for a malformed record stream (message in
- * in->errmsg), or an error of the bundle writer. */
+ * Returns -LS_ECORRUPT for a malformed record stream (message from
+ * lsr_ingest_errmsg()), -LS_EVERSION for a tool of another protocol
+ * version, or an error of the bundle writer. */
 int lsr_ingest_feed(struct lsr_ingest *in, const uint8_t *buf, size_t len,
 		    size_t *used);
+/* Why the last call failed ("" if it did not say).  Never NULL. */
+const char *lsr_ingest_errmsg(const struct lsr_ingest *in);
 
 #endif

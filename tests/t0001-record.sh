@@ -87,6 +87,15 @@ t_fail "missing command is refused" "$LOOPSCOPE" record -o "$T_TMP/x.lsc"
 "$LOOPSCOPE" record -o "$T_TMP/x.lsc" -- /nonexistent/prog 2>"$T_TMP/nf.err"
 t_eq "a command that does not exist exits 127" 127 $?
 t_grep "and is named" "command not found: '/nonexistent/prog'" "$T_TMP/nf.err"
+# The FIFO to the tool goes under $TMPDIR (recorder/record_sw.c): a
+# TMPDIR that does not exist is named; one that does is left empty.
+t_fail "sw: a missing TMPDIR is refused" env TMPDIR="$T_TMP/nodir" \
+	"$LOOPSCOPE" record --backend=sw -q -o "$T_TMP/td.lsc" -- true
+t_grep "and named" "cannot create a temporary directory in $T_TMP/nodir" "$T_TMP/last.err"
+mkdir "$T_TMP/tmpd"
+t_ok "sw: records with TMPDIR set" env TMPDIR="$T_TMP/tmpd" \
+	"$LOOPSCOPE" record --backend=sw -q -o "$T_TMP/td.lsc" -- true
+t_eq "and leaves TMPDIR empty" "" "$(ls -A "$T_TMP/tmpd")"
 if [ ! -e /sys/bus/event_source/devices/intel_pt ]; then
 	t_fail "--backend=pt without Intel PT is refused" "$LOOPSCOPE" record --backend=pt -o "$T_TMP/x.lsc" -- true
 	t_grep "and says why" "no /sys/bus/event_source/devices/intel_pt" "$T_TMP/last.err"

@@ -104,5 +104,9 @@ for j in 0 257 x; do
 	"$LOOPSCOPE" analyze --jobs=$j nothing.lsc >o 2>e
 	t_grep "--jobs=$j is refused, naming the range" "from 1 to 256" e
 done
+# One wording for every command's numbers (cli/opt_util.c).
+t_grep "--jobs=x: the common wording" "option '--jobs' wants a number from 1 to 256, not 'x'" e
+"$LOOPSCOPE" dump --limit=x nothing.lsc >o 2>e
+t_grep "dump --limit=x: the common wording" "option '--limit' wants a number, not 'x'" e
 "$LOOPSCOPE" record --psb-period 255 -o x.lsc -- /bin/true >o 2>e
 t_grep "--psb-period 255 is refused, naming the range" "from 256 to 1048576" e

@@ -44,7 +44,7 @@ static Bool lsc_process_cmd_line_option(const HChar *arg)
 	} else if VG_BOOL_CLO(arg, "--lsc-verify", lsc_clo_verify) {
 	} else if VG_BOOL_CLO(arg, "--lsc-retcomp", lsc_clo_retcomp) {
 	} else if VG_BINT_CLO(arg, "--lsc-psb-period", period, 256,
-			      LSP_MAX_PAYLOAD / 2) {
+			      LSW_MAX_PAYLOAD / 2) {
 		lsc_psb_period = (UInt)period;
 	} else {
 		return False;
@@ -68,10 +68,10 @@ static void lsc_print_debug_usage(void)
 	VG_(printf)("    (none)\n");
 }
 
-/* One LSP_MMAP for the executable file segment containing a. */
+/* One LSW_MMAP for the executable file segment containing a. */
 static void lsc_emit_map(const NSegment *seg, UInt flags)
 {
-	struct lsp_mmap m;
+	struct lsw_mmap m;
 	const HChar *path;
 
 	if (!seg || seg->kind != SkFileC || !seg->hasX || lsc_dead)
@@ -86,7 +86,7 @@ static void lsc_emit_map(const NSegment *seg, UInt flags)
 	m.pgoff = (ULong)seg->offset;
 	m.prot = (seg->hasR ? 1u : 0) | (seg->hasW ? 2u : 0) | 4u;
 	m.flags = flags;
-	lsc_out_record(LSP_MMAP, 0, &m, sizeof(m), path,
+	lsc_out_record(LSW_MMAP, 0, &m, sizeof(m), path,
 		       (UInt)VG_(strlen)(path) + 1);
 }
 
@@ -107,8 +107,8 @@ static void lsc_emit_range(Addr a, SizeT len, UInt flags)
 static void lsc_emit_vdso(void)
 {
 	const NSegment *seg;
-	struct lsp_mmap m;
-	struct lsp_memdump d;
+	struct lsw_mmap m;
+	struct lsw_memdump d;
 	UWord *av;
 	Addr base = 0;
 	SizeT len;
@@ -125,18 +125,18 @@ static void lsc_emit_vdso(void)
 	if (!seg || !seg->hasR || seg->kind == SkFree)
 		return;
 	len = seg->end - seg->start + 1;
-	if (len > LSP_MAX_PAYLOAD - sizeof(d))
+	if (len > LSW_MAX_PAYLOAD - sizeof(d))
 		return;
 	VG_(memset)(&m, 0, sizeof(m));
 	m.seq = lsc_out_next_seq();
 	m.addr = seg->start;
 	m.len = len;
 	m.prot = 5;
-	m.flags = LSP_MMAP_STARTUP;
-	lsc_out_record(LSP_MMAP, 0, &m, sizeof(m), "[vdso]", 7);
+	m.flags = LSW_MMAP_STARTUP;
+	lsc_out_record(LSW_MMAP, 0, &m, sizeof(m), "[vdso]", 7);
 	d.seq = lsc_out_next_seq();
 	d.addr = seg->start;
-	lsc_out_record(LSP_MEMDUMP, 0, &d, sizeof(d), (void *)seg->start,
+	lsc_out_record(LSW_MEMDUMP, 0, &d, sizeof(d), (void *)seg->start,
 		       (UInt)len);
 }
 
@@ -161,7 +161,7 @@ void lsc_emit_startup_maps(void)
 	}
 	for (i = 0; i < n; i++)
 		lsc_emit_map(VG_(am_find_nsegment)(starts[i]),
-			     LSP_MMAP_STARTUP);
+			     LSW_MMAP_STARTUP);
 	lsc_emit_vdso();
 }
 
@@ -180,14 +180,14 @@ static void lsc_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
 
 static void lsc_munmap(Addr a, SizeT len)
 {
-	struct lsp_munmap m;
+	struct lsw_munmap m;
 
 	if (lsc_dead)
 		return;
 	m.seq = lsc_out_next_seq();
 	m.addr = a;
 	m.len = len;
-	lsc_out_record(LSP_MUNMAP, 0, &m, sizeof(m), NULL, 0);
+	lsc_out_record(LSW_MUNMAP, 0, &m, sizeof(m), NULL, 0);
 }
 
 static void lsc_start_client_code(ThreadId tid, ULong blocks)
@@ -213,7 +213,7 @@ static void lsc_deliver_signal(ThreadId tid, Int signo, Bool alt_stack)
 static void lsc_pre_syscall(ThreadId tid, UInt sysno, UWord *args,
 			    UInt nargs)
 {
-	struct lsp_exec ex;
+	struct lsw_exec ex;
 	const HChar *path;
 	UInt i;
 
@@ -232,7 +232,7 @@ static void lsc_pre_syscall(ThreadId tid, UInt sysno, UWord *args,
 						  VKI_PROT_READ))
 		path = "";
 	ex.seq = lsc_out_next_seq();
-	lsc_out_record(LSP_EXEC, 0, &ex, sizeof(ex), path,
+	lsc_out_record(LSW_EXEC, 0, &ex, sizeof(ex), path,
 		       (UInt)VG_(strlen)(path) + 1);
 	lsc_out_flush();
 }
@@ -240,7 +240,7 @@ static void lsc_pre_syscall(ThreadId tid, UInt sysno, UWord *args,
 static void lsc_post_syscall(ThreadId tid, UInt sysno, UWord *args,
 			     UInt nargs, SysRes res)
 {
-	struct lsp_fork f;
+	struct lsw_fork f;
 	Bool fork = False;
 
 	if (lsc_dead || sr_isError(res) || sr_Res(res) == 0)
@@ -254,7 +254,7 @@ static void lsc_post_syscall(ThreadId tid, UInt sysno, UWord *args,
 	f.seq = lsc_out_next_seq();
 	f.child_pid = (UInt)sr_Res(res);
 	f.reserved = 0;
-	lsc_out_record(LSP_FORK, 0, &f, sizeof(f), NULL, 0);
+	lsc_out_record(LSW_FORK, 0, &f, sizeof(f), NULL, 0);
 }
 
 static void lsc_atfork_pre(ThreadId tid)
@@ -272,7 +272,7 @@ static void lsc_atfork_child(ThreadId tid)
 
 static void lsc_post_clo_init(void)
 {
-	struct lsp_hello h;
+	struct lsw_hello h;
 
 	if (!lsc_clo_out) {
 		VG_(umsg)("loopscope: --lsc-out=PATH is required\n");
@@ -283,19 +283,19 @@ static void lsc_post_clo_init(void)
 	lsc_thread_init(VG_N_THREADS);
 	VG_(atfork)(lsc_atfork_pre, NULL, lsc_atfork_child);
 	VG_(memset)(&h, 0, sizeof(h));
-	h.magic = LSP_MAGIC;
-	h.version = LSP_VERSION;
+	h.magic = LSW_MAGIC;
+	h.version = LSW_VERSION;
 	h.pid = (UInt)VG_(getpid)();
 	h.psb_period = lsc_psb_period;
-	h.flags = (lsc_clo_mem ? LSP_HELLO_MEM : 0) |
-		  (lsc_clo_verify ? LSP_HELLO_VERIFY : 0) |
-		  (lsc_clo_retcomp ? 0 : LSP_HELLO_NORETCOMP);
-	lsc_out_record(LSP_HELLO, 0, &h, sizeof(h), NULL, 0);
+	h.flags = (lsc_clo_mem ? LSW_HELLO_MEM : 0) |
+		  (lsc_clo_verify ? LSW_HELLO_VERIFY : 0) |
+		  (lsc_clo_retcomp ? 0 : LSW_HELLO_NORETCOMP);
+	lsc_out_record(LSW_HELLO, 0, &h, sizeof(h), NULL, 0);
 }
 
 static void lsc_fini(Int exitcode)
 {
-	struct lsp_end e;
+	struct lsw_end e;
 
 	if (lsc_dead)
 		return;
@@ -305,7 +305,7 @@ static void lsc_fini(Int exitcode)
 	e.blocks = lsc_blocks;
 	e.exit_status = (UInt)exitcode;
 	e.lost = lsc_out_lost;
-	lsc_out_record(LSP_END, 0, &e, sizeof(e), NULL, 0);
+	lsc_out_record(LSW_END, 0, &e, sizeof(e), NULL, 0);
 	lsc_out_close();
 }
 

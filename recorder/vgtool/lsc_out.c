@@ -75,12 +75,12 @@ ULong lsc_out_next_seq(void)
 int lsc_out_record(UInt type, UInt tid, const void *p1, UInt n1,
 		   const void *p2, UInt n2)
 {
-	struct lsp_hdr h;
+	struct lsw_hdr h;
 	UInt total = (UInt)sizeof(h) + n1 + n2;
 
 	if (lsc_out_fd < 0)
 		return -1;
-	if (n1 + n2 > LSP_MAX_PAYLOAD) {
+	if (n1 + n2 > LSW_MAX_PAYLOAD) {
 		lsc_out_lost++;
 		return -1;
 	}

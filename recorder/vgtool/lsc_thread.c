@@ -2,7 +2,7 @@
  *
  * Each thread's PT bytes collect in its chunk buffer from one PSB to the
  * next; at a PSB (or when the thread's trace ends) the chunk becomes one
- * LSP_PT record, so every record starts at a PSB and decodes on its own.
+ * LSW_PT record, so every record starts at a PSB and decodes on its own.
  * Everything that must happen at a block entry (thread start, TIP.PGE
  * after a syscall or signal, PSB insertion) is flagged in lsc_hot.pending
  * and done by lsc_h_pending(), which the IR calls only when the flag is
@@ -90,7 +90,7 @@ void lsc_thread_switch(ThreadId tid)
 static void lsc_chunk_out(struct lsc_thread *t, struct lsc_hot *h)
 {
 	if (h->enc.len && !lsc_dead)
-		lsc_out_record(LSP_PT, (UInt)t->os_tid, h->enc.buf,
+		lsc_out_record(LSW_PT, (UInt)t->os_tid, h->enc.buf,
 			       (UInt)h->enc.len, NULL, 0);
 	h->enc.len = 0;
 }
@@ -98,7 +98,7 @@ static void lsc_chunk_out(struct lsc_thread *t, struct lsc_hot *h)
 static void lsc_mem_out(struct lsc_thread *t)
 {
 	if (t->mem_len && !lsc_dead)
-		lsc_out_record(LSP_MEMACC, (UInt)t->os_tid, t->mem, t->mem_len,
+		lsc_out_record(LSW_MEMACC, (UInt)t->os_tid, t->mem, t->mem_len,
 			       NULL, 0);
 	t->mem_len = 0;
 	t->mem_prev[0] = t->mem_prev[1] = t->mem_prev[2] = 0;
@@ -137,14 +137,14 @@ void lsc_thread_flush(ThreadId tid)
 void lsc_thread_verify(ThreadId tid)
 {
 	struct lsc_thread *t = &lsc_threads[tid];
-	struct lsp_verify rec;
+	struct lsw_verify rec;
 
 	if (!lsc_clo_verify || !t->used || !t->started || t->exited ||
 	    lsc_dead)
 		return;
 	rec.seq = lsc_out_next_seq();
 	rec.insns = lsc_thread_hot(tid)->icount;
-	lsc_out_record(LSP_VERIFY, (UInt)t->os_tid, &rec, sizeof(rec),
+	lsc_out_record(LSW_VERIFY, (UInt)t->os_tid, &rec, sizeof(rec),
 		       NULL, 0);
 }
 
@@ -152,7 +152,7 @@ void lsc_h_pending(HWord ip, HWord at_rep)
 {
 	struct lsc_thread *t = &lsc_threads[lsc_cur_tid];
 	struct lsc_hot *h = &lsc_hot;
-	struct lsp_thread rec;
+	struct lsw_thread rec;
 
 	if (lsc_dead || !lsc_cur_tid) {
 		h->pending = 0;
@@ -171,7 +171,7 @@ void lsc_h_pending(HWord ip, HWord at_rep)
 		VG_(memset)(&rec, 0, sizeof(rec));
 		rec.seq = lsc_out_next_seq();
 		rec.parent_tid = (UInt)t->parent_os_tid;
-		lsc_out_record(LSP_THREAD_START, (UInt)t->os_tid, &rec,
+		lsc_out_record(LSW_THREAD_START, (UInt)t->os_tid, &rec,
 			       sizeof(rec), NULL, 0);
 		/* Stream start: PSB+ with tracing disabled, then PGE. */
 		lsc_err(lsc_ptenc_psb(&h->enc, ip));
@@ -289,7 +289,7 @@ void lsc_thread_exit(ThreadId tid, UInt status)
 {
 	struct lsc_thread *t;
 	struct lsc_hot *h;
-	struct lsp_thread rec;
+	struct lsw_thread rec;
 
 	if (!tid || tid >= lsc_nthreads)
 		return;
@@ -311,7 +311,7 @@ void lsc_thread_exit(ThreadId tid, UInt status)
 	rec.seq = lsc_out_next_seq();
 	rec.status = status;
 	rec.insns = lsc_clo_verify ? h->icount : 0;
-	lsc_out_record(LSP_THREAD_EXIT, (UInt)t->os_tid, &rec, sizeof(rec),
+	lsc_out_record(LSW_THREAD_EXIT, (UInt)t->os_tid, &rec, sizeof(rec),
 		       NULL, 0);
 	lsc_out_flush();
 }
@@ -328,7 +328,7 @@ void lsc_thread_signal(ThreadId tid, Int signo, Addr ip)
 {
 	struct lsc_thread *t;
 	struct lsc_hot *h;
-	struct lsp_signal rec;
+	struct lsw_signal rec;
 
 	if (!tid || tid >= lsc_nthreads || lsc_dead)
 		return;
@@ -340,7 +340,7 @@ void lsc_thread_signal(ThreadId tid, Int signo, Addr ip)
 	rec.seq = lsc_out_next_seq();
 	rec.ip = ip;
 	rec.signo = (UInt)signo;
-	lsc_out_record(LSP_SIGNAL, (UInt)t->os_tid, &rec, sizeof(rec), NULL, 0);
+	lsc_out_record(LSW_SIGNAL, (UInt)t->os_tid, &rec, sizeof(rec), NULL, 0);
 	/* Interrupted between blocks (a signal polled by the scheduler or a
 	 * fault): disable at the interrupted IP; the handler's first block
 	 * enables again.

@@ -12,7 +12,7 @@ struct lsc_thread {
 	Int os_tid;		/* lwp, known from the first block on */
 	Int parent_os_tid;
 	UChar *chunk;		/* PT bytes since the last PSB */
-	UChar *mem;		/* LSP_MEMACC payload being built */
+	UChar *mem;		/* LSW_MEMACC payload being built */
 	UInt mem_len;
 	ULong mem_prev[3];	/* icount, iaddr, daddr deltas base */
 };
@@ -29,7 +29,7 @@ void lsc_thread_create(ThreadId parent, ThreadId child);
 struct lsc_hot *lsc_thread_hot(ThreadId tid);
 /* Write out what tid has buffered; the next block starts a new PSB. */
 void lsc_thread_flush(ThreadId tid);
-/* With --lsc-verify=yes, LSP_VERIFY with tid's count so far. */
+/* With --lsc-verify=yes, LSW_VERIFY with tid's count so far. */
 void lsc_thread_verify(ThreadId tid);
 /* End tid's trace: disable if enabled, THREAD_EXIT. */
 void lsc_thread_exit(ThreadId tid, UInt status);

@@ -25,7 +25,7 @@ struct lsc_hot {
 	struct lsc_ptenc enc;
 	/* Instructions completed, as libipt counts them: each one is added
 	 * when it has run to its end, so during an instruction this is its
-	 * index (LSP_MEMACC) and a fault does not count.
+	 * index (LSW_MEMACC) and a fault does not count.
 	 */
 	ULong icount;
 	ULong pending;		/* LSC_PEND_* */

@@ -1,6 +1,6 @@
 /* lspcheck - check a record stream written by the Valgrind tool with
  * libipt: every packet must parse, and the block decoder must follow the
- * whole stream of every thread, and each LSP_PT chunk on its own, without
+ * whole stream of every thread, and each LSW_PT chunk on its own, without
  * an error.
  *
  * usage: lspcheck [-s] FILE
@@ -40,7 +40,7 @@ struct lc_thread {
 };
 
 static struct lc_thread *lc_threads;
-#define LC_MAXTYPE LSP_VERIFY
+#define LC_MAXTYPE LSW_VERIFY
 static unsigned long lc_counts[LC_MAXTYPE + 1];
 static unsigned long lc_mem_accesses;
 static const char *const lc_names[LC_MAXTYPE + 1] = {
@@ -100,7 +100,7 @@ static int lc_leb(const uint8_t *p, size_t n, size_t *i, uint64_t *v,
 	return 0;
 }
 
-/* Decode one LSP_MEMACC payload (see lsc_proto.h). */
+/* Decode one LSW_MEMACC payload (see lsc_proto.h). */
 static int lc_memacc(struct lc_thread *t, const uint8_t *p, size_t n)
 {
 	uint64_t idx = 0, ia = 0, da = 0, d;
@@ -132,7 +132,7 @@ static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
 	int end = 0;
 
 	while (off < len) {
-		struct lsp_hdr h;
+		struct lsw_hdr h;
 		const uint8_t *p;
 
 		if (len - off < sizeof(h)) {
@@ -141,41 +141,41 @@ static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
 		}
 		memcpy(&h, buf + off, sizeof(h));
 		p = buf + off + sizeof(h);
-		if (h.size > LSP_MAX_PAYLOAD || h.size > len - off - sizeof(h)) {
+		if (h.size > LSW_MAX_PAYLOAD || h.size > len - off - sizeof(h)) {
 			fprintf(stderr, "lspcheck: bad size %u at %zu\n", h.size, off);
 			return -1;
 		}
 		switch (h.type) {
-		case LSP_HELLO: {
-			struct lsp_hello he;
+		case LSW_HELLO: {
+			struct lsw_hello he;
 
 			if (h.size < sizeof(he))
 				return -1;
 			memcpy(&he, p, sizeof(he));
-			if (he.magic != LSP_MAGIC || off != 0) {
+			if (he.magic != LSW_MAGIC || off != 0) {
 				fprintf(stderr, "lspcheck: bad HELLO\n");
 				return -1;
 			}
 			*flags = he.flags;
 			break;
 		}
-		case LSP_MMAP: {
-			struct lsp_mmap m;
+		case LSW_MMAP: {
+			struct lsw_mmap m;
 			const char *path = (const char *)p + sizeof(m);
 
 			if (h.size <= sizeof(m) || p[h.size - 1] != 0)
 				return -1;
 			memcpy(&m, p, sizeof(m));
 			if (!strcmp(path, "[vdso]"))
-				break;	/* its bytes come in LSP_MEMDUMP */
+				break;	/* its bytes come in LSW_MEMDUMP */
 			if (pt_image_add_file(lc_image, path, m.pgoff, m.len,
 					      NULL, m.addr) < 0)
 				fprintf(stderr, "lspcheck: cannot add '%s'\n",
 					path);
 			break;
 		}
-		case LSP_MEMDUMP: {
-			struct lsp_memdump d;
+		case LSW_MEMDUMP: {
+			struct lsw_memdump d;
 
 			if (h.size <= sizeof(d))
 				return -1;
@@ -185,7 +185,7 @@ static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
 				return -1;
 			break;
 		}
-		case LSP_PT: {
+		case LSW_PT: {
 			struct lc_thread *t = lc_thread(h.tid);
 
 			t->chunks = realloc(t->chunks, (t->nchunks + 1) *
@@ -197,15 +197,15 @@ static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
 			t->nchunks++;
 			break;
 		}
-		case LSP_MEMACC:
+		case LSW_MEMACC:
 			if (lc_memacc(lc_thread(h.tid), p, h.size) < 0) {
 				fprintf(stderr, "lspcheck: bad MEMACC at %zu\n",
 					off);
 				return -1;
 			}
 			break;
-		case LSP_THREAD_EXIT: {
-			struct lsp_thread th;
+		case LSW_THREAD_EXIT: {
+			struct lsw_thread th;
 			struct lc_thread *t = lc_thread(h.tid);
 
 			if (h.size < sizeof(th))
@@ -215,8 +215,8 @@ static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
 			t->have_verify = 1;
 			break;
 		}
-		case LSP_VERIFY: {
-			struct lsp_verify v;
+		case LSW_VERIFY: {
+			struct lsw_verify v;
 			struct lc_thread *t = lc_thread(h.tid);
 
 			if (h.size < sizeof(v))
@@ -226,11 +226,11 @@ static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
 			t->have_verify = 1;
 			break;
 		}
-		case LSP_END:
+		case LSW_END:
 			end = 1;
 			break;
 		default:
-			if (h.type < LSP_HELLO || h.type > LC_MAXTYPE) {
+			if (h.type < LSW_HELLO || h.type > LC_MAXTYPE) {
 				fprintf(stderr, "lspcheck: bad type %u at %zu\n",
 					h.type, off);
 				return -1;
@@ -241,7 +241,7 @@ static int lc_parse(const uint8_t *buf, size_t len, uint32_t *flags)
 		off += sizeof(h) + h.size;
 	}
 	if (!end)
-		fprintf(stderr, "lspcheck: note: no LSP_END record\n");
+		fprintf(stderr, "lspcheck: note: no LSW_END record\n");
 	return 0;
 }
 
@@ -434,7 +434,7 @@ int main(int argc, char **argv)
 	lc_image = pt_image_alloc("lspcheck");
 	if (lc_parse(buf, len, &flags) < 0)
 		return 1;
-	if (!(flags & LSP_HELLO_VERIFY))
+	if (!(flags & LSW_HELLO_VERIFY))
 		for (i = 0; i < lc_nthreads; i++)
 			lc_threads[i].have_verify = 0;
 	printf("records");

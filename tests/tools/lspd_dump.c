@@ -1,4 +1,4 @@
-/* lspd_dump - prints what recorder/perfdata.c reads from a perf.data file,
+/* lspd_dump - prints what formats/perfdata.c reads from a perf.data file,
  * for the shell tests:
  *   rec OFFSET TYPE SIZE  every record, in file order
  *   count TYPE N          records per type number, in type order
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ls_err.h"
-#include "recorder/perfdata.h"
+#include "formats/perfdata.h"
 
 int main(int argc, char **argv)
 {

@@ -65,10 +65,6 @@ static const uint8_t c_stosq[] = { 0x48, 0xab };
 /* jmp qword ptr [rax] -- an indirect jump through memory */
 static const uint8_t c_jmp_mem[] = { 0xff, 0x20 };
 
-static const char *const names[LSD_IC_MAX] = {
-	"load", "store", "branch", "call", "ret", "int", "fp", "simd", "other"
-};
-
 #define CASE(what, c, n, ...) { what, c, sizeof(c), n, __VA_ARGS__ }
 
 static const struct icase cases[] = {
@@ -118,7 +114,7 @@ int main(void)
 		if (ret != (int)k->ninsn || memcmp(out, k->want, sizeof(out))) {
 			printf("#   ret %d;", ret);
 			for (int j = 0; j < LSD_IC_MAX; j++)
-				printf(" %s %u/%u", names[j],
+				printf(" %s %u/%u", lsd_iclass_name(j),
 				       out[j], k->want[j]);
 			putchar('\n');
 		}

@@ -6,8 +6,9 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "ls_buf.h"
 #include "ls_err.h"
-#include "perfdata_int.h"
+#include "formats/perfdata_int.h"
 
 struct cur {
 	const uint8_t *p;
@@ -123,15 +124,8 @@ int lspd_add_id(struct lspd_file *f, uint64_t id, uint32_t attr)
 	if (f->nids >= LSPD_MAX_IDS)
 		return lspd_fail(f, LS_ELIMIT, UINT32_MAX, f->pos,
 				 "more than %u sample ids", LSPD_MAX_IDS);
-	if (f->nids == f->capids) {
-		size_t cap = f->capids ? f->capids * 2 : 64;
-		struct lspd_idmap *n = realloc(f->ids, cap * sizeof(*n));
-
-		if (!n)
-			return -LS_ENOMEM;
-		f->ids = n;
-		f->capids = cap;
-	}
+	if (LS_GROW(f->ids, f->nids + 1, f->capids, 64))
+		return -LS_ENOMEM;
 	f->ids[f->nids].id = id;
 	f->ids[f->nids++].attr = attr;
 	f->ids_sorted = 0;
@@ -439,7 +433,7 @@ static int decode_header_attr(struct lspd_file *f, struct lspd_record *r)
 	if (f->nattrs >= LSPD_MAX_ATTRS)
 		return lspd_fail(f, LS_ELIMIT, r->type, r->offset,
 				 "more than %u events", LSPD_MAX_ATTRS);
-	na = realloc(f->attrs, (f->nattrs + 1) * sizeof(*na));
+	na = ls_reallocarray(f->attrs, f->nattrs + 1, sizeof(*na));
 	if (!na)
 		return -LS_ENOMEM;
 	f->attrs = na;
@@ -471,15 +465,8 @@ static int add_build_id(struct lspd_file *f, const uint8_t *p, size_t len,
 	if (f->nbids >= LSPD_MAX_BUILD_IDS)
 		return lspd_fail(f, LS_ELIMIT, rtype, off, "more than %u build-ids",
 				 LSPD_MAX_BUILD_IDS);
-	if (f->nbids == f->capbids) {
-		size_t cap = f->capbids ? f->capbids * 2 : 32;
-
-		b = realloc(f->bids, cap * sizeof(*b));
-		if (!b)
-			return -LS_ENOMEM;
-		f->bids = b;
-		f->capbids = cap;
-	}
+	if (LS_GROW(f->bids, f->nbids + 1, f->capbids, 32))
+		return -LS_ENOMEM;
 	b = &f->bids[f->nbids];
 	memset(b, 0, sizeof(*b));
 	b->pid = (int32_t)lspd_get32(p + 8);

@@ -12,7 +12,7 @@
 #include <linux/perf_event.h>
 
 #include "ls_err.h"
-#include "perfdata_int.h"
+#include "formats/perfdata_int.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ull	/* "PERFILE2" little-endian */
 #define PERF_MAGIC2_SWAPPED 0x50455246494c4532ull

@@ -3,7 +3,7 @@
 #ifndef LSPD_PERFDATA_INT_H
 #define LSPD_PERFDATA_INT_H
 
-#include "perfdata.h"
+#include "formats/perfdata.h"
 
 #define LSPD_REC_MAX_SIZE 65536u	/* header.size is a u16 */
 #define LSPD_SECTION_MAX (64u << 20)	/* largest feature section we load */

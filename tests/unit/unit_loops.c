@@ -1,0 +1,403 @@
+/* unit_loops.c - the loop detector (analysis/loops.c) fed hand-made
+ * block streams, no trace and no Valgrind.
+ *
+ * The static blocks are made up: block k of a scenario has the start
+ * address, instruction count and exit given in its table, end = start +
+ * 4 * ninsn (a call's return lands there), module -1 (no file), and the
+ * function given (the detector's function cache is filled by hand, since
+ * no symbols exist).  Each scenario runs twice, through the iteration
+ * memo and through the reference path (lsa_loops_opts.reference), and
+ * the profile is checked against counts derived by hand below: an
+ * iteration is an execution of the head inside the loop, an entry's trip
+ * count its iterations, self the loop's own instructions and those of
+ * the callees without loops it calls (Sato et al., table 2; "loop_level"
+ * in formats/profile.md), total those of its nested loops and every
+ * callee too (README, "Reading a loop profile").
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops_int.h"
+#include "decoder/decode_int.h"
+#include "formats/bundle_int.h"
+#include "ls_err.h"
+#include "tap.h"
+
+#define NSB 16
+#define NOFUNC 99
+
+struct bdef {
+	uint64_t start;
+	uint32_t ninsn;
+	uint32_t func;		/* index into the scenario's functions, NOFUNC */
+};
+
+struct step {
+	int b;			/* block index */
+	int exit;		/* enum lsd_exit */
+	int next;		/* block control went to, -1: none */
+};
+
+static struct lsd_sblock sbs[NSB];
+static struct lsd_sblock *page[1] = { sbs };
+
+struct run {
+	struct lsd_decoder d;
+	struct lsb_reader r;
+	struct lsp_profile *p;
+	struct lsa_loops_stats st;
+	int err;
+};
+
+static void blocks_set(const struct bdef *b, int n)
+{
+	int i;
+
+	memset(sbs, 0, sizeof(sbs));
+	for (i = 0; i < n; i++) {
+		sbs[i].start = sbs[i].mod_off = b[i].start;
+		sbs[i].ninsn = b[i].ninsn;
+		sbs[i].last = b[i].start + 4 * (uint64_t)(b[i].ninsn - 1);
+		sbs[i].end = b[i].start + 4 * (uint64_t)b[i].ninsn;
+		sbs[i].id = (uint32_t)i;
+		sbs[i].module = -1;
+	}
+}
+
+/* Runs the steps as stream 0 of thread 1/1; functions start at fstart[]. */
+static void run(struct run *R, const struct bdef *b, int nb,
+		const uint64_t *fstart, int nf, const struct step *s, int ns,
+		int reference)
+{
+	struct lsa_loops_opts o = { .size = sizeof(o), .reference = reference };
+	struct lsa_loops *l;
+	int i;
+
+	memset(R, 0, sizeof(*R));
+	blocks_set(b, nb);
+	R->d.sbt.pages = page;
+	R->d.sbt.npages = 1;
+	R->d.sbt.n = R->d.sbt.cap = NSB;
+	if ((R->err = lsp_new(&R->p, 0)) < 0 ||
+	    (R->err = lsa_loops_new(&l, &R->d, &R->r, NULL, R->p, 0, &o)) < 0)
+		return;
+	/* The function of every block, as symbols would give it: the
+	 * detector's cache (function + 2, 1: none) filled in advance. */
+	l->sbloop = calloc(NSB, sizeof(*l->sbloop));
+	l->sbfunc = calloc(NSB, sizeof(*l->sbfunc));
+	l->sbbody = calloc(NSB, sizeof(*l->sbbody));
+	l->funcs = calloc(8, sizeof(*l->funcs));
+	if (!l->sbloop || !l->sbfunc || !l->sbbody || !l->funcs) {
+		R->err = -LS_ENOMEM;
+		lsa_loops_free(l);
+		return;
+	}
+	l->nsb = NSB;
+	l->capfuncs = 8;
+	for (i = 0; i < nf; i++) {
+		l->funcs[i].module = -1;
+		l->funcs[i].off = fstart[i];
+		l->funcs[i].pidx = LSA_NONE;
+	}
+	l->nfuncs = (uint32_t)nf;
+	for (i = 0; i < nb; i++)
+		l->sbfunc[i] = b[i].func == NOFUNC ? 1 : b[i].func + 2;
+	R->err = lsa_loops_stream_begin(l, 0, 0, 1, 1);
+	for (i = 0; i < ns && !R->err; i++) {
+		struct lsd_block x = { .sb = &sbs[s[i].b], .exit = (uint8_t)s[i].exit,
+				       .next = s[i].next < 0 ? 0 : sbs[s[i].next].start };
+
+		R->err = lsa_loops_block(l, 0, &x);
+	}
+	if (!R->err)
+		R->err = lsa_loops_stream_end(l, 0);
+	lsa_loops_get_stats(l, &R->st);
+	lsa_loops_free(l);
+}
+
+static const struct lsp_lstat *lstat_of(const struct run *R, uint64_t head)
+{
+	size_t i;
+
+	for (i = 0; i < R->p->n_loops; i++)
+		if (R->p->loops[i].head_off == head)
+			break;
+	if (i == R->p->n_loops)
+		return NULL;
+	for (size_t j = 0; j < R->p->n_lstats; j++)
+		if (R->p->lstats[j].loop == i)
+			return &R->p->lstats[j];
+	return NULL;
+}
+
+/* Entries of the loop at head with exactly `trips` iterations. */
+static uint64_t trips_of(const struct run *R, uint64_t head, uint64_t trips)
+{
+	const struct lsp_lstat *s = lstat_of(R, head);
+	size_t j;
+
+	for (j = 0; s && j < R->p->n_trips; j++)
+		if (R->p->trips[j].loop == s->loop && R->p->trips[j].trips == trips)
+			return R->p->trips[j].entries;
+	return 0;
+}
+
+static const struct lsp_fstat *fstat_of(const struct run *R, uint64_t off)
+{
+	size_t i, j;
+
+	for (i = 0; i < R->p->n_funcs; i++)
+		if (R->p->funcs[i].off == off)
+			for (j = 0; j < R->p->n_fstats; j++)
+				if (R->p->fstats[j].func == i)
+					return &R->p->fstats[j];
+	return NULL;
+}
+
+#define LOOP_EQ(R, head, ent, it, self_, total_, what)                        \
+	do {                                                                  \
+		const struct lsp_lstat *s_ = lstat_of(R, head);              \
+		TAP_OK(s_ != NULL, "%s: a loop at %#x", what, (unsigned)(head)); \
+		TAP_EQ(s_ ? s_->entries : 0, ent, "%s: entries", what);       \
+		TAP_EQ(s_ ? s_->iterations : 0, it, "%s: iterations", what);  \
+		TAP_EQ(s_ ? s_->self : 0, self_, "%s: self", what);           \
+		TAP_EQ(s_ ? s_->total : 0, total_, "%s: total", what);        \
+	} while (0)
+
+static const char *mode(int reference)
+{
+	return reference ? "reference" : "memo";
+}
+
+/* 1. A nest in one function:
+ *   b0 0x1000 2 insns, falls into
+ *   b1 0x1010 1 insn   outer head
+ *   b2 0x1020 3 insns  inner loop (one block), taken: back to b2
+ *   b3 0x1030 2 insns  outer latch, taken: back to b1
+ *   b4 0x1040 1 insn   end
+ * The inner loop runs 2, 3, then 1 times in the outer's 3 iterations.
+ *   inner: 3 entries, 6 iterations, trips {1, 2, 3} once each,
+ *          self = total = 6 * 3 = 18
+ *   outer: 1 entry, 3 iterations, self = 3 * (1 + 2) = 9, total 9 + 18 = 27
+ *   thread: 2 + 27 + 1 = 30 instructions, 3 outside every loop. */
+static void t_nest(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 2, 0 }, { 0x1010, 1, 0 }, { 0x1020, 3, 0 },
+		{ 0x1030, 2, 0 }, { 0x1040, 1, 0 },
+	};
+	static const uint64_t f[] = { 0x1000 };
+	static const struct step s[] = {
+		{ 0, LSD_EXIT_FALL, 1 },
+		{ 1, LSD_EXIT_FALL, 2 }, { 2, LSD_EXIT_COND_TAKEN, 2 },
+		{ 2, LSD_EXIT_COND_NOT, 3 }, { 3, LSD_EXIT_COND_TAKEN, 1 },
+		{ 1, LSD_EXIT_FALL, 2 }, { 2, LSD_EXIT_COND_TAKEN, 2 },
+		{ 2, LSD_EXIT_COND_TAKEN, 2 }, { 2, LSD_EXIT_COND_NOT, 3 },
+		{ 3, LSD_EXIT_COND_TAKEN, 1 },
+		{ 1, LSD_EXIT_FALL, 2 }, { 2, LSD_EXIT_COND_NOT, 3 },
+		{ 3, LSD_EXIT_COND_NOT, 4 }, { 4, LSD_EXIT_END, -1 },
+	};
+	struct run R;
+
+	run(&R, b, 5, f, 1, s, (int)(sizeof(s) / sizeof(s[0])), ref);
+	TAP_EQ(R.err, 0, "nest (%s): the detector runs", mode(ref));
+	TAP_EQ(R.p->n_loops, 2, "nest: two loops");
+	LOOP_EQ(&R, 0x1020, 3, 6, 18, 18, "nest inner");
+	LOOP_EQ(&R, 0x1010, 1, 3, 9, 27, "nest outer");
+	TAP_EQ(trips_of(&R, 0x1020, 1), 1, "nest inner: one entry of trip count 1");
+	TAP_EQ(trips_of(&R, 0x1020, 2), 1, "nest inner: one of 2");
+	TAP_EQ(trips_of(&R, 0x1020, 3), 1, "nest inner: one of 3");
+	TAP_EQ(trips_of(&R, 0x1010, 3), 1, "nest outer: one entry of trip count 3");
+	TAP_EQ(R.p->n_threads, 1, "nest: one thread");
+	TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 30, "nest: 30 instructions");
+	TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 3, "nest: 3 outside loops");
+	lsp_free(R.p);
+}
+
+/* 2. An early exit (break) out of a loop whose test is at the top:
+ *   c0 0x1000 1 insn, falls into
+ *   c1 0x1010 2 insns head (exit test, not taken: stay)
+ *   c2 0x1020 2 insns break test (taken: out to c4)
+ *   c3 0x1030 1 insn  jump back to c1
+ *   c4 0x1040 1 insn  end
+ * Run: c1 c2 c3, c1 c2 c3, c1 c2 -> break.  The head runs 3 times: one
+ * entry of trip count 3; the last iteration (c1 c2) is in the loop,
+ * no off-by-one: self = total = 3 * (2 + 2) + 2 * 1 = 14; the thread
+ * 1 + 14 + 1 = 16, 2 outside. */
+static void t_break(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1010, 2, 0 }, { 0x1020, 2, 0 },
+		{ 0x1030, 1, 0 }, { 0x1040, 1, 0 },
+	};
+	static const uint64_t f[] = { 0x1000 };
+	static const struct step s[] = {
+		{ 0, LSD_EXIT_FALL, 1 },
+		{ 1, LSD_EXIT_COND_NOT, 2 }, { 2, LSD_EXIT_COND_NOT, 3 },
+		{ 3, LSD_EXIT_JUMP, 1 },
+		{ 1, LSD_EXIT_COND_NOT, 2 }, { 2, LSD_EXIT_COND_NOT, 3 },
+		{ 3, LSD_EXIT_JUMP, 1 },
+		{ 1, LSD_EXIT_COND_NOT, 2 }, { 2, LSD_EXIT_COND_TAKEN, 4 },
+		{ 4, LSD_EXIT_END, -1 },
+	};
+	struct run R;
+
+	run(&R, b, 5, f, 1, s, (int)(sizeof(s) / sizeof(s[0])), ref);
+	TAP_EQ(R.err, 0, "break (%s): the detector runs", mode(ref));
+	TAP_EQ(R.p->n_loops, 1, "break: one loop");
+	LOOP_EQ(&R, 0x1010, 1, 3, 14, 14, "break");
+	TAP_EQ(trips_of(&R, 0x1010, 3), 1, "break: one entry of trip count 3");
+	TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 16, "break: 16 instructions");
+	TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 2, "break: 2 outside loops");
+	lsp_free(R.p);
+}
+
+/* 3. Recursion is no loop: main calls f, which calls itself twice more.
+ *   m0 0x1000 1 insn call f (returns to 0x1004)   m1 0x1004 1 insn end
+ *   r0 0x2000 2 insns base case test (taken: r2)
+ *   r1 0x2010 1 insn  call f (returns to 0x2014)
+ *   r3 0x2014 1 insn  ret                          r2 0x2020 1 insn ret
+ * Run: m0 r0 r1 r0 r1 r0 r2 r3 r3 m1.  r0 recurs only in new frames: no
+ * loop.  f: self 3 * 2 + 2 * 1 + 1 + 2 * 1 = 11, entered 3 times,
+ * total 11 (recursion counted once); main: self 2, total 13. */
+static void t_recursion(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1004, 1, 0 }, { 0x2000, 2, 1 },
+		{ 0x2010, 1, 1 }, { 0x2014, 1, 1 }, { 0x2020, 1, 1 },
+	};
+	enum { M0, M1, R0, R1, R3, R2 };
+	static const uint64_t f[] = { 0x1000, 0x2000 };
+	static const struct step s[] = {
+		{ M0, LSD_EXIT_CALL, R0 },
+		{ R0, LSD_EXIT_COND_NOT, R1 }, { R1, LSD_EXIT_CALL, R0 },
+		{ R0, LSD_EXIT_COND_NOT, R1 }, { R1, LSD_EXIT_CALL, R0 },
+		{ R0, LSD_EXIT_COND_TAKEN, R2 }, { R2, LSD_EXIT_RET, R3 },
+		{ R3, LSD_EXIT_RET, R3 }, { R3, LSD_EXIT_RET, M1 },
+		{ M1, LSD_EXIT_END, -1 },
+	};
+	const struct lsp_fstat *fs;
+	struct run R;
+
+	run(&R, b, 6, f, 2, s, (int)(sizeof(s) / sizeof(s[0])), ref);
+	TAP_EQ(R.err, 0, "recursion (%s): the detector runs", mode(ref));
+	TAP_EQ(R.p->n_loops, 0, "recursion: no loop");
+	TAP_EQ(R.st.frame_mismatches, 0, "recursion: every return matched its frame");
+	TAP_EQ(R.st.unwinds, 0, "recursion: no unwind");
+	fs = fstat_of(&R, 0x2000);
+	TAP_EQ(fs ? fs->self : 0, 11, "recursion: f self");
+	TAP_EQ(fs ? fs->total : 0, 11, "recursion: f total, counted once");
+	TAP_EQ(fs ? fs->calls : 0, 3, "recursion: f entered 3 times");
+	fs = fstat_of(&R, 0x1000);
+	TAP_EQ(fs ? fs->self : 0, 2, "recursion: main self");
+	TAP_EQ(fs ? fs->total : 0, 13, "recursion: main total");
+	TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 13, "recursion: 13 instructions");
+	lsp_free(R.p);
+}
+
+/* 4. longjmp-style unwind: main's loop calls g, g calls h, and h jumps
+ * (indirect) into the middle of main, where setjmp returns.
+ *   a0 0x1000 1 insn   falls into
+ *   a1 0x1010 2 insns  head; call g (returns to 0x1018)
+ *   a2 0x1018 1 insn   the landing; taken: back to a1
+ *   a3 0x1020 1 insn   end
+ *   g0 0x2000 1 insn   call h        h0 0x3000 2 insns  jmp *%rax to a2
+ * Run: a0, (a1 g0 h0 a2) 3 times, a3.  Each jump unwinds two frames: 3
+ * unwinds, no mismatched return.  The loop: 1 entry, 3 iterations, total
+ * 3 * (2 + 1 + 2 + 1) = 18, and self the same: g and h have no loops, so
+ * their code is charged to the loop that called them; thread 1 + 18 + 1
+ * = 20; g and h entered 3 times each. */
+static void t_longjmp(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1010, 2, 0 }, { 0x1018, 1, 0 },
+		{ 0x1020, 1, 0 }, { 0x2000, 1, 1 }, { 0x3000, 2, 2 },
+	};
+	enum { A0, A1, A2, A3, G0, H0 };
+	static const uint64_t f[] = { 0x1000, 0x2000, 0x3000 };
+	static const struct step s[] = {
+		{ A0, LSD_EXIT_FALL, A1 },
+		{ A1, LSD_EXIT_CALL, G0 }, { G0, LSD_EXIT_CALL, H0 },
+		{ H0, LSD_EXIT_IJUMP, A2 }, { A2, LSD_EXIT_COND_TAKEN, A1 },
+		{ A1, LSD_EXIT_CALL, G0 }, { G0, LSD_EXIT_CALL, H0 },
+		{ H0, LSD_EXIT_IJUMP, A2 }, { A2, LSD_EXIT_COND_TAKEN, A1 },
+		{ A1, LSD_EXIT_CALL, G0 }, { G0, LSD_EXIT_CALL, H0 },
+		{ H0, LSD_EXIT_IJUMP, A2 }, { A2, LSD_EXIT_COND_NOT, A3 },
+		{ A3, LSD_EXIT_END, -1 },
+	};
+	const struct lsp_fstat *fs;
+	struct run R;
+
+	run(&R, b, 6, f, 3, s, (int)(sizeof(s) / sizeof(s[0])), ref);
+	TAP_EQ(R.err, 0, "longjmp (%s): the detector runs", mode(ref));
+	TAP_EQ(R.st.unwinds, 3, "longjmp: 3 unwinds");
+	TAP_EQ(R.st.frame_mismatches, 0, "longjmp: no mismatched return");
+	TAP_EQ(R.p->n_loops, 1, "longjmp: one loop");
+	LOOP_EQ(&R, 0x1010, 1, 3, 18, 18, "longjmp");
+	TAP_EQ(trips_of(&R, 0x1010, 3), 1, "longjmp: one entry of trip count 3");
+	fs = fstat_of(&R, 0x2000);
+	TAP_EQ(fs ? fs->calls : 0, 3, "longjmp: g entered 3 times");
+	fs = fstat_of(&R, 0x3000);
+	TAP_EQ(fs ? fs->calls : 0, 3, "longjmp: h entered 3 times");
+	TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 20, "longjmp: 20 instructions");
+	lsp_free(R.p);
+}
+
+/* 5. A signal frame: a one-block loop is interrupted after its second
+ * run (the branch taken, control due back at its head); the handler runs
+ * a loop of its own, returns into the restorer, whose sigreturn goes
+ * back to the head.
+ *   s0 0x1000 1 insn  falls into   s1 0x1010 2 insns head (taken: s1)
+ *   s2 0x1020 1 insn  end
+ *   hd0 0x2000 1 insn   hd1 0x2010 1 insn loop (taken: hd1)
+ *   hd2 0x2020 1 insn ret (to the restorer)   rs0 0x2800 1 insn sigreturn
+ * Run: s0 s1 s1(async, resumes at s1) hd0 hd1 hd1 hd2 rs0 s1 s1 s2.
+ * One unwind (the sigreturn to the interrupted frame).  Main's loop: 1
+ * entry, 4 iterations, total 4 * 2 + (1 + 2 + 1 + 1) = 13 (the handler
+ * ran inside its iteration), self 13 - 2 = 11 (all but the handler's own
+ * loop, which is nested); the handler's loop: 1 entry, 2 iterations,
+ * self = total 2; thread 1 + 13 + 1 = 15. */
+static void t_signal(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1010, 2, 0 }, { 0x1020, 1, 0 },
+		{ 0x2000, 1, 1 }, { 0x2010, 1, 1 }, { 0x2020, 1, 1 },
+		{ 0x2800, 1, 2 },
+	};
+	enum { S0, S1, S2, HD0, HD1, HD2, RS0 };
+	static const uint64_t f[] = { 0x1000, 0x2000, 0x2800 };
+	static const struct step s[] = {
+		{ S0, LSD_EXIT_FALL, S1 }, { S1, LSD_EXIT_COND_TAKEN, S1 },
+		{ S1, LSD_EXIT_ASYNC, S1 },
+		{ HD0, LSD_EXIT_FALL, HD1 }, { HD1, LSD_EXIT_COND_TAKEN, HD1 },
+		{ HD1, LSD_EXIT_COND_NOT, HD2 }, { HD2, LSD_EXIT_RET, RS0 },
+		{ RS0, LSD_EXIT_SYSCALL, S1 },
+		{ S1, LSD_EXIT_COND_TAKEN, S1 }, { S1, LSD_EXIT_COND_NOT, S2 },
+		{ S2, LSD_EXIT_END, -1 },
+	};
+	struct run R;
+
+	run(&R, b, 7, f, 3, s, (int)(sizeof(s) / sizeof(s[0])), ref);
+	TAP_EQ(R.err, 0, "signal (%s): the detector runs", mode(ref));
+	TAP_EQ(R.st.unwinds, 1, "signal: the sigreturn unwinds the handler's frame");
+	TAP_EQ(R.st.frame_mismatches, 0, "signal: no mismatched return");
+	TAP_EQ(R.p->n_loops, 2, "signal: two loops");
+	LOOP_EQ(&R, 0x1010, 1, 4, 11, 13, "signal main loop");
+	LOOP_EQ(&R, 0x2010, 1, 2, 2, 2, "signal handler loop");
+	TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 15, "signal: 15 instructions");
+	lsp_free(R.p);
+}
+
+int main(void)
+{
+	int ref;
+
+	for (ref = 0; ref < 2; ref++) {
+		t_nest(ref);
+		t_break(ref);
+		t_recursion(ref);
+		t_longjmp(ref);
+		t_signal(ref);
+	}
+	return TAP_DONE();
+}

@@ -76,20 +76,6 @@ static void put_loc(const struct lsa_cfg *c, uint32_t id, const struct lsa_cfg_e
 	}
 }
 
-/* A latency option's value: a number of cycles, 0 .. 1000. */
-static int parse_cycles(const char *opt, const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v >= 0 && v <= 1000)) {
-		cli_error("bad value '%s' for --%s: a number of cycles from 0 to 1000", s, opt);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 static void on_violation(void *arg, const struct lsa_cfg_violation *v)
 {
 	(void)arg;
@@ -104,8 +90,6 @@ int cmd_probes(int argc, char **argv)
 	struct cli_plan_opts po;
 	size_t fi, i, tedges = 0, tprobes = 0, tmis = 0;
 	int c, quiet = 0, bad, plan = 0, planopt = 0;
-	char *end;
-	long n;
 
 	memset(&po, 0, sizeof(po));
 	lsa_plan_costs_default(&po.costs);
@@ -143,22 +127,19 @@ int cmd_probes(int argc, char **argv)
 		case OPT_UPDATE_LAT:
 		case OPT_SWP_LAT:
 			planopt = 1;
-			if (parse_cycles(c == OPT_PROBE_LAT ? "probe-latency" :
-					 c == OPT_UPDATE_LAT ? "update-latency" : "swp-latency", optarg,
-					 c == OPT_PROBE_LAT ? &po.costs.probe_lat :
-					 c == OPT_UPDATE_LAT ? &po.costs.update_lat :
-					 &po.costs.swp_lat) < 0)
+			/* cycles, 0 to 1000 */
+			if (cli_opt_double(c == OPT_PROBE_LAT ? "--probe-latency" :
+					   c == OPT_UPDATE_LAT ? "--update-latency" :
+					   "--swp-latency", optarg, 0, 1000,
+					   c == OPT_PROBE_LAT ? &po.costs.probe_lat :
+					   c == OPT_UPDATE_LAT ? &po.costs.update_lat :
+					   &po.costs.swp_lat) < 0)
 				return cli_usage(probes_usage, 1);
 			break;
 		case OPT_WIDTH:
 			planopt = 1;
-			n = strtol(optarg, &end, 10);
-			if (end == optarg || *end || n < 1 || n > 64) {
-				cli_error("bad value '%s' for --issue-width: a number from 1 to 64",
-					  optarg);
+			if (cli_opt_u32("--issue-width", optarg, 10, 1, 64, &po.costs.width) < 0)
 				return cli_usage(probes_usage, 1);
-			}
-			po.costs.width = (uint32_t)n;
 			break;
 		case 'h':
 			return cli_usage(probes_usage, 0);

@@ -98,32 +98,7 @@ enum view { V_FLAT, V_TREE, V_FUNCTION, V_FUNCTIONS, V_FOLDED, V_JSON, V_CSV };
 /* Parses a percentage in [0, 100]; 0 or -1 after a message. */
 int report_parse_pct(const char *s, double *out)
 {
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(s, &end);
-	if (errno || end == s || *end || !(d >= 0.0 && d <= 100.0)) {
-		cli_error("option '--min-percent' wants a number from 0 to 100, not '%s'", s);
-		return -1;
-	}
-	*out = d;
-	return 0;
-}
-
-static int parse_u(const char *opt, const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v > max) {
-		cli_error("option '%s' wants a number, not '%s'", opt, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
+	return cli_opt_double("--min-percent", s, 0.0, 100.0, out);
 }
 
 int cmd_report(int argc, char **argv)
@@ -146,17 +121,10 @@ int cmd_report(int argc, char **argv)
 		case OPT_FUNCTIONS: view = V_FUNCTIONS; nviews++; break;
 		case OPT_FOLDED: view = V_FOLDED; nviews++; break;
 		case OPT_STRUCTURAL: structural = 1; nviews++; break;
-		case OPT_MERGE_T: {
-			char *end;
-
-			merge_t = strtod(optarg, &end);
-			if (end == optarg || *end || !(merge_t >= 1.0 && merge_t <= 1e9)) {
-				cli_error("option '--merge-threshold' wants a number from 1, not '%s'",
-					  optarg);
+		case OPT_MERGE_T:
+			if (cli_opt_double("--merge-threshold", optarg, 1.0, 1e9, &merge_t) < 0)
 				return cli_usage(report_usage, 1);
-			}
 			break;
-		}
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "json")) {
 				view = V_JSON;
@@ -173,12 +141,12 @@ int cmd_report(int argc, char **argv)
 				return cli_usage(report_usage, 1);
 			break;
 		case OPT_THREAD:
-			if (parse_u("--thread", optarg, UINT32_MAX - 1, &u) < 0)
+			if (cli_opt_u64("--thread", optarg, 10, 0, UINT32_MAX - 1, &u) < 0)
 				return cli_usage(report_usage, 1);
 			tid = (int64_t)u;
 			break;
 		case OPT_BUCKETS:
-			if (parse_u("--buckets", optarg, 1u << 30, &u) < 0)
+			if (cli_opt_u64("--buckets", optarg, 10, 0, 1u << 30, &u) < 0)
 				return cli_usage(report_usage, 1);
 			o.buckets = (size_t)u;
 			break;

@@ -231,7 +231,7 @@ t_grep "names the bad format" "unknown format 'xml'" e.err
 t_eq "--format without --plan is a usage error" 129 $?
 "$LOOPSCOPE" probes --plan --probe-latency=-1 f.lsc >/dev/null 2>e.err
 t_eq "a negative latency is a usage error" 129 $?
-t_grep "names the option" "bad value '-1' for --probe-latency" e.err
+t_grep "names the option" "option '--probe-latency' wants a number from 0 to 1000, not '-1'" e.err
 "$LOOPSCOPE" probes --plan --issue-width=0 f.lsc >/dev/null 2>e.err
 t_eq "issue width 0 is a usage error" 129 $?
 t_fail "an unknown function is an error" "$LOOPSCOPE" probes --plan --function=nosuch f.lsc

@@ -34,6 +34,7 @@ int cli_load_profile(const char *path, const char *debug_dir,
 int cmd_probes(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_deps(int argc, char **argv);
 
 struct lsb_reader;
 /* Opens a bundle for a command: a missing file gets the 'record' hint, a

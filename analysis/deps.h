@@ -147,6 +147,14 @@ int lsa_deps_run(struct lsa_deps *D);
 size_t lsa_deps_nloops(const struct lsa_deps *D);
 const struct lsa_deps_loop *lsa_deps_loop(const struct lsa_deps *D, size_t i);
 const struct lsa_deps_dep *lsa_deps_dep(const struct lsa_deps *D, size_t i);
+struct lsp_profile;
+/* Adds the verdicts and dependences (those in callees' frames left out)
+ * to profile p, whose loops the loop detector found in the same bundle:
+ * a loop is matched by its module's build-id and head offset;
+ * *unmatched (may be NULL) counts the loops p does not have.  Returns 0,
+ * -LS_EINVAL, -LS_ENOMEM. */
+int lsa_deps_to_profile(const struct lsa_deps *D, struct lsp_profile *p,
+			size_t *unmatched);
 void lsa_deps_get_stats(const struct lsa_deps *D, struct lsa_deps_stats *st);
 void lsa_deps_free(struct lsa_deps *D);
 

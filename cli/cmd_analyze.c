@@ -38,16 +38,20 @@ static const char analyze_usage[] =
 	"    -j, --jobs=<n>       threads (1 to 256, default: the online CPUs); from\n"
 	"                         2 on, the trace is decoded on a second thread while\n"
 	"                         the loops are found (the profile is the same)\n"
+	"    --deps               also find each loop's loop-carried dependences and\n"
+	"                         whether it can run in parallel (a bundle recorded\n"
+	"                         with 'record --mem'; see 'loopscope deps')\n"
 	"    -q, --quiet          no summary\n"
 	"    -h, --help           show this help\n";
 
-enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR };
+enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR, OPT_DEPS };
 
 static const struct option analyze_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "trip-limit", required_argument, NULL, OPT_TRIP_LIMIT },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "jobs", required_argument, NULL, 'j' },
+	{ "deps", no_argument, NULL, OPT_DEPS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -172,7 +176,7 @@ int cmd_analyze(int argc, char **argv)
 	uint32_t trip_limit = 0;
 	unsigned jobs = online_cpus();
 	char *def = NULL, errmsg[512];
-	int c, quiet = 0, ret = 1;
+	int c, quiet = 0, ret = 1, deps = 0;
 	uint64_t insns = 0;
 	size_t i;
 
@@ -213,6 +217,9 @@ int cmd_analyze(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case OPT_DEPS:
+			deps = 1;
+			break;
 		case 'h':
 			return cli_usage(analyze_usage, 0);
 		default:
@@ -242,6 +249,8 @@ int cmd_analyze(int argc, char **argv)
 	if (analyze_into(file, debug_dir, jobs, p, &st))
 		goto out;
 	warn_stats(file, p, 0, &st);
+	if (deps && cli_deps_into_profile(file, debug_dir, p))
+		goto out;
 	if (lsp_write(p, output, errmsg, sizeof(errmsg)) < 0) {
 		cli_error("%s", errmsg);
 		goto out;

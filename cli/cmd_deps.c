@@ -163,16 +163,92 @@ static void csv_out(const struct lsa_deps *D, double minpct)
 	}
 }
 
+struct deps_run {
+	struct cli_cfg cc;
+	struct lsa_sloops *sl;
+	struct lsa_deps *D;
+	struct lsa_deps_stats st;
+};
+
+static void deps_close(struct deps_run *dr)
+{
+	lsa_deps_free(dr->D);
+	lsa_sloops_free(dr->sl);
+	cli_cfg_close(&dr->cc);
+	memset(dr, 0, sizeof(*dr));
+}
+
+/* Decodes file into its CFG and loops, then again with the memory
+ * accesses: the dependences.  Returns 0, or 1 after printing the error. */
+static int deps_open(struct deps_run *dr, const char *file, const char *debug_dir)
+{
+	int64_t bytes;
+	int err;
+
+	memset(dr, 0, sizeof(*dr));
+	if (cli_cfg_open(&dr->cc, file, debug_dir))
+		return 1;
+	if ((err = lsa_sloops_find(&dr->sl, dr->cc.cfg, NULL)) < 0 ||
+	    (err = lsa_deps_new(&dr->D, dr->cc.d, dr->cc.r, dr->cc.sym, dr->cc.cfg,
+				dr->sl)) < 0) {
+		cli_error("cannot find the loops of '%s': %s", file, ls_errstr(err));
+		goto fail;
+	}
+	bytes = lsa_deps_load(dr->D);
+	if (bytes == -LS_ENOENT) {
+		cli_error("'%s' holds no memory accesses: record it with "
+			  "'loopscope record --mem'", file);
+		goto fail;
+	}
+	if (bytes < 0) {
+		cli_error("cannot read the memory accesses of '%s': %s", file,
+			  ls_errstr((int)bytes));
+		goto fail;
+	}
+	if ((err = lsa_deps_run(dr->D)) < 0) {
+		cli_error("cannot analyze the dependences of '%s': %s", file, ls_errstr(err));
+		goto fail;
+	}
+	lsa_deps_get_stats(dr->D, &dr->st);
+	if (dr->st.damaged)
+		cli_warning("'%s': %" PRIu64 " damaged memory-access records skipped", file,
+			    dr->st.damaged);
+	if (dr->st.mismatched || dr->st.unplaced)
+		cli_warning("'%s': %" PRIu64 " memory accesses did not match the decoded "
+			    "instructions, %" PRIu64 " fell outside the trace", file,
+			    dr->st.mismatched, dr->st.unplaced);
+	return 0;
+fail:
+	deps_close(dr);
+	return 1;
+}
+
+int cli_deps_into_profile(const char *file, const char *debug_dir, struct lsp_profile *p)
+{
+	struct deps_run dr;
+	size_t unmatched;
+	int err;
+
+	if (deps_open(&dr, file, debug_dir))
+		return 1;
+	err = lsa_deps_to_profile(dr.D, p, &unmatched);
+	deps_close(&dr);
+	if (err < 0) {
+		cli_error("'%s': %s", file, ls_errstr(err));
+		return 1;
+	}
+	if (unmatched)
+		cli_warning("'%s': %zu loops with dependences have no head the loop "
+			    "detector found; 'loopscope deps' lists them", file, unmatched);
+	return 0;
+}
+
 int cmd_deps(int argc, char **argv)
 {
 	const char *file = "loopscope.lsc", *debug_dir = NULL;
-	struct lsa_sloops *sl = NULL;
-	struct lsa_deps *D = NULL;
-	struct lsa_deps_stats st;
-	struct cli_cfg cc;
+	struct deps_run dr;
 	double minpct = 0;
-	int c, fmt = FMT_TEXT, err;
-	int64_t bytes;
+	int c, fmt = FMT_TEXT;
 
 	optind = 1;
 	opterr = 0;
@@ -210,52 +286,17 @@ int cmd_deps(int argc, char **argv)
 		cli_error("too many arguments");
 		return cli_usage(deps_usage, 1);
 	}
-	if (cli_cfg_open(&cc, file, debug_dir))
+	if (deps_open(&dr, file, debug_dir))
 		return 1;
-	if ((err = lsa_sloops_find(&sl, cc.cfg, NULL)) < 0 ||
-	    (err = lsa_deps_new(&D, cc.d, cc.r, cc.sym, cc.cfg, sl)) < 0) {
-		cli_error("cannot find the loops of '%s': %s", file, ls_errstr(err));
-		goto fail;
-	}
-	bytes = lsa_deps_load(D);
-	if (bytes == -LS_ENOENT) {
-		cli_error("'%s' holds no memory accesses: record it with "
-			  "'loopscope record --mem'", file);
-		goto fail;
-	}
-	if (bytes < 0) {
-		cli_error("cannot read the memory accesses of '%s': %s", file,
-			  ls_errstr((int)bytes));
-		goto fail;
-	}
-	if ((err = lsa_deps_run(D)) < 0) {
-		cli_error("cannot analyze the dependences of '%s': %s", file, ls_errstr(err));
-		goto fail;
-	}
-	lsa_deps_get_stats(D, &st);
-	if (st.damaged)
-		cli_warning("'%s': %" PRIu64 " damaged memory-access records skipped", file,
-			    st.damaged);
-	if (st.mismatched || st.unplaced)
-		cli_warning("'%s': %" PRIu64 " memory accesses did not match the decoded "
-			    "instructions, %" PRIu64 " fell outside the trace", file,
-			    st.mismatched, st.unplaced);
 	if (fmt == FMT_JSON)
-		json_out(D, &st, minpct);
+		json_out(dr.D, &dr.st, minpct);
 	else if (fmt == FMT_CSV)
-		csv_out(D, minpct);
+		csv_out(dr.D, minpct);
 	else {
 		printf("%" PRIu64 " memory accesses, %" PRIu64 " in loops; %zu loops\n",
-		       st.accesses, st.in_loops, lsa_deps_nloops(D));
-		text_out(D, minpct);
+		       dr.st.accesses, dr.st.in_loops, lsa_deps_nloops(dr.D));
+		text_out(dr.D, minpct);
 	}
-	lsa_deps_free(D);
-	lsa_sloops_free(sl);
-	cli_cfg_close(&cc);
+	deps_close(&dr);
 	return 0;
-fail:
-	lsa_deps_free(D);
-	lsa_sloops_free(sl);
-	cli_cfg_close(&cc);
-	return 1;
 }

@@ -10,4 +10,10 @@
 void lsp_seterr(char *errmsg, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+struct lsp_profile;
+struct lsp_dep;
+/* Appends dependence d (strings copied) with no check for one like it
+ * (the reader checks keys itself).  Returns 0 or -LS_ENOMEM. */
+int lsp_dep_push(struct lsp_profile *p, const struct lsp_dep *d);
+
 #endif

@@ -142,7 +142,8 @@ enum lsp_verdict_code {
 struct lsp_verdict {
 	uint32_t loop;
 	uint32_t verdict;	/* enum lsp_verdict_code */
-	uint32_t needs;		/* bits 1 << LSP_V_*: what it needs besides */
+	uint32_t needs;		/* bits 1 << LSP_V_*: every remedy it needs, the
+				 * verdict's own included */
 };
 
 /* One loop-carried dependence of a loop: an instruction pair. */

@@ -198,3 +198,45 @@ t_ok "--help" "$LOOPSCOPE" deps --help
 t_grep "--help names --format" "--format=<f>" "$T_TMP/last.out"
 t_fail "bad --format" "$LOOPSCOPE" deps --format=xml k0.lsc
 t_grep "bad --format: named" "unknown format 'xml'" "$T_TMP/last.err"
+
+# analyze --deps: the profile carries the verdicts; report shows them.
+t_ok "analyze --deps" "$LOOPSCOPE" analyze --deps -q -o k0.lsprof k0.lsc
+t_grep "the profile is version 3" "^loopscope-profile 3$" k0.lsprof
+# fig4's outer loop's profile index, and its verdict record (needs: bit 3,
+# duplicating an array, alone: i is an IV, j a temporary of its frame).
+id17=$(awk -F'\t' '$1 == "loop" && $7 ~ /kern\.c$/ && $8 == 17 { print $2 }' k0.lsprof)
+t_grep "the verdict record of fig4's outer loop" \
+	"^verdict	$id17	duplicate-array	8$" k0.lsprof
+t_grep "its deciding dependence: B's WAR, 2" \
+	"^dep	$id17	WAR	1		B\[\]	0x[0-9a-f]*	.*kern.c	20	0x[0-9a-f]*	.*kern.c	20	2	1	1$" k0.lsprof
+"$LOOPSCOPE" report --min-percent=0 k0.lsprof >flat.txt
+t_grep "flat report: the verdict line" \
+	"^  parallel: duplicate-array (WAR B\[\] kern.c:20 -> kern.c:20 x2)$" flat.txt
+"$LOOPSCOPE" report --parallel --min-percent=0 k0.lsprof >par.txt
+t_grep "report --parallel: fig4's loops" \
+	"^  0\.[0-9][0-9]%  duplicate-array  *$id17  .*kern.c:17 in fig4$" par.txt
+# Parallelizable in some way before the first not-parallelizable line.
+t_eq "report --parallel: every parallelizable loop before the first not" "" \
+	"$(awk '/^ *[0-9.]+%/ { if ($2 == "not-parallelizable") seen = 1;
+		else if (seen) print }' par.txt)"
+t_eq "report --format=json: the verdict field" duplicate-array "$("$LOOPSCOPE" report \
+	--format=json k0.lsprof | python3 -c '
+import json, sys
+for l in json.load(sys.stdin)["loops"]:
+    if l["file"].endswith("kern.c") and l["line"] == 17: print(l["verdict"])')"
+"$LOOPSCOPE" report --format=csv k0.lsprof >csv.out
+t_grep "report --format=csv: the verdict column" "^$id17,.*,duplicate-array$" csv.out
+# Merged runs: input 0 and 3.  The histogram loop is not parallelizable in
+# the merge (a dependence of one run holds) and its RAW keeps count 13.
+"$LOOPSCOPE" analyze --deps -q -o k3.lsprof k3.lsc
+t_ok "merge" "$LOOPSCOPE" merge -o m.lsprof k0.lsprof k3.lsprof
+id137=$(awk -F'\t' '$1 == "loop" && $7 ~ /kern\.c$/ && $8 == 137 { print $2 }' m.lsprof)
+t_grep "merge: input_dep's verdict is the graver" \
+	"^verdict	$id137	not-parallelizable	" m.lsprof
+t_grep "merge: hist's RAW, 13 (from the one run)" \
+	"^dep	$id137	RAW	1		hist\[\]	.*	13	3	3$" m.lsprof
+t_grep "merge: fig4's WAR summed over both runs, 4" \
+	"^dep	$id17	WAR	1		B\[\]	.*	4	1	1$" m.lsprof
+t_fail "analyze --deps of a bundle without accesses fails" \
+	"$LOOPSCOPE" analyze --deps -q -o n.lsprof nomem.lsc
+t_grep "... with the record hint" "record it with 'loopscope record --mem'" "$T_TMP/last.err"

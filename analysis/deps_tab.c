@@ -9,9 +9,10 @@
 
 static size_t hash_addr(uint64_t a)
 {
-	uint64_t h = a * 0x9e3779b97f4a7c15ull;
+	/* Addresses step by 4 or 8: mix every bit into the low ones. */
+	uint64_t h = (a ^ (a >> 33)) * 0xff51afd7ed558ccdull;
 
-	return (size_t)(h ^ (h >> 29));
+	return (size_t)(h ^ (h >> 33));
 }
 
 struct deps_ent *deps_tab_find(const struct deps_tab *t, uint64_t addr)

@@ -31,6 +31,10 @@ struct lsr_opts {
 	const char *valgrind;		/* sw: valgrind binary, NULL: "valgrind" */
 	char *const *argv;		/* the command, NULL-terminated */
 	char *const *perf_args;		/* pt: extra `perf record` arguments */
+	/* sw: with mem, only the accesses of these functions' own
+	 * instructions (names, or runtime ranges 0xSTART-0xEND,
+	 * comma-separated); NULL: all. */
+	const char *mem_only;
 };
 
 struct lsr_stats {

@@ -240,3 +240,18 @@ t_grep "merge: fig4's WAR summed over both runs, 4" \
 t_fail "analyze --deps of a bundle without accesses fails" \
 	"$LOOPSCOPE" analyze --deps -q -o n.lsprof nomem.lsc
 t_grep "... with the record hint" "record it with 'loopscope record --mem'" "$T_TMP/last.err"
+
+# record --mem-only: the accesses of fig4 and raw1 alone.  Their loops
+# touch no memory in callees, so their dependences are the same; war1's
+# loop (35) then has none.
+"$LOOPSCOPE" record --mem-only=fig4,raw1 -q -o ko.lsc -- "$TD/deps/kern" >/dev/null 2>&1
+"$LOOPSCOPE" deps --format=csv ko.lsc >ko.csv 2>/dev/null
+rows ko.csv 17 >fig4-only.out
+t_ok "--mem-only=fig4,raw1: table 3b's loop i unchanged" cmp fig4-outer.exp fig4-only.out
+t_eq "--mem-only=fig4,raw1: raw1's RAW unchanged" "RAW ra[] 14 1 1;" "$(deciding ko.csv 28)"
+t_eq "--mem-only=fig4,raw1: war1's loop has no dependence" "" "$(rows ko.csv 35)"
+acc() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["accesses"])' "$1"; }
+"$LOOPSCOPE" deps --format=json ko.lsc >ko.json 2>/dev/null
+t_ok "--mem-only=fig4,raw1: fewer accesses than --mem" \
+	test "$(acc ko.json)" -lt "$(acc k0.json)"
+t_fail "--mem-only with a space is refused" "$LOOPSCOPE" record --mem-only="a b" -o x.lsc -- true

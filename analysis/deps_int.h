@@ -25,11 +25,18 @@ struct deps_ent {
 	int32_t odepth;		/* stack: owner frame depth, -1 not stack */
 };
 
+/* A slot of a table's index: the key beside the entry, so that a probe
+ * touches one cache line. */
+struct deps_slot {
+	uint64_t addr;
+	uint32_t idx;		/* DEPS_NONE: free */
+};
+
 /* Entries in a dense array, an open-addressing index over them. */
 struct deps_tab {
 	struct deps_ent *e;
 	uint32_t n, cap;
-	uint32_t *ix;		/* DEPS_NONE: free */
+	struct deps_slot *ix;
 	uint32_t ixcap;		/* 0 or a power of two */
 };
 

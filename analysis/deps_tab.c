@@ -21,31 +21,33 @@ struct deps_ent *deps_tab_find(const struct deps_tab *t, uint64_t addr)
 
 	if (!t->ixcap)
 		return NULL;
-	for (j = hash_addr(addr) & (t->ixcap - 1); t->ix[j] != DEPS_NONE;
+	for (j = hash_addr(addr) & (t->ixcap - 1); t->ix[j].idx != DEPS_NONE;
 	     j = (j + 1) & (t->ixcap - 1))
-		if (t->e[t->ix[j]].addr == addr)
-			return &t->e[t->ix[j]];
+		if (t->ix[j].addr == addr)
+			return &t->e[t->ix[j].idx];
 	return NULL;
 }
 
 static int regrow(struct deps_tab *t)
 {
 	uint32_t ncap = t->ixcap ? t->ixcap * 2 : 64, i;
-	uint32_t *nix;
+	struct deps_slot *nix;
 
 	if (ncap > (1u << 31))
 		return -LS_ENOMEM;
 	nix = malloc((size_t)ncap * sizeof(*nix));
 	if (!nix)
 		return -LS_ENOMEM;
-	memset(nix, 0xff, (size_t)ncap * sizeof(*nix));
+	for (i = 0; i < ncap; i++)
+		nix[i].idx = DEPS_NONE;
 	for (i = 0; i < t->n; i++) {
 		size_t j;
 
-		for (j = hash_addr(t->e[i].addr) & (ncap - 1); nix[j] != DEPS_NONE;
+		for (j = hash_addr(t->e[i].addr) & (ncap - 1); nix[j].idx != DEPS_NONE;
 		     j = (j + 1) & (ncap - 1))
 			;
-		nix[j] = i;
+		nix[j].addr = t->e[i].addr;
+		nix[j].idx = i;
 	}
 	free(t->ix);
 	t->ix = nix;
@@ -74,10 +76,11 @@ struct deps_ent *deps_tab_get(struct deps_tab *t, uint64_t addr, int *isnew)
 		t->e = ne;
 		t->cap = nc;
 	}
-	for (j = hash_addr(addr) & (t->ixcap - 1); t->ix[j] != DEPS_NONE;
+	for (j = hash_addr(addr) & (t->ixcap - 1); t->ix[j].idx != DEPS_NONE;
 	     j = (j + 1) & (t->ixcap - 1))
 		;
-	t->ix[j] = t->n;
+	t->ix[j].addr = addr;
+	t->ix[j].idx = t->n;
 	e = &t->e[t->n++];
 	memset(e, 0, sizeof(*e));
 	e->addr = addr;
@@ -93,16 +96,16 @@ void deps_tab_clear(struct deps_tab *t)
 	uint32_t i;
 
 	if ((size_t)t->n * 8 >= t->ixcap) {
-		if (t->ixcap)
-			memset(t->ix, 0xff, (size_t)t->ixcap * sizeof(*t->ix));
+		for (i = 0; i < t->ixcap; i++)
+			t->ix[i].idx = DEPS_NONE;
 	} else {
 		for (i = 0; i < t->n; i++) {
 			size_t j;
 
 			for (j = hash_addr(t->e[i].addr) & (t->ixcap - 1);
-			     t->ix[j] != i; j = (j + 1) & (t->ixcap - 1))
+			     t->ix[j].idx != i; j = (j + 1) & (t->ixcap - 1))
 				;
-			t->ix[j] = DEPS_NONE;
+			t->ix[j].idx = DEPS_NONE;
 		}
 	}
 	t->n = 0;

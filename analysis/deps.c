@@ -635,6 +635,7 @@ void lsa_deps_free(struct lsa_deps *D)
 		free(t->fr);
 	}
 	lsa_deps_results_free(D);
+	deps_dwarf_free(D);
 	free(D->sp);
 	free(D->thr);
 	free(D->sbloop);

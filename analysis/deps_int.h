@@ -129,6 +129,8 @@ struct lsa_deps {
 	struct lsa_deps_dep *deps;
 	size_t ndeps;
 	struct deps_data *data;	/* data symbols (deps_out.c) */
+	struct deps_dw *dw;	/* DWARF by module (deps_dwarf.c) */
+	size_t ndw;
 };
 
 /* deps_tab.c.  The entry of addr in t, or NULL. */
@@ -143,6 +145,16 @@ void deps_tab_release(struct deps_tab *t);
  * 0 or -LS_ENOMEM. */
 int deps_spool_next(struct deps_spool *s, uint64_t *damaged);
 void deps_spool_release(struct deps_spool *s);
+
+/* deps_dwarf.c.  The name of the local variable or parameter at CFA
+ * offset cfaoff in the function starting at ELF address fn_vaddr of
+ * module (its DWARF, from the bundle's copy of the module); NULL when
+ * none is known.  Valid until deps_dwarf_free(). */
+const char *deps_dwarf_local(struct lsa_deps *D, int32_t module, uint64_t fn_vaddr,
+			     int64_t cfaoff);
+/* Returns 0 or -1 (out of memory). */
+int deps_dwarf_new(struct lsa_deps *D);
+void deps_dwarf_free(struct lsa_deps *D);
 
 /* deps_out.c: heuristics, verdicts and names of the records. */
 int lsa_deps_results(struct lsa_deps *D);

@@ -158,14 +158,20 @@ static void var_name(struct lsa_deps *D, const struct deps_rec *r, struct lsa_de
 	uint64_t off;
 
 	if (w->odepth >= 0) {
-		const char *f, *fn;
+		const char *f, *fn, *local = NULL;
 		uint32_t ln;
 		uint64_t va;
 
 		where_ip(D, w->ofn, w->ofn ? w->ofn->start : 0, &f, &ln, &va, &fn);
 		o->storage = LSA_ST_STACK;
-		snprintf(o->var, sizeof(o->var), "%s:cfa-0x%" PRIx64 "%s",
-			 fn[0] ? fn : "?", (uint64_t)-w->cfaoff, r->multi ? "[]" : "");
+		if (w->ofn && va)
+			local = deps_dwarf_local(D, w->ofn->module, va, w->cfaoff);
+		if (local)
+			snprintf(o->var, sizeof(o->var), "%s:%s%s", fn[0] ? fn : "?", local,
+				 r->multi ? "[]" : "");
+		else
+			snprintf(o->var, sizeof(o->var), "%s:cfa-0x%" PRIx64 "%s",
+				 fn[0] ? fn : "?", (uint64_t)-w->cfaoff, r->multi ? "[]" : "");
 	} else if ((nm = data_name(D, r->addr, &off))) {
 		o->storage = LSA_ST_GLOBAL;
 		if (r->multi)
@@ -358,6 +364,8 @@ int lsa_deps_results(struct lsa_deps *D)
 	int err = -LS_ENOMEM;
 
 	lsa_deps_results_free(D);
+	if (!D->dw && deps_dwarf_new(D) < 0)
+		return -LS_ENOMEM;
 	D->data = calloc(1, sizeof(*D->data));
 	if (D->data) {
 		D->data->n = lsb_reader_nmodules(D->r);

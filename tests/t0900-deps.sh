@@ -38,8 +38,9 @@ deciding() {
 		print $8, $9, $17, $18, $19 }' "$1" | sort | tr '\n' ';'
 }
 
-# Figure 4 / table 3b.  The outer loop (line 17, i = fig4:cfa-0x14 the
-# `int i`, j = cfa-0x18): 3 iterations (i = 1, 2, then the failing test).
+# Figure 4 / table 3b.  The outer loop (line 17; stack variables are
+# named from DWARF, fig4:i being the slot whose DW_OP_fbreg is its offset
+# from the frame's CFA): 3 iterations (i = 1, 2, then the failing test).
 # i is written once per iteration by `++i` (17) after being read by the
 # test (17), the ++i itself (17), and the inner loop's four address
 # computations (19, 19, 20, 20): at the end of iteration 2 each read
@@ -51,21 +52,21 @@ deciding() {
 # written at i = 2: WAR count 2.  A: no address of A is both written and
 # accessed in another outer iteration.
 cat >fig4-outer.exp <<'EOF'
-RAW fig4:cfa-0x14 17 17 1 1 IV
-RAW fig4:cfa-0x14 17 17 2 1 IV
-RAW fig4:cfa-0x14 17 19 1 1 IV
-RAW fig4:cfa-0x14 17 19 1 1 IV
-RAW fig4:cfa-0x14 17 20 1 1 IV
-RAW fig4:cfa-0x14 17 20 1 1 IV
+RAW fig4:i 17 17 1 1 IV
+RAW fig4:i 17 17 2 1 IV
+RAW fig4:i 17 19 1 1 IV
+RAW fig4:i 17 19 1 1 IV
+RAW fig4:i 17 20 1 1 IV
+RAW fig4:i 17 20 1 1 IV
 WAR B[] 20 20 2 1 
-WAR fig4:cfa-0x14 17 17 1 1 IV
-WAR fig4:cfa-0x14 17 17 1 1 IV
-WAR fig4:cfa-0x14 19 17 1 1 IV
-WAR fig4:cfa-0x14 19 17 1 1 IV
-WAR fig4:cfa-0x14 20 17 1 1 IV
-WAR fig4:cfa-0x14 20 17 1 1 IV
-WAW fig4:cfa-0x14 17 17 1 1 IV
-WAW fig4:cfa-0x18 18 18 1 1 temp
+WAR fig4:i 17 17 1 1 IV
+WAR fig4:i 17 17 1 1 IV
+WAR fig4:i 19 17 1 1 IV
+WAR fig4:i 19 17 1 1 IV
+WAR fig4:i 20 17 1 1 IV
+WAR fig4:i 20 17 1 1 IV
+WAW fig4:i 17 17 1 1 IV
+WAW fig4:j 18 18 1 1 temp
 EOF
 rows k0.csv 17 >fig4-outer.out
 t_ok "table 3b, loop i (line 17): every dependence" cmp fig4-outer.exp fig4-outer.out
@@ -76,19 +77,19 @@ t_ok "table 3b, loop i (line 17): every dependence" cmp fig4-outer.exp fig4-oute
 # written at j = 1 is A[i][j-1] read at j = 2: RAW 1 per entry.
 cat >fig4-inner.exp <<'EOF'
 RAW A[] 19 19 2 1 
-RAW fig4:cfa-0x18 18 18 2 1 IV
-RAW fig4:cfa-0x18 18 18 4 1 IV
-RAW fig4:cfa-0x18 18 19 2 1 IV
-RAW fig4:cfa-0x18 18 19 2 1 IV
-RAW fig4:cfa-0x18 18 20 2 1 IV
-RAW fig4:cfa-0x18 18 20 2 1 IV
-WAR fig4:cfa-0x18 18 18 2 1 IV
-WAR fig4:cfa-0x18 18 18 2 1 IV
-WAR fig4:cfa-0x18 19 18 2 1 IV
-WAR fig4:cfa-0x18 19 18 2 1 IV
-WAR fig4:cfa-0x18 20 18 2 1 IV
-WAR fig4:cfa-0x18 20 18 2 1 IV
-WAW fig4:cfa-0x18 18 18 2 1 IV
+RAW fig4:j 18 18 2 1 IV
+RAW fig4:j 18 18 4 1 IV
+RAW fig4:j 18 19 2 1 IV
+RAW fig4:j 18 19 2 1 IV
+RAW fig4:j 18 20 2 1 IV
+RAW fig4:j 18 20 2 1 IV
+WAR fig4:j 18 18 2 1 IV
+WAR fig4:j 18 18 2 1 IV
+WAR fig4:j 19 18 2 1 IV
+WAR fig4:j 19 18 2 1 IV
+WAR fig4:j 20 18 2 1 IV
+WAR fig4:j 20 18 2 1 IV
+WAW fig4:j 18 18 2 1 IV
 EOF
 rows k0.csv 18 >fig4-inner.out
 t_ok "table 3b, loop j (line 18): every dependence" cmp fig4-inner.exp fig4-inner.out
@@ -105,10 +106,10 @@ t_eq "a[i] = a[i-1] + x: RAW 14, distance 1" "RAW ra[] 14 1 1;" "$(deciding k0.c
 # one read: WAR 14.
 t_eq "a[i] = a[i+1]: duplicate the array" duplicate-array "$(verdict k0.csv 35)"
 t_eq "a[i] = a[i+1]: WAR 14, distance 1" "WAR wa[] 14 1 1;" "$(deciding k0.csv 35)"
-# s += ra[i], 16 body iterations: 15 of each kind on s (sum:cfa-0x18).
+# s += ra[i], 16 body iterations: 15 of each kind on s (sum:s).
 t_eq "sum: a reduction" reduction "$(verdict k0.csv 44)"
 t_eq "sum: s's three kinds, 15 each" \
-	"RAW sum:cfa-0x18 15 1 1;WAR sum:cfa-0x18 15 1 1;WAW sum:cfa-0x18 15 1 1;" \
+	"RAW sum:s 15 1 1;WAR sum:s 15 1 1;WAW sum:s 15 1 1;" \
 	"$(deciding k0.csv 44)"
 # Mandelbrot: z escapes for i = 1 (at j = 3), 2 (j = 1), 3..7 (j = 0):
 # outside++ in 7 of the 8 iterations, the 2nd to the 8th: 6 of each kind.
@@ -119,7 +120,7 @@ t_eq "mandel outer: outside, 6 of each kind" \
 # entry: i = 0 and 1 run 4 (3 each), i = 2 runs 2 (1), the rest 1: 7.
 # z is tested after its update in the iteration: not an accumulator.
 t_eq "mandel inner: not parallelizable" not-parallelizable "$(verdict k0.csv 57)"
-t_eq "mandel inner: z's RAW 7" "RAW mandel:cfa-0x20 7 1 1;" "$(deciding k0.csv 57)"
+t_eq "mandel inner: z's RAW 7" "RAW mandel:z 7 1 1;" "$(deciding k0.csv 57)"
 # LU through double **: k (line 70) carries M's updates to the next k;
 # i (71) and j (73) touch other rows / columns per iteration.
 t_eq "lu k: not parallelizable" not-parallelizable "$(verdict k0.csv 70)"
@@ -132,7 +133,7 @@ t_eq "temporary outside: tmp_out's WAW 7" "WAW tmp_out 7 1 1;" "$(deciding k0.cs
 t_eq "temporary inside (callee's frame): parallelizable" parallelizable \
 	"$(verdict k0.csv 99)"
 t_grep "temporary inside: its slot is the callee's stack" \
-	"^[^,]*kern.c,99,.*,WAW,twice:cfa-.*callee-stack" k0.csv
+	"^[^,]*kern.c,99,.*,WAW,twice:t,stack,.*,91,.*,91,7,1,1,callee-stack,0$" k0.csv
 # keep(i) 6 times writes the global last: WAW 5.
 t_eq "calling a function writing a global: privatize" privatization \
 	"$(verdict k0.csv 113)"
@@ -142,7 +143,7 @@ t_eq "calling a function writing a global: last's WAW 5" "WAW last 5 1 1;" \
 # the previous iteration; a plain store: no induction variable.
 t_eq "linked list: not parallelizable" not-parallelizable "$(verdict k0.csv 125)"
 t_grep "linked list: p's RAW to the test, 5" \
-	"kern.c,125,.*,RAW,list:cfa-0x18,stack,.*,125,.*,125,5,1,1,,1" k0.csv
+	"kern.c,125,.*,RAW,list:p,stack,.*,125,.*,125,5,1,1,,1" k0.csv
 # Input dependent: key[i] = i (input 0) or i % 3: iterations i = 3..15
 # read hist[i % 3] written at i - 3: RAW 13 at distance 3.
 t_eq "input 0: histogram loop parallelizable" parallelizable "$(verdict k0.csv 137)"

@@ -389,7 +389,8 @@ static int loops_at(struct lsa_deps *D, struct deps_thr *t, const struct lsd_sbl
 
 /* --- frames ------------------------------------------------------------ */
 
-static int frame_push(struct deps_thr *t, uint64_t cfa, const struct lsd_sblock *fn)
+static int frame_push(struct deps_thr *t, uint64_t cfa, uint64_t ret,
+		      const struct lsd_sblock *fn, int async)
 {
 	if (t->nfr >= DEPS_MAX_FRAMES) {
 		t->deep++;
@@ -409,25 +410,38 @@ static int frame_push(struct deps_thr *t, uint64_t cfa, const struct lsd_sblock 
 	if (t->nfr > 1 && (!cfa || cfa > t->fr[t->nfr - 1].cfa))
 		cfa = t->fr[t->nfr - 1].cfa;
 	t->fr[t->nfr].cfa = cfa;
+	t->fr[t->nfr].ret = ret;
 	t->fr[t->nfr].fn = fn;
 	t->fr[t->nfr].nest = t->nnest;
+	t->fr[t->nfr].async = async;
 	t->nfr++;
 	return 0;
 }
 
-static int frame_pop(struct lsa_deps *D, struct deps_thr *t)
+/* A return to `to`: pops the frame it returns from, and the frames a
+ * longjmp left above it (the nearest frame whose return goes there). */
+static int frame_pop(struct lsa_deps *D, struct deps_thr *t, uint64_t to)
 {
+	uint32_t k = t->nfr, n = 1;
 	int err;
 
 	if (t->deep) {
 		t->deep--;
 		return 0;
 	}
-	while (t->nnest > t->fr[t->nfr - 1].nest)
-		if ((err = entry_end(D, t)) < 0)
-			return err;
-	if (t->nfr > 1)
-		t->nfr--;
+	while (k > 1 && t->fr[k - 1].ret != to && (t->fr[k - 1].ret || t->fr[k - 1].async))
+		k--;
+	if (k > 1 && t->fr[k - 1].ret == to)
+		n = t->nfr - k + 1;
+	while (n--) {
+		if (t->fr[t->nfr - 1].async)
+			t->resume = 1;
+		while (t->nnest > t->fr[t->nfr - 1].nest)
+			if ((err = entry_end(D, t)) < 0)
+				return err;
+		if (t->nfr > 1)
+			t->nfr--;
+	}
 	return 0;
 }
 
@@ -520,15 +534,24 @@ static int on_block(void *arg, size_t stream, const struct lsd_block *b)
 	t = &D->thr[stream];
 	s = &D->sp[stream];
 	if (!t->nfr)
-		err = frame_push(t, 0, sb);
+		err = frame_push(t, 0, 0, sb, 0);
 	else if (t->pexit == LSD_EXIT_CALL || t->pexit == LSD_EXIT_ICALL)
-		err = frame_push(t, t->call_cfa, sb);
+		err = frame_push(t, t->call_cfa, t->pret, sb, 0);
+	else if (t->pexit == LSD_EXIT_ASYNC)
+		err = frame_push(t, 0, 0, sb, 1);	/* a handler, below the stack */
 	else if (t->pexit == LSD_EXIT_RET)
-		err = frame_pop(D, t);
+		err = frame_pop(D, t, sb->start);
+	else if (t->pexit == LSD_EXIT_SYSCALL && t->resume)
+		t->resume = err = 0;	/* the sigreturn resumed the interrupted code */
+	else if (t->pexit == LSD_EXIT_SYSCALL && sb->start != t->pret)
+		err = frame_push(t, 0, 0, sb, 1);	/* a handler, before the call returns */
 	else
 		err = 0;
-	if (err < 0 || (err = loops_at(D, t, sb)) < 0)
+	/* The code between a handler's return and the sigreturn is in no
+	 * loop of the frame it resumes. */
+	if (err < 0 || (!t->resume && (err = loops_at(D, t, sb)) < 0))
 		return err;
+	t->pret = sb->end;
 	t->call_cfa = 0;
 	lo = t->insns;
 	hi = lo + sb->ninsn;

@@ -10,9 +10,11 @@
  * of the frame outside the body runs, or the frame returns.  Frames
  * follow calls and returns in the block stream, one loop nest per thread;
  * a loop entered in a callee nests in the caller's innermost open entry,
- * recursion included.  Each frame's base (its canonical frame address)
- * is the address the call instruction stored the return address at,
- * plus 8.
+ * recursion included; a return pops the frames a longjmp left above the
+ * one it returns from.  A signal handler runs in a frame of its own, and
+ * the code from its return to the sigreturn in none of the resumed
+ * frame's loops.  Each frame's base (its canonical frame address) is the
+ * address the call instruction stored the return address at, plus 8.
  *
  * Per open loop entry a pending table (the accesses of the current
  * iteration; a read of an address already written in the iteration is

@@ -49,8 +49,10 @@ struct deps_nent {
 
 struct deps_frame {
 	uint64_t cfa;		/* 0 unknown */
+	uint64_t ret;		/* where its return goes (0: anywhere) */
 	const struct lsd_sblock *fn;	/* the block it was entered at */
 	uint32_t nest;		/* nest depth when it was entered */
+	int async;		/* a signal handler's */
 };
 
 /* The accesses of one stream, spooled to a file in record order. */
@@ -76,7 +78,10 @@ struct deps_thr {
 	uint64_t insns;		/* instructions of the stream so far */
 	uint8_t pexit;		/* how the previous block left */
 	uint64_t call_cfa;	/* base of the frame the last call makes */
-	int started;
+	uint64_t pret;		/* the end of the previous block (where its call
+				 * or system call returns) */
+	int resume;		/* a handler returned: its restorer runs until
+				 * the sigreturn resumes the interrupted code */
 };
 
 /* A conflict record, keyed by (loop, kind, source site, target site). */

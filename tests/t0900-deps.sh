@@ -256,3 +256,17 @@ acc() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["access
 t_ok "--mem-only=fig4,raw1: fewer accesses than --mem" \
 	test "$(acc ko.json)" -lt "$(acc k0.json)"
 t_fail "--mem-only with a space is refused" "$LOOPSCOPE" record --mem-only="a b" -o x.lsc -- true
+
+# Signals (testdata/vg_sig.c): 20 handlers run from raise() before the
+# spin loop (line 51), one from the interval timer during it.  A handler
+# is a frame of its own: the loop keeps one entry across the timer's
+# handler, whose ticks++ (line 24) the loop's test then reads: RAW,
+# exactly once.  main's frame survives the handlers: spin is named.
+"$LOOPSCOPE" record --mem -q -o sig.lsc -- "$TD/vg_sig" >/dev/null 2>&1
+"$LOOPSCOPE" deps --format=csv sig.lsc >sig.csv 2>/dev/null
+t_eq "signals: the spin loop, one entry" 1 \
+	"$(awk -F, '$1 ~ /vg_sig\.c$/ && $2 == 51 { print $5; exit }' sig.csv)"
+t_grep "signals: the handler's ticks++ reaches the loop's test once" \
+	"vg_sig.c,51,.*,RAW,ticks,global,.*,24,.*,51,1,1,1,,1$" sig.csv
+t_grep "signals: main's spin named through the handlers" \
+	"vg_sig.c,51,.*,RAW,main:spin,stack," sig.csv

@@ -155,9 +155,16 @@ t_eq "recursive split: parallelizable" parallelizable "$(verdict k0.csv 150)"
 t_eq "recursive split: 7 entries, 21 iterations" "7 21" \
 	"$(awk -F, '$1 ~ /kern\.c$/ && $2 == 150 { print $5, $6; exit }' k0.csv)"
 
+t_ok "deps --format=json" sh -c "'$LOOPSCOPE' deps --format=json k0.lsc >k0.json"
+# The merge by instruction index: every recorded access's instruction
+# address (the recorder's) is in the decoded block at its index, none
+# falls outside the trace, none is damaged.
+t_eq "every access placed at its instruction (mismatched, unplaced, damaged)" "0 0 0" \
+	"$(python3 -c 'import json; d = json.load(open("k0.json"))
+print(d["mismatched"], d["unplaced"], d["damaged"])')"
+
 # Text and JSON carry the same.
-t_ok "json parses" sh -c "'$LOOPSCOPE' deps --format=json k0.lsc >k0.json &&
-	python3 -c 'import json; json.load(open(\"k0.json\"))'"
+t_ok "json parses" python3 -c 'import json; json.load(open("k0.json"))'
 t_eq "json: fig4 outer's verdict" duplicate-array "$(python3 -c '
 import json
 for l in json.load(open("k0.json"))["loops"]:

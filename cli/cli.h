@@ -55,6 +55,12 @@ int cmd_probes(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_html(int argc, char **argv);
+int cmd_deps(int argc, char **argv);
+/* `analyze --deps`: the dependences of bundle file (recorded with --mem)
+ * and a verdict per loop into p, whose loops were found in file.
+ * Returns 0, or 1 after printing the error. */
+int cli_deps_into_profile(const char *file, const char *debug_dir,
+			  struct lsp_profile *p);
 
 struct lsb_reader;
 /* Opens a bundle for a command: a missing file gets the 'record' hint, a

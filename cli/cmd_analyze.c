@@ -45,10 +45,13 @@ static const char analyze_usage[] =
 	"    -j, --jobs=<n>       threads (1 to 256, default: the online CPUs); from\n"
 	"                         2 on, the trace is decoded on a second thread while\n"
 	"                         the loops are found (the profile is the same)\n"
+	"    --deps               also find each loop's loop-carried dependences and\n"
+	"                         whether it can run in parallel (a bundle recorded\n"
+	"                         with 'record --mem'; see 'loopscope deps')\n"
 	"    -q, --quiet          no summary\n"
 	"    -h, --help           show this help\n";
 
-enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR, OPT_SHARD, OPT_PLAN };
+enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR, OPT_SHARD, OPT_PLAN, OPT_DEPS };
 
 static const struct option analyze_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -57,6 +60,7 @@ static const struct option analyze_options[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "plan-shards", required_argument, NULL, OPT_PLAN },
 	{ "jobs", required_argument, NULL, 'j' },
+	{ "deps", no_argument, NULL, OPT_DEPS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -234,7 +238,7 @@ int cmd_analyze(int argc, char **argv)
 	uint32_t trip_limit = 0, shard = 0, nshards = 1, plan = 0;
 	uint32_t jobs = online_cpus();
 	char *def = NULL, errmsg[512];
-	int c, quiet = 0, ret = 1;
+	int c, quiet = 0, ret = 1, deps = 0;
 	uint64_t insns = 0;
 	size_t i;
 
@@ -271,6 +275,9 @@ int cmd_analyze(int argc, char **argv)
 			quiet = 1;
 			cli_progress_quiet();
 			break;
+		case OPT_DEPS:
+			deps = 1;
+			break;
 		case 'h':
 			return cli_usage(analyze_usage, 0);
 		default:
@@ -286,6 +293,13 @@ int cmd_analyze(int argc, char **argv)
 		file = argv[optind];
 	if (plan)
 		return plan_shards(file, plan);
+	if (deps && nshards > 1) {
+		/* the dependences are the whole bundle's: shards merged would
+		 * count them once per shard */
+		cli_error("--deps and --shard: find the dependences of the whole bundle "
+			  "(analyze --deps without --shard, or 'loopscope deps')");
+		return cli_usage(analyze_usage, 1);
+	}
 	if (!output) {
 		output = def = default_output(file);
 		if (!def) {
@@ -302,6 +316,8 @@ int cmd_analyze(int argc, char **argv)
 	if (analyze_into(file, debug_dir, jobs, shard, nshards, p, &st))
 		goto out;
 	warn_stats(file, p, 0, &st);
+	if (deps && cli_deps_into_profile(file, debug_dir, p))
+		goto out;
 	if (lsp_write(p, output, errmsg, sizeof(errmsg)) < 0) {
 		cli_error("%s", errmsg);
 		goto out;

@@ -27,6 +27,9 @@ static const char record_usage[] =
 	"    --sample-freq <hz>    samples per second of the sampling run (perf -F;\n"
 	"                          1 to 1000000, default perf's, 4000); implies --sample\n"
 	"    --mem                 record every load and store (sw backend)\n"
+	"    --mem-only <list>     record only the loads and stores of these functions'\n"
+	"                          own instructions (names, or runtime address ranges\n"
+	"                          0xSTART-0xEND; comma-separated); implies --mem\n"
 	"    --no-embed            reference executables by path and build-id, do not embed\n"
 	"    --no-retcomp          write every return as a TIP packet, never compressed\n"
 	"                          (intel_pt's noretcomp)\n"
@@ -40,7 +43,7 @@ static const char record_usage[] =
 	"    -h, --help            show this help\n";
 
 enum { OPT_BACKEND = 256, OPT_SAMPLE, OPT_SAMPLE_FREQ, OPT_MEM, OPT_NO_EMBED, OPT_PSB,
-       OPT_CHUNK, OPT_PT_CONFIG, OPT_PERF_ARG, OPT_NO_RETCOMP };
+       OPT_CHUNK, OPT_PT_CONFIG, OPT_PERF_ARG, OPT_NO_RETCOMP, OPT_MEM_ONLY };
 
 static const struct option record_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -48,6 +51,7 @@ static const struct option record_options[] = {
 	{ "sample", no_argument, NULL, OPT_SAMPLE },
 	{ "sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ },
 	{ "mem", no_argument, NULL, OPT_MEM },
+	{ "mem-only", required_argument, NULL, OPT_MEM_ONLY },
 	{ "no-embed", no_argument, NULL, OPT_NO_EMBED },
 	{ "no-retcomp", no_argument, NULL, OPT_NO_RETCOMP },
 	{ "psb-period", required_argument, NULL, OPT_PSB },
@@ -251,6 +255,15 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_MEM:
 			o.mem = 1;
+			break;
+		case OPT_MEM_ONLY:
+			if (!*optarg || strchr(optarg, ' ')) {
+				cli_error("--mem-only: '%s' is not a comma-separated list of "
+					  "functions or 0xSTART-0xEND ranges", optarg);
+				return CLI_EXIT_USAGE;
+			}
+			o.mem = 1;
+			o.mem_only = optarg;
 			break;
 		case OPT_NO_EMBED:
 			o.embed = 0;

@@ -20,6 +20,7 @@
 
 static const char report_usage[] =
 	"usage: loopscope report [--tree | --function=<name> | --functions | --folded |\n"
+	"                         --parallel |\n"
 	"                         --structural [--merge-threshold=<t>]]\n"
 	"                        [--format=text|json|csv] [--min-percent=<p>]\n"
 	"                        [--module=<name>] [--show-loader]\n"
@@ -43,6 +44,8 @@ static const char report_usage[] =
 	"                         and call sites (C) in address order\n"
 	"    --functions          function-level versus loop-level instruction shares\n"
 	"    --folded             folded stacks of the loop nesting (flame graphs)\n"
+	"    --parallel           the loops' parallelization verdicts (a profile from\n"
+	"                         'analyze --deps'), parallelizable first, by share\n"
 	"    --structural         (a bundle) the natural loops of the executed CFG\n"
 	"                         beside the detected ones, and irreducible regions\n"
 	"    --merge-threshold=<t>  OptiWISE's rule for back edges sharing a header\n"
@@ -71,13 +74,14 @@ static const char report_usage[] =
 
 enum { OPT_TREE = 256, OPT_FUNCTION, OPT_FUNCTIONS, OPT_FOLDED, OPT_FORMAT,
        OPT_MIN, OPT_THREAD, OPT_BUCKETS, OPT_DEBUG_DIR, OPT_STRUCTURAL, OPT_MERGE_T,
-       OPT_CPI, OPT_NOSKID, OPT_MODULE, OPT_SHOW_LOADER };
+       OPT_CPI, OPT_NOSKID, OPT_MODULE, OPT_SHOW_LOADER, OPT_PARALLEL };
 
 static const struct option report_options[] = {
 	{ "tree", no_argument, NULL, OPT_TREE },
 	{ "function", required_argument, NULL, OPT_FUNCTION },
 	{ "functions", no_argument, NULL, OPT_FUNCTIONS },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "parallel", no_argument, NULL, OPT_PARALLEL },
 	{ "structural", no_argument, NULL, OPT_STRUCTURAL },
 	{ "merge-threshold", required_argument, NULL, OPT_MERGE_T },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -93,7 +97,7 @@ static const struct option report_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-enum view { V_FLAT, V_TREE, V_FUNCTION, V_FUNCTIONS, V_FOLDED, V_JSON, V_CSV };
+enum view { V_FLAT, V_TREE, V_FUNCTION, V_FUNCTIONS, V_FOLDED, V_JSON, V_CSV, V_PARALLEL };
 
 /* Parses a percentage in [0, 100]; 0 or -1 after a message. */
 int report_parse_pct(const char *s, double *out)
@@ -120,6 +124,7 @@ int cmd_report(int argc, char **argv)
 		case OPT_FUNCTION: view = V_FUNCTION; func = optarg; nviews++; break;
 		case OPT_FUNCTIONS: view = V_FUNCTIONS; nviews++; break;
 		case OPT_FOLDED: view = V_FOLDED; nviews++; break;
+		case OPT_PARALLEL: view = V_PARALLEL; nviews++; break;
 		case OPT_STRUCTURAL: structural = 1; nviews++; break;
 		case OPT_MERGE_T:
 			if (cli_opt_double("--merge-threshold", optarg, 1.0, 1e9, &merge_t) < 0)
@@ -168,7 +173,7 @@ int cmd_report(int argc, char **argv)
 	if (structural && (view == V_JSON || view == V_FLAT))
 		nviews -= view == V_JSON;	/* --structural --format=json is one view */
 	if (nviews > 1) {
-		cli_error("--tree, --function, --functions, --folded and --format=json|csv "
+		cli_error("--tree, --function, --functions, --folded, --parallel and --format=json|csv "
 			  "are different views: pick one");
 		return cli_usage(report_usage, 1);
 	}
@@ -256,6 +261,7 @@ int cmd_report(int argc, char **argv)
 	case V_FOLDED: err = report_folded(stdout, v, &o); break;
 	case V_JSON: err = report_json(stdout, v, &o); break;
 	case V_CSV: err = report_csv(stdout, v, &o); break;
+	case V_PARALLEL: err = report_parallel(stdout, v, &o); break;
 	}
 	if (err == -LS_ENOENT) {
 		if (o.module)

@@ -27,6 +27,7 @@ static const struct cli_command commands[] = {
 	{ "merge", cmd_merge, "Merge loop profiles of several runs into one" },
 	{ "probes", cmd_probes, "Print the minimal set of edges to count per function" },
 	{ "annotate", cmd_annotate, "Print hot functions' instructions with samples, executions and CPI" },
+	{ "deps", cmd_deps, "Find loop-carried dependences and which loops can run in parallel" },
 	{ "export", cmd_export, "Write the edge profile as BOLT fdata, AutoFDO text, JSON or CSV, callgrind or speedscope" },
 	{ "html", cmd_html, "Write the loop profile as one self-contained HTML report" },
 };

@@ -31,6 +31,18 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o);
 int report_folded(FILE *f, const struct lsp_view *v, const struct report_opts *o);
 int report_dot(FILE *f, const struct lsp_view *v, const struct report_opts *o);
 
+/* report_deps.c: the verdicts of `analyze --deps`.  `report --parallel`:
+ * the loops with a verdict, parallelizable ones first, by share. */
+int report_parallel(FILE *f, const struct lsp_view *v, const struct report_opts *o);
+/* Loop's verdict, NULL when it has none. */
+const struct lsp_verdict *report_verdict_of(const struct lsp_profile *p, uint32_t loop);
+/* The flat view's line "  parallel: ..." (nothing without a verdict). */
+void report_verdict_text(FILE *f, const struct lsp_profile *p, uint32_t loop);
+/* JSON fields ', "verdict": ..., "deciding": [...]' of a loop object. */
+void report_verdict_json(FILE *f, const struct lsp_profile *p, uint32_t loop);
+/* The verdict's name, "" when none (CSV). */
+const char *report_verdict_name(const struct lsp_profile *p, uint32_t loop);
+
 struct report_struct_opts {
 	double min_pct;		/* prune loops below this coverage */
 	double merge_t;		/* OptiWISE's threshold T */

@@ -79,6 +79,7 @@ static void json_loop(FILE *f, const struct lsp_view *v, const struct lsp_view_l
 	json_classes(f, l->self_ic);
 	fputs(",\n     \"total_classes\": ", f);
 	json_classes(f, l->total_ic);
+	report_verdict_json(f, p, l->loop);
 	fputs(",\n     \"parents\": ", f);
 	json_links(f, v->parents + l->parent0, l->nparents);
 	fputs(", \"children\": ", f);
@@ -205,10 +206,11 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 	n = lsp_view_sorted_loops(v, &ids);
 	if (n < 0)
 		return n;
-	fputs("id,module,head,function,file,line,head_file,head_line,first_line,last_line,"
+	fprintf(f, "id,module,head,function,file,line,head_file,head_line,first_line,last_line,"
 	      "inlined_from,depth,entries,iterations,"
 	      "self_instructions,self_percent,total_instructions,total_percent,"
-	      "trip_min,trip_max,trip_mean,overflow_entries,simd_percent\n", f);
+	      "trip_min,trip_max,trip_mean,overflow_entries,simd_percent%s\n",
+	      p->n_verdicts ? ",verdict" : "");
 	for (k = 0; k < n; k++) {
 		const struct lsp_view_loop *l = &v->loops[ids[k]];
 		const struct lsp_loop *pl = &p->loops[l->loop];
@@ -229,10 +231,11 @@ int report_csv(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 			pl->first_line, pl->last_line);
 		report_csv_str(f, pl->inlined_from);
 		fprintf(f, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f,%"
-			PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%.4f\n",
+			PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%.4f%s%s\n",
 			l->depth, l->entries, l->iterations, l->self, lsp_view_pct(v, l->self),
 			l->total, lsp_view_pct(v, l->total), l->trip_min, l->trip_max,
-			lsp_view_trip_mean(l), l->over_entries, report_simd_pct(l));
+			lsp_view_trip_mean(l), l->over_entries, report_simd_pct(l),
+			p->n_verdicts ? "," : "", report_verdict_name(p, l->loop));
 	}
 	free(ids);
 	return 0;

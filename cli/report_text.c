@@ -96,6 +96,7 @@ int report_flat(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 			"Total Iterations:", "Self Ins:", "Total Ins:", "Entries:",
 			l->iterations, l->self, l->total, l->entries, "",
 			lsp_view_pct(v, l->self), lsp_view_pct(v, l->total));
+		report_verdict_text(f, p, l->loop);
 		err = print_trips(f, v, l, o);
 		if (l->entries)
 			fprintf(f, "  trip count min %" PRIu64 ", max %" PRIu64 ", mean %.2f\n",

@@ -177,6 +177,14 @@ void lsp_free(struct lsp_profile *p)
 	free(p->tails);
 	free(p->calls);
 	free(p->fstats);
+	free(p->verdicts);
+	for (i = 0; i < p->n_deps; i++) {
+		free(p->deps[i].note);
+		free(p->deps[i].var);
+		free(p->deps[i].src_file);
+		free(p->deps[i].dst_file);
+	}
+	free(p->deps);
 	free(p->source);
 	for (i = 0; i < p->n_parts; i++)
 		free(p->parts[i].bundle);
@@ -431,6 +439,107 @@ int lsp_add_fstat(struct lsp_profile *p, const struct lsp_fstat *f)
 	ADD_ROW(p, fstats, f);
 }
 
+static const char *const verdict_names[LSP_V_MAX] = {
+	"parallelizable", "reduction", "privatization", "duplicate-array",
+	"not-parallelizable"
+};
+
+const char *lsp_verdict_name(unsigned v)
+{
+	return v < LSP_V_MAX ? verdict_names[v] : "?";
+}
+
+int lsp_verdict_code(const char *name)
+{
+	int i;
+
+	for (i = 0; name && i < LSP_V_MAX; i++)
+		if (!strcmp(name, verdict_names[i]))
+			return i;
+	return -LS_EINVAL;
+}
+
+const char *lsp_dep_kind_name(unsigned k)
+{
+	static const char *const n[] = { "RAW", "WAR", "WAW" };
+
+	return k < 3 ? n[k] : "?";
+}
+
+int lsp_set_verdict(struct lsp_profile *p, const struct lsp_verdict *v)
+{
+	size_t i;
+
+	if (!p || !v || v->verdict >= LSP_V_MAX || v->loop >= p->n_loops)
+		return -LS_EINVAL;
+	for (i = 0; i < p->n_verdicts; i++)
+		if (p->verdicts[i].loop == v->loop) {
+			struct lsp_verdict *o = &p->verdicts[i];
+
+			if (v->verdict > o->verdict)
+				o->verdict = v->verdict;
+			o->needs |= v->needs;
+			return 0;
+		}
+	ADD_ROW(p, verdicts, v);
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+static char *dup0(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+int lsp_dep_push(struct lsp_profile *p, const struct lsp_dep *d)
+{
+	struct lsp_dep *o;
+
+	if (GROW(p, deps) < 0)
+		return -LS_ENOMEM;
+	o = &p->deps[p->n_deps];
+	*o = *d;
+	o->note = dup0(d->note);
+	o->var = dup0(d->var);
+	o->src_file = dup0(d->src_file);
+	o->dst_file = dup0(d->dst_file);
+	if (!o->note || !o->var || !o->src_file || !o->dst_file) {
+		free(o->note);
+		free(o->var);
+		free(o->src_file);
+		free(o->dst_file);
+		return -LS_ENOMEM;
+	}
+	p->n_deps++;
+	return 0;
+}
+
+int lsp_add_dep(struct lsp_profile *p, const struct lsp_dep *d)
+{
+	struct lsp_dep *o;
+	size_t i;
+
+	if (!p || !d || d->kind > 2 || d->loop >= p->n_loops)
+		return -LS_EINVAL;
+	for (i = 0; i < p->n_deps; i++) {
+		o = &p->deps[i];
+		if (o->loop != d->loop || o->kind != d->kind || o->src_vaddr != d->src_vaddr ||
+		    o->dst_vaddr != d->dst_vaddr || !same_str(o->var, d->var))
+			continue;
+		if (d->count > o->count)
+			o->dtyp = d->dtyp;
+		o->count += d->count;
+		if (d->dmin < o->dmin)
+			o->dmin = d->dmin;
+		o->decides |= d->decides;
+		return 0;
+	}
+	return lsp_dep_push(p, d);
+}
+
 /* Maps an index of src to dst's, keeping LSP_NONE. */
 static uint32_t remap(const uint32_t *map, uint32_t i)
 {
@@ -488,6 +597,18 @@ static int merge_rows(struct lsp_profile *dst, const struct lsp_profile *src,
 		f.func = remap(fmap, f.func);
 		f.thread += tbase;
 		err = lsp_add_fstat(dst, &f);
+	}
+	for (i = 0; i < src->n_verdicts && !err; i++) {
+		struct lsp_verdict v = src->verdicts[i];
+
+		v.loop = remap(lmap, v.loop);
+		err = lsp_set_verdict(dst, &v);
+	}
+	for (i = 0; i < src->n_deps && !err; i++) {
+		struct lsp_dep d = src->deps[i];
+
+		d.loop = remap(lmap, d.loop);
+		err = lsp_add_dep(dst, &d);
 	}
 	return err;
 }

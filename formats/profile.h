@@ -140,6 +140,35 @@ struct lsp_fstat {
 				 * from another function (a tail call) */
 };
 
+/* Parallelization verdicts (`analyze --deps`; the order of
+ * analysis/deps.h's enum lsa_deps_verdict). */
+enum lsp_verdict_code {
+	LSP_V_PARALLEL = 0, LSP_V_REDUCTION, LSP_V_PRIVATIZE, LSP_V_DUPLICATE,
+	LSP_V_NOT, LSP_V_MAX
+};
+
+/* A loop's verdict over its loop-carried dependences (all threads). */
+struct lsp_verdict {
+	uint32_t loop;
+	uint32_t verdict;	/* enum lsp_verdict_code */
+	uint32_t needs;		/* bits 1 << LSP_V_*: every remedy it needs, the
+				 * verdict's own included */
+};
+
+/* One loop-carried dependence of a loop: an instruction pair. */
+struct lsp_dep {
+	uint32_t loop;
+	uint32_t kind;		/* 0 RAW, 1 WAR, 2 WAW */
+	uint32_t decides;	/* 1: one of the dependences deciding the verdict */
+	char *note;		/* what the heuristics made of it, "" none */
+	char *var;		/* the variable ("A[]", "f:cfa-0x14", "heap 0x...") */
+	uint64_t src_vaddr, dst_vaddr;	/* the instructions, ELF addresses */
+	char *src_file, *dst_file;	/* "" unknown */
+	uint32_t src_line, dst_line;
+	uint64_t count;		/* occurrences (address, iteration end) */
+	uint64_t dmin, dtyp;	/* least and most frequent distance, iterations */
+};
+
 #define LSP_ARRAY(type, name) type *name; size_t n_##name, cap_##name
 
 struct lsp_profile {
@@ -158,6 +187,8 @@ struct lsp_profile {
 	LSP_ARRAY(struct lsp_tail, tails);
 	LSP_ARRAY(struct lsp_call, calls);
 	LSP_ARRAY(struct lsp_fstat, fstats);
+	LSP_ARRAY(struct lsp_verdict, verdicts);
+	LSP_ARRAY(struct lsp_dep, deps);
 	/* Private: the hash indexes that make interning O(1).  Rebuilt
 	 * when the arrays were changed behind the interning functions. */
 	struct lsp_index *index;
@@ -197,6 +228,22 @@ int lsp_add_edge(struct lsp_profile *p, const struct lsp_edge *e);
 int lsp_add_tail(struct lsp_profile *p, const struct lsp_tail *t);
 int lsp_add_call(struct lsp_profile *p, const struct lsp_call *c);
 int lsp_add_fstat(struct lsp_profile *p, const struct lsp_fstat *f);
+/* Sets loop v->loop's verdict; a loop that has one keeps the graver
+ * verdict and both needs (merged runs: a dependence of any run holds).
+ * Returns 0, -LS_EINVAL (verdict or loop out of range), -LS_ENOMEM. */
+int lsp_set_verdict(struct lsp_profile *p, const struct lsp_verdict *v);
+/* Adds dependence d (strings copied; NULL as ""); one with the same loop,
+ * kind, instructions and variable is summed into: counts added, the
+ * least dmin, the dtyp of the larger count, decides or'ed.  Returns 0,
+ * -LS_EINVAL, -LS_ENOMEM. */
+int lsp_add_dep(struct lsp_profile *p, const struct lsp_dep *d);
+/* Name of verdict v ("parallelizable", "reduction", "privatization",
+ * "duplicate-array", "not-parallelizable"), "?" else; the code of a
+ * name, or -LS_EINVAL. */
+const char *lsp_verdict_name(unsigned v);
+int lsp_verdict_code(const char *name);
+/* "RAW", "WAR", "WAW"; "?" else. */
+const char *lsp_dep_kind_name(unsigned k);
 
 /* Records that run `run` holds shard `shard` of `nshards` of bundle
  * `bundle` (copied).  Returns 0, -LS_EINVAL (shard >= nshards, run >=

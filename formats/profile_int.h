@@ -42,5 +42,9 @@ int lsp_merge_labels(struct lsp_profile *dst, const struct lsp_profile *src,
 		     const uint32_t *lmap, const uint8_t *both,
 		     const struct lsp_best *dbest, const struct lsp_best *sbest,
 		     size_t *unlabeled);
+struct lsp_dep;
+/* Appends dependence d (strings copied) with no check for one like it
+ * (the reader checks keys itself).  Returns 0 or -LS_ENOMEM. */
+int lsp_dep_push(struct lsp_profile *p, const struct lsp_dep *d);
 
 #endif

@@ -23,7 +23,7 @@
 
 /* Record types in the order a file holds them. */
 enum rec { R_PROFILE, R_PART, R_MODULE, R_THREAD, R_FUNC, R_LOOP, R_LSTAT, R_TRIP,
-	   R_EDGE, R_TAIL, R_CALL, R_FSTAT, R_END, R_NREC };
+	   R_EDGE, R_TAIL, R_CALL, R_FSTAT, R_VERDICT, R_DEP, R_END, R_NREC };
 
 static const struct {
 	const char *name;
@@ -41,6 +41,8 @@ static const struct {
 	[R_TAIL] = { "tail", 6 },
 	[R_CALL] = { "call", 8 },
 	[R_FSTAT] = { "fstat", 7 },
+	[R_VERDICT] = { "verdict", 4 },	/* version 3 */
+	[R_DEP] = { "dep", 15 },	/* version 3 */
 	[R_END] = { "end", 2 },
 };
 
@@ -546,11 +548,72 @@ static int rd_fstat(struct rd *r)
 	return lsp_add_fstat(r->p, &s);
 }
 
+static int rd_verdict(struct rd *r)
+{
+	struct lsp_verdict v;
+	int err, code;
+
+	memset(&v, 0, sizeof(v));
+	if ((err = get_idx(r, 1, "loop", r->p->n_loops, 0, &v.loop)) ||
+	    (err = get_u32(r, 3, "bad needs", &v.needs)))
+		return err;
+	if ((code = lsp_verdict_code(r->f[2])) < 0)
+		return bad(r, -LS_ECORRUPT, "unknown verdict", r->f[2]);
+	if (v.needs >> LSP_V_MAX)
+		return bad(r, -LS_ECORRUPT, "bad needs", r->f[3]);
+	v.verdict = (uint32_t)code;
+	err = key_add(&r->keys, R_VERDICT, v.loop, 0, 0);
+	if (err <= 0)
+		return err ? err : bad(r, -LS_ECORRUPT, "duplicate", "verdict");
+	return lsp_set_verdict(r->p, &v);
+}
+
+static int rd_dep(struct rd *r)
+{
+	struct lsp_dep d;
+	uint64_t h = 0;
+	const char *s;
+	int err;
+
+	memset(&d, 0, sizeof(d));
+	if ((err = get_idx(r, 1, "loop", r->p->n_loops, 0, &d.loop)) ||
+	    (err = get_u32(r, 3, "bad decides flag", &d.decides)) ||
+	    (err = get_str(r, 4, "note")) || (err = get_str(r, 5, "variable")) ||
+	    (err = get_hex(r, 6, "bad address", &d.src_vaddr)) ||
+	    (err = get_str(r, 7, "file")) || (err = get_u32(r, 8, "bad line", &d.src_line)) ||
+	    (err = get_hex(r, 9, "bad address", &d.dst_vaddr)) ||
+	    (err = get_str(r, 10, "file")) || (err = get_u32(r, 11, "bad line", &d.dst_line)) ||
+	    (err = get_u64(r, 12, "bad count", &d.count)) ||
+	    (err = get_u64(r, 13, "bad distance", &d.dmin)) ||
+	    (err = get_u64(r, 14, "bad distance", &d.dtyp)))
+		return err;
+	for (d.kind = 0; d.kind < 3 && strcmp(r->f[2], lsp_dep_kind_name(d.kind)); d.kind++)
+		;
+	if (d.kind == 3)
+		return bad(r, -LS_ECORRUPT, "unknown dependence kind", r->f[2]);
+	if (d.decides > 1)
+		return bad(r, -LS_ECORRUPT, "bad decides flag", r->f[3]);
+	if (!d.count || !d.dmin)
+		return bad(r, -LS_ECORRUPT, "dependence count or distance 0", r->f[12]);
+	d.note = r->f[4];
+	d.var = r->f[5];
+	d.src_file = r->f[7];
+	d.dst_file = r->f[10];
+	for (s = d.var; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
+	err = key_add(&r->keys, R_DEP, (uint64_t)d.loop << 2 | d.kind, d.src_vaddr,
+		      d.dst_vaddr ^ h);
+	if (err <= 0)
+		return err ? err : bad(r, -LS_ECORRUPT, "duplicate", "dep");
+	return lsp_dep_push(r->p, &d);
+}
+
 static int (*const rd_fn[R_NREC])(struct rd *) = {
 	[R_PROFILE] = rd_profile, [R_PART] = rd_part, [R_MODULE] = rd_module, [R_THREAD] = rd_thread,
 	[R_FUNC] = rd_func, [R_LOOP] = rd_loop, [R_LSTAT] = rd_lstat,
 	[R_TRIP] = rd_trip, [R_EDGE] = rd_edge, [R_TAIL] = rd_tail,
-	[R_CALL] = rd_call, [R_FSTAT] = rd_fstat,
+	[R_CALL] = rd_call, [R_FSTAT] = rd_fstat, [R_VERDICT] = rd_verdict,
+	[R_DEP] = rd_dep,
 };
 
 /* Fields of record type t, its name included, in r's version. */
@@ -581,7 +644,7 @@ static int rd_line(struct rd *r, char *s, int *last)
 	for (t = 0; t < R_NREC; t++)
 		if (!strcmp(r->f[0], recs[t].name))
 			break;
-	if (t == R_NREC || (t == R_PART && r->version < 3))
+	if (t == R_NREC || ((t == R_PART || t == R_VERDICT || t == R_DEP) && r->version < 3))
 		return bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
 	if (r->nf != nf_of(r, t)) {
 		char msg[80];

@@ -191,6 +191,22 @@ static size_t maxn(const struct lsp_profile *p)
 	return n + 1;
 }
 
+static int verdict_cmp(const void *x, const void *y)
+{
+	return cmp_idx(((const struct lsp_verdict *)x)->loop,
+		       ((const struct lsp_verdict *)y)->loop);
+}
+
+/* Dependences by loop, each loop's in the order they were given. */
+static int dep_cmp(const void *x, const void *y, void *arg)
+{
+	const struct lsp_dep *d = arg;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	return d[a].loop != d[b].loop ? cmp_idx(d[a].loop, d[b].loop) :
+	       a < b ? -1 : a > b;
+}
+
 int lsp_sort(struct lsp_profile *p)
 {
 	size_t n = maxn(p), i, big = sizeof(struct lsp_loop);
@@ -258,6 +274,28 @@ int lsp_sort(struct lsp_profile *p)
 	SORT(p->tails, p->n_tails, sizeof(*p->tails), tail_cmp);
 	SORT(p->calls, p->n_calls, sizeof(*p->calls), call_cmp);
 	SORT(p->fstats, p->n_fstats, sizeof(*p->fstats), fstat_cmp);
+	for (i = 0; i < p->n_verdicts; i++)
+		p->verdicts[i].loop = lm[p->verdicts[i].loop];
+	SORT(p->verdicts, p->n_verdicts, sizeof(*p->verdicts), verdict_cmp);
+	if (p->n_deps) {
+		size_t *dord = malloc(p->n_deps * sizeof(*dord));
+		struct lsp_dep *dt = malloc(p->n_deps * sizeof(*dt));
+
+		if (!dord || !dt) {
+			free(dord), free(dt);
+			free(mm), free(fm), free(lm), free(tm), free(ord), free(tmp);
+			return -LS_ENOMEM;
+		}
+		for (i = 0; i < p->n_deps; i++) {
+			p->deps[i].loop = lm[p->deps[i].loop];
+			dord[i] = i;
+		}
+		qsort_r(dord, p->n_deps, sizeof(*dord), dep_cmp, p->deps);
+		for (i = 0; i < p->n_deps; i++)
+			dt[i] = p->deps[dord[i]];
+		memcpy(p->deps, dt, p->n_deps * sizeof(*dt));
+		free(dord), free(dt);
+	}
 	/* the interning tables hold the old indexes */
 	lsp_index_drop(p);
 	free(mm), free(fm), free(lm), free(tm), free(ord), free(tmp);

@@ -177,6 +177,24 @@ static size_t put_rows(const struct lsp_profile *p, FILE *f)
 			"\t%" PRIu64 "\t%" PRIu64 "\n", s->func, s->thread, s->self,
 			s->total, s->loop_level, s->calls);
 	}
+	for (i = 0; i < p->n_verdicts; i++, n++)
+		fprintf(f, "verdict\t%" PRIu32 "\t%s\t%" PRIu32 "\n", p->verdicts[i].loop,
+			lsp_verdict_name(p->verdicts[i].verdict), p->verdicts[i].needs);
+	for (i = 0; i < p->n_deps; i++, n++) {
+		const struct lsp_dep *d = &p->deps[i];
+
+		fprintf(f, "dep\t%" PRIu32 "\t%s\t%" PRIu32 "\t", d->loop,
+			lsp_dep_kind_name(d->kind), d->decides);
+		put_str(f, d->note);
+		fputc('\t', f);
+		put_str(f, d->var);
+		fprintf(f, "\t0x%" PRIx64 "\t", d->src_vaddr);
+		put_str(f, d->src_file);
+		fprintf(f, "\t%" PRIu32 "\t0x%" PRIx64 "\t", d->src_line, d->dst_vaddr);
+		put_str(f, d->dst_file);
+		fprintf(f, "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
+			d->dst_line, d->count, d->dmin, d->dtyp);
+	}
 	return n;
 }
 

@@ -35,6 +35,10 @@ struct lsr_opts {
 	/* pt: called with warnings of the conversion (may be NULL) */
 	void (*note)(void *arg, const char *msg);
 	void *note_arg;
+	/* sw: with mem, only the accesses of these functions' own
+	 * instructions (names, or runtime ranges 0xSTART-0xEND,
+	 * comma-separated); NULL: all. */
+	const char *mem_only;
 };
 
 struct lsr_stats {

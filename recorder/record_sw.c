@@ -47,6 +47,17 @@ static char **sw_argv(const struct lsr_opts *o, const char *fifo,
 	av[i++] = psbopt;
 	if (o->mem)
 		av[i++] = "--lsc-mem=yes";
+	if (o->mem && o->mem_only) {
+		size_t len = strlen(o->mem_only) + 16;
+		char *a = malloc(len);
+
+		if (!a) {
+			free(av);
+			return NULL;
+		}
+		snprintf(a, len, "--lsc-mem-only=%s", o->mem_only);
+		av[i++] = a;	/* freed with av by the caller */
+	}
 	if (o->no_retcomp)
 		av[i++] = "--lsc-retcomp=no";
 	memcpy(av + i, o->argv, (n + 1) * sizeof(*av));
@@ -90,7 +101,7 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 	struct sigaction ign, old_int, old_quit;
 	char **av = NULL;
 	uint8_t *buf = NULL;
-	size_t fill = 0;
+	size_t fill = 0, n;
 	int rfd = -1, wfd = -1, pidfd = -1, eof = 0, err = 0, exited = 0, status = 0;
 	pid_t pid = -1;
 
@@ -214,6 +225,9 @@ out:
 		close(wfd);
 	unlink(fifo);
 	rmdir(dir);
+	for (n = 0; av && av[n] && av[n] != o->argv[0]; n++)
+		if (!strncmp(av[n], "--lsc-mem-only=", 15))
+			free(av[n]);	/* the one argument sw_argv() allocated */
 	free(av);
 	free(buf);
 	lsr_ingest_release(&in);

@@ -42,3 +42,14 @@ $(BUILD)/testdata/o2/%_O0: testdata/o2/%.c
 	$(CC) -O0 -g -o $@ $<
 
 testdata: $(TD_O2_BIN)
+
+# Dependence kernels (t0900): -O0, so scalars live in memory as in
+# Prospector's examples.
+TD_DEPS_SRC := $(wildcard testdata/deps/*.c)
+TD_DEPS_BIN := $(TD_DEPS_SRC:testdata/deps/%.c=$(BUILD)/testdata/deps/%)
+
+$(BUILD)/testdata/deps/%: testdata/deps/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -o $@ $<
+
+testdata: $(TD_DEPS_BIN)

@@ -8,3 +8,13 @@
 cd "$T_TMP" || exit 1
 "$BUILD/tests/mkprof" p.lsprof
 "$BUILD/tests/fuzz_profile" -m 3000 p.lsprof
+# Version 3's verdict and dep records (analyze --deps) too: the same
+# profile with two verdicts and two dependences before its end record.
+awk -F'\t' -v OFS='\t' '$1 == "end" {
+	print "verdict", 0, "duplicate-array", 8
+	print "verdict", 1, "not-parallelizable", 24
+	print "dep", 0, "WAR", 1, "", "B[]", "0x401100", "demo.c", 20, "0x401108", "demo.c", 20, 2, 1, 1
+	print "dep", 1, "RAW", 0, "IV", "main:cfa-0x14", "0x401044", "demo\\tx.c", 14, "0x401048", "demo.c", 14, 9, 1, 1
+	print "end", $2 + 4; next } { print }' p.lsprof >d.lsprof
+t_ok "the profile with verdicts reads" "$LOOPSCOPE" report --parallel --min-percent=0 d.lsprof
+"$BUILD/tests/fuzz_profile" -m 3000 d.lsprof

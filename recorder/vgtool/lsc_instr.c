@@ -15,6 +15,10 @@
  * dirty call into the encoder, which writes its TIP.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_tooliface.h"
@@ -369,6 +373,62 @@ static void lsc_mem_stmt(IRSB *sb, IRStmt *st, Addr iaddr)
 	}
 }
 
+/* The --lsc-mem-only filter: function names and address ranges. */
+#define LSC_MEM_MAX 64
+static const HChar *lsc_mem_fn[LSC_MEM_MAX];
+static Addr lsc_mem_lo[LSC_MEM_MAX], lsc_mem_hi[LSC_MEM_MAX];
+static UInt lsc_mem_nfn, lsc_mem_nrange;
+
+Bool lsc_mem_filter_init(void)
+{
+	HChar *s, *tok, *save = NULL;
+
+	if (!lsc_clo_mem_only)
+		return True;
+	s = VG_(strdup)("lsc.memonly", lsc_clo_mem_only);
+	for (tok = VG_(strtok_r)(s, ",", &save); tok; tok = VG_(strtok_r)(NULL, ",", &save)) {
+		HChar *end, *dash = VG_(strchr)(tok, '-');
+
+		if (lsc_mem_nfn + lsc_mem_nrange >= LSC_MEM_MAX) {
+			VG_(umsg)("loopscope: --lsc-mem-only: more than %d items\n", LSC_MEM_MAX);
+			return False;
+		}
+		if (tok[0] == '0' && tok[1] == 'x' && dash) {
+			Addr lo = (Addr)VG_(strtoull16)(tok, &end), hi;
+
+			if (end != dash || !(hi = (Addr)VG_(strtoull16)(dash + 1, &end)) ||
+			    *end || hi <= lo) {
+				VG_(umsg)("loopscope: --lsc-mem-only: bad range '%s'\n", tok);
+				return False;
+			}
+			lsc_mem_lo[lsc_mem_nrange] = lo;
+			lsc_mem_hi[lsc_mem_nrange++] = hi;
+		} else if (tok[0]) {
+			lsc_mem_fn[lsc_mem_nfn++] = tok;
+		}
+	}
+	return True;
+}
+
+/* Whether the accesses of the instruction at ia are recorded (decided
+ * when its block is translated, so the lookups cost nothing per run). */
+static Bool lsc_mem_wanted(Addr ia)
+{
+	const HChar *fn;
+	UInt i;
+
+	if (!lsc_clo_mem_only)
+		return True;
+	for (i = 0; i < lsc_mem_nrange; i++)
+		if (ia >= lsc_mem_lo[i] && ia < lsc_mem_hi[i])
+			return True;
+	if (lsc_mem_nfn && VG_(get_fnname)(VG_(current_DiEpoch)(), ia, &fn))
+		for (i = 0; i < lsc_mem_nfn; i++)
+			if (!VG_(strcmp)(fn, lsc_mem_fn[i]))
+				return True;
+	return False;
+}
+
 IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 		     const VexGuestLayout *layout,
 		     const VexGuestExtents *vge,
@@ -389,6 +449,7 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 	IRExpr *due;
 	Addr ia = 0, last_ia = 0;
 	UInt ilen = 0, last_len = 0;
+	Bool mem_on = False;
 	enum lsc_cls cls = LSC_C_OTHER, last_cls = LSC_C_OTHER;
 
 	lsc_blocks++;
@@ -414,6 +475,10 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 			ia = (Addr)st->Ist.IMark.addr;
 			ilen = st->Ist.IMark.len;
 			cls = lsc_classify((const UChar *)ia, ilen);
+			/* Calls' pushes always: the analysis takes each
+			 * frame's base from them. */
+			mem_on = lsc_clo_mem && (cls == LSC_C_CALL || cls == LSC_C_ICALL ||
+						 lsc_mem_wanted(ia));
 			/* a branch falling through into this insn: not taken */
 			if (jcc_open)
 				lsc_ir_tnt(sb, LSC_U64(0),
@@ -467,7 +532,7 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 							    LSC_U64(0)),
 					     Iop_Add64);
 		}
-		if (lsc_clo_mem && ilen)
+		if (mem_on && ilen)
 			lsc_mem_stmt(sb, st, ia);
 		addStmtToIRSB(sb, st);
 	}

@@ -31,6 +31,7 @@ extern UWord *VG_(client_auxv);
 
 static const HChar *lsc_clo_out;
 Bool lsc_clo_mem;
+const HChar *lsc_clo_mem_only;
 Bool lsc_clo_verify;
 Bool lsc_clo_retcomp = True;
 ULong lsc_blocks;
@@ -41,6 +42,8 @@ static Bool lsc_process_cmd_line_option(const HChar *arg)
 
 	if VG_STR_CLO(arg, "--lsc-out", lsc_clo_out) {
 	} else if VG_BOOL_CLO(arg, "--lsc-mem", lsc_clo_mem) {
+	} else if VG_STR_CLO(arg, "--lsc-mem-only", lsc_clo_mem_only) {
+		lsc_clo_mem = True;
 	} else if VG_BOOL_CLO(arg, "--lsc-verify", lsc_clo_verify) {
 	} else if VG_BOOL_CLO(arg, "--lsc-retcomp", lsc_clo_retcomp) {
 	} else if VG_BINT_CLO(arg, "--lsc-psb-period", period, 256,
@@ -58,6 +61,8 @@ static void lsc_print_usage(void)
 "    --lsc-out=PATH            write the record stream to PATH [required]\n"
 "    --lsc-psb-period=BYTES    PT bytes between PSBs [4096]\n"
 "    --lsc-mem=yes|no          record loads and stores [no]\n"
+"    --lsc-mem-only=LIST       only those of these functions' own instructions:\n"
+"                              names or 0xSTART-0xEND, comma-separated\n"
 "    --lsc-verify=yes|no       count instructions for checking [no]\n"
 "    --lsc-retcomp=yes|no      compress returns to TNT bits; no: a TIP\n"
 "                              for every return, as intel_pt noretcomp [yes]\n");
@@ -278,6 +283,8 @@ static void lsc_post_clo_init(void)
 		VG_(umsg)("loopscope: --lsc-out=PATH is required\n");
 		VG_(exit)(1);
 	}
+	if (!lsc_mem_filter_init())
+		VG_(exit)(1);
 	if (lsc_out_open(lsc_clo_out) < 0)
 		VG_(exit)(1);
 	lsc_thread_init(VG_N_THREADS);

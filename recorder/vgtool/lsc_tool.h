@@ -35,6 +35,13 @@ extern struct lsc_hot lsc_hot;
 
 /* Options. */
 extern Bool lsc_clo_mem;
+/* --lsc-mem-only: memory accesses of these functions' own instructions
+ * only (names, or runtime ranges 0xSTART-0xEND, comma-separated), and
+ * of every call (its push gives the callee's frame base); NULL: every
+ * instruction's. */
+extern const HChar *lsc_clo_mem_only;
+/* Parses lsc_clo_mem_only; False (after a message) when malformed. */
+Bool lsc_mem_filter_init(void);
 extern Bool lsc_clo_verify;
 extern Bool lsc_clo_retcomp;
 extern ULong lsc_blocks;	/* superblocks instrumented */

@@ -103,6 +103,63 @@ static void test_roundtrip(struct lsp_profile *p)
 	lsp_free(q);
 }
 
+/* Version 3's rows: verdicts and dependences written, read back and
+ * merged (counts add, the least distance, the graver verdict). */
+static void test_deps_rows(void)
+{
+	struct lsp_profile *p, *q = NULL, *r = NULL;
+	struct lsp_verdict v = { 1, LSP_V_DUPLICATE, 1u << LSP_V_PRIVATIZE };
+	struct lsp_dep d = { 1, 1, 1, "", "B[]", 0x11d7, 0x11fe, "k.c", "k.c", 20, 20, 2, 1, 1 };
+	char msg[256] = "";
+
+	lsp_new(&p, 0);
+	lsp_module_intern(p, NULL, 0, "m");
+	lsp_loop_intern(p, 0, 0x10, 0x10, LSP_NONE, "k.c", 17);
+	lsp_loop_intern(p, 0, 0x20, 0x20, LSP_NONE, "k.c", 18);
+	TAP_EQ(lsp_set_verdict(p, &v), 0, "a verdict");
+	v.loop = 7;
+	TAP_EQ(lsp_set_verdict(p, &v), -LS_EINVAL, "a verdict of no loop");
+	TAP_EQ(lsp_add_dep(p, &d), 0, "a dependence");
+	d.note = "IV";
+	d.var = "f:cfa-0x14";
+	d.kind = 0;
+	d.decides = 0;
+	d.count = 5;
+	d.dmin = 2;
+	TAP_EQ(lsp_add_dep(p, &d), 0, "another");
+	d.count = 1;
+	d.dmin = 1;
+	d.dtyp = 3;
+	TAP_EQ(lsp_add_dep(p, &d), 0, "the same pair again");
+	TAP_OK(p->n_deps == 2 && p->deps[1].count == 6 && p->deps[1].dmin == 1 &&
+	       p->deps[1].dtyp == 1, "summed: count 6, dmin 1, dtyp of the larger count");
+	TAP_EQ(lsp_write(p, path, msg, sizeof(msg)), 0, "write: %s", msg);
+	TAP_EQ(lsp_read(&q, path, msg, sizeof(msg)), 0, "read back: %s", msg);
+	TAP_OK(q && q->n_verdicts == 1 && q->verdicts[0].loop == 1 &&
+	       q->verdicts[0].verdict == LSP_V_DUPLICATE &&
+	       q->verdicts[0].needs == 1u << LSP_V_PRIVATIZE, "the verdict reads back");
+	TAP_OK(q && q->n_deps == 2 && !strcmp(q->deps[0].var, "B[]") && q->deps[0].kind == 1 &&
+	       q->deps[0].decides == 1 && q->deps[0].src_vaddr == 0x11d7 &&
+	       !strcmp(q->deps[1].note, "IV") && q->deps[1].count == 6 &&
+	       q->deps[1].src_line == 20, "the dependences read back");
+	lsp_new(&r, 0);
+	v.loop = 1;
+	v.verdict = LSP_V_NOT;
+	v.needs = 0;
+	TAP_EQ(lsp_merge(r, p), 0, "merge into an empty profile");
+	TAP_EQ(lsp_merge(r, q), 0, "merge the copy");
+	TAP_OK(r->n_deps == 2 && r->deps[0].count == 4 && r->deps[1].count == 12,
+	       "merged counts add");
+	lsp_set_verdict(q, &v);
+	TAP_EQ(lsp_merge(r, q), 0, "merge a run where it is not parallelizable");
+	TAP_OK(r->n_verdicts == 1 && r->verdicts[0].verdict == LSP_V_NOT &&
+	       r->verdicts[0].needs == 1u << LSP_V_PRIVATIZE, "the graver verdict wins");
+	TAP_EQ(lsp_verdict_code("duplicate-array"), LSP_V_DUPLICATE, "verdict names");
+	lsp_free(p);
+	lsp_free(q);
+	lsp_free(r);
+}
+
 static void test_intern(void)
 {
 	struct lsp_profile *p;
@@ -372,6 +429,28 @@ static void test_bad(void)
 			{ "loopscope-profile 3\nprofile\t10\t1\t\npart\t0\tB\t1\t2\n"
 			  "part\t0\tB\t1\t2\nend\t3\n",
 			  "t.lsprof:4: duplicate part 'B'", -LS_ECORRUPT },
+			/* version 3: verdicts and dependences (analyze --deps) */
+			{ "loopscope-profile 2\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
+			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\t\t0\t0\t0\t\n"
+			  "verdict\t0\treduction\t0\nend\t4\n",
+			  "t.lsprof:5: unknown record 'verdict'", -LS_ECORRUPT },
+			{ "loopscope-profile 3\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
+			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\t\t0\t0\t0\t\n"
+			  "verdict\t0\tmaybe\t0\nend\t4\n",
+			  "t.lsprof:5: unknown verdict 'maybe'", -LS_ECORRUPT },
+			{ "loopscope-profile 3\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
+			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\t\t0\t0\t0\t\n"
+			  "verdict\t0\treduction\t0\nverdict\t0\treduction\t0\nend\t5\n",
+			  "t.lsprof:6: duplicate 'verdict'", -LS_ECORRUPT },
+			{ "loopscope-profile 3\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
+			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\t\t0\t0\t0\t\n"
+			  "dep\t0\tRAR\t1\t\tx\t0x1\tf.c\t1\t0x2\tf.c\t2\t3\t1\t1\nend\t4\n",
+			  "t.lsprof:5: unknown dependence kind 'RAR'", -LS_ECORRUPT },
+			{ "loopscope-profile 3\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
+			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\t\t0\t0\t0\t\n"
+			  "dep\t0\tRAW\t1\t\tx\t0x1\tf.c\t1\t0x2\tf.c\t2\t3\t1\t1\n"
+			  "dep\t0\tRAW\t0\t\tx\t0x1\tf.c\t1\t0x2\tf.c\t2\t4\t1\t1\nend\t5\n",
+			  "t.lsprof:6: duplicate 'dep'", -LS_ECORRUPT },
 			/* version 2: loop records carry the head's file and line */
 			{ "loopscope-profile 2\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
 			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nend\t3\n",
@@ -412,6 +491,7 @@ int main(void)
 	if (!p)
 		return 1;
 	test_intern();
+	test_deps_rows();
 	test_roundtrip(p);
 	test_view(p);
 	test_merge(p);

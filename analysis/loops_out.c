@@ -308,15 +308,27 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 		return err;
 	for (i = 0; i < n && !err; i++) {
 		const struct lsa_kent *e = ents[i].e;
-		struct lsp_tail tl = { 0, th, 0, 0, e->v };
+		struct lsp_tail tl = { 0, th, 0, 0, e->v, 0, NULL };
 		uint32_t mod;
+
+		const struct lsd_sblock *sb = lsd_sblock(l->d, (size_t)e->b);
+		int falls = lsd_sblock_falls(sb);
+		struct lsd_symbol_info info;
 
 		err = loop_p(l, (uint32_t)e->a, &tl.loop);
 		if (!err)
 			err = last_insn(l, (uint32_t)e->b, &mod, &tl.off, &tl.vaddr);
-		if (!err && lsd_sblock_falls(lsd_sblock(l->d, (size_t)e->b)) &&
-		    !lsa_kmap_get(&l->falltail, tl.loop, tl.off))
+		if (!err && falls && !lsa_kmap_get(&l->falltail, tl.loop, tl.off))
 			err = -LS_ENOMEM;
+		/* the label it gives (label_loops()), kept so that merged
+		 * profiles can label a loop whose best branch changed */
+		if (!err && !falls && sb && sb->module >= 0) {
+			lookup(l, sb->module, tl.off, l->o.want_lines, &info);
+			if (info.file && info.line > 0) {
+				tl.line = (uint32_t)info.line;
+				tl.file = (char *)info.file;
+			}
+		}
 		if (!err)
 			err = lsp_add_tail(l->p, &tl);
 	}

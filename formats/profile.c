@@ -174,6 +174,8 @@ void lsp_free(struct lsp_profile *p)
 	free(p->lstats);
 	free(p->trips);
 	free(p->edges);
+	for (i = 0; i < p->n_tails; i++)
+		free(p->tails[i].file);
 	free(p->tails);
 	free(p->calls);
 	free(p->fstats);
@@ -426,7 +428,18 @@ int lsp_add_edge(struct lsp_profile *p, const struct lsp_edge *e)
 
 int lsp_add_tail(struct lsp_profile *p, const struct lsp_tail *t)
 {
-	ADD_ROW(p, tails, t);
+	struct lsp_tail *o;
+
+	if (!p || !t)
+		return -LS_EINVAL;
+	if (GROW(p, tails) < 0)
+		return -LS_ENOMEM;
+	o = &p->tails[p->n_tails];
+	*o = *t;
+	if (!(o->file = strdup(t->file ? t->file : "")))
+		return -LS_ENOMEM;
+	p->n_tails++;
+	return 0;
 }
 
 int lsp_add_call(struct lsp_profile *p, const struct lsp_call *c)

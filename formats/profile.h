@@ -117,6 +117,11 @@ struct lsp_tail {
 	uint32_t loop, thread;
 	uint64_t off, vaddr;	/* of the branch instruction in the head's module */
 	uint64_t count;
+	/* The label it gives its loop when it is the most executed: its
+	 * source line and file; 0 and "" where that is the head's line (it
+	 * falls through into the head, or has no line).  Version 3. */
+	uint32_t line;
+	char *file;
 };
 
 /* Call site inside a loop (its own code, not nested loops). */

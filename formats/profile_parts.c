@@ -142,6 +142,18 @@ int lsp_best_tails(const struct lsp_profile *p, struct lsp_best **out)
 	return 0;
 }
 
+/* A tail row of loop at offset off (any thread's: they give one label). */
+static const struct lsp_tail *tail_of(const struct lsp_profile *p, uint32_t loop,
+				      uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_tails; i++)
+		if (p->tails[i].loop == loop && p->tails[i].off == off)
+			return &p->tails[i];
+	return NULL;
+}
+
 static int same_best(const struct lsp_best *a, const struct lsp_best *b)
 {
 	return a->count ? b->count && a->off == b->off : !b->count;
@@ -179,10 +191,29 @@ int lsp_merge_labels(struct lsp_profile *dst, const struct lsp_profile *src,
 		/* Lines found in another file or inline chain cannot be
 		 * placed in this one's range. */
 		same = !strcmp(d->file, s->file) && !strcmp(d->inlined_from, s->inlined_from);
-		if (same_best(&dbest[j], &m[j]) || !same_best(&sbest[i], &m[j])) {
-			bad += !same || !same_best(&dbest[j], &m[j]);
+		if (same_best(&dbest[j], &m[j])) {
+			bad += !same;
 			if (same)
 				widen(d, s);
+			continue;
+		}
+		if (!same_best(&sbest[i], &m[j])) {
+			/* neither side's: the label the merged best branch
+			 * gives (its tail rows keep it), in the same file */
+			const struct lsp_tail *t = tail_of(dst, j, m[j].off);
+
+			if (!same || !t || !t->line || strcmp(t->file, d->file)) {
+				bad++;
+				if (same)
+					widen(d, s);
+				continue;
+			}
+			d->line = t->line;
+			widen(d, s);
+			if (d->first_line && t->line < d->first_line)
+				d->first_line = t->line;
+			if (t->line > d->last_line)
+				d->last_line = t->line;
 			continue;
 		}
 		/* src's label is the merged one's */

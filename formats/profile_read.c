@@ -38,7 +38,7 @@ static const struct {
 	[R_LSTAT] = { "lstat", 11 + 2 * LSP_NCLASS },
 	[R_TRIP] = { "trip", 5 },
 	[R_EDGE] = { "edge", 6 },
-	[R_TAIL] = { "tail", 6 },
+	[R_TAIL] = { "tail", 8 },	/* versions 1 and 2: 6 */
 	[R_CALL] = { "call", 8 },
 	[R_FSTAT] = { "fstat", 7 },
 	[R_VERDICT] = { "verdict", 4 },	/* version 3 */
@@ -505,6 +505,15 @@ static int rd_tail(struct rd *r)
 	    (err = get_u64(r, 5, "bad count", &t.count)) ||
 	    (err = rd_lt(r, R_TAIL, &t.loop, &t.thread, t.off, 0)))
 		return err;
+	/* version 3: the label it gives (line 0 and "" or both set) */
+	if (r->version >= 3) {
+		if ((err = get_u32(r, 6, "bad line", &t.line)) ||
+		    (err = get_str(r, 7, "file")))
+			return err;
+		t.file = r->f[7];
+		if (!t.line != !*t.file)
+			return bad(r, -LS_ECORRUPT, "bad line", r->f[6]);
+	}
 	return lsp_add_tail(r->p, &t);
 }
 
@@ -619,6 +628,8 @@ static int (*const rd_fn[R_NREC])(struct rd *) = {
 /* Fields of record type t, its name included, in r's version. */
 static int nf_of(const struct rd *r, int t)
 {
+	if (t == R_TAIL && r->version < 3)
+		return 6;
 	return t == R_LOOP && r->version < 2 ? 8 : recs[t].nf;
 }
 

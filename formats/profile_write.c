@@ -158,10 +158,14 @@ static size_t put_rows(const struct lsp_profile *p, FILE *f)
 			p->edges[i].child, p->edges[i].thread, p->edges[i].count,
 			p->edges[i].total);
 	}
-	for (i = 0; i < p->n_tails; i++, n++)
+	for (i = 0; i < p->n_tails; i++, n++) {
 		fprintf(f, "tail\t%" PRIu32 "\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64
-			"\t%" PRIu64 "\n", p->tails[i].loop, p->tails[i].thread,
-			p->tails[i].off, p->tails[i].vaddr, p->tails[i].count);
+			"\t%" PRIu64 "\t%" PRIu32 "\t", p->tails[i].loop, p->tails[i].thread,
+			p->tails[i].off, p->tails[i].vaddr, p->tails[i].count,
+			p->tails[i].line);
+		put_str(f, p->tails[i].file);
+		fputc('\n', f);
+	}
 	for (i = 0; i < p->n_calls; i++, n++) {
 		const struct lsp_call *c = &p->calls[i];
 

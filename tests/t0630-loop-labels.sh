@@ -73,9 +73,11 @@ t_grep "JSON names the head's line" '"head_line": ' l.json
 
 # A version 1 profile (no head fields: its line was the head's) still
 # reads, with the head's line as the label.
-# (Version 3's part record goes, and the end record's count with it.)
+# (Version 3's part record goes, and the end record's count with it; its
+# tail records lose their labels.)
 awk -F '\t' -v OFS='\t' 'NR == 1 { print "loopscope-profile 1"; next }
 	$1 == "part" { dropped++; next }
+	$1 == "tail" { print $1, $2, $3, $4, $5, $6; next }
 	$1 == "end" { print $1, $2 - dropped; next }
 	$1 == "loop" { print $1, $2, $3, $4, $5, $6, $9, $10; next } { print }' \
 	labels.lsprof >v1.lsprof

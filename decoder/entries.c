@@ -19,8 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "decoder/image.h"
 #include "decoder/symtab.h"
+#include "ls_crc32.h"
 #include "ls_err.h"
 
 struct ent_list {
@@ -93,6 +96,107 @@ static int sweep_section(csh cs, const uint8_t *data, size_t len, uint64_t addr,
 	}
 	cs_free(in, 1);
 	return err;
+}
+
+/* The sweep's cache: DIR/<build-id>.entries (the heads cache's
+ * directory), holding the call and lea targets the sweep found in the
+ * module's code.  Sweeping a big stripped library with capstone costs
+ * more than analyzing a short run (libsqlite3: about 0.2 s); the result
+ * depends on the module's bytes and capstone only.  A file whose magic,
+ * version, capstone version, build-id or CRC do not match is ignored, and
+ * rewritten after a new sweep; failures only cost a sweep. */
+#define EC_MAGIC "LSENTRS\n"
+#define EC_VERSION 1u
+#define EC_HEAD (8 + 4 + 4 + 4 + 64 + 8)
+
+static int ec_path(const uint8_t *bid, size_t n, char *path, size_t len)
+{
+	char dir[4096];
+	size_t i, off;
+
+	if (!bid || !n || n > 64)
+		return -LS_ENOENT;
+	lsd_image_cache_dir(dir, sizeof(dir));
+	if (!dir[0])
+		return -LS_ENOENT;
+	off = (size_t)snprintf(path, len, "%s/", dir);
+	for (i = 0; i < n && off + 3 < len; i++)
+		off += (size_t)snprintf(path + off, len - off, "%02x", bid[i]);
+	if (off + 9 >= len)
+		return -LS_ENOENT;
+	snprintf(path + off, len - off, ".entries");
+	return 0;
+}
+
+static void ec_header(uint8_t *h, const uint8_t *bid, size_t n, uint64_t count)
+{
+	uint32_t v[3];
+	int major = 0, minor = 0;
+
+	cs_version(&major, &minor);
+	v[0] = EC_VERSION;
+	v[1] = (uint32_t)major << 16 | (uint32_t)minor;
+	v[2] = (uint32_t)n;
+	memset(h, 0, EC_HEAD);
+	memcpy(h, EC_MAGIC, 8);
+	memcpy(h + 8, v, sizeof(v));
+	memcpy(h + 20, bid, n);
+	memcpy(h + 84, &count, 8);
+}
+
+/* The cached sweep into l; 0 when there is none. */
+static int ec_load(const uint8_t *bid, size_t n, struct ent_list *l)
+{
+	char path[4200];
+	uint8_t want[EC_HEAD], *buf = NULL;
+	uint64_t count;
+	uint32_t crc;
+	long size;
+	FILE *f;
+	int ok = 0;
+
+	if (ec_path(bid, n, path, sizeof(path)) < 0 || !(f = fopen(path, "rb")))
+		return 0;
+	if (!fseek(f, 0, SEEK_END) && (size = ftell(f)) >= EC_HEAD + 4 &&
+	    !fseek(f, 0, SEEK_SET) && (buf = malloc((size_t)size)) &&
+	    fread(buf, 1, (size_t)size, f) == (size_t)size) {
+		memcpy(&count, buf + 84, 8);
+		memcpy(&crc, buf + size - 4, 4);
+		ec_header(want, bid, n, count);
+		if (!memcmp(buf, want, EC_HEAD) && count == ((size_t)size - EC_HEAD - 4) / 8 &&
+		    (size_t)size == EC_HEAD + 4 + count * 8 &&
+		    crc == ls_crc32(0, buf, (size_t)size - 4) &&
+		    (l->a = malloc(count ? count * 8 : 1))) {
+			memcpy(l->a, buf + EC_HEAD, count * 8);
+			l->n = l->cap = count;
+			ok = 1;
+		}
+	}
+	fclose(f);
+	free(buf);
+	return ok;
+}
+
+static void ec_save(const uint8_t *bid, size_t n, const struct ent_list *l)
+{
+	char path[4200], tmp[4300];
+	uint8_t h[EC_HEAD];
+	uint32_t crc;
+	FILE *f;
+	int ok;
+
+	if (ec_path(bid, n, path, sizeof(path)) < 0)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	if (!(f = fopen(tmp, "wb")))
+		return;
+	ec_header(h, bid, n, l->n);
+	crc = ls_crc32(0, h, sizeof(h));
+	crc = ls_crc32(crc, l->a, l->n * 8);
+	ok = fwrite(h, 1, sizeof(h), f) == sizeof(h) &&
+	     fwrite(l->a, 8, l->n, f) == l->n && fwrite(&crc, 4, 1, f) == 1;
+	if (fclose(f) || !ok || rename(tmp, path))
+		unlink(tmp);
 }
 
 /* Addends of RELATIVE and IRELATIVE relocations: pointers to the
@@ -197,7 +301,8 @@ static uint64_t next_boundary(const struct lsd_symtab *t, uint64_t vaddr)
 	return lo < t->nsegs ? t->segs[lo].start : UINT64_MAX;
 }
 
-int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname)
+int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
+			   const uint8_t *build_id, size_t build_id_len)
 {
 	struct ent_list l = { NULL, 0, 0 };
 	struct xsec *xs = NULL;
@@ -206,11 +311,12 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname)
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
 	csh cs;
-	int err = 0;
+	int err = 0, cached;
 
 	if (!t || !elf || !modname)
 		return -LS_EINVAL;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	cached = ec_load(build_id, build_id_len, &l);
+	if (!cached && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return -LS_EUNSUP;
 	while (!err && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
@@ -229,10 +335,14 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname)
 		xs[nxs].start = sh.sh_addr;
 		xs[nxs].end = sh.sh_addr + sh.sh_size;
 		xs[nxs++].data = d && d->d_buf && d->d_size == sh.sh_size ? d->d_buf : NULL;
-		if (d && d->d_buf)
+		if (d && d->d_buf && !cached)
 			err = sweep_section(cs, d->d_buf, d->d_size, sh.sh_addr, &l);
 	}
-	cs_close(&cs);
+	if (!cached) {
+		cs_close(&cs);
+		if (!err)
+			ec_save(build_id, build_id_len, &l);
+	}
 	if (!err)
 		err = add_relocs(elf, &l);
 	if (!err)

@@ -575,7 +575,9 @@ int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
 
 		md->entries_done = 1;
 		base = base ? base + 1 : m && m->path && *m->path ? m->path : "[unknown]";
-		if (lsd_symtab_add_entries(&md->tab, md->main.elf, base) >= 0)
+		if (lsd_symtab_add_entries(&md->tab, md->main.elf, base,
+					   m && m->build_id_len > 1 ? m->build_id : NULL,
+					   m && m->build_id_len > 1 ? m->build_id_len : 0) >= 0)
 			sym = lsd_symtab_find(&md->tab, info->vaddr);
 	}
 	if (sym) {

@@ -57,9 +57,11 @@ int lsd_symtab_add_owned(struct lsd_symtab *t, uint64_t start, uint64_t size,
 int lsd_symtab_flatten(struct lsd_symtab *t);
 /* Adds a synthetic function "MODNAME+0xVADDR" at each entry of elf's code
  * no function of t covers: direct call targets and addresses the code
- * takes of itself (entries.c).  Returns 0, -LS_ENOMEM, -LS_EINVAL,
- * -LS_EUNSUP (capstone cannot be opened). */
-int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname);
+ * takes of itself (entries.c).  The sweep of its code is cached by
+ * build_id (NULL: not cached) in the heads cache's directory.  Returns 0,
+ * -LS_ENOMEM, -LS_EINVAL, -LS_EUNSUP (capstone cannot be opened). */
+int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
+			   const uint8_t *build_id, size_t build_id_len);
 /* The innermost function covering vaddr, or NULL. */
 const struct lsd_sym *lsd_symtab_find(const struct lsd_symtab *t,
 				      uint64_t vaddr);

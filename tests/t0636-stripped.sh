@@ -93,6 +93,17 @@ t_grep "stripped: --functions lists $W" "^$W  *calls " fs.out
 "$LOOPSCOPE" annotate --function="$W" stripped.lsc >an.out 2>an.err
 t_grep "stripped: annotate --function=$W shows it" "$W" an.out
 
+# The sweep for entries is cached by build-id beside the heads cache: the
+# stripped run's analysis left it, a second analysis reads it, and a
+# damaged one is ignored (swept again); the profile is the same each time.
+EC="$LOOPSCOPE_CACHE/$id.entries"
+t_ok "the entries sweep is cached: $id.entries" test -s "$EC"
+"$LOOPSCOPE" analyze -o again.lsprof stripped.lsc >/dev/null 2>&1
+t_ok "analyze with the cached sweep: the same profile" cmp stripped.lsprof again.lsprof
+printf 'junk' | dd of="$EC" bs=1 seek=100 conv=notrunc 2>/dev/null
+"$LOOPSCOPE" analyze -o again.lsprof stripped.lsc >/dev/null 2>&1
+t_ok "a damaged cache file is ignored: the same profile" cmp stripped.lsprof again.lsprof
+
 # debuginfod: a real server on a free local port serves srv/calls.debug.
 if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
 	echo "ok $((t_n += 1)) # skip the debuginfod server part: debuginfod is not installed"

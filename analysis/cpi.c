@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "analysis/cpi_int.h"
+#include "decoder/iclass.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static const struct lsa_cfg_block *blk(const struct lsa_cpi *p, uint32_t id)
@@ -40,8 +42,8 @@ static int build_insns(struct lsa_cpi *p, const struct lsd_image *img)
 	if (!p->insns || !p->order)
 		return -LS_ENOMEM;
 	p->ninsns = total;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return -LS_ENOMEM;
+	if ((err = lsd_cs_open(&cs, 0)) < 0)
+		return err;
 	ci = cs_malloc(cs);
 	if (!ci) {
 		cs_close(&cs);
@@ -151,15 +153,8 @@ uint32_t lsa_cpi_find(const struct lsa_cpi *p, int32_t mod, uint64_t off)
 
 static int push_sample(struct lsa_cpi *p, const struct lsa_cpi_sample *s)
 {
-	if (p->nsamples == p->capsamples) {
-		size_t cap = p->capsamples ? 2 * p->capsamples : 1024;
-		struct lsa_cpi_sample *n = realloc(p->samples, cap * sizeof(*n));
-
-		if (!n)
-			return -LS_ENOMEM;
-		p->samples = n;
-		p->capsamples = cap;
-	}
+	if (LS_GROW(p->samples, p->nsamples + 1, p->capsamples, 1024))
+		return -LS_ENOMEM;
 	p->samples[p->nsamples++] = *s;
 	return 0;
 }

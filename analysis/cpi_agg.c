@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/cpi_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static int cmp_u32(const void *a, const void *b)
@@ -76,15 +77,8 @@ int lsa_cpi_loop_add(struct lsa_cpi *p, int family, uint32_t header,
 	if (!h || !h->sb || family < 0 || family >= LSA_CPI_NFAMILIES ||
 	    !nblocks || !blocks || nblocks > UINT32_MAX)
 		return -LS_EINVAL;
-	if (p->nloops == p->caploops) {
-		size_t cap = p->caploops ? 2 * p->caploops : 64;
-		struct lsa_cpi_loop *n = realloc(p->loops, cap * sizeof(*n));
-
-		if (!n)
-			return -LS_ENOMEM;
-		p->loops = n;
-		p->caploops = cap;
-	}
+	if (LS_GROW(p->loops, p->nloops + 1, p->caploops, 64))
+		return -LS_ENOMEM;
 	l = &p->loops[p->nloops];
 	memset(l, 0, sizeof(*l));
 	l->blocks = malloc(nblocks * sizeof(*l->blocks));

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "analysis/cpi_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 #define NF LSA_CPI_NFAMILIES
@@ -273,14 +274,8 @@ static int on_push(void *arg, uint32_t ctx, uint32_t callblk)
 	if (!(t = enter(ch, ctx, &err)))
 		return err;
 	move(ch, t, callblk);
-	if (t->depth + 1 == t->cap) {
-		uint32_t *np = realloc(t->pos, 2 * t->cap * sizeof(*np));
-
-		if (!np)
-			return -LS_ENOMEM;
-		t->pos = np;
-		t->cap *= 2;
-	}
+	if (LS_GROW(t->pos, t->depth + 2, t->cap, 16))
+		return -LS_ENOMEM;
 	t->pos[++t->depth] = LSA_CPI_NONE;
 	return 0;
 }

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static void cm_clear(struct lsa_cmemo *m)
@@ -166,19 +167,10 @@ static int cm_grow(struct lsa_cmemo *m, uint32_t id)
 	return 0;
 }
 
+/* Room for `more` elements past n in p (capacity cap, a uint32_t). */
 #define CM_GROW(p, n, cap, more) do {					\
-	if ((n) + (more) > (cap)) {					\
-		size_t nc_ = (cap) ? (size_t)(cap) * 2 : 256;		\
-		void *np_;						\
-									\
-		while (nc_ < (size_t)(n) + (more))			\
-			nc_ *= 2;					\
-		np_ = realloc((p), nc_ * sizeof(*(p)));		\
-		if (!np_)						\
-			return -LS_ENOMEM;				\
-		(p) = np_;						\
-		(cap) = (uint32_t)nc_;					\
-	}								\
+	if (LS_GROW32((p), (n) + (more), (cap), 256))			\
+		return -LS_ENOMEM;					\
 } while (0)
 
 static uint32_t node_new(struct lsa_cmemo *m, const struct lsd_sblock *sb,
@@ -412,18 +404,8 @@ static int cm_apply(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_cef
 	a = &l->acc[c->acc];
 	if (e->leaf && !a->nsq && !a->cself.n[0] && a->kids == LSA_NONE &&
 	    !a->ctot.n[0]) {
-		if (l->nsq + e->leaf > l->capsq) {
-			uint32_t nc = l->capsq ? l->capsq * 2 : 1024;
-			void *p;
-
-			while (nc < l->nsq + e->leaf)
-				nc *= 2;
-			p = realloc(l->sq, (size_t)nc * sizeof(*l->sq));
-			if (!p)
-				return -LS_ENOMEM;
-			l->sq = p;
-			l->capsq = nc;
-		}
+		if (LS_GROW32(l->sq, l->nsq + e->leaf, l->capsq, 1024))
+			return -LS_ENOMEM;
 		for (k = 0; k < e->leaf; k++)
 			l->sq[l->nsq + k] = m->buf[k].sb;
 		a->sq = l->nsq;

@@ -419,7 +419,7 @@ static void print_cpu_threads(struct info *in, const struct cpu_threads *c,
 }
 
 /* --decode: per stream totals of the block-stream decoder, and per thread
- * for a per-CPU stream.  Returns 0, or 1 after an error message. */
+ * for a per-CPU stream.  Returns 0, or -1 after an error message. */
 static int print_decode(struct info *in, struct lsb_reader *r, const char *debug_dir)
 {
 	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir };
@@ -441,7 +441,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 			  err == -LS_EBUILDID ? msg :
 			  err == -LS_ECORRUPT || err == -LS_EIO || err == -LS_EZSTD ?
 			  lsb_reader_errmsg(r) : ls_errstr(err));
-		return 1;
+		return -1;
 	}
 	memset(&t, 0, sizeof(t));
 	if (in->json)
@@ -470,7 +470,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 				  err == -LS_ECORRUPT || err == -LS_EIO || err == -LS_EZSTD ?
 				  lsb_reader_errmsg(r) : ls_errstr(err));
 			lsd_close(d);
-			return 1;
+			return -1;
 		}
 		t.insns += st.insns;
 		t.blocks += st.blocks;

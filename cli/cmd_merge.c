@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "formats/profile.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static const char merge_usage[] =
@@ -88,8 +89,8 @@ int cmd_merge(int argc, char **argv)
 {
 	const char *out = NULL, *debug_dir = NULL;
 	struct lsp_profile *all = NULL, *p = NULL;
-	struct seen *seen = NULL, *sv;
-	size_t nseen = 0, k, unlabeled = 0;
+	struct seen *seen = NULL;
+	size_t nseen = 0, capseen = 0, k, unlabeled = 0;
 	char msg[512];
 	int c, i, err, ret = 1;
 
@@ -116,12 +117,10 @@ int cmd_merge(int argc, char **argv)
 			goto fail;
 		if (check_parts(seen, nseen, p, argv[i]))
 			goto fail;
-		sv = realloc(seen, (nseen + p->n_parts + 1) * sizeof(*seen));
-		if (!sv) {
+		if (LS_GROW(seen, nseen + p->n_parts + 1, capseen, 16)) {
 			cli_error("out of memory");
 			goto fail;
 		}
-		seen = sv;
 		for (k = 0; k < p->n_parts; k++) {
 			seen[nseen] = (struct seen){ p->parts[k], argv[i] };
 			if (!(seen[nseen].q.bundle = strdup(p->parts[k].bundle))) {

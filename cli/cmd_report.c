@@ -209,7 +209,7 @@ int cmd_report(int argc, char **argv)
 				  "(the control-flow graph is not in profiles)", file);
 			return 1;
 		}
-		return report_structural(stdout, file, debug_dir, &so);
+		return report_structural(stdout, file, debug_dir, &so) < 0;
 	}
 	if (noskid && !cpi) {
 		cli_error("--no-skid-fix goes with --cpi");
@@ -227,7 +227,7 @@ int cmd_report(int argc, char **argv)
 		status = report_cpi(stdout, file, debug_dir,
 				    view == V_JSON ? REPORT_CPI_JSON :
 				    view == V_CSV ? REPORT_CPI_CSV : REPORT_CPI_TEXT,
-				    noskid, o.min_pct);
+				    noskid, o.min_pct) < 0;
 		if (!status && (fflush(stdout) || ferror(stdout))) {
 			cli_error("cannot write the report: %s", strerror(errno));
 			status = 1;

@@ -107,51 +107,51 @@ int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
 		cli_error("'%s' is a loop profile, which holds no samples: CPI needs "
 			  "the bundle itself (recorded with 'loopscope record --sample')",
 			  file);
-		return 1;
+		return -1;
 	}
 	if (cli_cfg_open(&c->cc, file, debug_dir))
-		return 1;
+		return -1;
 	if (!c->cc.have_img) {
 		cli_error("cannot read the code of '%s': the executables are neither "
 			  "embedded nor found (try --debug-dir)", file);
 		cli_cpi_close(c);
-		return 1;
+		return -1;
 	}
 	o.img = &c->cc.img;
 	if ((err = lsa_cpi_new(&c->cpi, c->cc.cfg, c->cc.r, &o)) < 0) {
 		cli_error("cannot read the samples of '%s': %s", file, ls_errstr(err));
 		cli_cpi_close(c);
-		return 1;
+		return -1;
 	}
 	lsa_cpi_get_stats(c->cpi, &c->st);
 	if (!c->st.samples && need_samples) {
 		cli_error("no samples in '%s': record with 'loopscope record --sample'",
 			  file);
 		cli_cpi_close(c);
-		return 1;
+		return -1;
 	}
 	if (want_loops) {
 		if (cli_analyze_bundle(file, debug_dir, &c->prof) < 0) {
 			cli_cpi_close(c);
-			return 1;
+			return -1;
 		}
 		if ((err = add_dynamic(c)) < 0 || (err = add_structural(c)) < 0) {
 			cli_error("cannot find the loops of '%s': %s", file, ls_errstr(err));
 			cli_cpi_close(c);
-			return 1;
+			return -1;
 		}
 	}
 	if ((err = lsa_cpi_finish(c->cpi)) < 0) {
 		cli_error("cannot combine the samples of '%s': %s", file, ls_errstr(err));
 		cli_cpi_close(c);
-		return 1;
+		return -1;
 	}
 	/* Totals follow the trace's call stacks: a second decode. */
 	if (want_loops && (err = lsa_cpi_chains(c->cpi, c->cc.d)) < 0) {
 		cli_error("cannot follow the call stacks of '%s': %s", file,
 			  ls_errstr(err));
 		cli_cpi_close(c);
-		return 1;
+		return -1;
 	}
 	/* Samples the trace cannot place are not guessed; when they are a
 	 * noticeable share the numbers describe only part of the run. */

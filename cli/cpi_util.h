@@ -25,8 +25,8 @@ struct cli_cpi {
  * prints the mismatch warning.  want_loops: also find the loops and sum
  * the totals along the call stacks (lsa_cpi_chains(): a second decode);
  * need_samples: a bundle without samples is an error (else its exact
- * executions are all there is).  Returns 0, or 1 after printing the
- * error. */
+ * executions are all there is).  Returns 0, or -1 after printing the
+ * error (git's rule for cli helpers). */
 int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
 		 int no_skid_fix, int want_loops, int need_samples);
 void cli_cpi_close(struct cli_cpi *c);

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "cli/cpi_util.h"
 #include "cli/export_views.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* What one instruction gets besides its executions. */
@@ -43,22 +44,16 @@ static void put_name(FILE *f, struct cg_names *nm, const char *key,
 		     const char *name)
 {
 	size_t i;
-	char **nn, *copy;
+	char *copy;
 
 	for (i = 0; i < nm->n; i++)
 		if (!strcmp(nm->names[i], name)) {
 			fprintf(f, "%s=(%zu)\n", key, i + 1);
 			return;
 		}
-	if (nm->n == nm->cap) {
-		nm->cap = nm->cap ? 2 * nm->cap : 256;
-		nn = realloc(nm->names, nm->cap * sizeof(*nn));
-		if (!nn) {
-			nm->cap = nm->n;
-			fprintf(f, "%s=%s\n", key, name);	/* uncompressed is valid too */
-			return;
-		}
-		nm->names = nn;
+	if (LS_GROW(nm->names, nm->n + 1, nm->cap, 256)) {
+		fprintf(f, "%s=%s\n", key, name);	/* uncompressed is valid too */
+		return;
 	}
 	if (!(copy = strdup(name))) {
 		fprintf(f, "%s=%s\n", key, name);

@@ -52,7 +52,7 @@ struct report_struct_opts {
 /* `report --structural`: decodes bundle file once into the executed CFG
  * and the loop detector's profile, prints the structural loops beside
  * the dynamic ones, the dynamic loops without a header and the
- * irreducible regions.  Returns 0, or 1 after printing the error. */
+ * irreducible regions.  Returns 0, or -1 after printing the error. */
 int report_structural(FILE *f, const char *file, const char *debug_dir,
 		      const struct report_struct_opts *o);
 
@@ -75,7 +75,7 @@ void report_csv_str(FILE *f, const char *s);
 
 /* `report --cpi` (report_cpi.c): the bundle FILE's samples over its
  * trace, per loop (dynamic and structural) and function, in format.
- * Prints its own errors; returns 0, or 1 after an error. */
+ * Prints its own errors; returns 0, or -1 after an error. */
 enum { REPORT_CPI_TEXT, REPORT_CPI_JSON, REPORT_CPI_CSV };
 int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 	       int no_skid_fix, double min_pct);

@@ -326,7 +326,7 @@ int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 	r.format = format;
 	r.min_pct = min_pct;
 	if (cli_cpi_open(&r.c, file, debug_dir, no_skid_fix, 1, 1))
-		return 1;
+		return -1;
 	st = &r.c.st;
 	r.unit = lsa_cpi_unit_name(st->unit);
 	r.all = (double)st->cost_attributed;
@@ -335,7 +335,7 @@ int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 	if (!order) {
 		cli_error("out of memory");
 		cli_cpi_close(&r.c);
-		return 1;
+		return -1;
 	}
 	if (format == REPORT_CPI_JSON) {
 		fprintf(f, "{\"source\": ");

@@ -258,11 +258,11 @@ int report_structural(FILE *f, const char *file, const char *debug_dir,
 	x.o = o;
 	if (lsp_new(&x.p, 0) < 0) {
 		cli_error("out of memory");
-		return 1;
+		return -1;
 	}
 	if (cli_cfg_open_loops(&x.cc, file, debug_dir, x.p)) {
 		lsp_free(x.p);
-		return 1;
+		return -1;
 	}
 	err = lsa_sloops_find(&x.s, x.cc.cfg, &so);
 	if (!err)
@@ -281,5 +281,5 @@ int report_structural(FILE *f, const char *file, const char *debug_dir,
 	lsa_sloops_free(x.s);
 	cli_cfg_close(&x.cc);
 	lsp_free(x.p);
-	return err < 0;
+	return err < 0 ? -1 : 0;
 }

@@ -21,9 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decoder/iclass.h"
 #include "decoder/image.h"
 #include "decoder/symtab.h"
 #include "ls_crc32.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 struct ent_list {
@@ -33,15 +35,8 @@ struct ent_list {
 
 static int ent_push(struct ent_list *l, uint64_t a)
 {
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? 2 * l->cap : 1024;
-		void *p = realloc(l->a, ncap * sizeof(*l->a));
-
-		if (!p)
-			return -LS_ENOMEM;
-		l->a = p;
-		l->cap = ncap;
-	}
+	if (LS_GROW(l->a, l->n + 1, l->cap, 1024))
+		return -LS_ENOMEM;
 	l->a[l->n++] = a;
 	return 0;
 }
@@ -306,7 +301,7 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
 {
 	struct ent_list l = { NULL, 0, 0 };
 	struct xsec *xs = NULL;
-	size_t nxs = 0, i, k, nadd = 0;
+	size_t nxs = 0, capxs = 0, i, k, nadd = 0;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
@@ -316,21 +311,20 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
 	if (!t || !elf || !modname)
 		return -LS_EINVAL;
 	cached = ec_load(build_id, build_id_len, &l);
-	if (!cached && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (!cached && lsd_cs_open(&cs, 0) < 0) {
+		free(l.a);
 		return -LS_EUNSUP;
+	}
 	while (!err && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
-		void *p;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
 			continue;
-		p = realloc(xs, (nxs + 1) * sizeof(*xs));
-		if (!p) {
+		if (LS_GROW(xs, nxs + 1, capxs, 16)) {
 			err = -LS_ENOMEM;
 			break;
 		}
-		xs = p;
 		d = elf_getdata(scn, NULL);
 		xs[nxs].start = sh.sh_addr;
 		xs[nxs].end = sh.sh_addr + sh.sh_size;

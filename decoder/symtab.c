@@ -5,20 +5,14 @@
 #include <string.h>
 
 #include "decoder/symtab.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static int add_sym(struct lsd_symtab *t, uint64_t start, uint64_t size,
 		   const char *name, int rank)
 {
-	if (t->nsyms == t->capsyms) {
-		size_t ncap = t->capsyms ? t->capsyms * 2 : 256;
-		void *p = realloc(t->syms, ncap * sizeof(*t->syms));
-
-		if (!p)
-			return -LS_ENOMEM;
-		t->syms = p;
-		t->capsyms = ncap;
-	}
+	if (LS_GROW(t->syms, t->nsyms + 1, t->capsyms, 256))
+		return -LS_ENOMEM;
 	t->syms[t->nsyms].start = start;
 	/* A size running past the address space ends there. */
 	t->syms[t->nsyms].end = start + size < start ? UINT64_MAX : start + size;
@@ -59,15 +53,8 @@ static Elf_Scn *find_type(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
 
 static int add_zero(struct lsd_symtab *t, uint64_t start, const char *name)
 {
-	if (t->nzero == t->capzero) {
-		size_t ncap = t->capzero ? t->capzero * 2 : 16;
-		void *p = realloc(t->zero, ncap * sizeof(*t->zero));
-
-		if (!p)
-			return -LS_ENOMEM;
-		t->zero = p;
-		t->capzero = ncap;
-	}
+	if (LS_GROW(t->zero, t->nzero + 1, t->capzero, 16))
+		return -LS_ENOMEM;
 	t->zero[t->nzero].start = start;
 	t->zero[t->nzero].end = start;
 	t->zero[t->nzero].name = name;
@@ -161,15 +148,8 @@ static int add_slots(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		if (*n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 64;
-			void *p = realloc(*slots, ncap * sizeof(**slots));
-
-			if (!p)
-				return -LS_ENOMEM;
-			*slots = p;
-			*cap = ncap;
-		}
+		if (LS_GROW(*slots, *n + 1, *cap, 64))
+			return -LS_ENOMEM;
 		(*slots)[*n].addr = rela.r_offset;
 		(*slots)[(*n)++].name = name;
 	}
@@ -182,15 +162,8 @@ int lsd_symtab_add_owned(struct lsd_symtab *t, uint64_t start, uint64_t size,
 	size_t len = strlen(name) + 1;
 	char *s;
 
-	if (t->nnames == t->capnames) {
-		size_t ncap = t->capnames ? t->capnames * 2 : 64;
-		void *p = realloc(t->names, ncap * sizeof(*t->names));
-
-		if (!p)
-			return -LS_ENOMEM;
-		t->names = p;
-		t->capnames = ncap;
-	}
+	if (LS_GROW(t->names, t->nnames + 1, t->capnames, 64))
+		return -LS_ENOMEM;
 	s = malloc(len);
 	if (!s)
 		return -LS_ENOMEM;

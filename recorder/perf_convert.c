@@ -12,6 +12,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "ls_buf.h"
 #include "ls_err.h"
 #include "ls_buildid.h"
 #include "ls_buildid.h"
@@ -308,15 +309,8 @@ static int add_modpath(struct conv *c, const char *path, const uint8_t *id,
 		}
 	if (c->nmods >= MAX_MODPATHS)
 		return 0;	/* bounded: later paths stay references-less */
-	if (c->nmods == c->capmods) {
-		size_t cap = c->capmods ? c->capmods * 2 : 64;
-		struct modpath *m = realloc(c->mods, cap * sizeof(*m));
-
-		if (!m)
-			return -LS_ENOMEM;
-		c->mods = m;
-		c->capmods = cap;
-	}
+	if (LS_GROW(c->mods, c->nmods + 1, c->capmods, 64))
+		return -LS_ENOMEM;
 	memset(&c->mods[c->nmods], 0, sizeof(c->mods[0]));
 	c->mods[c->nmods].path = strdup(path);
 	if (!c->mods[c->nmods].path)

@@ -18,8 +18,10 @@ export LOOPSCOPE_CACHE="$tmp/cache"
 run_one() {
 	name=$1; shift
 	out="$tmp/out"
+	t0=$(date +%s)
 	"$@" >"$out" 2>"$tmp/err"
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	p=$(grep -c '^ok' "$out")
 	f=$(grep -c '^not ok' "$out")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -27,13 +29,13 @@ run_one() {
 		f=1
 	fi
 	if [ "$f" -ne 0 ]; then
-		echo "--- $name: $p passed, $f failed"
+		echo "--- $name: $p passed, $f failed ($secs s)"
 		grep '^not ok\|^#' "$out" | head -40
 		tail -20 "$tmp/err"
 	elif grep -q '^ok .*# skip' "$out"; then
-		echo "--- $name: $p passed, skipped: $(sed -n 's/^ok .*# skip //p' "$out" | paste -sd';' -)"
+		echo "--- $name: $p passed, skipped: $(sed -n 's/^ok .*# skip //p' "$out" | paste -sd';' -) ($secs s)"
 	else
-		echo "--- $name: $p passed"
+		echo "--- $name: $p passed ($secs s)"
 	fi
 	pass=$((pass + p))
 	fail=$((fail + f))

@@ -267,7 +267,16 @@ struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop)
 	return &t->lr[loop];
 }
 
-static struct lsa_frow *frow(struct lsa_thr *t, uint32_t func)
+static struct lsa_frow *frow_grow(struct lsa_thr *t, uint32_t func);
+
+/* Thread t's row of function func, grown when new; NULL: out of memory.
+ * Inline: a block of a named function takes one per block. */
+static inline struct lsa_frow *frow(struct lsa_thr *t, uint32_t func)
+{
+	return func < t->nfw ? &t->fw[func] : frow_grow(t, func);
+}
+
+static struct lsa_frow *frow_grow(struct lsa_thr *t, uint32_t func)
 {
 	if (func >= t->nfw) {
 		uint32_t n = func < 256 ? 512 : func * 2;

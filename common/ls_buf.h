@@ -38,11 +38,14 @@ void ls_buf_consume(struct ls_buf *b, size_t n);
  * `first` when it is 0, until it holds need.  arr and alloc change only
  * on success; the new elements are not initialized.  Returns 0, or
  * -LS_ENOMEM when out of memory or when the bytes (or, for LS_GROW32, the
- * capacity) would overflow. */
+ * capacity) would overflow.  The room already there is checked inline:
+ * most calls (a pool's next element) need no call at all. */
 #define LS_GROW(arr, need, alloc, first) \
-	ls_grow(&(arr), (need), &(alloc), sizeof(*(arr)), (first))
+	((size_t)(need) <= (alloc) ? 0 : \
+	 ls_grow(&(arr), (need), &(alloc), sizeof(*(arr)), (first)))
 #define LS_GROW32(arr, need, alloc, first) \
-	ls_grow32(&(arr), (need), &(alloc), sizeof(*(arr)), (first))
+	((uint64_t)(need) <= (alloc) ? 0 : \
+	 ls_grow32(&(arr), (need), &(alloc), sizeof(*(arr)), (first)))
 /* parr points at the array pointer (any T **). */
 int ls_grow(void *parr, size_t need, size_t *alloc, size_t elem, size_t first);
 int ls_grow32(void *parr, uint32_t need, uint32_t *alloc, size_t elem,

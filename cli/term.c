@@ -52,7 +52,7 @@ const char *cli_color(FILE *f, const char *role)
 	static const struct { const char *role, *esc; } roles[] = {
 		{ "err", "\033[1;31m" }, { "warn", "\033[1;33m" },
 		{ "bold", "\033[1m" }, { "dim", "\033[2m" },
-		{ "hot", "\033[1;35m" }, { "off", "\033[0m" },
+		{ "hot", "\033[1;35m" }, { "loop", "\033[1;36m" }, { "off", "\033[0m" },
 	};
 	size_t i;
 

@@ -18,7 +18,8 @@ int cli_color_parse(const char *s, int *mode);
 /* Whether output to f gets colour. */
 int cli_color_on(FILE *f);
 /* The escape sequence for a colour role on f ("" without colour):
- * "err", "warn", "bold", "dim", "hot" (a share worth a look), "off". */
+ * "err", "warn", "bold", "dim", "hot" (a share worth a look), "loop" (a
+ * loop's label in the report views), "off". */
 const char *cli_color(FILE *f, const char *role);
 
 /* Progress on stderr, when it is a terminal and the work has taken more

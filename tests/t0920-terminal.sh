@@ -65,3 +65,69 @@ t_eq "--color=never: none" 0 "$(grep -c "$ESC" ptyv.txt)"
 "$LOOPSCOPE" html -q -o x.html nothere.lsc 2>auto.err
 t_eq "auto, stderr a file: none" 0 "$(grep -c "$ESC" auto.err)"
 t_fail "--color=sometimes is refused" "$LOOPSCOPE" --color=sometimes info t.lsc
+
+# Colour in report's text views (flat, --tree, --functions) when stdout is
+# a terminal: headers bold (ESC[1m), loop labels cyan (ESC[1;36m), shares
+# of >= 10% magenta (ESC[1;35m).  The expected counts come from the plain
+# output (stdout a file): its "Loop N" labels, its percentages >= 10.
+# Colour only adds escapes: without them the terminal's output is the
+# file's, byte for byte (script turns \n into \r\n: the \r are dropped).
+nocol() { sed "s/$ESC\[[0-9;]*m//g"; }
+# (--show-loader: the loader's loops are the ones of lp_trips's run with
+# shares of 10% and more)
+for name in flat --tree --functions; do
+	case $name in
+	flat) view=--show-loader ;;
+	--tree) view="--tree --show-loader" ;;
+	*) view=$name ;;
+	esac
+	"$LOOPSCOPE" report $view t.lsprof >plain$name.txt 2>/dev/null
+	script -qc "'$LOOPSCOPE' report $view t.lsprof 2>/dev/null" /dev/null | tr -d '\r' >tty$name.txt
+	t_ok "report $view on a terminal: colour" grep -q "$ESC" tty$name.txt
+	t_eq "report $view on a terminal: the plain output plus escapes" \
+		"$(cat plain$name.txt)" "$(nocol <tty$name.txt)"
+	t_eq "report $view: the header bold" "${ESC}[1m$(head -1 plain$name.txt)${ESC}[0m" \
+		"$(head -1 tty$name.txt)"
+	script -qc "'$LOOPSCOPE' report --color=never $view t.lsprof 2>/dev/null" /dev/null |
+		tr -d '\r' >never$name.txt
+	t_ok "report --color=never $view on a terminal: byte-identical to a file" \
+		cmp plain$name.txt never$name.txt
+	script -qc "'$LOOPSCOPE' --color=never report $view t.lsprof 2>/dev/null" /dev/null |
+		tr -d '\r' >gnever$name.txt
+	t_ok "loopscope --color=never report $view: byte-identical" cmp plain$name.txt gnever$name.txt
+	script -qc "NO_COLOR=1 '$LOOPSCOPE' report $view t.lsprof 2>/dev/null" /dev/null |
+		tr -d '\r' >nocolor$name.txt
+	t_ok "NO_COLOR=1 report $view on a terminal: byte-identical" cmp plain$name.txt nocolor$name.txt
+	# stderr a terminal, stdout a file: auto does not colour
+	script -qc "'$LOOPSCOPE' report $view t.lsprof >out$name.txt 2>/dev/null" /dev/null >/dev/null
+	t_ok "report $view, stdout a file (stderr a terminal): byte-identical" \
+		cmp plain$name.txt out$name.txt
+done
+# flat: every loop label, and exactly the percentages >= 10, coloured
+t_eq "flat: each 'Loop N' label cyan" "$(grep -c '^Loop [0-9]' plainflat.txt)" \
+	"$(grep -c "^${ESC}\[1;36mLoop [0-9]*${ESC}\[0m at " ttyflat.txt)"
+hot() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9][0-9]%?$/ && $i + 0 >= 10) n++ } END { print n + 0 }'; }
+t_eq "flat: the self and total shares >= 10% magenta" \
+	"$(grep '^  *[0-9.]* %  *[0-9.]* %$' plainflat.txt | hot)" \
+	"$(grep -o "${ESC}\[1;35m *[0-9.]* %${ESC}\[0m" ttyflat.txt | wc -l)"
+t_ok "flat, tree, functions: some share is hot (the test can tell)" \
+	test "$(grep -o "${ESC}\[1;35m" ttyflat.txt | wc -l)" -gt 0 -a \
+	"$(grep -o "${ESC}\[1;35m" tty--tree.txt | wc -l)" -gt 0 -a \
+	"$(grep -o "${ESC}\[1;35m" tty--functions.txt | wc -l)" -gt 0
+t_eq "tree: each loop label cyan" "$(grep -c '  loop [0-9]' plain--tree.txt)" \
+	"$(grep -c "  ${ESC}\[1;36mloop [0-9]*${ESC}\[0m  " tty--tree.txt)"
+t_eq "tree: the shares >= 10% magenta" \
+	"$(grep '%  loop ' plain--tree.txt | awk '{ print $1 }' | tr -d '~' | hot)" \
+	"$(grep -c "${ESC}\[1;35m *~*[0-9.]*%${ESC}\[0m  " tty--tree.txt)"
+t_eq "functions: the self and total shares >= 10% magenta" \
+	"$(sed -n '3,$p' plain--functions.txt | grep -v '^Sum ' | awk '{ print $(NF-2), $(NF-1) }' | hot)" \
+	"$(grep -o "${ESC}\[1;35m *[0-9.]*${ESC}\[0m" tty--functions.txt | wc -l)"
+"$LOOPSCOPE" report --color=always --show-loader t.lsprof >always.txt 2>/dev/null
+t_ok "report --color=always to a file: colour" grep -q "$ESC" always.txt
+t_eq "... the same escapes as on a terminal" "$(cat ttyflat.txt)" "$(cat always.txt)"
+for f in --format=json --format=csv --folded; do
+	t_eq "report $f --color=always: never coloured" 0 \
+		"$("$LOOPSCOPE" report $f --color=always t.lsprof 2>/dev/null | grep -c "$ESC")"
+done
+t_fail "report --color=sometimes is refused" "$LOOPSCOPE" report --color=sometimes t.lsprof
+t_grep "... naming the value" "--color wants auto, always or never, not 'sometimes'" "$T_TMP/last.err"

@@ -15,7 +15,7 @@
 #include "ls_err.h"
 
 static const char html_usage[] =
-	"usage: loopscope html [-o <report.html>] [--debug-dir=<dir>] [FILE]\n"
+	"usage: loopscope html [-o <report.html>] [--deps] [--debug-dir=<dir>] [FILE]\n"
 	"\n"
 	"Writes the loop profile of FILE (a bundle, default loopscope.lsc, or a\n"
 	"profile from 'loopscope analyze') as one HTML file with no outside\n"
@@ -23,18 +23,26 @@ static const char html_usage[] =
 	"the collapsible loop tree, functions versus loops, the loop call graph\n"
 	"(SVG) and per loop its details; from a bundle also its source lines with\n"
 	"their executions, and their cost and cost per instruction when the\n"
-	"bundle has samples ('record --sample').\n"
+	"bundle has samples ('record --sample').  A profile made with 'analyze\n"
+	"--deps' (or a bundle with --deps) adds each loop's parallelization\n"
+	"verdict: a sortable column of the flat table, and on the loop's card\n"
+	"the verdict with its deciding dependences.  report.html#loop-N opens\n"
+	"loop N's card and marks its row.\n"
 	"\n"
 	"    -o, --output=<f>     the file to write (default report.html)\n"
+	"    --deps               for a bundle recorded with 'record --mem': find the\n"
+	"                         loop-carried dependences and verdicts (as\n"
+	"                         'analyze --deps') and show them\n"
 	"    --debug-dir=<dir>    for a bundle: executables it only references\n"
 	"    -q, --quiet          no progress, no summary\n"
 	"    -h, --help           show this help\n";
 
-enum { OPT_DEBUG_DIR = 256 };
+enum { OPT_DEBUG_DIR = 256, OPT_DEPS };
 
 static const struct option html_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "deps", no_argument, NULL, OPT_DEPS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -80,7 +88,7 @@ int cmd_html(int argc, char **argv)
 	const char *file = "loopscope.lsc", *out_path = "report.html", *debug_dir = NULL;
 	struct html_lines hl;
 	struct cli_cpi c;
-	int ch, quiet = 0, r, status;
+	int ch, quiet = 0, deps = 0, r, status;
 
 	optind = 1;
 	opterr = 0;
@@ -88,6 +96,7 @@ int cmd_html(int argc, char **argv)
 		switch (ch) {
 		case 'o': out_path = optarg; break;
 		case OPT_DEBUG_DIR: debug_dir = optarg; break;
+		case OPT_DEPS: deps = 1; break;
 		case 'q': quiet = 1; cli_progress_quiet(); break;
 		case 'h': return cli_usage(html_usage, 0);
 		default:
@@ -105,6 +114,11 @@ int cmd_html(int argc, char **argv)
 	if (r != 0) {
 		struct lsp_profile *p = NULL;
 
+		if (r == 1 && deps) {
+			cli_error("'%s' is a profile: --deps needs the bundle (recorded with "
+				  "'record --mem'), or a profile made with 'analyze --deps'", file);
+			return 1;
+		}
 		/* A profile, or a file that cannot be read: the loader says why. */
 		if (cli_load_profile(file, debug_dir, &p))
 			return 1;
@@ -113,6 +127,12 @@ int cmd_html(int argc, char **argv)
 	} else {
 		if (cli_cpi_open(&c, file, debug_dir, 0, 1, 0))
 			return 1;
+		if (deps && (!c.prof || cli_deps_into_profile(file, debug_dir, c.prof))) {
+			if (!c.prof)
+				cli_error("'%s' has no loops to find dependences in", file);
+			cli_cpi_close(&c);
+			return 1;
+		}
 		if ((r = html_lines_new(&hl, &c)) < 0) {
 			cli_error("cannot gather the source lines of '%s': %s", file,
 				  ls_errstr(r));

@@ -39,8 +39,15 @@ static const char record_usage[] =
 	"                          67108864, default 1048576)\n"
 	"    --pt-config <terms>   pt: intel_pt event terms, e.g. 'cyc,noretcomp=0'\n"
 	"    --perf-arg <arg>      pt: pass <arg> to 'perf record' (repeatable)\n"
-	"    -q, --quiet           print no summary\n"
-	"    -h, --help            show this help\n";
+	"    -q, --quiet           print no summary and no progress line\n"
+	"    -h, --help            show this help\n"
+	"\n"
+	"On a terminal (stderr), a progress line while the command runs: with the\n"
+	"sw backend the PT bytes received (and memory-access bytes with --mem),\n"
+	"the bundle's size, the time and, after a second, the PT rate; with the pt\n"
+	"backend (perf keeps the trace until the command ends) the bundle's size,\n"
+	"the time and its rate.  Instructions are not known until the trace is\n"
+	"decoded: 'analyze' and 'info --decode' show them.\n";
 
 enum { OPT_BACKEND = 256, OPT_SAMPLE, OPT_SAMPLE_FREQ, OPT_MEM, OPT_NO_EMBED, OPT_PSB,
        OPT_CHUNK, OPT_PT_CONFIG, OPT_PERF_ARG, OPT_NO_RETCOMP, OPT_MEM_ONLY };
@@ -206,6 +213,13 @@ out:
 	rmdir(dir);
 }
 
+/* The sw recorder's counts while the command runs: the progress line's. */
+static void on_recorded(void *arg, const struct lsr_stats *st)
+{
+	(void)arg;
+	cli_progress_recorded(st->pt_bytes, st->memacc_bytes);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *output = "loopscope.lsc", *pt_config = NULL;
@@ -359,6 +373,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	cli_progress_watch(output);
+	o.progress = on_recorded;
 	if (o.backend == LSR_BACKEND_PT) {
 		memset(&st, 0, sizeof(st));
 		o.pt_config = pt_config;

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cli/report.h"
+#include "cli/term.h"
 #include "formats/profile.h"
 #include "ls_err.h"
 
@@ -24,7 +25,8 @@ static const char report_usage[] =
 	"                         --structural [--merge-threshold=<t>]]\n"
 	"                        [--format=text|json|csv] [--min-percent=<p>]\n"
 	"                        [--module=<name>] [--show-loader]\n"
-	"                        [--thread=<tid>] [--buckets=<n>] [FILE]\n"
+	"                        [--thread=<tid>] [--buckets=<n>]\n"
+	"                        [--color=auto|always|never] [FILE]\n"
 	"   or: loopscope report --cpi [--no-skid-fix] [--format=text|json|csv]\n"
 	"                        [--min-percent=<p>] [BUNDLE]\n"
 	"\n"
@@ -70,11 +72,17 @@ static const char report_usage[] =
 	"    --no-skid-fix        with --cpi: charge samples where they landed, not to\n"
 	"                         the instruction executed before them\n"
 	"    --debug-dir=<dir>    for a bundle: executables it only references\n"
+	"    --color=<when>       colour the flat, --tree and --functions views:\n"
+	"                         headers bold, loop labels cyan, shares of >= 10%\n"
+	"                         magenta; auto (default: when stdout is a terminal\n"
+	"                         and NO_COLOR is unset or empty), always or never;\n"
+	"                         as 'loopscope --color' before the command\n"
 	"    -h, --help           show this help\n";
 
 enum { OPT_TREE = 256, OPT_FUNCTION, OPT_FUNCTIONS, OPT_FOLDED, OPT_FORMAT,
        OPT_MIN, OPT_THREAD, OPT_BUCKETS, OPT_DEBUG_DIR, OPT_STRUCTURAL, OPT_MERGE_T,
-       OPT_CPI, OPT_NOSKID, OPT_MODULE, OPT_SHOW_LOADER, OPT_PARALLEL };
+       OPT_CPI, OPT_NOSKID, OPT_MODULE, OPT_SHOW_LOADER, OPT_PARALLEL,
+       OPT_COLOR };
 
 static const struct option report_options[] = {
 	{ "tree", no_argument, NULL, OPT_TREE },
@@ -93,6 +101,7 @@ static const struct option report_options[] = {
 	{ "no-skid-fix", no_argument, NULL, OPT_NOSKID },
 	{ "module", required_argument, NULL, OPT_MODULE },
 	{ "show-loader", no_argument, NULL, OPT_SHOW_LOADER },
+	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -125,6 +134,16 @@ int cmd_report(int argc, char **argv)
 		case OPT_FUNCTIONS: view = V_FUNCTIONS; nviews++; break;
 		case OPT_FOLDED: view = V_FOLDED; nviews++; break;
 		case OPT_PARALLEL: view = V_PARALLEL; nviews++; break;
+		case OPT_COLOR: {
+			int mode;
+
+			if (cli_color_parse(optarg, &mode)) {
+				cli_error("--color wants auto, always or never, not '%s'", optarg);
+				return cli_usage(report_usage, 1);
+			}
+			cli_color_set(mode);
+			break;
+		}
 		case OPT_STRUCTURAL: structural = 1; nviews++; break;
 		case OPT_MERGE_T:
 			if (cli_opt_double("--merge-threshold", optarg, 1.0, 1e9, &merge_t) < 0)

@@ -90,8 +90,89 @@ static void put_src_line(FILE *f, struct src *srcs, const struct html_lines *hl,
 	jstr(f, buf);
 }
 
-static void put_loop(FILE *f, const struct lsp_view *v,
-		     const struct html_lines *hl, uint32_t i)
+/* Per profile loop its verdict and the chain of its dependences, so the
+ * page costs O(loops + dependences), not their product. */
+struct dep_index {
+	const struct lsp_verdict **vd;	/* NULL: none */
+	size_t *first, *next;		/* SIZE_MAX ends a chain */
+};
+
+static int dep_index_new(struct dep_index *ix, const struct lsp_profile *p)
+{
+	size_t i;
+
+	ix->vd = calloc(p->n_loops + 1, sizeof(*ix->vd));
+	ix->first = malloc((p->n_loops + 1) * sizeof(*ix->first));
+	ix->next = malloc((p->n_deps + 1) * sizeof(*ix->next));
+	if (!ix->vd || !ix->first || !ix->next)
+		return -LS_ENOMEM;
+	for (i = 0; i < p->n_loops; i++)
+		ix->first[i] = SIZE_MAX;
+	for (i = 0; i < p->n_verdicts; i++)
+		if (p->verdicts[i].loop < p->n_loops)
+			ix->vd[p->verdicts[i].loop] = &p->verdicts[i];
+	/* Backwards, so each chain keeps the profile's order. */
+	for (i = p->n_deps; i-- > 0; ) {
+		uint32_t l = p->deps[i].loop;
+
+		ix->next[i] = SIZE_MAX;
+		if (l < p->n_loops && p->deps[i].decides) {
+			ix->next[i] = ix->first[l];
+			ix->first[l] = i;
+		}
+	}
+	return 0;
+}
+
+static void dep_index_free(struct dep_index *ix)
+{
+	free(ix->vd);
+	free(ix->first);
+	free(ix->next);
+}
+
+/* "vd": the verdict's name, "vn": the other remedies it needs, "dep": the
+ * deciding dependences as [kind, count, least distance, most frequent
+ * distance, variable, "file:line" of the source, of the target]. */
+static void put_verdict(FILE *f, const struct lsp_profile *p,
+			const struct dep_index *ix, uint32_t loop)
+{
+	const struct lsp_verdict *vd = ix->vd[loop];
+	char at[300];
+	size_t k, n = 0;
+	unsigned b;
+
+	fputs(",\"vd\":", f);
+	jstr(f, lsp_verdict_name(vd->verdict));
+	fputs(",\"vn\":[", f);
+	/* As report_deps.c's put_needs(): what a graver verdict also asks. */
+	for (b = LSP_V_REDUCTION; vd->verdict < LSP_V_NOT && b < LSP_V_NOT; b++)
+		if (vd->needs >> b & 1 && b != vd->verdict) {
+			fputs(n++ ? "," : "", f);
+			jstr(f, lsp_verdict_name(b));
+		}
+	fputs("],\"dep\":[", f);
+	for (n = 0, k = ix->first[loop]; k != SIZE_MAX; k = ix->next[k]) {
+		const struct lsp_dep *d = &p->deps[k];
+
+		fprintf(f, "%s[", n++ ? "," : "");
+		jstr(f, lsp_dep_kind_name(d->kind));
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", d->count, d->dmin,
+			d->dtyp);
+		jstr(f, d->var);
+		snprintf(at, sizeof(at), "%s:%" PRIu32, report_base(d->src_file), d->src_line);
+		fputc(',', f);
+		jstr(f, at);
+		snprintf(at, sizeof(at), "%s:%" PRIu32, report_base(d->dst_file), d->dst_line);
+		fputc(',', f);
+		jstr(f, at);
+		fputc(']', f);
+	}
+	fputc(']', f);
+}
+
+static void put_loop(FILE *f, const struct lsp_view *v, const struct html_lines *hl,
+		     const struct dep_index *ix, uint32_t i)
 {
 	const struct lsp_view_loop *l = &v->loops[i];
 	const struct lsp_loop *pl = &v->p->loops[i];
@@ -132,8 +213,10 @@ static void put_loop(FILE *f, const struct lsp_view *v,
 		fprintf(f, "%s[%" PRIu32 ",%" PRIu64 ",%" PRIu64 "]", k ? "," : "",
 			c->loop, c->count, c->total);
 	}
-	/* The dependence verdicts go here ("dep") once profiles carry them. */
-	fprintf(f, "],\"np\":%zu}", l->nparents);
+	fprintf(f, "],\"np\":%zu", l->nparents);
+	if (ix && ix->vd[i])
+		put_verdict(f, v->p, ix, i);
+	fputc('}', f);
 }
 
 static void put_lines(FILE *f, const struct lsp_view *v, const struct html_lines *hl)
@@ -181,8 +264,15 @@ int html_write(FILE *f, const struct lsp_view *v, const struct html_lines *hl,
 	int n = lsp_view_sorted_loops(v, &order), i;
 	size_t k, nf = 0;
 
+	struct dep_index ix = { NULL, NULL, NULL };
+
 	if (n < 0)
 		return n;
+	if (v->p->n_verdicts && dep_index_new(&ix, v->p) < 0) {
+		dep_index_free(&ix);
+		free(order);
+		return -LS_ENOMEM;
+	}
 	fputs(html_page_head, f);
 	fputs("{\"v\":1,\"source\":", f);
 	jstr(f, report_path(source));
@@ -196,10 +286,11 @@ int html_write(FILE *f, const struct lsp_view *v, const struct html_lines *hl,
 	} else {
 		fputs("null", f);
 	}
-	fprintf(f, ",\"haveLines\":%s,\"L\":[", hl ? "true" : "false");
+	fprintf(f, ",\"haveLines\":%s,\"haveDeps\":%s,\"L\":[", hl ? "true" : "false",
+		ix.vd ? "true" : "false");
 	for (i = 0; i < n; i++) {
 		fputs(i ? ",\n" : "", f);
-		put_loop(f, v, hl, order[i]);
+		put_loop(f, v, hl, ix.vd ? &ix : NULL, order[i]);
 	}
 	fputs("],\"top\":[", f);
 	for (k = 0; k < v->ntops; k++)
@@ -221,6 +312,7 @@ int html_write(FILE *f, const struct lsp_view *v, const struct html_lines *hl,
 		put_lines(f, v, hl);
 	fputs("}", f);
 	fputs(html_page_tail, f);
+	dep_index_free(&ix);
 	free(order);
 	return ferror(f) ? -LS_EIO : 0;
 }

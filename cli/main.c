@@ -92,8 +92,9 @@ static void main_usage(FILE *f)
 	fprintf(f, "usage: loopscope [--version] [--help] [-q] [--color=auto|always|never]\n"
 		   "                 <command> [<args>]\n\n"
 		   "    -q, --quiet      no progress line on stderr\n"
-		   "    --color=<when>   colour messages on a terminal: auto (default;\n"
-		   "                     off when NO_COLOR is set), always or never\n\n"
+		   "    --color=<when>   colour messages, and report's text views, on a\n"
+		   "                     terminal: auto (default; off when NO_COLOR is\n"
+		   "                     set), always or never\n\n"
 		   "Commands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "   %-10s %s\n", commands[i].name, commands[i].summary);

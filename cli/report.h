@@ -70,6 +70,12 @@ const char *report_base(const char *path);
 int report_parse_pct(const char *s, double *out);
 /* s as a JSON string, quotes included. */
 void report_json_str(FILE *f, const char *s);
+/* Colour of the text views, on a terminal only (cli/term.h decides, as
+ * for messages: --color, NO_COLOR, whether f is a terminal); "" without.
+ * A share of at least REPORT_HOT_PCT percent is "hot". */
+#define REPORT_HOT_PCT 10.0
+const char *report_col(FILE *f, const char *role);
+const char *report_hot(FILE *f, double pct);
 /* s as a CSV field (RFC 4180). */
 void report_csv_str(FILE *f, const char *s);
 

@@ -202,22 +202,26 @@ int report_functions(FILE *f, const struct lsp_view *v, const struct report_opts
 		wf = a > wf ? a : wf;
 		wm = b > wm ? b : wm;
 	}
-	fprintf(f, "Function level versus loop level, %% of %" PRIu64 " instructions; "
-		"functions with >= %.2f%% in any column\n", v->total_insns, o->min_pct);
+	fprintf(f, "%sFunction level versus loop level, %% of %" PRIu64 " instructions; "
+		"functions with >= %.2f%% in any column%s\n", report_col(f, "bold"),
+		v->total_insns, o->min_pct, report_col(f, "off"));
 	if (o->module)
 		fprintf(f, "Only the functions of module %s\n", o->module);
-	fprintf(f, "%-*s %-*s %9s %9s %12s\n", wf, "function", wm, "module", "self %",
-		"total %", "loop level %");
+	fprintf(f, "%s%-*s %-*s %9s %9s %12s%s\n", report_col(f, "bold"), wf, "function",
+		wm, "module", "self %", "total %", "loop level %", report_col(f, "off"));
 	for (i = 0; i < n; i++) {
 		const struct lsp_view_func *x = &v->funcs[ids[i]];
 		const struct lsp_func *pf = &p->funcs[ids[i]];
+		const char *hs = report_hot(f, lsp_view_pct(v, x->self));
+		const char *ht = report_hot(f, lsp_view_pct(v, x->total));
 
 		self += x->self;
 		ll += x->loop_level;
-		fprintf(f, "%-*s %-*s %9.2f %9.2f %12.2f\n",
+		fprintf(f, "%-*s %-*s %s%9.2f%s %s%9.2f%s %12.2f\n",
 			wf, report_func_name(p, ids[i], fbuf, sizeof(fbuf)), wm,
 			pf->module < p->n_modules ? report_base(p->modules[pf->module].path) : "?",
-			lsp_view_pct(v, x->self), lsp_view_pct(v, x->total),
+			hs, lsp_view_pct(v, x->self), *hs ? report_col(f, "off") : "",
+			ht, lsp_view_pct(v, x->total), *ht ? report_col(f, "off") : "",
 			lsp_view_pct(v, x->loop_level));
 	}
 	fprintf(f, "%-*s %-*s %9.2f %9s %12.2f\n", wf, "Sum", wm, "", lsp_view_pct(v, self),

@@ -68,20 +68,23 @@ int report_flat(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 	n = lsp_view_sorted_loops(v, &ids);
 	if (n < 0)
 		return n;
-	fprintf(f, "Flat loop profile of %s: %" PRIu64 " instructions, %zu thread%s, "
-		"loops with >= %.2f%% of the total\n", o->source, v->total_insns,
-		v->nthreads, v->nthreads == 1 ? "" : "s", o->min_pct);
+	fprintf(f, "%sFlat loop profile of %s: %" PRIu64 " instructions, %zu thread%s, "
+		"loops with >= %.2f%% of the total%s\n", report_col(f, "bold"), o->source,
+		v->total_insns, v->nthreads, v->nthreads == 1 ? "" : "s", o->min_pct,
+		report_col(f, "off"));
 	report_filter_note(f, v, o);
 	for (i = 0; i < n && !err; i++) {
 		const struct lsp_view_loop *l = &v->loops[ids[i]];
 		const struct lsp_loop *pl = &p->loops[l->loop];
+		const char *hs = report_hot(f, lsp_view_pct(v, l->self));
+		const char *ht = report_hot(f, lsp_view_pct(v, l->total));
 
 		if (lsp_view_pct(v, l->total) < o->min_pct)
 			break;		/* sorted by total: the rest are below too */
 		if (!report_loop_shown(p, l->loop, o))
 			continue;
-		fprintf(f, "-----\nLoop %" PRIu32 " at 0x%" PRIx64 " (%s) in %s", l->loop,
-			pl->head_vaddr, report_loop_where(p, l->loop, where, sizeof(where)),
+		fprintf(f, "-----\n%sLoop %" PRIu32 "%s at 0x%" PRIx64 " (%s) in %s",
+			report_col(f, "loop"), l->loop, report_col(f, "off"), pl->head_vaddr, report_loop_where(p, l->loop, where, sizeof(where)),
 			report_func_name(p, pl->func, fbuf, sizeof(fbuf)));
 		/* The lines its own code spans, and the inlined function
 		 * it sits in. */
@@ -92,10 +95,11 @@ int report_flat(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		fprintf(f, "\n"
 			"  %16s %14s %14s %14s\n"
 			"  %16" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n"
-			"  %16s %12.2f %% %12.2f %%\n",
+			"  %16s %s%12.2f %%%s %s%12.2f %%%s\n",
 			"Total Iterations:", "Self Ins:", "Total Ins:", "Entries:",
 			l->iterations, l->self, l->total, l->entries, "",
-			lsp_view_pct(v, l->self), lsp_view_pct(v, l->total));
+			hs, lsp_view_pct(v, l->self), *hs ? report_col(f, "off") : "",
+			ht, lsp_view_pct(v, l->total), *ht ? report_col(f, "off") : "");
 		report_verdict_text(f, p, l->loop);
 		err = print_trips(f, v, l, o);
 		if (l->entries)
@@ -193,7 +197,7 @@ static void tree_node(struct tree *t, const struct lsp_view_link *in, double sca
 	double share = (double)in->total * scale, next;
 	char num[32];
 	char where[512], fbuf[256];
-	const char *mark = "";
+	const char *mark = "", *hot;
 
 	if (!report_loop_shown(v->p, loop, t->o)) {
 		if (t->on_path[loop])
@@ -210,8 +214,10 @@ static void tree_node(struct tree *t, const struct lsp_view_link *in, double sca
 		mark = "  (children shown above)";
 	snprintf(num, sizeof(num), "%s%.2f", scale < 1.0 ? "~" : "",
 		 v->total_insns ? 100.0 * share / (double)v->total_insns : 0.0);
-	fprintf(t->f, "%*s%6s%%  loop %" PRIu32 "  %s  %s  [%" PRIu64 " entries]%s\n",
-		2 * depth, "", num, loop,
+	hot = report_hot(t->f, v->total_insns ? 100.0 * share / (double)v->total_insns : 0.0);
+	fprintf(t->f, "%*s%s%6s%%%s  %sloop %" PRIu32 "%s  %s  %s  [%" PRIu64 " entries]%s\n",
+		2 * depth, "", hot, num, *hot ? report_col(t->f, "off") : "",
+		report_col(t->f, "loop"), loop, report_col(t->f, "off"),
 		report_func_name(v->p, v->p->loops[loop].func, fbuf, sizeof(fbuf)),
 		report_loop_where(v->p, loop, where, sizeof(where)), in->count, mark);
 	if (*mark || t->done[loop])
@@ -237,10 +243,10 @@ int report_tree(FILE *f, const struct lsp_view *v, const struct report_opts *o)
 		free(tops);
 		return -LS_ENOMEM;
 	}
-	fprintf(f, "Loop call graph of %s: %" PRIu64 " instructions; %% of the total "
+	fprintf(f, "%sLoop call graph of %s: %" PRIu64 " instructions; %% of the total "
 		"run while entered from the parent, entries from the parent; loops "
-		"with >= %.2f%%\n", o->source,
-		v->total_insns, o->min_pct);
+		"with >= %.2f%%%s\n", report_col(f, "bold"), o->source,
+		v->total_insns, o->min_pct, report_col(f, "off"));
 	report_filter_note(f, v, o);
 	fprintf(f, "%6.2f%%  (top level)  %.2f%% outside loops\n",
 		v->total_insns ? 100.0 : 0.0, lsp_view_pct(v, v->outside));

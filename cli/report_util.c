@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/report.h"
+#include "cli/term.h"
 
 const char *report_base(const char *path)
 {
@@ -190,4 +191,14 @@ void report_filter_note(FILE *f, const struct lsp_view *v, const struct report_o
 		fprintf(f, "Hidden: %" PRIu64 " loop%s of the dynamic loader %s, %" PRIu64
 			" instructions (%.2f%%) in their own code; --show-loader shows them\n",
 			n, n == 1 ? "" : "s", name, self, lsp_view_pct(v, self));
+}
+
+const char *report_col(FILE *f, const char *role)
+{
+	return cli_color(f, role);
+}
+
+const char *report_hot(FILE *f, double pct)
+{
+	return pct >= REPORT_HOT_PCT ? cli_color(f, "hot") : "";
 }

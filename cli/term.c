@@ -52,7 +52,7 @@ const char *cli_color(FILE *f, const char *role)
 	static const struct { const char *role, *esc; } roles[] = {
 		{ "err", "\033[1;31m" }, { "warn", "\033[1;33m" },
 		{ "bold", "\033[1m" }, { "dim", "\033[2m" },
-		{ "hot", "\033[1;35m" }, { "off", "\033[0m" },
+		{ "hot", "\033[1;35m" }, { "loop", "\033[1;36m" }, { "off", "\033[0m" },
 	};
 	size_t i;
 
@@ -74,6 +74,8 @@ static struct {
 	pthread_t watcher;
 	int watching, stop;
 	const char *path;
+	int live;			/* the recorder reports its counts */
+	uint64_t rec_pt, rec_acc, file;	/* its PT and access bytes, the bundle's */
 } pg = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static double now(void)
@@ -126,6 +128,48 @@ static void draw(const char *what)
 	}
 	fflush(stderr);
 	pg.shown = 1;
+}
+
+/* The recording line; with the lock held.  force: draw whatever the
+ * time since the last line (the final counts). */
+static void draw_record(int force)
+{
+	double t = now(), el = t - pg.pass_start;
+	char a[32], b[32], c[40] = "", d[32] = "", r[32];
+
+	if (t - pg.start < pg.delay || (!force && pg.shown && t - pg.last_draw < 0.25))
+		return;
+	pg.last_draw = t;
+	human(b, sizeof(b), (double)pg.file, "B");
+	/* A rate over less than a second says little. */
+	if (el >= 1.0) {
+		human(r, sizeof(r), (double)(pg.live ? pg.rec_pt : pg.file) / el, "B/s");
+		snprintf(c, sizeof(c), ", %s%s", r, pg.live ? " of PT" : "");
+	}
+	fprintf(stderr, "\r\033[K%srecording%s: ", cli_color(stderr, "dim"),
+		cli_color(stderr, "off"));
+	if (pg.live) {
+		human(a, sizeof(a), (double)pg.rec_pt, "B");
+		if (pg.rec_acc)
+			human(d, sizeof(d), (double)pg.rec_acc, "B");
+		fprintf(stderr, "%s of PT%s%s%s, bundle %s, %d:%02d%s", a,
+			*d ? ", " : "", d, *d ? " of accesses" : "", b, (int)el / 60,
+			(int)el % 60, c);
+	} else {
+		fprintf(stderr, "bundle %s so far, %d:%02d%s", b, (int)el / 60,
+			(int)el % 60, c);
+	}
+	fflush(stderr);
+	pg.shown = 1;
+}
+
+void cli_progress_recorded(uint64_t pt_bytes, uint64_t acc_bytes)
+{
+	pthread_mutex_lock(&pg.lock);
+	pg.live = 1;
+	pg.rec_pt = pt_bytes;
+	pg.rec_acc = acc_bytes;
+	pthread_mutex_unlock(&pg.lock);
 }
 
 static void on_chunk(void *arg, const struct lsb_reader *r, uint64_t bytes,
@@ -208,12 +252,11 @@ static void *watch(void *arg)
 		/* Looks at the file before it looks at stop: a recording
 		 * gets at least one look, whatever its length. */
 		pthread_mutex_lock(&pg.lock);
-		if (pg.enabled && !stat(pg.path, &sb)) {
-			pg.bytes = (uint64_t)sb.st_size;
-			pg.total = 0;
-			draw("recording");
-		}
 		stop = pg.stop;
+		if (pg.enabled && !stat(pg.path, &sb)) {
+			pg.file = (uint64_t)sb.st_size;
+			draw_record(stop);
+		}
 		pthread_mutex_unlock(&pg.lock);
 		if (stop)
 			break;

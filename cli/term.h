@@ -5,6 +5,7 @@
 #ifndef LS_CLI_TERM_H
 #define LS_CLI_TERM_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* --color=WHEN (main.c, before the command). */
@@ -18,7 +19,8 @@ int cli_color_parse(const char *s, int *mode);
 /* Whether output to f gets colour. */
 int cli_color_on(FILE *f);
 /* The escape sequence for a colour role on f ("" without colour):
- * "err", "warn", "bold", "dim", "hot" (a share worth a look), "off". */
+ * "err", "warn", "bold", "dim", "hot" (a share worth a look), "loop" (a
+ * loop's label in the report views), "off". */
 const char *cli_color(FILE *f, const char *role);
 
 /* Progress on stderr, when it is a terminal and the work has taken more
@@ -30,11 +32,17 @@ void cli_progress_init(void);
 void cli_progress_quiet(void);
 /* Erases the progress line (before a message, and at exit). */
 void cli_progress_clear(void);
-/* While a command records: the size of the bundle file at path, growing,
- * is the progress (the recorder's PT arrives there).  Stops with
- * cli_progress_watch_stop().  Returns 0, or -1 when no thread could be
- * made (then there is no progress, nothing else changes). */
+/* While a command records: a line with the size of the bundle file at
+ * path (growing as the recorder writes), the time since the start, and,
+ * when the recorder reports them (cli_progress_recorded(): the sw
+ * backend), the PT bytes and memory-access bytes it received and the PT
+ * rate; else the bundle's rate.  Stops with cli_progress_watch_stop(),
+ * which draws the final counts once more.  Returns 0, or -1 when no
+ * thread could be made (then there is no progress, nothing else
+ * changes). */
 int cli_progress_watch(const char *path);
 void cli_progress_watch_stop(void);
+/* The recorder's counts so far (any thread). */
+void cli_progress_recorded(uint64_t pt_bytes, uint64_t acc_bytes);
 
 #endif

@@ -18,6 +18,8 @@
 
 enum lsr_backend { LSR_BACKEND_AUTO = 0, LSR_BACKEND_SW, LSR_BACKEND_PT };
 
+struct lsr_stats;
+
 struct lsr_opts {
 	size_t size;			/* sizeof(struct lsr_opts) */
 	enum lsr_backend backend;
@@ -39,6 +41,11 @@ struct lsr_opts {
 	 * instructions (names, or runtime ranges 0xSTART-0xEND,
 	 * comma-separated); NULL: all. */
 	const char *mem_only;
+	/* sw: called with the counts so far (pt_bytes, memacc_bytes) after
+	 * each read of the tool's records, while the command runs, for a
+	 * progress line (may be NULL). */
+	void (*progress)(void *arg, const struct lsr_stats *st);
+	void *progress_arg;
 };
 
 struct lsr_stats {

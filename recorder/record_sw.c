@@ -176,6 +176,8 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 			err = drain(rfd, &in, buf, &fill, &eof);
 			if (err < 0)
 				break;
+			if (o->progress)
+				o->progress(o->progress_arg, st);
 			continue;
 		}
 		if (exited) {

@@ -93,6 +93,52 @@ chrome --dump-dom "file://$T_TMP/p.html" >pdom.html
 t_grep "profile: drawn without an error" 'id="status" data-status="ok"' pdom.html
 t_grep "profile: says where the source lines come from" 'source lines need the bundle' pdom.html
 
+# Dependence verdicts (analyze --deps of testdata/deps/kern recorded with
+# --mem, as t0940 does; the verdicts and deciding dependences are t0940's
+# hand counts): fig4's outer loop (kern.c:17) duplicate-array by B's WAR,
+# count 2 at distance 1, line 20 to 20; raw1's loop (28) not parallelizable
+# by ra's RAW, 14 at distance 1, line 29 to 29; lu's i loop (71)
+# parallelizable, with no deciding dependence.  #loop-N marks loop N's
+# row in the flat table (drawn however far down it is) and opens its card.
+"$LOOPSCOPE" record --mem -q -o k.lsc -- "$TD/deps/kern" >/dev/null 2>&1
+"$LOOPSCOPE" analyze --deps -q -o k.lsprof k.lsc
+kid() { awk -F'\t' -v l="$1" '$1 == "loop" && $7 ~ /kern\.c$/ && $8 == l { print $2 }' k.lsprof; }
+id17=$(kid 17) id28=$(kid 28) id71=$(kid 71)
+t_ok "html of a profile with verdicts" "$LOOPSCOPE" html -q -o k.html k.lsprof
+# split the DOM: a line per table row, a line per card's start
+cards() { sed 's/<tr/\n<tr/g; s/<\/table>/\n&/g; s/<div class="card/\n&/g' "$1"; }
+chrome --dump-dom "file://$T_TMP/k.html#loop-$id17" | cards /dev/stdin >k17.dom
+chrome --dump-dom "file://$T_TMP/k.html#loop-$id28" | cards /dev/stdin >k28.dom
+t_grep "verdicts: drawn without an error" 'id="status" data-status="ok"' k17.dom
+t_grep "flat table: a parallel column" '>parallel</th>' k17.dom
+vd='<td class="txt"><span class="vd" data-verdict'
+t_grep "flat: fig4 outer's row (marked by #loop-$id17): duplicate-array" \
+	"^<tr class=\"sel\"><td class=\"txt\"><a class=\"lp\" data-loop=\"$id17\">.*$vd=\"duplicate-array\"[^>]*>duplicate-array</span></td></tr>" k17.dom
+t_grep "flat: raw1's row: not-parallelizable" \
+	"^<tr class=\"sel\"><td class=\"txt\"><a class=\"lp\" data-loop=\"$id28\">.*$vd=\"not-parallelizable\"[^>]*>not-parallelizable</span></td></tr>" k28.dom
+t_grep "flat: lu's i loop: parallelizable" \
+	"^<tr><td class=\"txt\"><a class=\"lp\" data-loop=\"$id71\">.*$vd=\"parallelizable\"[^>]*>parallelizable</span></td></tr>" k17.dom
+t_grep "card of fig4 outer: its verdict" \
+	"^<tr><th class=\"txt\">parallel</th>$vd=\"duplicate-array\"" k17.dom
+dep='<tr><td class="txt">%s</td><td>%s</td><td>%s</td><td>%s</td><td class="txt at">%s</td><td class="txt at">%s</td><td class="txt at">%s</td></tr>'
+# the card's lines: from its start to the next card's
+card() { awk -v id="$2" '/^<div class="card/ { on = index($0, "id=\"loop-" id "\"") > 0 } on' "$1"; }
+t_eq "card of fig4 outer: the one deciding dependence, B's WAR" \
+	"$(printf "$dep" WAR 2 1 1 'B[]' kern.c:20 kern.c:20)" \
+	"$(card k17.dom "$id17" | grep '^<tr><td class="txt">[RW]A[RW]<')"
+t_grep "card of raw1: not-parallelizable" \
+	"^<tr><th class=\"txt\">parallel</th>$vd=\"not-parallelizable\"" k28.dom
+t_eq "card of raw1: the one deciding dependence, ra's RAW" \
+	"$(printf "$dep" RAW 14 1 1 'ra[]' kern.c:29 kern.c:29)" \
+	"$(card k28.dom "$id28" | grep '^<tr><td class="txt">[RW]A[RW]<')"
+t_eq "a profile without verdicts: no parallel column" 0 "$(grep -c '>parallel</th>' dom.html)"
+# html --deps from the bundle: the same verdicts in the page's data.
+t_ok "html --deps of the bundle" "$LOOPSCOPE" html --deps -q -o kb.html k.lsc
+t_grep "html --deps: fig4 outer's verdict and dependence in the data" \
+	'"fn":"fig4","at":"[^"]*kern.c:17",.*"vd":"duplicate-array","vn":\[\],"dep":\[\["WAR",2,1,1,"B\[\]","kern.c:20","kern.c:20"\]\]}' kb.html
+t_fail "html --deps of a profile is refused" "$LOOPSCOPE" html --deps -o x.html k.lsprof
+t_grep "... saying why" "'k.lsprof' is a profile: --deps needs the bundle" "$T_TMP/last.err"
+
 # 10^4 loops: 100 chains of 100 nested loops, each loop 2 iterations of 10
 # instructions of its own.  The page draws a page of rows, not 10^4.
 awk 'BEGIN {

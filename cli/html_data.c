@@ -9,6 +9,7 @@
 
 #include "cli/html.h"
 #include "cli/report.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* A JSON string that is also safe inside a <script> element: no "</"
@@ -54,14 +55,8 @@ static void src_load(struct src *s, const char *path)
 	fclose(f);
 	s->text[len] = '\0';
 	for (i = 0; i < len; ) {
-		char **nl;
-
-		if (s->n == cap) {
-			cap = cap ? 2 * cap : 256;
-			if (!(nl = realloc(s->lines, cap * sizeof(*nl))))
-				return;
-			s->lines = nl;
-		}
+		if (LS_GROW(s->lines, s->n + 1, cap, 256))
+			return;
 		s->lines[s->n++] = s->text + i;
 		while (i < len && s->text[i] != '\n')
 			i++;

@@ -7,6 +7,7 @@
 
 #include "cli/cpi_util.h"
 #include "cli/html.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* File and line of one executed instruction. */
@@ -85,15 +86,8 @@ static int loop_lines(struct html_lines *hl, const struct cli_cpi *c,
 
 			if (il[j].file == UINT32_MAX)
 				continue;
-			if (*end == *cap) {
-				struct html_line *nr;
-
-				*cap = *cap ? 2 * *cap : 1024;
-				nr = realloc(hl->rows, *cap * sizeof(*nr));
-				if (!nr)
-					return -LS_ENOMEM;
-				hl->rows = nr;
-			}
+			if (LS_GROW(hl->rows, *end + 1, *cap, 1024))
+				return -LS_ENOMEM;
 			r = &hl->rows[(*end)++];
 			r->file = il[j].file;
 			r->line = il[j].line;

@@ -93,3 +93,10 @@ t_ok "batch --local with DEBUGINFOD_URLS" env DEBUGINFOD_URLS="$URL" \
 	-o b1.lsprof ne.lsc
 t_ok "... fetched into its DEBUGINFOD_CACHE_PATH" test -s "$T_TMP/dc4/$id/executable"
 t_ok "... and the merged profile is merge of analyze's, byte for byte" cmp want-m.lsprof b1.lsprof
+# Under sbatch --export=NONE the tasks see none of the caller's
+# environment: the task script carries both settings itself.
+cp b1.lsprof.d/part/0-0.lsprof part-before.lsprof
+rm b1.lsprof.d/part/0-0.lsprof
+t_ok "the task script alone, its environment emptied, runs the task" \
+	env -i PATH="$PATH" LOOPSCOPE_CACHE="$LOOPSCOPE_CACHE" sh b1.lsprof.d/task.sh 0
+t_ok "... giving the same partial profile" cmp part-before.lsprof b1.lsprof.d/part/0-0.lsprof

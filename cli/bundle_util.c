@@ -1,6 +1,7 @@
 /* bundle_util.c - what every command that reads a bundle does the same
  * way: open it with perf-like messages, and warn once about code it
  * cannot decode. */
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -153,4 +154,67 @@ const char *cli_create_problem(const char *path, char *buf, size_t len)
 	else
 		return NULL;
 	return buf;
+}
+
+/* Walks the trace run's executable mappings for cli_need_referenced(). */
+struct need_ctx {
+	struct lsb_reader *r;
+	uint8_t *seen;		/* per module: 1 mapped executable, 2 checked */
+};
+
+static int on_need_event(const struct lsb_event *ev, void *arg)
+{
+	struct need_ctx *c = arg;
+	size_t i, n = lsb_reader_nmodules(c->r);
+
+	if (ev->type != LSB_EV_MMAP || !(ev->prot & 4) || ev->run != LSB_RUN_TRACE ||
+	    !ev->build_id_len)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct lsb_module *mod = lsb_reader_module(c->r, i);
+
+		if (mod->build_id_len == ev->build_id_len &&
+		    !memcmp(mod->build_id, ev->build_id, ev->build_id_len))
+			c->seen[i] = 1;
+	}
+	return 0;
+}
+
+int cli_need_referenced(struct lsb_reader *r, const char *debug_dir)
+{
+	size_t i, n = lsb_reader_nmodules(r), bad = 0;
+	struct need_ctx c = { .r = r };
+	char msg[1024];
+
+	/* An imported perf.data never held the binaries: its missing ones
+	 * stay warnings (counted as lost), as perf report does. */
+	if (!lsb_reader_meta(r, "recorder") || !n)
+		return 0;
+	if (!(c.seen = calloc(n, 1))) {
+		cli_error("out of memory");
+		return -1;
+	}
+	lsb_reader_events(r, on_need_event, &c);
+	for (i = 0; i < n; i++) {
+		const struct lsb_module *mod = lsb_reader_module(r, i);
+		void *data;
+		size_t len;
+
+		if (!c.seen[i] || (mod->flags & LSB_MOD_EMBEDDED) || !mod->path ||
+		    is_kernel_path(mod->path))
+			continue;
+		if (!lsd_modfile_find(mod, debug_dir, 1, &data, &len, msg, sizeof(msg))) {
+			lsd_modfile_unmap(data, len);
+			continue;
+		}
+		cli_error("cannot analyze '%s': %s", lsb_reader_path(r), msg);
+		bad++;
+	}
+	free(c.seen);
+	if (bad)
+		cli_error("give --debug-dir=<dir> holding %s, or set DEBUGINFOD_URLS to "
+			 "servers that have %s; --allow-missing counts the trace through %s "
+			 "as lost instead", bad > 1 ? "them" : "it", bad > 1 ? "them" : "it",
+			 bad > 1 ? "them" : "it");
+	return bad ? -1 : 0;
 }

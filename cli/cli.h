@@ -75,6 +75,13 @@ void cli_reader_error(struct lsb_reader *r, int err);
  * count losses.  Also warns when DEBUGINFOD_URLS is set in a build
  * without debuginfod support. */
 void cli_warn_missing_code(struct lsb_reader *r, const char *debug_dir);
+/* For a bundle made by 'loopscope record': prints an error naming each
+ * module it only references (--no-embed) that the traced run executed
+ * and no file of that build can be had for (not at its path, nor in
+ * debug_dir, nor from the debuginfod servers of DEBUGINFOD_URLS), with
+ * where it was looked for.  Imported perf.data bundles pass.  Returns 0,
+ * or -1 when one is missing (or out of memory). */
+int cli_need_referenced(struct lsb_reader *r, const char *debug_dir);
 /* Why a file cannot be created at path, in words, into buf: its
  * directory is missing, not a directory or not writable.  Returns buf, or
  * NULL where the directory looks fine. */

@@ -35,7 +35,12 @@ static const char analyze_usage[] =
 	"                         default 1024);\n"
 	"                         longer entries share one overflow bucket\n"
 	"    --debug-dir=<dir>    look for executables the bundle only references\n"
-	"                         (record --no-embed) and for debug info in <dir>\n"
+	"                         (record --no-embed) and for debug info in <dir>;\n"
+	"                         with DEBUGINFOD_URLS set, those not found locally\n"
+	"                         are fetched from debuginfod servers by build-id\n"
+	"    --allow-missing      analyze even when an executable the bundle only\n"
+	"                         references is found nowhere (its trace is counted\n"
+	"                         as lost); by default that is an error\n"
 	"    --shard=<k>/<n>      only shard k (0 to n-1) of n: a set of whole\n"
 	"                         threads (n from 1 to 65536); 'merge' of all n\n"
 	"                         gives the whole bundle's profile, byte for byte;\n"
@@ -51,7 +56,8 @@ static const char analyze_usage[] =
 	"    -q, --quiet          no summary\n"
 	"    -h, --help           show this help\n";
 
-enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR, OPT_SHARD, OPT_PLAN, OPT_DEPS };
+enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR, OPT_SHARD, OPT_PLAN, OPT_DEPS,
+       OPT_ALLOW_MISSING };
 
 static const struct option analyze_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -61,15 +67,18 @@ static const struct option analyze_options[] = {
 	{ "plan-shards", required_argument, NULL, OPT_PLAN },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "deps", no_argument, NULL, OPT_DEPS },
+	{ "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* Profiles shard k of nshards of run `path` into the new profile p, in
- * canonical order, with its part record; stats to *st.  Returns 0, or 1
- * after printing the error. */
-static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
+ * canonical order, with its part record; stats to *st.  Unless
+ * allow_missing, referenced executables found nowhere are an error.
+ * Returns 0, or 1 after printing the error. */
+static int analyze_into(const char *path, const char *debug_dir, int allow_missing,
+			unsigned jobs,
 			uint32_t k, uint32_t nshards, struct lsp_profile *p,
 			struct lsa_loops_stats *st)
 {
@@ -93,6 +102,8 @@ static int analyze_into(const char *path, const char *debug_dir, unsigned jobs,
 		return 1;
 	}
 	o.streams = mask;
+	if (!allow_missing && cli_need_referenced(r, debug_dir) < 0)
+		goto fail;
 	cli_warn_missing_code(r, debug_dir);
 	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
 	if (err == -LS_EBUILDID) {
@@ -207,7 +218,7 @@ int cli_analyze_bundle(const char *path, const char *debug_dir,
 		return -LS_ENOMEM;
 	}
 	memset(&st, 0, sizeof(st));
-	if (analyze_into(path, debug_dir, online_cpus(), 0, 1, p, &st)) {
+	if (analyze_into(path, debug_dir, 0, online_cpus(), 0, 1, p, &st)) {
 		lsp_free(p);
 		return -LS_EDECODE;
 	}
@@ -238,7 +249,7 @@ int cmd_analyze(int argc, char **argv)
 	uint32_t trip_limit = 0, shard = 0, nshards = 1, plan = 0;
 	uint32_t jobs = online_cpus();
 	char *def = NULL, errmsg[512];
-	int c, quiet = 0, ret = 1, deps = 0;
+	int c, quiet = 0, ret = 1, deps = 0, allow_missing = 0;
 	uint64_t insns = 0;
 	size_t i;
 
@@ -278,6 +289,9 @@ int cmd_analyze(int argc, char **argv)
 		case OPT_DEPS:
 			deps = 1;
 			break;
+		case OPT_ALLOW_MISSING:
+			allow_missing = 1;
+			break;
 		case 'h':
 			return cli_usage(analyze_usage, 0);
 		default:
@@ -313,7 +327,7 @@ int cmd_analyze(int argc, char **argv)
 		return 1;
 	}
 	memset(&st, 0, sizeof(st));
-	if (analyze_into(file, debug_dir, jobs, shard, nshards, p, &st))
+	if (analyze_into(file, debug_dir, allow_missing, jobs, shard, nshards, p, &st))
 		goto out;
 	warn_stats(file, p, 0, &st);
 	if (deps && cli_deps_into_profile(file, debug_dir, p))

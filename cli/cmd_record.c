@@ -31,6 +31,8 @@ static const char record_usage[] =
 	"                          own instructions (names, or runtime address ranges\n"
 	"                          0xSTART-0xEND; comma-separated); implies --mem\n"
 	"    --no-embed            reference executables by path and build-id, do not embed\n"
+	"                          (analyze finds them there, in --debug-dir, or on the\n"
+	"                          debuginfod servers of DEBUGINFOD_URLS)\n"
 	"    --no-retcomp          write every return as a TIP packet, never compressed\n"
 	"                          (intel_pt's noretcomp)\n"
 	"    --psb-period <bytes>  sw: PT bytes between PSB packets (256 to 1048576,\n"

@@ -1,5 +1,6 @@
-/* debuginfod.c - separate debug files fetched by build-id from the
- * servers DEBUGINFOD_URLS names, through elfutils' client library.
+/* debuginfod.c - separate debug files, and the executables of modules a
+ * bundle only references (record --no-embed), fetched by build-id from
+ * the servers DEBUGINFOD_URLS names, through elfutils' client library.
  *
  * The library keeps its own cache (DEBUGINFOD_CACHE_PATH, else
  * ~/.cache/debuginfod_client), so a file is downloaded once.  Built
@@ -23,8 +24,8 @@ int lsd_debuginfod_built(void)
 	return 1;
 }
 
-int lsd_debuginfod_find(void **client, const uint8_t *id, size_t len,
-			char *path, size_t cap)
+static int find(void **client, const uint8_t *id, size_t len, char *path,
+		size_t cap, int exec)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	char *got = NULL;
@@ -36,13 +37,26 @@ int lsd_debuginfod_find(void **client, const uint8_t *id, size_t len,
 		return -LS_ENOENT;
 	if (!*client && !(*client = debuginfod_begin()))
 		return -LS_ENOMEM;
-	fd = debuginfod_find_debuginfo(*client, id, (int)len, &got);
+	fd = exec ? debuginfod_find_executable(*client, id, (int)len, &got)
+		  : debuginfod_find_debuginfo(*client, id, (int)len, &got);
 	if (fd < 0)
 		return -LS_ENOENT;
 	close(fd);
 	n = snprintf(path, cap, "%s", got);
 	free(got);
 	return n < 0 || (size_t)n >= cap ? -LS_ENOENT : 0;
+}
+
+int lsd_debuginfod_find(void **client, const uint8_t *id, size_t len,
+			char *path, size_t cap)
+{
+	return find(client, id, len, path, cap, 0);
+}
+
+int lsd_debuginfod_find_exec(void **client, const uint8_t *id, size_t len,
+			     char *path, size_t cap)
+{
+	return find(client, id, len, path, cap, 1);
 }
 
 void lsd_debuginfod_end(void *client)
@@ -67,6 +81,12 @@ int lsd_debuginfod_find(void **client, const uint8_t *id, size_t len,
 	(void)path;
 	(void)cap;
 	return -LS_EUNSUP;
+}
+
+int lsd_debuginfod_find_exec(void **client, const uint8_t *id, size_t len,
+			     char *path, size_t cap)
+{
+	return lsd_debuginfod_find(client, id, len, path, cap);
 }
 
 void lsd_debuginfod_end(void *client)

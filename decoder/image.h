@@ -50,7 +50,8 @@ struct lsd_image {
  * from the bundle.  Modules the bundle only references (recorded with
  * --no-embed) are read from their recorded path, or from DEBUG_DIR/path or
  * DEBUG_DIR/basename when debug_dir is set, if the file's build-id is the
- * recorded one.  Returns -LS_ENOMEM, a reader error, or -LS_EBUILDID when
+ * recorded one, else from the debuginfod servers of DEBUGINFOD_URLS
+ * (lsd_modfile_find()).  Returns -LS_ENOMEM, a reader error, or -LS_EBUILDID when
  * the only files found have another build-id (img->errmsg names both). */
 int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
 			uint32_t pid, int run, const char *debug_dir);

@@ -2,12 +2,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "decoder/modfile.h"
+#include "decoder/symbols.h"
 #include "ls_buildid.h"
 #include "ls_err.h"
 
@@ -85,6 +87,64 @@ int lsd_modfile_buildid_path(char *out, size_t cap, const char *dir,
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
+/* What the debuginfod servers said, for the message of a module not found. */
+enum { DBGD_UNBUILT, DBGD_NOURLS, DBGD_MISSING, DBGD_WRONG };
+
+static const char *const servers[] = {
+	[DBGD_UNBUILT] = "debuginfod not asked (this loopscope was built "
+			 "without libdebuginfod)",
+	[DBGD_NOURLS] = "debuginfod not asked (DEBUGINFOD_URLS is unset)",
+	[DBGD_MISSING] = "not on the debuginfod servers of DEBUGINFOD_URLS",
+	[DBGD_WRONG] = "the debuginfod servers gave another build",
+};
+
+/* Asks the servers of DEBUGINFOD_URLS for m's executable by build-id and
+ * maps it (its path, in the client's cache, to path).  Returns 0 or
+ * -LS_ENOENT, -LS_EBUILDID, -LS_EIO, -LS_ENOMEM; *state says why not. */
+static int from_servers(const struct lsb_module *m, void **data, size_t *len,
+			char *path, size_t cap, int *state)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	void *client = NULL;
+	char msg[8];
+	int err;
+
+	*state = !lsd_debuginfod_built() ? DBGD_UNBUILT
+		 : !urls || !*urls ? DBGD_NOURLS : DBGD_MISSING;
+	if (*state != DBGD_MISSING || !m->build_id_len)
+		return -LS_ENOENT;
+	err = lsd_debuginfod_find_exec(&client, m->build_id, m->build_id_len,
+				       path, cap);
+	lsd_debuginfod_end(client);
+	if (err == -LS_ENOMEM)
+		return err;
+	if (err < 0)
+		return -LS_ENOENT;
+	err = lsd_modfile_try(m, path, data, len, msg, sizeof(msg));
+	if (err == -LS_EBUILDID)
+		*state = DBGD_WRONG;
+	return err;
+}
+
+/* The message for a module found nowhere: which module, and every place
+ * it was looked for. */
+static void not_found(const struct lsb_module *m, const char *debug_dir,
+		      int code_only, int state, char *errmsg, size_t errlen)
+{
+	char id[2 * LSB_BUILD_ID_MAX + 1], dd[4200] = "";
+
+	hex(id, sizeof(id), m->build_id, m->build_id_len);
+	if (debug_dir)
+		snprintf(dd, sizeof(dd), "not in --debug-dir '%s' (by path%s)",
+			 debug_dir, code_only ? " and name" : ", name and build-id");
+	else
+		snprintf(dd, sizeof(dd), "no --debug-dir given");
+	snprintf(errmsg, errlen, "module '%s' (build-id %s) is not in the bundle and "
+		 "no file with its build-id was found: not at its recorded path, %s%s, %s",
+		 m->path, id, dd, code_only ? "" : ", not under " LSD_SYS_DEBUG_DIR "/.build-id",
+		 servers[state]);
+}
+
 int lsd_modfile_find(const struct lsb_module *m, const char *debug_dir,
 		     int code_only, void **data, size_t *len, char *errmsg,
 		     size_t errlen)
@@ -99,7 +159,7 @@ int lsd_modfile_find_path(const struct lsb_module *m, const char *debug_dir,
 {
 	char cand[5][4096], msg[1024] = "";
 	const char *base;
-	int n = 0, i, err, worst = -LS_ENOENT;
+	int n = 0, i, err, worst = -LS_ENOENT, dstate;
 
 	if (!m->path || !*m->path)
 		return -LS_ENOENT;
@@ -130,10 +190,19 @@ int lsd_modfile_find_path(const struct lsb_module *m, const char *debug_dir,
 		if (err != -LS_ENOENT && worst == -LS_ENOENT)
 			worst = err;
 	}
-	if (worst == -LS_ENOENT)
-		snprintf(errmsg, errlen, "module '%s' is not in the bundle and no file "
-			 "with its build-id was found", m->path);
+	/* Nothing here, or another build (the analysis machine's own
+	 * libraries): the servers may have the build that ran. */
+	err = from_servers(m, data, len, cand[0], sizeof(cand[0]), &dstate);
+	if (!err) {
+		if (used && usedlen)
+			snprintf(used, usedlen, "%s", cand[0]);
+		return 0;
+	}
+	if (worst == -LS_ENOENT && err != -LS_ENOENT)
+		worst = err;
+	if (worst == -LS_EBUILDID && msg[0])
+		snprintf(errmsg, errlen, "%s; %s", msg, servers[dstate]);
 	else
-		snprintf(errmsg, errlen, "%s", msg);
+		not_found(m, debug_dir, code_only, dstate, errmsg, errlen);
 	return worst;
 }

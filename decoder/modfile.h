@@ -27,9 +27,12 @@ int lsd_modfile_buildid_path(char *out, size_t cap, const char *dir,
 			     const struct lsb_module *m);
 /* Finds m's bytes: the recorded path, DEBUG_DIR/path, DEBUG_DIR/basename,
  * and unless code_only (the code must be there, which .debug files lack)
- * DEBUG_DIR/.build-id/... and /usr/lib/debug/.build-id/....  Returns 0,
- * -LS_ENOENT (nothing found; errmsg says so), or the most telling error
- * of lsd_modfile_try(). */
+ * DEBUG_DIR/.build-id/... and /usr/lib/debug/.build-id/...; when none is
+ * of m's build, the executable of m's build-id from the debuginfod
+ * servers of DEBUGINFOD_URLS (a new client each call; the client's cache
+ * makes the next call local).  Returns 0, -LS_ENOENT (nothing found;
+ * errmsg names the module and each place looked at), -LS_ENOMEM, or the
+ * most telling error of lsd_modfile_try(). */
 int lsd_modfile_find(const struct lsb_module *m, const char *debug_dir,
 		     int code_only, void **data, size_t *len, char *errmsg,
 		     size_t errlen);

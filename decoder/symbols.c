@@ -8,7 +8,8 @@
  * Where a module's bytes come from, in order:
  *   1. the bundle (embedded modules);
  *   2. for reference-only modules: the recorded path, DEBUG_DIR/<path>,
- *      DEBUG_DIR/.build-id/xx/rest.debug, /usr/lib/debug/.build-id/...;
+ *      DEBUG_DIR/.build-id/xx/rest.debug, /usr/lib/debug/.build-id/...,
+ *      then the executable from the debuginfod servers of DEBUGINFOD_URLS;
  *      a file is taken only when its GNU build-id is the recorded one.
  * When the module has no .symtab or no DWARF, a separate debug file is
  * looked for by build-id (same two .build-id folders) and by

@@ -81,6 +81,10 @@ int lsd_debuginfod_built(void);
  *   -LS_ENOMEM, -LS_EINVAL. */
 int lsd_debuginfod_find(void **client, const uint8_t *id, size_t len,
 			char *path, size_t cap);
+/* lsd_debuginfod_find() for the executable (or library) itself, for a
+ * module the bundle only references; same returns. */
+int lsd_debuginfod_find_exec(void **client, const uint8_t *id, size_t len,
+			     char *path, size_t cap);
 void lsd_debuginfod_end(void *client);
 
 /* Text of the last failure: the module, and for a build-id mismatch both

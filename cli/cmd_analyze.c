@@ -218,7 +218,11 @@ int cli_analyze_bundle(const char *path, const char *debug_dir,
 		return -LS_ENOMEM;
 	}
 	memset(&st, 0, sizeof(st));
-	if (analyze_into(path, debug_dir, 0, online_cpus(), 0, 1, p, &st)) {
+	/* Views of a bundle (report, html, graph, ...) show what can be
+	 * shown: a missing executable is warned about and its trace counted
+	 * as lost, as `analyze --allow-missing` does; `analyze` itself, the
+	 * step whose profile is kept, refuses by default. */
+	if (analyze_into(path, debug_dir, 1, online_cpus(), 0, 1, p, &st)) {
 		lsp_free(p);
 		return -LS_EDECODE;
 	}

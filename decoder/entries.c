@@ -187,9 +187,10 @@ static void ec_save(const uint8_t *bid, size_t n, const struct ent_list *l)
 		return;
 	ec_header(h, bid, n, l->n);
 	crc = ls_crc32(0, h, sizeof(h));
-	crc = ls_crc32(crc, l->a, l->n * 8);
+	if (l->n)	/* a module without calls has no list (NULL) */
+		crc = ls_crc32(crc, l->a, l->n * 8);
 	ok = fwrite(h, 1, sizeof(h), f) == sizeof(h) &&
-	     fwrite(l->a, 8, l->n, f) == l->n && fwrite(&crc, 4, 1, f) == 1;
+	     (!l->n || fwrite(l->a, 8, l->n, f) == l->n) && fwrite(&crc, 4, 1, f) == 1;
 	if (fclose(f) || !ok || rename(tmp, path))
 		unlink(tmp);
 }

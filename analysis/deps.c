@@ -216,40 +216,86 @@ static void copy_where(struct deps_ent *to, const struct deps_ent *from)
 	to->cfaoff = from->cfaoff;
 }
 
+/* The pairs found for one pending entry, so that two history entries
+ * overlapping it count a pair once. */
+struct pairs {
+	uint32_t n;
+	struct { uint32_t src, dst; int kind; } p[3 * DEPS_NR * 4];
+};
+
+static int pair_new(struct pairs *ps, int kind, uint32_t src, uint32_t dst)
+{
+	uint32_t i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->p[i].kind == kind && ps->p[i].src == src && ps->p[i].dst == dst)
+			return 0;
+	if (ps->n < sizeof(ps->p) / sizeof(ps->p[0])) {
+		ps->p[ps->n].kind = kind;
+		ps->p[ps->n].src = src;
+		ps->p[ps->n++].dst = dst;
+	}
+	return 1;
+}
+
+/* Pending entry e of nest entry n against history entry h, which
+ * overlaps it. */
+static int check(struct lsa_deps *D, const struct deps_nent *n, const struct deps_ent *e,
+		 const struct deps_ent *h, struct pairs *ps)
+{
+	int err, j;
+
+	for (j = 0; h->w && j < DEPS_NR && e->r[j]; j++)
+		if (pair_new(ps, LSA_DEP_RAW, h->w, e->r[j]) &&
+		    (err = rec_add(D, n, LSA_DEP_RAW, h->w, e->r[j], n->it - h->wit, e, 0)) < 0)
+			return err;
+	for (j = 0; e->w && j < DEPS_NR && h->r[j]; j++)
+		if (pair_new(ps, LSA_DEP_WAR, h->r[j], e->w) &&
+		    (err = rec_add(D, n, LSA_DEP_WAR, h->r[j], e->w, n->it - h->rit[j], e, 0)) < 0)
+			return err;
+	if (e->w && h->w && pair_new(ps, LSA_DEP_WAW, h->w, e->w) &&
+	    (err = rec_add(D, n, LSA_DEP_WAW, h->w, e->w, n->it - h->wit, e, e->li)) < 0)
+		return err;
+	return 0;
+}
+
 /* The iteration of nest entry k ends: its pending table against its
- * history, then into it. */
+ * history (by overlapping bytes), then into it (by address). */
 static int iter_end(struct lsa_deps *D, struct deps_thr *t, uint32_t k)
 {
 	struct deps_nent *n = &t->nest[k];
 	struct deps_tab *P = &t->pend[k], *H = &t->hist[k];
+	struct deps_ent *ov[DEPS_MAXOV];
+	struct pairs ps;
 	uint32_t i;
+	size_t m, no;
 	int err, isnew, j;
 
+	/* All checks first: an entry merged early must not meet another
+	 * entry of its own iteration that it overlaps. */
+	for (i = 0; i < P->n; i++) {
+		struct deps_ent *e = &P->e[i];
+
+		ps.n = 0;
+		no = deps_tab_overlaps(H, e->addr, e->len, ov);
+		for (m = 0; m < no; m++)
+			if ((err = check(D, n, e, ov[m], &ps)) < 0)
+				return err;
+	}
 	for (i = 0; i < P->n; i++) {
 		struct deps_ent *e = &P->e[i], *h = deps_tab_find(H, e->addr);
 
-		if (h) {
-			for (j = 0; h->w && j < DEPS_NR && e->r[j]; j++)
-				if ((err = rec_add(D, n, LSA_DEP_RAW, h->w, e->r[j],
-						   n->it - h->wit, e, 0)) < 0)
-					return err;
-			for (j = 0; e->w && j < DEPS_NR && h->r[j]; j++)
-				if ((err = rec_add(D, n, LSA_DEP_WAR, h->r[j], e->w,
-						   n->it - h->rit[j], e, 0)) < 0)
-					return err;
-			if (e->w && h->w &&
-			    (err = rec_add(D, n, LSA_DEP_WAW, h->w, e->w,
-					   n->it - h->wit, e, e->li)) < 0)
-				return err;
-		} else {
+		if (!h) {
 			if (!(h = deps_tab_get(H, e->addr, &isnew)))
 				return -LS_ENOMEM;
 			D->live++;
 			copy_where(h, e);
 		}
+		deps_tab_len(H, h, e->len);
 		if (e->w) {
 			h->w = e->w;
 			h->wit = n->it;
+			h->wlen = e->wlen;
 		}
 		for (j = 0; j < DEPS_NR && e->r[j]; j++)
 			add_read(h, e->r[j], n->it);
@@ -278,7 +324,7 @@ static int entry_end(struct lsa_deps *D, struct deps_thr *t)
 
 		for (i = 0; i < H->n; i++) {
 			struct deps_ent *h = &H->e[i];
-			struct deps_ent *p = deps_tab_get(P, h->addr, &isnew);
+			struct deps_ent *p = deps_tab_get(P, h->addr, &isnew), *cw;
 
 			if (!p)
 				return -LS_ENOMEM;
@@ -286,15 +332,24 @@ static int entry_end(struct lsa_deps *D, struct deps_thr *t)
 				D->live++;
 				copy_where(p, h);
 			}
+			deps_tab_len(P, p, h->len);
 			p->li += h->li;
-			if (p->w) {
-				p->li += h->r[0] != 0;
+			/* Its reads are uses of the parent iteration's writes
+			 * when those cover them. */
+			if (h->r[0] && (cw = deps_tab_covered(P, h->addr, h->len))) {
+				cw->li++;
+				if (p->w)
+					continue;
+			} else if (p->w) {
 				continue;
+			} else {
+				for (j = 0; j < DEPS_NR && h->r[j]; j++)
+					add_read(p, h->r[j], 0);
 			}
-			for (j = 0; j < DEPS_NR && h->r[j]; j++)
-				add_read(p, h->r[j], 0);
-			if (h->w)
+			if (h->w) {
 				p->w = h->w;
+				p->wlen = h->wlen;
+			}
 		}
 	}
 	D->live -= H->n;
@@ -469,7 +524,7 @@ static int32_t owner_of(const struct deps_thr *t, uint64_t a)
 static int access(struct lsa_deps *D, struct deps_thr *t, const struct deps_spool *s,
 		  const struct lsd_sblock *sb)
 {
-	struct deps_ent *e;
+	struct deps_ent *e, *w;
 	uint32_t site;
 	int isnew, j;
 
@@ -491,13 +546,23 @@ static int access(struct lsa_deps *D, struct deps_thr *t, const struct deps_spoo
 			e->cfaoff = (int64_t)(s->daddr - t->fr[o].cfa);
 		}
 	}
+	deps_tab_len(&t->pend[t->nnest - 1], e, s->size);
 	if (s->write) {
 		if (!e->w)
 			e->w = site;
+		if (s->size > e->wlen)
+			e->wlen = s->size;
 		return 0;
 	}
-	if (e->w) {
-		e->li++;	/* defined earlier in the iteration */
+	/* Defined earlier in the iteration (by writes covering its bytes):
+	 * a use of the write that holds its first byte.  A read only partly
+	 * covered counts as a read of all its bytes. */
+	if (e->w && e->wlen >= s->size) {
+		e->li++;
+		return 0;
+	}
+	if ((w = deps_tab_covered(&t->pend[t->nnest - 1], s->daddr, s->size))) {
+		w->li++;
 		return 0;
 	}
 	for (j = 0; j < DEPS_NR && e->r[j] && e->r[j] != site; j++)

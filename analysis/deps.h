@@ -26,8 +26,12 @@
  * read, pending write), WAW; each found pair of instructions counts once
  * per address and iteration, with its distance in iterations.  At an
  * entry's end its history merges into the parent entry's pending table
- * (nested loops as if fully unrolled).  Addresses are keys as accessed
- * (accesses of other sizes that overlap are not matched).  Memory grows
+ * (nested loops as if fully unrolled).  Entries are keyed by the start
+ * address of their accesses, but conflicts are found by overlapping
+ * bytes (an 8-byte write and a 4-byte read of its upper half conflict);
+ * a read covered by writes of its own iteration is a use of the write
+ * holding its first byte, a read partly covered a read of all its
+ * bytes.  Memory grows
  * with the addresses the loops touch, not with the trace length.
  *
  * Heuristics (Prospector 3.2) then mark dependences that do not forbid

@@ -20,6 +20,8 @@ struct deps_ent {
 	uint64_t wit;		/* history: iteration of w */
 	uint64_t rit[DEPS_NR];	/* history: last iteration of each read site */
 	uint64_t li;		/* reads after a write of the same iteration */
+	uint8_t len;		/* the widest access at addr, bytes */
+	uint8_t wlen;		/* the widest write at addr (with w) */
 	const struct lsd_sblock *ofn;	/* stack: owner frame's function entry */
 	int64_t cfaoff;		/* stack: address - owner frame base */
 	int32_t odepth;		/* stack: owner frame depth, -1 not stack */
@@ -38,7 +40,12 @@ struct deps_tab {
 	uint32_t n, cap;
 	struct deps_slot *ix;
 	uint32_t ixcap;		/* 0 or a power of two */
+	uint8_t maxlen;		/* the widest entry */
+	uint8_t uni;		/* every entry this long so far (0: none yet) */
+	uint8_t mixed;		/* some entry of another length or misaligned */
 };
+
+#define DEPS_MAXOV 256	/* entries overlapping one access, at most */
 
 /* An open loop entry of a thread's nest. */
 struct deps_nent {
@@ -144,6 +151,18 @@ struct deps_ent *deps_tab_find(const struct deps_tab *t, uint64_t addr);
  * NULL: out of memory. */
 struct deps_ent *deps_tab_get(struct deps_tab *t, uint64_t addr, int *isnew);
 void deps_tab_clear(struct deps_tab *t);
+/* Notes an access of size bytes at e, an entry of t (its length, and
+ * whether t stays uniform). */
+void deps_tab_len(struct deps_tab *t, struct deps_ent *e, unsigned size);
+/* The entries of t whose bytes overlap [addr, addr + len) into out (at
+ * most DEPS_MAXOV), by address: only an exact match is possible when
+ * every entry of t is len long and aligned to it, as addr is; else every
+ * start from addr - maxlen + 1 is probed.  Returns how many. */
+size_t deps_tab_overlaps(const struct deps_tab *t, uint64_t addr, unsigned len,
+			 struct deps_ent **out);
+/* The entry written in t's iteration holding addr's first byte when
+ * writes of the iteration cover all of [addr, addr + len), else NULL. */
+struct deps_ent *deps_tab_covered(const struct deps_tab *t, uint64_t addr, unsigned len);
 void deps_tab_release(struct deps_tab *t);
 /* The next access of s into its fields: 1, or 0 at the end; a record
  * that does not decode is counted in *damaged and dropped.  Returns 1,

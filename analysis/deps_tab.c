@@ -109,6 +109,76 @@ void deps_tab_clear(struct deps_tab *t)
 		}
 	}
 	t->n = 0;
+	t->maxlen = t->uni = t->mixed = 0;
+}
+
+void deps_tab_len(struct deps_tab *t, struct deps_ent *e, unsigned size)
+{
+	if (size > e->len)
+		e->len = (uint8_t)size;
+	if (e->len > t->maxlen)
+		t->maxlen = e->len;
+	if (!t->uni)
+		t->uni = e->len;
+	if (e->len != t->uni || e->addr % e->len)
+		t->mixed = 1;
+}
+
+size_t deps_tab_overlaps(const struct deps_tab *t, uint64_t addr, unsigned len,
+			 struct deps_ent **out)
+{
+	uint64_t a, lo;
+	size_t n = 0;
+
+	if (!len)
+		len = 1;
+	if (!t->mixed && (!t->uni || t->uni == len) && !(addr % len)) {
+		/* Aligned ranges of one length coincide or are disjoint. */
+		struct deps_ent *e = deps_tab_find(t, addr);
+
+		if (e)
+			out[n++] = e;
+		return n;
+	}
+	lo = t->maxlen > 1 && addr >= t->maxlen - 1u ? addr - (t->maxlen - 1u) : addr;
+	for (a = lo; a < addr + len && n < DEPS_MAXOV; a++) {
+		struct deps_ent *e = deps_tab_find(t, a);
+
+		if (e && e->addr + (e->len ? e->len : 1) > addr)
+			out[n++] = e;
+	}
+	return n;
+}
+
+struct deps_ent *deps_tab_covered(const struct deps_tab *t, uint64_t addr, unsigned len)
+{
+	struct deps_ent *ov[DEPS_MAXOV], *first = NULL;
+	uint8_t cov[128];
+	size_t n, i;
+	unsigned b;
+
+	if (!len)
+		len = 1;
+	if (len > sizeof(cov))
+		len = sizeof(cov);
+	n = deps_tab_overlaps(t, addr, len, ov);
+	memset(cov, 0, len);
+	for (i = 0; i < n; i++) {
+		const struct deps_ent *e = ov[i];
+
+		if (!e->w)
+			continue;
+		for (b = 0; b < len; b++)
+			if (addr + b >= e->addr && addr + b < e->addr + (e->wlen ? e->wlen : 1)) {
+				cov[b] = 1;
+				if (!b)
+					first = ov[i];
+			}
+	}
+	for (b = 0; b < len; b++)
+		if (!cov[b])
+			return NULL;
+	return first;
 }
 
 void deps_tab_release(struct deps_tab *t)

@@ -25,6 +25,7 @@ int lsa_deps_new(struct lsa_deps **pd, struct lsd_decoder *d,
 	D->sl = sl;
 	D->nsb = lsd_nsblocks(d);
 	D->nstreams = lsb_reader_nstreams(r);
+	D->cmin = DEPS_COMPACT;
 	ns = lsa_sloops_count(sl);
 	D->sbloop = calloc(D->nsb ? D->nsb : 1, sizeof(*D->sbloop));
 	D->lpc = calloc(ns ? ns : 1, sizeof(*D->lpc));
@@ -179,6 +180,11 @@ static int rec_add(struct lsa_deps *D, const struct deps_nent *n, int kind,
 		*v = ++D->nrec;
 	}
 	r = &D->rec[*v - 1];
+	if (e->addr < r->addr) {
+		/* The lowest address names it, whatever the tables' order. */
+		r->addr = e->addr;
+		r->where = *e;
+	}
 	r->count++;
 	r->li += li;
 	if (dist < r->dmin)
@@ -259,37 +265,52 @@ static int check(struct lsa_deps *D, const struct deps_nent *n, const struct dep
 	return 0;
 }
 
+static void note_max(struct lsa_deps *D)
+{
+	if (D->entries > D->st.max_entries)
+		D->st.max_entries = D->entries;
+	if (D->live > D->st.max_addrs)
+		D->st.max_addrs = D->live;
+}
+
 /* The iteration of nest entry k ends: its pending table against its
  * history (by overlapping bytes), then into it (by address). */
 static int iter_end(struct lsa_deps *D, struct deps_thr *t, uint32_t k)
 {
 	struct deps_nent *n = &t->nest[k];
 	struct deps_tab *P = &t->pend[k], *H = &t->hist[k];
-	struct deps_ent *ov[DEPS_MAXOV];
+	const struct deps_ent *ov[DEPS_MAXOV], *e;
+	struct deps_ent etmp;
+	struct deps_it it;
 	struct pairs ps;
-	uint32_t i;
 	size_t m, no;
-	int err, isnew, j;
+	int err, isnew, j, one;
 
 	/* All checks first: an entry merged early must not meet another
-	 * entry of its own iteration that it overlaps. */
-	for (i = 0; i < P->n; i++) {
-		struct deps_ent *e = &P->e[i];
-
+	 * entry of its own iteration that it overlaps.  When none can,
+	 * each is checked as it merges (one probe of the history). */
+	one = deps_tab_regular(P, H);
+	memset(&it, 0, sizeof(it));
+	while (!one && (e = deps_tab_next(P, &it, &etmp))) {
 		ps.n = 0;
-		no = deps_tab_overlaps(H, e->addr, e->len, ov);
+		no = deps_tab_overlaps(H, e->addr, e->len, ov, D->ovbuf);
 		for (m = 0; m < no; m++)
 			if ((err = check(D, n, e, ov[m], &ps)) < 0)
 				return err;
 	}
-	for (i = 0; i < P->n; i++) {
-		struct deps_ent *e = &P->e[i], *h = deps_tab_find(H, e->addr);
+	memset(&it, 0, sizeof(it));
+	while ((e = deps_tab_next(P, &it, &etmp))) {
+		struct deps_ent *h = deps_tab_get(H, e->addr, &isnew);
 
-		if (!h) {
-			if (!(h = deps_tab_get(H, e->addr, &isnew)))
-				return -LS_ENOMEM;
+		if (!h)
+			return -LS_ENOMEM;
+		if (isnew) {
 			D->live++;
 			copy_where(h, e);
+		} else if (one) {
+			ps.n = 0;
+			if ((err = check(D, n, e, h, &ps)) < 0)
+				return err;
 		}
 		deps_tab_len(H, h, e->len);
 		if (e->w) {
@@ -300,8 +321,10 @@ static int iter_end(struct lsa_deps *D, struct deps_thr *t, uint32_t k)
 		for (j = 0; j < DEPS_NR && e->r[j]; j++)
 			add_read(h, e->r[j], n->it);
 		h->li += e->li;
+		note_max(D);
+		deps_tab_maybe_compact(H);
 	}
-	D->live -= P->n;
+	D->live -= deps_tab_count(P);
 	deps_tab_clear(P);
 	return 0;
 }
@@ -310,8 +333,11 @@ static int iter_end(struct lsa_deps *D, struct deps_thr *t, uint32_t k)
  * into the parent's pending table. */
 static int entry_end(struct lsa_deps *D, struct deps_thr *t)
 {
-	uint32_t k = t->nnest - 1, i;
+	uint32_t k = t->nnest - 1;
 	struct deps_tab *H = &t->hist[k];
+	const struct deps_ent *h;
+	struct deps_ent htmp;
+	struct deps_it it;
 	int err, isnew, j;
 
 	if ((err = iter_end(D, t, k)) < 0)
@@ -319,40 +345,43 @@ static int entry_end(struct lsa_deps *D, struct deps_thr *t)
 	D->lpc[t->nest[k].loop].entries++;
 	D->lpc[t->nest[k].loop].iterations += t->nest[k].it;
 	D->st.entries++;
-	if (k > 0) {
+	memset(&it, 0, sizeof(it));
+	while (k > 0 && (h = deps_tab_next(H, &it, &htmp))) {
 		struct deps_tab *P = &t->pend[k - 1];
+		struct deps_ent *p;
+		uint64_t wa;
+		/* Its reads are uses of the parent iteration's writes when
+		 * those cover them. */
+		int cov = h->r[0] && deps_tab_covered(P, h->addr, h->len, &wa, D->cvbuf);
 
-		for (i = 0; i < H->n; i++) {
-			struct deps_ent *h = &H->e[i];
-			struct deps_ent *p = deps_tab_get(P, h->addr, &isnew), *cw;
+		if (cov) {
+			struct deps_ent *cw = deps_tab_get(P, wa, &isnew);
 
-			if (!p)
+			if (!cw)
 				return -LS_ENOMEM;
-			if (isnew) {
-				D->live++;
-				copy_where(p, h);
-			}
-			deps_tab_len(P, p, h->len);
-			p->li += h->li;
-			/* Its reads are uses of the parent iteration's writes
-			 * when those cover them. */
-			if (h->r[0] && (cw = deps_tab_covered(P, h->addr, h->len))) {
-				cw->li++;
-				if (p->w)
-					continue;
-			} else if (p->w) {
-				continue;
-			} else {
+			cw->li++;
+		}
+		if (!(p = deps_tab_get(P, h->addr, &isnew)))
+			return -LS_ENOMEM;
+		if (isnew) {
+			D->live++;
+			copy_where(p, h);
+		}
+		deps_tab_len(P, p, h->len);
+		p->li += h->li;
+		if (!p->w || cov) {
+			if (!cov)
 				for (j = 0; j < DEPS_NR && h->r[j]; j++)
 					add_read(p, h->r[j], 0);
-			}
-			if (h->w) {
+			if (!p->w && h->w) {
 				p->w = h->w;
 				p->wlen = h->wlen;
 			}
 		}
+		note_max(D);
+		deps_tab_maybe_compact(P);
 	}
-	D->live -= H->n;
+	D->live -= deps_tab_count(H);
 	deps_tab_clear(H);
 	t->nnest--;
 	return 0;
@@ -379,6 +408,12 @@ static int nest_push(struct lsa_deps *D, struct deps_thr *t, uint32_t loop)
 		memset(t->pend + t->capnest, 0, (size_t)(nc - t->capnest) * sizeof(*np));
 		memset(t->hist + t->capnest, 0, (size_t)(nc - t->capnest) * sizeof(*nh));
 		t->capnest = nc;
+	}
+	/* Its tables count their entries and compact at D's step. */
+	t->pend[t->nnest].size = t->hist[t->nnest].size = &D->entries;
+	if (t->pend[t->nnest].cmin != D->cmin) {
+		t->pend[t->nnest].cmin = t->hist[t->nnest].cmin = D->cmin;
+		t->pend[t->nnest].next = t->hist[t->nnest].next = D->cmin;
 	}
 	t->nest[t->nnest].loop = loop;
 	t->nest[t->nnest].frame = t->nfr - 1;
@@ -524,7 +559,9 @@ static int32_t owner_of(const struct deps_thr *t, uint64_t a)
 static int access(struct lsa_deps *D, struct deps_thr *t, const struct deps_spool *s,
 		  const struct lsd_sblock *sb)
 {
+	struct deps_tab *P;
 	struct deps_ent *e, *w;
+	uint64_t wa;
 	uint32_t site;
 	int isnew, j;
 
@@ -533,20 +570,23 @@ static int access(struct lsa_deps *D, struct deps_thr *t, const struct deps_spoo
 	D->st.in_loops++;
 	if (!(site = site_of(D, s->iaddr, sb)))
 		return -LS_ENOMEM;
-	if (!(e = deps_tab_get(&t->pend[t->nnest - 1], s->daddr, &isnew)))
+	P = &t->pend[t->nnest - 1];
+	deps_tab_maybe_compact(P);
+	if (!(e = deps_tab_get(P, s->daddr, &isnew)))
 		return -LS_ENOMEM;
+	note_max(D);
 	if (isnew) {
 		int32_t o = owner_of(t, s->daddr);
 
-		if (++D->live > D->st.max_addrs)
-			D->st.max_addrs = D->live;
+		D->live++;
+		note_max(D);
 		e->odepth = o;
 		if (o >= 0) {
 			e->ofn = t->fr[o].fn;
 			e->cfaoff = (int64_t)(s->daddr - t->fr[o].cfa);
 		}
 	}
-	deps_tab_len(&t->pend[t->nnest - 1], e, s->size);
+	deps_tab_len(P, e, s->size);
 	if (s->write) {
 		if (!e->w)
 			e->w = site;
@@ -561,7 +601,10 @@ static int access(struct lsa_deps *D, struct deps_thr *t, const struct deps_spoo
 		e->li++;
 		return 0;
 	}
-	if ((w = deps_tab_covered(&t->pend[t->nnest - 1], s->daddr, s->size))) {
+	if (deps_tab_covered(P, s->daddr, s->size, &wa, D->cvbuf)) {
+		/* (e may move: it is not used again) */
+		if (!(w = deps_tab_get(P, wa, &isnew)))
+			return -LS_ENOMEM;
 		w->li++;
 		return 0;
 	}
@@ -695,6 +738,14 @@ int lsa_deps_run(struct lsa_deps *D)
 		if ((err = thr_flush(D, &D->thr[i])) < 0)
 			return err;
 	return lsa_deps_results(D);
+}
+
+int lsa_deps_set_compact(struct lsa_deps *D, uint32_t step)
+{
+	if (!D || D->st.accesses)
+		return -LS_EINVAL;
+	D->cmin = step;
+	return 0;
 }
 
 void lsa_deps_get_stats(const struct lsa_deps *D, struct lsa_deps_stats *st)

@@ -34,15 +34,47 @@ struct deps_slot {
 	uint32_t idx;		/* DEPS_NONE: free */
 };
 
-/* Entries in a dense array, an open-addressing index over them. */
+/* A strided run of entries held as one (history compaction, Prospector
+ * section 3): element k is p with addr, cfaoff + k * stride, wit + k *
+ * dwit and each rit + k * drit (modulo 2^64), every other field equal. */
+struct deps_run {
+	struct deps_ent p;
+	uint64_t stride, n;
+	uint64_t dwit, drit[DEPS_NR];
+};
+
+#define DEPS_RUN_MIN 4		/* entries a run replaces, at least */
+#define DEPS_COMPACT 4096	/* default: compact after this many new entries */
+
+/* Entries in a dense array, an open-addressing index over them, and
+ * runs (sorted by address, their address ranges disjoint) for the
+ * entries compaction took out of the array. */
 struct deps_tab {
 	struct deps_ent *e;
 	uint32_t n, cap;
 	struct deps_slot *ix;
 	uint32_t ixcap;		/* 0 or a power of two */
 	uint8_t maxlen;		/* the widest entry */
-	uint8_t uni;		/* every entry this long so far (0: none yet) */
-	uint8_t mixed;		/* some entry of another length or misaligned */
+	uint8_t uni;		/* the first entry's length (0: none yet) */
+	uint8_t mixed;		/* odd granules not all known (out of memory) */
+	/* Granules (addr / uni) touched by an entry of another length or
+	 * not aligned to it, + 1, in an open-addressing set: a query of
+	 * length uni, aligned, in no such granule can only meet the entry
+	 * at its own address. */
+	uint64_t *odd;
+	uint32_t nodd, oddcap;
+	uint32_t oddnext;	/* re-pick uni when nodd reaches it (0: 64) */
+	struct deps_run *run;
+	uint32_t nrun, caprun;
+	uint32_t cmin;		/* compaction step: 0 never */
+	uint32_t next;		/* compact when n reaches it */
+	uint64_t *size;		/* NULL or a count of entries to keep */
+};
+
+/* A position in a table's entries (deps_tab_next). */
+struct deps_it {
+	uint32_t i, r;
+	uint64_t k;
 };
 
 #define DEPS_MAXOV 256	/* entries overlapping one access, at most */
@@ -134,6 +166,9 @@ struct lsa_deps {
 	uint32_t nrec, caprec;
 	struct lsa_kmap recidx;	/* (loop << 2 | kind, src << 32 | dst) -> rec */
 	uint64_t live;		/* addresses in tables now */
+	uint64_t entries;	/* table entries now (a run counting one) */
+	uint32_t cmin;		/* compaction step of the tables, 0 never */
+	struct deps_ent ovbuf[DEPS_MAXOV], cvbuf[DEPS_MAXOV];
 	struct lsa_deps_stats st;
 	/* results */
 	struct lsa_deps_loop *loops;
@@ -145,25 +180,44 @@ struct lsa_deps {
 	size_t ndw;
 };
 
-/* deps_tab.c.  The entry of addr in t, or NULL. */
-struct deps_ent *deps_tab_find(const struct deps_tab *t, uint64_t addr);
-/* The entry of addr, added (zeroed, odepth -1) when new (*isnew 1);
- * NULL: out of memory. */
+/* deps_tab.c.  The entry of addr in t, or NULL; an element of a run is
+ * copied to *tmp (read only: deps_tab_get to change it). */
+const struct deps_ent *deps_tab_peek(const struct deps_tab *t, uint64_t addr,
+				     struct deps_ent *tmp);
+/* The entry of addr, taken out of its run when in one, added (zeroed,
+ * odepth -1) when new (*isnew 1); NULL: out of memory. */
 struct deps_ent *deps_tab_get(struct deps_tab *t, uint64_t addr, int *isnew);
+/* The addresses t holds (entries and runs' elements). */
+uint64_t deps_tab_count(const struct deps_tab *t);
+/* The entries t holds at once, a run counting one. */
+uint64_t deps_tab_size(const struct deps_tab *t);
+/* Every entry of t, in no fixed order: *it zeroed first; NULL at the
+ * end.  A run's element is copied to *tmp.  t must not change between. */
+const struct deps_ent *deps_tab_next(const struct deps_tab *t, struct deps_it *it,
+				     struct deps_ent *tmp);
+/* Whether no entry of t can overlap an entry of u at another address
+ * (both hold entries of one length, aligned to it, only). */
+int deps_tab_regular(const struct deps_tab *t, const struct deps_tab *u);
+/* Compacts t's strided runs of entries when it grew by its step (cmin);
+ * out of memory leaves it as it is. */
+void deps_tab_maybe_compact(struct deps_tab *t);
 void deps_tab_clear(struct deps_tab *t);
+void deps_tab_release(struct deps_tab *t);
 /* Notes an access of size bytes at e, an entry of t (its length, and
- * whether t stays uniform). */
+ * the granules it makes odd). */
 void deps_tab_len(struct deps_tab *t, struct deps_ent *e, unsigned size);
 /* The entries of t whose bytes overlap [addr, addr + len) into out (at
- * most DEPS_MAXOV), by address: only an exact match is possible when
- * every entry of t is len long and aligned to it, as addr is; else every
- * start from addr - maxlen + 1 is probed.  Returns how many. */
+ * most DEPS_MAXOV; runs' elements copied into buf, DEPS_MAXOV long), by
+ * address: only an exact match is possible when every entry of t is len
+ * long and aligned to it, as addr is; else every start from addr -
+ * maxlen + 1 is probed.  Returns how many. */
 size_t deps_tab_overlaps(const struct deps_tab *t, uint64_t addr, unsigned len,
-			 struct deps_ent **out);
-/* The entry written in t's iteration holding addr's first byte when
- * writes of the iteration cover all of [addr, addr + len), else NULL. */
-struct deps_ent *deps_tab_covered(const struct deps_tab *t, uint64_t addr, unsigned len);
-void deps_tab_release(struct deps_tab *t);
+			 const struct deps_ent **out, struct deps_ent *buf);
+/* Whether writes of t's iteration cover all of [addr, addr + len): 1
+ * with *waddr the address of the entry holding addr's first byte, else
+ * 0.  buf as for deps_tab_overlaps. */
+int deps_tab_covered(const struct deps_tab *t, uint64_t addr, unsigned len,
+		     uint64_t *waddr, struct deps_ent *buf);
 /* The next access of s into its fields: 1, or 0 at the end; a record
  * that does not decode is counted in *damaged and dropped.  Returns 1,
  * 0 or -LS_ENOMEM. */

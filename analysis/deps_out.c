@@ -298,7 +298,17 @@ static int by_dep(const void *a, const void *b)
 		return x->kind - y->kind;
 	if (x->src_ip != y->src_ip)
 		return x->src_ip < y->src_ip ? -1 : 1;
-	return x->dst_ip < y->dst_ip ? -1 : x->dst_ip > y->dst_ip;
+	if (x->dst_ip != y->dst_ip)
+		return x->dst_ip < y->dst_ip ? -1 : 1;
+	/* A total order, so that the tables' order (compacted or not)
+	 * does not show. */
+	if (strcmp(x->var, y->var))
+		return strcmp(x->var, y->var);
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	if (x->note != y->note)
+		return x->note - y->note;
+	return x->dmin < y->dmin ? -1 : x->dmin > y->dmin;
 }
 
 static int by_heat(const void *a, const void *b)
@@ -435,6 +445,7 @@ int lsa_deps_results(struct lsa_deps *D)
 			 &o->dst_vaddr, NULL);
 		o->count = r->count;
 		o->dmin = r->dmin;
+		memcpy(o->dist, r->dist, sizeof(o->dist));
 		for (k = 0; k <= LSA_DEPS_DIST; k++)
 			if (r->dist[k] > best) {
 				best = r->dist[k];

@@ -65,3 +65,63 @@ t_eq "heap2: b's WAR, 6" "WAR heap[] 27 27 6 1 " \
 	"$(rows 25 '^heap[[]' | grep WAR | sed 's/ 0x[0-9a-f]*//')"
 t_eq "heap2: both on the heap, no other heap dependence" "RAW
 WAR" "$(awk -F, '$1 ~ /mix\.c$/ && $2 == 25 && $10 == "heap" { print $8 }' mix.csv | sort)"
+
+# sweep2 (loop line 37): wrap[i % 8] += 1 for i = 0..15 reads and writes
+# wrap[k] in iterations k + 1 and k + 9: for each of the 8 elements one
+# RAW, WAR and WAW at distance 8 (the distance histogram: all 8 at 8).
+# With compaction, part of wrap's history is a run by iteration 9, so
+# these distances come from the run's iteration steps.
+cat >sweep2.exp <<'EOF2'
+RAW wrap[] 38 38 8 8 
+WAR wrap[] 38 38 8 8 
+WAW wrap[] 38 38 8 8 
+EOF2
+rows 37 '^wrap' >sweep2.out
+t_ok "sweep2: wrap's three kinds, 8 each at distance 8" cmp sweep2.exp sweep2.out
+t_eq "sweep2: decided by wrap's RAW" "RAW wrap[] 8 8 8;" "$(deciding 37)"
+t_eq "sweep2: RAW's distances" "0 0 0 0 0 0 0 0 8 0 0 0 0 0 0 0 0" "$("$LOOPSCOPE" deps \
+	--format=json mix.lsc | python3 -c '
+import json, sys
+for l in json.load(sys.stdin)["loops"]:
+    if l["file"].endswith("mix.c") and l["line"] == 37:
+        for d in l["deps"]:
+            if d["kind"] == "RAW" and d["var"] == "wrap[]": print(*d["distances"])')"
+
+# History compaction (--compact): strided runs of table entries held as
+# one range must not change a single result.  The reference is the
+# uncompacted debug mode (--compact=0); --compact=4 compacts each table
+# every 4 new entries, so runs form, split (an address of a run is
+# touched again) and re-form all the time.  On each kernel run, text
+# output and CSV are compared byte for byte, and the JSON's table
+# statistics show that compaction did happen: with --compact=0 the
+# tables' entries are their addresses (max_entries = max_addrs), with
+# --compact=4 fewer (kern's 16-element arrays give runs of up to 14).
+"$LOOPSCOPE" record --mem -q -o k0.lsc -- "$TD/deps/kern" >/dev/null 2>&1
+"$LOOPSCOPE" record --mem -q -o k3.lsc -- "$TD/deps/kern" 3 >/dev/null 2>&1
+maxes() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print(d["max_addrs"], d["max_entries"])' "$1"
+}
+for f in k0 k3 mix; do
+	"$LOOPSCOPE" deps --compact=0 --format=csv $f.lsc >$f.c0.csv 2>/dev/null
+	"$LOOPSCOPE" deps --compact=4 --format=csv $f.lsc >$f.c4.csv 2>/dev/null
+	"$LOOPSCOPE" deps --compact=0 $f.lsc >$f.c0.txt 2>/dev/null
+	"$LOOPSCOPE" deps --compact=4 $f.lsc >$f.c4.txt 2>/dev/null
+	t_ok "$f: dependences found (csv rows)" test "$(wc -l <$f.c0.csv)" -gt 20
+	t_ok "$f: compacted csv = uncompacted csv" cmp $f.c0.csv $f.c4.csv
+	t_ok "$f: compacted text = uncompacted text" cmp $f.c0.txt $f.c4.txt
+	"$LOOPSCOPE" deps --compact=0 --format=json $f.lsc >$f.c0.json 2>/dev/null
+	"$LOOPSCOPE" deps --compact=4 --format=json $f.lsc >$f.c4.json 2>/dev/null
+	# ... and every dependence's distance histogram (JSON).
+	grep -v max_entries $f.c0.json >$f.c0.j
+	grep -v max_entries $f.c4.json >$f.c4.j
+	t_ok "$f: compacted json = uncompacted json, distances included" cmp $f.c0.j $f.c4.j
+	set -- $(maxes $f.c0.json) $(maxes $f.c4.json)
+	t_eq "$f: uncompacted, one entry per address" "$1" "$2"
+	t_ok "$f: compacted, fewer entries ($4) than addresses ($3)" test "$4" -lt "$3"
+	t_eq "$f: the same addresses either way" "$1" "$3"
+done
+t_fail "bad --compact" "$LOOPSCOPE" deps --compact=-1 mix.lsc
+t_grep "bad --compact: named" "bad --compact '-1'" "$T_TMP/last.err"
+t_ok "--help names --compact" "$LOOPSCOPE" deps --help
+t_grep "--help: --compact" "--compact=<n>" "$T_TMP/last.out"

@@ -28,6 +28,16 @@ static void heap2(double *a, double *b)
 	}
 }
 
+double wrap[8];
+
+/* Two sweeps of one array in one loop: iterations 9..16 touch again
+ * what iterations 1..8 did (by then a compacted run of its history). */
+static void sweep2(void)
+{
+	for (int i = 0; i < 16; i++)
+		wrap[i % 8] += 1;
+}
+
 int main(void)
 {
 	double *a = malloc(8 * sizeof(double));
@@ -38,6 +48,7 @@ int main(void)
 	a[0] = 0;
 	halves();
 	heap2(a, b);
+	sweep2();
 	free(a);
 	free(b);
 	return 0;

@@ -135,6 +135,72 @@ static uint32_t site_of(struct lsa_deps *D, uint64_t ip, const struct lsd_sblock
 	return (uint32_t)*v;
 }
 
+/* --- allocations ------------------------------------------------------ */
+
+/* The first allocation ending above a, by binary search. */
+static size_t alloc_pos(const struct lsa_deps *D, uint64_t a)
+{
+	size_t lo = 0, hi = D->nalloc;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (D->alloc[mid].hi <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A block [a, a + size) allocated by the call returning to site: the
+ * blocks it overlaps were freed since.  Returns 0 or -LS_ENOMEM. */
+static int alloc_add(struct lsa_deps *D, uint64_t a, uint64_t size, uint64_t site)
+{
+	size_t i, j;
+
+	if (!size)
+		size = 1;	/* malloc(0): a unique pointer still */
+	if (a + size < a)
+		return 0;
+	i = alloc_pos(D, a);
+	for (j = i; j < D->nalloc && D->alloc[j].lo < a + size; j++)
+		;
+	if (i == j && D->nalloc == D->capalloc) {
+		size_t nc = D->capalloc ? D->capalloc * 2 : 64;
+		struct deps_alloc *na = realloc(D->alloc, nc * sizeof(*na));
+
+		if (!na)
+			return -LS_ENOMEM;
+		D->alloc = na;
+		D->capalloc = nc;
+	}
+	/* Replaces alloc[i .. j) by the new block. */
+	if (j != i + 1)
+		memmove(&D->alloc[i + 1], &D->alloc[j], (D->nalloc - j) * sizeof(*D->alloc));
+	D->nalloc = D->nalloc + 1 - (j - i);
+	D->alloc[i].lo = a;
+	D->alloc[i].hi = a + size;
+	D->alloc[i].site = site;
+	return 0;
+}
+
+/* The allocation holding a now, or NULL. */
+static const struct deps_alloc *alloc_find(const struct lsa_deps *D, uint64_t a)
+{
+	size_t i = alloc_pos(D, a);
+
+	return i < D->nalloc && D->alloc[i].lo <= a ? &D->alloc[i] : NULL;
+}
+
+static void rec_alloc(const struct lsa_deps *D, struct deps_rec *r)
+{
+	const struct deps_alloc *al = r->where.odepth < 0 ? alloc_find(D, r->addr) : NULL;
+
+	r->asite = al ? al->site : 0;
+	r->abase = al ? al->lo : 0;
+}
+
 /* The variable of e: its address, or for a stack slot the slot of its
  * frame's function (the same local in every recursion level). */
 static uint64_t var_key(const struct deps_ent *e)
@@ -177,6 +243,7 @@ static int rec_add(struct lsa_deps *D, const struct deps_nent *n, int kind,
 		r->where = *e;
 		r->rel = (uint8_t)rel;
 		r->vkey = var_key(e);
+		rec_alloc(D, r);
 		*v = ++D->nrec;
 	}
 	r = &D->rec[*v - 1];
@@ -184,6 +251,7 @@ static int rec_add(struct lsa_deps *D, const struct deps_nent *n, int kind,
 		/* The lowest address names it, whatever the tables' order. */
 		r->addr = e->addr;
 		r->where = *e;
+		rec_alloc(D, r);
 	}
 	r->count++;
 	r->li += li;
@@ -670,11 +738,21 @@ static int on_block(void *arg, size_t stream, const struct lsd_block *b)
 			if (!err)
 				break;
 			s->have = 1;
-			D->st.accesses++;
+			if (s->size)
+				D->st.accesses++;
+			else
+				D->st.allocs++;
 		}
 		if (s->icount >= hi)
 			break;
 		s->have = 0;
+		if (!s->size) {
+			/* An allocation returns at this index (the block of
+			 * the allocator's ret): no access. */
+			if ((err = alloc_add(D, s->daddr, s->asize, s->iaddr)) < 0)
+				return err;
+			continue;
+		}
 		if (s->icount < lo) {
 			D->st.unplaced++;
 			continue;
@@ -718,6 +796,10 @@ static int on_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 		s->have = 0;
 	}
 	while ((err = deps_spool_next(s, &D->st.damaged)) > 0) {
+		if (!s->size) {
+			D->st.allocs++;
+			continue;
+		}
 		D->st.accesses++;
 		D->st.unplaced++;
 	}
@@ -781,6 +863,7 @@ void lsa_deps_free(struct lsa_deps *D)
 	free(D->lpc);
 	free(D->site);
 	free(D->rec);
+	free(D->alloc);
 	lsa_kmap_release(&D->siteidx);
 	lsa_kmap_release(&D->recidx);
 	free(D);

@@ -31,7 +31,9 @@
  * bytes (an 8-byte write and a 4-byte read of its upper half conflict);
  * a read covered by writes of its own iteration is a use of the write
  * holding its first byte, a read partly covered a read of all its
- * bytes.  A table compacts its strided runs of entries into ranges
+ * bytes.  A heap address is named by the allocation record (malloc,
+ * calloc, realloc, new) whose block holds it when the dependence is
+ * found.  A table compacts its strided runs of entries into ranges
  * (lsa_deps_set_compact), so memory grows with the runs of addresses
  * the loops touch, not with the trace length.
  *
@@ -100,7 +102,9 @@ struct lsa_deps_dep {
 	uint64_t li;		/* loop-independent reads of its addresses */
 	uint64_t addr;		/* the first address it was found on */
 	int multi;		/* found on several addresses */
-	char var[96];		/* "A+0x14", "fig4:cfa-0x14", "heap 0x..." */
+	char var[96];		/* "A+0x14", "fig4:cfa-0x14", "heap@kern.c:160(main)+0x8",
+				 * "heap 0x..." */
+	uint64_t alloc_ip;	/* heap: the allocation's call (0: unknown) */
 };
 
 struct lsa_deps_loop {
@@ -120,6 +124,7 @@ struct lsa_deps_loop {
 
 struct lsa_deps_stats {
 	uint64_t accesses;	/* decoded from MEMACC */
+	uint64_t allocs;	/* allocation records among them */
 	uint64_t in_loops;	/* of them, inside some loop entry */
 	uint64_t mismatched;	/* instruction address not in the block run */
 	uint64_t unplaced;	/* index behind the stream or past its end */

@@ -103,7 +103,8 @@ struct deps_spool {
 	int have;		/* cur holds the next access */
 	int eof;
 	uint64_t icount, iaddr, daddr;
-	uint8_t size, write;
+	uint8_t size, write;	/* size 0: an allocation of asize bytes */
+	uint64_t asize;
 };
 
 struct deps_thr {
@@ -131,12 +132,20 @@ struct deps_rec {
 	uint64_t count, li;
 	uint64_t dmin, dist[LSA_DEPS_DIST + 1];	/* last: LSA_DEPS_DIST and up */
 	uint64_t addr;
+	uint64_t asite;		/* addr's allocation: the call's return address */
+	uint64_t abase;		/* ... and its block (asite 0: none known) */
 	uint64_t vkey;		/* the variable: addr, or a stack slot by frame */
 	int multi;		/* found on several variables */
 	struct deps_ent where;	/* the storage of addr */
 };
 
 enum { REL_NONE = 0, REL_DEEPER, REL_SAME, REL_OUTER };
+
+/* A heap block the trace shows allocated. */
+struct deps_alloc {
+	uint64_t lo, hi;	/* [lo, hi) */
+	uint64_t site;		/* the call's return address */
+};
 
 struct deps_site {
 	uint64_t ip;
@@ -165,6 +174,8 @@ struct lsa_deps {
 	struct deps_rec *rec;
 	uint32_t nrec, caprec;
 	struct lsa_kmap recidx;	/* (loop << 2 | kind, src << 32 | dst) -> rec */
+	struct deps_alloc *alloc;	/* by lo, disjoint: the latest ones */
+	size_t nalloc, capalloc;
 	uint64_t live;		/* addresses in tables now */
 	uint64_t entries;	/* table entries now (a run counting one) */
 	uint32_t cmin;		/* compaction step of the tables, 0 never */

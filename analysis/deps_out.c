@@ -180,6 +180,27 @@ static void var_name(struct lsa_deps *D, const struct deps_rec *r, struct lsa_de
 			snprintf(o->var, sizeof(o->var), "%s+0x%" PRIx64, nm, off);
 		else
 			snprintf(o->var, sizeof(o->var), "%s", nm);
+	} else if (r->asite) {
+		/* Named by its allocation: the call's file:line and function
+		 * (the call ends just before the return address). */
+		const struct lsd_sblock *sb = lsd_sblock_at(D->d, r->asite - 1);
+		const char *f, *fn, *base;
+		uint32_t ln;
+		uint64_t va;
+
+		o->storage = LSA_ST_OTHER;
+		o->alloc_ip = r->asite - 1;
+		where_ip(D, sb, r->asite - 1, &f, &ln, &va, &fn);
+		base = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+		if (r->multi)
+			snprintf(o->var, sizeof(o->var), "heap@%s:%u(%s)[]", base[0] ? base : "?",
+				 ln, fn[0] ? fn : "?");
+		else if (r->addr != r->abase)
+			snprintf(o->var, sizeof(o->var), "heap@%s:%u(%s)+0x%" PRIx64,
+				 base[0] ? base : "?", ln, fn[0] ? fn : "?", r->addr - r->abase);
+		else
+			snprintf(o->var, sizeof(o->var), "heap@%s:%u(%s)", base[0] ? base : "?", ln,
+				 fn[0] ? fn : "?");
 	} else {
 		o->storage = LSA_ST_OTHER;
 		snprintf(o->var, sizeof(o->var), "%s0x%" PRIx64, r->multi ? "heap[] " : "heap ",

@@ -581,12 +581,18 @@ int deps_spool_next(struct deps_spool *s, uint64_t *damaged)
 			p = s->rec + s->pos;
 			end = s->rec + s->len;
 			if (ls_get_uleb(&p, end, &di) < 0 || ls_get_sleb(&p, end, &dia) < 0 ||
-			    ls_get_sleb(&p, end, &dda) < 0 || p >= end || !(*p >> 1)) {
+			    ls_get_sleb(&p, end, &dda) < 0 || p >= end || *p == 1) {
 				(*damaged)++;
 				s->pos = s->len;
 				continue;
 			}
 			sz = *p++;
+			/* Size byte 0: an allocation, its size follows. */
+			if (!sz && ls_get_uleb(&p, end, &s->asize) < 0) {
+				(*damaged)++;
+				s->pos = s->len;
+				continue;
+			}
 			s->pos = (size_t)(p - s->rec);
 			s->picount += di;
 			s->piaddr += (uint64_t)dia;

@@ -25,7 +25,8 @@ static const char deps_usage[] =
 	"reduction, after privatization, after duplicating an array, or not.\n"
 	"Loops come hot and parallelizable first, with their share of the\n"
 	"executed instructions.  Accesses conflict by overlapping bytes (an\n"
-	"8-byte store and a 4-byte load of its half are a dependence).\n"
+	"8-byte store and a 4-byte load of its half are a dependence).  Heap\n"
+	"variables are named by their allocation call: heap@file:line(function).\n"
 	"\n"
 	"    --format=<f>     text (default), json or csv\n"
 	"    --min-percent=<p>  only loops with at least p% of the instructions\n"
@@ -95,9 +96,10 @@ static void json_out(const struct lsa_deps *D, const struct lsa_deps_stats *st,
 
 	printf("{\n  \"accesses\": %" PRIu64 ", \"in_loops\": %" PRIu64
 	       ", \"mismatched\": %" PRIu64 ", \"unplaced\": %" PRIu64 ", \"damaged\": %" PRIu64
+	       ", \"allocs\": %" PRIu64
 	       ",\n  \"max_addrs\": %" PRIu64 ", \"max_entries\": %" PRIu64
 	       ",\n  \"loops\": [", st->accesses, st->in_loops, st->mismatched, st->unplaced,
-	       st->damaged, st->max_addrs, st->max_entries);
+	       st->damaged, st->allocs, st->max_addrs, st->max_entries);
 	for (i = 0; i < lsa_deps_nloops(D); i++) {
 		const struct lsa_deps_loop *L = lsa_deps_loop(D, i);
 

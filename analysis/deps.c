@@ -137,65 +137,9 @@ static uint32_t site_of(struct lsa_deps *D, uint64_t ip, const struct lsd_sblock
 
 /* --- allocations ------------------------------------------------------ */
 
-/* The first allocation ending above a, by binary search. */
-static size_t alloc_pos(const struct lsa_deps *D, uint64_t a)
-{
-	size_t lo = 0, hi = D->nalloc;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (D->alloc[mid].hi <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* A block [a, a + size) allocated by the call returning to site: the
- * blocks it overlaps were freed since.  Returns 0 or -LS_ENOMEM. */
-static int alloc_add(struct lsa_deps *D, uint64_t a, uint64_t size, uint64_t site)
-{
-	size_t i, j;
-
-	if (!size)
-		size = 1;	/* malloc(0): a unique pointer still */
-	if (a + size < a)
-		return 0;
-	i = alloc_pos(D, a);
-	for (j = i; j < D->nalloc && D->alloc[j].lo < a + size; j++)
-		;
-	if (i == j && D->nalloc == D->capalloc) {
-		size_t nc = D->capalloc ? D->capalloc * 2 : 64;
-		struct deps_alloc *na = realloc(D->alloc, nc * sizeof(*na));
-
-		if (!na)
-			return -LS_ENOMEM;
-		D->alloc = na;
-		D->capalloc = nc;
-	}
-	/* Replaces alloc[i .. j) by the new block. */
-	if (j != i + 1)
-		memmove(&D->alloc[i + 1], &D->alloc[j], (D->nalloc - j) * sizeof(*D->alloc));
-	D->nalloc = D->nalloc + 1 - (j - i);
-	D->alloc[i].lo = a;
-	D->alloc[i].hi = a + size;
-	D->alloc[i].site = site;
-	return 0;
-}
-
-/* The allocation holding a now, or NULL. */
-static const struct deps_alloc *alloc_find(const struct lsa_deps *D, uint64_t a)
-{
-	size_t i = alloc_pos(D, a);
-
-	return i < D->nalloc && D->alloc[i].lo <= a ? &D->alloc[i] : NULL;
-}
-
 static void rec_alloc(const struct lsa_deps *D, struct deps_rec *r)
 {
-	const struct deps_alloc *al = r->where.odepth < 0 ? alloc_find(D, r->addr) : NULL;
+	const struct deps_alloc *al = r->where.odepth < 0 ? deps_alloc_find(D, r->addr) : NULL;
 
 	r->asite = al ? al->site : 0;
 	r->abase = al ? al->lo : 0;
@@ -749,7 +693,7 @@ static int on_block(void *arg, size_t stream, const struct lsd_block *b)
 		if (!s->size) {
 			/* An allocation returns at this index (the block of
 			 * the allocator's ret): no access. */
-			if ((err = alloc_add(D, s->daddr, s->asize, s->iaddr)) < 0)
+			if ((err = deps_alloc_add(D, s->daddr, s->asize, s->iaddr)) < 0)
 				return err;
 			continue;
 		}

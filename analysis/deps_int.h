@@ -245,6 +245,13 @@ const char *deps_dwarf_local(struct lsa_deps *D, int32_t module, uint64_t fn_vad
 int deps_dwarf_new(struct lsa_deps *D);
 void deps_dwarf_free(struct lsa_deps *D);
 
+/* deps_alloc.c.  A block [a, a + size) allocated by the call returning
+ * to site (the blocks it overlaps were freed).  Returns 0 or
+ * -LS_ENOMEM. */
+int deps_alloc_add(struct lsa_deps *D, uint64_t a, uint64_t size, uint64_t site);
+/* The latest allocated block holding a, or NULL. */
+const struct deps_alloc *deps_alloc_find(const struct lsa_deps *D, uint64_t a);
+
 /* deps_out.c: heuristics, verdicts and names of the records. */
 int lsa_deps_results(struct lsa_deps *D);
 void lsa_deps_results_free(struct lsa_deps *D);

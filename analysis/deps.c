@@ -25,6 +25,7 @@ int lsa_deps_new(struct lsa_deps **pd, struct lsd_decoder *d,
 	D->sl = sl;
 	D->nsb = lsd_nsblocks(d);
 	D->nstreams = lsb_reader_nstreams(r);
+	D->cmin = DEPS_COMPACT;
 	ns = lsa_sloops_count(sl);
 	D->sbloop = calloc(D->nsb ? D->nsb : 1, sizeof(*D->sbloop));
 	D->lpc = calloc(ns ? ns : 1, sizeof(*D->lpc));
@@ -134,6 +135,16 @@ static uint32_t site_of(struct lsa_deps *D, uint64_t ip, const struct lsd_sblock
 	return (uint32_t)*v;
 }
 
+/* --- allocations ------------------------------------------------------ */
+
+static void rec_alloc(const struct lsa_deps *D, struct deps_rec *r)
+{
+	const struct deps_alloc *al = r->where.odepth < 0 ? deps_alloc_find(D, r->addr) : NULL;
+
+	r->asite = al ? al->site : 0;
+	r->abase = al ? al->lo : 0;
+}
+
 /* The variable of e: its address, or for a stack slot the slot of its
  * frame's function (the same local in every recursion level). */
 static uint64_t var_key(const struct deps_ent *e)
@@ -176,9 +187,16 @@ static int rec_add(struct lsa_deps *D, const struct deps_nent *n, int kind,
 		r->where = *e;
 		r->rel = (uint8_t)rel;
 		r->vkey = var_key(e);
+		rec_alloc(D, r);
 		*v = ++D->nrec;
 	}
 	r = &D->rec[*v - 1];
+	if (e->addr < r->addr) {
+		/* The lowest address names it, whatever the tables' order. */
+		r->addr = e->addr;
+		r->where = *e;
+		rec_alloc(D, r);
+	}
 	r->count++;
 	r->li += li;
 	if (dist < r->dmin)
@@ -216,46 +234,109 @@ static void copy_where(struct deps_ent *to, const struct deps_ent *from)
 	to->cfaoff = from->cfaoff;
 }
 
+/* The pairs found for one pending entry, so that two history entries
+ * overlapping it count a pair once. */
+struct pairs {
+	uint32_t n;
+	struct { uint32_t src, dst; int kind; } p[3 * DEPS_NR * 4];
+};
+
+static int pair_new(struct pairs *ps, int kind, uint32_t src, uint32_t dst)
+{
+	uint32_t i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->p[i].kind == kind && ps->p[i].src == src && ps->p[i].dst == dst)
+			return 0;
+	if (ps->n < sizeof(ps->p) / sizeof(ps->p[0])) {
+		ps->p[ps->n].kind = kind;
+		ps->p[ps->n].src = src;
+		ps->p[ps->n++].dst = dst;
+	}
+	return 1;
+}
+
+/* Pending entry e of nest entry n against history entry h, which
+ * overlaps it. */
+static int check(struct lsa_deps *D, const struct deps_nent *n, const struct deps_ent *e,
+		 const struct deps_ent *h, struct pairs *ps)
+{
+	int err, j;
+
+	for (j = 0; h->w && j < DEPS_NR && e->r[j]; j++)
+		if (pair_new(ps, LSA_DEP_RAW, h->w, e->r[j]) &&
+		    (err = rec_add(D, n, LSA_DEP_RAW, h->w, e->r[j], n->it - h->wit, e, 0)) < 0)
+			return err;
+	for (j = 0; e->w && j < DEPS_NR && h->r[j]; j++)
+		if (pair_new(ps, LSA_DEP_WAR, h->r[j], e->w) &&
+		    (err = rec_add(D, n, LSA_DEP_WAR, h->r[j], e->w, n->it - h->rit[j], e, 0)) < 0)
+			return err;
+	if (e->w && h->w && pair_new(ps, LSA_DEP_WAW, h->w, e->w) &&
+	    (err = rec_add(D, n, LSA_DEP_WAW, h->w, e->w, n->it - h->wit, e, e->li)) < 0)
+		return err;
+	return 0;
+}
+
+static void note_max(struct lsa_deps *D)
+{
+	if (D->entries > D->st.max_entries)
+		D->st.max_entries = D->entries;
+	if (D->live > D->st.max_addrs)
+		D->st.max_addrs = D->live;
+}
+
 /* The iteration of nest entry k ends: its pending table against its
- * history, then into it. */
+ * history (by overlapping bytes), then into it (by address). */
 static int iter_end(struct lsa_deps *D, struct deps_thr *t, uint32_t k)
 {
 	struct deps_nent *n = &t->nest[k];
 	struct deps_tab *P = &t->pend[k], *H = &t->hist[k];
-	uint32_t i;
-	int err, isnew, j;
+	const struct deps_ent *ov[DEPS_MAXOV], *e;
+	struct deps_ent etmp;
+	struct deps_it it;
+	struct pairs ps;
+	size_t m, no;
+	int err, isnew, j, one;
 
-	for (i = 0; i < P->n; i++) {
-		struct deps_ent *e = &P->e[i], *h = deps_tab_find(H, e->addr);
-
-		if (h) {
-			for (j = 0; h->w && j < DEPS_NR && e->r[j]; j++)
-				if ((err = rec_add(D, n, LSA_DEP_RAW, h->w, e->r[j],
-						   n->it - h->wit, e, 0)) < 0)
-					return err;
-			for (j = 0; e->w && j < DEPS_NR && h->r[j]; j++)
-				if ((err = rec_add(D, n, LSA_DEP_WAR, h->r[j], e->w,
-						   n->it - h->rit[j], e, 0)) < 0)
-					return err;
-			if (e->w && h->w &&
-			    (err = rec_add(D, n, LSA_DEP_WAW, h->w, e->w,
-					   n->it - h->wit, e, e->li)) < 0)
+	/* All checks first: an entry merged early must not meet another
+	 * entry of its own iteration that it overlaps.  When none can,
+	 * each is checked as it merges (one probe of the history). */
+	one = deps_tab_regular(P, H);
+	memset(&it, 0, sizeof(it));
+	while (!one && (e = deps_tab_next(P, &it, &etmp))) {
+		ps.n = 0;
+		no = deps_tab_overlaps(H, e->addr, e->len, ov, D->ovbuf);
+		for (m = 0; m < no; m++)
+			if ((err = check(D, n, e, ov[m], &ps)) < 0)
 				return err;
-		} else {
-			if (!(h = deps_tab_get(H, e->addr, &isnew)))
-				return -LS_ENOMEM;
+	}
+	memset(&it, 0, sizeof(it));
+	while ((e = deps_tab_next(P, &it, &etmp))) {
+		struct deps_ent *h = deps_tab_get(H, e->addr, &isnew);
+
+		if (!h)
+			return -LS_ENOMEM;
+		if (isnew) {
 			D->live++;
 			copy_where(h, e);
+		} else if (one) {
+			ps.n = 0;
+			if ((err = check(D, n, e, h, &ps)) < 0)
+				return err;
 		}
+		deps_tab_len(H, h, e->len);
 		if (e->w) {
 			h->w = e->w;
 			h->wit = n->it;
+			h->wlen = e->wlen;
 		}
 		for (j = 0; j < DEPS_NR && e->r[j]; j++)
 			add_read(h, e->r[j], n->it);
 		h->li += e->li;
+		note_max(D);
+		deps_tab_maybe_compact(H);
 	}
-	D->live -= P->n;
+	D->live -= deps_tab_count(P);
 	deps_tab_clear(P);
 	return 0;
 }
@@ -264,8 +345,11 @@ static int iter_end(struct lsa_deps *D, struct deps_thr *t, uint32_t k)
  * into the parent's pending table. */
 static int entry_end(struct lsa_deps *D, struct deps_thr *t)
 {
-	uint32_t k = t->nnest - 1, i;
+	uint32_t k = t->nnest - 1;
 	struct deps_tab *H = &t->hist[k];
+	const struct deps_ent *h;
+	struct deps_ent htmp;
+	struct deps_it it;
 	int err, isnew, j;
 
 	if ((err = iter_end(D, t, k)) < 0)
@@ -273,31 +357,43 @@ static int entry_end(struct lsa_deps *D, struct deps_thr *t)
 	D->lpc[t->nest[k].loop].entries++;
 	D->lpc[t->nest[k].loop].iterations += t->nest[k].it;
 	D->st.entries++;
-	if (k > 0) {
+	memset(&it, 0, sizeof(it));
+	while (k > 0 && (h = deps_tab_next(H, &it, &htmp))) {
 		struct deps_tab *P = &t->pend[k - 1];
+		struct deps_ent *p;
+		uint64_t wa;
+		/* Its reads are uses of the parent iteration's writes when
+		 * those cover them. */
+		int cov = h->r[0] && deps_tab_covered(P, h->addr, h->len, &wa, D->cvbuf);
 
-		for (i = 0; i < H->n; i++) {
-			struct deps_ent *h = &H->e[i];
-			struct deps_ent *p = deps_tab_get(P, h->addr, &isnew);
+		if (cov) {
+			struct deps_ent *cw = deps_tab_get(P, wa, &isnew);
 
-			if (!p)
+			if (!cw)
 				return -LS_ENOMEM;
-			if (isnew) {
-				D->live++;
-				copy_where(p, h);
-			}
-			p->li += h->li;
-			if (p->w) {
-				p->li += h->r[0] != 0;
-				continue;
-			}
-			for (j = 0; j < DEPS_NR && h->r[j]; j++)
-				add_read(p, h->r[j], 0);
-			if (h->w)
-				p->w = h->w;
+			cw->li++;
 		}
+		if (!(p = deps_tab_get(P, h->addr, &isnew)))
+			return -LS_ENOMEM;
+		if (isnew) {
+			D->live++;
+			copy_where(p, h);
+		}
+		deps_tab_len(P, p, h->len);
+		p->li += h->li;
+		if (!p->w || cov) {
+			if (!cov)
+				for (j = 0; j < DEPS_NR && h->r[j]; j++)
+					add_read(p, h->r[j], 0);
+			if (!p->w && h->w) {
+				p->w = h->w;
+				p->wlen = h->wlen;
+			}
+		}
+		note_max(D);
+		deps_tab_maybe_compact(P);
 	}
-	D->live -= H->n;
+	D->live -= deps_tab_count(H);
 	deps_tab_clear(H);
 	t->nnest--;
 	return 0;
@@ -324,6 +420,12 @@ static int nest_push(struct lsa_deps *D, struct deps_thr *t, uint32_t loop)
 		memset(t->pend + t->capnest, 0, (size_t)(nc - t->capnest) * sizeof(*np));
 		memset(t->hist + t->capnest, 0, (size_t)(nc - t->capnest) * sizeof(*nh));
 		t->capnest = nc;
+	}
+	/* Its tables count their entries and compact at D's step. */
+	t->pend[t->nnest].size = t->hist[t->nnest].size = &D->entries;
+	if (t->pend[t->nnest].cmin != D->cmin) {
+		t->pend[t->nnest].cmin = t->hist[t->nnest].cmin = D->cmin;
+		t->pend[t->nnest].next = t->hist[t->nnest].next = D->cmin;
 	}
 	t->nest[t->nnest].loop = loop;
 	t->nest[t->nnest].frame = t->nfr - 1;
@@ -469,7 +571,9 @@ static int32_t owner_of(const struct deps_thr *t, uint64_t a)
 static int access(struct lsa_deps *D, struct deps_thr *t, const struct deps_spool *s,
 		  const struct lsd_sblock *sb)
 {
-	struct deps_ent *e;
+	struct deps_tab *P;
+	struct deps_ent *e, *w;
+	uint64_t wa;
 	uint32_t site;
 	int isnew, j;
 
@@ -478,26 +582,42 @@ static int access(struct lsa_deps *D, struct deps_thr *t, const struct deps_spoo
 	D->st.in_loops++;
 	if (!(site = site_of(D, s->iaddr, sb)))
 		return -LS_ENOMEM;
-	if (!(e = deps_tab_get(&t->pend[t->nnest - 1], s->daddr, &isnew)))
+	P = &t->pend[t->nnest - 1];
+	deps_tab_maybe_compact(P);
+	if (!(e = deps_tab_get(P, s->daddr, &isnew)))
 		return -LS_ENOMEM;
+	note_max(D);
 	if (isnew) {
 		int32_t o = owner_of(t, s->daddr);
 
-		if (++D->live > D->st.max_addrs)
-			D->st.max_addrs = D->live;
+		D->live++;
+		note_max(D);
 		e->odepth = o;
 		if (o >= 0) {
 			e->ofn = t->fr[o].fn;
 			e->cfaoff = (int64_t)(s->daddr - t->fr[o].cfa);
 		}
 	}
+	deps_tab_len(P, e, s->size);
 	if (s->write) {
 		if (!e->w)
 			e->w = site;
+		if (s->size > e->wlen)
+			e->wlen = s->size;
 		return 0;
 	}
-	if (e->w) {
-		e->li++;	/* defined earlier in the iteration */
+	/* Defined earlier in the iteration (by writes covering its bytes):
+	 * a use of the write that holds its first byte.  A read only partly
+	 * covered counts as a read of all its bytes. */
+	if (e->w && e->wlen >= s->size) {
+		e->li++;
+		return 0;
+	}
+	if (deps_tab_covered(P, s->daddr, s->size, &wa, D->cvbuf)) {
+		/* (e may move: it is not used again) */
+		if (!(w = deps_tab_get(P, wa, &isnew)))
+			return -LS_ENOMEM;
+		w->li++;
 		return 0;
 	}
 	for (j = 0; j < DEPS_NR && e->r[j] && e->r[j] != site; j++)
@@ -562,11 +682,21 @@ static int on_block(void *arg, size_t stream, const struct lsd_block *b)
 			if (!err)
 				break;
 			s->have = 1;
-			D->st.accesses++;
+			if (s->size)
+				D->st.accesses++;
+			else
+				D->st.allocs++;
 		}
 		if (s->icount >= hi)
 			break;
 		s->have = 0;
+		if (!s->size) {
+			/* An allocation returns at this index (the block of
+			 * the allocator's ret): no access. */
+			if ((err = deps_alloc_add(D, s->daddr, s->asize, s->iaddr)) < 0)
+				return err;
+			continue;
+		}
 		if (s->icount < lo) {
 			D->st.unplaced++;
 			continue;
@@ -610,6 +740,10 @@ static int on_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 		s->have = 0;
 	}
 	while ((err = deps_spool_next(s, &D->st.damaged)) > 0) {
+		if (!s->size) {
+			D->st.allocs++;
+			continue;
+		}
 		D->st.accesses++;
 		D->st.unplaced++;
 	}
@@ -630,6 +764,14 @@ int lsa_deps_run(struct lsa_deps *D)
 		if ((err = thr_flush(D, &D->thr[i])) < 0)
 			return err;
 	return lsa_deps_results(D);
+}
+
+int lsa_deps_set_compact(struct lsa_deps *D, uint32_t step)
+{
+	if (!D || D->st.accesses)
+		return -LS_EINVAL;
+	D->cmin = step;
+	return 0;
 }
 
 void lsa_deps_get_stats(const struct lsa_deps *D, struct lsa_deps_stats *st)
@@ -665,6 +807,7 @@ void lsa_deps_free(struct lsa_deps *D)
 	free(D->lpc);
 	free(D->site);
 	free(D->rec);
+	free(D->alloc);
 	lsa_kmap_release(&D->siteidx);
 	lsa_kmap_release(&D->recidx);
 	free(D);

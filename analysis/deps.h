@@ -26,9 +26,16 @@
  * read, pending write), WAW; each found pair of instructions counts once
  * per address and iteration, with its distance in iterations.  At an
  * entry's end its history merges into the parent entry's pending table
- * (nested loops as if fully unrolled).  Addresses are keys as accessed
- * (accesses of other sizes that overlap are not matched).  Memory grows
- * with the addresses the loops touch, not with the trace length.
+ * (nested loops as if fully unrolled).  Entries are keyed by the start
+ * address of their accesses, but conflicts are found by overlapping
+ * bytes (an 8-byte write and a 4-byte read of its upper half conflict);
+ * a read covered by writes of its own iteration is a use of the write
+ * holding its first byte, a read partly covered a read of all its
+ * bytes.  A heap address is named by the allocation record (malloc,
+ * calloc, realloc, new) whose block holds it when the dependence is
+ * found.  A table compacts its strided runs of entries into ranges
+ * (lsa_deps_set_compact), so memory grows with the runs of addresses
+ * the loops touch, not with the trace length.
  *
  * Heuristics (Prospector 3.2) then mark dependences that do not forbid
  * parallelization, and a verdict per loop follows (see lsa_deps_verdict).
@@ -91,10 +98,13 @@ struct lsa_deps_dep {
 	uint32_t src_line, dst_line;
 	uint64_t count;		/* (address, iteration end) pairs */
 	uint64_t dmin, dtyp;	/* minimum and most frequent distance */
+	uint64_t dist[LSA_DEPS_DIST + 1];	/* count by distance; last: and up */
 	uint64_t li;		/* loop-independent reads of its addresses */
 	uint64_t addr;		/* the first address it was found on */
 	int multi;		/* found on several addresses */
-	char var[96];		/* "A+0x14", "fig4:cfa-0x14", "heap 0x..." */
+	char var[96];		/* "A+0x14", "fig4:cfa-0x14", "heap@kern.c:160(main)+0x8",
+				 * "heap 0x..." */
+	uint64_t alloc_ip;	/* heap: the allocation's call (0: unknown) */
 };
 
 struct lsa_deps_loop {
@@ -114,6 +124,7 @@ struct lsa_deps_loop {
 
 struct lsa_deps_stats {
 	uint64_t accesses;	/* decoded from MEMACC */
+	uint64_t allocs;	/* allocation records among them */
 	uint64_t in_loops;	/* of them, inside some loop entry */
 	uint64_t mismatched;	/* instruction address not in the block run */
 	uint64_t unplaced;	/* index behind the stream or past its end */
@@ -121,6 +132,7 @@ struct lsa_deps_stats {
 	uint64_t iterations, entries;
 	uint64_t resets;	/* trace gaps: nests dropped */
 	uint64_t max_addrs;	/* most addresses held by the tables at once */
+	uint64_t max_entries;	/* most table entries at once (a run is one) */
 	uint64_t max_depth;	/* deepest loop nest */
 };
 
@@ -133,6 +145,13 @@ struct lsa_deps;
 int lsa_deps_new(struct lsa_deps **pd, struct lsd_decoder *d,
 		 struct lsb_reader *r, struct lsd_symbols *sym,
 		 const struct lsa_cfg *c, const struct lsa_sloops *sl);
+/* History compaction: a table compacts its strided runs of entries
+ * (constant address stride, everything else equal or stepping by a
+ * constant per element) into one range each once it holds step more
+ * entries than after its last compaction; 0 never compacts.  The
+ * results are the same either way.  Default 4096.  Before
+ * lsa_deps_run(); returns 0 or -LS_EINVAL. */
+int lsa_deps_set_compact(struct lsa_deps *D, uint32_t step);
 /* Reads every MEMACC record of the bundle into per-stream spool files
  * (so memory does not grow with them).  A damaged section or record is
  * counted (stats.damaged) and skipped.  Returns the accesses' bytes, or

@@ -20,6 +20,8 @@ struct deps_ent {
 	uint64_t wit;		/* history: iteration of w */
 	uint64_t rit[DEPS_NR];	/* history: last iteration of each read site */
 	uint64_t li;		/* reads after a write of the same iteration */
+	uint8_t len;		/* the widest access at addr, bytes */
+	uint8_t wlen;		/* the widest write at addr (with w) */
 	const struct lsd_sblock *ofn;	/* stack: owner frame's function entry */
 	int64_t cfaoff;		/* stack: address - owner frame base */
 	int32_t odepth;		/* stack: owner frame depth, -1 not stack */
@@ -32,13 +34,50 @@ struct deps_slot {
 	uint32_t idx;		/* DEPS_NONE: free */
 };
 
-/* Entries in a dense array, an open-addressing index over them. */
+/* A strided run of entries held as one (history compaction, Prospector
+ * section 3): element k is p with addr, cfaoff + k * stride, wit + k *
+ * dwit and each rit + k * drit (modulo 2^64), every other field equal. */
+struct deps_run {
+	struct deps_ent p;
+	uint64_t stride, n;
+	uint64_t dwit, drit[DEPS_NR];
+};
+
+#define DEPS_RUN_MIN 4		/* entries a run replaces, at least */
+#define DEPS_COMPACT 4096	/* default: compact after this many new entries */
+
+/* Entries in a dense array, an open-addressing index over them, and
+ * runs (sorted by address, their address ranges disjoint) for the
+ * entries compaction took out of the array. */
 struct deps_tab {
 	struct deps_ent *e;
 	uint32_t n, cap;
 	struct deps_slot *ix;
 	uint32_t ixcap;		/* 0 or a power of two */
+	uint8_t maxlen;		/* the widest entry */
+	uint8_t uni;		/* the first entry's length (0: none yet) */
+	uint8_t mixed;		/* odd granules not all known (out of memory) */
+	/* Granules (addr / uni) touched by an entry of another length or
+	 * not aligned to it, + 1, in an open-addressing set: a query of
+	 * length uni, aligned, in no such granule can only meet the entry
+	 * at its own address. */
+	uint64_t *odd;
+	uint32_t nodd, oddcap;
+	uint32_t oddnext;	/* re-pick uni when nodd reaches it (0: 64) */
+	struct deps_run *run;
+	uint32_t nrun, caprun;
+	uint32_t cmin;		/* compaction step: 0 never */
+	uint32_t next;		/* compact when n reaches it */
+	uint64_t *size;		/* NULL or a count of entries to keep */
 };
+
+/* A position in a table's entries (deps_tab_next). */
+struct deps_it {
+	uint32_t i, r;
+	uint64_t k;
+};
+
+#define DEPS_MAXOV 256	/* entries overlapping one access, at most */
 
 /* An open loop entry of a thread's nest. */
 struct deps_nent {
@@ -64,7 +103,8 @@ struct deps_spool {
 	int have;		/* cur holds the next access */
 	int eof;
 	uint64_t icount, iaddr, daddr;
-	uint8_t size, write;
+	uint8_t size, write;	/* size 0: an allocation of asize bytes */
+	uint64_t asize;
 };
 
 struct deps_thr {
@@ -92,12 +132,20 @@ struct deps_rec {
 	uint64_t count, li;
 	uint64_t dmin, dist[LSA_DEPS_DIST + 1];	/* last: LSA_DEPS_DIST and up */
 	uint64_t addr;
+	uint64_t asite;		/* addr's allocation: the call's return address */
+	uint64_t abase;		/* ... and its block (asite 0: none known) */
 	uint64_t vkey;		/* the variable: addr, or a stack slot by frame */
 	int multi;		/* found on several variables */
 	struct deps_ent where;	/* the storage of addr */
 };
 
 enum { REL_NONE = 0, REL_DEEPER, REL_SAME, REL_OUTER };
+
+/* A heap block the trace shows allocated. */
+struct deps_alloc {
+	uint64_t lo, hi;	/* [lo, hi) */
+	uint64_t site;		/* the call's return address */
+};
 
 struct deps_site {
 	uint64_t ip;
@@ -126,7 +174,12 @@ struct lsa_deps {
 	struct deps_rec *rec;
 	uint32_t nrec, caprec;
 	struct lsa_kmap recidx;	/* (loop << 2 | kind, src << 32 | dst) -> rec */
+	struct deps_alloc *alloc;	/* by lo, disjoint: the latest ones */
+	size_t nalloc, capalloc;
 	uint64_t live;		/* addresses in tables now */
+	uint64_t entries;	/* table entries now (a run counting one) */
+	uint32_t cmin;		/* compaction step of the tables, 0 never */
+	struct deps_ent ovbuf[DEPS_MAXOV], cvbuf[DEPS_MAXOV];
 	struct lsa_deps_stats st;
 	/* results */
 	struct lsa_deps_loop *loops;
@@ -138,13 +191,44 @@ struct lsa_deps {
 	size_t ndw;
 };
 
-/* deps_tab.c.  The entry of addr in t, or NULL. */
-struct deps_ent *deps_tab_find(const struct deps_tab *t, uint64_t addr);
-/* The entry of addr, added (zeroed, odepth -1) when new (*isnew 1);
- * NULL: out of memory. */
+/* deps_tab.c.  The entry of addr in t, or NULL; an element of a run is
+ * copied to *tmp (read only: deps_tab_get to change it). */
+const struct deps_ent *deps_tab_peek(const struct deps_tab *t, uint64_t addr,
+				     struct deps_ent *tmp);
+/* The entry of addr, taken out of its run when in one, added (zeroed,
+ * odepth -1) when new (*isnew 1); NULL: out of memory. */
 struct deps_ent *deps_tab_get(struct deps_tab *t, uint64_t addr, int *isnew);
+/* The addresses t holds (entries and runs' elements). */
+uint64_t deps_tab_count(const struct deps_tab *t);
+/* The entries t holds at once, a run counting one. */
+uint64_t deps_tab_size(const struct deps_tab *t);
+/* Every entry of t, in no fixed order: *it zeroed first; NULL at the
+ * end.  A run's element is copied to *tmp.  t must not change between. */
+const struct deps_ent *deps_tab_next(const struct deps_tab *t, struct deps_it *it,
+				     struct deps_ent *tmp);
+/* Whether no entry of t can overlap an entry of u at another address
+ * (both hold entries of one length, aligned to it, only). */
+int deps_tab_regular(const struct deps_tab *t, const struct deps_tab *u);
+/* Compacts t's strided runs of entries when it grew by its step (cmin);
+ * out of memory leaves it as it is. */
+void deps_tab_maybe_compact(struct deps_tab *t);
 void deps_tab_clear(struct deps_tab *t);
 void deps_tab_release(struct deps_tab *t);
+/* Notes an access of size bytes at e, an entry of t (its length, and
+ * the granules it makes odd). */
+void deps_tab_len(struct deps_tab *t, struct deps_ent *e, unsigned size);
+/* The entries of t whose bytes overlap [addr, addr + len) into out (at
+ * most DEPS_MAXOV; runs' elements copied into buf, DEPS_MAXOV long), by
+ * address: only an exact match is possible when every entry of t is len
+ * long and aligned to it, as addr is; else every start from addr -
+ * maxlen + 1 is probed.  Returns how many. */
+size_t deps_tab_overlaps(const struct deps_tab *t, uint64_t addr, unsigned len,
+			 const struct deps_ent **out, struct deps_ent *buf);
+/* Whether writes of t's iteration cover all of [addr, addr + len): 1
+ * with *waddr the address of the entry holding addr's first byte, else
+ * 0.  buf as for deps_tab_overlaps. */
+int deps_tab_covered(const struct deps_tab *t, uint64_t addr, unsigned len,
+		     uint64_t *waddr, struct deps_ent *buf);
 /* The next access of s into its fields: 1, or 0 at the end; a record
  * that does not decode is counted in *damaged and dropped.  Returns 1,
  * 0 or -LS_ENOMEM. */
@@ -160,6 +244,13 @@ const char *deps_dwarf_local(struct lsa_deps *D, int32_t module, uint64_t fn_vad
 /* Returns 0 or -1 (out of memory). */
 int deps_dwarf_new(struct lsa_deps *D);
 void deps_dwarf_free(struct lsa_deps *D);
+
+/* deps_alloc.c.  A block [a, a + size) allocated by the call returning
+ * to site (the blocks it overlaps were freed).  Returns 0 or
+ * -LS_ENOMEM. */
+int deps_alloc_add(struct lsa_deps *D, uint64_t a, uint64_t size, uint64_t site);
+/* The latest allocated block holding a, or NULL. */
+const struct deps_alloc *deps_alloc_find(const struct lsa_deps *D, uint64_t a);
 
 /* deps_out.c: heuristics, verdicts and names of the records. */
 int lsa_deps_results(struct lsa_deps *D);

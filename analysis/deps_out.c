@@ -180,6 +180,27 @@ static void var_name(struct lsa_deps *D, const struct deps_rec *r, struct lsa_de
 			snprintf(o->var, sizeof(o->var), "%s+0x%" PRIx64, nm, off);
 		else
 			snprintf(o->var, sizeof(o->var), "%s", nm);
+	} else if (r->asite) {
+		/* Named by its allocation: the call's file:line and function
+		 * (the call ends just before the return address). */
+		const struct lsd_sblock *sb = lsd_sblock_at(D->d, r->asite - 1);
+		const char *f, *fn, *base;
+		uint32_t ln;
+		uint64_t va;
+
+		o->storage = LSA_ST_OTHER;
+		o->alloc_ip = r->asite - 1;
+		where_ip(D, sb, r->asite - 1, &f, &ln, &va, &fn);
+		base = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
+		if (r->multi)
+			snprintf(o->var, sizeof(o->var), "heap@%s:%u(%s)[]", base[0] ? base : "?",
+				 ln, fn[0] ? fn : "?");
+		else if (r->addr != r->abase)
+			snprintf(o->var, sizeof(o->var), "heap@%s:%u(%s)+0x%" PRIx64,
+				 base[0] ? base : "?", ln, fn[0] ? fn : "?", r->addr - r->abase);
+		else
+			snprintf(o->var, sizeof(o->var), "heap@%s:%u(%s)", base[0] ? base : "?", ln,
+				 fn[0] ? fn : "?");
 	} else {
 		o->storage = LSA_ST_OTHER;
 		snprintf(o->var, sizeof(o->var), "%s0x%" PRIx64, r->multi ? "heap[] " : "heap ",
@@ -298,7 +319,17 @@ static int by_dep(const void *a, const void *b)
 		return x->kind - y->kind;
 	if (x->src_ip != y->src_ip)
 		return x->src_ip < y->src_ip ? -1 : 1;
-	return x->dst_ip < y->dst_ip ? -1 : x->dst_ip > y->dst_ip;
+	if (x->dst_ip != y->dst_ip)
+		return x->dst_ip < y->dst_ip ? -1 : 1;
+	/* A total order, so that the tables' order (compacted or not)
+	 * does not show. */
+	if (strcmp(x->var, y->var))
+		return strcmp(x->var, y->var);
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	if (x->note != y->note)
+		return x->note - y->note;
+	return x->dmin < y->dmin ? -1 : x->dmin > y->dmin;
 }
 
 static int by_heat(const void *a, const void *b)
@@ -435,6 +466,7 @@ int lsa_deps_results(struct lsa_deps *D)
 			 &o->dst_vaddr, NULL);
 		o->count = r->count;
 		o->dmin = r->dmin;
+		memcpy(o->dist, r->dist, sizeof(o->dist));
 		for (k = 0; k <= LSA_DEPS_DIST; k++)
 			if (r->dist[k] > best) {
 				best = r->dist[k];

@@ -15,23 +15,80 @@ static size_t hash_addr(uint64_t a)
 	return (size_t)(h ^ (h >> 33));
 }
 
-struct deps_ent *deps_tab_find(const struct deps_tab *t, uint64_t addr)
+/* The index of addr's entry in t's array, or DEPS_NONE. */
+static uint32_t tab_find(const struct deps_tab *t, uint64_t addr)
 {
 	size_t j;
 
 	if (!t->ixcap)
-		return NULL;
+		return DEPS_NONE;
 	for (j = hash_addr(addr) & (t->ixcap - 1); t->ix[j].idx != DEPS_NONE;
 	     j = (j + 1) & (t->ixcap - 1))
 		if (t->ix[j].addr == addr)
-			return &t->e[t->ix[j].idx];
-	return NULL;
+			return t->ix[j].idx;
+	return DEPS_NONE;
 }
 
-static int regrow(struct deps_tab *t)
+/* The run holding addr, or DEPS_NONE; *k its element. */
+static uint32_t run_find(const struct deps_tab *t, uint64_t addr, uint64_t *k)
 {
-	uint32_t ncap = t->ixcap ? t->ixcap * 2 : 64, i;
+	uint32_t lo = 0, hi = t->nrun;
+	const struct deps_run *r;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->run[mid].p.addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return DEPS_NONE;
+	r = &t->run[lo - 1];
+	if ((addr - r->p.addr) % r->stride || (addr - r->p.addr) / r->stride >= r->n)
+		return DEPS_NONE;
+	*k = (addr - r->p.addr) / r->stride;
+	return lo - 1;
+}
+
+static void run_elem(const struct deps_run *r, uint64_t k, struct deps_ent *o)
+{
+	int m;
+
+	*o = r->p;
+	o->addr = r->p.addr + k * r->stride;
+	o->wit = r->p.wit + k * r->dwit;
+	for (m = 0; m < DEPS_NR; m++)
+		o->rit[m] = r->p.rit[m] + k * r->drit[m];
+	if (o->odepth >= 0)
+		o->cfaoff = (int64_t)((uint64_t)r->p.cfaoff + k * r->stride);
+}
+
+static void size_add(struct deps_tab *t, int64_t d)
+{
+	if (t->size)
+		*t->size += (uint64_t)d;
+}
+
+const struct deps_ent *deps_tab_peek(const struct deps_tab *t, uint64_t addr,
+				     struct deps_ent *tmp)
+{
+	uint32_t i = tab_find(t, addr);
+	uint64_t k;
+
+	if (i != DEPS_NONE)
+		return &t->e[i];
+	if (!t->nrun || (i = run_find(t, addr, &k)) == DEPS_NONE)
+		return NULL;
+	run_elem(&t->run[i], k, tmp);
+	return tmp;
+}
+
+static int regrow(struct deps_tab *t, uint32_t ncap)
+{
 	struct deps_slot *nix;
+	uint32_t i;
 
 	if (ncap > (1u << 31))
 		return -LS_ENOMEM;
@@ -55,17 +112,56 @@ static int regrow(struct deps_tab *t)
 	return 0;
 }
 
-/* The entry of addr, added (zeroed, odepth -1) when new; *isnew says
- * which.  NULL: out of memory. */
+/* Element k of run ri leaves it (the run shrinks or splits in two).
+ * Returns 0 or -LS_ENOMEM. */
+static int run_take(struct deps_tab *t, uint32_t ri, uint64_t k)
+{
+	struct deps_run *r = &t->run[ri];
+
+	if (r->n == 1) {
+		memmove(r, r + 1, (size_t)(t->nrun - ri - 1) * sizeof(*r));
+		t->nrun--;
+		size_add(t, -1);
+	} else if (k == 0) {
+		run_elem(r, 1, &r->p);
+		r->n--;
+	} else if (k == r->n - 1) {
+		r->n--;
+	} else {
+		if (t->nrun == t->caprun) {
+			uint32_t nc = t->caprun * 2;
+			struct deps_run *nr = realloc(t->run, (size_t)nc * sizeof(*nr));
+
+			if (!nr)
+				return -LS_ENOMEM;
+			t->run = nr;
+			t->caprun = nc;
+			r = &t->run[ri];
+		}
+		memmove(r + 2, r + 1, (size_t)(t->nrun - ri - 1) * sizeof(*r));
+		r[1] = r[0];
+		run_elem(r, k + 1, &r[1].p);
+		r[1].n = r->n - k - 1;
+		r->n = k;
+		t->nrun++;
+		size_add(t, 1);
+	}
+	return 0;
+}
+
 struct deps_ent *deps_tab_get(struct deps_tab *t, uint64_t addr, int *isnew)
 {
-	struct deps_ent *e = deps_tab_find(t, addr);
+	uint32_t i = tab_find(t, addr), ri = DEPS_NONE;
+	uint64_t k = 0;
+	struct deps_ent *e;
 	size_t j;
 
 	*isnew = 0;
-	if (e)
-		return e;
-	if ((t->n + 1) * 2 > t->ixcap && regrow(t) < 0)
+	if (i != DEPS_NONE)
+		return &t->e[i];
+	if (t->nrun)
+		ri = run_find(t, addr, &k);
+	if ((t->n + 1) * 2 > t->ixcap && regrow(t, t->ixcap ? t->ixcap * 2 : 64) < 0)
 		return NULL;
 	if (t->n == t->cap) {
 		uint32_t nc = t->cap ? t->cap * 2 : 32;
@@ -76,17 +172,192 @@ struct deps_ent *deps_tab_get(struct deps_tab *t, uint64_t addr, int *isnew)
 		t->e = ne;
 		t->cap = nc;
 	}
+	e = &t->e[t->n];
+	if (ri != DEPS_NONE) {
+		run_elem(&t->run[ri], k, e);
+		if (run_take(t, ri, k) < 0)
+			return NULL;
+	} else {
+		memset(e, 0, sizeof(*e));
+		e->addr = addr;
+		e->odepth = -1;
+		*isnew = 1;
+	}
 	for (j = hash_addr(addr) & (t->ixcap - 1); t->ix[j].idx != DEPS_NONE;
 	     j = (j + 1) & (t->ixcap - 1))
 		;
 	t->ix[j].addr = addr;
-	t->ix[j].idx = t->n;
-	e = &t->e[t->n++];
-	memset(e, 0, sizeof(*e));
-	e->addr = addr;
-	e->odepth = -1;
-	*isnew = 1;
+	t->ix[j].idx = t->n++;
+	size_add(t, 1);
 	return e;
+}
+
+uint64_t deps_tab_count(const struct deps_tab *t)
+{
+	uint64_t c = t->n;
+	uint32_t i;
+
+	for (i = 0; i < t->nrun; i++)
+		c += t->run[i].n;
+	return c;
+}
+
+uint64_t deps_tab_size(const struct deps_tab *t)
+{
+	return (uint64_t)t->n + t->nrun;
+}
+
+const struct deps_ent *deps_tab_next(const struct deps_tab *t, struct deps_it *it,
+				     struct deps_ent *tmp)
+{
+	if (it->i < t->n)
+		return &t->e[it->i++];
+	while (it->r < t->nrun) {
+		if (it->k < t->run[it->r].n) {
+			run_elem(&t->run[it->r], it->k++, tmp);
+			return tmp;
+		}
+		it->r++;
+		it->k = 0;
+	}
+	return NULL;
+}
+
+/* --- compaction ---------------------------------------------------------- */
+
+struct akey {
+	uint64_t addr;
+	uint32_t idx;
+};
+
+static int by_akey(const void *a, const void *b)
+{
+	const struct akey *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Whether b is element k of the run starting at a with stride s and
+ * steps dwit, drit. */
+static int run_fits(const struct deps_ent *a, const struct deps_ent *b, uint64_t k,
+		    uint64_t s, uint64_t dwit, const uint64_t *drit)
+{
+	int m;
+
+	if (b->addr != a->addr + k * s || b->w != a->w || b->len != a->len ||
+	    b->wlen != a->wlen || b->li != a->li || b->odepth != a->odepth ||
+	    b->ofn != a->ofn || b->wit != a->wit + k * dwit)
+		return 0;
+	if (a->odepth >= 0 && (uint64_t)b->cfaoff != (uint64_t)a->cfaoff + k * s)
+		return 0;
+	for (m = 0; m < DEPS_NR; m++)
+		if (b->r[m] != a->r[m] || b->rit[m] != a->rit[m] + k * drit[m])
+			return 0;
+	return 1;
+}
+
+/* Where a run over [lo, hi] goes in t's runs, or DEPS_NONE when it
+ * would meet another run's range. */
+static uint32_t run_slot(const struct deps_tab *t, uint64_t lo, uint64_t hi)
+{
+	uint32_t a = 0, b = t->nrun;
+
+	while (a < b) {
+		uint32_t mid = a + (b - a) / 2;
+
+		if (t->run[mid].p.addr <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a && t->run[a - 1].p.addr + (t->run[a - 1].n - 1) * t->run[a - 1].stride >= lo)
+		return DEPS_NONE;
+	if (a < t->nrun && t->run[a].p.addr <= hi)
+		return DEPS_NONE;
+	return a;
+}
+
+static void compact(struct deps_tab *t)
+{
+	struct akey *ak = malloc((size_t)t->n * sizeof(*ak));
+	uint8_t *gone = calloc(t->n, 1);
+	uint32_t i, j, n = t->n, kept = 0;
+
+	if (!ak || !gone)
+		goto out;
+	for (i = 0; i < n; i++) {
+		ak[i].addr = t->e[i].addr;
+		ak[i].idx = i;
+	}
+	qsort(ak, n, sizeof(*ak), by_akey);
+	for (i = 0; i + 1 < n; i = j) {
+		const struct deps_ent *a = &t->e[ak[i].idx], *b = &t->e[ak[i + 1].idx];
+		uint64_t s = b->addr - a->addr, dwit = b->wit - a->wit, drit[DEPS_NR];
+		uint32_t slot;
+		int m;
+
+		for (m = 0; m < DEPS_NR; m++)
+			drit[m] = b->rit[m] - a->rit[m];
+		for (j = i + 1; j < n && run_fits(a, &t->e[ak[j].idx], j - i, s, dwit, drit); j++)
+			;
+		if (j - i < DEPS_RUN_MIN) {
+			j = i + 1;
+			continue;
+		}
+		slot = run_slot(t, a->addr, t->e[ak[j - 1].idx].addr);
+		if (slot == DEPS_NONE)
+			continue;
+		if (t->nrun == t->caprun) {
+			uint32_t nc = t->caprun ? t->caprun * 2 : 16;
+			struct deps_run *nr = realloc(t->run, (size_t)nc * sizeof(*nr));
+
+			if (!nr)
+				break;
+			t->run = nr;
+			t->caprun = nc;
+		}
+		memmove(&t->run[slot + 1], &t->run[slot],
+			(size_t)(t->nrun - slot) * sizeof(*t->run));
+		t->run[slot].p = *a;
+		t->run[slot].stride = s;
+		t->run[slot].n = j - i;
+		t->run[slot].dwit = dwit;
+		memcpy(t->run[slot].drit, drit, sizeof(drit));
+		t->nrun++;
+		size_add(t, 1 - (int64_t)(j - i));
+		for (m = 0; (uint32_t)m < j - i; m++)
+			gone[ak[i + (uint32_t)m].idx] = 1;
+	}
+	/* The entries left keep their order. */
+	for (i = 0; i < n; i++)
+		if (!gone[i])
+			t->e[kept++] = t->e[i];
+	if (kept != n) {
+		t->n = kept;
+		for (i = 0; i < t->ixcap; i++)
+			t->ix[i].idx = DEPS_NONE;
+		for (i = 0; i < kept; i++) {
+			size_t h;
+
+			for (h = hash_addr(t->e[i].addr) & (t->ixcap - 1);
+			     t->ix[h].idx != DEPS_NONE; h = (h + 1) & (t->ixcap - 1))
+				;
+			t->ix[h].addr = t->e[i].addr;
+			t->ix[h].idx = i;
+		}
+	}
+out:
+	free(ak);
+	free(gone);
+}
+
+void deps_tab_maybe_compact(struct deps_tab *t)
+{
+	if (!t->cmin || t->n < t->next)
+		return;
+	compact(t);
+	/* Each pass costs the entries left: the next waits for as many new. */
+	t->next = t->n + (t->n > t->cmin ? t->n : t->cmin);
 }
 
 /* Empties t, keeping its memory (a pending table is emptied every
@@ -95,6 +366,7 @@ void deps_tab_clear(struct deps_tab *t)
 {
 	uint32_t i;
 
+	size_add(t, -(int64_t)deps_tab_size(t));
 	if ((size_t)t->n * 8 >= t->ixcap) {
 		for (i = 0; i < t->ixcap; i++)
 			t->ix[i].idx = DEPS_NONE;
@@ -109,13 +381,188 @@ void deps_tab_clear(struct deps_tab *t)
 		}
 	}
 	t->n = 0;
+	t->nrun = 0;
+	t->next = t->cmin;
+	t->maxlen = t->uni = t->mixed = 0;
+	if (t->nodd)
+		memset(t->odd, 0, (size_t)t->oddcap * sizeof(*t->odd));
+	t->nodd = t->oddnext = 0;
 }
 
 void deps_tab_release(struct deps_tab *t)
 {
 	free(t->e);
 	free(t->ix);
+	free(t->run);
+	free(t->odd);
 	memset(t, 0, sizeof(*t));
+}
+
+static int odd_has(const struct deps_tab *t, uint64_t g)
+{
+	size_t j;
+
+	if (!t->oddcap)
+		return 0;
+	for (j = hash_addr(g + 1) & (t->oddcap - 1); t->odd[j]; j = (j + 1) & (t->oddcap - 1))
+		if (t->odd[j] == g + 1)
+			return 1;
+	return 0;
+}
+
+/* Adds granule g to t's odd set; out of memory makes every query slow. */
+static void odd_add(struct deps_tab *t, uint64_t g)
+{
+	size_t j;
+
+	if (odd_has(t, g))
+		return;
+	if ((t->nodd + 1) * 2 > t->oddcap) {
+		uint32_t nc = t->oddcap ? t->oddcap * 2 : 16, i;
+		uint64_t *no = nc <= (1u << 30) ? calloc(nc, sizeof(*no)) : NULL;
+
+		if (!no) {
+			t->mixed = 1;
+			return;
+		}
+		for (i = 0; i < t->oddcap; i++)
+			if (t->odd[i]) {
+				for (j = hash_addr(t->odd[i]) & (nc - 1); no[j]; j = (j + 1) & (nc - 1))
+					;
+				no[j] = t->odd[i];
+			}
+		free(t->odd);
+		t->odd = no;
+		t->oddcap = nc;
+	}
+	for (j = hash_addr(g + 1) & (t->oddcap - 1); t->odd[j]; j = (j + 1) & (t->oddcap - 1))
+		;
+	t->odd[j] = g + 1;
+	t->nodd++;
+}
+
+/* Marks the granules of an entry at addr, len bytes, when odd. */
+static void odd_mark(struct deps_tab *t, uint64_t addr, unsigned len)
+{
+	uint64_t g;
+
+	if (len == t->uni && !(addr % t->uni))
+		return;
+	for (g = addr / t->uni; g <= (addr + len - 1) / t->uni; g++)
+		odd_add(t, g);
+}
+
+/* The first entry's length is not the common one (a loop counter before
+ * an array of doubles): the most frequent length becomes uni, and the
+ * odd granules are marked again.  Waits for twice as many odd granules
+ * before the next time. */
+static void odd_repick(struct deps_tab *t)
+{
+	uint64_t cnt[256], k;
+	uint32_t i;
+	unsigned l, best = t->uni;
+
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < t->n; i++)
+		cnt[t->e[i].len]++;
+	for (i = 0; i < t->nrun; i++)
+		cnt[t->run[i].p.len] += t->run[i].n;
+	for (l = 1; l < 256; l++)
+		if (cnt[l] > cnt[best])
+			best = l;
+	if (best != t->uni && !t->mixed) {
+		t->uni = (uint8_t)best;
+		if (t->oddcap)
+			memset(t->odd, 0, (size_t)t->oddcap * sizeof(*t->odd));
+		t->nodd = 0;
+		for (i = 0; i < t->n; i++)
+			odd_mark(t, t->e[i].addr, t->e[i].len);
+		for (i = 0; i < t->nrun; i++)
+			for (k = 0; k < t->run[i].n; k++)
+				odd_mark(t, t->run[i].p.addr + k * t->run[i].stride, t->run[i].p.len);
+	}
+	t->oddnext = 2 * (t->nodd > 64 ? t->nodd : 64);
+}
+
+void deps_tab_len(struct deps_tab *t, struct deps_ent *e, unsigned size)
+{
+	if (size > e->len)
+		e->len = (uint8_t)size;
+	if (e->len > t->maxlen)
+		t->maxlen = e->len;
+	if (!t->uni)
+		t->uni = e->len;
+	odd_mark(t, e->addr, e->len);
+	if (t->nodd >= (t->oddnext ? t->oddnext : 64))
+		odd_repick(t);
+}
+
+int deps_tab_regular(const struct deps_tab *t, const struct deps_tab *u)
+{
+	return !t->mixed && !u->mixed && !t->nodd && !u->nodd &&
+	       (!t->uni || !u->uni || t->uni == u->uni);
+}
+
+size_t deps_tab_overlaps(const struct deps_tab *t, uint64_t addr, unsigned len,
+			 const struct deps_ent **out, struct deps_ent *buf)
+{
+	uint64_t a, lo;
+	size_t n = 0;
+
+	if (!len)
+		len = 1;
+	if (!t->uni || (!t->mixed && t->uni == len && !(addr % len) &&
+			(!t->nodd || !odd_has(t, addr / len)))) {
+		/* Aligned ranges of one length coincide or are disjoint. */
+		const struct deps_ent *e = deps_tab_peek(t, addr, buf);
+
+		if (e)
+			out[n++] = e;
+		return n;
+	}
+	lo = t->maxlen > 1 && addr >= t->maxlen - 1u ? addr - (t->maxlen - 1u) : addr;
+	for (a = lo; a < addr + len && n < DEPS_MAXOV; a++) {
+		const struct deps_ent *e = deps_tab_peek(t, a, &buf[n]);
+
+		if (e && e->addr + (e->len ? e->len : 1) > addr)
+			out[n++] = e;
+	}
+	return n;
+}
+
+int deps_tab_covered(const struct deps_tab *t, uint64_t addr, unsigned len,
+		     uint64_t *waddr, struct deps_ent *buf)
+{
+	const struct deps_ent *ov[DEPS_MAXOV];
+	uint8_t cov[128];
+	size_t n, i;
+	unsigned b;
+	int first = 0;
+
+	if (!len)
+		len = 1;
+	if (len > sizeof(cov))
+		len = sizeof(cov);
+	n = deps_tab_overlaps(t, addr, len, ov, buf);
+	memset(cov, 0, len);
+	for (i = 0; i < n; i++) {
+		const struct deps_ent *e = ov[i];
+
+		if (!e->w)
+			continue;
+		for (b = 0; b < len; b++)
+			if (addr + b >= e->addr && addr + b < e->addr + (e->wlen ? e->wlen : 1)) {
+				cov[b] = 1;
+				if (!b) {
+					*waddr = e->addr;
+					first = 1;
+				}
+			}
+	}
+	for (b = 0; b < len; b++)
+		if (!cov[b])
+			return 0;
+	return first;
 }
 
 /* The next access of spool s into s's fields; 1 when there is one, 0 at
@@ -134,12 +581,18 @@ int deps_spool_next(struct deps_spool *s, uint64_t *damaged)
 			p = s->rec + s->pos;
 			end = s->rec + s->len;
 			if (ls_get_uleb(&p, end, &di) < 0 || ls_get_sleb(&p, end, &dia) < 0 ||
-			    ls_get_sleb(&p, end, &dda) < 0 || p >= end || !(*p >> 1)) {
+			    ls_get_sleb(&p, end, &dda) < 0 || p >= end || *p == 1) {
 				(*damaged)++;
 				s->pos = s->len;
 				continue;
 			}
 			sz = *p++;
+			/* Size byte 0: an allocation, its size follows. */
+			if (!sz && ls_get_uleb(&p, end, &s->asize) < 0) {
+				(*damaged)++;
+				s->pos = s->len;
+				continue;
+			}
 			s->pos = (size_t)(p - s->rec);
 			s->picount += di;
 			s->piaddr += (uint64_t)dia;

@@ -5,10 +5,12 @@
 # 137 sweeps make 1.0e8).  Side by side: the native run, `valgrind
 # --tool=none`, `loopscope record` without and with --mem (wall seconds,
 # and the slowdown of --mem over record), the bytes per recorded access
-# (encoded, and in the compressed bundle), then `loopscope deps`: CPU seconds, accesses per
-# second and peak RSS.  For context, Intel Advisor documents its
-# dependencies analysis at 5x to 100x the native run (Intel Advisor user
-# guide, "Minimize Analysis Overhead"); loopscope's overhead is the
+# (encoded, and in the compressed bundle), then `loopscope deps`: CPU
+# seconds, accesses per second and peak RSS, with history compaction (the
+# default) and without (--compact=0), and whether the two results are
+# identical.  For context, Intel Advisor documents its dependencies
+# analysis at 5x to 100x the native run (Intel Advisor user guide,
+# "Minimize Analysis Overhead"); loopscope's overhead is the
 # recording plus an offline pass.
 # Usage: sh bench/deps.sh [BUILD [SWEEPS]]   (after `make`)
 set -u
@@ -41,6 +43,16 @@ mb=$(wc -c <"$tmp/m.lsc")
 acc=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["accesses"])' \
 	"$tmp/d.json")
 read -r us ss kb <"$tmp/time"
+# The same without history compaction (--compact=0): the tables then
+# hold one entry per address; the results must not differ.
+/usr/bin/time -f "%U %S %M" -o "$tmp/time0" "$LS" deps --compact=0 --format=json \
+	"$tmp/m.lsc" >"$tmp/d0.json" 2>/dev/null
+read -r us0 ss0 kb0 <"$tmp/time0"
+same=$(python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+ea, eb = a.pop("max_entries"), b.pop("max_entries")
+print("max_addrs", a["max_addrs"], "max_entries", ea, "(uncompacted", str(eb) + ");",
+      "results", "identical" if a == b else "DIFFERENT")' "$tmp/d.json" "$tmp/d0.json")
 echo "stencil 384x384, $SWEEPS sweeps: $acc memory accesses"
 echo "  native ${n}s, valgrind none ${z}s, record ${r}s, record --mem ${m}s" \
 	"($(echo "$m $r" | awk '{ printf "%.2f", $1 / $2 }')x record," \
@@ -52,4 +64,7 @@ echo "  accesses: $(echo "$raw $acc" | awk '{ printf "%.2f", $1 / $2 }') B each 
 echo "  deps: $(echo "$us $ss" | awk '{ printf "%.2f", $1 + $2 }')s CPU," \
 	"$(echo "$acc $us $ss" | awk '{ printf "%.2f", $1 / ($2 + $3) / 1e6 }')M accesses/s," \
 	"peak RSS $((kb / 1024)) MB"
+echo "  deps --compact=0 (no history compaction):" \
+	"$(echo "$us0 $ss0" | awk '{ printf "%.2f", $1 + $2 }')s CPU, peak RSS $((kb0 / 1024)) MB"
+echo "  tables: $same"
 echo "  (Intel Advisor, dependencies analysis: 5-100x the native run, as documented)"

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/deps.h"
@@ -23,19 +24,25 @@ static const char deps_usage[] =
 	"gives each loop a verdict: parallelizable, parallelizable with a\n"
 	"reduction, after privatization, after duplicating an array, or not.\n"
 	"Loops come hot and parallelizable first, with their share of the\n"
-	"executed instructions.\n"
+	"executed instructions.  Accesses conflict by overlapping bytes (an\n"
+	"8-byte store and a 4-byte load of its half are a dependence).  Heap\n"
+	"variables are named by their allocation call: heap@file:line(function).\n"
 	"\n"
 	"    --format=<f>     text (default), json or csv\n"
 	"    --min-percent=<p>  only loops with at least p% of the instructions\n"
 	"    --debug-dir=<d>  look for executables the bundle only references\n"
+	"    --compact=<n>    compact a loop's table of addresses into strided\n"
+	"                     runs each time it grows by n entries (default\n"
+	"                     4096; 0: never, a debugging aid: same results)\n"
 	"    -h, --help       show this help\n";
 
-enum { OPT_FORMAT = 256, OPT_DEBUG_DIR, OPT_MIN_PCT };
+enum { OPT_FORMAT = 256, OPT_DEBUG_DIR, OPT_MIN_PCT, OPT_COMPACT };
 
 static const struct option deps_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "min-percent", required_argument, NULL, OPT_MIN_PCT },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "compact", required_argument, NULL, OPT_COMPACT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -84,13 +91,15 @@ static void text_out(const struct lsa_deps *D, double minpct)
 static void json_out(const struct lsa_deps *D, const struct lsa_deps_stats *st,
 		     double minpct)
 {
-	size_t i, k;
+	size_t i, k, j;
 	int first = 1;
 
 	printf("{\n  \"accesses\": %" PRIu64 ", \"in_loops\": %" PRIu64
 	       ", \"mismatched\": %" PRIu64 ", \"unplaced\": %" PRIu64 ", \"damaged\": %" PRIu64
+	       ", \"allocs\": %" PRIu64
+	       ",\n  \"max_addrs\": %" PRIu64 ", \"max_entries\": %" PRIu64
 	       ",\n  \"loops\": [", st->accesses, st->in_loops, st->mismatched, st->unplaced,
-	       st->damaged);
+	       st->damaged, st->allocs, st->max_addrs, st->max_entries);
 	for (i = 0; i < lsa_deps_nloops(D); i++) {
 		const struct lsa_deps_loop *L = lsa_deps_loop(D, i);
 
@@ -118,9 +127,12 @@ static void json_out(const struct lsa_deps *D, const struct lsa_deps_stats *st,
 			       d->src_line, d->dst_vaddr);
 			report_json_str(stdout, d->dst_file);
 			printf(", \"dst_line\": %u, \"count\": %" PRIu64 ", \"distance_min\": %" PRIu64
-			       ", \"distance_typical\": %" PRIu64 ", \"note\": \"%s\", \"decides\": %s}",
-			       d->dst_line, d->count, d->dmin, d->dtyp, lsa_deps_note_name(d->note),
-			       d->decides ? "true" : "false");
+			       ", \"distance_typical\": %" PRIu64 ", \"distances\": [",
+			       d->dst_line, d->count, d->dmin, d->dtyp);
+			for (j = 0; j <= LSA_DEPS_DIST; j++)
+				printf("%s%" PRIu64, j ? ", " : "", d->dist[j]);
+			printf("], \"note\": \"%s\", \"decides\": %s}",
+			       lsa_deps_note_name(d->note), d->decides ? "true" : "false");
 		}
 		printf("%s]}", L->ndeps ? "\n    " : "");
 	}
@@ -180,7 +192,8 @@ static void deps_close(struct deps_run *dr)
 
 /* Decodes file into its CFG and loops, then again with the memory
  * accesses: the dependences.  Returns 0, or 1 after printing the error. */
-static int deps_open(struct deps_run *dr, const char *file, const char *debug_dir)
+static int deps_open(struct deps_run *dr, const char *file, const char *debug_dir,
+		     long compact)
 {
 	int64_t bytes;
 	int err;
@@ -194,6 +207,8 @@ static int deps_open(struct deps_run *dr, const char *file, const char *debug_di
 		cli_error("cannot find the loops of '%s': %s", file, ls_errstr(err));
 		goto fail;
 	}
+	if (compact >= 0)
+		lsa_deps_set_compact(dr->D, (uint32_t)compact);
 	bytes = lsa_deps_load(dr->D);
 	if (bytes == -LS_ENOENT) {
 		cli_error("'%s' holds no memory accesses: record it with "
@@ -229,7 +244,7 @@ int cli_deps_into_profile(const char *file, const char *debug_dir, struct lsp_pr
 	size_t unmatched;
 	int err;
 
-	if (deps_open(&dr, file, debug_dir))
+	if (deps_open(&dr, file, debug_dir, -1))
 		return 1;
 	err = lsa_deps_to_profile(dr.D, p, &unmatched);
 	deps_close(&dr);
@@ -248,6 +263,8 @@ int cmd_deps(int argc, char **argv)
 	const char *file = "loopscope.lsc", *debug_dir = NULL;
 	struct deps_run dr;
 	double minpct = 0;
+	long compact = -1;
+	char *end;
 	int c, fmt = FMT_TEXT;
 
 	optind = 1;
@@ -273,6 +290,13 @@ int cmd_deps(int argc, char **argv)
 		case OPT_DEBUG_DIR:
 			debug_dir = optarg;
 			break;
+		case OPT_COMPACT:
+			compact = strtol(optarg, &end, 10);
+			if (!*optarg || *end || compact < 0 || compact > 1000000000) {
+				cli_error("bad --compact '%s' (entries, 0 to 1000000000)", optarg);
+				return cli_usage(deps_usage, 1);
+			}
+			break;
 		case 'h':
 			return cli_usage(deps_usage, 0);
 		default:
@@ -286,7 +310,7 @@ int cmd_deps(int argc, char **argv)
 		cli_error("too many arguments");
 		return cli_usage(deps_usage, 1);
 	}
-	if (deps_open(&dr, file, debug_dir))
+	if (deps_open(&dr, file, debug_dir, compact))
 		return 1;
 	if (fmt == FMT_JSON)
 		json_out(dr.D, &dr.st, minpct);

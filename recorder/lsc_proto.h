@@ -134,7 +134,12 @@ struct lsw_end {
  *                                     thread, delta to the previous access
  *   sleb128  (iaddr - prev_iaddr)     instruction address, delta
  *   sleb128  (daddr - prev_daddr)     data address, delta
- *   u8       (size << 1) | is_write   size in bytes (1..255)
+ *   u8       (size << 1) | is_write   size in bytes (1..127)
+ * or, for an allocation (a return from malloc, calloc, realloc, operator
+ * new or new[] with a non-null block), the same three deltas with the
+ * call's return address as iaddr and the block as daddr, then
+ *   u8       0
+ *   uleb128  the block's size in bytes (calloc: count x size)
  * The prev_* values start at 0 at the beginning of every record.
  */
 

@@ -22,6 +22,7 @@
 #include "pub_tool_libcassert.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_tooliface.h"
+#include "libvex_guest_amd64.h"
 #include "lsc_tool.h"
 
 enum lsc_cls {
@@ -302,6 +303,31 @@ static void lsc_ir_mem(IRSB *sb, IRExpr *guard, IRExpr *addr, Int size,
 		  mkIRExprVec_3(addr, LSC_U64(sw), LSC_U64(iaddr)));
 }
 
+/* The kind of allocation function whose entry is at ia (1: size in
+ * rdi, 2: calloc's rdi x rsi, 3: realloc's rsi), or 0. */
+static HWord lsc_alloc_kind(Addr ia)
+{
+	static const struct {
+		const HChar *name;
+		HWord kind;
+	} fns[] = {
+		{ "malloc", 1 }, { "__libc_malloc", 1 }, { "_Znwm", 1 }, { "_Znam", 1 },
+		{ "calloc", 2 }, { "__libc_calloc", 2 },
+		{ "realloc", 3 }, { "__libc_realloc", 3 },
+	};
+	const HChar *name;
+	UInt i;
+
+	if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), ia, &name))
+		return 0;
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (!VG_(strcmp)(name, fns[i].name))
+			return fns[i].kind;
+	return 0;
+}
+
+#define LSC_GET(field) IRExpr_Get(offsetof(VexGuestAMD64State, field), Ity_I64)
+
 /* Memory accesses of st, for --lsc-mem. */
 static void lsc_mem_stmt(IRSB *sb, IRStmt *st, Addr iaddr)
 {
@@ -489,6 +515,23 @@ IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,
 				lsc_ir_count(sb, LSC_U64(k), Iop_Add64);
 			k = lsc_ipt_insns((const UChar *)ia, ilen);
 			addStmtToIRSB(sb, st);
+			if (lsc_clo_mem) {
+				/* Allocations: the size at the entry, the
+				 * block at the matching return. */
+				HWord ak = lsc_alloc_kind(ia);
+
+				if (ak)
+					lsc_dirty(sb, NULL, "lsc_h_alloc_in", lsc_h_alloc_in,
+						  mkIRExprVec_4(LSC_U64(ak),
+								lsc_tmp(sb, Ity_I64, LSC_GET(guest_RSP)),
+								lsc_tmp(sb, Ity_I64, LSC_GET(guest_RDI)),
+								lsc_tmp(sb, Ity_I64, LSC_GET(guest_RSI))));
+				if (cls == LSC_C_RET)
+					lsc_dirty(sb, lsc_nonzero(sb, lsc_ld(sb, &lsc_alloc_npend)),
+						  "lsc_h_alloc_out", lsc_h_alloc_out,
+						  mkIRExprVec_2(lsc_tmp(sb, Ity_I64, LSC_GET(guest_RSP)),
+								lsc_tmp(sb, Ity_I64, LSC_GET(guest_RAX))));
+			}
 			if (!first)
 				continue;
 			first = False;

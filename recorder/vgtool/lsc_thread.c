@@ -285,6 +285,56 @@ void lsc_h_mem(HWord daddr, HWord size_w, HWord iaddr)
 	t->mem_len = (UInt)(p - t->mem);
 }
 
+ULong lsc_alloc_npend;
+
+void lsc_h_alloc_in(HWord kind, HWord sp, HWord a0, HWord a1)
+{
+	struct lsc_thread *t = &lsc_threads[lsc_cur_tid];
+
+	if (lsc_dead || !t->mem || !t->started || t->nalloc == LSC_ALLOC_DEPTH)
+		return;
+	t->alloc_sp[t->nalloc] = sp;
+	t->alloc_ret[t->nalloc] = *(const ULong *)sp;
+	t->alloc_size[t->nalloc] = kind == 2 ? (ULong)a0 * a1 : kind == 3 ? a1 : a0;
+	t->nalloc++;
+	lsc_alloc_npend++;
+}
+
+void lsc_h_alloc_out(HWord sp, HWord rax)
+{
+	struct lsc_thread *t = &lsc_threads[lsc_cur_tid];
+	UInt n;
+	UChar *p;
+
+	if (lsc_dead || !t->nalloc)
+		return;
+	/* Calls a longjmp unwound (their frames are below sp) are gone. */
+	while (t->nalloc && t->alloc_sp[t->nalloc - 1] < sp) {
+		t->nalloc--;
+		lsc_alloc_npend--;
+	}
+	if (!t->nalloc || t->alloc_sp[t->nalloc - 1] != sp)
+		return;
+	n = --t->nalloc;
+	lsc_alloc_npend--;
+	if (!rax || !t->mem)
+		return;
+	/* An allocation record: the call's return address as iaddr, the
+	 * block as daddr, size byte 0, then the block's size. */
+	if (t->mem_len + 50 > LSC_MEM_BUF)
+		lsc_mem_out(t);
+	p = t->mem + t->mem_len;
+	p += lsc_uleb(p, lsc_hot.icount - t->mem_prev[0]);
+	p += lsc_sleb(p, (Long)(t->alloc_ret[n] - t->mem_prev[1]));
+	p += lsc_sleb(p, (Long)(rax - t->mem_prev[2]));
+	*p++ = 0;
+	p += lsc_uleb(p, t->alloc_size[n]);
+	t->mem_prev[0] = lsc_hot.icount;
+	t->mem_prev[1] = t->alloc_ret[n];
+	t->mem_prev[2] = rax;
+	t->mem_len = (UInt)(p - t->mem);
+}
+
 void lsc_thread_exit(ThreadId tid, UInt status)
 {
 	struct lsc_thread *t;

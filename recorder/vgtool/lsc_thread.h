@@ -4,6 +4,8 @@
 
 #include "lsc_tool.h"
 
+#define LSC_ALLOC_DEPTH 8
+
 struct lsc_thread {
 	struct lsc_hot hot;	/* saved while another thread runs */
 	Bool used;		/* slot initialised for this thread */
@@ -15,6 +17,11 @@ struct lsc_thread {
 	UChar *mem;		/* LSW_MEMACC payload being built */
 	UInt mem_len;
 	ULong mem_prev[3];	/* icount, iaddr, daddr deltas base */
+	/* Allocation calls entered, not yet returned (innermost last):
+	 * the stack pointer at entry, the return address, the size. */
+	ULong alloc_sp[LSC_ALLOC_DEPTH], alloc_ret[LSC_ALLOC_DEPTH];
+	ULong alloc_size[LSC_ALLOC_DEPTH];
+	UInt nalloc;
 };
 
 extern UInt lsc_psb_period;

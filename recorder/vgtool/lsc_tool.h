@@ -53,6 +53,12 @@ void lsc_h_tip(HWord ip);
 void lsc_h_ret(HWord ip);
 void lsc_h_pgd(void);
 void lsc_h_mem(HWord daddr, HWord size_w, HWord iaddr);
+/* Entry of an allocation function (kind: 1 size in a0, 2 a0 x a1, 3 a1)
+ * with the stack pointer sp (at its return address); a `ret` with sp
+ * and rax: the matching one writes the allocation record. */
+void lsc_h_alloc_in(HWord kind, HWord sp, HWord a0, HWord a1);
+void lsc_h_alloc_out(HWord sp, HWord rax);
+extern ULong lsc_alloc_npend;	/* allocation calls not returned, all threads */
 
 /* The instrumentation pass (lsc_instr.c). */
 IRSB *lsc_instrument(VgCallbackClosure *closure, IRSB *bb,

@@ -116,7 +116,16 @@ static int lc_memacc(struct lc_thread *t, const uint8_t *p, size_t n)
 		if (lc_leb(p, n, &i, &d, 1) < 0)
 			return -1;
 		da += d;
-		if (i >= n || (p[i] >> 1) == 0)
+		if (i >= n)
+			return -1;
+		if (p[i] == 0) {
+			/* An allocation record: the block's size follows. */
+			i++;
+			if (lc_leb(p, n, &i, &d, 0) < 0)
+				return -1;
+			continue;
+		}
+		if ((p[i] >> 1) == 0)
 			return -1;
 		i++;
 		lc_mem_accesses++;

@@ -4,10 +4,14 @@
  * Tables: 200,000 addresses 8 bytes apart (the stride the hash must
  * spread) are found again after every growth, a cleared table holds
  * none of them, and a big table cleared with few entries (the per-entry
- * path) is empty too.  Spools: records encoded by hand from the
- * LSP_MEMACC layout of recorder/lsc_proto.h decode to the values put in;
- * a record cut in the middle of an access is counted as damaged and the
- * next record still decodes. */
+ * path) is empty too.  Runs: 1,000 entries 8 bytes apart, written by one
+ * site in iterations 1, 2, ..., compact into one run whose elements read
+ * back as they were put in; taking one out of the middle splits it in
+ * two around it.  Spools: records encoded by hand from the LSP_MEMACC
+ * layout of recorder/lsc_proto.h decode to the values put in; a record
+ * cut in the middle of an access is counted as damaged and the next
+ * record still decodes; an allocation record (size byte 0, then the
+ * block's size) decodes with size 0. */
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +46,56 @@ static size_t put_sleb(uint8_t *p, int64_t v)
 	return n;
 }
 
+static struct deps_ent g_tmp;
+
+static const struct deps_ent *deps_tab_find(const struct deps_tab *t, uint64_t a)
+{
+	return deps_tab_peek(t, a, &g_tmp);
+}
+
+static void test_runs(void)
+{
+	struct deps_tab t;
+	const struct deps_ent *e;
+	struct deps_ent *m;
+	uint32_t i;
+	int isnew, ok = 1;
+
+	memset(&t, 0, sizeof(t));
+	t.cmin = t.next = 4096;
+	for (i = 0; i < 1000 && ok; i++) {
+		m = deps_tab_get(&t, 0x5000 + 8ull * i, &isnew);
+		ok = m && isnew;
+		if (ok) {
+			m->w = 3;
+			m->wit = i + 1;
+			m->r[0] = 7;
+			m->rit[0] = 2 * i;
+			deps_tab_len(&t, m, 8);
+		}
+	}
+	TAP_OK(ok, "1000 entries");
+	t.next = 0;
+	deps_tab_maybe_compact(&t);
+	TAP_EQ(t.nrun, 1, "compact into one run");
+	TAP_EQ(t.n, 0, "... leaving no entry");
+	TAP_EQ(deps_tab_count(&t), 1000, "... of 1000 addresses");
+	for (i = 0; i < 1000 && ok; i++) {
+		e = deps_tab_find(&t, 0x5000 + 8ull * i);
+		ok = e && e->addr == 0x5000 + 8ull * i && e->w == 3 && e->wit == i + 1 &&
+		     e->r[0] == 7 && e->rit[0] == 2 * i && e->odepth == -1;
+	}
+	TAP_OK(ok, "every element reads back as put in");
+	TAP_OK(!deps_tab_find(&t, 0x5004) && !deps_tab_find(&t, 0x5000 + 8000),
+	       "between the elements and past the end: none");
+	m = deps_tab_get(&t, 0x5000 + 8 * 500, &isnew);
+	TAP_OK(m && !isnew && m->wit == 501, "taking element 500 out keeps its values");
+	TAP_OK(t.nrun == 2 && t.n == 1 && deps_tab_count(&t) == 1000, "... and splits the run");
+	e = deps_tab_find(&t, 0x5000 + 8 * 501);
+	TAP_OK(e && e->wit == 502 && e->rit[0] == 1002, "the second run starts at element 501");
+	deps_tab_release(&t);
+}
+
 static void test_tab(void)
 {
 	struct deps_tab t;
@@ -58,7 +112,7 @@ static void test_tab(void)
 	}
 	TAP_OK(ok, "200000 addresses added");
 	for (i = 0; i < 200000 && ok; i++) {
-		struct deps_ent *e = deps_tab_find(&t, 0x7ff000000000ull + 8ull * i);
+		const struct deps_ent *e = deps_tab_find(&t, 0x7ff000000000ull + 8ull * i);
 
 		ok = e && e->w == i + 1;
 	}
@@ -120,12 +174,18 @@ static void test_spool(void)
 	len = (uint32_t)n;
 	fwrite(&len, sizeof(len), 1, s.f);
 	fwrite(rec, 1, n, s.f);
-	/* Record 3: the prev values start over. */
+	/* Record 3: the prev values start over; then an allocation of 24
+	 * bytes at 0x4a000 returning to 0x401234 at index 14. */
 	n = 0;
 	n += put_uleb(rec + n, 12);
 	n += put_sleb(rec + n, 0x401010);
 	n += put_sleb(rec + n, 0x601048);
 	rec[n++] = 2 << 1 | 1;
+	n += put_uleb(rec + n, 2);
+	n += put_sleb(rec + n, 0x401234 - 0x401010);
+	n += put_sleb(rec + n, 0x4a000 - 0x601048);
+	rec[n++] = 0;
+	n += put_uleb(rec + n, 24);
 	len = (uint32_t)n;
 	fwrite(&len, sizeof(len), 1, s.f);
 	fwrite(rec, 1, n, s.f);
@@ -143,13 +203,18 @@ static void test_spool(void)
 	TAP_EQ(damaged, 1, "... and counted");
 	TAP_OK(s.icount == 12 && s.iaddr == 0x401010 && s.daddr == 0x601048 && s.size == 2 &&
 	       s.write, "... 12 0x401010 0x601048 2 write");
+	TAP_EQ(deps_spool_next(&s, &damaged), 1, "the allocation record");
+	TAP_OK(s.icount == 14 && s.iaddr == 0x401234 && s.daddr == 0x4a000 && s.size == 0 &&
+	       s.asize == 24, "... 14 0x401234 0x4a000, size 0, 24 bytes");
 	TAP_EQ(deps_spool_next(&s, &damaged), 0, "the end");
+	TAP_EQ(damaged, 1, "nothing more damaged");
 	deps_spool_release(&s);
 }
 
 int main(void)
 {
 	test_tab();
+	test_runs();
 	test_spool();
 	return TAP_DONE();
 }

@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "analysis/deps_int.h"
-#include "common/ls_err.h"
+#include "ls_buf.h"
+#include "ls_err.h"
 
 int lsa_deps_new(struct lsa_deps **pd, struct lsd_decoder *d,
 		 struct lsb_reader *r, struct lsd_symbols *sym,
@@ -120,15 +121,8 @@ static uint32_t site_of(struct lsa_deps *D, uint64_t ip, const struct lsd_sblock
 		return 0;
 	if (*v)
 		return (uint32_t)*v;
-	if (D->nsite == D->capsite) {
-		uint32_t nc = D->capsite ? D->capsite * 2 : 256;
-		struct deps_site *ns = realloc(D->site, (size_t)nc * sizeof(*ns));
-
-		if (!ns)
-			return 0;
-		D->site = ns;
-		D->capsite = nc;
-	}
+	if (LS_GROW32(D->site, D->nsite + 1, D->capsite, 256))
+		return 0;
 	D->site[D->nsite].ip = ip;
 	D->site[D->nsite].sb = sb;
 	*v = ++D->nsite;
@@ -167,15 +161,8 @@ static int rec_add(struct lsa_deps *D, const struct deps_nent *n, int kind,
 	if (!v)
 		return -LS_ENOMEM;
 	if (!*v) {
-		if (D->nrec == D->caprec) {
-			uint32_t nc = D->caprec ? D->caprec * 2 : 64;
-			struct deps_rec *nr = realloc(D->rec, (size_t)nc * sizeof(*nr));
-
-			if (!nr)
-				return -LS_ENOMEM;
-			D->rec = nr;
-			D->caprec = nc;
-		}
+		if (LS_GROW32(D->rec, D->nrec + 1, D->caprec, 64))
+			return -LS_ENOMEM;
 		r = &D->rec[D->nrec];
 		memset(r, 0, sizeof(*r));
 		r->loop = n->loop;
@@ -498,15 +485,8 @@ static int frame_push(struct deps_thr *t, uint64_t cfa, uint64_t ret,
 		t->deep++;
 		return 0;
 	}
-	if (t->nfr == t->capfr) {
-		uint32_t nc = t->capfr ? t->capfr * 2 : 64;
-		struct deps_frame *nf = realloc(t->fr, (size_t)nc * sizeof(*nf));
-
-		if (!nf)
-			return -LS_ENOMEM;
-		t->fr = nf;
-		t->capfr = nc;
-	}
+	if (LS_GROW32(t->fr, t->nfr + 1, t->capfr, 64))
+		return -LS_ENOMEM;
 	/* Bases only go down the stack: an unknown or higher one is the
 	 * caller's (the callee's slots then count as the caller's). */
 	if (t->nfr > 1 && (!cfa || cfa > t->fr[t->nfr - 1].cfa))

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "analysis/deps_int.h"
-#include "common/ls_err.h"
+#include "ls_buf.h"
+#include "ls_err.h"
 
 /* The first allocation ending above a, by binary search. */
 static size_t alloc_pos(const struct lsa_deps *D, uint64_t a)
@@ -38,15 +39,8 @@ int deps_alloc_add(struct lsa_deps *D, uint64_t a, uint64_t size, uint64_t site)
 	i = alloc_pos(D, a);
 	for (j = i; j < D->nalloc && D->alloc[j].lo < a + size; j++)
 		;
-	if (i == j && D->nalloc == D->capalloc) {
-		size_t nc = D->capalloc ? D->capalloc * 2 : 64;
-		struct deps_alloc *na = realloc(D->alloc, nc * sizeof(*na));
-
-		if (!na)
-			return -LS_ENOMEM;
-		D->alloc = na;
-		D->capalloc = nc;
-	}
+	if (i == j && LS_GROW(D->alloc, D->nalloc + 1, D->capalloc, 64))
+		return -LS_ENOMEM;
 	/* Replaces alloc[i .. j) by the new block. */
 	if (j != i + 1)
 		memmove(&D->alloc[i + 1], &D->alloc[j], (D->nalloc - j) * sizeof(*D->alloc));

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "analysis/deps_int.h"
-#include "common/ls_err.h"
+#include "ls_buf.h"
+#include "ls_err.h"
 
 /* Data symbols (STT_OBJECT) of one module, by address. */
 struct dsym {
@@ -63,15 +64,8 @@ static void dmod_load(struct lsa_deps *D, struct dmod *m, size_t i)
 			if (!gelf_getsym(d, (int)k, &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
 			    !sym.st_size || !(nm = elf_strptr(e, sh.sh_link, sym.st_name)))
 				continue;
-			if (m->n == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				struct dsym *ns = realloc(m->s, nc * sizeof(*ns));
-
-				if (!ns)
-					break;
-				m->s = ns;
-				cap = nc;
-			}
+			if (LS_GROW(m->s, m->n + 1, cap, 64))
+				break;
 			m->s[m->n].start = sym.st_value;
 			m->s[m->n].size = sym.st_size;
 			if (!(m->s[m->n].name = strdup(nm)))

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "analysis/deps_int.h"
-#include "common/ls_err.h"
+#include "ls_err.h"
 #include "formats/profile.h"
 
 _Static_assert((int)LSA_V_NOT == (int)LSP_V_NOT && (int)LSA_V_MAX == (int)LSP_V_MAX,

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "analysis/deps_int.h"
-#include "common/ls_buf.h"
-#include "common/ls_err.h"
+#include "ls_buf.h"
+#include "ls_err.h"
 
 static size_t hash_addr(uint64_t a)
 {
@@ -128,16 +128,9 @@ static int run_take(struct deps_tab *t, uint32_t ri, uint64_t k)
 	} else if (k == r->n - 1) {
 		r->n--;
 	} else {
-		if (t->nrun == t->caprun) {
-			uint32_t nc = t->caprun * 2;
-			struct deps_run *nr = realloc(t->run, (size_t)nc * sizeof(*nr));
-
-			if (!nr)
-				return -LS_ENOMEM;
-			t->run = nr;
-			t->caprun = nc;
-			r = &t->run[ri];
-		}
+		if (LS_GROW32(t->run, t->nrun + 1, t->caprun, 16))
+			return -LS_ENOMEM;
+		r = &t->run[ri];	/* the array may have moved */
 		memmove(r + 2, r + 1, (size_t)(t->nrun - ri - 1) * sizeof(*r));
 		r[1] = r[0];
 		run_elem(r, k + 1, &r[1].p);
@@ -163,15 +156,8 @@ struct deps_ent *deps_tab_get(struct deps_tab *t, uint64_t addr, int *isnew)
 		ri = run_find(t, addr, &k);
 	if ((t->n + 1) * 2 > t->ixcap && regrow(t, t->ixcap ? t->ixcap * 2 : 64) < 0)
 		return NULL;
-	if (t->n == t->cap) {
-		uint32_t nc = t->cap ? t->cap * 2 : 32;
-		struct deps_ent *ne = realloc(t->e, (size_t)nc * sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		t->e = ne;
-		t->cap = nc;
-	}
+	if (LS_GROW32(t->e, t->n + 1, t->cap, 32))
+		return NULL;
 	e = &t->e[t->n];
 	if (ri != DEPS_NONE) {
 		run_elem(&t->run[ri], k, e);
@@ -307,15 +293,8 @@ static void compact(struct deps_tab *t)
 		slot = run_slot(t, a->addr, t->e[ak[j - 1].idx].addr);
 		if (slot == DEPS_NONE)
 			continue;
-		if (t->nrun == t->caprun) {
-			uint32_t nc = t->caprun ? t->caprun * 2 : 16;
-			struct deps_run *nr = realloc(t->run, (size_t)nc * sizeof(*nr));
-
-			if (!nr)
-				break;
-			t->run = nr;
-			t->caprun = nc;
-		}
+		if (LS_GROW32(t->run, t->nrun + 1, t->caprun, 16))
+			break;
 		memmove(&t->run[slot + 1], &t->run[slot],
 			(size_t)(t->nrun - slot) * sizeof(*t->run));
 		t->run[slot].p = *a;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "analysis/kmap.h"
-#include "common/ls_err.h"
+#include "ls_err.h"
 
 static size_t hash2(uint64_t a, uint64_t b)
 {

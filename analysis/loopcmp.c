@@ -4,7 +4,7 @@
 
 #include "analysis/kmap.h"
 #include "analysis/loopcmp.h"
-#include "common/ls_err.h"
+#include "ls_err.h"
 
 const char *lsa_cmp_kind_name(int kind)
 {

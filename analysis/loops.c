@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
-#include "common/ls_buf.h"
-#include "common/ls_err.h"
+#include "ls_buf.h"
+#include "ls_err.h"
 
 static void cnt_add(struct lsa_cnt *a, const struct lsa_cnt *b)
 {

@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
-#include "common/ls_buf.h"
-#include "common/ls_err.h"
+#include "ls_buf.h"
+#include "ls_err.h"
 
 #define MEMO_MAX 256		/* blocks of an iteration, at most */
 #define MEMO_NODES (1u << 16)	/* trie nodes of a thread, at most */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
-#include "common/ls_err.h"
+#include "ls_err.h"
 
 /* The profile's index of bundle module m (-1: code of no module). */
 static int module_p(struct lsa_loops *l, int32_t m, uint32_t *out)

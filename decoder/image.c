@@ -10,6 +10,7 @@
 
 #include "decoder/image.h"
 #include "decoder/modfile.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* Bytes of mapped sections (and their block caches: several bytes per
@@ -91,15 +92,8 @@ static struct lsd_image *image_of(struct build_ctx *c, uint32_t pid,
 	for (i = 0; i < c->n; i++)
 		if (c->imgs[i].pid == pid)
 			return &c->imgs[i];
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 4;
-		void *p = realloc(c->imgs, ncap * sizeof(*c->imgs));
-
-		if (!p)
-			return NULL;
-		c->imgs = p;
-		c->cap = ncap;
-	}
+	if (LS_GROW(c->imgs, c->n + 1, c->cap, 4))
+		return NULL;
 	img = &c->imgs[c->n];
 	memset(img, 0, sizeof(*img));
 	img->pid = pid;
@@ -151,15 +145,8 @@ static int on_event(const struct lsb_event *ev, void *arg)
 		goto nomem;
 	if (ev->type != LSB_EV_MMAP || ev->len == 0 || ev->addr + ev->len < ev->addr)
 		return 0;
-	if (img->nmaps + 2 > img->capmaps) {
-		size_t ncap = img->capmaps ? img->capmaps * 2 : 64;
-		void *p = realloc(img->maps, ncap * sizeof(*img->maps));
-
-		if (!p)
-			goto nomem;
-		img->maps = p;
-		img->capmaps = ncap;
-	}
+	if (LS_GROW(img->maps, img->nmaps + 2, img->capmaps, 64))
+		goto nomem;
 	/* munmap is not applied: the sw recorder's sideband is not yet
 	 * placed in the PT stream, so code that was unmapped (dlclose) stays
 	 * readable for the PT that ran before.  A later mmap over the same

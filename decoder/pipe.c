@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/ls_err.h"
+#include "ls_err.h"
 #include "decoder/decode.h"
 
 #define NBUF 4

@@ -654,21 +654,6 @@ static int body_ranges(struct lsa_loops *l)
 	return 0;
 }
 
-/* A back branch of a loop, summed over the profile's threads. */
-struct tsum {
-	uint32_t loop;
-	uint64_t off, count;
-};
-
-static int tsum_cmp(const void *x, const void *y)
-{
-	const struct tsum *a = x, *b = y;
-
-	if (a->loop != b->loop)
-		return a->loop < b->loop ? -1 : 1;
-	return a->off < b->off ? -1 : a->off > b->off;
-}
-
 /* Labels each loop the detector found with its own source line: the line
  * of its most executed back branch (ties: the lowest address), which
  * compilers attribute to the loop's for/while line; at -O2 the head is
@@ -679,40 +664,23 @@ static int tsum_cmp(const void *x, const void *y)
 static int label_loops(struct lsa_loops *l)
 {
 	const struct lsp_profile *p = l->p;
-	struct tsum *v = malloc((p->n_tails + 1) * sizeof(*v));
-	uint64_t *best = calloc(p->n_loops + 1, sizeof(*best));
-	uint64_t *boff = calloc(p->n_loops + 1, sizeof(*boff));
-	size_t i, k = 0;
-	int err = 0;
+	struct lsp_best *best = NULL;
+	size_t i;
+	int err;
 
-	if (!v || !best || !boff) {
-		err = -LS_ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < p->n_tails; i++)
-		v[i] = (struct tsum){ p->tails[i].loop, p->tails[i].off, p->tails[i].count };
-	qsort(v, p->n_tails, sizeof(*v), tsum_cmp);
-	for (i = 0; i < p->n_tails; i = k) {
-		uint64_t n = 0;
-
-		for (k = i; k < p->n_tails && v[k].loop == v[i].loop && v[k].off == v[i].off; k++)
-			n += v[k].count;
-		if (v[i].loop < p->n_loops && n > best[v[i].loop]) {
-			best[v[i].loop] = n;
-			boff[v[i].loop] = v[i].off;
-		}
-	}
+	if ((err = lsp_best_tails(p, &best)) < 0)
+		return err;
 	for (i = 0; i < l->nloops && !err; i++) {
 		const struct lsa_loopdef *ld = &l->loops[i];
 		const struct lsp_loop *pl;
 		struct lsd_symbol_info info;
 		char *hfile;
 
-		if (ld->pidx == LSA_NONE || ld->pidx >= p->n_loops || !best[ld->pidx] ||
-		    lsa_kmap_find(&l->falltail, ld->pidx, boff[ld->pidx]))
+		if (ld->pidx == LSA_NONE || ld->pidx >= p->n_loops || !best[ld->pidx].count ||
+		    lsa_kmap_find(&l->falltail, ld->pidx, best[ld->pidx].off))
 			continue;
 		pl = &p->loops[ld->pidx];
-		lookup(l, ld->head->module, boff[ld->pidx], l->o.want_lines, &info);
+		lookup(l, ld->head->module, best[ld->pidx].off, l->o.want_lines, &info);
 		if (!info.file || info.line <= 0)
 			continue;
 		if (!(hfile = strdup(pl->head_file))) {
@@ -727,10 +695,7 @@ static int label_loops(struct lsa_loops *l)
 	}
 	if (!err)
 		err = body_ranges(l);
-out:
-	free(v);
 	free(best);
-	free(boff);
 	return err;
 }
 

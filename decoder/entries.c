@@ -284,16 +284,8 @@ static int sigreturn_at(const struct xsec *x, uint64_t a)
  * boundary), or UINT64_MAX. */
 static uint64_t next_boundary(const struct lsd_symtab *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nsegs;
+	size_t lo = lsd_symtab_seg_after(t, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->segs[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < t->nsegs ? t->segs[lo].start : UINT64_MAX;
 }
 

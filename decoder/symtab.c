@@ -376,12 +376,10 @@ void lsd_symtab_release(struct lsd_symtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-const struct lsd_sym *lsd_symtab_find(const struct lsd_symtab *t,
-				      uint64_t vaddr)
+size_t lsd_symtab_seg_after(const struct lsd_symtab *t, uint64_t vaddr)
 {
 	size_t lo = 0, hi = t->nsegs;
 
-	/* The last segment starting at or before vaddr. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -390,6 +388,15 @@ const struct lsd_sym *lsd_symtab_find(const struct lsd_symtab *t,
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+const struct lsd_sym *lsd_symtab_find(const struct lsd_symtab *t,
+				      uint64_t vaddr)
+{
+	/* The last segment starting at or before vaddr. */
+	size_t lo = lsd_symtab_seg_after(t, vaddr);
+
 	if (!lo || t->segs[lo - 1].sym < 0)
 		return NULL;
 	return &t->syms[t->segs[lo - 1].sym];

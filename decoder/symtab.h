@@ -62,6 +62,8 @@ int lsd_symtab_flatten(struct lsd_symtab *t);
  * -LS_ENOMEM, -LS_EINVAL, -LS_EUNSUP (capstone cannot be opened). */
 int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
 			   const uint8_t *build_id, size_t build_id_len);
+/* The index of the first segment starting after vaddr (t->nsegs: none). */
+size_t lsd_symtab_seg_after(const struct lsd_symtab *t, uint64_t vaddr);
 /* The innermost function covering vaddr, or NULL. */
 const struct lsd_sym *lsd_symtab_find(const struct lsd_symtab *t,
 				      uint64_t vaddr);

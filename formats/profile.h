@@ -233,6 +233,14 @@ int lsp_add_edge(struct lsp_profile *p, const struct lsp_edge *e);
 int lsp_add_tail(struct lsp_profile *p, const struct lsp_tail *t);
 int lsp_add_call(struct lsp_profile *p, const struct lsp_call *c);
 int lsp_add_fstat(struct lsp_profile *p, const struct lsp_fstat *f);
+/* Per loop, its most executed back branch over all threads (ties: the
+ * lowest offset); count 0 for none.  The rule the loop labels follow. */
+struct lsp_best {
+	uint64_t count, off;
+};
+
+/* *out gets p->n_loops entries (free() them).  Returns 0 or -LS_ENOMEM. */
+int lsp_best_tails(const struct lsp_profile *p, struct lsp_best **out);
 /* Sets loop v->loop's verdict; a loop that has one keeps the graver
  * verdict and both needs (merged runs: a dependence of any run holds).
  * Returns 0, -LS_EINVAL (verdict or loop out of range), -LS_ENOMEM. */

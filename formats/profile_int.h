@@ -17,14 +17,6 @@ struct lsp_profile;
  * arrays were reordered. */
 void lsp_index_drop(struct lsp_profile *p);
 
-/* Per loop, its most executed back branch over all threads (ties: the
- * lowest offset); count 0 for none. */
-struct lsp_best {
-	uint64_t count, off;
-};
-
-/* *out gets p->n_loops entries (free() them).  Returns 0 or -LS_ENOMEM. */
-int lsp_best_tails(const struct lsp_profile *p, struct lsp_best **out);
 /* runmap[src run] = the dst run it joins: dst's run of the same bundle
  * (by the parts), else a new one from dst->nruns on.  Returns the number
  * of new runs. */

@@ -23,22 +23,6 @@
 #include "ls_buf.h"
 #include "ls_err.h"
 
-static void cnt_add(struct lsa_cnt *a, const struct lsa_cnt *b)
-{
-	int k;
-
-	for (k = 0; k < LSA_NC; k++)
-		a->n[k] += b->n[k];
-}
-
-static void cnt_sub(struct lsa_cnt *a, const struct lsa_cnt *b)
-{
-	int k;
-
-	for (k = 0; k < LSA_NC; k++)
-		a->n[k] -= b->n[k];
-}
-
 /* ---- pools: indices, never pointers, survive their growth ---- */
 
 #define POOL_ALLOC(l, arr, n, cap, freel, out) do {			\
@@ -52,7 +36,7 @@ static void cnt_sub(struct lsa_cnt *a, const struct lsa_cnt *b)
 	}								\
 } while (0)
 
-static int acc_new(struct lsa_loops *l, uint32_t *out)
+int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out)
 {
 	uint32_t i;
 
@@ -62,11 +46,6 @@ static int acc_new(struct lsa_loops *l, uint32_t *out)
 	l->acc[i].callee = LSA_NONE;
 	*out = i;
 	return 0;
-}
-
-int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out)
-{
-	return acc_new(l, out);
 }
 
 static void acc_free(struct lsa_loops *l, uint32_t i)
@@ -105,7 +84,7 @@ static int kid_add(struct lsa_loops *l, uint32_t *head, uint32_t loop,
 	for (i = *head; i != LSA_NONE; i = l->kid[i].next)
 		if (l->kid[i].loop == loop) {
 			l->kid[i].count += count;
-			cnt_add(&l->kid[i].tot, tot);
+			lsa_cnt_add(&l->kid[i].tot, tot);
 			return 0;
 		}
 	POOL_ALLOC(l, kid, nkid, capkid, freekid, i);
@@ -117,7 +96,7 @@ static int kid_add(struct lsa_loops *l, uint32_t *head, uint32_t loop,
 	return 0;
 }
 
-static void kids_free(struct lsa_loops *l, uint32_t i)
+void lsa_loops_kids_free(struct lsa_loops *l, uint32_t i)
 {
 	while (i != LSA_NONE) {
 		uint32_t next = l->kid[i].next;
@@ -129,7 +108,7 @@ static void kids_free(struct lsa_loops *l, uint32_t i)
 }
 
 /* Moves list src into list *dst. */
-static int kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src)
+int lsa_loops_kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src)
 {
 	while (src != LSA_NONE) {
 		uint32_t next = l->kid[src].next;
@@ -267,16 +246,7 @@ struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop)
 	return &t->lr[loop];
 }
 
-static struct lsa_frow *frow_grow(struct lsa_thr *t, uint32_t func);
-
-/* Thread t's row of function func, grown when new; NULL: out of memory.
- * Inline: a block of a named function takes one per block. */
-static inline struct lsa_frow *frow(struct lsa_thr *t, uint32_t func)
-{
-	return func < t->nfw ? &t->fw[func] : frow_grow(t, func);
-}
-
-static struct lsa_frow *frow_grow(struct lsa_thr *t, uint32_t func)
+struct lsa_frow *lsa_loops_frow_grow(struct lsa_thr *t, uint32_t func)
 {
 	if (func >= t->nfw) {
 		uint32_t n = func < 256 ? 512 : func * 2;
@@ -289,11 +259,6 @@ static struct lsa_frow *frow_grow(struct lsa_thr *t, uint32_t func)
 		t->nfw = n;
 	}
 	return &t->fw[func];
-}
-
-struct lsa_frow *lsa_loops_frow(struct lsa_thr *t, uint32_t func)
-{
-	return frow(t, func);
 }
 
 int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
@@ -381,12 +346,6 @@ int lsa_loops_path_push(struct lsa_loops *l, struct lsa_thr *t,
 
 /* ---- accounting ---- */
 
-/* Who receives accounted work: an open loop entry, or a frame's level. */
-struct owner {
-	uint32_t inst;		/* LSA_NONE: the frame */
-	struct lsa_frame *fr;
-};
-
 static int pre_grow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id)
 {
 	size_t n = l->nsb > id ? l->nsb : (size_t)id + 1;
@@ -419,7 +378,7 @@ int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
 }
 
 /* Charges one execution of entry e (its block and its calls) to o. */
-static int charge(struct lsa_loops *l, struct lsa_thr *t, struct owner o,
+static int charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 		  struct lsa_pent *e)
 {
 	struct lsa_acc *a = e->acc != LSA_NONE ? &l->acc[e->acc] : NULL;
@@ -448,25 +407,25 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct owner o,
 		lsa_cnt_sb(&in->self, e->sb);
 		if (!a)
 			return 0;
-		cnt_add(&in->self, &a->cself);
-		cnt_add(&in->tot, &a->ctot);
+		lsa_cnt_add(&in->self, &a->cself);
+		lsa_cnt_add(&in->tot, &a->ctot);
 		if (a->called)
 			err = lsa_kmap_add(&t->calls, (uint64_t)loop << 32 | a->callee,
 				       e->sb->id, 1);
 		for (i = a->kids; !err && i != LSA_NONE; i = l->kid[i].next) {
 			if (l->kid[i].loop == loop)
-				cnt_add(&in->same, &l->kid[i].tot);
+				lsa_cnt_add(&in->same, &l->kid[i].tot);
 			err = lsa_loops_edge_add(t, loop, l->kid[i].loop, l->kid[i].count,
 				       l->kid[i].tot.n[0]);
 		}
-		kids_free(l, a->kids);
+		lsa_loops_kids_free(l, a->kids);
 	} else {
 		lsa_cnt_sb(&o.fr->fself, e->sb);
 		if (!a)
 			return 0;
-		cnt_add(&o.fr->fself, &a->cself);
-		cnt_add(&o.fr->ftot, &a->ctot);
-		err = kids_move(l, &o.fr->kids, a->kids);
+		lsa_cnt_add(&o.fr->fself, &a->cself);
+		lsa_cnt_add(&o.fr->ftot, &a->ctot);
+		err = lsa_loops_kids_move(l, &o.fr->kids, a->kids);
 	}
 	acc_free(l, e->acc);
 	e->acc = LSA_NONE;
@@ -475,7 +434,7 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct owner o,
 
 /* Closes loop entry `ii` into its parent p. */
 static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
-		      struct owner p)
+		      struct lsa_owner p)
 {
 	struct lsa_inst *in = &l->inst[ii];
 	struct lsa_lrow *r = lsa_loops_lrow(t, in->loop);
@@ -486,18 +445,18 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 
 	if (!r)
 		return -LS_ENOMEM;
-	cnt_add(&tot, &in->tot);
+	lsa_cnt_add(&tot, &in->tot);
 	if (!r->entries || trips < r->tmin)
 		r->tmin = trips;
 	if (trips > r->tmax)
 		r->tmax = trips;
 	r->entries++;
 	r->iterations += trips;
-	cnt_add(&r->self, &in->self);
+	lsa_cnt_add(&r->self, &in->self);
 	/* entries of this loop nested in this entry (recursion) have added
 	 * their totals already: count their instructions once */
-	cnt_add(&r->total, &tot);
-	cnt_sub(&r->total, &in->same);
+	lsa_cnt_add(&r->total, &tot);
+	lsa_cnt_sub(&r->total, &in->same);
 	if (trips < l->o.trip_limit) {
 		err = lsa_kmap_add(&t->trips, loop, trips, 1);
 	} else {
@@ -511,12 +470,12 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 	if (err)
 		return err;
 	if (p.inst != LSA_NONE) {
-		cnt_add(&l->inst[p.inst].tot, &tot);
+		lsa_cnt_add(&l->inst[p.inst].tot, &tot);
 		if (l->inst[p.inst].loop == loop)
-			cnt_add(&l->inst[p.inst].same, &tot);
+			lsa_cnt_add(&l->inst[p.inst].same, &tot);
 		return lsa_loops_edge_add(t, l->inst[p.inst].loop, loop, 1, tot.n[0]);
 	}
-	cnt_add(&p.fr->ftot, &tot);
+	lsa_cnt_add(&p.fr->ftot, &tot);
 	return kid_add(l, &p.fr->kids, loop, 1, &tot);
 }
 
@@ -528,9 +487,9 @@ static int os_push(struct lsa_thr *t, uint32_t ii)
 	return 0;
 }
 
-static struct owner os_top(struct lsa_thr *t, uint32_t bottom, struct owner base)
+static struct lsa_owner os_top(struct lsa_thr *t, uint32_t bottom, struct lsa_owner base)
 {
-	struct owner o = base;
+	struct lsa_owner o = base;
 
 	if (t->nos > bottom)
 		o.inst = t->os[t->nos - 1];
@@ -538,7 +497,7 @@ static struct owner os_top(struct lsa_thr *t, uint32_t bottom, struct owner base
 }
 
 static int os_pop(struct lsa_loops *l, struct lsa_thr *t, uint32_t bottom,
-		  struct owner base)
+		  struct lsa_owner base)
 {
 	uint32_t ii = t->os[--t->nos];
 
@@ -548,7 +507,7 @@ static int os_pop(struct lsa_loops *l, struct lsa_thr *t, uint32_t bottom,
 /* Is a known loop head, executed once under owner o, an entry of its own
  * loop?  Not when o's head lies in that loop's body: then both are one
  * cycle entered at another block. */
-static int trip1(struct lsa_loops *l, struct owner o, uint32_t loop)
+static int trip1(struct lsa_loops *l, struct lsa_owner o, uint32_t loop)
 {
 	return lsa_loops_entry_ok(l, loop, o.inst == LSA_NONE ? 0 :
 				  l->inst[o.inst].loop + 1);
@@ -557,14 +516,14 @@ static int trip1(struct lsa_loops *l, struct owner o, uint32_t loop)
 /* Accounts path entries [lo, npath) to base, then pops them.  Open loop
  * entries and known heads among them take the entries above that belong
  * to their bodies (a prefix); the rest goes to the owner below. */
-static int scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct owner base)
+int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct lsa_owner base)
 {
 	uint32_t bottom = t->nos, i;
 	int err = 0;
 
 	for (i = lo; i < t->npath && !err; i++) {
 		struct lsa_pent *e = &t->path[i];
-		struct owner o;
+		struct lsa_owner o;
 		uint32_t ii;
 
 		while (t->nos > bottom && !err &&
@@ -612,7 +571,7 @@ static int scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct owne
 static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 {
 	struct lsa_pent *h = &t->path[ti];
-	struct owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
+	struct lsa_owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
 	struct lsa_inst *in;
 	uint32_t loop, i, tail = t->psb ? t->psb->id : LSA_NONE, leaf = LSA_NONE;
 	int err;
@@ -641,7 +600,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	if (lsa_memo_fits(l, t, ti) && lsa_memo_add(l, t, ti, &leaf))
 		return -LS_ENOMEM;
 	o.inst = h->inst;
-	err = scan(l, t, ti + 1, o);
+	err = lsa_loops_scan(l, t, ti + 1, o);
 	if (!err)
 		err = charge(l, t, o, &t->path[ti]);
 	if (err)
@@ -662,394 +621,16 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
  * an iteration, the path above it was abandoned. */
 static int land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi)
 {
-	struct owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
+	struct lsa_owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
 	int err;
 
 	lsa_cm_abort(t);
-	err = scan(l, t, xi + 1, o);
+	err = lsa_loops_scan(l, t, xi + 1, o);
 
 	if (err)
 		return err;
 	o.inst = t->path[xi].inst;	/* its earlier execution */
 	return charge(l, t, o, &t->path[xi]);
-}
-
-/* ---- frames ---- */
-
-static int frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
-		      uint32_t func, int async)
-{
-	struct lsa_frame *f;
-
-	if (t->nfr >= LSA_MAX_FRAMES || async)
-		lsa_cm_abort(t);
-	if (t->nfr >= LSA_MAX_FRAMES) {
-		t->deep++;
-		return 0;
-	}
-	if (LS_GROW32(t->fr, t->nfr + 1, t->capfr, 64))
-		return -LS_ENOMEM;
-	f = &t->fr[t->nfr++];
-	memset(f, 0, sizeof(*f));
-	f->base = t->npath;
-	f->func = f->cur = func;
-	f->kids = LSA_NONE;
-	f->ret = ret;
-	f->start = t->insns;
-	f->async = async;
-	if (t->nfr > l->st.max_frames)
-		l->st.max_frames = t->nfr;
-	if (func != LSA_NONE) {
-		struct lsa_frow *r = frow(t, func);
-
-		if (!r)
-			return -LS_ENOMEM;
-		r->calls++;
-		r->active++;
-		if (t->cm.nrec) {
-			lsa_cm_event(t, CE_CALLS, func, 0);
-			lsa_cm_event(t, CE_OPEN, func, 0);
-		}
-	}
-	return 0;
-}
-
-/* Inclusive instructions of function f: a span of the thread's
- * instructions opens when a frame enters f and closes when it leaves;
- * only the outermost open span of f counts (recursion once). */
-static int span_open(struct lsa_thr *t, uint32_t f)
-{
-	struct lsa_frow *r;
-
-	if (f == LSA_NONE)
-		return 0;
-	r = frow(t, f);
-	if (!r)
-		return -LS_ENOMEM;
-	r->active++;
-	if (t->cm.nrec)
-		lsa_cm_event(t, CE_OPEN, f, 0);
-	return 0;
-}
-
-static int span_close(struct lsa_thr *t, uint32_t f, uint64_t start)
-{
-	struct lsa_frow *r;
-
-	if (f == LSA_NONE)
-		return 0;
-	r = frow(t, f);
-	if (!r)
-		return -LS_ENOMEM;
-	if (r->active <= 1)
-		r->total += t->insns - start;
-	if (r->active)
-		r->active--;
-	if (t->cm.nrec)
-		lsa_cm_event(t, CE_CLOSE, f, t->insns - start);
-	return 0;
-}
-
-/* Whether the top frame, about to end, was a call the memo can take as
- * part of an iteration: a return to where it was called from, its blocks
- * all of the function called (no tail call), none heading a loop, no
- * call of its own, no loop entered.  Its blocks are then appended to
- * l->sq; returns their number (0: not such a frame, or no memory). */
-static uint32_t leaf_call(struct lsa_loops *l, struct lsa_thr *t)
-{
-	const struct lsa_frame *f = &t->fr[t->nfr - 1];
-	uint32_t n = t->npath - f->base, i;
-
-	if (!l->memo || t->nfr < 2 || f->async || f->cur != f->func || !n ||
-	    n > 64 || f->kids != LSA_NONE || f->ftot.n[0] || f->fself.n[0] ||
-	    f->base <= t->fr[t->nfr - 2].base || !t->psb || t->pexit != LSD_EXIT_RET)
-		return 0;
-	for (i = f->base; i < t->npath; i++) {
-		const struct lsa_pent *e = &t->path[i];
-
-		if (e->acc != LSA_NONE || e->inst != LSA_NONE || l->sbloop[e->sb->id] ||
-		    lsa_loops_func_of(l, e->sb) != f->func)
-			return 0;
-	}
-	if (l->nsq + n > l->capsq) {
-		uint32_t nc = l->capsq ? l->capsq * 2 : 1024;
-		void *p;
-
-		while (nc < l->nsq + n)
-			nc *= 2;
-		p = ls_reallocarray(l->sq, nc, sizeof(*l->sq));
-		if (!p)
-			return 0;
-		l->sq = p;
-		l->capsq = nc;
-	}
-	for (i = f->base; i < t->npath; i++)
-		l->sq[l->nsq++] = t->path[i].sb;
-	return n;
-}
-
-/* Ends the top frame: accounts its path and hands its frame level to the
- * entry that called it (or, for the outermost frame, to the thread). */
-static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
-{
-	struct lsa_frame *f = &t->fr[t->nfr - 1];
-	struct owner o = { LSA_NONE, f };
-	uint32_t leaf;
-	int err;
-
-	if (t->deep) {
-		t->deep--;
-		return 0;
-	}
-	leaf = leaf_call(l, t);
-	t->cm.leaf = leaf;
-	err = scan(l, t, f->base, o);
-	if (err)
-		return err;
-	f = &t->fr[t->nfr - 1];
-	err = span_close(t, f->func, f->start);
-	if (!err && f->cur != f->func)
-		err = span_close(t, f->cur, f->cur_start);
-	if (err)
-		return err;
-	if (t->nfr > 1 && f->base > t->fr[t->nfr - 2].base) {
-		struct lsa_pent *c = &t->path[f->base - 1];
-		struct lsa_acc *a;
-
-		if (c->acc == LSA_NONE) {
-			uint32_t ai;
-
-			err = acc_new(l, &ai);
-			if (err)
-				return err;
-			c = &t->path[f->base - 1];
-			c->acc = ai;
-		}
-		f = &t->fr[t->nfr - 1];
-		a = &l->acc[c->acc];
-		/* the first frame the entry's call made, a leaf: its
-		 * blocks, for the memo (anything more: not a leaf call) */
-		if (leaf && !a->nsq && a->called && !a->cself.n[0] &&
-		    a->kids == LSA_NONE && !a->ctot.n[0]) {
-			a->sq = l->nsq - leaf;
-			a->nsq = leaf;
-			l->sqlive++;
-		} else {
-			l->nsq -= leaf;
-			if (a->nsq) {
-				a->nsq = 0;
-				l->sqlive--;
-			}
-			if (!l->sqlive)
-				l->nsq = 0;
-		}
-		cnt_add(&a->cself, &f->fself);
-		cnt_add(&a->ctot, &f->ftot);
-		err = kids_move(l, &l->acc[c->acc].kids, f->kids);
-		t->nfr--;
-		return err;
-	}
-	if (t->nfr > 1) {	/* no calling entry: to the frame below */
-		struct lsa_frame *b = &t->fr[t->nfr - 2];
-
-		l->nsq -= leaf;
-		cnt_add(&b->fself, &f->fself);
-		cnt_add(&b->ftot, &f->ftot);
-		err = kids_move(l, &b->kids, f->kids);
-		t->nfr--;
-		return err;
-	}
-	/* the outermost frame: what is left is outside every loop */
-	l->nsq -= leaf;
-	cnt_add(&t->outside, &f->fself);
-	for (uint32_t i = f->kids; i != LSA_NONE; i = l->kid[i].next) {
-		err = lsa_loops_edge_add(t, LSA_NONE, l->kid[i].loop, l->kid[i].count,
-			       l->kid[i].tot.n[0]);
-		if (err)
-			return err;
-	}
-	kids_free(l, f->kids);
-	t->nfr--;
-	return 0;
-}
-
-/* Closes every frame and opens a fresh outermost one. */
-static int flush_all(struct lsa_loops *l, struct lsa_thr *t)
-{
-	int err = 0;
-
-	lsa_cm_abort(t);
-	t->deep = 0;
-	while (t->nfr && !err)
-		err = frame_pop(l, t);
-	if (!err)
-		err = frame_push(l, t, 0, LSA_NONE, 0);
-	return err;
-}
-
-/* Pops frames until frame k is on top. */
-static int unwind_to(struct lsa_loops *l, struct lsa_thr *t, uint32_t k)
-{
-	int err = 0;
-
-	lsa_cm_abort(t);
-	t->deep = 0;
-	while (t->nfr > k + 1 && !err)
-		err = frame_pop(l, t);
-	return err;
-}
-
-/* The frame below the top whose return address is ip, or LSA_NONE. */
-static uint32_t frame_by_ret(const struct lsa_thr *t, uint64_t ip)
-{
-	uint32_t k;
-
-	for (k = t->nfr; k-- > 1;)
-		if (t->fr[k].ret == ip)
-			return k;
-	return LSA_NONE;
-}
-
-/* Control left the previous block with exit x and reached sb. */
-static int transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
-		    const struct lsd_sblock *sb)
-{
-	const struct lsd_sblock *p = t->psb;
-	struct lsa_frame *top = &t->fr[t->nfr - 1];
-	uint32_t k, tf;
-
-	switch (x) {
-	case LSD_EXIT_CALL:
-	case LSD_EXIT_ICALL:
-		tf = lsa_loops_func_of(l, sb);
-		if (t->npath > top->base) {
-			struct lsa_pent *c = &t->path[t->npath - 1];
-
-			if (c->acc == LSA_NONE) {
-				uint32_t ai;
-				int err = acc_new(l, &ai);
-
-				if (err)
-					return err;
-				c->acc = ai;
-			}
-			l->acc[c->acc].callee = tf;
-			l->acc[c->acc].called = 1;
-		}
-		if (l->memo)
-			lsa_cm_call(l, t, sb);
-		return frame_push(l, t, p->end, tf, 0);
-	case LSD_EXIT_RET:
-		if (t->deep) {
-			t->deep--;
-			return 0;
-		}
-		if (t->nfr > 1 && top->ret == sb->start) {
-			int err;
-
-			k = t->nfr - 1;
-			err = frame_pop(l, t);
-			if (!err && t->cm.nrec)
-				err = lsa_cm_return(l, t, k, t->cm.leaf);
-			return err;
-		}
-		lsa_cm_abort(t);
-		k = frame_by_ret(t, sb->start);
-		if (k != LSA_NONE) {
-			l->st.unwinds++;
-			return unwind_to(l, t, k - 1);
-		}
-		if (top->async)
-			return 0;	/* a handler returning to the restorer */
-		/* after a hole in the trace a return may be owed to a call
-		 * that was lost: no mismatch */
-		if (!t->gaps)
-			l->st.frame_mismatches++;
-		if (t->nfr > 1)
-			return frame_pop(l, t);
-		return flush_all(l, t);	/* returned above the trace's start */
-	case LSD_EXIT_FALL:
-	case LSD_EXIT_COND_TAKEN:
-	case LSD_EXIT_COND_NOT:
-	case LSD_EXIT_JUMP:
-	case LSD_EXIT_IJUMP:
-		/* into another function: a (conditional) tail call, code
-		 * falling into the next function, or a longjmp */
-		tf = lsa_loops_func_of(l, sb);
-		/* A frame entered at code no symbol covers (a PLT stub of
-		 * a stripped library, whose jump leads to the function
-		 * called): the block that follows makes tf its function
-		 * (lsa_loops_block), with the call and the span it opens.
-		 * Taking tf here as the one running, without a span, closed
-		 * a span never opened, from the thread's first instruction. */
-		if (top->cur == LSA_NONE || tf == LSA_NONE || tf == top->cur)
-			return 0;
-		/* into the middle of a function an older frame runs: longjmp
-		 * or an exception's landing pad; to a function's entry: a
-		 * tail call (PLT stubs, resolvers) */
-		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off)
-			lsa_cm_abort(t);	/* decided by the frames below */
-		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off)
-			for (k = t->nfr - 1; k-- > 0;)
-				if (t->fr[k].cur == tf) {
-					l->st.unwinds++;
-					t->landing = 1;
-					return unwind_to(l, t, k);
-				}
-		/* a tail call (PLT stubs too): tf's span opens, the
-		 * previous tail callee's closes */
-		if (top->cur != top->func &&
-		    span_close(t, top->cur, top->cur_start))
-			return -LS_ENOMEM;
-		if (tf != top->func) {
-			if (span_open(t, tf))
-				return -LS_ENOMEM;
-			frow(t, tf)->calls++;	/* span_open made the row */
-			if (t->cm.nrec)
-				lsa_cm_event(t, CE_CALLS, tf, 0);
-		}
-		top = &t->fr[t->nfr - 1];
-		top->cur_start = t->insns;
-		top->cur = tf;
-		return 0;
-	case LSD_EXIT_SYSCALL:
-		if (sb->start == p->end)
-			return 0;
-		k = frame_by_ret(t, sb->start);	/* sigreturn */
-		if (k != LSA_NONE && t->fr[k].async) {
-			l->st.unwinds++;
-			return unwind_to(l, t, k - 1);
-		}
-		/* elsewhere: a signal handler, run as the system call returns */
-		return frame_push(l, t, p->end, lsa_loops_func_of(l, sb), 1);
-	case LSD_EXIT_ASYNC: {
-		/* where the interrupted code resumes: the decoder knows it
-		 * (the FUP), else after the block */
-		uint64_t resume = t->pnext ? t->pnext : p->end;
-
-		if (sb->start == resume)
-			return 0;	/* interrupted, resumed at once */
-		return frame_push(l, t, resume, lsa_loops_func_of(l, sb), 1);
-	}
-	case LSD_EXIT_GAP:
-	case LSD_EXIT_END:
-		/* The trace has a hole (or tracing paused).  Where it goes on
-		 * in the function the top frame runs, the frames stand: the
-		 * block is a landing, no iteration.  Elsewhere, calls or
-		 * returns were lost: every frame is closed and a new outermost
-		 * one opened. */
-		t->gaps++;
-		lsa_cm_abort(t);
-		tf = lsa_loops_func_of(l, sb);
-		if (tf != LSA_NONE && tf == top->cur) {
-			t->landing = 1;
-			return 0;
-		}
-		l->st.resets++;
-		return flush_all(l, t);
-	default:
-		return 0;
-	}
 }
 
 static struct lsa_sref *sref_of(struct lsa_loops *l, size_t stream)
@@ -1150,7 +731,7 @@ struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
 		return NULL;
 	if (!t->used) {
 		t->used = 1;
-		if (frame_push(l, t, 0, LSA_NONE, 0))
+		if (lsa_loops_frame_push(l, t, 0, LSA_NONE, 0))
 			return NULL;
 	}
 	return t;
@@ -1176,7 +757,7 @@ static int block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_blo
 		 * moves: transfer() would return at once */
 		if (!(LSA_EXITS_LOCAL >> t->pexit & 1) ||
 		    (top->cur != LSA_NONE && f != LSA_NONE && f != top->cur)) {
-			err = transfer(l, t, t->pexit, sb);
+			err = lsa_loops_transfer(l, t, t->pexit, sb);
 			if (err)
 				return err;
 		}
@@ -1189,12 +770,12 @@ static int block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_blo
 		if (top->func == LSA_NONE) {
 			top->func = f;
 			top->start = t->insns;
-			if (span_open(t, f))
+			if (lsa_loops_span_open(t, f))
 				return -LS_ENOMEM;
 			/* called (not the thread's first frame): the call
 			 * frame_push() could not count, its target unnamed */
 			if (f != LSA_NONE && t->nfr > 1) {
-				frow(t, f)->calls++;	/* span_open made the row */
+				lsa_loops_frow(t, f)->calls++;	/* span_open made the row */
 				if (t->cm.nrec)
 					lsa_cm_event(t, CE_CALLS, f, 0);
 			}
@@ -1204,7 +785,7 @@ static int block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_blo
 		lsa_cm_block(l, t, sb, t->pexit);
 	t->insns += sb->ninsn;
 	if (f != LSA_NONE) {
-		struct lsa_frow *r = frow(t, f);
+		struct lsa_frow *r = lsa_loops_frow(t, f);
 
 		if (!r)
 			return -LS_ENOMEM;
@@ -1302,7 +883,7 @@ static int thread_end(struct lsa_loops *l, struct lsa_thr *t)
 		return err;
 	t->deep = 0;
 	while (t->nfr && !err)
-		err = frame_pop(l, t);
+		err = lsa_loops_frame_pop(l, t);
 	if (!err)
 		err = lsa_loops_flush_thread(l, t);
 	t->done = 1;

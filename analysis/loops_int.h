@@ -436,9 +436,63 @@ void lsa_memo_release(struct lsa_memo *m);
 int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 		     const struct lsd_block *b, size_t n);
 
+/* Who receives accounted work: an open loop entry, or a frame's level. */
+struct lsa_owner {
+	uint32_t inst;		/* LSA_NONE: the frame */
+	struct lsa_frame *fr;
+};
+
+static inline void lsa_cnt_add(struct lsa_cnt *a, const struct lsa_cnt *b)
+{
+	int k;
+
+	for (k = 0; k < LSA_NC; k++)
+		a->n[k] += b->n[k];
+}
+
+static inline void lsa_cnt_sub(struct lsa_cnt *a, const struct lsa_cnt *b)
+{
+	int k;
+
+	for (k = 0; k < LSA_NC; k++)
+		a->n[k] -= b->n[k];
+}
+
+/* Grows t's function rows to hold func; NULL: out of memory. */
+struct lsa_frow *lsa_loops_frow_grow(struct lsa_thr *t, uint32_t func);
+
+/* Thread t's row of function func, grown when new; NULL: out of memory.
+ * Inline: a block of a named function takes one per block. */
+static inline struct lsa_frow *lsa_loops_frow(struct lsa_thr *t, uint32_t func)
+{
+	return func < t->nfw ? &t->fw[func] : lsa_loops_frow_grow(t, func);
+}
+
+/* loops.c, for loops_frames.c: the kid lists (free; move src's onto
+ * *dst: returns 0 or -LS_ENOMEM), and the scan that accounts path entries
+ * [lo, npath) to base and pops them (returns 0 or -LS_ENOMEM). */
+void lsa_loops_kids_free(struct lsa_loops *l, uint32_t i);
+int lsa_loops_kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src);
+int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo,
+		   struct lsa_owner base);
+
+/* loops_frames.c.  Each returns 0 or -LS_ENOMEM. */
+/* Pushes a frame returning to ret (0: any) for function func (LSA_NONE:
+ * unknown yet); async: a signal handler's. */
+int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
+			 uint32_t func, int async);
+/* Ends the top frame: accounts its path, hands its frame level on. */
+int lsa_loops_frame_pop(struct lsa_loops *l, struct lsa_thr *t);
+/* Closes every frame and opens a fresh outermost one. */
+int lsa_loops_flush_all(struct lsa_loops *l, struct lsa_thr *t);
+/* Opens an inclusive span of function f (LSA_NONE: nothing). */
+int lsa_loops_span_open(struct lsa_thr *t, uint32_t f);
+/* Control left the previous block with exit x and reached sb. */
+int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
+		       const struct lsd_sblock *sb);
+
 /* loops.c, for loops_cmemo.c. */
 int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out);
-struct lsa_frow *lsa_loops_frow(struct lsa_thr *t, uint32_t func);
 /* Counts one run of block id at frame level (charge()).  Returns 0 or
  * -LS_ENOMEM. */
 int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,

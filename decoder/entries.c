@@ -106,21 +106,9 @@ static int sweep_section(csh cs, const uint8_t *data, size_t len, uint64_t addr,
 
 static int ec_path(const uint8_t *bid, size_t n, char *path, size_t len)
 {
-	char dir[4096];
-	size_t i, off;
-
-	if (!bid || !n || n > 64)
+	if (n > 64)	/* the header's room */
 		return -LS_ENOENT;
-	lsd_image_cache_dir(dir, sizeof(dir));
-	if (!dir[0])
-		return -LS_ENOENT;
-	off = (size_t)snprintf(path, len, "%s/", dir);
-	for (i = 0; i < n && off + 3 < len; i++)
-		off += (size_t)snprintf(path + off, len - off, "%02x", bid[i]);
-	if (off + 9 >= len)
-		return -LS_ENOENT;
-	snprintf(path + off, len - off, ".entries");
-	return 0;
+	return lsd_image_cache_path(bid, n, ".entries", path, len);
 }
 
 static void ec_header(uint8_t *h, const uint8_t *bid, size_t n, uint64_t count)

@@ -120,21 +120,9 @@ static uint32_t hc_capstone(void)
 
 static int hc_path(const struct lsb_module *m, char *path, size_t len)
 {
-	char dir[4096];
-	size_t i, off;
-
-	if (!m || !m->build_id_len)
+	if (!m)
 		return -LS_ENOENT;
-	lsd_image_cache_dir(dir, sizeof(dir));
-	if (!dir[0])
-		return -LS_ENOENT;
-	off = (size_t)snprintf(path, len, "%s/", dir);
-	for (i = 0; i < m->build_id_len && off + 3 < len; i++)
-		off += (size_t)snprintf(path + off, len - off, "%02x", m->build_id[i]);
-	if (off + 7 >= len)
-		return -LS_ENOENT;
-	snprintf(path + off, len - off, ".heads");
-	return 0;
+	return lsd_image_cache_path(m->build_id, m->build_id_len, ".heads", path, len);
 }
 
 /* Bytes of the header: magic, version, capstone version, build-id length

@@ -266,6 +266,33 @@ void lsd_image_cache_dir(char *dir, size_t len)
 		dir[0] = '\0';
 }
 
+/* DIR/<build-id hex><suffix> into path.  Returns 0, or -LS_ENOENT when
+ * there is no directory or build-id, or the path does not fit. */
+static int id_path(const char *dir, const uint8_t *bid, size_t n, const char *suffix,
+		   char *path, size_t len)
+{
+	size_t i, off;
+
+	if (!dir[0] || !bid || !n)
+		return -LS_ENOENT;
+	off = (size_t)snprintf(path, len, "%s/", dir);
+	for (i = 0; i < n && off + 3 < len; i++)
+		off += (size_t)snprintf(path + off, len - off, "%02x", bid[i]);
+	if (i < n || off + strlen(suffix) >= len)
+		return -LS_ENOENT;
+	snprintf(path + off, len - off, "%s", suffix);
+	return 0;
+}
+
+int lsd_image_cache_path(const uint8_t *bid, size_t n, const char *suffix,
+			 char *path, size_t len)
+{
+	char dir[4096];
+
+	lsd_image_cache_dir(dir, sizeof(dir));
+	return id_path(dir, bid, n, suffix, path, len);
+}
+
 /* A file holding the module's bytes: DIR/<build-id hex>, written once
  * (to a temporary name, then renamed, so a reader never sees half). */
 static char *cache_file(const char *dir, const struct lsb_module *m,
@@ -273,15 +300,10 @@ static char *cache_file(const char *dir, const struct lsb_module *m,
 {
 	char path[4200], tmp[4300];
 	struct stat st;
-	size_t i, off;
 	FILE *f;
 
-	if (!dir[0] || !m->build_id_len)
+	if (id_path(dir, m->build_id, m->build_id_len, "", path, sizeof(path)) < 0)
 		return NULL;
-	off = (size_t)snprintf(path, sizeof(path), "%s/", dir);
-	for (i = 0; i < m->build_id_len && off + 3 < sizeof(path); i++)
-		off += (size_t)snprintf(path + off, sizeof(path) - off, "%02x",
-					m->build_id[i]);
 	if (!stat(path, &st) && (size_t)st.st_size == mb->len)
 		return strdup(path);
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());

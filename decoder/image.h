@@ -77,6 +77,11 @@ int lsd_image_read(const struct lsd_image *img, uint8_t *buf, size_t size,
  * $XDG_CACHE_HOME/loopscope, else ~/.cache/loopscope), created; dir gets
  * "" if there is none. */
 void lsd_image_cache_dir(char *dir, size_t len);
+/* The path of a file of the build-id cache: DIR/<build-id hex><suffix>
+ * (the heads and entries sweeps).  Returns 0, or -LS_ENOENT when there is
+ * no cache directory or build-id, or the path does not fit len. */
+int lsd_image_cache_path(const uint8_t *bid, size_t n, const char *suffix,
+			 char *path, size_t len);
 
 /* The module index and file offset of ip.  Returns 0, or -LS_ENOENT if
  * unmapped. */

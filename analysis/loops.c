@@ -854,7 +854,7 @@ int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 			i = lsa_cm_run(l, t, b, i, n, &err);
 			continue;
 		}
-		if (called && lsa_cm_begin(l, t, &b[i]))
+		if (called && lsa_cm_begin(t, &b[i]))
 			continue;
 		err = block_go(l, t, &b[i++]);
 		called = err > 0;

@@ -69,12 +69,11 @@ void lsa_cm_abort(struct lsa_thr *t)
 	m->nrec = 0;
 }
 
-void lsa_cm_call(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb)
+void lsa_cm_call(struct lsa_thr *t, const struct lsd_sblock *sb)
 {
 	struct lsa_cmemo *m = &t->cm;
 	struct lsa_crec *r;
 
-	(void)l;
 	if (sb->id < m->nroot && m->bad[sb->id] >= LSA_CM_BAD && ++m->tries % LSA_CM_RETRY)
 		return;
 	if (m->nrec == LSA_CM_REC || t->deep || t->landing ||
@@ -310,8 +309,7 @@ static int cm_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_crec 
 	return 0;
 }
 
-int lsa_cm_return(struct lsa_loops *l, struct lsa_thr *t, uint32_t popped,
-		  uint32_t leaf)
+int lsa_cm_return(struct lsa_loops *l, struct lsa_thr *t, uint32_t popped)
 {
 	struct lsa_cmemo *m = &t->cm;
 	struct lsa_crec *r;
@@ -319,7 +317,7 @@ int lsa_cm_return(struct lsa_loops *l, struct lsa_thr *t, uint32_t popped,
 	if (!m->nrec || m->rec[m->nrec - 1].fr != popped)
 		return 0;
 	r = &m->rec[--m->nrec];
-	r->leaf = leaf;
+	r->leaf = m->leaf;	/* leaf_call()'s count at that pop */
 	if (!r->n)
 		return 0;
 	if (r->dead) {
@@ -329,7 +327,7 @@ int lsa_cm_return(struct lsa_loops *l, struct lsa_thr *t, uint32_t popped,
 	return cm_put(l, t, r);
 }
 
-int lsa_cm_begin(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
+int lsa_cm_begin(struct lsa_thr *t, const struct lsd_block *b)
 {
 	struct lsa_cmemo *m = &t->cm;
 	uint32_t id = b->sb->id, v;
@@ -341,7 +339,6 @@ int lsa_cm_begin(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block 
 	v = m->root[id] - 1;
 	if (m->node[v].x != t->pexit)
 		return 0;
-	(void)l;
 	m->on = 1;
 	m->at = v;
 	m->nbuf = 0;

@@ -272,7 +272,7 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			l->acc[c->acc].called = 1;
 		}
 		if (l->memo)
-			lsa_cm_call(l, t, sb);
+			lsa_cm_call(t, sb);
 		return lsa_loops_frame_push(l, t, p->end, tf, 0);
 	case LSD_EXIT_RET:
 		if (t->deep) {
@@ -285,7 +285,7 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			k = t->nfr - 1;
 			err = lsa_loops_frame_pop(l, t);
 			if (!err && t->cm.nrec)
-				err = lsa_cm_return(l, t, k, t->cm.leaf);
+				err = lsa_cm_return(l, t, k);
 			return err;
 		}
 		lsa_cm_abort(t);
@@ -322,15 +322,15 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		/* into the middle of a function an older frame runs: longjmp
 		 * or an exception's landing pad; to a function's entry: a
 		 * tail call (PLT stubs, resolvers) */
-		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off)
+		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off) {
 			lsa_cm_abort(t);	/* decided by the frames below */
-		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off)
 			for (k = t->nfr - 1; k-- > 0;)
 				if (t->fr[k].cur == tf) {
 					l->st.unwinds++;
 					t->landing = 1;
 					return unwind_to(l, t, k);
 				}
+		}
 		/* a tail call (PLT stubs too): tf's span opens, the
 		 * previous tail callee's closes */
 		if (top->cur != top->func &&

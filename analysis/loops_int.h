@@ -498,22 +498,21 @@ int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out);
 int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
 		       uint64_t k);
 
-/* loops_cmemo.c.  Recording: a call (exit x) into sb is made, before
- * its frame is pushed; a block goes on (after its transfer()); a
- * function event; the top frame, recorded, returned as called (after
- * its pop, leaf: leaf_call()'s count); anything the memo cannot take
- * (a loop, a signal, an unwind, a hole, a thread switch).  Returns 0
- * or -LS_ENOMEM. */
-void lsa_cm_call(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb);
+/* loops_cmemo.c.  Recording: a call into sb is made, before its frame
+ * is pushed; a block goes on (after its transfer(); x the exit into it);
+ * a function event; frame `popped` returned as called (after its pop,
+ * which left leaf_call()'s count in cm.leaf); anything the memo cannot
+ * take (a loop, a signal, an unwind, a hole, a thread switch).
+ * lsa_cm_return returns 0 or -LS_ENOMEM. */
+void lsa_cm_call(struct lsa_thr *t, const struct lsd_sblock *sb);
 void lsa_cm_block(struct lsa_loops *l, struct lsa_thr *t,
 		  const struct lsd_sblock *sb, uint8_t x);
 void lsa_cm_event(struct lsa_thr *t, uint32_t kind, uint32_t fn, uint64_t len);
-int lsa_cm_return(struct lsa_loops *l, struct lsa_thr *t, uint32_t popped,
-		  uint32_t leaf);
+int lsa_cm_return(struct lsa_loops *l, struct lsa_thr *t, uint32_t popped);
 void lsa_cm_abort(struct lsa_thr *t);
 /* The block after a call, b, starts matching (cm.on) if a recorded call
  * begins with it. */
-int lsa_cm_begin(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b);
+int lsa_cm_begin(struct lsa_thr *t, const struct lsd_block *b);
 /* Matches b[i .. n); returns the index of the first block not taken
  * (a call ended: applied; or left the trie: its blocks went through the
  * per-block path).  *err: 0 or -LS_ENOMEM. */

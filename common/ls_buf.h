@@ -39,7 +39,8 @@ void ls_buf_consume(struct ls_buf *b, size_t n);
  * on success; the new elements are not initialized.  Returns 0, or
  * -LS_ENOMEM when out of memory or when the bytes (or, for LS_GROW32, the
  * capacity) would overflow.  The room already there is checked inline:
- * most calls (a pool's next element) need no call at all. */
+ * most calls (a pool's next element) need no call at all; need and alloc
+ * are evaluated twice, so neither may have side effects. */
 #define LS_GROW(arr, need, alloc, first) \
 	((size_t)(need) <= (alloc) ? 0 : \
 	 ls_grow(&(arr), (need), &(alloc), sizeof(*(arr)), (first)))

@@ -57,6 +57,32 @@ t_grep() {	# t_grep "description" pattern file
 T_REAL=$LSTOP/../shared/testdata-real
 [ -d "$T_REAL" ] || T_REAL=/work/shared/testdata-real
 
+# t_debuginfod DIR KIND ID: a real debuginfod on a free local port,
+# serving the files under DIR, stopped when the test ends.  Waits (20 s at
+# most) until it serves KIND (debuginfo, executable) of build-id ID, each
+# probe with a fresh client cache since a miss is cached for ten minutes.
+# Sets URL and port; returns 1 if it never did.  Where debuginfod is not
+# installed, skips (one counted line) and ends the test.
+t_debuginfod() {
+	if ! command -v debuginfod >/dev/null || ! command -v debuginfod-find >/dev/null; then
+		echo "ok $((t_n += 1)) # skip the debuginfod server part: debuginfod is not installed"
+		exit 0
+	fi
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	debuginfod -d :memory: -p "$port" -F "$1" >"$T_TMP/dbgd.log" 2>&1 &
+	t_dpid=$!
+	trap 'kill "$t_dpid" 2>/dev/null; rm -rf "$T_TMP"' EXIT
+	URL=http://127.0.0.1:$port
+	t_i=0
+	while [ $t_i -lt 100 ] &&
+	      ! DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH=$T_TMP/probe$t_i \
+		debuginfod-find "$2" "$3" >/dev/null 2>&1; do
+		t_i=$((t_i + 1))
+		sleep 0.2
+	done
+	[ $t_i -lt 100 ]
+}
+
 # t_need_recorder: a test that records with the sw backend skips (one
 # counted "ok # skip" line) where Valgrind or our tool is missing.
 t_need_recorder() {

@@ -264,7 +264,6 @@ int cmd_deps(int argc, char **argv)
 	struct deps_run dr;
 	double minpct = 0;
 	long compact = -1;
-	char *end;
 	int c, fmt = FMT_TEXT;
 
 	optind = 1;
@@ -290,13 +289,14 @@ int cmd_deps(int argc, char **argv)
 		case OPT_DEBUG_DIR:
 			debug_dir = optarg;
 			break;
-		case OPT_COMPACT:
-			compact = strtol(optarg, &end, 10);
-			if (!*optarg || *end || compact < 0 || compact > 1000000000) {
-				cli_error("bad --compact '%s' (entries, 0 to 1000000000)", optarg);
+		case OPT_COMPACT: {
+			uint32_t v;
+
+			if (cli_opt_u32("--compact", optarg, 10, 0, 1000000000, &v))
 				return cli_usage(deps_usage, 1);
-			}
+			compact = v;
 			break;
+		}
 		case 'h':
 			return cli_usage(deps_usage, 0);
 		default:

@@ -131,7 +131,7 @@ int lsa_loops_kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src)
 static int sb_grow(struct lsa_loops *l, uint32_t id)
 {
 	size_t n = (size_t)id + 1, i;
-	uint32_t *a, *b, *c;
+	uint32_t *a, *b;
 
 	n = n < 1024 ? 1024 : n + n / 2;
 	a = ls_reallocarray(l->sbloop, n, sizeof(*a));
@@ -142,13 +142,30 @@ static int sb_grow(struct lsa_loops *l, uint32_t id)
 	if (!b)
 		return -LS_ENOMEM;
 	l->sbfunc = b;
-	c = ls_reallocarray(l->sbbody, n, sizeof(*c));
-	if (!c)
-		return -LS_ENOMEM;
-	l->sbbody = c;
 	for (i = l->nsb; i < n; i++)
-		a[i] = b[i] = c[i] = 0;
+		a[i] = b[i] = 0;
 	l->nsb = n;
+	return 0;
+}
+
+/* The same for thread t's own tables. */
+static int know_grow(struct lsa_thr *t, uint32_t id)
+{
+	size_t n = (size_t)id + 1, i;
+	uint32_t *a, *b;
+
+	n = n < 1024 ? 1024 : n + n / 2;
+	a = ls_reallocarray(t->head, n, sizeof(*a));
+	if (!a)
+		return -LS_ENOMEM;
+	t->head = a;
+	b = ls_reallocarray(t->inb, n, sizeof(*b));
+	if (!b)
+		return -LS_ENOMEM;
+	t->inb = b;
+	for (i = t->nk; i < n; i++)
+		a[i] = b[i] = 0;
+	t->nk = n;
 	return 0;
 }
 
@@ -182,51 +199,69 @@ uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
 	return f;
 }
 
-/* The loop headed by sb, created when new. */
-static int loop_of(struct lsa_loops *l, const struct lsd_sblock *sb, uint32_t *out)
+/* The loop headed by sb (numbered when new), known to thread t from now
+ * on: t's memos holding sb go stale. */
+static int loop_of(struct lsa_loops *l, struct lsa_thr *t,
+		   const struct lsd_sblock *sb, uint32_t *out)
 {
+	uint32_t loop;
+
 	if (!l->sbloop[sb->id]) {
 		if (LS_GROW32(l->loops, l->nloops + 1, l->caploops, 256))
 			return -LS_ENOMEM;
 		l->loops[l->nloops].head = sb;
 		l->loops[l->nloops].func = lsa_loops_func_of(l, sb);
 		l->loops[l->nloops].pidx = LSA_NONE;
-		l->loops[l->nloops].nbody = 0;
 		l->sbloop[sb->id] = ++l->nloops;
-		for (size_t i = 0; i < l->nthr; i++) {
-			lsa_memo_new_head(&l->thr[i].memo, sb->id);
-			lsa_cm_new_head(&l->thr[i].cm, sb->id);
-		}
 	}
-	*out = l->sbloop[sb->id] - 1;
+	loop = l->sbloop[sb->id] - 1;
+	if (!t->head[sb->id]) {
+		if (loop >= t->nnbody) {
+			uint32_t n = t->nnbody;
+
+			if (LS_GROW32(t->nbody, loop + 1, t->nnbody, 64))
+				return -LS_ENOMEM;
+			memset(t->nbody + n, 0, (t->nnbody - n) * sizeof(*t->nbody));
+		}
+		t->head[sb->id] = loop + 1;
+		lsa_memo_new_head(&t->memo, sb->id);
+		lsa_cm_new_head(&t->cm, sb->id);
+	}
+	*out = loop;
 	return 0;
 }
 
-int lsa_loops_in_body(const struct lsa_loops *l, uint32_t loop, uint32_t sbid)
+int lsa_loops_in_body(const struct lsa_thr *t, uint32_t loop, uint32_t sbid)
 {
-	return l->sbbody[sbid] == loop + 1 ||
-	       lsa_kmap_find(&l->body, loop, sbid) != NULL;
+	return (sbid < t->nk && t->inb[sbid] == loop + 1) ||
+	       lsa_kmap_find(&t->body, loop, sbid) != NULL;
 }
 
-/* Notes that block sbid ran in an iteration of loop.  The per-block cache
- * of the last loop saves the set lookup inside innermost loops. */
-static int body_add(struct lsa_loops *l, uint32_t loop, uint32_t sbid)
+/* Notes that block sbid ran in an iteration of loop in thread t.  The
+ * per-block cache of the last loop saves the set lookup inside innermost
+ * loops. */
+static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
+		    uint32_t sbid)
 {
-	size_t n = l->body.n;
+	size_t n = t->body.n;
 
-	if (l->sbbody[sbid] == loop + 1)
+	if (t->inb[sbid] == loop + 1)
 		return 0;
-	if (!lsa_kmap_get(&l->body, loop, sbid))
+	if (!lsa_kmap_get(&t->body, loop, sbid))
 		return -LS_ENOMEM;
-	if (l->body.n != n)
-		l->loops[loop].nbody++;
-	l->sbbody[sbid] = loop + 1;
+	if (t->body.n != n) {
+		t->nbody[loop]++;
+		if (!lsa_kmap_get(&l->body, loop, sbid))
+			return -LS_ENOMEM;
+	}
+	t->inb[sbid] = loop + 1;
 	return 0;
 }
 
-int lsa_loops_entry_ok(const struct lsa_loops *l, uint32_t loop, uint32_t owner)
+int lsa_loops_entry_ok(const struct lsa_loops *l, const struct lsa_thr *t,
+		       uint32_t loop, uint32_t owner)
 {
-	return !owner || !lsa_loops_in_body(l, loop, l->loops[owner - 1].head->id);
+	return !owner || !lsa_loops_in_body(t, loop, l->loops[owner - 1].head->id);
 }
 
 /* ---- per thread rows ---- */
@@ -387,7 +422,7 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 	/* A block that is no loop head yet, run once here: if it turns out
 	 * to head a loop, this was an entry of trip count 1 (counted when
 	 * the thread ends; see lsa_loops_flush_thread). */
-	if (!l->sbloop[e->sb->id] && e->inst == LSA_NONE) {
+	if (!t->head[e->sb->id] && e->inst == LSA_NONE) {
 		uint32_t id = e->sb->id, own = o.inst == LSA_NONE ? 0 :
 			      l->inst[o.inst].loop + 1;
 
@@ -507,9 +542,10 @@ static int os_pop(struct lsa_loops *l, struct lsa_thr *t, uint32_t bottom,
 /* Is a known loop head, executed once under owner o, an entry of its own
  * loop?  Not when o's head lies in that loop's body: then both are one
  * cycle entered at another block. */
-static int trip1(struct lsa_loops *l, struct lsa_owner o, uint32_t loop)
+static int trip1(struct lsa_loops *l, const struct lsa_thr *t, struct lsa_owner o,
+		 uint32_t loop)
 {
-	return lsa_loops_entry_ok(l, loop, o.inst == LSA_NONE ? 0 :
+	return lsa_loops_entry_ok(l, t, loop, o.inst == LSA_NONE ? 0 :
 				  l->inst[o.inst].loop + 1);
 }
 
@@ -527,7 +563,7 @@ int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct l
 		uint32_t ii;
 
 		while (t->nos > bottom && !err &&
-		       !lsa_loops_in_body(l, l->inst[t->os[t->nos - 1]].loop, e->sb->id))
+		       !lsa_loops_in_body(t, l->inst[t->os[t->nos - 1]].loop, e->sb->id))
 			err = os_pop(l, t, bottom, base);
 		if (err)
 			break;
@@ -535,9 +571,9 @@ int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct l
 		if (e->inst != LSA_NONE) {
 			ii = e->inst;
 			e->inst = LSA_NONE;
-		} else if (l->sbloop[e->sb->id] &&
-			   trip1(l, o, l->sbloop[e->sb->id] - 1)) {
-			err = lsa_loops_inst_new(l, l->sbloop[e->sb->id] - 1, &ii);
+		} else if (t->head[e->sb->id] &&
+			   trip1(l, t, o, t->head[e->sb->id] - 1)) {
+			err = lsa_loops_inst_new(l, t->head[e->sb->id] - 1, &ii);
 			if (err)
 				break;
 			l->inst[ii].trips = 1;
@@ -581,7 +617,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	if (h->inst == LSA_NONE) {
 		uint32_t ii;
 
-		err = loop_of(l, h->sb, &loop);
+		err = loop_of(l, t, h->sb, &loop);
 		if (!err)
 			err = lsa_loops_inst_new(l, loop, &ii);
 		if (err)
@@ -592,7 +628,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	}
 	loop = l->inst[h->inst].loop;
 	for (i = ti; i < t->npath; i++)
-		if (body_add(l, loop, t->path[i].sb->id))
+		if (body_add(l, t, loop, t->path[i].sb->id))
 			return -LS_ENOMEM;
 	/* an iteration the memo can take from now on: into its trie (after
 	 * the head's loop is made and the bodies grown, as the scan sees
@@ -746,7 +782,8 @@ static int block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_blo
 
 	if (!sb)
 		return -LS_EINVAL;
-	if (sb->id >= l->nsb && sb_grow(l, sb->id))
+	if ((sb->id >= l->nsb && sb_grow(l, sb->id)) ||
+	    (sb->id >= t->nk && know_grow(t, sb->id)))
 		return -LS_ENOMEM;
 	l->st.blocks++;
 	f = lsa_loops_func_of(l, sb);
@@ -782,7 +819,7 @@ static int block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_blo
 		}
 	}
 	if (t->cm.nrec)
-		lsa_cm_block(l, t, sb, t->pexit);
+		lsa_cm_block(t, sb, t->pexit);
 	t->insns += sb->ninsn;
 	if (f != LSA_NONE) {
 		struct lsa_frow *r = lsa_loops_frow(t, f);
@@ -797,7 +834,7 @@ static int block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_blo
 	} else {
 		err = lsa_loops_path_push(l, t, sb);
 		/* a loop entered whose iterations the memo knows */
-		if (!err && l->memo && l->sbloop[sb->id] && !t->memo.replay)
+		if (!err && l->memo && t->head[sb->id] && !t->memo.replay)
 			lsa_memo_head(l, t);
 	}
 	t->psb = sb;
@@ -959,7 +996,6 @@ void lsa_loops_free(struct lsa_loops *l)
 	free(l->sref);
 	free(l->sbloop);
 	free(l->sbfunc);
-	free(l->sbbody);
 	free(l->loops);
 	free(l->funcs);
 	free(l->modidx);

@@ -89,13 +89,13 @@ void lsa_cm_call(struct lsa_thr *t, const struct lsd_sblock *sb)
 	r->leaf = 0;
 }
 
-void lsa_cm_block(struct lsa_loops *l, struct lsa_thr *t,
+void lsa_cm_block(struct lsa_thr *t,
 		  const struct lsd_sblock *sb, uint8_t x)
 {
 	struct lsa_cmemo *m = &t->cm;
 	uint32_t i;
 
-	if (l->sbloop[sb->id]) {
+	if (lsa_loops_head(t, sb->id)) {
 		lsa_cm_abort(t);
 		return;
 	}

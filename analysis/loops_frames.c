@@ -102,7 +102,7 @@ static uint32_t leaf_call(struct lsa_loops *l, struct lsa_thr *t)
 	for (i = f->base; i < t->npath; i++) {
 		const struct lsa_pent *e = &t->path[i];
 
-		if (e->acc != LSA_NONE || e->inst != LSA_NONE || l->sbloop[e->sb->id] ||
+		if (e->acc != LSA_NONE || e->inst != LSA_NONE || t->head[e->sb->id] ||
 		    lsa_loops_func_of(l, e->sb) != f->func)
 			return 0;
 	}

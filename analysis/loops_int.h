@@ -293,11 +293,23 @@ struct lsa_thr {
 	struct lsa_kmap calls;	/* (loop << 32 | callee, block id) -> count */
 	struct lsa_memo memo;
 	struct lsa_cmemo cm;
+	/* What the thread's own blocks taught it: which blocks head loops
+	 * and which blocks ran in their iterations.  Kept per thread so that
+	 * a thread's profile is decided by its blocks alone, whichever
+	 * threads went before it: a shard, or a job of its own, gives its
+	 * threads the whole bundle's rows. */
+	uint32_t *head;		/* static block id -> loop + 1 (0: no loop head) */
+	uint32_t *inb;		/* static block id -> last loop whose body has it + 1 */
+	size_t nk;		/* entries of head and inb */
+	/* (loop, block id): the block was in an iteration, in some thread
+	 * (the loops' line ranges) */
+	struct lsa_kmap body;
+	uint64_t *nbody;	/* by loop: blocks known in its body */
+	uint32_t nnbody;
 };
 
 struct lsa_loopdef {
 	const struct lsd_sblock *head;
-	uint64_t nbody;		/* blocks known in its body (lsa_loops.body) */
 	uint32_t func;
 	uint32_t pidx;		/* index in the profile, LSA_NONE until written */
 };
@@ -315,16 +327,19 @@ struct lsa_loops {
 	struct lsp_profile *p;
 	uint32_t run;
 	struct lsa_loops_opts o;
-	uint32_t *sbloop;	/* static block id -> loop + 1 (0: no loop head) */
+	/* static block id -> loop + 1 (0: no loop head in any thread yet):
+	 * the loops' numbering; the threads' own knowledge is lsa_thr.head */
+	uint32_t *sbloop;
 	uint32_t *sbfunc;	/* static block id -> function + 2 (0: not looked up, 1: none) */
-	uint32_t *sbbody;	/* static block id -> last loop whose body has it + 1 */
 	size_t nsb;
 	struct lsa_loopdef *loops;
 	uint32_t nloops, caploops;
 	struct lsa_funcdef *funcs;
 	uint32_t nfuncs, capfuncs;
 	struct lsa_kmap funcidx;	/* (module + 1, off) -> function */
-	struct lsa_kmap body;	/* (loop, block id): the block was in an iteration */
+	/* (loop, block id): the block was in an iteration, in some thread
+	 * (the loops' line ranges) */
+	struct lsa_kmap body;
 	/* (profile loop, back branch offset) of back "branches" that fall
 	 * through into the head: the head holds the loop's test there. */
 	struct lsa_kmap falltail;
@@ -354,7 +369,8 @@ struct lsa_loops {
 
 /* Whether a run of loop's head under owner (loop + 1, 0: frame level)
  * was an entry of loop: not when the owner's head is in loop's body. */
-int lsa_loops_entry_ok(const struct lsa_loops *l, uint32_t loop, uint32_t owner);
+int lsa_loops_entry_ok(const struct lsa_loops *l, const struct lsa_thr *t,
+		       uint32_t loop, uint32_t owner);
 
 /* Which thread a stream's blocks go to. */
 struct lsa_sref {
@@ -391,8 +407,13 @@ static inline void lsa_cnt_sb(struct lsa_cnt *a, const struct lsd_sblock *sb)
 uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb);
 /* A new entry of loop, *out its index.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_inst_new(struct lsa_loops *l, uint32_t loop, uint32_t *out);
-/* Whether block sbid ran in an iteration of loop. */
-int lsa_loops_in_body(const struct lsa_loops *l, uint32_t loop, uint32_t sbid);
+/* Whether block sbid ran in an iteration of loop in thread t. */
+int lsa_loops_in_body(const struct lsa_thr *t, uint32_t loop, uint32_t sbid);
+/* The loop block sbid heads in thread t, + 1 (0: none known there). */
+static inline uint32_t lsa_loops_head(const struct lsa_thr *t, uint32_t sbid)
+{
+	return sbid < t->nk ? t->head[sbid] : 0;
+}
 /* Adds count entries of child under parent (LSA_NONE: none) with total
  * instructions to t's loop call graph.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
@@ -505,7 +526,7 @@ int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
  * take (a loop, a signal, an unwind, a hole, a thread switch).
  * lsa_cm_return returns 0 or -LS_ENOMEM. */
 void lsa_cm_call(struct lsa_thr *t, const struct lsd_sblock *sb);
-void lsa_cm_block(struct lsa_loops *l, struct lsa_thr *t,
+void lsa_cm_block(struct lsa_thr *t,
 		  const struct lsd_sblock *sb, uint8_t x);
 void lsa_cm_event(struct lsa_thr *t, uint32_t kind, uint32_t fn, uint64_t len);
 int lsa_cm_return(struct lsa_loops *l, struct lsa_thr *t, uint32_t popped);

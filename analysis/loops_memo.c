@@ -67,7 +67,7 @@ int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 		/* a leaf's block may have become a loop head since its frame
 		 * ended (its next run in a call would be an entry) */
 		for (k = 0; a && k < a->nsq; k++)
-			if (l->sbloop[l->sq[a->sq + k]->id])
+			if (lsa_loops_head(t, l->sq[a->sq + k]->id))
 				return 0;
 	}
 	/* The block that came back (the tail): the last entry, or the last
@@ -239,7 +239,7 @@ static int dry_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 	for (i = ti + 1; i < t->npath; i++) {
 		const struct lsd_sblock *sb = t->path[i].sb;
 		struct step *x = &steps[i - ti - 1];
-		uint32_t owner, hl = l->sbloop[sb->id];
+		uint32_t owner, hl = t->head[sb->id];
 
 		/* the loops whose bodies decide (see in_body below) */
 		if (hl) {
@@ -252,12 +252,12 @@ static int dry_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 			}
 		}
 
-		while (nos && !lsa_loops_in_body(l, os[nos - 1], sb->id))
+		while (nos && !lsa_loops_in_body(t, os[nos - 1], sb->id))
 			nos--;
 		owner = nos ? os[nos - 1] : loop;
 		x->opens = 0;
 		x->pre = !hl;
-		if (hl && lsa_loops_entry_ok(l, hl - 1, owner + 1)) {
+		if (hl && lsa_loops_entry_ok(l, t, hl - 1, owner + 1)) {
 			if (nos == MEMO_DEPTH)
 				return 0;
 			os[nos++] = hl - 1;
@@ -273,21 +273,24 @@ static int dry_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 }
 
 /* The sum of the body sizes of the loops of chain d (0: none). */
-static uint64_t deps_ver(const struct lsa_loops *l, const struct lsa_memo *m, uint32_t d)
+static uint64_t deps_ver(const struct lsa_thr *t, uint32_t d)
 {
+	const struct lsa_memo *m = &t->memo;
 	uint64_t v = 0;
 	uint32_t i;
 
 	for (i = 0; d && i < m->chain[d]; i++)
-		v += l->loops[m->chain[d + 1 + i]].nbody;
+		v += t->nbody[m->chain[d + 1 + i]];
 	return v;
 }
 
 /* Whether root v's trie still holds: made with the bodies its loops
  * have now. */
-static int root_valid(const struct lsa_loops *l, const struct lsa_memo *m, uint32_t v)
+static int root_valid(const struct lsa_thr *t, uint32_t v)
 {
-	return !m->node[v].dep || m->node[v].ver == deps_ver(l, m, m->node[v].deps);
+	const struct lsa_memo *m = &t->memo;
+
+	return !m->node[v].dep || m->node[v].ver == deps_ver(t, m->node[v].deps);
 }
 
 int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
@@ -295,7 +298,7 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 {
 	struct lsa_memo *m = &t->memo;
 	const struct lsd_sblock *head = t->path[ti].sb;
-	uint32_t loop = l->sbloop[head->id] - 1, i, v, deps[2 * MEMO_DEPS], nd, k;
+	uint32_t loop = t->head[head->id] - 1, i, v, deps[2 * MEMO_DEPS], nd, k;
 	struct step steps[MEMO_MAX], x;
 	struct lsa_mnode *root;
 	uint64_t *r;
@@ -312,7 +315,7 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 		return -LS_ENOMEM;
 	/* a trie made when those loops' bodies were smaller: its nodes are
 	 * left unreachable until the tries are dropped */
-	if (*r && !root_valid(l, m, (uint32_t)(*r - 1)))
+	if (*r && !root_valid(t, (uint32_t)(*r - 1)))
 		*r = 0;
 	if (!*r) {
 		if ((v = node_new(m, head, LSA_NONE, 0)) == LSA_NONE)
@@ -363,7 +366,7 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 		return -LS_ENOMEM;
 	root = &m->node[m->root];
 	if (root->dep)
-		root->ver = deps_ver(l, m, root->deps);
+		root->ver = deps_ver(t, root->deps);
 	*leaf = v;
 	return 0;
 }
@@ -413,9 +416,9 @@ void lsa_memo_head(struct lsa_loops *l, struct lsa_thr *t)
 		return;
 	r = lsa_kmap_find(&m->roots, head->id, 0);
 	if (!r || !*r || lsa_loops_func_of(l, head) != t->fr[t->nfr - 1].cur ||
-	    !root_valid(l, m, (uint32_t)(*r - 1)))
+	    !root_valid(t, (uint32_t)(*r - 1)))
 		return;
-	begin(l, t, (uint32_t)(*r - 1), LSA_NONE, l->sbloop[head->id]);
+	begin(l, t, (uint32_t)(*r - 1), LSA_NONE, t->head[head->id]);
 }
 
 int lsa_memo_enter(struct lsa_loops *l, struct lsa_thr *t)

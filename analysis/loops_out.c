@@ -217,18 +217,18 @@ static int add_early_entries(struct lsa_loops *l, struct lsa_thr *t)
 	for (i = 0; i < l->nloops && !err; i++) {
 		uint32_t id = l->loops[i].head->id;
 
-		if (id < t->npre && t->pre[id] &&
-		    lsa_loops_entry_ok(l, (uint32_t)i, t->preo[id]))
+		if (id < t->npre && t->pre[id] && lsa_loops_head(t, id) == i + 1 &&
+		    lsa_loops_entry_ok(l, t, (uint32_t)i, t->preo[id]))
 			err = early_add(l, t, (uint32_t)i, t->pre[id]);
 	}
 	for (i = 0; i < t->pre_more.cap && !err; i++) {
 		const struct lsa_kent *e = &t->pre_more.t[i];
 		uint32_t loop;
 
-		if (e->a == LSA_KMAP_EMPTY || e->a >= l->nsb || !l->sbloop[e->a])
+		if (e->a == LSA_KMAP_EMPTY || !lsa_loops_head(t, (uint32_t)e->a))
 			continue;
-		loop = l->sbloop[e->a] - 1;
-		if (lsa_loops_entry_ok(l, loop, (uint32_t)e->b))
+		loop = t->head[e->a] - 1;
+		if (lsa_loops_entry_ok(l, t, loop, (uint32_t)e->b))
 			err = early_add(l, t, loop, e->v);
 	}
 	if (t->pre)
@@ -421,6 +421,14 @@ void lsa_thr_release(struct lsa_thr *t)
 	lsa_kmap_release(&t->edges);
 	lsa_kmap_release(&t->tails);
 	lsa_kmap_release(&t->calls);
+	lsa_kmap_release(&t->body);
+	free(t->head);
+	free(t->inb);
+	free(t->nbody);
+	t->head = t->inb = NULL;
+	t->nk = 0;
+	t->nbody = NULL;
+	t->nnbody = 0;
 	t->path = NULL;
 	t->fr = NULL;
 	t->mem = t->os = NULL;

@@ -51,6 +51,17 @@ int cli_shard_streams(struct lsb_reader *r, const char *path, uint32_t k,
 /* How many shards of at most `want` r is cut into: its threads, 1 for a
  * per-CPU bundle.  Returns the count, or -1 when out of memory. */
 int cli_shard_plan(struct lsb_reader *r, uint32_t want);
+struct lsa_loops_stats;
+/* Profiles shard k of nshards of bundle `path` into the new profile p, in
+ * canonical order, with its part record; the detector's statistics to
+ * *st.  With jobs above one and nshards 1, a bundle of several threads
+ * is cut into shards analyzed on threads of their own and merged: the
+ * same profile (cli/analyze_run.c).  Unless allow_missing, referenced
+ * executables found nowhere are an error.  Returns 0, or 1 after
+ * printing the error. */
+int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
+		     unsigned jobs, uint32_t k, uint32_t nshards,
+		     struct lsp_profile *p, struct lsa_loops_stats *st);
 int cmd_probes(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);

@@ -47,9 +47,11 @@ static const char analyze_usage[] =
 	"                         a per-CPU bundle is one shard (0/1)\n"
 	"    --plan-shards=<n>    print how many shards of at most n the bundle\n"
 	"                         is cut into (its threads; 1 if per-CPU), and exit\n"
-	"    -j, --jobs=<n>       threads (1 to 256, default: the online CPUs); from\n"
-	"                         2 on, the trace is decoded on a second thread while\n"
-	"                         the loops are found (the profile is the same)\n"
+	"    -j, --jobs=<n>       threads (1 to 256, default: the online CPUs): a\n"
+	"                         bundle of several threads is cut into up to n\n"
+	"                         shards analyzed side by side; jobs left over\n"
+	"                         decode on a second thread while the loops are\n"
+	"                         found (the profile is the same)\n"
 	"    --deps               also find each loop's loop-carried dependences and\n"
 	"                         whether it can run in parallel (a bundle recorded\n"
 	"                         with 'record --mem'; see 'loopscope deps')\n"
@@ -72,76 +74,6 @@ static const struct option analyze_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-/* Profiles shard k of nshards of run `path` into the new profile p, in
- * canonical order, with its part record; stats to *st.  Unless
- * allow_missing, referenced executables found nowhere are an error.
- * Returns 0, or 1 after printing the error. */
-static int analyze_into(const char *path, const char *debug_dir, int allow_missing,
-			unsigned jobs,
-			uint32_t k, uint32_t nshards, struct lsp_profile *p,
-			struct lsa_loops_stats *st)
-{
-	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1,
-			      .debug_dir = debug_dir };
-	uint8_t *mask = NULL;
-	char id[64];
-	struct lsa_loops_opts lo = { .size = sizeof(lo), .want_lines = 1,
-				     .trip_limit = p->trip_limit, .jobs = jobs };
-	struct lsd_symbols *sym = NULL;
-	struct lsd_decoder *d = NULL;
-	struct lsb_reader *r;
-	char msg[600];
-	int err;
-
-	if (cli_open_bundle(path, &r))
-		return 1;
-	if (cli_bundle_id(path, id, sizeof(id)) ||
-	    cli_shard_streams(r, path, k, nshards, &mask)) {
-		lsb_reader_close(r);
-		return 1;
-	}
-	o.streams = mask;
-	if (!allow_missing && cli_need_referenced(r, debug_dir) < 0)
-		goto fail;
-	cli_warn_missing_code(r, debug_dir);
-	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
-	if (err == -LS_EBUILDID) {
-		cli_error("cannot decode '%s': %s", path, msg);
-		goto fail;
-	}
-	if (err < 0) {
-		cli_reader_error(r, err);
-		goto fail;
-	}
-	if (lsd_symbols_open(&sym, r, debug_dir) < 0)
-		sym = NULL;	/* loops without names */
-	if (!p->source)
-		p->source = strdup(path);
-	err = lsa_loops_analyze(d, r, sym, p, &lo, st);
-	if (err < 0) {
-		if (err == -LS_ENOMEM)
-			cli_error("'%s': %s", path, ls_errstr(err));
-		else
-			cli_reader_error(r, err);
-		goto fail;
-	}
-	if ((err = lsp_part_add(p, 0, id, k, nshards)) < 0 || (err = lsp_sort(p)) < 0) {
-		cli_error("'%s': %s", path, ls_errstr(err));
-		goto fail;
-	}
-	lsd_symbols_close(sym);
-	lsd_close(d);
-	lsb_reader_close(r);
-	free(mask);
-	return 0;
-fail:
-	lsd_symbols_close(sym);
-	lsd_close(d);
-	lsb_reader_close(r);
-	free(mask);
-	return 1;
-}
 
 /* --plan-shards: prints the shard count of path.  Returns the exit status. */
 static int plan_shards(const char *path, uint32_t want)
@@ -222,7 +154,7 @@ int cli_analyze_bundle(const char *path, const char *debug_dir,
 	 * shown: a missing executable is warned about and its trace counted
 	 * as lost, as `analyze --allow-missing` does; `analyze` itself, the
 	 * step whose profile is kept, refuses by default. */
-	if (analyze_into(path, debug_dir, 1, online_cpus(), 0, 1, p, &st)) {
+	if (cli_analyze_into(path, debug_dir, 1, online_cpus(), 0, 1, p, &st)) {
 		lsp_free(p);
 		return -LS_EDECODE;
 	}
@@ -331,7 +263,7 @@ int cmd_analyze(int argc, char **argv)
 		return 1;
 	}
 	memset(&st, 0, sizeof(st));
-	if (analyze_into(file, debug_dir, allow_missing, jobs, shard, nshards, p, &st))
+	if (cli_analyze_into(file, debug_dir, allow_missing, jobs, shard, nshards, p, &st))
 		goto out;
 	warn_stats(file, p, 0, &st);
 	if (deps && cli_deps_into_profile(file, debug_dir, p))

@@ -70,6 +70,7 @@ static struct {
 	double delay;		/* seconds before the first line */
 	double start, last_draw, pass_start;
 	const struct lsb_reader *r;	/* the bundle being decoded */
+	int group;		/* readers other than r count to its pass */
 	uint64_t total, bytes, insns;	/* PT bytes of it, decoded so far */
 	pthread_t watcher;
 	int watching, stop;
@@ -172,24 +173,30 @@ void cli_progress_recorded(uint64_t pt_bytes, uint64_t acc_bytes)
 	pthread_mutex_unlock(&pg.lock);
 }
 
+/* A pass over r's PT begins; with the lock held. */
+static void pass_begin(const struct lsb_reader *r)
+{
+	size_t s, k;
+
+	/* The first pass counts from the command's start, which includes
+	 * opening the bundle. */
+	pg.pass_start = pg.r ? now() : pg.start;
+	pg.r = r;
+	pg.total = pg.bytes = pg.insns = 0;
+	for (s = 0; s < lsb_reader_nstreams(r); s++)
+		for (k = 0; k < lsb_reader_nchunks(r, s); k++)
+			pg.total += lsb_reader_chunk(r, s, k)->raw_size;
+}
+
 static void on_chunk(void *arg, const struct lsb_reader *r, uint64_t bytes,
 		     uint64_t insns)
 {
 	(void)arg;
 	pthread_mutex_lock(&pg.lock);
 	if (pg.enabled) {
-		if (r != pg.r || pg.bytes >= pg.total) {
+		if ((r != pg.r && !pg.group) || pg.bytes >= pg.total) {
 			/* Another bundle, or another pass over it: count anew. */
-			size_t s, k;
-
-			/* The first pass counts from the command's start,
-			 * which includes opening the bundle. */
-			pg.pass_start = pg.r ? now() : pg.start;
-			pg.r = r;
-			pg.total = pg.bytes = pg.insns = 0;
-			for (s = 0; s < lsb_reader_nstreams(r); s++)
-				for (k = 0; k < lsb_reader_nchunks(r, s); k++)
-					pg.total += lsb_reader_chunk(r, s, k)->raw_size;
+			pass_begin(r);
 		}
 		pg.bytes += bytes;
 		pg.insns += insns;
@@ -229,6 +236,15 @@ void cli_progress_init(void)
 		lsd_set_progress(on_chunk, NULL);
 		atexit(cli_progress_clear);
 	}
+}
+
+void cli_progress_group(const struct lsb_reader *r)
+{
+	pthread_mutex_lock(&pg.lock);
+	pg.group = r != NULL;
+	if (r && pg.enabled)
+		pass_begin(r);
+	pthread_mutex_unlock(&pg.lock);
 }
 
 void cli_progress_quiet(void)

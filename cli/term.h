@@ -30,6 +30,10 @@ const char *cli_color(FILE *f, const char *role);
  * turn it off. */
 void cli_progress_init(void);
 void cli_progress_quiet(void);
+struct lsb_reader;
+/* The decodes of several readers of bundle r (its shards, on threads)
+ * are one pass: its PT bytes in all; NULL: back to one pass per reader. */
+void cli_progress_group(const struct lsb_reader *r);
 /* Erases the progress line (before a message, and at exit). */
 void cli_progress_clear(void);
 /* While a command records: a line with the size of the bundle file at

@@ -1,0 +1,244 @@
+/* analyze_run.c - one analysis of a bundle: its shards, on threads.
+ *
+ * A bundle's threads are independent to the loop detector: `analyze
+ * --shard k/n` profiles a set of whole threads, and merging every shard
+ * gives the whole bundle's profile byte for byte (t0930).  So with
+ * --jobs above one, a bundle of several threads is cut into as many
+ * shards as there are jobs (cli_shard_plan()), each decoded and analyzed
+ * on a thread of its own, and the shards are merged in memory: the same
+ * profile, near-linear over the jobs while there are threads to spread.
+ *
+ * Only the detector runs on the worker threads.  Everything that may
+ * write a file or print - opening the bundle, the decoder (its caches in
+ * LOOPSCOPE_CACHE), the symbols, the error messages - happens on the
+ * calling thread, one shard after the other.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops.h"
+#include "cli.h"
+#include "cli/term.h"
+#include "decoder/decode.h"
+#include "decoder/symbols.h"
+#include "formats/bundle.h"
+#include "formats/profile.h"
+#include "ls_err.h"
+
+/* One shard being analyzed. */
+struct shard {
+	const char *path, *debug_dir;
+	uint32_t k, n;
+	unsigned jobs;
+	struct lsb_reader *r;
+	struct lsd_decoder *d;
+	struct lsd_symbols *sym;
+	uint8_t *mask;
+	struct lsp_profile *p;
+	struct lsa_loops_stats st;
+	int err;		/* lsa_loops_analyze()'s */
+	pthread_t th;
+	int started;
+};
+
+static void shard_close(struct shard *s)
+{
+	lsd_symbols_close(s->sym);
+	lsd_close(s->d);
+	lsb_reader_close(s->r);
+	free(s->mask);
+	s->sym = NULL;
+	s->d = NULL;
+	s->r = NULL;
+	s->mask = NULL;
+}
+
+/* Opens the bundle (unless open), the decoder of the shard's streams and the symbols.
+ * Unless allow_missing, referenced executables found nowhere are an
+ * error.  Returns 0, or 1 after printing the error (s closed). */
+static int shard_open(struct shard *s, int allow_missing)
+{
+	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1,
+			      .debug_dir = s->debug_dir };
+	char msg[600];
+	int err;
+
+	if (!s->r && cli_open_bundle(s->path, &s->r))
+		return 1;
+	if (cli_shard_streams(s->r, s->path, s->k, s->n, &s->mask))
+		goto fail;
+	o.streams = s->mask;
+	if (!allow_missing && cli_need_referenced(s->r, s->debug_dir) < 0)
+		goto fail;
+	cli_warn_missing_code(s->r, s->debug_dir);
+	err = lsd_open_msg(&s->d, s->r, &o, msg, sizeof(msg));
+	if (err == -LS_EBUILDID) {
+		cli_error("cannot decode '%s': %s", s->path, msg);
+		goto fail;
+	}
+	if (err < 0) {
+		cli_reader_error(s->r, err);
+		goto fail;
+	}
+	if (lsd_symbols_open(&s->sym, s->r, s->debug_dir) < 0)
+		s->sym = NULL;	/* loops without names */
+	return 0;
+fail:
+	shard_close(s);
+	return 1;
+}
+
+/* Runs the detector over the opened shard into s->p. */
+static void shard_run(struct shard *s)
+{
+	struct lsa_loops_opts lo = { .size = sizeof(lo), .want_lines = 1,
+				     .trip_limit = s->p->trip_limit,
+				     .jobs = s->jobs };
+
+	memset(&s->st, 0, sizeof(s->st));
+	s->err = lsa_loops_analyze(s->d, s->r, s->sym, s->p, &lo, &s->st);
+}
+
+static void *shard_main(void *arg)
+{
+	shard_run(arg);
+	return NULL;
+}
+
+/* After shard_run(): the error said, or the part record added and the
+ * profile sorted.  Returns 0, or 1 after printing the error. */
+static int shard_finish(struct shard *s, const char *id)
+{
+	int err = s->err;
+
+	if (err < 0) {
+		if (err == -LS_ENOMEM)
+			cli_error("'%s': %s", s->path, ls_errstr(err));
+		else
+			cli_reader_error(s->r, err);
+		return 1;
+	}
+	if (!s->p->source && !(s->p->source = strdup(s->path)))
+		err = -LS_ENOMEM;
+	if (err < 0 || (err = lsp_part_add(s->p, 0, id, s->k, s->n)) < 0 ||
+	    (err = lsp_sort(s->p)) < 0) {
+		cli_error("'%s': %s", s->path, ls_errstr(err));
+		return 1;
+	}
+	return 0;
+}
+
+static void stats_add(struct lsa_loops_stats *a, const struct lsa_loops_stats *b)
+{
+	a->blocks += b->blocks;
+	a->loop_backs += b->loop_backs;
+	a->frame_mismatches += b->frame_mismatches;
+	a->unwinds += b->unwinds;
+	a->resets += b->resets;
+	if (b->max_frames > a->max_frames)
+		a->max_frames = b->max_frames;
+	if (b->max_path > a->max_path)
+		a->max_path = b->max_path;
+	a->memo_blocks += b->memo_blocks;
+	a->memo_starts += b->memo_starts;
+	a->cmemo_calls += b->cmemo_calls;
+	a->cmemo_blocks += b->cmemo_blocks;
+}
+
+/* The shards 0 .. n-1 of the whole bundle on n threads, merged into p
+ * (new, empty).  Returns 0, or 1 after printing the error. */
+static int analyze_parallel(const char *path, const char *debug_dir,
+			    int allow_missing, unsigned jobs, uint32_t n,
+			    const char *id, struct lsp_profile *p,
+			    struct lsa_loops_stats *st)
+{
+	struct shard *s = calloc(n, sizeof(*s));
+	uint32_t i;
+	int ret = 1, err;
+
+	if (!s) {
+		cli_error("out of memory");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		s[i].path = path;
+		s[i].debug_dir = debug_dir;
+		s[i].k = i;
+		s[i].n = n;
+		/* the jobs left over go to the first shards' decode threads */
+		s[i].jobs = jobs / n + (i < jobs % n);
+		/* shard 0 into p, the others merged into it, as `merge`
+		 * does with its first file */
+		if (!i)
+			s[i].p = p;
+		else if (lsp_new(&s[i].p, p->trip_limit) < 0) {
+			cli_error("out of memory");
+			goto out;
+		}
+		if (shard_open(&s[i], allow_missing))
+			goto out;
+	}
+	/* The progress line counts the chunks of all shards as one pass. */
+	cli_progress_group(s[0].r);
+	for (i = 0; i < n; i++)
+		s[i].started = !pthread_create(&s[i].th, NULL, shard_main, &s[i]);
+	for (i = 0; i < n; i++) {
+		if (s[i].started)
+			pthread_join(s[i].th, NULL);
+		else
+			shard_run(&s[i]);	/* no thread to be had: here */
+	}
+	cli_progress_group(NULL);
+	for (i = 0; i < n; i++) {
+		if (shard_finish(&s[i], id))
+			goto out;
+		stats_add(st, &s[i].st);
+		if (i && (err = lsp_merge(p, s[i].p)) < 0) {
+			cli_error("'%s': merging its shards: %s", path, ls_errstr(err));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++) {
+		shard_close(&s[i]);
+		if (i)
+			lsp_free(s[i].p);
+	}
+	free(s);
+	return ret;
+}
+
+int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
+		     unsigned jobs, uint32_t k, uint32_t nshards,
+		     struct lsp_profile *p, struct lsa_loops_stats *st)
+{
+	struct shard s = { .path = path, .debug_dir = debug_dir, .k = k,
+			   .n = nshards, .jobs = jobs, .p = p };
+	char id[64];
+	int n = 1;
+
+	if (cli_open_bundle(path, &s.r))
+		return 1;
+	if (cli_bundle_id(path, id, sizeof(id))) {
+		shard_close(&s);
+		return 1;
+	}
+	if (nshards == 1 && jobs > 1 && (n = cli_shard_plan(s.r, jobs)) != 1) {
+		shard_close(&s);
+		if (n < 0) {
+			cli_error("out of memory");
+			return 1;
+		}
+		return analyze_parallel(path, debug_dir, allow_missing, jobs,
+					(uint32_t)n, id, p, st);
+	}
+	if (shard_open(&s, allow_missing))
+		return 1;
+	shard_run(&s);
+	n = shard_finish(&s, id);
+	*st = s.st;
+	shard_close(&s);
+	return n;
+}

@@ -39,7 +39,7 @@ static const char *const user_names[] = {
 	"HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO",
 	"AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG",
 	"STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE",
-	"COMPRESSED", "FINISHED_INIT",
+	"COMPRESSED", "FINISHED_INIT", "COMPRESSED2",
 };
 
 const char *lspd_type_name(uint32_t type, char *buf, size_t cap)
@@ -394,6 +394,7 @@ void lspd_close(struct lspd_file *f)
 		free(f->bids[i].filename);
 	for (i = 0; i < sizeof(f->strfeat) / sizeof(f->strfeat[0]); i++)
 		free(f->strfeat[i]);
+	lspd_z_free(f);
 	free(f->attrs);
 	free(f->ids);
 	free(f->bids);
@@ -453,7 +454,8 @@ int64_t lspd_read_aux(struct lspd_file *f, void *buf, size_t cap)
 	return n;
 }
 
-int lspd_next(struct lspd_file *f, struct lspd_record *r)
+/* The next record of the data section itself. */
+static int next_outer(struct lspd_file *f, struct lspd_record *r)
 {
 	uint8_t *rec = (uint8_t *)f->rec;
 	uint64_t off;
@@ -525,6 +527,26 @@ int lspd_next(struct lspd_file *f, struct lspd_record *r)
 		f->aux_type = r->type;
 	}
 	return 1;
+}
+
+int lspd_next(struct lspd_file *f, struct lspd_record *r)
+{
+	int err;
+
+	for (;;) {
+		err = lspd_z_next(f, r);
+		if (err)
+			return err;
+		err = next_outer(f, r);
+		if (err == 0)
+			return lspd_z_end(f);
+		if (err < 0 || (r->type != LSPD_REC_COMPRESSED &&
+				r->type != LSPD_REC_COMPRESSED2))
+			return err;
+		err = lspd_z_feed(f, r);
+		if (err < 0)
+			return err;
+	}
 }
 
 int lspd_is_pipe(const struct lspd_file *f)

@@ -7,6 +7,9 @@
  * tools/perf/Documentation/perf.data-file-format.txt and
  * include/uapi/linux/perf_event.h.
  *
+ * Records inside COMPRESSED records (perf record -z, zstd) are returned
+ * like the others, their offset being that of the COMPRESSED record.
+ *
  * Memory stays bounded: one record (at most 64 KiB, the u16 size limit)
  * is held at a time, and AUXTRACE payloads, which follow their record and
  * may be gigabytes, are streamed with lspd_read_aux().  Every length read
@@ -42,6 +45,7 @@ enum lspd_user_type {
 	LSPD_REC_HEADER_FEATURE = 80,
 	LSPD_REC_COMPRESSED = 81,
 	LSPD_REC_FINISHED_INIT = 82,
+	LSPD_REC_COMPRESSED2 = 83,
 	LSPD_REC_MAX = 128	/* size of the per-type counters below */
 };
 

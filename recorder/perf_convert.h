@@ -61,16 +61,41 @@ struct lsr_raw_image {
 	uint64_t base;
 	int has_base;		/* ELF: 0 = at the file's own addresses */
 	int raw;		/* 1: raw bytes at base, 0: ELF file */
+	uint64_t from, to;	/* raw: the bytes [from, to) of the file, to 0
+				 * = to its end (ptxed's FILE:FROM-TO:BASE) */
+};
+
+/* What is given of a raw import, as ptxed's options. */
+enum lsr_raw_have {
+	LSR_RAW_MTC_FREQ = 1, LSR_RAW_NOM_FREQ = 2, LSR_RAW_CPUID_EAX = 4,
+	LSR_RAW_CPUID_EBX = 8,
+};
+
+struct lsr_raw_opts {
+	size_t size;		/* sizeof(struct lsr_raw_opts) */
+	const char *pt_path;
+	uint64_t pt_from, pt_to;	/* bytes [from, to) of it; to 0 = its end */
+	const char *cpu;	/* NULL or "none": no cpu.* (libipt applies no
+				 * errata, ptxed's default); "auto": this
+				 * machine's; else "FAMILY/MODEL[/STEPPING]" */
+	unsigned have;		/* enum lsr_raw_have */
+	uint8_t mtc_freq, nom_freq;
+	uint32_t cpuid_0x15_eax, cpuid_0x15_ebx;
+	/* IA32_RTIT_CTL.ADDRn_CFG (4 bits each, n = 0..3) and the ranges
+	 * IA32_RTIT_ADDRn_A/B, as libipt's pt_conf_addr_filter. */
+	uint64_t addr_cfg;
+	uint64_t addr_a[4], addr_b[4];
 };
 
 /* Writes a raw Intel PT capture (as libipt's ptxed reads) into w as one
- * thread stream, with metadata for CPU (as lsr_parse_cpu reads it) and
- * every image as an embedded module plus mmap events.  Images without a
- * GNU build-id get one derived from a hash of their bytes.
- * Returns -LS_EINVAL, -LS_ENOENT, -LS_EIO, -LS_ELF, -LS_ELIMIT,
- * -LS_ENOMEM, or an error of the bundle writer. */
-int lsr_raw_pt_import(struct lsb_writer *w, const char *pt_path,
-		      const char *cpu, const struct lsr_raw_image *img,
-		      size_t nimg, char *errbuf, size_t errlen);
+ * thread stream, with metadata for the CPU and the decoder settings of o,
+ * and every image as an embedded module plus mmap events.  Images without
+ * a GNU build-id get one derived from a hash of their bytes.
+ * Returns -LS_EINVAL (a bad cpu, a range outside its file), -LS_ENOENT,
+ * -LS_EIO, -LS_ELF, -LS_ELIMIT, -LS_ENOMEM, or an error of the bundle
+ * writer. */
+int lsr_raw_pt_import(struct lsb_writer *w, const struct lsr_raw_opts *o,
+		      const struct lsr_raw_image *img, size_t nimg,
+		      char *errbuf, size_t errlen);
 
 #endif

@@ -216,6 +216,22 @@ int lspd_open(struct lspd_file **pf, const char *path);
 /* Same, reading from an open descriptor (not closed by lspd_close()).
  * NAME is used in messages. */
 int lspd_open_fd(struct lspd_file **pf, int fd, const char *name);
+/* The sample_type of the events whose id is id, for a sideband file. */
+struct lspd_pevent_config {
+	uint64_t id;
+	uint64_t sample_type;
+};
+
+/* Opens a perf_event sideband file as libipt-sb reads it (ptxed's
+ * --pevent:primary/secondary): bare records, no header, the bytes [from,
+ * to) of PATH (to 0: its end), every record with a sample_id trailer laid
+ * out by sample_type, or, with ncfg > 0, by the entry of cfg whose id the
+ * record's PERF_SAMPLE_IDENTIFIER names (id 0 takes cfg[0]'s type, as for
+ * perf's synthesized records).  Same returns as lspd_open(), and
+ * -LS_EINVAL for a range outside the file. */
+int lspd_open_pevent(struct lspd_file **pf, const char *path, uint64_t from,
+		     uint64_t to, uint64_t sample_type,
+		     const struct lspd_pevent_config *cfg, size_t ncfg);
 void lspd_close(struct lspd_file *f);
 const char *lspd_errmsg(const struct lspd_file *f);
 

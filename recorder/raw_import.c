@@ -18,7 +18,6 @@
 #include "perf_convert.h"
 #include "record.h"
 
-#define RAW_STREAM 0
 #define PIECE (256u << 10)
 
 static int rfail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
@@ -231,64 +230,88 @@ static int write_meta(struct lsb_writer *w, const struct lsr_raw_opts *o,
 	return 0;
 }
 
-int lsr_raw_pt_import(struct lsb_writer *w, const struct lsr_raw_opts *o,
-		      const struct lsr_raw_image *img, size_t nimg,
-		      char *errbuf, size_t errlen)
+/* Stream id of capture pt, as the kind and cpu given. */
+static int write_stream(struct lsb_writer *w, uint32_t id,
+			const struct lsr_raw_pt *pt, int32_t cpu, char *errbuf,
+			size_t errlen)
 {
 	struct lsb_stream s;
 	struct stat sb;
 	uint8_t *buf;
-	uint64_t left, to;
+	uint64_t left, to = pt->to;
 	ssize_t n = 0;
-	size_t i;
-	int fd, err;
+	int fd, err = 0;
 
-	if (!w || !o || o->size < sizeof(*o) || !o->pt_path || (nimg && !img))
-		return -LS_EINVAL;
-	err = write_meta(w, o, errbuf, errlen);
-	if (err < 0)
-		return err;
-	for (i = 0; i < nimg; i++) {
-		err = add_image(w, &img[i], errbuf, errlen);
-		if (err < 0)
-			return err;
-	}
-	fd = open(o->pt_path, O_RDONLY | O_CLOEXEC);
+	fd = open(pt->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return rfail(errbuf, errlen, -LS_ENOENT, "'%s': cannot open", o->pt_path);
-	to = o->pt_to;
+		return rfail(errbuf, errlen, -LS_ENOENT, "'%s': cannot open", pt->path);
 	if (fstat(fd, &sb) < 0)
-		err = rfail(errbuf, errlen, -LS_EIO, "'%s': cannot stat", o->pt_path);
-	else if (o->pt_from || o->pt_to)
-		err = file_range(o->pt_path, (uint64_t)sb.st_size, o->pt_from, &to,
+		err = rfail(errbuf, errlen, -LS_EIO, "'%s': cannot stat", pt->path);
+	else if (pt->from || pt->to)
+		err = file_range(pt->path, (uint64_t)sb.st_size, pt->from, &to,
 				 errbuf, errlen);
 	else
 		to = UINT64_MAX;	/* all of it, a pipe included */
-	if (err >= 0 && o->pt_from && lseek(fd, (off_t)o->pt_from, SEEK_SET) < 0)
-		err = rfail(errbuf, errlen, -LS_EIO, "'%s': cannot seek", o->pt_path);
+	if (err >= 0 && pt->from && lseek(fd, (off_t)pt->from, SEEK_SET) < 0)
+		err = rfail(errbuf, errlen, -LS_EIO, "'%s': cannot seek", pt->path);
 	if (err < 0) {
 		close(fd);
 		return err;
 	}
-	left = to - o->pt_from;
+	left = to - pt->from;
 	memset(&s, 0, sizeof(s));
-	s.id = RAW_STREAM;
-	s.kind = LSB_STREAM_THREAD;
-	s.cpu = -1;
+	s.id = id;
+	s.kind = cpu < 0 ? LSB_STREAM_THREAD : LSB_STREAM_CPU;
+	s.cpu = cpu;
 	buf = malloc(PIECE);
 	err = buf ? lsb_writer_stream(w, &s) : -LS_ENOMEM;
 	while (err >= 0 && left &&
 	       (n = read(fd, buf, left < PIECE ? (size_t)left : PIECE)) > 0) {
-		err = lsb_writer_pt(w, RAW_STREAM, buf, (size_t)n);
+		err = lsb_writer_pt(w, id, buf, (size_t)n);
 		left -= (uint64_t)n;
 	}
 	if (err >= 0 && n < 0)
-		err = rfail(errbuf, errlen, -LS_EIO, "'%s': read failed", o->pt_path);
+		err = rfail(errbuf, errlen, -LS_EIO, "'%s': read failed", pt->path);
 	else if (err >= 0)
-		err = lsb_writer_stream_end(w, RAW_STREAM);
+		err = lsb_writer_stream_end(w, id);
 	if (err < 0 && errbuf && !errbuf[0])
 		rfail(errbuf, errlen, err, "%s", lsb_writer_errmsg(w));
 	free(buf);
 	close(fd);
+	return err < 0 ? err : 0;
+}
+
+int lsr_raw_pt_import(struct lsb_writer *w, const struct lsr_raw_opts *o,
+		      const struct lsr_raw_image *img, size_t nimg,
+		      char *errbuf, size_t errlen)
+{
+	struct lsr_pevent_opts *po = o ? o->pevent : NULL;
+	size_t i, k, nprim = 0;
+	int err;
+
+	if (!w || !o || o->size < sizeof(*o) || !o->npts || !o->pts ||
+	    (nimg && !img))
+		return -LS_EINVAL;
+	for (i = 0; po && i < po->nfiles; i++)
+		nprim += po->files[i].primary != 0;
+	if (o->npts > 1 ? nprim != o->npts : nprim > 1)
+		return rfail(errbuf, errlen, -LS_EINVAL,
+			     "%zu raw PT captures and %zu primary sideband files: "
+			     "each capture of a CPU needs that CPU's sideband", o->npts, nprim);
+	err = write_meta(w, o, errbuf, errlen);
+	for (i = 0; i < nimg && err >= 0; i++)
+		err = add_image(w, &img[i], errbuf, errlen);
+	if (err >= 0 && po)
+		err = lsr_pevent_convert(w, po, NULL, errbuf, errlen);
+	for (i = k = 0; i < o->npts && err >= 0; i++) {
+		int32_t cpu = -1;
+
+		/* The i-th capture is the CPU of the i-th primary file. */
+		while (po && k < po->nfiles && !po->files[k].primary)
+			k++;
+		if (po && k < po->nfiles)
+			cpu = po->files[k++].cpu;
+		err = write_stream(w, (uint32_t)i, &o->pts[i], cpu, errbuf, errlen);
+	}
 	return err < 0 ? err : 0;
 }

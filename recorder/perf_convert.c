@@ -601,6 +601,34 @@ int lsr_conv_finish(struct conv *c)
 	return 0;
 }
 
+void lsr_conv_init(struct conv *c, struct lsb_writer *w,
+		   const struct lsr_convert_opts *o, struct lsr_convert_stats *st,
+		   char *errbuf, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	c->w = w;
+	c->o = o;
+	c->st = st;
+	memset(st, 0, sizeof(*st));
+	c->errbuf = errbuf;
+	c->errlen = errlen;
+	c->per_cpu = -1;
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+}
+
+void lsr_conv_release(struct conv *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nmods; i++)
+		free(c->mods[i].path);
+	free(c->mods);
+	free(c->tids);
+	free(c->declared);
+	free(c->aux);
+}
+
 int lsr_perf_convert(struct lsb_writer *w, const char *path,
 		     const struct lsr_convert_opts *o,
 		     struct lsr_convert_stats *st, char *errbuf, size_t errlen)
@@ -608,23 +636,12 @@ int lsr_perf_convert(struct lsb_writer *w, const char *path,
 	struct lsr_convert_stats dummy;
 	struct lspd_record r;
 	struct conv c;
-	size_t i;
 	int err;
 
 	if (!w || !path || !o || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
-	memset(&c, 0, sizeof(c));
-	memset(&dummy, 0, sizeof(dummy));
-	c.w = w;
+	lsr_conv_init(&c, w, o, st ? st : &dummy, errbuf, errlen);
 	c.path = path;
-	c.o = o;
-	c.st = st ? st : &dummy;
-	memset(c.st, 0, sizeof(*c.st));
-	c.errbuf = errbuf;
-	c.errlen = errlen;
-	c.per_cpu = -1;
-	if (errbuf && errlen)
-		errbuf[0] = '\0';
 	c.declared = calloc(MAX_STREAMS, 1);
 	c.aux = malloc(AUX_PIECE);
 	if (!c.declared || !c.aux) {
@@ -653,12 +670,7 @@ int lsr_perf_convert(struct lsb_writer *w, const char *path,
 		goto out;
 	err = lsr_conv_finish(&c);
 out:
-	for (i = 0; i < c.nmods; i++)
-		free(c.mods[i].path);
-	free(c.mods);
-	free(c.tids);
-	free(c.declared);
-	free(c.aux);
+	lsr_conv_release(&c);
 	lspd_close(c.f);
 	return err < 0 ? err : 0;
 }

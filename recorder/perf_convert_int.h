@@ -35,6 +35,12 @@ struct conv {
 	const char *sysroot;		/* sideband import: prefix of local files */
 };
 
+/* Starts a conversion into w (st zeroed, errbuf emptied). */
+void lsr_conv_init(struct conv *c, struct lsb_writer *w,
+		   const struct lsr_convert_opts *o, struct lsr_convert_stats *st,
+		   char *errbuf, size_t errlen);
+/* Frees what the conversion allocated (not c->f). */
+void lsr_conv_release(struct conv *c);
 /* Sets errbuf (printf-style) and returns err. */
 int lsr_conv_fail(struct conv *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -94,18 +94,9 @@ int lsr_pevent_convert(struct lsb_writer *w, struct lsr_pevent_opts *po,
 	co.embed = po->embed;
 	co.note = po->note;
 	co.note_arg = po->note_arg;
-	memset(&c, 0, sizeof(c));
-	memset(&dummy, 0, sizeof(dummy));
-	c.w = w;
-	c.o = &co;
-	c.st = st ? st : &dummy;
-	memset(c.st, 0, sizeof(*c.st));
-	c.errbuf = errbuf;
-	c.errlen = errlen;
+	lsr_conv_init(&c, w, &co, st ? st : &dummy, errbuf, errlen);
 	c.per_cpu = 1;
 	c.sysroot = po->sysroot;
-	if (errbuf && errlen)
-		errbuf[0] = '\0';
 	fs = calloc(po->nfiles + 1, sizeof(*fs));
 	cur = calloc(po->nfiles + 1, sizeof(*cur));
 	have = calloc(po->nfiles + 1, sizeof(*have));
@@ -130,11 +121,7 @@ int lsr_pevent_convert(struct lsb_writer *w, struct lsr_pevent_opts *po,
 	if (err >= 0 && c.f)
 		err = lsr_conv_finish(&c);
 out:
-	for (i = 0; i < c.nmods; i++)
-		free(c.mods[i].path);
-	free(c.mods);
-	free(c.tids);
-	free(c.declared);
+	lsr_conv_release(&c);
 	for (i = 0; fs && i < po->nfiles; i++)
 		lspd_close(fs[i]);
 	free(fs);

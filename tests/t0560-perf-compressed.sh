@@ -49,21 +49,28 @@ t_eq "loopscope import --sample reads the compressed file" 0 $?
 t_eq "samples in the bundle = perf's count" "$nsamp" \
 	"$(awk '$1 == "samples" { print $2 }' info.out)"
 
-# Damage: a byte of the first COMPRESSED payload flipped; the file cut
-# inside the compressed data.  The first COMPRESSED record is at the lowest
-# offset perf report -D gives to more than one record.
+# Damage: the zstd frame magic (28 b5 2f fd, RFC 8878) that starts the
+# first COMPRESSED payload flipped; the file cut in the middle of that
+# record.  The first COMPRESSED record is at the lowest offset perf
+# report -D gives to more than one record; its size is its header's u16
+# at byte 6 (perf_event_header), read with od.
 off=$(for h in $(awk '{ print $1 }' perf.seq | uniq -d); do printf '%d\n' "0x$h"; done |
 	sort -n | head -1)
 t_ok "perf names an offset shared by several records ($off)" test "$off" -gt 0
-python3 - z.data bad.data $((off + 40)) <<'PY'
+t_eq "the zstd frame magic follows its 8-byte header" "28 b5 2f fd" \
+	"$(od -A n -t x1 -j $((off + 8)) -N 4 z.data | sed 's/^ *//')"
+size=$(od -A n -t u2 -j $((off + 6)) -N 2 z.data | tr -d ' ')
+python3 - z.data bad.data $((off + 8)) <<'PY'
 import sys
 d = bytearray(open(sys.argv[1], "rb").read())
 d[int(sys.argv[3])] ^= 0xff
 open(sys.argv[2], "wb").write(d)
 PY
 t_fail "a damaged zstd payload is refused" "$T/lspd_dump" bad.data
-t_grep "naming the file and the COMPRESSED record at offset $off" \
-	"bad.data: COMPRESSED record at offset $off " "$T_TMP/last.err"
-head -c $((off + 3000)) z.data >cut.data
-t_fail "a file cut inside a COMPRESSED record is refused" "$LOOPSCOPE" import -q --sample -o cut.lsc cut.data
-t_grep "naming the file and the record" "cut.data: COMPRESSED record at offset $off .*cut short" "$T_TMP/last.err"
+t_grep "naming the file, the COMPRESSED record at offset $off and zstd's complaint" \
+	"bad.data: COMPRESSED record at offset $off (.*): zstd: " "$T_TMP/last.err"
+head -c $((off + size / 2)) z.data >cut.data
+t_fail "a file cut inside a COMPRESSED record ($size bytes) is refused" \
+	"$LOOPSCOPE" import -q --sample -o cut.lsc cut.data
+t_grep "naming the file and the record" "cut.data: COMPRESSED record at offset $off .*cut short" \
+	"$T_TMP/last.err"

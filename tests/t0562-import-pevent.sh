@@ -132,3 +132,30 @@ t_grep "one capture with a primary file is the CPU its records name (3)" \
 t_grep "without a sample type no record names a CPU: the primary's rank (0)" \
 	"^stream 0 2 0 0 0 137728$" o2.info
 t_grep "and ptxed's default conversion, time = TSC" "^meta time.mult 1$" o2.info
+
+# --pevent:sysroot: one MMAP record (perf_event.h: pid, tid, addr, len,
+# pgoff, filename; misc 0, an executable mapping; sample_type 0, no
+# trailer) of /x/straight, a testdata program copied under root/.  The
+# build-id expected is the one readelf -n prints for the program.
+mkdir -p root/x && cp "$TESTDATA/straight" root/x/straight
+python3 - <<'PY'
+import struct
+name = b"/x/straight\0"
+name += b"\0" * (-len(name) % 8)
+body = struct.pack("<IIQQQ", 7, 7, 0x555555554000, 0x2000, 0) + name
+open("mm.pevent", "wb").write(struct.pack("<IHH", 1, 0, 8 + len(body)) + body)
+PY
+bid=$(readelf -n root/x/straight | sed -n 's/^ *Build ID: //p')
+"$LOOPSCOPE" import -q -o s1.lsc --raw-pt q-aux-cpu0.bin --pevent:primary mm.pevent \
+	--pevent:sysroot root
+"$T/lsb_dump" s1.lsc >s1.info
+t_grep "with --pevent:sysroot root the mapped /x/straight is embedded ($bid)" \
+	"^module /x/straight $bid 1 " s1.info
+"$LOOPSCOPE" import -q -o s2.lsc --raw-pt q-aux-cpu0.bin --pevent:primary mm.pevent
+"$T/lsb_dump" s2.lsc >s2.info
+t_eq "without it /x/straight is not found" 0 "$(grep -c '^module ' s2.info)"
+t_grep "its mapping is an event all the same" "^events_type 3 1$" s2.info
+"$LOOPSCOPE" import -q -o x.lsc --raw-pt q-aux-cpu0.bin --pevent:primary mm.pevent:0-4096 2>err
+t_eq "a sideband range past the end of its file fails" 1 $?
+t_grep "naming the file and its size" \
+	"mm.pevent: range 0x0-0x1000 is not inside its $(wc -c <mm.pevent | tr -d ' ') bytes" err

@@ -42,6 +42,23 @@ static void config_from_meta(struct lsd_decoder *d)
 		d->base.cpuid_0x15_eax = (uint32_t)strtoul(v, NULL, 0);
 	if ((v = lsb_reader_meta(d->r, "pt.cpuid_0x15_ebx")))
 		d->base.cpuid_0x15_ebx = (uint32_t)strtoul(v, NULL, 0);
+	/* Address filters as traced (import --filter:*): one nibble of
+	 * pt.addr_cfg per filter, in libipt's own order. */
+	if ((v = lsb_reader_meta(d->r, "pt.addr_cfg"))) {
+		struct pt_conf_addr_filter *af = &d->base.addr_filter;
+		uint64_t *range[8] = { &af->addr0_a, &af->addr0_b, &af->addr1_a,
+				       &af->addr1_b, &af->addr2_a, &af->addr2_b,
+				       &af->addr3_a, &af->addr3_b };
+		char key[24];
+		int n;
+
+		af->config.addr_cfg = strtoull(v, NULL, 0);
+		for (n = 0; n < 8; n++) {
+			snprintf(key, sizeof(key), "pt.addr%d_%c", n / 2, n % 2 ? 'b' : 'a');
+			if ((v = lsb_reader_meta(d->r, key)))
+				*range[n] = strtoull(v, NULL, 0);
+		}
+	}
 }
 
 int lsd_env_reference(void)

@@ -33,6 +33,7 @@
 struct tl_build {
 	struct lsd_decoder *d;
 	uint64_t shift, mult, zero;
+	uint64_t tsc_offset;	/* import --pevent:tsc-offset: events earlier */
 	int err;
 };
 
@@ -65,6 +66,7 @@ static int on_event(const struct lsb_event *ev, void *arg)
 		return 0;
 	memset(&e, 0, sizeof(e));
 	e.tsc = perf_to_tsc(b, ev->time);
+	e.tsc = e.tsc > b->tsc_offset ? e.tsc - b->tsc_offset : 0;
 	e.pid = ev->pid;
 	e.tid = ev->tid;
 	e.in = ev->type == LSB_EV_ITRACE_START || !(ev->arg & LSB_SWITCH_OUT);
@@ -104,7 +106,7 @@ static int meta_u64(struct lsb_reader *r, const char *key, uint64_t *v)
 int lsd_switch_build(struct lsd_decoder *d)
 {
 	size_t n = lsb_reader_nstreams(d->r), i;
-	struct tl_build b = { d, 0, 0, 0, 0 };
+	struct tl_build b = { d, 0, 0, 0, 0, 0 };
 	int any = 0, err;
 
 	for (i = 0; i < n; i++)
@@ -114,6 +116,7 @@ int lsd_switch_build(struct lsd_decoder *d)
 	    !meta_u64(d->r, "time.mult", &b.mult) ||
 	    !meta_u64(d->r, "time.zero", &b.zero) || !b.mult || b.shift > 63)
 		return 0;
+	(void)meta_u64(d->r, "time.tsc_offset", &b.tsc_offset);
 	d->tl = calloc(n, sizeof(*d->tl));
 	if (!d->tl)
 		return -LS_ENOMEM;

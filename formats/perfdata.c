@@ -39,7 +39,7 @@ static const char *const user_names[] = {
 	"HEADER_BUILD_ID", "FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO",
 	"AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP", "STAT_CONFIG",
 	"STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV", "HEADER_FEATURE",
-	"COMPRESSED", "FINISHED_INIT",
+	"COMPRESSED", "FINISHED_INIT", "COMPRESSED2",
 };
 
 const char *lspd_type_name(uint32_t type, char *buf, size_t cap)
@@ -380,6 +380,76 @@ int lspd_open(struct lspd_file **pf, const char *path)
 	return err;
 }
 
+/* One attr per sample_type a sideband record may have. */
+static int pevent_attrs(struct lspd_file *f, uint64_t sample_type,
+			const struct lspd_pevent_config *cfg, size_t ncfg)
+{
+	size_t i, n = ncfg ? ncfg : 1;
+	int err;
+
+	if (n > LSPD_MAX_ATTRS)
+		return lspd_fail(f, LS_ELIMIT, UINT32_MAX, 0,
+				 "more than %u sample configurations", LSPD_MAX_ATTRS);
+	f->attrs = calloc(n, sizeof(*f->attrs));
+	if (!f->attrs)
+		return -LS_ENOMEM;
+	for (i = 0; i < n; i++) {
+		f->attrs[i].sample_type = ncfg ? cfg[i].sample_type : sample_type;
+		f->attrs[i].sample_id_all = 1;
+		f->nattrs = i + 1;
+		if (ncfg && (err = lspd_add_id(f, cfg[i].id, (uint32_t)i)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+int lspd_open_pevent(struct lspd_file **pf, const char *path, uint64_t from,
+		     uint64_t to, uint64_t sample_type,
+		     const struct lspd_pevent_config *cfg, size_t ncfg)
+{
+	struct lspd_file *f;
+	struct stat st;
+	int fd, err;
+
+	*pf = NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -LS_ENOMEM;
+	*pf = f;
+	f->fd = -1;
+	f->name = strdup(path);
+	f->rdbuf = malloc(LSPD_RDBUF);
+	if (!f->name || !f->rdbuf)
+		return -LS_ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		snprintf(f->errmsg, sizeof(f->errmsg), "%s: %s", path, strerror(e));
+		return e == ENOENT ? -LS_ENOENT : -LS_EIO;
+	}
+	f->fd = fd;
+	f->own_fd = 1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return lspd_fail(f, LS_EIO, UINT32_MAX, 0, "not a regular file");
+	f->file_size = (uint64_t)st.st_size;
+	if (!to)
+		to = f->file_size;
+	if (to > f->file_size || from > to)
+		return lspd_fail(f, LS_EINVAL, UINT32_MAX, from,
+				 "range 0x%" PRIx64 "-0x%" PRIx64 " is not inside its %" PRIu64
+				 " bytes", from, to, f->file_size);
+	err = pevent_attrs(f, sample_type, cfg, ncfg);
+	if (err < 0)
+		return err;
+	if (lseek(fd, (off_t)from, SEEK_SET) < 0)
+		return lspd_fail(f, LS_EIO, UINT32_MAX, from, "seek failed: %s",
+				 strerror(errno));
+	f->pos = from;
+	f->data_end = to;
+	return 0;
+}
+
 void lspd_close(struct lspd_file *f)
 {
 	size_t i;
@@ -394,6 +464,7 @@ void lspd_close(struct lspd_file *f)
 		free(f->bids[i].filename);
 	for (i = 0; i < sizeof(f->strfeat) / sizeof(f->strfeat[0]); i++)
 		free(f->strfeat[i]);
+	lspd_z_free(f);
 	free(f->attrs);
 	free(f->ids);
 	free(f->bids);
@@ -453,7 +524,8 @@ int64_t lspd_read_aux(struct lspd_file *f, void *buf, size_t cap)
 	return n;
 }
 
-int lspd_next(struct lspd_file *f, struct lspd_record *r)
+/* The next record of the data section itself. */
+static int next_outer(struct lspd_file *f, struct lspd_record *r)
 {
 	uint8_t *rec = (uint8_t *)f->rec;
 	uint64_t off;
@@ -525,6 +597,26 @@ int lspd_next(struct lspd_file *f, struct lspd_record *r)
 		f->aux_type = r->type;
 	}
 	return 1;
+}
+
+int lspd_next(struct lspd_file *f, struct lspd_record *r)
+{
+	int err;
+
+	for (;;) {
+		err = lspd_z_next(f, r);
+		if (err)
+			return err;
+		err = next_outer(f, r);
+		if (err == 0)
+			return lspd_z_end(f);
+		if (err < 0 || (r->type != LSPD_REC_COMPRESSED &&
+				r->type != LSPD_REC_COMPRESSED2))
+			return err;
+		err = lspd_z_feed(f, r);
+		if (err < 0)
+			return err;
+	}
 }
 
 int lspd_is_pipe(const struct lspd_file *f)

@@ -7,6 +7,9 @@
  * tools/perf/Documentation/perf.data-file-format.txt and
  * include/uapi/linux/perf_event.h.
  *
+ * Records inside COMPRESSED records (perf record -z, zstd) are returned
+ * like the others, their offset being that of the COMPRESSED record.
+ *
  * Memory stays bounded: one record (at most 64 KiB, the u16 size limit)
  * is held at a time, and AUXTRACE payloads, which follow their record and
  * may be gigabytes, are streamed with lspd_read_aux().  Every length read
@@ -42,6 +45,7 @@ enum lspd_user_type {
 	LSPD_REC_HEADER_FEATURE = 80,
 	LSPD_REC_COMPRESSED = 81,
 	LSPD_REC_FINISHED_INIT = 82,
+	LSPD_REC_COMPRESSED2 = 83,
 	LSPD_REC_MAX = 128	/* size of the per-type counters below */
 };
 
@@ -212,6 +216,22 @@ int lspd_open(struct lspd_file **pf, const char *path);
 /* Same, reading from an open descriptor (not closed by lspd_close()).
  * NAME is used in messages. */
 int lspd_open_fd(struct lspd_file **pf, int fd, const char *name);
+/* The sample_type of the events whose id is id, for a sideband file. */
+struct lspd_pevent_config {
+	uint64_t id;
+	uint64_t sample_type;
+};
+
+/* Opens a perf_event sideband file as libipt-sb reads it (ptxed's
+ * --pevent:primary/secondary): bare records, no header, the bytes [from,
+ * to) of PATH (to 0: its end), every record with a sample_id trailer laid
+ * out by sample_type, or, with ncfg > 0, by the entry of cfg whose id the
+ * record's PERF_SAMPLE_IDENTIFIER names (id 0 takes cfg[0]'s type, as for
+ * perf's synthesized records).  Same returns as lspd_open(), and
+ * -LS_EINVAL for a range outside the file. */
+int lspd_open_pevent(struct lspd_file **pf, const char *path, uint64_t from,
+		     uint64_t to, uint64_t sample_type,
+		     const struct lspd_pevent_config *cfg, size_t ncfg);
 void lspd_close(struct lspd_file *f);
 const char *lspd_errmsg(const struct lspd_file *f);
 

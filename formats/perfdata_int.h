@@ -43,6 +43,14 @@ struct lspd_file {
 	char *strfeat[LSPD_FEAT_CPUID + 1];
 	uint64_t features[4];
 
+	/* perfdata_z.c: the zstd stream of COMPRESSED records. */
+	void *zds;		/* ZSTD_DStream, NULL until the first one */
+	uint8_t *zin, *zout;
+	size_t zin_len, zin_pos, zout_len, zout_off;
+	int zflushed;
+	uint32_t zrec_type;
+	uint64_t zrec_offset;
+
 	char errmsg[320];
 };
 
@@ -57,6 +65,12 @@ int lspd_attr_of_id(struct lspd_file *f, uint64_t id);
 int lspd_decode(struct lspd_file *f, struct lspd_record *r);
 int lspd_parse_feature(struct lspd_file *f, unsigned feat, const uint8_t *p,
 		       size_t len, uint64_t off);
+
+/* perfdata_z.c */
+int lspd_z_feed(struct lspd_file *f, const struct lspd_record *r);
+int lspd_z_next(struct lspd_file *f, struct lspd_record *r);
+int lspd_z_end(struct lspd_file *f);
+void lspd_z_free(struct lspd_file *f);
 
 static inline uint64_t lspd_get64(const uint8_t *p)
 {

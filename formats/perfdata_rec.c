@@ -678,8 +678,8 @@ int lspd_decode(struct lspd_file *f, struct lspd_record *r)
 		break;
 	}
 	case LSPD_REC_COMPRESSED:
-		return lspd_fail(f, LS_EUNSUP, r->type, r->offset,
-				 "compressed perf.data (perf record -z) is not supported");
+	case LSPD_REC_COMPRESSED2:
+		break;	/* perfdata_z.c reads the records inside */
 	default:
 		/* THREAD_MAP, CPU_MAP, STAT*, THROTTLE, KSYMBOL, ...: not used. */
 		break;

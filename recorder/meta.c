@@ -75,6 +75,29 @@ static char *join_argv(char *const *argv)
 	return s;
 }
 
+int lsr_write_cpu_meta(struct lsb_writer *w)
+{
+	char buf[512];
+	int err;
+
+	cpuinfo_field("vendor_id", buf, sizeof(buf));
+	if ((err = lsb_writer_meta(w, "cpu.vendor", buf)) < 0)
+		return err;
+	cpuinfo_field("cpu family", buf, sizeof(buf));
+	if ((err = lsb_writer_meta(w, "cpu.family", buf)) < 0)
+		return err;
+	cpuinfo_field("model", buf, sizeof(buf));
+	if ((err = lsb_writer_meta(w, "cpu.model", buf)) < 0)
+		return err;
+	cpuinfo_field("stepping", buf, sizeof(buf));
+	if ((err = lsb_writer_meta(w, "cpu.stepping", buf)) < 0)
+		return err;
+	cpuinfo_field("model name", buf, sizeof(buf));
+	if ((err = lsb_writer_meta(w, "cpu.name", buf)) < 0)
+		return err;
+	return 0;
+}
+
 int lsr_write_host_meta(struct lsb_writer *w, char *const *argv)
 {
 	static const char *const envkeys[] = {
@@ -104,20 +127,7 @@ int lsr_write_host_meta(struct lsb_writer *w, char *const *argv)
 		    (err = lsb_writer_meta(w, "arch", u.machine)) < 0)
 			return err;
 	}
-	cpuinfo_field("vendor_id", buf, sizeof(buf));
-	if ((err = lsb_writer_meta(w, "cpu.vendor", buf)) < 0)
-		return err;
-	cpuinfo_field("cpu family", buf, sizeof(buf));
-	if ((err = lsb_writer_meta(w, "cpu.family", buf)) < 0)
-		return err;
-	cpuinfo_field("model", buf, sizeof(buf));
-	if ((err = lsb_writer_meta(w, "cpu.model", buf)) < 0)
-		return err;
-	cpuinfo_field("stepping", buf, sizeof(buf));
-	if ((err = lsb_writer_meta(w, "cpu.stepping", buf)) < 0)
-		return err;
-	cpuinfo_field("model name", buf, sizeof(buf));
-	if ((err = lsb_writer_meta(w, "cpu.name", buf)) < 0)
+	if ((err = lsr_write_cpu_meta(w)) < 0)
 		return err;
 	gmtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -17,36 +17,9 @@
 #include "ls_buildid.h"
 #include "ls_buildid.h"
 #include "perf_convert.h"
+#include "perf_convert_int.h"
 #include "formats/perfdata.h"
 #include "vdso.h"
-
-#define MAX_STREAMS 4096	/* AUXTRACE idx values we accept */
-#define MAX_MODPATHS 65536	/* distinct executable mapping paths */
-#define MAX_TIDS 65536		/* tid -> pid entries remembered */
-#define AUX_PIECE (256u << 10)
-
-struct modpath {
-	char *path;
-	uint8_t id[LSB_BUILD_ID_MAX];
-	uint8_t id_len;
-};
-
-struct conv {
-	struct lsb_writer *w;
-	struct lspd_file *f;
-	const char *path;
-	const struct lsr_convert_opts *o;
-	struct lsr_convert_stats *st;
-	char *errbuf;
-	size_t errlen;
-	uint8_t *declared;		/* [MAX_STREAMS] */
-	int per_cpu;			/* -1 unknown */
-	struct modpath *mods;
-	size_t nmods, capmods;
-	struct { uint32_t tid, pid; } *tids;
-	size_t ntids;
-	uint8_t *aux;
-};
 
 static void note(struct conv *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -63,9 +36,7 @@ static void note(struct conv *c, const char *fmt, ...)
 	c->o->note(c->o->note_arg, msg);
 }
 
-static int fail(struct conv *c, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct conv *c, int err, const char *fmt, ...)
+int lsr_conv_fail(struct conv *c, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -77,12 +48,12 @@ static int fail(struct conv *c, int err, const char *fmt, ...)
 	return err;
 }
 
-static int wfail(struct conv *c, int err)
+int lsr_conv_wfail(struct conv *c, int err)
 {
-	return fail(c, err, "%s", lsb_writer_errmsg(c->w));
+	return lsr_conv_fail(c, err, "%s", lsb_writer_errmsg(c->w));
 }
 
-static int meta_u64(struct conv *c, const char *key, uint64_t v)
+int lsr_conv_meta_u64(struct conv *c, const char *key, uint64_t v)
 {
 	char b[32];
 
@@ -128,7 +99,7 @@ static int write_cpu_meta(struct conv *c)
 
 	if (c->o->cpu) {
 		if (lsr_parse_cpu(c->o->cpu, &fam, &mod, &step) < 0)
-			return fail(c, -LS_EINVAL, "bad cpu '%s' (want FAMILY/MODEL[/STEPPING])",
+			return lsr_conv_fail(c, -LS_EINVAL, "bad cpu '%s' (want FAMILY/MODEL[/STEPPING])",
 				    c->o->cpu);
 	} else if (cpuid && sscanf(cpuid, "%63[^,],%u,%u,%u", vendor, &fam, &mod,
 				   &step) == 4) {
@@ -137,10 +108,10 @@ static int write_cpu_meta(struct conv *c)
 		return 0;
 	}
 	if ((err = lsb_writer_meta(c->w, "cpu.vendor", vendor)) < 0 ||
-	    (err = meta_u64(c, "cpu.family", fam)) < 0 ||
-	    (err = meta_u64(c, "cpu.model", mod)) < 0 ||
-	    (err = meta_u64(c, "cpu.stepping", step)) < 0)
-		return wfail(c, err);
+	    (err = lsr_conv_meta_u64(c, "cpu.family", fam)) < 0 ||
+	    (err = lsr_conv_meta_u64(c, "cpu.model", mod)) < 0 ||
+	    (err = lsr_conv_meta_u64(c, "cpu.stepping", step)) < 0)
+		return lsr_conv_wfail(c, err);
 	return 0;
 }
 
@@ -155,12 +126,12 @@ static int write_file_meta(struct conv *c)
 	int err;
 
 	if ((err = lsb_writer_meta(c->w, "backend", "pt")) < 0)
-		return wfail(c, err);
+		return lsr_conv_wfail(c, err);
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		const char *v = lspd_feature_string(c->f, strs[i].feat);
 
 		if (v && *v && (err = lsb_writer_meta(c->w, strs[i].key, v)) < 0)
-			return wfail(c, err);
+			return lsr_conv_wfail(c, err);
 	}
 	return write_cpu_meta(c);
 }
@@ -197,10 +168,10 @@ static int write_pt_meta(struct conv *c, const struct lspd_auxtrace_info *ai)
 	if (ai->type != LSPD_AUXTRACE_INTEL_PT) {
 		note(c, "AUXTRACE_INFO of type %" PRIu32 " is not Intel PT; its trace is kept unchanged",
 		     ai->type);
-		return meta_u64(c, "pt.auxtrace_type", ai->type);
+		return lsr_conv_meta_u64(c, "pt.auxtrace_type", ai->type);
 	}
 	for (i = 0; i < ai->npriv && err >= 0; i++)
-		err = meta_u64(c, keys[i], p[i]);
+		err = lsr_conv_meta_u64(c, keys[i], p[i]);
 	if (err >= 0 && ai->filter)
 		err = lsb_writer_meta(c->w, "pt.filter", ai->filter);
 	if (err >= 0 && ai->npriv > LSPD_PT_PER_CPU_MMAPS)
@@ -208,11 +179,11 @@ static int write_pt_meta(struct conv *c, const struct lspd_auxtrace_info *ai)
 	/* libipt's pt_config: cpuid_0x15_eax/ebx are the TSC:CTC ratio's
 	 * denominator/numerator, nom_freq the max non-turbo ratio. */
 	if (err >= 0 && ai->npriv > LSPD_PT_MAX_NONTURBO_RATIO) {
-		err = meta_u64(c, "pt.cpuid_0x15_eax", p[LSPD_PT_TSC_CTC_D]);
+		err = lsr_conv_meta_u64(c, "pt.cpuid_0x15_eax", p[LSPD_PT_TSC_CTC_D]);
 		if (err >= 0)
-			err = meta_u64(c, "pt.cpuid_0x15_ebx", p[LSPD_PT_TSC_CTC_N]);
+			err = lsr_conv_meta_u64(c, "pt.cpuid_0x15_ebx", p[LSPD_PT_TSC_CTC_N]);
 		if (err >= 0)
-			err = meta_u64(c, "pt.nom_freq", p[LSPD_PT_MAX_NONTURBO_RATIO]);
+			err = lsr_conv_meta_u64(c, "pt.nom_freq", p[LSPD_PT_MAX_NONTURBO_RATIO]);
 	}
 	for (i = 0; err >= 0 && i < lspd_nattrs(c->f); i++) {
 		const struct lspd_attr *a = lspd_attr(c->f, i);
@@ -223,7 +194,7 @@ static int write_pt_meta(struct conv *c, const struct lspd_auxtrace_info *ai)
 		snprintf(b, sizeof(b), "0x%" PRIx64, a->config);
 		err = lsb_writer_meta(c->w, "pt.config", b);
 		if (err >= 0)
-			err = meta_u64(c, "pt.mtc_freq",
+			err = lsr_conv_meta_u64(c, "pt.mtc_freq",
 				       (a->config & p[LSPD_PT_MTC_FREQ_BITS]) >>
 				       ctz64(p[LSPD_PT_MTC_FREQ_BITS]));
 		/* The sw backend writes the same key (recorder/sw_ingest.c). */
@@ -232,7 +203,7 @@ static int write_pt_meta(struct conv *c, const struct lspd_auxtrace_info *ai)
 					      a->config & p[LSPD_PT_NORETCOMP_BIT] ? "0" : "1");
 		break;
 	}
-	return err < 0 ? wfail(c, err) : 0;
+	return err < 0 ? lsr_conv_wfail(c, err) : 0;
 }
 
 static uint32_t pid_of(struct conv *c, uint32_t tid)
@@ -264,7 +235,7 @@ static int do_auxtrace(struct conv *c, const struct lspd_record *r)
 	if (c->o->run != LSB_RUN_TRACE)
 		return 0;	/* the payload is skipped by the reader */
 	if (a->idx >= MAX_STREAMS)
-		return fail(c, -LS_ELIMIT, "%s: AUXTRACE record at offset %" PRIu64
+		return lsr_conv_fail(c, -LS_ELIMIT, "%s: AUXTRACE record at offset %" PRIu64
 			    ": buffer index %" PRIu32 " is over %u",
 			    c->path, r->offset, a->idx, MAX_STREAMS);
 	if (!c->declared[a->idx]) {
@@ -279,18 +250,18 @@ static int do_auxtrace(struct conv *c, const struct lspd_record *r)
 		s.cpu = per_cpu ? a->cpu : -1;
 		err = lsb_writer_stream(c->w, &s);
 		if (err < 0)
-			return wfail(c, err);
+			return lsr_conv_wfail(c, err);
 		c->declared[a->idx] = 1;
 		c->st->streams++;
 	}
 	while ((n = lspd_read_aux(c->f, c->aux, AUX_PIECE)) > 0) {
 		err = lsb_writer_pt(c->w, a->idx, c->aux, (size_t)n);
 		if (err < 0)
-			return wfail(c, err);
+			return lsr_conv_wfail(c, err);
 		c->st->pt_bytes += (uint64_t)n;
 	}
 	if (n < 0)
-		return fail(c, (int)n, "%s", lspd_errmsg(c->f));
+		return lsr_conv_fail(c, (int)n, "%s", lspd_errmsg(c->f));
 	return 0;
 }
 
@@ -382,12 +353,12 @@ static int do_sample(struct conv *c, const struct lspd_record *r)
 	o.callchain = chain;
 	err = lsb_writer_sample(c->w, &o);
 	if (err < 0)
-		return wfail(c, err);
+		return lsr_conv_wfail(c, err);
 	c->st->samples++;
 	return 0;
 }
 
-static int do_record(struct conv *c, const struct lspd_record *r)
+int lsr_conv_record(struct conv *c, const struct lspd_record *r)
 {
 	struct lsb_event ev;
 	int err;
@@ -408,16 +379,16 @@ static int do_record(struct conv *c, const struct lspd_record *r)
 	case LSPD_REC_TIME_CONV:
 		if (c->o->run != LSB_RUN_TRACE)
 			return 0;
-		if ((err = meta_u64(c, "time.shift", r->u.time_conv.time_shift)) < 0 ||
-		    (err = meta_u64(c, "time.mult", r->u.time_conv.time_mult)) < 0 ||
-		    (err = meta_u64(c, "time.zero", r->u.time_conv.time_zero)) < 0)
-			return wfail(c, err);
+		if ((err = lsr_conv_meta_u64(c, "time.shift", r->u.time_conv.time_shift)) < 0 ||
+		    (err = lsr_conv_meta_u64(c, "time.mult", r->u.time_conv.time_mult)) < 0 ||
+		    (err = lsr_conv_meta_u64(c, "time.zero", r->u.time_conv.time_zero)) < 0)
+			return lsr_conv_wfail(c, err);
 		return 0;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		err = do_mmap(c, r, &ev);
 		if (err < 0)
-			return fail(c, err, "out of memory");
+			return lsr_conv_fail(c, err, "out of memory");
 		break;
 	case PERF_RECORD_COMM:
 		ev.type = LSB_EV_COMM;
@@ -443,7 +414,7 @@ static int do_record(struct conv *c, const struct lspd_record *r)
 			fk.tid = r->u.task.ptid;
 			fk.arg = r->u.task.pid;
 			if ((err = lsb_writer_event(c->w, &fk)) < 0)
-				return wfail(c, err);
+				return lsr_conv_wfail(c, err);
 			c->st->events++;
 		}
 		break;
@@ -486,9 +457,19 @@ static int do_record(struct conv *c, const struct lspd_record *r)
 		return 0;
 	}
 	if ((err = lsb_writer_event(c->w, &ev)) < 0)
-		return wfail(c, err);
+		return lsr_conv_wfail(c, err);
 	c->st->events++;
 	return 0;
+}
+
+/* Where a recorded path is read here: under --pevent:sysroot if given. */
+static const char *local_path(const struct conv *c, const char *path,
+			      char *buf, size_t cap)
+{
+	if (!c->sysroot || !*c->sysroot)
+		return path;
+	snprintf(buf, cap, "%s%s", c->sysroot, path);
+	return buf;
 }
 
 static int write_module(struct conv *c, struct modpath *m)
@@ -498,6 +479,7 @@ static int write_module(struct conv *c, struct modpath *m)
 	void *data = NULL;
 	size_t len = 0;
 	int n = -LS_ENOENT, err, vdso = !strcmp(m->path, "[vdso]");
+	char lp[4096];
 	uint64_t vaddr;
 
 	if (c->o->embed) {
@@ -511,7 +493,8 @@ static int write_module(struct conv *c, struct modpath *m)
 					n = -LS_ELF;
 			}
 		} else {
-			n = ls_buildid_file(m->path, local, sizeof(local));
+			n = ls_buildid_file(local_path(c, m->path, lp, sizeof(lp)),
+					    local, sizeof(local));
 		}
 		/* Without a recorded build-id (pipe mode) the file at the
 		 * path is taken as the one that ran, as perf report does; the
@@ -537,7 +520,8 @@ static int write_module(struct conv *c, struct modpath *m)
 	if (c->o->embed && n == m->id_len && !memcmp(local, m->id, m->id_len)) {
 		if (vdso) {
 			mod.flags = LSB_MOD_VDSO;
-		} else if ((err = ls_map_file(m->path, &data, &len)) < 0) {
+		} else if ((err = ls_map_file(local_path(c, m->path, lp, sizeof(lp)),
+					      &data, &len)) < 0) {
 			data = NULL;
 		}
 	} else {
@@ -558,7 +542,7 @@ static int write_module(struct conv *c, struct modpath *m)
 	else if (data)
 		ls_unmap(data, len);
 	if (err < 0)
-		return wfail(c, err);
+		return lsr_conv_wfail(c, err);
 	if (err == 0) {
 		c->st->modules++;
 		c->st->embedded += data != NULL;
@@ -589,11 +573,11 @@ static int write_sample_events(struct conv *c)
 		used += (size_t)k;
 	}
 	if ((err = lsb_writer_meta(c->w, "sample.events", list)) < 0)
-		return wfail(c, err);
+		return lsr_conv_wfail(c, err);
 	return 0;
 }
 
-static int finish(struct conv *c)
+int lsr_conv_finish(struct conv *c)
 {
 	size_t i;
 	int err;
@@ -602,7 +586,7 @@ static int finish(struct conv *c)
 		return err;
 	for (i = 0; i < MAX_STREAMS; i++)
 		if (c->declared[i] && (err = lsb_writer_stream_end(c->w, (uint32_t)i)) < 0)
-			return wfail(c, err);
+			return lsr_conv_wfail(c, err);
 	/* Pipe mode may bring build-ids last; fill what the mmaps lacked. */
 	for (i = 0; i < c->nmods; i++) {
 		const struct lspd_build_id *b = lspd_find_build_id(c->f, c->mods[i].path);
@@ -617,6 +601,34 @@ static int finish(struct conv *c)
 	return 0;
 }
 
+void lsr_conv_init(struct conv *c, struct lsb_writer *w,
+		   const struct lsr_convert_opts *o, struct lsr_convert_stats *st,
+		   char *errbuf, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	c->w = w;
+	c->o = o;
+	c->st = st;
+	memset(st, 0, sizeof(*st));
+	c->errbuf = errbuf;
+	c->errlen = errlen;
+	c->per_cpu = -1;
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+}
+
+void lsr_conv_release(struct conv *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nmods; i++)
+		free(c->mods[i].path);
+	free(c->mods);
+	free(c->tids);
+	free(c->declared);
+	free(c->aux);
+}
+
 int lsr_perf_convert(struct lsb_writer *w, const char *path,
 		     const struct lsr_convert_opts *o,
 		     struct lsr_convert_stats *st, char *errbuf, size_t errlen)
@@ -624,57 +636,44 @@ int lsr_perf_convert(struct lsb_writer *w, const char *path,
 	struct lsr_convert_stats dummy;
 	struct lspd_record r;
 	struct conv c;
-	size_t i;
 	int err;
 
 	if (!w || !path || !o || LS_OPTS_BAD(o))
 		return -LS_EINVAL;
-	memset(&c, 0, sizeof(c));
-	memset(&dummy, 0, sizeof(dummy));
-	c.w = w;
+	lsr_conv_init(&c, w, o, st ? st : &dummy, errbuf, errlen);
 	c.path = path;
-	c.o = o;
-	c.st = st ? st : &dummy;
-	memset(c.st, 0, sizeof(*c.st));
-	c.errbuf = errbuf;
-	c.errlen = errlen;
-	c.per_cpu = -1;
-	if (errbuf && errlen)
-		errbuf[0] = '\0';
 	c.declared = calloc(MAX_STREAMS, 1);
 	c.aux = malloc(AUX_PIECE);
 	if (!c.declared || !c.aux) {
-		err = fail(&c, -LS_ENOMEM, "out of memory");
+		err = lsr_conv_fail(&c, -LS_ENOMEM, "out of memory");
 		goto out;
 	}
 	err = lspd_open(&c.f, path);
 	if (err < 0) {
-		err = fail(&c, err, "%s", c.f ? lspd_errmsg(c.f) : "out of memory");
+		err = lsr_conv_fail(&c, err, "%s", c.f ? lspd_errmsg(c.f) : "out of memory");
 		goto out;
 	}
 	if (o->run == LSB_RUN_TRACE && (err = write_file_meta(&c)) < 0)
 		goto out;
 	while ((err = lspd_next(c.f, &r)) > 0) {
 		c.st->records++;
-		err = do_record(&c, &r);
+		err = lsr_conv_record(&c, &r);
 		if (err < 0)
 			goto out;
 	}
 	if (err < 0) {
-		err = fail(&c, err, "%s", lspd_errmsg(c.f));
+		err = lsr_conv_fail(&c, err, "%s", lspd_errmsg(c.f));
 		goto out;
 	}
 	/* Pipe mode: the cpuid feature arrives as a record, after the open. */
 	if (o->run == LSB_RUN_TRACE && lspd_is_pipe(c.f) && (err = write_file_meta(&c)) < 0)
 		goto out;
-	err = finish(&c);
+	err = lsr_conv_finish(&c);
 out:
-	for (i = 0; i < c.nmods; i++)
-		free(c.mods[i].path);
-	free(c.mods);
-	free(c.tids);
-	free(c.declared);
-	free(c.aux);
+	lsr_conv_release(&c);
 	lspd_close(c.f);
 	return err < 0 ? err : 0;
 }
+
+/* The sideband record of file i with the lowest time, -1 when all are
+ * done: the files' records merge in time order, as perf orders events. */

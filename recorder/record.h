@@ -84,5 +84,8 @@ int lsr_mkdtemp(char *dir, size_t len, const char *name);
 /* Writes the metadata every recording has (host, kernel, CPU, command
  * line, start time, recorder); backend-specific keys are the caller's. */
 int lsr_write_host_meta(struct lsb_writer *w, char *const *argv);
+/* Only the cpu.* part of it: this machine's vendor, family, model,
+ * stepping and name from /proc/cpuinfo.  Returns 0 or a writer error. */
+int lsr_write_cpu_meta(struct lsb_writer *w);
 
 #endif

@@ -8,12 +8,14 @@
  * 42); COMM; MMAP2 of /bin/x with its sample_id trailer (pid/tid, time);
  * SAMPLE; AUXTRACE with 16 payload bytes; EXIT.  Every field read back
  * is the value written here.  The bad streams each break one rule.
+ * The compressed streams hold records compressed here with libzstd.
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "ls_err.h"
 #include "formats/perfdata.h"
@@ -217,7 +219,109 @@ static void t_bad(void)
 	hdr(81, 0, 16);			/* COMPRESSED */
 	u64(0);
 	open_buf(&f);
-	TAP_EQ(lspd_next(f, &r), -LS_EUNSUP, "perf record -z: -LS_EUNSUP");
+	TAP_EQ(lspd_next(f, &r), -LS_EZSTD, "COMPRESSED of 8 zero bytes: -LS_EZSTD");
+	TAP_OK(strstr(lspd_errmsg(f), "crafted: COMPRESSED record at offset 16") != NULL,
+	       "and the message names the record (%s)", lspd_errmsg(f));
+	close_buf(f);
+}
+
+/* perf record -z as tools/perf/util/zstd.c writes it: the records COMM and
+ * EXIT compressed in one stream (compressStream + flushStream per push,
+ * the frame never ended; here two pushes, the second the last 10 bytes of
+ * the EXIT), its bytes cut at byte `cut` into two COMPRESSED records (type
+ * 81, or 83 with data_size and padding).  With `cut` inside the stream the
+ * COMM straddles both; cut 0 cuts after the first push and keeps only it,
+ * so the data ends inside the EXIT.  Returns the offset of the second
+ * COMPRESSED record. */
+static size_t z_stream(uint32_t type, size_t cut)
+{
+	uint8_t plain[128], z[256];
+	size_t np, part[2], i, second = 0;
+	ZSTD_CStream *cs = ZSTD_createCStream();
+	ZSTD_inBuffer in;
+	ZSTD_outBuffer out = { z, sizeof(z), 0 };
+	int only_first = cut == 0;
+
+	len = 0;
+	hdr(PERF_RECORD_COMM, 0, 8 + 8 + 8 + 16);
+	u32(7); u32(7); put("prog\0\0\0\0", 8);
+	u32(7); u32(7); u64(100);
+	hdr(PERF_RECORD_EXIT, 0, 8 + 24 + 16);
+	u32(7); u32(1); u32(7); u32(1); u64(400);
+	u32(7); u32(7); u64(400);
+	memcpy(plain, buf, len);
+	np = len;
+	ZSTD_initCStream(cs, 3);
+	in.src = plain;
+	in.size = np - 10;
+	in.pos = 0;
+	ZSTD_compressStream(cs, &out, &in);
+	ZSTD_flushStream(cs, &out);
+	if (only_first)
+		cut = out.pos;
+	in.size = np;
+	ZSTD_compressStream(cs, &out, &in);
+	ZSTD_flushStream(cs, &out);
+	ZSTD_freeCStream(cs);
+	if (cut > out.pos)
+		cut = out.pos;
+	part[0] = cut;
+	part[1] = out.pos - cut;
+	pipe_header();
+	attr(ST);
+	for (i = 0; i < (only_first ? 1u : 2u); i++) {
+		size_t pad = type == 83 ? (8 - part[i] % 8) % 8 : 0;
+
+		if (i)
+			second = len;
+		hdr(type, 0, (uint16_t)(8 + (type == 83 ? 8 : 0) + part[i] + pad));
+		if (type == 83)
+			u64(part[i]);
+		put(z + (i ? part[0] : 0), part[i]);
+		memset(buf + len, 0, pad);
+		len += pad;
+	}
+	return second;
+}
+
+static void t_zstd(void)
+{
+	static const struct { uint32_t type; size_t cut; } v[] = {
+		{ 81, 5 }, { 81, 1000 }, { 83, 5 }, { 83, 17 }, { 83, 1000 },
+	};
+	struct lspd_file *f;
+	struct lspd_record r;
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t second = z_stream(v[i].type, v[i].cut);
+
+		open_buf(&f);
+		TAP_EQ(lspd_next(f, &r), 1, "z %u/%zu: the attr", v[i].type, v[i].cut);
+		TAP_EQ(lspd_next(f, &r), 1, "z %u/%zu: a record from inside", v[i].type,
+		       v[i].cut);
+		TAP_OK(r.type == PERF_RECORD_COMM && r.u.comm.pid == 7 &&
+		       !strcmp(r.u.comm.comm, "prog") && r.sid.time == 100,
+		       "z %u/%zu: COMM prog of 7 at 100", v[i].type, v[i].cut);
+		/* As perf does, a record that straddles two COMPRESSED records
+		 * has the offset of the one where it ends. */
+		TAP_EQ(r.offset, v[i].cut < 1000 ? second : 96,
+		       "z %u/%zu: at the offset of the COMPRESSED where it ends",
+		       v[i].type, v[i].cut);
+		TAP_EQ(lspd_next(f, &r), 1, "z %u/%zu: the second", v[i].type, v[i].cut);
+		TAP_OK(r.type == PERF_RECORD_EXIT && r.u.task.time == 400,
+		       "z %u/%zu: EXIT at 400", v[i].type, v[i].cut);
+		TAP_EQ(lspd_next(f, &r), 0, "z %u/%zu: the end", v[i].type, v[i].cut);
+		close_buf(f);
+	}
+	z_stream(81, 0);
+	open_buf(&f);
+	lspd_next(f, &r);
+	TAP_OK(lspd_next(f, &r) == 1 && r.type == PERF_RECORD_COMM,
+	       "first push only: the COMM is whole");
+	TAP_EQ(lspd_next(f, &r), -LS_ETRUNC, "data ending inside a compressed record: -LS_ETRUNC");
+	TAP_OK(strstr(lspd_errmsg(f), "COMPRESSED record at offset 96") != NULL,
+	       "and the message names the COMPRESSED record (%s)", lspd_errmsg(f));
 	close_buf(f);
 }
 
@@ -225,5 +329,6 @@ int main(void)
 {
 	t_good();
 	t_bad();
+	t_zstd();
 	return TAP_DONE();
 }

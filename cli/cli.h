@@ -33,6 +33,15 @@ struct lsp_profile;
  * code after printing the error. */
 int cli_analyze_bundle(const char *path, const char *debug_dir,
 		       struct lsp_profile **out);
+/* The analyses `analyze` runs beside the loop detector, in the same
+ * decode (analysis/consume.h). */
+struct cli_analyses {
+	int structural;		/* the structural loops (analysis/sview.h) */
+	double merge_t;		/* their merge threshold T; 0: the default */
+};
+/* cli_analyze_bundle() with the analyses ca (may be NULL: loops only). */
+int cli_analyze_bundle_with(const char *path, const char *debug_dir,
+			    const struct cli_analyses *ca, struct lsp_profile **out);
 /* The input of report, graph and merge: a profile file (by its magic),
  * else a bundle analyzed on the fly.  Returns 0, or -1 after printing
  * the error (a missing file gets the 'record' hint). */

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/consume.h"
 #include "analysis/loops.h"
+#include "analysis/sview.h"
 #include "cli.h"
 #include "cli/term.h"
 #include "decoder/decode.h"
@@ -50,6 +52,12 @@ static const char analyze_usage[] =
 	"    -j, --jobs=<n>       threads (1 to 256, default: the online CPUs); from\n"
 	"                         2 on, the trace is decoded on a second thread while\n"
 	"                         the loops are found (the profile is the same)\n"
+	"    --structural         also find the structural loops of the executed\n"
+	"                         control-flow graph, in the same decode, for\n"
+	"                         'report --structural' of the profile (whole\n"
+	"                         bundles only: not with --shard; 'merge' drops them)\n"
+	"    --merge-threshold=<t>  with --structural: OptiWISE's rule for back\n"
+	"                         edges sharing a header (1 to 1e9, default 3)\n"
 	"    --deps               also find each loop's loop-carried dependences and\n"
 	"                         whether it can run in parallel (a bundle recorded\n"
 	"                         with 'record --mem'; see 'loopscope deps')\n"
@@ -57,7 +65,7 @@ static const char analyze_usage[] =
 	"    -h, --help           show this help\n";
 
 enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR, OPT_SHARD, OPT_PLAN, OPT_DEPS,
-       OPT_ALLOW_MISSING };
+       OPT_ALLOW_MISSING, OPT_STRUCTURAL, OPT_MERGE_T };
 
 static const struct option analyze_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -67,18 +75,47 @@ static const struct option analyze_options[] = {
 	{ "plan-shards", required_argument, NULL, OPT_PLAN },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "deps", no_argument, NULL, OPT_DEPS },
+	{ "structural", no_argument, NULL, OPT_STRUCTURAL },
+	{ "merge-threshold", required_argument, NULL, OPT_MERGE_T },
 	{ "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The consumers of the decode besides the loop detector: those asked
+ * for in ca, into set (zeroed); their state in *sv and the image.
+ * Returns 0 or a negative LS_E* code. */
+static int add_consumers(const struct cli_analyses *ca, struct lsb_reader *r,
+			 struct lsd_symbols *sym, const char *debug_dir,
+			 struct lsd_image *img, int *have_img,
+			 struct lsa_sview **sv, struct lsa_consumers *set)
+{
+	struct lsa_sview_opts so = { .size = sizeof(so) };
+	struct lsa_consumer c;
+	int err;
+
+	if (!ca || !ca->structural)
+		return 0;
+	/* code bytes find the targets of branches never taken */
+	if (lsd_image_build_dir(img, r, 0, LSB_RUN_TRACE, debug_dir) >= 0) {
+		*have_img = 1;
+		so.img = img;
+	}
+	so.merge_t = ca->merge_t;
+	if ((err = lsa_sview_new(sv, r, sym, &so)) < 0)
+		return err;
+	lsa_sview_consumer(*sv, &c);
+	return lsa_consumers_add(set, &c);
+}
+
 /* Profiles shard k of nshards of run `path` into the new profile p, in
- * canonical order, with its part record; stats to *st.  Unless
- * allow_missing, referenced executables found nowhere are an error.
- * Returns 0, or 1 after printing the error. */
+ * canonical order, with its part record and the analyses ca asks for
+ * (may be NULL: loops only); stats to *st.  Unless allow_missing,
+ * referenced executables found nowhere are an error.  Returns 0, or 1
+ * after printing the error. */
 static int analyze_into(const char *path, const char *debug_dir, int allow_missing,
-			unsigned jobs,
+			unsigned jobs, const struct cli_analyses *ca,
 			uint32_t k, uint32_t nshards, struct lsp_profile *p,
 			struct lsa_loops_stats *st)
 {
@@ -88,11 +125,16 @@ static int analyze_into(const char *path, const char *debug_dir, int allow_missi
 	char id[64];
 	struct lsa_loops_opts lo = { .size = sizeof(lo), .want_lines = 1,
 				     .trip_limit = p->trip_limit, .jobs = jobs };
+	struct lsa_consumers set;
+	struct lsa_sview *sv = NULL;
+	struct lsd_image img;
 	struct lsd_symbols *sym = NULL;
 	struct lsd_decoder *d = NULL;
 	struct lsb_reader *r;
 	char msg[600];
-	int err;
+	int err, have_img = 0, ret = 1;
+
+	memset(&set, 0, sizeof(set));
 
 	if (cli_open_bundle(path, &r))
 		return 1;
@@ -118,7 +160,13 @@ static int analyze_into(const char *path, const char *debug_dir, int allow_missi
 		sym = NULL;	/* loops without names */
 	if (!p->source)
 		p->source = strdup(path);
-	err = lsa_loops_analyze(d, r, sym, p, &lo, st);
+	if ((err = add_consumers(ca, r, sym, debug_dir, &img, &have_img, &sv, &set)) < 0) {
+		cli_error("'%s': %s", path, ls_errstr(err));
+		goto fail;
+	}
+	/* one decode: the detector drives it, the others consume it */
+	err = lsa_loops_analyze_with(d, r, sym, p, &lo, st,
+				     set.n ? &lsa_consumers_callbacks : NULL, &set);
 	if (err < 0) {
 		if (err == -LS_ENOMEM)
 			cli_error("'%s': %s", path, ls_errstr(err));
@@ -126,21 +174,21 @@ static int analyze_into(const char *path, const char *debug_dir, int allow_missi
 			cli_reader_error(r, err);
 		goto fail;
 	}
-	if ((err = lsp_part_add(p, 0, id, k, nshards)) < 0 || (err = lsp_sort(p)) < 0) {
+	if ((err = lsa_consumers_finish(&set, p)) < 0 ||
+	    (err = lsp_part_add(p, 0, id, k, nshards)) < 0 || (err = lsp_sort(p)) < 0) {
 		cli_error("'%s': %s", path, ls_errstr(err));
 		goto fail;
 	}
-	lsd_symbols_close(sym);
-	lsd_close(d);
-	lsb_reader_close(r);
-	free(mask);
-	return 0;
+	ret = 0;
 fail:
+	lsa_sview_free(sv);
+	if (have_img)
+		lsd_image_release(&img);
 	lsd_symbols_close(sym);
 	lsd_close(d);
 	lsb_reader_close(r);
 	free(mask);
-	return 1;
+	return ret;
 }
 
 /* --plan-shards: prints the shard count of path.  Returns the exit status. */
@@ -210,6 +258,12 @@ static unsigned online_cpus(void)
 int cli_analyze_bundle(const char *path, const char *debug_dir,
 		       struct lsp_profile **out)
 {
+	return cli_analyze_bundle_with(path, debug_dir, NULL, out);
+}
+
+int cli_analyze_bundle_with(const char *path, const char *debug_dir,
+			    const struct cli_analyses *ca, struct lsp_profile **out)
+{
 	struct lsa_loops_stats st;
 	struct lsp_profile *p;
 
@@ -222,7 +276,7 @@ int cli_analyze_bundle(const char *path, const char *debug_dir,
 	 * shown: a missing executable is warned about and its trace counted
 	 * as lost, as `analyze --allow-missing` does; `analyze` itself, the
 	 * step whose profile is kept, refuses by default. */
-	if (analyze_into(path, debug_dir, 1, online_cpus(), 0, 1, p, &st)) {
+	if (analyze_into(path, debug_dir, 1, online_cpus(), ca, 0, 1, p, &st)) {
 		lsp_free(p);
 		return -LS_EDECODE;
 	}
@@ -254,6 +308,7 @@ int cmd_analyze(int argc, char **argv)
 	uint32_t jobs = online_cpus();
 	char *def = NULL, errmsg[512];
 	int c, quiet = 0, ret = 1, deps = 0, allow_missing = 0;
+	struct cli_analyses ca = { 0, 0.0 };
 	uint64_t insns = 0;
 	size_t i;
 
@@ -296,6 +351,13 @@ int cmd_analyze(int argc, char **argv)
 		case OPT_ALLOW_MISSING:
 			allow_missing = 1;
 			break;
+		case OPT_STRUCTURAL:
+			ca.structural = 1;
+			break;
+		case OPT_MERGE_T:
+			if (cli_opt_double("--merge-threshold", optarg, 1.0, 1e9, &ca.merge_t) < 0)
+				return cli_usage(analyze_usage, 1);
+			break;
 		case 'h':
 			return cli_usage(analyze_usage, 0);
 		default:
@@ -318,6 +380,17 @@ int cmd_analyze(int argc, char **argv)
 			  "(analyze --deps without --shard, or 'loopscope deps')");
 		return cli_usage(analyze_usage, 1);
 	}
+	if (ca.merge_t > 0 && !ca.structural) {
+		cli_error("--merge-threshold goes with --structural");
+		return cli_usage(analyze_usage, 1);
+	}
+	if (ca.structural && nshards > 1) {
+		/* dominators and the merge rule see the whole graph: the
+		 * structural loops of shards do not sum to the bundle's */
+		cli_error("--structural and --shard: find the structural loops of the whole "
+			  "bundle (analyze --structural without --shard)");
+		return cli_usage(analyze_usage, 1);
+	}
 	if (!output) {
 		output = def = default_output(file);
 		if (!def) {
@@ -331,7 +404,7 @@ int cmd_analyze(int argc, char **argv)
 		return 1;
 	}
 	memset(&st, 0, sizeof(st));
-	if (analyze_into(file, debug_dir, allow_missing, jobs, shard, nshards, p, &st))
+	if (analyze_into(file, debug_dir, allow_missing, jobs, &ca, shard, nshards, p, &st))
 		goto out;
 	warn_stats(file, p, 0, &st);
 	if (deps && cli_deps_into_profile(file, debug_dir, p))

@@ -121,7 +121,7 @@ int cmd_report(int argc, char **argv)
 	enum view view = V_FLAT;
 	int c, nviews = 0, err, status = 0, structural = 0, cpi = 0, noskid = 0;
 	int show_loader = 0;
-	double merge_t = 3.0;
+	double merge_t = 0;	/* the profile's, else 3 */
 	int64_t tid = LSP_VIEW_ALL;
 	struct lsp_profile *p = NULL;
 	struct lsp_view *v = NULL;
@@ -223,11 +223,6 @@ int cmd_report(int argc, char **argv)
 	if (structural) {
 		struct report_struct_opts so = { o.min_pct, merge_t, view == V_JSON, file };
 
-		if (lsp_is_profile(file) == 1) {
-			cli_error("'%s' is a loop profile: --structural needs the bundle "
-				  "(the control-flow graph is not in profiles)", file);
-			return 1;
-		}
 		return report_structural(stdout, file, debug_dir, &so) < 0;
 	}
 	if (noskid && !cpi) {

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/consume.h"
 #include "analysis/loops.h"
+#include "analysis/sview.h"
 #include "cli.h"
 #include "cli/term.h"
 #include "decoder/decode.h"
@@ -35,6 +37,12 @@ struct shard {
 	struct lsd_decoder *d;
 	struct lsd_symbols *sym;
 	uint8_t *mask;
+	/* the analyses beside the detector (analysis/consume.h) */
+	const struct cli_analyses *ca;
+	struct lsa_consumers set;
+	struct lsa_sview *sv;
+	struct lsd_image img;
+	int have_img;
 	struct lsp_profile *p;
 	struct lsa_loops_stats st;
 	int err;		/* lsa_loops_analyze()'s */
@@ -44,6 +52,11 @@ struct shard {
 
 static void shard_close(struct shard *s)
 {
+	lsa_sview_free(s->sv);
+	s->sv = NULL;
+	if (s->have_img)
+		lsd_image_release(&s->img);
+	s->have_img = 0;
 	lsd_symbols_close(s->sym);
 	lsd_close(s->d);
 	lsb_reader_close(s->r);
@@ -52,6 +65,29 @@ static void shard_close(struct shard *s)
 	s->d = NULL;
 	s->r = NULL;
 	s->mask = NULL;
+}
+
+/* The consumers of the decode besides the loop detector that s->ca asks
+ * for, into s->set.  Returns 0 or a negative LS_E* code. */
+static int add_consumers(struct shard *s)
+{
+	struct lsa_sview_opts so = { .size = sizeof(so) };
+	struct lsa_consumer c;
+	int err;
+
+	memset(&s->set, 0, sizeof(s->set));
+	if (!s->ca || !s->ca->structural)
+		return 0;
+	/* code bytes find the targets of branches never taken */
+	if (lsd_image_build_dir(&s->img, s->r, 0, LSB_RUN_TRACE, s->debug_dir) >= 0) {
+		s->have_img = 1;
+		so.img = &s->img;
+	}
+	so.merge_t = s->ca->merge_t;
+	if ((err = lsa_sview_new(&s->sv, s->r, s->sym, &so)) < 0)
+		return err;
+	lsa_sview_consumer(s->sv, &c);
+	return lsa_consumers_add(&s->set, &c);
 }
 
 /* Opens the bundle (unless open), the decoder of the shard's streams and the symbols.
@@ -83,6 +119,10 @@ static int shard_open(struct shard *s, int allow_missing)
 	}
 	if (lsd_symbols_open(&s->sym, s->r, s->debug_dir) < 0)
 		s->sym = NULL;	/* loops without names */
+	if ((err = add_consumers(s)) < 0) {
+		cli_error("'%s': %s", s->path, ls_errstr(err));
+		goto fail;
+	}
 	return 0;
 fail:
 	shard_close(s);
@@ -97,7 +137,10 @@ static void shard_run(struct shard *s)
 				     .jobs = s->jobs };
 
 	memset(&s->st, 0, sizeof(s->st));
-	s->err = lsa_loops_analyze(s->d, s->r, s->sym, s->p, &lo, &s->st);
+	/* one decode: the detector drives it, the others consume it */
+	s->err = lsa_loops_analyze_with(s->d, s->r, s->sym, s->p, &lo, &s->st,
+					s->set.n ? &lsa_consumers_callbacks : NULL,
+					&s->set);
 }
 
 static void *shard_main(void *arg)
@@ -121,7 +164,8 @@ static int shard_finish(struct shard *s, const char *id)
 	}
 	if (!s->p->source && !(s->p->source = strdup(s->path)))
 		err = -LS_ENOMEM;
-	if (err < 0 || (err = lsp_part_add(s->p, 0, id, s->k, s->n)) < 0 ||
+	if (err < 0 || (err = lsa_consumers_finish(&s->set, s->p)) < 0 ||
+	    (err = lsp_part_add(s->p, 0, id, s->k, s->n)) < 0 ||
 	    (err = lsp_sort(s->p)) < 0) {
 		cli_error("'%s': %s", s->path, ls_errstr(err));
 		return 1;
@@ -149,7 +193,8 @@ static void stats_add(struct lsa_loops_stats *a, const struct lsa_loops_stats *b
 /* The shards 0 .. n-1 of the whole bundle on n threads, merged into p
  * (new, empty).  Returns 0, or 1 after printing the error. */
 static int analyze_parallel(const char *path, const char *debug_dir,
-			    int allow_missing, unsigned jobs, uint32_t n,
+			    int allow_missing, unsigned jobs,
+			    const struct cli_analyses *ca, uint32_t n,
 			    const char *id, struct lsp_profile *p,
 			    struct lsa_loops_stats *st)
 {
@@ -164,6 +209,7 @@ static int analyze_parallel(const char *path, const char *debug_dir,
 	for (i = 0; i < n; i++) {
 		s[i].path = path;
 		s[i].debug_dir = debug_dir;
+		s[i].ca = ca;
 		s[i].k = i;
 		s[i].n = n;
 		/* the jobs left over go to the first shards' decode threads */
@@ -211,11 +257,11 @@ out:
 }
 
 int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
-		     unsigned jobs, uint32_t k, uint32_t nshards,
-		     struct lsp_profile *p, struct lsa_loops_stats *st)
+		     unsigned jobs, const struct cli_analyses *ca, uint32_t k,
+		     uint32_t nshards, struct lsp_profile *p, struct lsa_loops_stats *st)
 {
 	struct shard s = { .path = path, .debug_dir = debug_dir, .k = k,
-			   .n = nshards, .jobs = jobs, .p = p };
+			   .n = nshards, .jobs = jobs, .ca = ca, .p = p };
 	char id[64];
 	int n = 1;
 
@@ -225,13 +271,15 @@ int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
 		shard_close(&s);
 		return 1;
 	}
-	if (nshards == 1 && jobs > 1 && (n = cli_shard_plan(s.r, jobs)) != 1) {
+	/* the structural loops are the whole graph's: not cut */
+	if (nshards == 1 && jobs > 1 && !(ca && ca->structural) &&
+	    (n = cli_shard_plan(s.r, jobs)) != 1) {
 		shard_close(&s);
 		if (n < 0) {
 			cli_error("out of memory");
 			return 1;
 		}
-		return analyze_parallel(path, debug_dir, allow_missing, jobs,
+		return analyze_parallel(path, debug_dir, allow_missing, jobs, ca,
 					(uint32_t)n, id, p, st);
 	}
 	if (shard_open(&s, allow_missing))

@@ -3,22 +3,13 @@
 
 #include "cli.h"
 #include "cli/cfg_util.h"
-#include "analysis/loops.h"
 #include "decoder/decode.h"
 #include "decoder/symbols.h"
 #include "ls_err.h"
 
 int cli_cfg_open(struct cli_cfg *cc, const char *file, const char *debug_dir)
 {
-	return cli_cfg_open_loops(cc, file, debug_dir, NULL);
-}
-
-int cli_cfg_open_loops(struct cli_cfg *cc, const char *file,
-		       const char *debug_dir, struct lsp_profile *p)
-{
-	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir,
-			      .iclasses = p != NULL };
-	struct lsa_loops_opts lo = { .size = sizeof(lo), .want_lines = 1 };
+	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir };
 	struct lsa_cfg_opts co = { .size = sizeof(co) };
 	char msg[512] = "";
 	int err;
@@ -40,13 +31,8 @@ int cli_cfg_open_loops(struct cli_cfg *cc, const char *file,
 		cc->have_img = 1;
 		co.img = &cc->img;
 	}
-	if (p && !p->source)
-		p->source = strdup(file);
 	if ((err = lsa_cfg_new(&cc->cfg, cc->sym, &co)) < 0 ||
-	    (err = p ? lsa_loops_analyze_with(cc->d, cc->r, cc->sym, p, &lo, NULL,
-					      &lsa_cfg_callbacks, cc->cfg) :
-		       lsa_cfg_build(cc->cfg, cc->d)) < 0 ||
-	    (p && (err = lsa_cfg_finish(cc->cfg)) < 0)) {
+	    (err = lsa_cfg_build(cc->cfg, cc->d)) < 0) {
 		cli_error("cannot build the control-flow graph of '%s': %s", file,
 			  ls_errstr(err));
 		cli_cfg_close(cc);

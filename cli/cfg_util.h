@@ -16,15 +16,9 @@ struct cli_cfg {
 	struct lsa_cfg *cfg;
 };
 
-struct lsp_profile;
-
 /* Opens file and builds its CFG.  Returns 0, or -1 after printing the
  * error. */
 int cli_cfg_open(struct cli_cfg *cc, const char *file, const char *debug_dir);
-/* The same, and in the same decode the loop detector's profile into p
- * (a new run of it). */
-int cli_cfg_open_loops(struct cli_cfg *cc, const char *file,
-		       const char *debug_dir, struct lsp_profile *p);
 void cli_cfg_close(struct cli_cfg *cc);
 
 #endif

@@ -33,6 +33,15 @@ struct lsp_profile;
  * code after printing the error. */
 int cli_analyze_bundle(const char *path, const char *debug_dir,
 		       struct lsp_profile **out);
+/* The analyses `analyze` runs beside the loop detector, in the same
+ * decode (analysis/consume.h). */
+struct cli_analyses {
+	int structural;		/* the structural loops (analysis/sview.h) */
+	double merge_t;		/* their merge threshold T; 0: the default */
+};
+/* cli_analyze_bundle() with the analyses ca (may be NULL: loops only). */
+int cli_analyze_bundle_with(const char *path, const char *debug_dir,
+			    const struct cli_analyses *ca, struct lsp_profile **out);
 /* The input of report, graph and merge: a profile file (by its magic),
  * else a bundle analyzed on the fly.  Returns 0, or -1 after printing
  * the error (a missing file gets the 'record' hint). */
@@ -53,15 +62,16 @@ int cli_shard_streams(struct lsb_reader *r, const char *path, uint32_t k,
 int cli_shard_plan(struct lsb_reader *r, uint32_t want);
 struct lsa_loops_stats;
 /* Profiles shard k of nshards of bundle `path` into the new profile p, in
- * canonical order, with its part record; the detector's statistics to
- * *st.  With jobs above one and nshards 1, a bundle of several threads
- * is cut into shards analyzed on threads of their own and merged: the
- * same profile (cli/analyze_run.c).  Unless allow_missing, referenced
+ * canonical order, with its part record and the analyses ca asks for (may
+ * be NULL: loops only); the detector's statistics to *st.  With jobs
+ * above one, nshards 1 and no analysis of the whole graph (ca), a bundle
+ * of several threads is cut into shards analyzed on threads of their own
+ * and merged: the same profile (cli/analyze_run.c).  Unless allow_missing, referenced
  * executables found nowhere are an error.  Returns 0, or 1 after
  * printing the error. */
 int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
-		     unsigned jobs, uint32_t k, uint32_t nshards,
-		     struct lsp_profile *p, struct lsa_loops_stats *st);
+		     unsigned jobs, const struct cli_analyses *ca, uint32_t k,
+		     uint32_t nshards, struct lsp_profile *p, struct lsa_loops_stats *st);
 int cmd_probes(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);

@@ -52,6 +52,12 @@ static const char analyze_usage[] =
 	"                         shards analyzed side by side; jobs left over\n"
 	"                         decode on a second thread while the loops are\n"
 	"                         found (the profile is the same)\n"
+	"    --structural         also find the structural loops of the executed\n"
+	"                         control-flow graph, in the same decode, for\n"
+	"                         'report --structural' of the profile (whole\n"
+	"                         bundles only: not with --shard; 'merge' drops them)\n"
+	"    --merge-threshold=<t>  with --structural: OptiWISE's rule for back\n"
+	"                         edges sharing a header (1 to 1e9, default 3)\n"
 	"    --deps               also find each loop's loop-carried dependences and\n"
 	"                         whether it can run in parallel (a bundle recorded\n"
 	"                         with 'record --mem'; see 'loopscope deps')\n"
@@ -59,7 +65,7 @@ static const char analyze_usage[] =
 	"    -h, --help           show this help\n";
 
 enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR, OPT_SHARD, OPT_PLAN, OPT_DEPS,
-       OPT_ALLOW_MISSING };
+       OPT_ALLOW_MISSING, OPT_STRUCTURAL, OPT_MERGE_T };
 
 static const struct option analyze_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -69,6 +75,8 @@ static const struct option analyze_options[] = {
 	{ "plan-shards", required_argument, NULL, OPT_PLAN },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "deps", no_argument, NULL, OPT_DEPS },
+	{ "structural", no_argument, NULL, OPT_STRUCTURAL },
+	{ "merge-threshold", required_argument, NULL, OPT_MERGE_T },
 	{ "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -142,6 +150,12 @@ static unsigned online_cpus(void)
 int cli_analyze_bundle(const char *path, const char *debug_dir,
 		       struct lsp_profile **out)
 {
+	return cli_analyze_bundle_with(path, debug_dir, NULL, out);
+}
+
+int cli_analyze_bundle_with(const char *path, const char *debug_dir,
+			    const struct cli_analyses *ca, struct lsp_profile **out)
+{
 	struct lsa_loops_stats st;
 	struct lsp_profile *p;
 
@@ -154,7 +168,7 @@ int cli_analyze_bundle(const char *path, const char *debug_dir,
 	 * shown: a missing executable is warned about and its trace counted
 	 * as lost, as `analyze --allow-missing` does; `analyze` itself, the
 	 * step whose profile is kept, refuses by default. */
-	if (cli_analyze_into(path, debug_dir, 1, online_cpus(), 0, 1, p, &st)) {
+	if (cli_analyze_into(path, debug_dir, 1, online_cpus(), ca, 0, 1, p, &st)) {
 		lsp_free(p);
 		return -LS_EDECODE;
 	}
@@ -186,6 +200,7 @@ int cmd_analyze(int argc, char **argv)
 	uint32_t jobs = online_cpus();
 	char *def = NULL, errmsg[512];
 	int c, quiet = 0, ret = 1, deps = 0, allow_missing = 0;
+	struct cli_analyses ca = { 0, 0.0 };
 	uint64_t insns = 0;
 	size_t i;
 
@@ -228,6 +243,13 @@ int cmd_analyze(int argc, char **argv)
 		case OPT_ALLOW_MISSING:
 			allow_missing = 1;
 			break;
+		case OPT_STRUCTURAL:
+			ca.structural = 1;
+			break;
+		case OPT_MERGE_T:
+			if (cli_opt_double("--merge-threshold", optarg, 1.0, 1e9, &ca.merge_t) < 0)
+				return cli_usage(analyze_usage, 1);
+			break;
 		case 'h':
 			return cli_usage(analyze_usage, 0);
 		default:
@@ -250,6 +272,17 @@ int cmd_analyze(int argc, char **argv)
 			  "(analyze --deps without --shard, or 'loopscope deps')");
 		return cli_usage(analyze_usage, 1);
 	}
+	if (ca.merge_t > 0 && !ca.structural) {
+		cli_error("--merge-threshold goes with --structural");
+		return cli_usage(analyze_usage, 1);
+	}
+	if (ca.structural && nshards > 1) {
+		/* dominators and the merge rule see the whole graph: the
+		 * structural loops of shards do not sum to the bundle's */
+		cli_error("--structural and --shard: find the structural loops of the whole "
+			  "bundle (analyze --structural without --shard)");
+		return cli_usage(analyze_usage, 1);
+	}
 	if (!output) {
 		output = def = default_output(file);
 		if (!def) {
@@ -263,7 +296,7 @@ int cmd_analyze(int argc, char **argv)
 		return 1;
 	}
 	memset(&st, 0, sizeof(st));
-	if (cli_analyze_into(file, debug_dir, allow_missing, jobs, shard, nshards, p, &st))
+	if (cli_analyze_into(file, debug_dir, allow_missing, jobs, &ca, shard, nshards, p, &st))
 		goto out;
 	warn_stats(file, p, 0, &st);
 	if (deps && cli_deps_into_profile(file, debug_dir, p))

@@ -48,11 +48,12 @@ static const char report_usage[] =
 	"    --folded             folded stacks of the loop nesting (flame graphs)\n"
 	"    --parallel           the loops' parallelization verdicts (a profile from\n"
 	"                         'analyze --deps'), parallelizable first, by share\n"
-	"    --structural         (a bundle) the natural loops of the executed CFG\n"
-	"                         beside the detected ones, and irreducible regions\n"
+	"    --structural         the natural loops of the executed CFG beside the\n"
+	"                         detected ones, and irreducible regions (a profile\n"
+	"                         from 'analyze --structural', or a bundle)\n"
 	"    --merge-threshold=<t>  OptiWISE's rule for back edges sharing a header\n"
-	"                         (1 to 1e9, default 3): nested if t times the\n"
-	"                         outer's count\n"
+	"                         (1 to 1e9, default 3, or the profile's): nested\n"
+	"                         if t times the outer's count\n"
 	"    --format=text|json|csv  flat profile format (default text)\n"
 	"    --min-percent=<p>    leave out loops below p% of the instructions\n"
 	"                         (0 to 100; default 1 for text, 0 for json, csv\n"
@@ -121,7 +122,7 @@ int cmd_report(int argc, char **argv)
 	enum view view = V_FLAT;
 	int c, nviews = 0, err, status = 0, structural = 0, cpi = 0, noskid = 0;
 	int show_loader = 0;
-	double merge_t = 3.0;
+	double merge_t = 0;	/* the profile's, else 3 */
 	int64_t tid = LSP_VIEW_ALL;
 	struct lsp_profile *p = NULL;
 	struct lsp_view *v = NULL;
@@ -223,11 +224,6 @@ int cmd_report(int argc, char **argv)
 	if (structural) {
 		struct report_struct_opts so = { o.min_pct, merge_t, view == V_JSON, file };
 
-		if (lsp_is_profile(file) == 1) {
-			cli_error("'%s' is a loop profile: --structural needs the bundle "
-				  "(the control-flow graph is not in profiles)", file);
-			return 1;
-		}
 		return report_structural(stdout, file, debug_dir, &so) < 0;
 	}
 	if (noskid && !cpi) {

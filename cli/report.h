@@ -45,16 +45,21 @@ const char *report_verdict_name(const struct lsp_profile *p, uint32_t loop);
 
 struct report_struct_opts {
 	double min_pct;		/* prune loops below this coverage */
-	double merge_t;		/* OptiWISE's threshold T */
+	double merge_t;		/* OptiWISE's threshold T; 0: the profile's
+				 * (a bundle: the default) */
 	int json;
 	const char *source;
 };
-/* `report --structural`: decodes bundle file once into the executed CFG
- * and the loop detector's profile, prints the structural loops beside
- * the dynamic ones, the dynamic loops without a header and the
- * irreducible regions.  Returns 0, or -1 after printing the error. */
+/* `report --structural`: prints the structural loops beside the dynamic
+ * ones, the dynamic loops without a header and the irreducible regions,
+ * from a profile of `analyze --structural`, or from a bundle analyzed
+ * so on the fly.  Returns 0, or -1 after printing the error (also for
+ * a profile without them, or of another merge_t). */
 int report_structural(FILE *f, const char *file, const char *debug_dir,
 		      const struct report_struct_opts *o);
+/* The same from profile p (with its structural records). */
+int report_structural_profile(FILE *f, struct lsp_profile *p,
+			      const struct report_struct_opts *o);
 
 /* Helpers shared by the views. */
 /* The function's name, "module+0xoff" when it has none, "??" for LSP_NONE. */

@@ -187,6 +187,7 @@ void lsp_free(struct lsp_profile *p)
 		free(p->deps[i].dst_file);
 	}
 	free(p->deps);
+	lsp_sview_drop(p);
 	free(p->source);
 	for (i = 0; i < p->n_parts; i++)
 		free(p->parts[i].bundle);
@@ -659,6 +660,8 @@ int lsp_merge_count(struct lsp_profile *dst, const struct lsp_profile *src,
 		goto out;
 	}
 	nnew = lsp_part_runs(dst, src, runmap);
+	/* structural loops belong to one whole bundle: a sum has none */
+	lsp_sview_drop(dst);
 	for (i = 0; i < src->n_modules; i++) {
 		const struct lsp_module *m = &src->modules[i];
 

@@ -24,8 +24,8 @@
 #define LSP_IC_SIMD 7		/* the class of SIMD instructions */
 #define LSP_TRIP_LIMIT 1024	/* default: exact trip counts below this */
 #define LSP_NONE UINT32_MAX	/* no loop / function / module */
-#define LSP_VERSION 3		/* of the file format (formats/profile.md);
-				 * versions 1 and 2 are read too */
+#define LSP_VERSION 4		/* of the file format (formats/profile.md);
+				 * versions 1 to 3 are read too */
 
 /* Provenance: run `run` holds shard `shard` of `nshards` of the bundle
  * whose identity is `bundle` (cli: size and CRCs of the file); a whole
@@ -174,6 +174,47 @@ struct lsp_dep {
 	uint64_t dmin, dtyp;	/* least and most frequent distance, iterations */
 };
 
+/* The structural loops of the executed CFG (analysis/sview.h: `analyze
+ * --structural`), version 4: what `report --structural` prints, for one
+ * whole bundle.  Block ids are the analysis' static block ids. */
+enum lsp_smatch {
+	LSP_SM_SAME = 0,	/* a detected loop with this head, same counts */
+	LSP_SM_COUNTS,		/* one with this head, other counts */
+	LSP_SM_INNER,		/* shares its header with its parent loop */
+	LSP_SM_NODYN,		/* no detected loop has this head */
+	LSP_SM_MAX
+};
+
+struct lsp_sloop {
+	uint32_t header;	/* block id of the header */
+	uint32_t parent;	/* enclosing structural loop, LSP_NONE */
+	uint32_t depth;		/* 1: outermost in its function */
+	uint32_t match;		/* enum lsp_smatch */
+	uint32_t loop;		/* the detected loop matched, LSP_NONE */
+	uint64_t head_off;	/* header offset in its module (0 unknown) */
+	char *where;		/* "function+0xoff" of the header, as printed */
+	char *src;		/* "file:line" of it, "-" unknown */
+	uint64_t static_insns, iterations, invocations, self, total;
+	double iters_per_inv, coverage;	/* coverage: % of the instructions */
+};
+
+/* A back edge of structural loop `sloop`: its source block, its count. */
+struct lsp_stail {
+	uint32_t sloop, block;
+	uint64_t count;
+};
+
+/* An irreducible region; its entries are lsp_sentry rows. */
+struct lsp_sirr {
+	uint32_t nblocks;
+	uint64_t insns;
+};
+
+struct lsp_sentry {
+	uint32_t irr;
+	char *where, *src;	/* as in struct lsp_sloop */
+};
+
 #define LSP_ARRAY(type, name) type *name; size_t n_##name, cap_##name
 
 struct lsp_profile {
@@ -194,6 +235,14 @@ struct lsp_profile {
 	LSP_ARRAY(struct lsp_fstat, fstats);
 	LSP_ARRAY(struct lsp_verdict, verdicts);
 	LSP_ARRAY(struct lsp_dep, deps);
+	/* version 4: has_sview when the structural records are there
+	 * (possibly none of each), found with merge threshold smerge_t */
+	int has_sview;
+	double smerge_t;
+	LSP_ARRAY(struct lsp_sloop, sloops);
+	LSP_ARRAY(struct lsp_stail, stails);
+	LSP_ARRAY(struct lsp_sirr, sirrs);
+	LSP_ARRAY(struct lsp_sentry, sentries);
 	/* Private: the hash indexes that make interning O(1).  Rebuilt
 	 * when the arrays were changed behind the interning functions. */
 	struct lsp_index *index;
@@ -257,6 +306,23 @@ const char *lsp_verdict_name(unsigned v);
 int lsp_verdict_code(const char *name);
 /* "RAW", "WAR", "WAW"; "?" else. */
 const char *lsp_dep_kind_name(unsigned k);
+
+/* The structural records (has_sview set by the first; strings copied,
+ * NULL as "").  lsp_add_sloop: -LS_EINVAL for a parent not before it, a
+ * loop out of range or a bad match; lsp_add_stail: a loop out of range;
+ * lsp_add_sentry: a region out of range.  Return 0, -LS_EINVAL,
+ * -LS_ENOMEM. */
+int lsp_add_sloop(struct lsp_profile *p, const struct lsp_sloop *s);
+int lsp_add_stail(struct lsp_profile *p, const struct lsp_stail *t);
+int lsp_add_sirr(struct lsp_profile *p, const struct lsp_sirr *r);
+int lsp_add_sentry(struct lsp_profile *p, const struct lsp_sentry *e);
+/* Drops the structural records (has_sview 0): `merge` does, as the
+ * structural loops of a sum of runs are not the sum of theirs. */
+void lsp_sview_drop(struct lsp_profile *p);
+/* "same", "counts", "inner", "no-dynamic"; "?" else; the code of a name
+ * or -LS_EINVAL. */
+const char *lsp_smatch_name(unsigned m);
+int lsp_smatch_code(const char *name);
 
 /* Records that run `run` holds shard `shard` of `nshards` of bundle
  * `bundle` (copied).  Returns 0, -LS_EINVAL (shard >= nshards, run >=

@@ -39,4 +39,56 @@ struct lsp_dep;
  * (the reader checks keys itself).  Returns 0 or -LS_ENOMEM. */
 int lsp_dep_push(struct lsp_profile *p, const struct lsp_dep *d);
 
+/* The reader (profile_read.c), shared with the readers of the records
+ * of other files (profile_sread.c). */
+
+/* Record types in the order a file holds them. */
+enum lsp_rec { LSP_R_PROFILE, LSP_R_PART, LSP_R_MODULE, LSP_R_THREAD, LSP_R_FUNC,
+	       LSP_R_LOOP, LSP_R_LSTAT, LSP_R_TRIP, LSP_R_EDGE, LSP_R_TAIL, LSP_R_CALL,
+	       LSP_R_FSTAT, LSP_R_VERDICT, LSP_R_DEP, LSP_R_SVIEW, LSP_R_SLOOP,
+	       LSP_R_STAIL, LSP_R_SIRR, LSP_R_SENTRY, LSP_R_END, LSP_R_NREC };
+
+#define LSP_RD_MAXF 32		/* fields of the longest record (lstat: 29) */
+
+/* Row keys, for the duplicate check: {type, a, b, c}. */
+struct lsp_rd_keys {
+	uint64_t (*k)[4];
+	size_t n, cap;
+};
+
+struct lsp_rd {
+	struct lsp_profile *p;
+	const char *name;
+	size_t line;
+	char *errmsg;
+	size_t errlen;
+	char *f[LSP_RD_MAXF];	/* the fields of the line, f[0] its name */
+	int nf;
+	uint64_t version;	/* of the file */
+	struct lsp_rd_keys keys;
+	size_t nrec;		/* records before the end record */
+};
+
+/* Sets the message "FILE:LINE: what 'val'" (val may be NULL); returns err. */
+int lsp_rd_bad(struct lsp_rd *r, int err, const char *what, const char *val);
+/* Adds key {t, a, b, c}.  Returns 1 when new, 0 when there, -LS_ENOMEM. */
+int lsp_rd_key(struct lsp_rd_keys *s, uint64_t t, uint64_t a, uint64_t b, uint64_t c);
+/* Field i as a number, an index below n (none_ok: "-" is LSP_NONE), or a
+ * string unescaped in place; what names it in the message.  Return 0 or
+ * -LS_ECORRUPT (the message set). */
+int lsp_rd_u64(struct lsp_rd *r, int i, const char *what, uint64_t *out);
+int lsp_rd_u32(struct lsp_rd *r, int i, const char *what, uint32_t *out);
+int lsp_rd_hex(struct lsp_rd *r, int i, const char *what, uint64_t *out);
+int lsp_rd_idx(struct lsp_rd *r, int i, const char *what, size_t n, int none_ok,
+	       uint32_t *out);
+int lsp_rd_str(struct lsp_rd *r, int i, const char *what);
+
+/* profile_sread.c: the version 4 structural records (lsp_rd_sview() for
+ * record type t).  Return 0, -LS_ECORRUPT, -LS_ENOMEM. */
+int lsp_rd_sview(struct lsp_rd *r, int t);
+
+/* profile_sview.c.  Renumbers the detected loops the structural records
+ * name (lm[old] = new), as lsp_sort() moves the loops. */
+void lsp_sview_remap(struct lsp_profile *p, const uint32_t *lm);
+
 #endif

@@ -19,53 +19,33 @@
 #include "ls_buf.h"
 #include "ls_err.h"
 
-#define MAXF 32			/* fields of the longest record (lstat: 29) */
-
-/* Record types in the order a file holds them. */
-enum rec { R_PROFILE, R_PART, R_MODULE, R_THREAD, R_FUNC, R_LOOP, R_LSTAT, R_TRIP,
-	   R_EDGE, R_TAIL, R_CALL, R_FSTAT, R_VERDICT, R_DEP, R_END, R_NREC };
-
 static const struct {
 	const char *name;
 	int nf;			/* fields including the name */
-} recs[R_NREC] = {
-	[R_PROFILE] = { "profile", 4 },
-	[R_PART] = { "part", 5 },	/* version 3 */
-	[R_MODULE] = { "module", 4 },
-	[R_THREAD] = { "thread", 8 + LSP_NCLASS },
-	[R_FUNC] = { "func", 8 },
-	[R_LOOP] = { "loop", 13 },	/* version 1: 8 */
-	[R_LSTAT] = { "lstat", 11 + 2 * LSP_NCLASS },
-	[R_TRIP] = { "trip", 5 },
-	[R_EDGE] = { "edge", 6 },
-	[R_TAIL] = { "tail", 8 },	/* versions 1 and 2: 6 */
-	[R_CALL] = { "call", 8 },
-	[R_FSTAT] = { "fstat", 7 },
-	[R_VERDICT] = { "verdict", 4 },	/* version 3 */
-	[R_DEP] = { "dep", 15 },	/* version 3 */
-	[R_END] = { "end", 2 },
+} recs[LSP_R_NREC] = {
+	[LSP_R_PROFILE] = { "profile", 4 },
+	[LSP_R_PART] = { "part", 5 },	/* version 3 */
+	[LSP_R_MODULE] = { "module", 4 },
+	[LSP_R_THREAD] = { "thread", 8 + LSP_NCLASS },
+	[LSP_R_FUNC] = { "func", 8 },
+	[LSP_R_LOOP] = { "loop", 13 },	/* version 1: 8 */
+	[LSP_R_LSTAT] = { "lstat", 11 + 2 * LSP_NCLASS },
+	[LSP_R_TRIP] = { "trip", 5 },
+	[LSP_R_EDGE] = { "edge", 6 },
+	[LSP_R_TAIL] = { "tail", 8 },	/* versions 1 and 2: 6 */
+	[LSP_R_CALL] = { "call", 8 },
+	[LSP_R_FSTAT] = { "fstat", 7 },
+	[LSP_R_VERDICT] = { "verdict", 4 },	/* version 3 */
+	[LSP_R_DEP] = { "dep", 15 },	/* version 3 */
+	[LSP_R_SVIEW] = { "sview", 2 },	/* version 4 */
+	[LSP_R_SLOOP] = { "sloop", 17 },	/* version 4 */
+	[LSP_R_STAIL] = { "stail", 4 },	/* version 4 */
+	[LSP_R_SIRR] = { "sirr", 4 },	/* version 4 */
+	[LSP_R_SENTRY] = { "sentry", 4 },	/* version 4 */
+	[LSP_R_END] = { "end", 2 },
 };
 
-/* Row keys, for the duplicate check: {type, a, b, c}. */
-struct keyset {
-	uint64_t (*k)[4];
-	size_t n, cap;
-};
-
-struct rd {
-	struct lsp_profile *p;
-	const char *name;
-	size_t line;
-	char *errmsg;
-	size_t errlen;
-	char *f[MAXF];
-	int nf;
-	uint64_t version;	/* of the file */
-	struct keyset keys;
-	size_t nrec;		/* records before the end record */
-};
-
-static int bad(struct rd *r, int err, const char *what, const char *val)
+int lsp_rd_bad(struct lsp_rd *r, int err, const char *what, const char *val)
 {
 	if (val)
 		lsp_seterr(r->errmsg, r->errlen, "%s:%zu: %s '%.40s'", r->name,
@@ -88,7 +68,7 @@ static uint64_t khash(const uint64_t *k)
 }
 
 /* Adds key k; returns 1 if it was new, 0 if present, -LS_ENOMEM. */
-static int key_add(struct keyset *s, uint64_t t, uint64_t a, uint64_t b, uint64_t c)
+int lsp_rd_key(struct lsp_rd_keys *s, uint64_t t, uint64_t a, uint64_t b, uint64_t c)
 {
 	uint64_t k[4] = { t + 1, a, b, c };	/* t + 1: all-zero means empty */
 	size_t i;
@@ -118,49 +98,49 @@ static int key_add(struct keyset *s, uint64_t t, uint64_t a, uint64_t b, uint64_
 	return 1;
 }
 
-static int get_u64(struct rd *r, int i, const char *what, uint64_t *out)
+int lsp_rd_u64(struct lsp_rd *r, int i, const char *what, uint64_t *out)
 {
 	const char *s = r->f[i];
 	uint64_t v = 0;
 
 	if (!*s)
-		return bad(r, -LS_ECORRUPT, "empty", what);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "empty", what);
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return bad(r, -LS_ECORRUPT, what, r->f[i]);
+			return lsp_rd_bad(r, -LS_ECORRUPT, what, r->f[i]);
 		v = 10 * v + (uint64_t)(*s - '0');
 	}
 	*out = v;
 	return 0;
 }
 
-static int get_u32(struct rd *r, int i, const char *what, uint32_t *out)
+int lsp_rd_u32(struct lsp_rd *r, int i, const char *what, uint32_t *out)
 {
 	uint64_t v;
-	int err = get_u64(r, i, what, &v);
+	int err = lsp_rd_u64(r, i, what, &v);
 
 	if (err)
 		return err;
 	if (v >= UINT32_MAX)	/* UINT32_MAX is LSP_NONE, written "-" */
-		return bad(r, -LS_ECORRUPT, what, r->f[i]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, what, r->f[i]);
 	*out = (uint32_t)v;
 	return 0;
 }
 
-static int get_hex(struct rd *r, int i, const char *what, uint64_t *out)
+int lsp_rd_hex(struct lsp_rd *r, int i, const char *what, uint64_t *out)
 {
 	const char *s = r->f[i];
 	uint64_t v = 0;
 	int n = 0;
 
 	if (s[0] != '0' || s[1] != 'x' || !s[2])
-		return bad(r, -LS_ECORRUPT, what, s);
+		return lsp_rd_bad(r, -LS_ECORRUPT, what, s);
 	for (s += 2; *s; s++, n++) {
 		int d = *s >= '0' && *s <= '9' ? *s - '0' :
 			*s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
 
 		if (d < 0 || n >= 16)
-			return bad(r, -LS_ECORRUPT, what, r->f[i]);
+			return lsp_rd_bad(r, -LS_ECORRUPT, what, r->f[i]);
 		v = 16 * v + (uint64_t)d;
 	}
 	*out = v;
@@ -168,7 +148,7 @@ static int get_hex(struct rd *r, int i, const char *what, uint64_t *out)
 }
 
 /* An index below n, or "-" for LSP_NONE when none_ok. */
-static int get_idx(struct rd *r, int i, const char *what, size_t n, int none_ok,
+int lsp_rd_idx(struct lsp_rd *r, int i, const char *what, size_t n, int none_ok,
 		   uint32_t *out)
 {
 	char msg[64];
@@ -179,16 +159,16 @@ static int get_idx(struct rd *r, int i, const char *what, size_t n, int none_ok,
 		return 0;
 	}
 	snprintf(msg, sizeof(msg), "bad %s index", what);
-	err = get_u32(r, i, msg, out);
+	err = lsp_rd_u32(r, i, msg, out);
 	if (err)
 		return err;
 	if (*out >= n)
-		return bad(r, -LS_ECORRUPT, msg, r->f[i]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, msg, r->f[i]);
 	return 0;
 }
 
 /* Undoes the writer's escapes in place. */
-static int get_str(struct rd *r, int i, const char *what)
+int lsp_rd_str(struct lsp_rd *r, int i, const char *what)
 {
 	char *s = r->f[i], *d = s;
 
@@ -212,54 +192,54 @@ static int get_str(struct rd *r, int i, const char *what)
 
 			if (sscanf(hx, "%2x", &v) != 1 || !v || !strchr("0123456789abcdef", s[1]) ||
 			    !strchr("0123456789abcdef", s[2]))
-				return bad(r, -LS_ECORRUPT, "bad escape in", what);
+				return lsp_rd_bad(r, -LS_ECORRUPT, "bad escape in", what);
 			*d++ = (char)v;
 			s += 2;
 		} else {
-			return bad(r, -LS_ECORRUPT, "bad escape in", what);
+			return lsp_rd_bad(r, -LS_ECORRUPT, "bad escape in", what);
 		}
 	}
 	*d = '\0';
 	return 0;
 }
 
-static int get_ic(struct rd *r, int i, uint64_t *ic)
+static int get_ic(struct lsp_rd *r, int i, uint64_t *ic)
 {
 	unsigned c;
 	int err;
 
 	for (c = 0; c < LSP_NCLASS; c++)
-		if ((err = get_u64(r, i + (int)c, "bad instruction class count", &ic[c])))
+		if ((err = lsp_rd_u64(r, i + (int)c, "bad instruction class count", &ic[c])))
 			return err;
 	return 0;
 }
 
 /* The record's own index (module, thread, func, loop) must be the next. */
-static int get_self(struct rd *r, size_t next)
+static int get_self(struct lsp_rd *r, size_t next)
 {
 	uint64_t v;
-	int err = get_u64(r, 1, "bad index", &v);
+	int err = lsp_rd_u64(r, 1, "bad index", &v);
 
 	if (err)
 		return err;
 	if (v != next)
-		return bad(r, -LS_ECORRUPT, "index out of sequence", r->f[1]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "index out of sequence", r->f[1]);
 	return 0;
 }
 
-static int rd_profile(struct rd *r)
+static int rd_profile(struct lsp_rd *r)
 {
 	struct lsp_profile *p = r->p;
 	uint32_t lim = 0, nruns = 0;
 	int err;
 
-	if ((err = get_u32(r, 1, "bad trip limit", &lim)) ||
-	    (err = get_u32(r, 2, "bad run count", &nruns)) || (err = get_str(r, 3, "source")))
+	if ((err = lsp_rd_u32(r, 1, "bad trip limit", &lim)) ||
+	    (err = lsp_rd_u32(r, 2, "bad run count", &nruns)) || (err = lsp_rd_str(r, 3, "source")))
 		return err;
 	if (lim < 1)
-		return bad(r, -LS_ECORRUPT, "bad trip limit", r->f[1]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad trip limit", r->f[1]);
 	if (nruns < 1)
-		return bad(r, -LS_ECORRUPT, "bad run count", r->f[2]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad run count", r->f[2]);
 	p->trip_limit = lim;
 	p->nruns = nruns;
 	free(p->source);
@@ -267,22 +247,22 @@ static int rd_profile(struct rd *r)
 	return p->source ? 0 : -LS_ENOMEM;
 }
 
-static int rd_part(struct rd *r)
+static int rd_part(struct lsp_rd *r)
 {
 	uint32_t run = 0, shard = 0, n = 0;
 	size_t i;
 	int err;
 
-	if ((err = get_u32(r, 1, "bad run", &run)) || (err = get_str(r, 2, "bundle")) ||
-	    (err = get_u32(r, 3, "bad shard", &shard)) ||
-	    (err = get_u32(r, 4, "bad shard count", &n)))
+	if ((err = lsp_rd_u32(r, 1, "bad run", &run)) || (err = lsp_rd_str(r, 2, "bundle")) ||
+	    (err = lsp_rd_u32(r, 3, "bad shard", &shard)) ||
+	    (err = lsp_rd_u32(r, 4, "bad shard count", &n)))
 		return err;
 	if (run >= r->p->nruns)
-		return bad(r, -LS_ECORRUPT, "bad run index", r->f[1]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad run index", r->f[1]);
 	if (!*r->f[2])
-		return bad(r, -LS_ECORRUPT, "empty bundle id", NULL);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "empty bundle id", NULL);
 	if (n < 1 || shard >= n)
-		return bad(r, -LS_ECORRUPT, "bad shard", r->f[3]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad shard", r->f[3]);
 	/* parts are few (one per bundle or shard): a linear check */
 	for (i = 0; i < r->p->n_parts; i++) {
 		const struct lsp_part *q = &r->p->parts[i];
@@ -290,26 +270,26 @@ static int rd_part(struct rd *r)
 		if (strcmp(q->bundle, r->f[2]))
 			continue;
 		if (q->run != run || q->nshards != n)
-			return bad(r, -LS_ECORRUPT, "bundle in two runs or sharded two ways",
+			return lsp_rd_bad(r, -LS_ECORRUPT, "bundle in two runs or sharded two ways",
 				   r->f[2]);
 		if (q->shard == shard)
-			return bad(r, -LS_ECORRUPT, "duplicate part", r->f[2]);
+			return lsp_rd_bad(r, -LS_ECORRUPT, "duplicate part", r->f[2]);
 	}
 	return lsp_part_add(r->p, run, r->f[2], shard, n);
 }
 
-static int rd_module(struct rd *r)
+static int rd_module(struct lsp_rd *r)
 {
 	uint8_t id[LSP_BUILD_ID_MAX];
 	const char *h = r->f[2];
 	size_t n = 0, len = strlen(h), n0;
 	int err, k;
 
-	if ((err = get_self(r, r->p->n_modules)) || (err = get_str(r, 3, "path")))
+	if ((err = get_self(r, r->p->n_modules)) || (err = lsp_rd_str(r, 3, "path")))
 		return err;
 	if (strcmp(h, "-")) {
 		if (len % 2 || len > 2 * LSP_BUILD_ID_MAX || !len)
-			return bad(r, -LS_ECORRUPT, "bad build-id", h);
+			return lsp_rd_bad(r, -LS_ECORRUPT, "bad build-id", h);
 		for (n = 0; n < len / 2; n++) {
 			unsigned v = 0;
 
@@ -319,7 +299,7 @@ static int rd_module(struct rd *r)
 					c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 
 				if (d < 0)
-					return bad(r, -LS_ECORRUPT, "bad build-id", h);
+					return lsp_rd_bad(r, -LS_ECORRUPT, "bad build-id", h);
 				v = 16 * v + (unsigned)d;
 			}
 			id[n] = (uint8_t)v;
@@ -328,35 +308,35 @@ static int rd_module(struct rd *r)
 	n0 = r->p->n_modules;
 	err = lsp_module_intern(r->p, id, n, r->f[3]);
 	if (err >= 0 && (size_t)err < n0)
-		return bad(r, -LS_ECORRUPT, "duplicate module", h);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "duplicate module", h);
 	return err < 0 ? err : 0;
 }
 
-static int rd_thread(struct rd *r)
+static int rd_thread(struct lsp_rd *r)
 {
 	struct lsp_thread t;
 	int err;
 
 	memset(&t, 0, sizeof(t));
 	if ((err = get_self(r, r->p->n_threads)) ||
-	    (err = get_u32(r, 2, "bad run", &t.run)) ||
-	    (err = get_u32(r, 3, "bad pid", &t.pid)) ||
-	    (err = get_u32(r, 4, "bad tid", &t.tid)) ||
-	    (err = get_u64(r, 5, "bad instruction count", &t.insns)) ||
-	    (err = get_u64(r, 6, "bad outside count", &t.outside)) ||
-	    (err = get_u64(r, 7, "bad loss count", &t.losses)) ||
+	    (err = lsp_rd_u32(r, 2, "bad run", &t.run)) ||
+	    (err = lsp_rd_u32(r, 3, "bad pid", &t.pid)) ||
+	    (err = lsp_rd_u32(r, 4, "bad tid", &t.tid)) ||
+	    (err = lsp_rd_u64(r, 5, "bad instruction count", &t.insns)) ||
+	    (err = lsp_rd_u64(r, 6, "bad outside count", &t.outside)) ||
+	    (err = lsp_rd_u64(r, 7, "bad loss count", &t.losses)) ||
 	    (err = get_ic(r, 8, t.outside_ic)))
 		return err;
 	if (t.run >= r->p->nruns)
-		return bad(r, -LS_ECORRUPT, "bad run index", r->f[2]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad run index", r->f[2]);
 	if (t.outside > t.insns)
-		return bad(r, -LS_ECORRUPT, "more instructions outside loops than in the thread",
+		return lsp_rd_bad(r, -LS_ECORRUPT, "more instructions outside loops than in the thread",
 			   r->f[6]);
 	err = lsp_thread_add(r->p, &t);
 	return err < 0 ? err : 0;
 }
 
-static int rd_func(struct rd *r)
+static int rd_func(struct lsp_rd *r)
 {
 	uint32_t mod = 0, line = 0;
 	uint64_t off, va;
@@ -364,20 +344,20 @@ static int rd_func(struct rd *r)
 	int err;
 
 	if ((err = get_self(r, r->p->n_funcs)) ||
-	    (err = get_idx(r, 2, "module", r->p->n_modules, 0, &mod)) ||
-	    (err = get_hex(r, 3, "bad offset", &off)) ||
-	    (err = get_hex(r, 4, "bad address", &va)) ||
-	    (err = get_str(r, 5, "name")) || (err = get_str(r, 6, "file")) ||
-	    (err = get_u32(r, 7, "bad line", &line)))
+	    (err = lsp_rd_idx(r, 2, "module", r->p->n_modules, 0, &mod)) ||
+	    (err = lsp_rd_hex(r, 3, "bad offset", &off)) ||
+	    (err = lsp_rd_hex(r, 4, "bad address", &va)) ||
+	    (err = lsp_rd_str(r, 5, "name")) || (err = lsp_rd_str(r, 6, "file")) ||
+	    (err = lsp_rd_u32(r, 7, "bad line", &line)))
 		return err;
 	n0 = r->p->n_funcs;
 	err = lsp_func_intern(r->p, mod, off, va, r->f[5], r->f[6], line);
 	if (err >= 0 && (size_t)err < n0)
-		return bad(r, -LS_ECORRUPT, "duplicate function", r->f[3]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "duplicate function", r->f[3]);
 	return err < 0 ? err : 0;
 }
 
-static int rd_loop(struct rd *r)
+static int rd_loop(struct lsp_rd *r)
 {
 	uint32_t mod = 0, fn = 0, line = 0, hline = 0, first = 0, last = 0;
 	uint64_t off, va;
@@ -385,24 +365,24 @@ static int rd_loop(struct rd *r)
 	int err;
 
 	if ((err = get_self(r, r->p->n_loops)) ||
-	    (err = get_idx(r, 2, "module", r->p->n_modules, 0, &mod)) ||
-	    (err = get_hex(r, 3, "bad offset", &off)) ||
-	    (err = get_hex(r, 4, "bad address", &va)) ||
-	    (err = get_idx(r, 5, "function", r->p->n_funcs, 1, &fn)) ||
-	    (err = get_str(r, 6, "file")) || (err = get_u32(r, 7, "bad line", &line)))
+	    (err = lsp_rd_idx(r, 2, "module", r->p->n_modules, 0, &mod)) ||
+	    (err = lsp_rd_hex(r, 3, "bad offset", &off)) ||
+	    (err = lsp_rd_hex(r, 4, "bad address", &va)) ||
+	    (err = lsp_rd_idx(r, 5, "function", r->p->n_funcs, 1, &fn)) ||
+	    (err = lsp_rd_str(r, 6, "file")) || (err = lsp_rd_u32(r, 7, "bad line", &line)))
 		return err;
 	/* Version 2 adds the head's file and line; in version 1 the loop's
 	 * line was its head's. */
-	if (r->version >= 2 && ((err = get_str(r, 8, "head file")) ||
-				(err = get_u32(r, 9, "bad head line", &hline)) ||
-				(err = get_u32(r, 10, "bad first line", &first)) ||
-				(err = get_u32(r, 11, "bad last line", &last)) ||
-				(err = get_str(r, 12, "inline chain"))))
+	if (r->version >= 2 && ((err = lsp_rd_str(r, 8, "head file")) ||
+				(err = lsp_rd_u32(r, 9, "bad head line", &hline)) ||
+				(err = lsp_rd_u32(r, 10, "bad first line", &first)) ||
+				(err = lsp_rd_u32(r, 11, "bad last line", &last)) ||
+				(err = lsp_rd_str(r, 12, "inline chain"))))
 		return err;
 	n0 = r->p->n_loops;
 	err = lsp_loop_intern(r->p, mod, off, va, fn, r->f[6], line);
 	if (err >= 0 && (size_t)err < n0)
-		return bad(r, -LS_ECORRUPT, "duplicate loop", r->f[3]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "duplicate loop", r->f[3]);
 	if (err >= 0 && r->version >= 2) {
 		uint32_t i = (uint32_t)err;
 
@@ -413,171 +393,171 @@ static int rd_loop(struct rd *r)
 }
 
 /* The loop and thread fields every row starts with, and the key check. */
-static int rd_lt(struct rd *r, enum rec t, uint32_t *loop, uint32_t *th,
+static int rd_lt(struct lsp_rd *r, enum lsp_rec t, uint32_t *loop, uint32_t *th,
 		 uint64_t k2, uint64_t k3)
 {
 	int err;
 
-	if ((err = get_idx(r, 1, "loop", r->p->n_loops, 0, loop)) ||
-	    (err = get_idx(r, 2, "thread", r->p->n_threads, 0, th)))
+	if ((err = lsp_rd_idx(r, 1, "loop", r->p->n_loops, 0, loop)) ||
+	    (err = lsp_rd_idx(r, 2, "thread", r->p->n_threads, 0, th)))
 		return err;
-	err = key_add(&r->keys, t, ((uint64_t)*loop << 32) | *th, k2, k3);
+	err = lsp_rd_key(&r->keys, t, ((uint64_t)*loop << 32) | *th, k2, k3);
 	if (err == 0)
-		return bad(r, -LS_ECORRUPT, "duplicate", recs[t].name);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "duplicate", recs[t].name);
 	return err < 0 ? err : 0;
 }
 
-static int rd_lstat(struct rd *r)
+static int rd_lstat(struct lsp_rd *r)
 {
 	struct lsp_lstat s;
 	int err;
 
 	memset(&s, 0, sizeof(s));
-	if ((err = get_u64(r, 3, "bad entries", &s.entries)) ||
-	    (err = get_u64(r, 4, "bad iterations", &s.iterations)) ||
-	    (err = get_u64(r, 5, "bad self count", &s.self)) ||
-	    (err = get_u64(r, 6, "bad total count", &s.total)) ||
-	    (err = get_u64(r, 7, "bad trip minimum", &s.trip_min)) ||
-	    (err = get_u64(r, 8, "bad trip maximum", &s.trip_max)) ||
-	    (err = get_u64(r, 9, "bad overflow entries", &s.over_entries)) ||
-	    (err = get_u64(r, 10, "bad overflow sum", &s.over_sum)) ||
+	if ((err = lsp_rd_u64(r, 3, "bad entries", &s.entries)) ||
+	    (err = lsp_rd_u64(r, 4, "bad iterations", &s.iterations)) ||
+	    (err = lsp_rd_u64(r, 5, "bad self count", &s.self)) ||
+	    (err = lsp_rd_u64(r, 6, "bad total count", &s.total)) ||
+	    (err = lsp_rd_u64(r, 7, "bad trip minimum", &s.trip_min)) ||
+	    (err = lsp_rd_u64(r, 8, "bad trip maximum", &s.trip_max)) ||
+	    (err = lsp_rd_u64(r, 9, "bad overflow entries", &s.over_entries)) ||
+	    (err = lsp_rd_u64(r, 10, "bad overflow sum", &s.over_sum)) ||
 	    (err = get_ic(r, 11, s.self_ic)) ||
 	    (err = get_ic(r, 11 + LSP_NCLASS, s.total_ic)))
 		return err;
 	if (s.self > s.total)
-		return bad(r, -LS_ECORRUPT, "self count above the total", r->f[5]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "self count above the total", r->f[5]);
 	if (s.entries && s.trip_min > s.trip_max)
-		return bad(r, -LS_ECORRUPT, "trip minimum above the maximum", r->f[7]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "trip minimum above the maximum", r->f[7]);
 	if (s.over_entries > s.entries)
-		return bad(r, -LS_ECORRUPT, "more overflow entries than entries", r->f[9]);
-	if ((err = rd_lt(r, R_LSTAT, &s.loop, &s.thread, 0, 0)))
+		return lsp_rd_bad(r, -LS_ECORRUPT, "more overflow entries than entries", r->f[9]);
+	if ((err = rd_lt(r, LSP_R_LSTAT, &s.loop, &s.thread, 0, 0)))
 		return err;
 	return lsp_add_lstat(r->p, &s);
 }
 
-static int rd_trip(struct rd *r)
+static int rd_trip(struct lsp_rd *r)
 {
 	struct lsp_trip t;
 	int err;
 
 	memset(&t, 0, sizeof(t));
 
-	if ((err = get_u64(r, 3, "bad trip count", &t.trips)) ||
-	    (err = get_u64(r, 4, "bad entries", &t.entries)))
+	if ((err = lsp_rd_u64(r, 3, "bad trip count", &t.trips)) ||
+	    (err = lsp_rd_u64(r, 4, "bad entries", &t.entries)))
 		return err;
 	if (t.trips >= r->p->trip_limit)
-		return bad(r, -LS_ECORRUPT, "trip count not below the trip limit", r->f[3]);
-	if ((err = rd_lt(r, R_TRIP, &t.loop, &t.thread, t.trips, 0)))
+		return lsp_rd_bad(r, -LS_ECORRUPT, "trip count not below the trip limit", r->f[3]);
+	if ((err = rd_lt(r, LSP_R_TRIP, &t.loop, &t.thread, t.trips, 0)))
 		return err;
 	return lsp_add_trip(r->p, &t);
 }
 
-static int rd_edge(struct rd *r)
+static int rd_edge(struct lsp_rd *r)
 {
 	struct lsp_edge e;
 	int err;
 
 	memset(&e, 0, sizeof(e));	/* padding too: rows compare with memcmp */
 
-	if ((err = get_idx(r, 1, "loop", r->p->n_loops, 1, &e.parent)) ||
-	    (err = get_u64(r, 4, "bad count", &e.count)) ||
-	    (err = get_u64(r, 5, "bad total", &e.total)))
+	if ((err = lsp_rd_idx(r, 1, "loop", r->p->n_loops, 1, &e.parent)) ||
+	    (err = lsp_rd_u64(r, 4, "bad count", &e.count)) ||
+	    (err = lsp_rd_u64(r, 5, "bad total", &e.total)))
 		return err;
 	/* rd_lt reads fields 1 and 2; an edge's are child (2) and thread (3). */
-	if ((err = get_idx(r, 2, "loop", r->p->n_loops, 0, &e.child)) ||
-	    (err = get_idx(r, 3, "thread", r->p->n_threads, 0, &e.thread)))
+	if ((err = lsp_rd_idx(r, 2, "loop", r->p->n_loops, 0, &e.child)) ||
+	    (err = lsp_rd_idx(r, 3, "thread", r->p->n_threads, 0, &e.thread)))
 		return err;
-	err = key_add(&r->keys, R_EDGE, e.parent, e.child, e.thread);
+	err = lsp_rd_key(&r->keys, LSP_R_EDGE, e.parent, e.child, e.thread);
 	if (err <= 0)
-		return err ? err : bad(r, -LS_ECORRUPT, "duplicate", "edge");
+		return err ? err : lsp_rd_bad(r, -LS_ECORRUPT, "duplicate", "edge");
 	return lsp_add_edge(r->p, &e);
 }
 
-static int rd_tail(struct rd *r)
+static int rd_tail(struct lsp_rd *r)
 {
 	struct lsp_tail t;
 	int err;
 
 	memset(&t, 0, sizeof(t));
 
-	if ((err = get_hex(r, 3, "bad offset", &t.off)) ||
-	    (err = get_hex(r, 4, "bad address", &t.vaddr)) ||
-	    (err = get_u64(r, 5, "bad count", &t.count)) ||
-	    (err = rd_lt(r, R_TAIL, &t.loop, &t.thread, t.off, 0)))
+	if ((err = lsp_rd_hex(r, 3, "bad offset", &t.off)) ||
+	    (err = lsp_rd_hex(r, 4, "bad address", &t.vaddr)) ||
+	    (err = lsp_rd_u64(r, 5, "bad count", &t.count)) ||
+	    (err = rd_lt(r, LSP_R_TAIL, &t.loop, &t.thread, t.off, 0)))
 		return err;
 	/* version 3: the label it gives (line 0 and "" or both set) */
 	if (r->version >= 3) {
-		if ((err = get_u32(r, 6, "bad line", &t.line)) ||
-		    (err = get_str(r, 7, "file")))
+		if ((err = lsp_rd_u32(r, 6, "bad line", &t.line)) ||
+		    (err = lsp_rd_str(r, 7, "file")))
 			return err;
 		t.file = r->f[7];
 		if (!t.line != !*t.file)
-			return bad(r, -LS_ECORRUPT, "bad line", r->f[6]);
+			return lsp_rd_bad(r, -LS_ECORRUPT, "bad line", r->f[6]);
 	}
 	return lsp_add_tail(r->p, &t);
 }
 
-static int rd_call(struct rd *r)
+static int rd_call(struct lsp_rd *r)
 {
 	struct lsp_call c;
 	int err;
 
 	memset(&c, 0, sizeof(c));
 
-	if ((err = get_idx(r, 3, "module", r->p->n_modules, 0, &c.module)) ||
-	    (err = get_hex(r, 4, "bad offset", &c.off)) ||
-	    (err = get_hex(r, 5, "bad address", &c.vaddr)) ||
-	    (err = get_idx(r, 6, "function", r->p->n_funcs, 1, &c.callee)) ||
-	    (err = get_u64(r, 7, "bad count", &c.count)) ||
-	    (err = rd_lt(r, R_CALL, &c.loop, &c.thread,
+	if ((err = lsp_rd_idx(r, 3, "module", r->p->n_modules, 0, &c.module)) ||
+	    (err = lsp_rd_hex(r, 4, "bad offset", &c.off)) ||
+	    (err = lsp_rd_hex(r, 5, "bad address", &c.vaddr)) ||
+	    (err = lsp_rd_idx(r, 6, "function", r->p->n_funcs, 1, &c.callee)) ||
+	    (err = lsp_rd_u64(r, 7, "bad count", &c.count)) ||
+	    (err = rd_lt(r, LSP_R_CALL, &c.loop, &c.thread,
 			 ((uint64_t)c.module << 32) | c.callee, c.off)))
 		return err;
 	return lsp_add_call(r->p, &c);
 }
 
-static int rd_fstat(struct rd *r)
+static int rd_fstat(struct lsp_rd *r)
 {
 	struct lsp_fstat s;
 	int err;
 
 	memset(&s, 0, sizeof(s));
 
-	if ((err = get_idx(r, 1, "function", r->p->n_funcs, 0, &s.func)) ||
-	    (err = get_idx(r, 2, "thread", r->p->n_threads, 0, &s.thread)) ||
-	    (err = get_u64(r, 3, "bad self count", &s.self)) ||
-	    (err = get_u64(r, 4, "bad total count", &s.total)) ||
-	    (err = get_u64(r, 5, "bad loop-level count", &s.loop_level)) ||
-	    (err = get_u64(r, 6, "bad call count", &s.calls)))
+	if ((err = lsp_rd_idx(r, 1, "function", r->p->n_funcs, 0, &s.func)) ||
+	    (err = lsp_rd_idx(r, 2, "thread", r->p->n_threads, 0, &s.thread)) ||
+	    (err = lsp_rd_u64(r, 3, "bad self count", &s.self)) ||
+	    (err = lsp_rd_u64(r, 4, "bad total count", &s.total)) ||
+	    (err = lsp_rd_u64(r, 5, "bad loop-level count", &s.loop_level)) ||
+	    (err = lsp_rd_u64(r, 6, "bad call count", &s.calls)))
 		return err;
 	if (s.self > s.total)
-		return bad(r, -LS_ECORRUPT, "self count above the total", r->f[3]);
-	err = key_add(&r->keys, R_FSTAT, s.func, s.thread, 0);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "self count above the total", r->f[3]);
+	err = lsp_rd_key(&r->keys, LSP_R_FSTAT, s.func, s.thread, 0);
 	if (err <= 0)
-		return err ? err : bad(r, -LS_ECORRUPT, "duplicate", "fstat");
+		return err ? err : lsp_rd_bad(r, -LS_ECORRUPT, "duplicate", "fstat");
 	return lsp_add_fstat(r->p, &s);
 }
 
-static int rd_verdict(struct rd *r)
+static int rd_verdict(struct lsp_rd *r)
 {
 	struct lsp_verdict v;
 	int err, code;
 
 	memset(&v, 0, sizeof(v));
-	if ((err = get_idx(r, 1, "loop", r->p->n_loops, 0, &v.loop)) ||
-	    (err = get_u32(r, 3, "bad needs", &v.needs)))
+	if ((err = lsp_rd_idx(r, 1, "loop", r->p->n_loops, 0, &v.loop)) ||
+	    (err = lsp_rd_u32(r, 3, "bad needs", &v.needs)))
 		return err;
 	if ((code = lsp_verdict_code(r->f[2])) < 0)
-		return bad(r, -LS_ECORRUPT, "unknown verdict", r->f[2]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "unknown verdict", r->f[2]);
 	if (v.needs >> LSP_V_MAX)
-		return bad(r, -LS_ECORRUPT, "bad needs", r->f[3]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad needs", r->f[3]);
 	v.verdict = (uint32_t)code;
-	err = key_add(&r->keys, R_VERDICT, v.loop, 0, 0);
+	err = lsp_rd_key(&r->keys, LSP_R_VERDICT, v.loop, 0, 0);
 	if (err <= 0)
-		return err ? err : bad(r, -LS_ECORRUPT, "duplicate", "verdict");
+		return err ? err : lsp_rd_bad(r, -LS_ECORRUPT, "duplicate", "verdict");
 	return lsp_set_verdict(r->p, &v);
 }
 
-static int rd_dep(struct rd *r)
+static int rd_dep(struct lsp_rd *r)
 {
 	struct lsp_dep d;
 	uint64_t h = 0;
@@ -585,57 +565,58 @@ static int rd_dep(struct rd *r)
 	int err;
 
 	memset(&d, 0, sizeof(d));
-	if ((err = get_idx(r, 1, "loop", r->p->n_loops, 0, &d.loop)) ||
-	    (err = get_u32(r, 3, "bad decides flag", &d.decides)) ||
-	    (err = get_str(r, 4, "note")) || (err = get_str(r, 5, "variable")) ||
-	    (err = get_hex(r, 6, "bad address", &d.src_vaddr)) ||
-	    (err = get_str(r, 7, "file")) || (err = get_u32(r, 8, "bad line", &d.src_line)) ||
-	    (err = get_hex(r, 9, "bad address", &d.dst_vaddr)) ||
-	    (err = get_str(r, 10, "file")) || (err = get_u32(r, 11, "bad line", &d.dst_line)) ||
-	    (err = get_u64(r, 12, "bad count", &d.count)) ||
-	    (err = get_u64(r, 13, "bad distance", &d.dmin)) ||
-	    (err = get_u64(r, 14, "bad distance", &d.dtyp)))
+	if ((err = lsp_rd_idx(r, 1, "loop", r->p->n_loops, 0, &d.loop)) ||
+	    (err = lsp_rd_u32(r, 3, "bad decides flag", &d.decides)) ||
+	    (err = lsp_rd_str(r, 4, "note")) || (err = lsp_rd_str(r, 5, "variable")) ||
+	    (err = lsp_rd_hex(r, 6, "bad address", &d.src_vaddr)) ||
+	    (err = lsp_rd_str(r, 7, "file")) || (err = lsp_rd_u32(r, 8, "bad line", &d.src_line)) ||
+	    (err = lsp_rd_hex(r, 9, "bad address", &d.dst_vaddr)) ||
+	    (err = lsp_rd_str(r, 10, "file")) || (err = lsp_rd_u32(r, 11, "bad line", &d.dst_line)) ||
+	    (err = lsp_rd_u64(r, 12, "bad count", &d.count)) ||
+	    (err = lsp_rd_u64(r, 13, "bad distance", &d.dmin)) ||
+	    (err = lsp_rd_u64(r, 14, "bad distance", &d.dtyp)))
 		return err;
 	for (d.kind = 0; d.kind < 3 && strcmp(r->f[2], lsp_dep_kind_name(d.kind)); d.kind++)
 		;
 	if (d.kind == 3)
-		return bad(r, -LS_ECORRUPT, "unknown dependence kind", r->f[2]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "unknown dependence kind", r->f[2]);
 	if (d.decides > 1)
-		return bad(r, -LS_ECORRUPT, "bad decides flag", r->f[3]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad decides flag", r->f[3]);
 	if (!d.count || !d.dmin)
-		return bad(r, -LS_ECORRUPT, "dependence count or distance 0", r->f[12]);
+		return lsp_rd_bad(r, -LS_ECORRUPT, "dependence count or distance 0", r->f[12]);
 	d.note = r->f[4];
 	d.var = r->f[5];
 	d.src_file = r->f[7];
 	d.dst_file = r->f[10];
 	for (s = d.var; *s; s++)
 		h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
-	err = key_add(&r->keys, R_DEP, (uint64_t)d.loop << 2 | d.kind, d.src_vaddr,
+	err = lsp_rd_key(&r->keys, LSP_R_DEP, (uint64_t)d.loop << 2 | d.kind, d.src_vaddr,
 		      d.dst_vaddr ^ h);
 	if (err <= 0)
-		return err ? err : bad(r, -LS_ECORRUPT, "duplicate", "dep");
+		return err ? err : lsp_rd_bad(r, -LS_ECORRUPT, "duplicate", "dep");
 	return lsp_dep_push(r->p, &d);
 }
 
-static int (*const rd_fn[R_NREC])(struct rd *) = {
-	[R_PROFILE] = rd_profile, [R_PART] = rd_part, [R_MODULE] = rd_module, [R_THREAD] = rd_thread,
-	[R_FUNC] = rd_func, [R_LOOP] = rd_loop, [R_LSTAT] = rd_lstat,
-	[R_TRIP] = rd_trip, [R_EDGE] = rd_edge, [R_TAIL] = rd_tail,
-	[R_CALL] = rd_call, [R_FSTAT] = rd_fstat, [R_VERDICT] = rd_verdict,
-	[R_DEP] = rd_dep,
+static int (*const rd_fn[LSP_R_NREC])(struct lsp_rd *) = {
+	[LSP_R_PROFILE] = rd_profile, [LSP_R_PART] = rd_part, [LSP_R_MODULE] = rd_module,
+	[LSP_R_THREAD] = rd_thread,
+	[LSP_R_FUNC] = rd_func, [LSP_R_LOOP] = rd_loop, [LSP_R_LSTAT] = rd_lstat,
+	[LSP_R_TRIP] = rd_trip, [LSP_R_EDGE] = rd_edge, [LSP_R_TAIL] = rd_tail,
+	[LSP_R_CALL] = rd_call, [LSP_R_FSTAT] = rd_fstat, [LSP_R_VERDICT] = rd_verdict,
+	[LSP_R_DEP] = rd_dep,
 };
 
 /* Fields of record type t, its name included, in r's version. */
-static int nf_of(const struct rd *r, int t)
+static int nf_of(const struct lsp_rd *r, int t)
 {
-	if (t == R_TAIL && r->version < 3)
+	if (t == LSP_R_TAIL && r->version < 3)
 		return 6;
-	return t == R_LOOP && r->version < 2 ? 8 : recs[t].nf;
+	return t == LSP_R_LOOP && r->version < 2 ? 8 : recs[t].nf;
 }
 
 /* One record line (NUL-terminated, no newline); *last is the previous
  * record's type and becomes this one's. */
-static int rd_line(struct rd *r, char *s, int *last)
+static int rd_line(struct lsp_rd *r, char *s, int *last)
 {
 	int t, err;
 	uint64_t n;
@@ -643,8 +624,8 @@ static int rd_line(struct rd *r, char *s, int *last)
 
 	r->nf = 0;
 	for (;;) {
-		if (r->nf == MAXF)
-			return bad(r, -LS_ECORRUPT, "too many fields", NULL);
+		if (r->nf == LSP_RD_MAXF)
+			return lsp_rd_bad(r, -LS_ECORRUPT, "too many fields", NULL);
 		r->f[r->nf++] = s;
 		tab = strchr(s, '\t');
 		if (!tab)
@@ -652,34 +633,35 @@ static int rd_line(struct rd *r, char *s, int *last)
 		*tab = '\0';
 		s = tab + 1;
 	}
-	for (t = 0; t < R_NREC; t++)
+	for (t = 0; t < LSP_R_NREC; t++)
 		if (!strcmp(r->f[0], recs[t].name))
 			break;
-	if (t == R_NREC || ((t == R_PART || t == R_VERDICT || t == R_DEP) && r->version < 3))
-		return bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
+	if (t == LSP_R_NREC || ((t == LSP_R_PART || t == LSP_R_VERDICT || t == LSP_R_DEP) &&
+				r->version < 3) || (t >= LSP_R_SVIEW && t < LSP_R_END && r->version < 4))
+		return lsp_rd_bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
 	if (r->nf != nf_of(r, t)) {
 		char msg[80];
 
 		snprintf(msg, sizeof(msg), "%d fields instead of %d in a", r->nf, nf_of(r, t));
-		return bad(r, -LS_ECORRUPT, msg, recs[t].name);
+		return lsp_rd_bad(r, -LS_ECORRUPT, msg, recs[t].name);
 	}
 	/* Records come in type order, the profile record first, once. */
-	if (t < *last || (t == R_PROFILE) != (*last < 0))
-		return bad(r, -LS_ECORRUPT, "record out of order:", recs[t].name);
+	if (t < *last || (t == LSP_R_PROFILE) != (*last < 0))
+		return lsp_rd_bad(r, -LS_ECORRUPT, "record out of order:", recs[t].name);
 	*last = t;
-	if (t == R_END) {
-		if ((err = get_u64(r, 1, "bad record count", &n)))
+	if (t == LSP_R_END) {
+		if ((err = lsp_rd_u64(r, 1, "bad record count", &n)))
 			return err;
 		if (n != r->nrec)
-			return bad(r, -LS_ETRUNC, "record count does not match: the file "
+			return lsp_rd_bad(r, -LS_ETRUNC, "record count does not match: the file "
 				   "lost records; count", r->f[1]);
 		return 0;
 	}
 	r->nrec++;
-	return rd_fn[t](r);
+	return t >= LSP_R_SVIEW ? lsp_rd_sview(r, t) : rd_fn[t](r);
 }
 
-static int rd_all(struct rd *r, const char *buf, size_t len)
+static int rd_all(struct lsp_rd *r, const char *buf, size_t len)
 {
 	size_t pos = 0, mlen = strlen(LSP_MAGIC), ll;
 	const char *nl;
@@ -695,7 +677,7 @@ static int rd_all(struct rd *r, const char *buf, size_t len)
 	}
 	r->line = 1;
 	if (!nl)
-		return bad(r, -LS_ETRUNC, "file ends in the first line", NULL);
+		return lsp_rd_bad(r, -LS_ETRUNC, "file ends in the first line", NULL);
 	/* The version: digits up to the newline. */
 	ll = (size_t)(nl - buf) - mlen - 1;
 	line = malloc(len + 1);
@@ -704,7 +686,7 @@ static int rd_all(struct rd *r, const char *buf, size_t len)
 	memcpy(line, buf + mlen + 1, ll);
 	line[ll] = '\0';
 	r->f[0] = line;
-	if ((err = get_u64(r, 0, "bad format version", &ver)))
+	if ((err = lsp_rd_u64(r, 0, "bad format version", &ver)))
 		goto out;
 	if (ver < 1 || ver > LSP_VERSION) {
 		lsp_seterr(r->errmsg, r->errlen, "%s:1: format version %" PRIu64
@@ -717,18 +699,18 @@ static int rd_all(struct rd *r, const char *buf, size_t len)
 	pos = (size_t)(nl - buf) + 1;
 	while (pos < len) {
 		r->line++;
-		if (last == R_END) {
-			err = bad(r, -LS_ECORRUPT, "data after the end record", NULL);
+		if (last == LSP_R_END) {
+			err = lsp_rd_bad(r, -LS_ECORRUPT, "data after the end record", NULL);
 			goto out;
 		}
 		nl = memchr(buf + pos, '\n', len - pos);
 		if (!nl) {
-			err = bad(r, -LS_ETRUNC, "file ends within a line", NULL);
+			err = lsp_rd_bad(r, -LS_ETRUNC, "file ends within a line", NULL);
 			goto out;
 		}
 		ll = (size_t)(nl - buf) - pos;
 		if (memchr(buf + pos, '\0', ll)) {
-			err = bad(r, -LS_ECORRUPT, "NUL byte in the line", NULL);
+			err = lsp_rd_bad(r, -LS_ECORRUPT, "NUL byte in the line", NULL);
 			goto out;
 		}
 		memcpy(line, buf + pos, ll);
@@ -737,9 +719,9 @@ static int rd_all(struct rd *r, const char *buf, size_t len)
 			goto out;
 		pos += ll + 1;
 	}
-	if (last != R_END) {
+	if (last != LSP_R_END) {
 		r->line++;
-		err = bad(r, -LS_ETRUNC, "file ends before the end record", NULL);
+		err = lsp_rd_bad(r, -LS_ETRUNC, "file ends before the end record", NULL);
 	}
 out:
 	free(line);
@@ -749,7 +731,7 @@ out:
 int lsp_read_mem(struct lsp_profile **pp, const char *buf, size_t len,
 		 const char *name, char *errmsg, size_t errlen)
 {
-	struct rd r;
+	struct lsp_rd r;
 	int err;
 
 	if (!pp || (!buf && len))

@@ -277,6 +277,7 @@ int lsp_sort(struct lsp_profile *p)
 	for (i = 0; i < p->n_verdicts; i++)
 		p->verdicts[i].loop = lm[p->verdicts[i].loop];
 	SORT(p->verdicts, p->n_verdicts, sizeof(*p->verdicts), verdict_cmp);
+	lsp_sview_remap(p, lm);
 	if (p->n_deps) {
 		size_t *dord = malloc(p->n_deps * sizeof(*dord));
 		struct lsp_dep *dt = malloc(p->n_deps * sizeof(*dt));

@@ -202,6 +202,46 @@ static size_t put_rows(const struct lsp_profile *p, FILE *f)
 	return n;
 }
 
+/* Version 4: the structural loops (has_sview).  Reals as %.17g, which
+ * reads back to the same double. */
+static size_t put_sview(const struct lsp_profile *p, FILE *f)
+{
+	size_t i, n = 0;
+
+	if (!p->has_sview)
+		return 0;
+	fprintf(f, "sview\t%.17g\n", p->smerge_t);
+	for (i = 0; i < p->n_sloops; i++, n++) {
+		const struct lsp_sloop *s = &p->sloops[i];
+
+		fprintf(f, "sloop\t%zu\t%" PRIu32, i, s->header);
+		put_idx(f, s->parent);
+		fprintf(f, "\t%" PRIu32 "\t%s", s->depth, lsp_smatch_name(s->match));
+		put_idx(f, s->loop);
+		fprintf(f, "\t0x%" PRIx64 "\t", s->head_off);
+		put_str(f, s->where);
+		fputc('\t', f);
+		put_str(f, s->src);
+		fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
+			"\t%.17g\t%.17g\n", s->static_insns, s->iterations, s->invocations,
+			s->self, s->total, s->iters_per_inv, s->coverage);
+	}
+	for (i = 0; i < p->n_stails; i++, n++)
+		fprintf(f, "stail\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\n",
+			p->stails[i].sloop, p->stails[i].block, p->stails[i].count);
+	for (i = 0; i < p->n_sirrs; i++, n++)
+		fprintf(f, "sirr\t%zu\t%" PRIu32 "\t%" PRIu64 "\n", i,
+			p->sirrs[i].nblocks, p->sirrs[i].insns);
+	for (i = 0; i < p->n_sentries; i++, n++) {
+		fprintf(f, "sentry\t%" PRIu32 "\t", p->sentries[i].irr);
+		put_str(f, p->sentries[i].where);
+		fputc('\t', f);
+		put_str(f, p->sentries[i].src);
+		fputc('\n', f);
+	}
+	return n + 1;
+}
+
 int lsp_write_file(const struct lsp_profile *p, FILE *f, const char *name,
 		   char *errmsg, size_t errlen)
 {
@@ -211,6 +251,7 @@ int lsp_write_file(const struct lsp_profile *p, FILE *f, const char *name,
 		return -LS_EINVAL;
 	n = put_header(p, f);
 	n += put_rows(p, f);
+	n += put_sview(p, f);
 	/* The record count makes a file cut at a line boundary detectable. */
 	fprintf(f, "end\t%zu\n", n);
 	if (fflush(f) || ferror(f)) {

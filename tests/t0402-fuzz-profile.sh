@@ -18,3 +18,17 @@ awk -F'\t' -v OFS='\t' '$1 == "end" {
 	print "end", $2 + 4; next } { print }' p.lsprof >d.lsprof
 t_ok "the profile with verdicts reads" "$LOOPSCOPE" report --parallel --min-percent=0 d.lsprof
 "$BUILD/tests/fuzz_profile" -m 3000 d.lsprof
+# Version 4's structural records (analyze --structural): two loops on one
+# header, their back edges, an irreducible region with two entries.
+awk -F'\t' -v OFS='\t' '$1 == "end" {
+	print "sview", 3
+	print "sloop", 0, 5, "-", 1, "same", 0, "0x10", "main+0x10", "demo.c:3", 4, 10, 2, 20, 40, 5, 12.5
+	print "sloop", 1, 5, 0, 2, "inner", "-", "0x10", "main+0x10", "demo\\tx.c:3", 2, 10, 5, 20, 20, 2, 6.25
+	print "stail", 0, 7, 8
+	print "stail", 1, 6, 5
+	print "sirr", 0, 2, 30
+	print "sentry", 0, "f+0x4", "-"
+	print "sentry", 0, "f+0x1e", "x.c:9"
+	print "end", $2 + 8; next } { print }' p.lsprof >s.lsprof
+t_ok "the profile with structural records reads" "$LOOPSCOPE" report --structural s.lsprof
+"$BUILD/tests/fuzz_profile" -m 3000 s.lsprof

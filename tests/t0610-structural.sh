@@ -73,8 +73,8 @@ t_ok "text: header line" grep -q '^Structural loops of .*merge threshold T=3' "$
 t_ok "text: nest's innermost loop, 6000 iterations, 200 invocations, = its detected loop" \
 	grep -q '^nest+0x[0-9a-f]* .* 6000 *200 *30.00 .*= loop [0-9]*$' "$T_TMP/n.txt"
 "$LOOPSCOPE" analyze -q "$T_TMP/nested.lsc" -o "$T_TMP/n.lsprof"
-t_fail "a profile is refused" "$LOOPSCOPE" report --structural "$T_TMP/n.lsprof"
-t_grep "... saying the bundle is needed" "needs the bundle" "$T_TMP/last.err"
+t_fail "a profile of a plain analyze is refused" "$LOOPSCOPE" report --structural "$T_TMP/n.lsprof"
+t_grep "... saying how to make one with them" "holds no structural loops: run .loopscope analyze --structural. on its bundle" "$T_TMP/last.err"
 "$LOOPSCOPE" report --structural --merge-threshold=0.5 "$T_TMP/nested.lsc" >/dev/null 2>&1
 t_eq "a threshold below 1 is a usage error" 129 $?
 # T = 1e9 never nests: gotonest's three back edges become one loop.

@@ -1,0 +1,194 @@
+/* sview.c - the structural loops of one decode into the profile. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/cfg.h"
+#include "analysis/loopcmp.h"
+#include "analysis/sloops.h"
+#include "analysis/sview.h"
+#include "formats/profile_view.h"
+#include "ls_err.h"
+
+struct lsa_sview {
+	struct lsb_reader *r;
+	struct lsd_symbols *sym;
+	struct lsa_cfg *cfg;
+	double merge_t;
+};
+
+int lsa_sview_new(struct lsa_sview **pv, struct lsb_reader *r,
+		  struct lsd_symbols *sym, const struct lsa_sview_opts *o)
+{
+	struct lsa_cfg_opts co = { .size = sizeof(co) };
+	struct lsa_sview *v;
+	int err;
+
+	if (!pv || !r || !o || o->size < sizeof(*o))
+		return -LS_EINVAL;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -LS_ENOMEM;
+	v->r = r;
+	v->sym = sym;
+	v->merge_t = o->merge_t > 0 ? o->merge_t : LSA_SLOOPS_T;
+	co.img = o->img;
+	if ((err = lsa_cfg_new(&v->cfg, sym, &co)) < 0) {
+		free(v);
+		return err;
+	}
+	*pv = v;
+	return 0;
+}
+
+void lsa_sview_free(struct lsa_sview *v)
+{
+	if (!v)
+		return;
+	lsa_cfg_free(v->cfg);
+	free(v);
+}
+
+static const char *base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}
+
+/* "function+0xoff" and "file:line" of block id, as reports print them. */
+static void where(struct lsa_sview *v, uint32_t id, char *fn, size_t fl,
+		  char *src, size_t sl)
+{
+	const struct lsa_cfg_block *b = lsa_cfg_block(v->cfg, id);
+	struct lsd_symbol_info info;
+
+	snprintf(fn, fl, "?");
+	snprintf(src, sl, "-");
+	if (!b || !b->sb)
+		return;
+	if (b->sb->module < 0 || !v->sym ||
+	    lsd_symbols_lookup(v->sym, b->sb->module, b->sb->mod_off, 1, &info) < 0) {
+		snprintf(fn, fl, "0x%" PRIx64, b->sb->start);
+		return;
+	}
+	if (info.function)
+		snprintf(fn, fl, "%s+0x%" PRIx64, info.function, info.func_off);
+	else
+		snprintf(fn, fl, "%s+0x%" PRIx64, base(info.module), info.vaddr);
+	if (info.file)
+		snprintf(src, sl, "%s:%d", base(info.file), info.line);
+}
+
+static const int match_of[LSA_CMP_MAX] = {
+	[LSA_CMP_SAME] = LSP_SM_SAME, [LSA_CMP_COUNTS] = LSP_SM_COUNTS,
+	[LSA_CMP_INNER] = LSP_SM_INNER, [LSA_CMP_NO_DYNAMIC] = LSP_SM_NODYN,
+};
+
+/* The loops, in the analysis' order, with their match and back edges. */
+static int put_loops(struct lsa_sview *v, struct lsp_profile *p,
+		     const struct lsa_sloops *s, const struct lsa_cmp *rows, size_t nrows)
+{
+	char fn[256], src[256];
+	size_t i, k;
+	int err = 0;
+
+	for (i = 0; i < nrows && !err; i++) {
+		const struct lsa_cmp *c = &rows[i];
+		const struct lsa_sloop *sl;
+		const struct lsa_cfg_block *h;
+		struct lsp_sloop o;
+
+		if (c->sloop == LSA_SLOOP_NONE)
+			continue;
+		sl = lsa_sloops_get(s, c->sloop);
+		h = lsa_cfg_block(v->cfg, sl->header);
+		where(v, sl->header, fn, sizeof(fn), src, sizeof(src));
+		memset(&o, 0, sizeof(o));
+		o.header = sl->header;
+		o.parent = sl->parent == LSA_SLOOP_NONE ? LSP_NONE : sl->parent;
+		o.depth = sl->depth;
+		o.match = (uint32_t)match_of[c->kind];
+		o.loop = c->loop;
+		o.head_off = h && h->sb ? h->sb->mod_off : 0;
+		o.where = fn;
+		o.src = src;
+		o.static_insns = sl->static_insns;
+		o.iterations = sl->iterations;
+		o.invocations = sl->invocations;
+		o.self = sl->self_insns;
+		o.total = sl->total_insns;
+		o.iters_per_inv = sl->iters_per_inv;
+		o.coverage = sl->coverage;
+		err = lsp_add_sloop(p, &o);
+		for (k = 0; k < sl->ntails && !err; k++) {
+			struct lsp_stail t = { (uint32_t)(p->n_sloops - 1), sl->tails[k],
+					       sl->tail_counts[k] };
+
+			err = lsp_add_stail(p, &t);
+		}
+	}
+	return err;
+}
+
+static int put_irreducible(struct lsa_sview *v, struct lsp_profile *p,
+			   const struct lsa_sloops *s)
+{
+	char fn[256], src[256];
+	size_t i, n = lsa_sloops_nirreducible(s);
+	uint32_t k;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		const struct lsa_sloop_irr *ir = lsa_sloops_irreducible(s, i);
+		struct lsp_sirr o = { ir->nblocks, ir->insns };
+
+		err = lsp_add_sirr(p, &o);
+		for (k = 0; k < ir->nentries && !err; k++) {
+			struct lsp_sentry e = { (uint32_t)(p->n_sirrs - 1), fn, src };
+
+			where(v, ir->entries[k], fn, sizeof(fn), src, sizeof(src));
+			err = lsp_add_sentry(p, &e);
+		}
+	}
+	return err;
+}
+
+static int sview_finish(void *arg, struct lsp_profile *p)
+{
+	struct lsa_sview *v = arg;
+	struct lsa_sloops_opts so = { .size = sizeof(so), .merge_t = v->merge_t };
+	struct lsa_sloops *s = NULL;
+	struct lsp_view *pv = NULL;
+	struct lsa_cmp *rows = NULL;
+	size_t nrows = 0;
+	int err;
+
+	lsp_sview_drop(p);
+	if ((err = lsa_cfg_finish(v->cfg)) < 0 ||
+	    (err = lsa_sloops_find(&s, v->cfg, &so)) < 0 ||
+	    (err = lsp_view_new(&pv, p, LSP_VIEW_ALL)) < 0 ||
+	    (err = lsa_cmp_loops(v->cfg, s, pv, v->r, &rows, &nrows)) < 0)
+		goto out;
+	p->has_sview = 1;
+	p->smerge_t = v->merge_t;
+	if ((err = put_loops(v, p, s, rows, nrows)) < 0)
+		goto out;
+	err = put_irreducible(v, p, s);
+out:
+	free(rows);
+	lsp_view_free(pv);
+	lsa_sloops_free(s);
+	return err;
+}
+
+void lsa_sview_consumer(struct lsa_sview *v, struct lsa_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->name = "structural loops";
+	c->cb = &lsa_cfg_callbacks;
+	c->arg = v->cfg;
+	c->finish = sview_finish;
+	c->finish_arg = v;
+}

@@ -1,0 +1,40 @@
+/* sview.h - the structural loops as a consumer of the one decode
+ * (analysis/consume.h): the executed CFG (analysis/cfg.h), its natural
+ * loops and irreducible regions (analysis/sloops.h) paired with the loop
+ * detector's loops (analysis/loopcmp.h), written into the profile as the
+ * structural records of formats/profile.md, which is what `report
+ * --structural` prints.  Each header and region entry is named as the
+ * report names it ("function+0xoff", "file:line"), so reading needs no
+ * binaries.
+ *
+ * Functions return >= 0 on success or a negative LS_E* code.
+ */
+#ifndef LSA_SVIEW_H
+#define LSA_SVIEW_H
+
+#include "analysis/consume.h"
+#include "decoder/image.h"
+#include "decoder/symbols.h"
+#include "formats/bundle.h"
+
+struct lsa_sview_opts {
+	size_t size;		/* sizeof(struct lsa_sview_opts) */
+	double merge_t;		/* OptiWISE's T; 0: LSA_SLOOPS_T */
+	/* Code bytes, for the targets of branches never taken (may be NULL). */
+	const struct lsd_image *img;
+};
+
+struct lsa_sview;
+
+/* A structural-loops consumer of bundle r's decode; sym may be NULL
+ * (functions from call targets, headers by address).  r, sym and the
+ * image must outlive it.  Returns -LS_EINVAL, -LS_ENOMEM. */
+int lsa_sview_new(struct lsa_sview **pv, struct lsb_reader *r,
+		  struct lsd_symbols *sym, const struct lsa_sview_opts *o);
+/* Its consumer, to lsa_consumers_add(); its finish adds the records to
+ * the profile (which the loop detector filled from the same decode) and
+ * returns -LS_ENOMEM or -LS_EINVAL. */
+void lsa_sview_consumer(struct lsa_sview *v, struct lsa_consumer *c);
+void lsa_sview_free(struct lsa_sview *v);
+
+#endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -111,6 +112,24 @@ static const struct cli_command *find_command(const char *name)
 	return NULL;
 }
 
+/* Runs cmd and checks its writes to stdout as a file's are (git's
+ * run_builtin): a full disk fails naming stdout instead of exiting 0
+ * with the output lost.  A command that failed has said why already. */
+static int run_command(const struct cli_command *cmd, int argc, char **argv)
+{
+	struct stat st;
+	int status = cmd->fn(argc, argv);
+
+	if (status || fstat(1, &st) < 0)	/* failed, or no stdout at all */
+		return status;
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		cli_error("cannot write 'stdout': %s", errno ? strerror(errno) : "write error");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
@@ -160,7 +179,7 @@ int main(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 		hargv[0] = argv[2];
-		return cmd->fn(2, hargv);
+		return run_command(cmd, 2, hargv);
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
@@ -168,5 +187,5 @@ int main(int argc, char **argv)
 			  argv[1]);
 		return CLI_EXIT_USAGE;
 	}
-	return cmd->fn(argc - 1, argv + 1);
+	return run_command(cmd, argc - 1, argv + 1);
 }

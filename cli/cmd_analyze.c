@@ -77,6 +77,24 @@ static const struct option analyze_options[] = {
  * canonical order, with its part record; stats to *st.  Unless
  * allow_missing, referenced executables found nowhere are an error.
  * Returns 0, or 1 after printing the error. */
+/* An analysis that would see nothing fails rather than write an empty
+ * profile: a bundle cut short before its first PT chunk (a shard may
+ * hold no PT; the whole bundle must).  Returns 1 after a message. */
+static int no_trace(struct lsb_reader *r, const char *path)
+{
+	struct lsb_stats bs;
+
+	lsb_reader_stats(r, &bs);
+	if (bs.pt_raw)
+		return 0;
+	if (bs.truncated_at)
+		cli_error("no trace data survived in '%s': it ends at offset %" PRIu64
+			  ", before its first PT chunk", path, bs.truncated_at);
+	else
+		cli_error("'%s' holds no trace data (no PT chunk)", path);
+	return 1;
+}
+
 static int analyze_into(const char *path, const char *debug_dir, int allow_missing,
 			unsigned jobs,
 			uint32_t k, uint32_t nshards, struct lsp_profile *p,
@@ -102,6 +120,8 @@ static int analyze_into(const char *path, const char *debug_dir, int allow_missi
 		return 1;
 	}
 	o.streams = mask;
+	if (nshards <= 1 && no_trace(r, path))
+		goto fail;
 	if (!allow_missing && cli_need_referenced(r, debug_dir) < 0)
 		goto fail;
 	cli_warn_missing_code(r, debug_dir);

@@ -39,4 +39,16 @@ struct lsp_dep;
  * (the reader checks keys itself).  Returns 0 or -LS_ENOMEM. */
 int lsp_dep_push(struct lsp_profile *p, const struct lsp_dep *d);
 
+/* Whether the trip-count histograms add up (profile_check.c): each
+ * lstat's entries minus its overflow entries are its trip rows' entries,
+ * its iterations minus its overflow sum their trips times entries, as the
+ * analysis counts them (every entry ends in one bucket).  Returns 0, or
+ * with *bad set:
+ *   LSP_TRIPS_ORPHAN      trip row *bad has no lstat row
+ *   LSP_TRIPS_ENTRIES     lstat row *bad: the entries differ
+ *   LSP_TRIPS_ITERATIONS  lstat row *bad: the iterations differ
+ * or -LS_ENOMEM. */
+enum { LSP_TRIPS_ORPHAN = 1, LSP_TRIPS_ENTRIES, LSP_TRIPS_ITERATIONS };
+int lsp_trips_check(const struct lsp_profile *p, size_t *bad);
+
 #endif

@@ -63,6 +63,8 @@ struct rd {
 	uint64_t version;	/* of the file */
 	struct keyset keys;
 	size_t nrec;		/* records before the end record */
+	size_t *lstat_line;	/* line of each lstat row, for check_trips() */
+	size_t cap_lstat_line;
 };
 
 static int bad(struct rd *r, int err, const char *what, const char *val)
@@ -452,7 +454,35 @@ static int rd_lstat(struct rd *r)
 		return bad(r, -LS_ECORRUPT, "more overflow entries than entries", r->f[9]);
 	if ((err = rd_lt(r, R_LSTAT, &s.loop, &s.thread, 0, 0)))
 		return err;
+	if (LS_GROW(r->lstat_line, r->p->n_lstats + 1, r->cap_lstat_line, 64))
+		return -LS_ENOMEM;
+	r->lstat_line[r->p->n_lstats] = r->line;
 	return lsp_add_lstat(r->p, &s);
+}
+
+/* After the end record: the histograms must add up to the lstat rows
+ * (lsp_trips_check()); a contradiction is named with the lstat's line,
+ * as damaged syntax is.  Returns 0, -LS_ECORRUPT, -LS_ENOMEM. */
+static int check_trips(struct rd *r)
+{
+	const struct lsp_lstat *s;
+	char val[48];
+	size_t i;
+	int err;
+
+	err = lsp_trips_check(r->p, &i);
+	if (err <= 0)
+		return err;
+	if (err == LSP_TRIPS_ORPHAN)
+		return bad(r, -LS_ECORRUPT, "trip row of a loop without an lstat row", NULL);
+	s = &r->p->lstats[i];
+	r->line = r->lstat_line[i];
+	snprintf(val, sizeof(val), "%" PRIu64, err == LSP_TRIPS_ENTRIES ? s->entries :
+		 s->iterations);
+	return bad(r, -LS_ECORRUPT, err == LSP_TRIPS_ENTRIES ?
+		   "entries are not the trip-count histogram's plus the overflow entries:" :
+		   "iterations are not the trip-count histogram's sum plus the overflow sum:",
+		   val);
 }
 
 static int rd_trip(struct rd *r)
@@ -673,7 +703,8 @@ static int rd_line(struct rd *r, char *s, int *last)
 		if (n != r->nrec)
 			return bad(r, -LS_ETRUNC, "record count does not match: the file "
 				   "lost records; count", r->f[1]);
-		return 0;
+		/* Every record is there: now the numbers must agree. */
+		return check_trips(r);
 	}
 	r->nrec++;
 	return rd_fn[t](r);
@@ -762,6 +793,7 @@ int lsp_read_mem(struct lsp_profile **pp, const char *buf, size_t len,
 		return err;
 	err = rd_all(&r, buf ? buf : "", len);
 	free(r.keys.k);
+	free(r.lstat_line);
 	if (err == -LS_ENOMEM)
 		lsp_seterr(errmsg, errlen, "%s: out of memory", r.name);
 	if (err < 0) {

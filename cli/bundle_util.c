@@ -2,6 +2,7 @@
  * way: open it with perf-like messages, and warn once about code it
  * cannot decode. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -121,7 +122,10 @@ int cli_open_bundle(const char *file, struct lsb_reader **pr)
 		return -1;
 	}
 	lsb_reader_stats(*pr, &st);
-	if (st.truncated_at)
+	if (st.truncated_at && lsb_writer_busy(file))
+		cli_warning("'%s' is still being written (a record or import is running): "
+			    "reading its first %" PRIu64 " bytes", file, st.truncated_at);
+	else if (st.truncated_at)
 		cli_warning("%s", lsb_reader_errmsg(*pr));
 	return 0;
 }
@@ -156,6 +160,23 @@ const char *cli_create_problem(const char *path, char *buf, size_t len)
 	else
 		return NULL;
 	return buf;
+}
+
+int cli_writer_open(struct lsb_writer **pw, const char *path,
+		    const struct lsb_writer_opts *wo)
+{
+	char why[4200];
+	int err, e;
+
+	if ((err = lsb_writer_open(pw, path, wo)) >= 0)
+		return 0;
+	e = errno;
+	cli_error("cannot write '%s': %s", path,
+		  err == -LS_EEXIST ? "another process is writing it (a record or import "
+		  "still running?)" :
+		  err != -LS_EIO ? ls_errstr(err) :
+		  cli_create_problem(path, why, sizeof(why)) ? why : strerror(e));
+	return 1;
 }
 
 int cli_out_open(struct ls_out *o, const char *path)

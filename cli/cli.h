@@ -87,6 +87,13 @@ int cli_need_referenced(struct lsb_reader *r, const char *debug_dir);
  * NULL where the directory looks fine. */
 const char *cli_create_problem(const char *path, char *buf, size_t len);
 struct ls_out;
+struct lsb_writer;
+struct lsb_writer_opts;
+/* lsb_writer_open() with the message of a failure: another writer holds
+ * path, its directory is missing or not writable.  Returns 0, or 1 after
+ * "cannot write 'PATH': why". */
+int cli_writer_open(struct lsb_writer **pw, const char *path,
+		    const struct lsb_writer_opts *wo);
 /* Opens a command's output file (NULL or "-": stdout) with ls_out_open(),
  * written under a temporary name and renamed when complete.  Returns 0,
  * or 1 after "cannot write 'PATH': why". */

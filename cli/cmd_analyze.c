@@ -87,7 +87,9 @@ static int no_trace(struct lsb_reader *r, const char *path)
 	lsb_reader_stats(r, &bs);
 	if (bs.pt_raw)
 		return 0;
-	if (bs.truncated_at)
+	if (bs.truncated_at && lsb_writer_busy(path))
+		cli_error("no trace data in '%s' yet: it is still being written", path);
+	else if (bs.truncated_at)
 		cli_error("no trace data survived in '%s': it ends at offset %" PRIu64
 			  ", before its first PT chunk", path, bs.truncated_at);
 	else

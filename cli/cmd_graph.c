@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -78,6 +79,7 @@ static int run_dot(const struct lsp_view *v, const struct report_opts *o, FILE *
 		return 1;
 	}
 	if (pid == 0) {
+		signal(SIGXFSZ, SIG_DFL);	/* main() ignores it */
 		dup2(fd[0], 0);
 		dup2(fileno(out), 1);
 		close(fd[0]);

@@ -179,13 +179,7 @@ int cmd_import(int argc, char **argv)
 	}
 	memset(&wo, 0, sizeof(wo));
 	wo.size = sizeof(wo);
-	err = lsb_writer_open(&w, out, &wo);
-	if (err < 0) {
-		char why[4200];
-
-		cli_error("cannot create '%s': %s", out,
-			  err == -LS_EIO && cli_create_problem(out, why, sizeof(why)) ?
-			  why : ls_errstr(err));
+	if (cli_writer_open(&w, out, &wo)) {
 		free(img);
 		return 1;
 	}

@@ -380,22 +380,12 @@ int cmd_record(int argc, char **argv)
 	}
 	o.perf_args = perf_args;
 	/* Keep the previous bundle, as perf keeps perf.data.old. */
-	if (!stat(output, &sb) && S_ISREG(sb.st_mode)) {
+	if (!stat(output, &sb) && S_ISREG(sb.st_mode) && !lsb_writer_busy(output)) {
 		snprintf(old, sizeof(old), "%s.old", output);
 		rename(output, old);
 	}
-	err = lsb_writer_open(&w, output, &wo);
-	if (err < 0) {
-		char why[4200];
-
-		cli_error("cannot write '%s': %s", output,
-			  w ? lsb_writer_errmsg(w) :
-			  err == -LS_EIO && cli_create_problem(output, why, sizeof(why)) ?
-			  why : ls_errstr(err));
-		if (w)
-			lsb_writer_close(w);
+	if (cli_writer_open(&w, output, &wo))
 		return 1;
-	}
 	err = lsr_write_host_meta(w, o.argv);
 	if (err >= 0 && o.backend == LSR_BACKEND_SW)
 		err = lsb_writer_meta(w, "backend", "sw");
@@ -425,6 +415,14 @@ int cmd_record(int argc, char **argv)
 	if (WIFSIGNALED(st.wait_status)) {
 		snprintf(buf, sizeof(buf), "%d", WTERMSIG(st.wait_status));
 		lsb_writer_meta(w, "exit_signal", buf);
+	}
+	if (err < 0 && lsb_writer_error(w) < 0) {
+		/* errbuf names the file: "'OUT': write at offset N: why" */
+		cli_error("cannot write the bundle: %s; '%s' ran to its end (exit status %d), "
+			  "the bundle reads up to its last complete section", errbuf,
+			  o.argv[0], code);
+		lsb_writer_close(w);
+		return code ? code : 1;
 	}
 	if (err < 0) {
 		cli_error("recording '%s' into '%s' failed: %s", o.argv[0], output, errbuf);

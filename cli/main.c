@@ -1,6 +1,7 @@
 /* main.c - loopscope's command dispatcher, after perf's and git's. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,11 @@ int main(int argc, char **argv)
 	const struct cli_command *cmd;
 	int mode;
 
+	/* A file size limit (ulimit -f) is a full disk: the write fails
+	 * with EFBIG and the command says which file, instead of dying by
+	 * SIGXFSZ with its files half written.  Children get the default
+	 * back (lsr_child_prepare()). */
+	signal(SIGXFSZ, SIG_IGN);
 	cli_progress_init();
 	/* Options of loopscope itself, before the command. */
 	while (argc > 1 && argv[1][0] == '-') {

@@ -30,7 +30,7 @@ static char **sw_argv(const struct lsr_opts *o, const char *fifo,
 
 	while (o->argv[n])
 		n++;
-	av = calloc(n + 13, sizeof(*av));
+	av = calloc(n + 14, sizeof(*av));
 	if (!av)
 		return NULL;
 	snprintf(outopt, outlen, "--lsc-out=%s", fifo);
@@ -42,6 +42,9 @@ static char **sw_argv(const struct lsr_opts *o, const char *fifo,
 	/* Valgrind's own lines ("Process terminating with default action
 	 * of signal 11") stay off the program's stderr: relay_log(). */
 	av[i++] = logopt;
+	/* No gdbserver FIFOs in $TMPDIR: a command killed with its
+	 * recorder (kill -9) would leave them behind. */
+	av[i++] = "--vgdb=no";
 	av[i++] = "--tool=loopscope";
 	/* Valgrind would otherwise run glibc's freeres at exit: code the
 	 * program never runs natively. */

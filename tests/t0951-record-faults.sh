@@ -1,6 +1,6 @@
 #!/bin/sh
 # t0951-record-faults: record when things go wrong.  The traced command
-# is `sh -c 'echo $$ >pid; read x <ctl'`: it writes its pid, then blocks
+# is testdata/fault_block: it writes its pid to a file, then blocks
 # opening the FIFO ctl until the test writes to it, so every fault below
 # hits a recording in progress at a known point, with no timing: the
 # test waits for the pid file (polled, 20 s at most) and for processes.
@@ -17,7 +17,7 @@ TMPDIR=$T_TMP/tmp
 export TMPDIR
 mkfifo ctl
 
-wait_pid_file() {	# the traced sh wrote its pid (it is blocked on ctl)
+wait_pid_file() {	# the command wrote its pid (it is blocked on ctl)
 	t_i=0
 	while [ ! -s pid ] && [ $t_i -lt 400 ]; do
 		sleep 0.05
@@ -27,10 +27,10 @@ wait_pid_file() {	# the traced sh wrote its pid (it is blocked on ctl)
 }
 
 start() {	# start OUT: record OUT in the background (SIGINT not ignored,
-		# as a foreground job's); sets rp and tp (record's, the traced sh's pid)
+		# as a foreground job's); sets rp and tp (record's, the command's pid)
 	rm -f pid
 	env --default-signal=INT "$LOOPSCOPE" record -q -o "$1" -- \
-		sh -c 'echo $$ >pid; read x <ctl' 2>"$1.err" &
+		"$TESTDATA/fault_block" pid ctl 2>"$1.err" &
 	rp=$!
 	wait_pid_file
 	tp=$(cat pid)
@@ -41,7 +41,8 @@ tmpdirs() {	# the recorder temporary directories left in $TMPDIR
 }
 
 # SIGTERM and SIGINT (sent with kill, not by a terminal) to record go to
-# the command, which dies by them; the bundle is then closed properly.
+# the command, which dies by them (their default action); the bundle is
+# then closed properly.
 for s in TERM:15 INT:2; do
 	name=${s%:*} num=${s#*:}
 	start "$name.lsc"

@@ -215,7 +215,7 @@ int lsp_write_file(const struct lsp_profile *p, FILE *f, const char *name,
 	/* The record count makes a file cut at a line boundary detectable. */
 	fprintf(f, "end\t%zu\n", n);
 	if (fflush(f) || ferror(f)) {
-		lsp_seterr(errmsg, errlen, "%s: write failed: %s", name ? name : "profile",
+		lsp_seterr(errmsg, errlen, "cannot write '%s': %s", name ? name : "profile",
 			   strerror(errno));
 		return -LS_EIO;
 	}
@@ -232,7 +232,7 @@ int lsp_write(const struct lsp_profile *p, const char *path, char *errmsg,
 		return -LS_EINVAL;
 	if ((err = ls_out_open(&o, path, "w")) < 0) {
 		if (err == -LS_EIO)
-			lsp_seterr(errmsg, errlen, "%s: cannot create: %s", path,
+			lsp_seterr(errmsg, errlen, "cannot write '%s': %s", path,
 				   strerror(errno));
 		return err;
 	}
@@ -242,7 +242,7 @@ int lsp_write(const struct lsp_profile *p, const char *path, char *errmsg,
 		return err;
 	}
 	if ((err = ls_out_commit(&o)) < 0)
-		lsp_seterr(errmsg, errlen, "%s: write failed: %s", path, strerror(errno));
+		lsp_seterr(errmsg, errlen, "cannot write '%s': %s", path, strerror(errno));
 	return err;
 }
 

@@ -97,6 +97,8 @@ t_grep "... saying another process writes it" \
 t_eq "... and moves nothing to two.lsc.old" "" "$(ls two.lsc.old 2>/dev/null)"
 "$LOOPSCOPE" info two.lsc >/dev/null 2>two.ierr
 t_eq "info of the bundle being written exits 0" 0 $?
+t_grep "... and says it is still being written" \
+	"^loopscope: warning: 'two.lsc' is still being written (a record or import is running): reading its first [0-9]* bytes$" two.ierr
 "$LOOPSCOPE" analyze -q -o two.lsprof two.lsc 2>two.aerr
 t_eq "analyze of it (no PT chunk yet) exits 1" 1 $?
 t_grep "... saying it is still being written" \

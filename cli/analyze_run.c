@@ -13,6 +13,7 @@
  * LOOPSCOPE_CACHE), the symbols, the error messages - happens on the
  * calling thread, one shard after the other.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,26 @@ out:
 	return ret;
 }
 
+/* An analysis that would see nothing fails rather than write an empty
+ * profile: a bundle cut short before its first PT chunk (a shard may
+ * hold no PT; the whole bundle must).  Returns 1 after a message. */
+static int no_trace(struct lsb_reader *r, const char *path)
+{
+	struct lsb_stats bs;
+
+	lsb_reader_stats(r, &bs);
+	if (bs.pt_raw)
+		return 0;
+	if (bs.truncated_at && lsb_writer_busy(path))
+		cli_error("no trace data in '%s' yet: it is still being written", path);
+	else if (bs.truncated_at)
+		cli_error("no trace data survived in '%s': it ends at offset %" PRIu64
+			  ", before its first PT chunk", path, bs.truncated_at);
+	else
+		cli_error("'%s' holds no trace data (no PT chunk)", path);
+	return 1;
+}
+
 int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
 		     unsigned jobs, const struct cli_analyses *ca, uint32_t k,
 		     uint32_t nshards, struct lsp_profile *p, struct lsa_loops_stats *st)
@@ -267,7 +288,8 @@ int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
 
 	if (cli_open_bundle(path, &s.r))
 		return 1;
-	if (cli_bundle_id(path, id, sizeof(id))) {
+	if (cli_bundle_id(path, id, sizeof(id)) ||
+	    (nshards <= 1 && no_trace(s.r, path))) {
 		shard_close(&s);
 		return 1;
 	}

@@ -1,6 +1,8 @@
 /* bundle_util.c - what every command that reads a bundle does the same
  * way: open it with perf-like messages, and warn once about code it
  * cannot decode. */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -14,6 +16,7 @@
 #include "formats/bundle.h"
 #include "ls_buf.h"
 #include "ls_err.h"
+#include "ls_out.h"
 
 /* Names, in one warning, the executable mappings of the traced run whose
  * code the bundle does not hold: decoding through them can only count
@@ -119,7 +122,10 @@ int cli_open_bundle(const char *file, struct lsb_reader **pr)
 		return -1;
 	}
 	lsb_reader_stats(*pr, &st);
-	if (st.truncated_at)
+	if (st.truncated_at && lsb_writer_busy(file))
+		cli_warning("'%s' is still being written (a record or import is running): "
+			    "reading its first %" PRIu64 " bytes", file, st.truncated_at);
+	else if (st.truncated_at)
 		cli_warning("%s", lsb_reader_errmsg(*pr));
 	return 0;
 }
@@ -154,6 +160,50 @@ const char *cli_create_problem(const char *path, char *buf, size_t len)
 	else
 		return NULL;
 	return buf;
+}
+
+int cli_writer_open(struct lsb_writer **pw, const char *path,
+		    const struct lsb_writer_opts *wo)
+{
+	char why[4200];
+	int err, e;
+
+	if ((err = lsb_writer_open(pw, path, wo)) >= 0)
+		return 0;
+	e = errno;
+	cli_error("cannot write '%s': %s", path,
+		  err == -LS_EEXIST ? "another process is writing it (a record or import "
+		  "still running?)" :
+		  err != -LS_EIO ? ls_errstr(err) :
+		  cli_create_problem(path, why, sizeof(why)) ? why : strerror(e));
+	return 1;
+}
+
+int cli_out_open(struct ls_out *o, const char *path)
+{
+	char why[4200];
+	int err;
+
+	if ((err = ls_out_open(o, path, "w")) < 0) {
+		int e = errno;
+
+		cli_error("cannot write '%s': %s", path, err != -LS_EIO ? ls_errstr(err) :
+			  cli_create_problem(path, why, sizeof(why)) ? why : strerror(e));
+		return 1;
+	}
+	return 0;
+}
+
+int cli_out_finish(struct ls_out *o, int err)
+{
+	const char *path = o->path;
+
+	if ((err = ls_out_finish(o, err)) < 0) {
+		cli_error("cannot write '%s': %s", path,
+			  err == -LS_EIO ? strerror(errno) : ls_errstr(err));
+		return 1;
+	}
+	return 0;
 }
 
 /* Walks the trace run's executable mappings for cli_need_referenced(). */

@@ -107,6 +107,21 @@ int cli_need_referenced(struct lsb_reader *r, const char *debug_dir);
  * directory is missing, not a directory or not writable.  Returns buf, or
  * NULL where the directory looks fine. */
 const char *cli_create_problem(const char *path, char *buf, size_t len);
+struct ls_out;
+struct lsb_writer;
+struct lsb_writer_opts;
+/* lsb_writer_open() with the message of a failure: another writer holds
+ * path, its directory is missing or not writable.  Returns 0, or 1 after
+ * "cannot write 'PATH': why". */
+int cli_writer_open(struct lsb_writer **pw, const char *path,
+		    const struct lsb_writer_opts *wo);
+/* Opens a command's output file (NULL or "-": stdout) with ls_out_open(),
+ * written under a temporary name and renamed when complete.  Returns 0,
+ * or 1 after "cannot write 'PATH': why". */
+int cli_out_open(struct ls_out *o, const char *path);
+/* ls_out_finish(o, err): commits when the writer's err >= 0.  Returns 0,
+ * or 1 after "cannot write 'PATH': why" (ENOSPC, EFBIG...). */
+int cli_out_finish(struct ls_out *o, int err);
 
 /* Prints "loopscope: " + formatted message + newline to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -511,9 +511,6 @@ int cmd_annotate(int argc, char **argv)
 		else
 			cli_error("no executed function '%s' in '%s'", func, file);
 		status = 1;
-	} else if (fflush(stdout) || ferror(stdout)) {
-		cli_error("cannot write the annotation: %s", strerror(errno));
-		status = 1;
 	}
 out:
 	free(order);

@@ -9,6 +9,7 @@
 #include "cli/cfg_util.h"
 #include "cli/export_views.h"
 #include "ls_err.h"
+#include "ls_out.h"
 
 static const char export_usage[] =
 	"usage: loopscope export (--bolt | --autofdo | --edges | --callgrind |\n"
@@ -93,9 +94,9 @@ int cmd_export(int argc, char **argv)
 {
 	const char *file = "loopscope.lsc", *debug_dir = NULL, *out_path = NULL;
 	const char *module = NULL;
-	int c, what = 0, csv = 0, mod, err;
+	int c, what = 0, csv = 0, mod, status;
 	struct cli_cfg cc;
-	FILE *out = stdout;
+	struct ls_out o;
 
 	optind = 1;
 	opterr = 0;
@@ -157,18 +158,10 @@ int cmd_export(int argc, char **argv)
 		cli_cfg_close(&cc);
 		return 1;
 	}
-	if (out_path && !(out = fopen(out_path, "w"))) {
-		cli_error("cannot write '%s'", out_path);
-		cli_cfg_close(&cc);
-		return 1;
-	}
-	err = what == OPT_BOLT ? lsa_export_bolt(out, cc.cfg, mod) :
-	      what == OPT_AUTOFDO ? lsa_export_autofdo(out, cc.cfg, mod) :
-	      lsa_export_edges(out, cc.cfg, cc.r, csv);
-	if (out != stdout && fclose(out) && !err)
-		err = -LS_EIO;
-	if (err < 0)
-		cli_error("cannot write '%s': %s", out_path ? out_path : "stdout", ls_errstr(err));
+	status = cli_out_open(&o, out_path) ||
+		 cli_out_finish(&o, what == OPT_BOLT ? lsa_export_bolt(o.f, cc.cfg, mod) :
+				what == OPT_AUTOFDO ? lsa_export_autofdo(o.f, cc.cfg, mod) :
+				lsa_export_edges(o.f, cc.cfg, cc.r, csv));
 	cli_cfg_close(&cc);
-	return err < 0 ? 1 : 0;
+	return status;
 }

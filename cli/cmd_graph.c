@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include "cli/report.h"
 #include "formats/profile.h"
 #include "ls_err.h"
+#include "ls_out.h"
 
 static const char graph_usage[] =
 	"usage: loopscope graph [-o <out>] [-T dot|svg] [--min-percent=<p>]\n"
@@ -59,8 +61,9 @@ static int have_dot(void)
 	return 0;
 }
 
-/* Pipes the DOT text into `dot -Tsvg` writing to out (or our stdout). */
-static int run_dot(const struct lsp_view *v, const struct report_opts *o, const char *out)
+/* Pipes the DOT text into `dot -Tsvg` writing to out.  Returns 0 or 1
+ * after a message. */
+static int run_dot(const struct lsp_view *v, const struct report_opts *o, FILE *out)
 {
 	int fd[2], st;
 	pid_t pid;
@@ -76,13 +79,12 @@ static int run_dot(const struct lsp_view *v, const struct report_opts *o, const 
 		return 1;
 	}
 	if (pid == 0) {
+		signal(SIGXFSZ, SIG_DFL);	/* main() ignores it */
 		dup2(fd[0], 0);
+		dup2(fileno(out), 1);
 		close(fd[0]);
 		close(fd[1]);
-		if (out)
-			execlp("dot", "dot", "-Tsvg", "-o", out, (char *)NULL);
-		else
-			execlp("dot", "dot", "-Tsvg", (char *)NULL);
+		execlp("dot", "dot", "-Tsvg", (char *)NULL);
 		_exit(127);
 	}
 	close(fd[0]);
@@ -94,7 +96,7 @@ static int run_dot(const struct lsp_view *v, const struct report_opts *o, const 
 		close(fd[1]);
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		cli_error("'dot -Tsvg' failed%s", out ? "" : " (its messages are above)");
+		cli_error("'dot -Tsvg' failed (its messages are above)");
 		return 1;
 	}
 	return 0;
@@ -109,7 +111,7 @@ int cmd_graph(int argc, char **argv)
 	int c, svg = 0, status = 0, err;
 	int64_t tid = LSP_VIEW_ALL;
 	uint64_t tv;
-	FILE *f;
+	struct ls_out of;
 
 	while ((c = getopt_long(argc, argv, "ho:T:", graph_options, NULL)) != -1) {
 		switch (c) {
@@ -158,23 +160,16 @@ int cmd_graph(int argc, char **argv)
 		lsp_free(p);
 		return 1;
 	}
-	if (svg) {
-		status = run_dot(v, &o, out);
+	if (cli_out_open(&of, out)) {
+		status = 1;
+	} else if (svg) {
+		fflush(of.f);	/* dot writes to its file descriptor */
+		if ((status = run_dot(v, &o, of.f)))
+			ls_out_abort(&of);
+		else
+			status = cli_out_finish(&of, 0);
 	} else {
-		f = out ? fopen(out, "w") : stdout;
-		if (!f) {
-			cli_error("cannot create '%s': %s", out, strerror(errno));
-			status = 1;
-		} else {
-			report_dot(f, v, &o);
-			if (fflush(f) || ferror(f)) {
-				cli_error("cannot write '%s': %s", out ? out : "standard output",
-					  strerror(errno));
-				status = 1;
-			}
-			if (out)
-				fclose(f);
-		}
+		status = cli_out_finish(&of, report_dot(of.f, v, &o));
 	}
 	lsp_view_free(v);
 	lsp_free(p);

@@ -13,6 +13,7 @@
 #include "cli/term.h"
 #include "formats/profile.h"
 #include "ls_err.h"
+#include "ls_out.h"
 
 static const char html_usage[] =
 	"usage: loopscope html [-o <report.html>] [--deps] [--debug-dir=<dir>] [FILE]\n"
@@ -54,33 +55,17 @@ static int write_page(const char *out_path, const struct lsp_profile *p,
 		      const struct html_lines *hl, const char *file)
 {
 	struct lsp_view *v = NULL;
-	char tmp[4096], why[4200];
-	FILE *f;
-	int err;
+	struct ls_out o;
+	int err, status;
 
 	if ((err = lsp_view_new(&v, p, LSP_VIEW_ALL)) < 0) {
 		cli_error("cannot report '%s': %s", file, ls_errstr(err));
 		return 1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", out_path);
-	if (!(f = fopen(tmp, "w"))) {
-		cli_error("cannot write '%s': %s", out_path,
-			  cli_create_problem(out_path, why, sizeof(why)) ? why : strerror(errno));
-		lsp_view_free(v);
-		return 1;
-	}
-	err = html_write(f, v, hl, file);
-	if (fclose(f) && !err)
-		err = -LS_EIO;
-	if (!err && rename(tmp, out_path))
-		err = -LS_EIO;
+	status = cli_out_open(&o, out_path) ||
+		 cli_out_finish(&o, html_write(o.f, v, hl, file));
 	lsp_view_free(v);
-	if (err) {
-		remove(tmp);
-		cli_error("cannot write '%s': %s", out_path, ls_errstr(err));
-		return 1;
-	}
-	return 0;
+	return status;
 }
 
 int cmd_html(int argc, char **argv)

@@ -385,15 +385,8 @@ static int run_import(struct import_args *a)
 	}
 	memset(&wo, 0, sizeof(wo));
 	wo.size = sizeof(wo);
-	err = lsb_writer_open(&w, out, &wo);
-	if (err < 0) {
-		char why[4200];
-
-		cli_error("cannot create '%s': %s", out,
-			  err == -LS_EIO && cli_create_problem(out, why, sizeof(why)) ?
-			  why : ls_errstr(err));
+	if (cli_writer_open(&w, out, &wo))
 		return 1;
-	}
 	if (a->ro.npts) {
 		a->ro.pts = a->pts;
 		a->ro.cpu = a->cpu;

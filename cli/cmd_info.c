@@ -528,7 +528,7 @@ int cmd_info(int argc, char **argv)
 	struct lsb_reader *r;
 	struct lsb_stats st;
 	char damage[512] = "";
-	int i, err, nfile = 0, ret = 0, decode = 0;
+	int i, nfile = 0, ret = 0, decode = 0;
 	const char *debug_dir = NULL;
 
 	for (i = 1; i < argc; i++) {
@@ -564,20 +564,9 @@ int cmd_info(int argc, char **argv)
 		return cli_usage(info_usage, 1);
 	}
 
-	err = lsb_reader_open(&r, file);
-	if (err == -LS_ENOENT) {
-		cli_error("no such file '%s'; run 'loopscope record' first", file);
-		lsb_reader_close(r);
+	if (cli_open_bundle(file, &r))
 		return 1;
-	}
-	if (err < 0) {
-		cli_error("%s", r ? lsb_reader_errmsg(r) : ls_errstr(err));
-		lsb_reader_close(r);
-		return 1;
-	}
 	lsb_reader_stats(r, &st);
-	if (st.truncated_at)
-		cli_warning("%s", lsb_reader_errmsg(r));
 	/* Checksums first, so damage is reported once, by the first
 	 * damaged section, whatever the walks below run into. */
 	if (lsb_reader_verify(r) < 0 || st.damaged) {

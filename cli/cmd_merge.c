@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "formats/profile.h"
@@ -85,6 +86,27 @@ static int check_parts(const struct seen *v, size_t n, const struct lsp_profile 
 	return 0;
 }
 
+/* The output replaces its file when complete: were it an input too (the
+ * same file by any name), a run would be merged into its own sum.
+ * Returns 1 after a message when it is. */
+static int out_is_input(const char *out, char **in, int n)
+{
+	struct stat so, si;
+	int i;
+
+	if (stat(out, &so) < 0)
+		return 0;	/* not there yet: no input can be it */
+	for (i = 0; i < n; i++) {
+		if (!stat(in[i], &si) && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+			cli_error("the output '%s' is also an input%s%s%s: write the merge "
+				  "to another file", out, strcmp(in[i], out) ? " ('" : "",
+				  strcmp(in[i], out) ? in[i] : "", strcmp(in[i], out) ? "')" : "");
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	const char *out = NULL, *debug_dir = NULL;
@@ -110,6 +132,8 @@ int cmd_merge(int argc, char **argv)
 		cli_error("nothing to merge");
 		return cli_usage(merge_usage, 1);
 	}
+	if (out_is_input(out, argv + optind, argc - optind))
+		return 1;
 	for (i = optind; i < argc; i++) {
 		lsp_free(p);
 		p = NULL;

@@ -95,26 +95,56 @@ static const char *find_vglib(void)
 }
 
 /* True if CMD names an executable, directly or through $PATH. */
-static int command_exists(const char *cmd)
+/* One candidate file of command_check(). */
+static int file_check(const char *file, const char **why)
+{
+	struct stat st;
+
+	if (stat(file, &st) < 0) {
+		*why = errno == ENOENT ? "command not found" : "permission denied";
+		return errno == ENOENT ? 127 : 126;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*why = "is a directory";
+		return 126;
+	}
+	if (access(file, X_OK) < 0) {
+		*why = "permission denied";
+		return 126;
+	}
+	return 0;
+}
+
+/* How a shell would find cmd: 0 when it can be run, else 127 (not
+ * found) or 126 (found but not executable or a directory), as shells
+ * exit; *why says which. */
+static int command_check(const char *cmd, const char **why)
 {
 	const char *path = getenv("PATH");
+	int status = 127;
 	char buf[4096];
 
+	*why = "command not found";
 	if (strchr(cmd, '/'))
-		return !access(cmd, X_OK);
+		return file_check(cmd, why);
 	if (!path)
 		path = "/usr/bin:/bin";
 	while (*path) {
 		size_t n = strcspn(path, ":");
+		const char *w;
 
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", cmd);
-		if (!access(buf, X_OK))
-			return 1;
+		if (!file_check(buf, &w))
+			return 0;
+		if (!access(buf, F_OK) && status == 127) {	/* the first found */
+			status = 126;
+			*why = w;
+		}
 		path += n;
 		if (*path == ':')
 			path++;
 	}
-	return 0;
+	return status;
 }
 
 static void human(uint64_t n, char *buf, size_t len)
@@ -226,6 +256,7 @@ static void on_recorded(void *arg, const struct lsr_stats *st)
 int cmd_record(int argc, char **argv)
 {
 	const char *output = "loopscope.lsc", *pt_config = NULL;
+	const char *cmd_why;
 	struct lsr_opts o;
 	struct lsr_stats st;
 	struct lsb_writer_opts wo;
@@ -323,9 +354,9 @@ int cmd_record(int argc, char **argv)
 		return cli_usage(record_usage, 1);
 	}
 	o.argv = argv + optind;
-	if (!command_exists(o.argv[0])) {
-		cli_error("command not found: '%s'", o.argv[0]);
-		return 127;
+	if ((code = command_check(o.argv[0], &cmd_why))) {
+		cli_error("%s: '%s'", cmd_why, o.argv[0]);
+		return code;
 	}
 	if (o.backend == LSR_BACKEND_PT && !lsr_have_intel_pt()) {
 		cli_error("the pt backend needs Intel PT, and this machine has none "
@@ -349,22 +380,12 @@ int cmd_record(int argc, char **argv)
 	}
 	o.perf_args = perf_args;
 	/* Keep the previous bundle, as perf keeps perf.data.old. */
-	if (!stat(output, &sb) && S_ISREG(sb.st_mode)) {
+	if (!stat(output, &sb) && S_ISREG(sb.st_mode) && !lsb_writer_busy(output)) {
 		snprintf(old, sizeof(old), "%s.old", output);
 		rename(output, old);
 	}
-	err = lsb_writer_open(&w, output, &wo);
-	if (err < 0) {
-		char why[4200];
-
-		cli_error("cannot write '%s': %s", output,
-			  w ? lsb_writer_errmsg(w) :
-			  err == -LS_EIO && cli_create_problem(output, why, sizeof(why)) ?
-			  why : ls_errstr(err));
-		if (w)
-			lsb_writer_close(w);
+	if (cli_writer_open(&w, output, &wo))
 		return 1;
-	}
 	err = lsr_write_host_meta(w, o.argv);
 	if (err >= 0 && o.backend == LSR_BACKEND_SW)
 		err = lsb_writer_meta(w, "backend", "sw");
@@ -394,6 +415,14 @@ int cmd_record(int argc, char **argv)
 	if (WIFSIGNALED(st.wait_status)) {
 		snprintf(buf, sizeof(buf), "%d", WTERMSIG(st.wait_status));
 		lsb_writer_meta(w, "exit_signal", buf);
+	}
+	if (err < 0 && lsb_writer_error(w) < 0) {
+		/* errbuf names the file: "'OUT': write at offset N: why" */
+		cli_error("cannot write the bundle: %s; '%s' ran to its end (exit status %d), "
+			  "the bundle reads up to its last complete section", errbuf,
+			  o.argv[0], code);
+		lsb_writer_close(w);
+		return code ? code : 1;
 	}
 	if (err < 0) {
 		cli_error("recording '%s' into '%s' failed: %s", o.argv[0], output, errbuf);

@@ -239,15 +239,11 @@ int cmd_report(int argc, char **argv)
 			cli_error("--cpi covers every thread: --thread is not supported with it");
 			return cli_usage(report_usage, 1);
 		}
-		status = report_cpi(stdout, file, debug_dir,
-				    view == V_JSON ? REPORT_CPI_JSON :
-				    view == V_CSV ? REPORT_CPI_CSV : REPORT_CPI_TEXT,
-				    noskid, o.min_pct) < 0;
-		if (!status && (fflush(stdout) || ferror(stdout))) {
-			cli_error("cannot write the report: %s", strerror(errno));
-			status = 1;
-		}
-		return status;
+		/* main() checks the writes to stdout. */
+		return report_cpi(stdout, file, debug_dir,
+				  view == V_JSON ? REPORT_CPI_JSON :
+				  view == V_CSV ? REPORT_CPI_CSV : REPORT_CPI_TEXT,
+				  noskid, o.min_pct) < 0;
 	}
 	if (cli_load_profile(file, debug_dir, &p))
 		return 1;
@@ -287,9 +283,6 @@ int cmd_report(int argc, char **argv)
 		status = 1;
 	} else if (err < 0) {
 		cli_error("cannot report '%s': %s", file, ls_errstr(err));
-		status = 1;
-	} else if (fflush(stdout) || ferror(stdout)) {
-		cli_error("cannot write the report: %s", strerror(errno));
 		status = 1;
 	}
 	lsp_view_free(v);

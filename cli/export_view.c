@@ -10,6 +10,7 @@
 #include "cli/report.h"
 #include "formats/profile.h"
 #include "ls_err.h"
+#include "ls_out.h"
 
 int export_view(int callgrind, const char *file, const char *debug_dir,
 		const char *out_path)
@@ -17,8 +18,8 @@ int export_view(int callgrind, const char *file, const char *debug_dir,
 	struct lsp_profile *p = NULL;
 	struct lsp_view *v = NULL;
 	struct cli_cpi c;
-	FILE *out = stdout;
-	int err;
+	struct ls_out o;
+	int err, status;
 
 	if (callgrind) {
 		if (cli_cpi_open(&c, file, debug_dir, 0, 1, 0))
@@ -32,22 +33,13 @@ int export_view(int callgrind, const char *file, const char *debug_dir,
 			return 1;
 		}
 	}
-	if (out_path && !(out = fopen(out_path, "w"))) {
-		cli_error("cannot write '%s': %s", out_path, strerror(errno));
-		err = -LS_EIO;
-		goto done;
-	}
-	err = callgrind ? export_callgrind(out, &c, lsb_reader_meta(c.cc.r, "cmdline")) :
-	      export_speedscope(out, v, report_base(file));
-	if (out != stdout ? fclose(out) && !err : fflush(out) && !err)
-		err = -LS_EIO;
-	if (err < 0)
-		cli_error("cannot write '%s': %s", out_path ? out_path : "stdout",
-			  ls_errstr(err));
-done:
+	status = cli_out_open(&o, out_path) ||
+		 cli_out_finish(&o, callgrind ?
+				export_callgrind(o.f, &c, lsb_reader_meta(c.cc.r, "cmdline")) :
+				export_speedscope(o.f, v, report_base(file)));
 	if (callgrind)
 		cli_cpi_close(&c);
 	lsp_view_free(v);
 	lsp_free(p);
-	return err < 0 ? 1 : 0;
+	return status;
 }

@@ -1,10 +1,12 @@
 /* main.c - loopscope's command dispatcher, after perf's and git's. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -111,11 +113,34 @@ static const struct cli_command *find_command(const char *name)
 	return NULL;
 }
 
+/* Runs cmd and checks its writes to stdout as a file's are (git's
+ * run_builtin): a full disk fails naming stdout instead of exiting 0
+ * with the output lost.  A command that failed has said why already. */
+static int run_command(const struct cli_command *cmd, int argc, char **argv)
+{
+	struct stat st;
+	int status = cmd->fn(argc, argv);
+
+	if (status || fstat(1, &st) < 0)	/* failed, or no stdout at all */
+		return status;
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		cli_error("cannot write 'stdout': %s", errno ? strerror(errno) : "write error");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
 	int mode;
 
+	/* A file size limit (ulimit -f) is a full disk: the write fails
+	 * with EFBIG and the command says which file, instead of dying by
+	 * SIGXFSZ with its files half written.  Children get the default
+	 * back (lsr_child_prepare()). */
+	signal(SIGXFSZ, SIG_IGN);
 	cli_progress_init();
 	/* Options of loopscope itself, before the command. */
 	while (argc > 1 && argv[1][0] == '-') {
@@ -160,7 +185,7 @@ int main(int argc, char **argv)
 			return CLI_EXIT_USAGE;
 		}
 		hargv[0] = argv[2];
-		return cmd->fn(2, hargv);
+		return run_command(cmd, 2, hargv);
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
@@ -168,5 +193,5 @@ int main(int argc, char **argv)
 			  argv[1]);
 		return CLI_EXIT_USAGE;
 	}
-	return cmd->fn(argc - 1, argv + 1);
+	return run_command(cmd, argc - 1, argv + 1);
 }

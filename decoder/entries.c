@@ -27,6 +27,7 @@
 #include "ls_crc32.h"
 #include "ls_buf.h"
 #include "ls_err.h"
+#include "ls_out.h"
 
 struct ent_list {
 	uint64_t *a;
@@ -162,25 +163,23 @@ static int ec_load(const uint8_t *bid, size_t n, struct ent_list *l)
 
 static void ec_save(const uint8_t *bid, size_t n, const struct ent_list *l)
 {
-	char path[4200], tmp[4300];
+	char path[4200];
 	uint8_t h[EC_HEAD];
+	struct ls_out o;
 	uint32_t crc;
 	FILE *f;
 	int ok;
 
-	if (ec_path(bid, n, path, sizeof(path)) < 0)
+	if (ec_path(bid, n, path, sizeof(path)) < 0 || ls_out_open(&o, path, "wb") < 0)
 		return;
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	if (!(f = fopen(tmp, "wb")))
-		return;
+	f = o.f;
 	ec_header(h, bid, n, l->n);
 	crc = ls_crc32(0, h, sizeof(h));
 	if (l->n)	/* a module without calls has no list (NULL) */
 		crc = ls_crc32(crc, l->a, l->n * 8);
 	ok = fwrite(h, 1, sizeof(h), f) == sizeof(h) &&
 	     (!l->n || fwrite(l->a, 8, l->n, f) == l->n) && fwrite(&crc, 4, 1, f) == 1;
-	if (fclose(f) || !ok || rename(tmp, path))
-		unlink(tmp);
+	ls_out_finish(&o, ok ? 0 : -LS_EIO);
 }
 
 /* Addends of RELATIVE and IRELATIVE relocations: pointers to the

@@ -23,6 +23,7 @@
 #include "ls_crc32.h"
 #include "ls_buf.h"
 #include "ls_err.h"
+#include "ls_out.h"
 
 /* Whether code[0..len) is a direct relative branch: its target is
  * next + the result (modulo 2^64), 0 being a target too. */
@@ -207,19 +208,18 @@ bad:
  * never sees half a file).  Failures only cost a sweep next time. */
 static void hc_save(struct lsd_hmod *hm, const struct lsb_module *m, uint64_t modlen)
 {
-	char path[4200], tmp[4300];
+	char path[4200];
 	uint8_t h[HC_HEAD], w[24];
+	struct ls_out o;
 	uint32_t crc;
 	size_t i;
 	FILE *f;
 	int ok;
 
 	hm->dirty = 0;
-	if (hc_path(m, path, sizeof(path)) < 0)
+	if (hc_path(m, path, sizeof(path)) < 0 || ls_out_open(&o, path, "wb") < 0)
 		return;
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	if (!(f = fopen(tmp, "wb")))
-		return;
+	f = o.f;
 	hc_header(h, m, modlen, hm->n);
 	crc = ls_crc32(0, h, sizeof(h));
 	ok = fwrite(h, 1, sizeof(h), f) == sizeof(h);
@@ -238,8 +238,7 @@ static void hc_save(struct lsd_hmod *hm, const struct lsb_module *m, uint64_t mo
 	}
 	put32(w, crc);
 	ok = ok && fwrite(w, 1, 4, f) == 4;
-	if (fclose(f) || !ok || rename(tmp, path))
-		unlink(tmp);
+	ls_out_finish(&o, ok ? 0 : -LS_EIO);
 }
 
 /* The sweep of [lo, hi) of module mod, from the cache or done now. */

@@ -12,6 +12,7 @@
 #include "decoder/modfile.h"
 #include "ls_buf.h"
 #include "ls_err.h"
+#include "ls_out.h"
 
 /* Bytes of mapped sections (and their block caches: several bytes per
  * code byte) libipt keeps between decoders. */
@@ -298,27 +299,15 @@ int lsd_image_cache_path(const uint8_t *bid, size_t n, const char *suffix,
 static char *cache_file(const char *dir, const struct lsb_module *m,
 			const struct lsd_module_bytes *mb)
 {
-	char path[4200], tmp[4300];
+	char path[4200];
 	struct stat st;
-	FILE *f;
 
 	if (id_path(dir, m->build_id, m->build_id_len, "", path, sizeof(path)) < 0)
 		return NULL;
 	if (!stat(path, &st) && (size_t)st.st_size == mb->len)
 		return strdup(path);
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	f = fopen(tmp, "wb");
-	if (!f)
+	if (ls_out_write_file(path, mb->data, mb->len) < 0)
 		return NULL;
-	if (fwrite(mb->data, 1, mb->len, f) != mb->len) {
-		fclose(f);
-		unlink(tmp);
-		return NULL;
-	}
-	if (fclose(f) || rename(tmp, path)) {
-		unlink(tmp);
-		return NULL;
-	}
 	return strdup(path);
 }
 

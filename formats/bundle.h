@@ -113,8 +113,13 @@ struct lsb_writer_opts {
 	int zstd_level;		/* 0: default (3) */
 };
 
-/* Creates PATH (truncating it) and writes the file header.
- * Returns -LS_EINVAL, -LS_EIO, -LS_ENOMEM. */
+/* Creates PATH (truncating it) and writes the file header.  PATH stays
+ * locked (flock) until lsb_writer_close(): a second writer of the same
+ * file fails instead of interleaving its sections with the first's.
+ * After a failed write (ENOSPC, EFBIG) nothing more is appended, so the
+ * file reads back up to its last complete section.
+ * Returns -LS_EINVAL, -LS_EIO, -LS_ENOMEM, or -LS_EEXIST when another
+ * writer holds PATH. */
 int lsb_writer_open(struct lsb_writer **pw, const char *path,
 		    const struct lsb_writer_opts *opts);
 /* Adds metadata key=value; written in a META section at the next flush.
@@ -155,6 +160,12 @@ int lsb_writer_flush(struct lsb_writer *w);
  * failure. */
 int lsb_writer_close(struct lsb_writer *w);
 const char *lsb_writer_errmsg(const struct lsb_writer *w);
+/* 1 when a writer (of this or another process) holds path, else 0: a
+ * recording still running. */
+int lsb_writer_busy(const char *path);
+/* 0, or the error of a failed write (-LS_EIO): from then on the writer
+ * appends nothing, and lsb_writer_errmsg() says why. */
+int lsb_writer_error(const struct lsb_writer *w);
 
 /* Reader. */
 struct lsb_reader;

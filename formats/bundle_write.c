@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -86,6 +87,11 @@ static int w_write(struct lsb_writer *w, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 
+	/* After a failed write (a full disk, a file size limit) nothing more
+	 * is appended, so the file stays complete sections and one cut: a
+	 * reader recovers up to the last complete one. */
+	if (w->failed)
+		return werr(w, w->failed, "%s", "an earlier write failed");
 	while (len) {
 		ssize_t n = write(w->fd, p, len);
 
@@ -215,8 +221,18 @@ int lsb_writer_open(struct lsb_writer **pw, const char *path,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, w->level);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 0);
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Truncated only once locked: a second writer of the same path
+	 * refuses instead of interleaving its sections with the first's. */
+	w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
+		err = -LS_EIO;
+		goto fail;
+	}
+	if (flock(w->fd, LOCK_EX | LOCK_NB) < 0) {
+		err = errno == EWOULDBLOCK ? -LS_EEXIST : -LS_EIO;
+		goto fail;
+	}
+	if (ftruncate(w->fd, 0) < 0) {
 		err = -LS_EIO;
 		goto fail;
 	}
@@ -244,6 +260,23 @@ fail:
 	free(w->path);
 	free(w);
 	return err;
+}
+
+int lsb_writer_busy(const char *path)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1, busy = 0;
+
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+		busy = errno == EWOULDBLOCK;
+	close(fd);	/* drops our lock, if we got it */
+	return busy;
+}
+
+int lsb_writer_error(const struct lsb_writer *w)
+{
+	return w ? w->failed : -LS_EINVAL;
 }
 
 const char *lsb_writer_errmsg(const struct lsb_writer *w)

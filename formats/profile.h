@@ -344,7 +344,7 @@ const char *lsp_class_name(unsigned c);
 
 /* Writes p to path in the text format of formats/profile.md (to a
  * temporary file renamed over path, so a failed write leaves no half
- * file).  On error errmsg (if errlen) names the file.  Returns 0,
+ * file; a device such as /dev/null is written in place: ls_out.h).  On error errmsg (if errlen) names the file.  Returns 0,
  * -LS_EINVAL (p or path NULL), -LS_EIO, -LS_ENOMEM. */
 int lsp_write(const struct lsp_profile *p, const char *path, char *errmsg,
 	      size_t errlen);

@@ -67,6 +67,8 @@ struct lsp_rd {
 	uint64_t version;	/* of the file */
 	struct lsp_rd_keys keys;
 	size_t nrec;		/* records before the end record */
+	size_t *lstat_line;	/* line of each lstat row, for check_trips() */
+	size_t cap_lstat_line;
 };
 
 /* Sets the message "FILE:LINE: what 'val'" (val may be NULL); returns err. */
@@ -90,5 +92,17 @@ int lsp_rd_sview(struct lsp_rd *r, int t);
 /* profile_sview.c.  Renumbers the detected loops the structural records
  * name (lm[old] = new), as lsp_sort() moves the loops. */
 void lsp_sview_remap(struct lsp_profile *p, const uint32_t *lm);
+
+/* Whether the trip-count histograms add up (profile_check.c): each
+ * lstat's entries minus its overflow entries are its trip rows' entries,
+ * its iterations minus its overflow sum their trips times entries, as the
+ * analysis counts them (every entry ends in one bucket).  Returns 0, or
+ * with *bad set:
+ *   LSP_TRIPS_ORPHAN      trip row *bad has no lstat row
+ *   LSP_TRIPS_ENTRIES     lstat row *bad: the entries differ
+ *   LSP_TRIPS_ITERATIONS  lstat row *bad: the iterations differ
+ * or -LS_ENOMEM. */
+enum { LSP_TRIPS_ORPHAN = 1, LSP_TRIPS_ENTRIES, LSP_TRIPS_ITERATIONS };
+int lsp_trips_check(const struct lsp_profile *p, size_t *bad);
 
 #endif

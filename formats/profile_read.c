@@ -432,7 +432,35 @@ static int rd_lstat(struct lsp_rd *r)
 		return lsp_rd_bad(r, -LS_ECORRUPT, "more overflow entries than entries", r->f[9]);
 	if ((err = rd_lt(r, LSP_R_LSTAT, &s.loop, &s.thread, 0, 0)))
 		return err;
+	if (LS_GROW(r->lstat_line, r->p->n_lstats + 1, r->cap_lstat_line, 64))
+		return -LS_ENOMEM;
+	r->lstat_line[r->p->n_lstats] = r->line;
 	return lsp_add_lstat(r->p, &s);
+}
+
+/* After the end record: the histograms must add up to the lstat rows
+ * (lsp_trips_check()); a contradiction is named with the lstat's line,
+ * as damaged syntax is.  Returns 0, -LS_ECORRUPT, -LS_ENOMEM. */
+static int check_trips(struct lsp_rd *r)
+{
+	const struct lsp_lstat *s;
+	char val[48];
+	size_t i;
+	int err;
+
+	err = lsp_trips_check(r->p, &i);
+	if (err <= 0)
+		return err;
+	if (err == LSP_TRIPS_ORPHAN)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "trip row of a loop without an lstat row", NULL);
+	s = &r->p->lstats[i];
+	r->line = r->lstat_line[i];
+	snprintf(val, sizeof(val), "%" PRIu64, err == LSP_TRIPS_ENTRIES ? s->entries :
+		 s->iterations);
+	return lsp_rd_bad(r, -LS_ECORRUPT, err == LSP_TRIPS_ENTRIES ?
+		   "entries are not the trip-count histogram's plus the overflow entries:" :
+		   "iterations are not the trip-count histogram's sum plus the overflow sum:",
+		   val);
 }
 
 static int rd_trip(struct lsp_rd *r)
@@ -655,7 +683,8 @@ static int rd_line(struct lsp_rd *r, char *s, int *last)
 		if (n != r->nrec)
 			return lsp_rd_bad(r, -LS_ETRUNC, "record count does not match: the file "
 				   "lost records; count", r->f[1]);
-		return 0;
+		/* Every record is there: now the numbers must agree. */
+		return check_trips(r);
 	}
 	r->nrec++;
 	return t >= LSP_R_SVIEW ? lsp_rd_sview(r, t) : rd_fn[t](r);
@@ -744,6 +773,7 @@ int lsp_read_mem(struct lsp_profile **pp, const char *buf, size_t len,
 		return err;
 	err = rd_all(&r, buf ? buf : "", len);
 	free(r.keys.k);
+	free(r.lstat_line);
 	if (err == -LS_ENOMEM)
 		lsp_seterr(errmsg, errlen, "%s: out of memory", r.name);
 	if (err < 0) {

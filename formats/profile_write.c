@@ -16,6 +16,7 @@
 #include "formats/profile.h"
 #include "formats/profile_int.h"
 #include "ls_err.h"
+#include "ls_out.h"
 
 void lsp_seterr(char *errmsg, size_t errlen, const char *fmt, ...)
 {
@@ -255,7 +256,7 @@ int lsp_write_file(const struct lsp_profile *p, FILE *f, const char *name,
 	/* The record count makes a file cut at a line boundary detectable. */
 	fprintf(f, "end\t%zu\n", n);
 	if (fflush(f) || ferror(f)) {
-		lsp_seterr(errmsg, errlen, "%s: write failed: %s", name ? name : "profile",
+		lsp_seterr(errmsg, errlen, "cannot write '%s': %s", name ? name : "profile",
 			   strerror(errno));
 		return -LS_EIO;
 	}
@@ -265,37 +266,24 @@ int lsp_write_file(const struct lsp_profile *p, FILE *f, const char *name,
 int lsp_write(const struct lsp_profile *p, const char *path, char *errmsg,
 	      size_t errlen)
 {
-	size_t len;
-	char *tmp;
-	FILE *f;
+	struct ls_out o;
 	int err;
 
 	if (!p || !path)
 		return -LS_EINVAL;
-	len = strlen(path) + 16;
-	tmp = malloc(len);
-	if (!tmp)
-		return -LS_ENOMEM;
-	snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		lsp_seterr(errmsg, errlen, "%s: cannot create: %s", path, strerror(errno));
-		free(tmp);
-		return -LS_EIO;
+	if ((err = ls_out_open(&o, path, "w")) < 0) {
+		if (err == -LS_EIO)
+			lsp_seterr(errmsg, errlen, "cannot write '%s': %s", path,
+				   strerror(errno));
+		return err;
 	}
-	err = lsp_write_file(p, f, path, errmsg, errlen);
-	if (fclose(f) && !err) {
-		lsp_seterr(errmsg, errlen, "%s: write failed: %s", path, strerror(errno));
-		err = -LS_EIO;
+	/* lsp_write_file() names the file in its own failures. */
+	if ((err = lsp_write_file(p, o.f, path, errmsg, errlen)) < 0) {
+		ls_out_abort(&o);
+		return err;
 	}
-	if (!err && rename(tmp, path)) {
-		lsp_seterr(errmsg, errlen, "%s: cannot rename '%s' to it: %s", path, tmp,
-			   strerror(errno));
-		err = -LS_EIO;
-	}
-	if (err)
-		unlink(tmp);
-	free(tmp);
+	if ((err = ls_out_commit(&o)) < 0)
+		lsp_seterr(errmsg, errlen, "cannot write '%s': %s", path, strerror(errno));
 	return err;
 }
 

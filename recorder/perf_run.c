@@ -14,6 +14,7 @@
 
 #include "ls_err.h"
 #include "perf_run.h"
+#include "recorder/record.h"
 
 #define MAX_ARGS 4096
 
@@ -46,7 +47,7 @@ int lsr_have_hw_cycles(void)
 static int spawn_wait(char *const *av)
 {
 	int pfd[2], st, e = 0;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	ssize_t n;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -58,6 +59,7 @@ static int spawn_wait(char *const *av)
 		return -LS_ECHILD;
 	}
 	if (pid == 0) {
+		lsr_child_prepare(parent);
 		close(pfd[0]);
 		execvp(av[0], av);
 		e = errno;

@@ -10,6 +10,7 @@
 #define LSR_RECORD_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "formats/bundle.h"
@@ -76,10 +77,19 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 int lsr_record_pt(const struct lsr_opts *o, struct lsb_writer *w,
 		  struct lsr_stats *st, char *errbuf, size_t errlen);
 
-/* Creates a private directory $TMPDIR/NAME-XXXXXX (/tmp without
- * TMPDIR) into dir (len bytes).  Returns 0, -LS_ELIMIT (the path does not
- * fit) or -LS_EIO (errno kept). */
+/* Creates a private directory $TMPDIR/NAME-PID-XXXXXX (/tmp without
+ * TMPDIR) into dir (len bytes), after sweeping the NAME-PID-* left by
+ * recorders that died (kill -9) without removing theirs.  Returns 0,
+ * -LS_ELIMIT (the path does not fit) or -LS_EIO (errno kept). */
 int lsr_mkdtemp(char *dir, size_t len, const char *name);
+/* Removes the directories TMP/NAME-PID-XXXXXX of our user whose process
+ * PID is gone, with the files in them.  Returns how many, or -LS_EINVAL,
+ * -LS_EIO (TMP unreadable). */
+int lsr_sweep_tmp(const char *tmp, const char *name);
+/* In a forked child, before exec of the traced command (or of what runs
+ * it): SIGXFSZ back to its default, and killed when the recorder PARENT
+ * dies.  _exits if the parent is gone already. */
+void lsr_child_prepare(pid_t parent);
 
 /* Writes the metadata every recording has (host, kernel, CPU, command
  * line, start time, recorder); backend-specific keys are the caller's. */

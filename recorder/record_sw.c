@@ -22,14 +22,15 @@
 
 /* Arguments for valgrind: fixed options, ours, then the command. */
 static char **sw_argv(const struct lsr_opts *o, const char *fifo,
-		      char *outopt, size_t outlen, char *psbopt, size_t psblen)
+		      char *outopt, size_t outlen, char *psbopt, size_t psblen,
+		      char *logopt)
 {
 	size_t n = 0, i;
 	char **av;
 
 	while (o->argv[n])
 		n++;
-	av = calloc(n + 12, sizeof(*av));
+	av = calloc(n + 14, sizeof(*av));
 	if (!av)
 		return NULL;
 	snprintf(outopt, outlen, "--lsc-out=%s", fifo);
@@ -38,6 +39,12 @@ static char **sw_argv(const struct lsr_opts *o, const char *fifo,
 	i = 0;
 	av[i++] = (char *)(o->valgrind ? o->valgrind : "valgrind");
 	av[i++] = "-q";
+	/* Valgrind's own lines ("Process terminating with default action
+	 * of signal 11") stay off the program's stderr: relay_log(). */
+	av[i++] = logopt;
+	/* No gdbserver FIFOs in $TMPDIR: a command killed with its
+	 * recorder (kill -9) would leave them behind. */
+	av[i++] = "--vgdb=no";
 	av[i++] = "--tool=loopscope";
 	/* Valgrind would otherwise run glibc's freeres at exit: code the
 	 * program never runs natively. */
@@ -64,6 +71,9 @@ static char **sw_argv(const struct lsr_opts *o, const char *fifo,
 	return av;
 }
 
+/* Reads what the tool wrote and feeds it to in; with in NULL (the
+ * bundle can no longer be written) it is read and dropped, so the
+ * command runs on to its end. */
 static int drain(int fd, struct lsr_ingest *in, uint8_t *buf, size_t *fill,
 		 int *eof)
 {
@@ -75,14 +85,17 @@ static int drain(int fd, struct lsr_ingest *in, uint8_t *buf, size_t *fill,
 	if (r < 0) {
 		if (errno == EINTR || errno == EAGAIN)
 			return 0;
-		snprintf(in->errmsg, sizeof(in->errmsg), "reading the tool's FIFO: %s",
-			 strerror(errno));
+		if (in)
+			snprintf(in->errmsg, sizeof(in->errmsg), "reading the tool's FIFO: %s",
+				 strerror(errno));
 		return -LS_EIO;
 	}
 	if (r == 0) {
 		*eof = 1;
 		return 0;
 	}
+	if (!in)
+		return 0;
 	*fill += (size_t)r;
 	err = lsr_ingest_feed(in, buf, *fill, &used);
 	if (err < 0)
@@ -92,18 +105,65 @@ static int drain(int fd, struct lsr_ingest *in, uint8_t *buf, size_t *fill,
 	return 0;
 }
 
+/* Signals to record while the command runs: forwarded to it, so that
+ * `kill record` ends the command as it would end the command run alone,
+ * and the bundle is closed properly.  A terminal's ^C reaches the
+ * command itself (the whole foreground group): not sent twice. */
+static const int fwd_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define NFWD (sizeof(fwd_sigs) / sizeof(fwd_sigs[0]))
+static volatile sig_atomic_t fwd_pending;
+
+static void on_fwd(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code != SI_KERNEL)
+		fwd_pending = sig;
+}
+
+/* Copies Valgrind's log to stderr but for the report of the command's
+ * death by a signal (the "Process terminating" block), which record
+ * gives itself as the exit status; what else Valgrind says (a failure
+ * to start, unsupported instructions) stays visible. */
+static void relay_log(const char *path)
+{
+	char line[1024];
+	int skip = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		const char *t = line;
+
+		if (line[0] == '=' && line[1] == '=' && (t = strstr(line + 2, "== ")))
+			t += 3;
+		else
+			t = line;
+		if (!strncmp(t, "Process terminating", 19))
+			skip = 1;
+		else if (skip && *t != ' ' && *t != '\n')
+			skip = 0;
+		/* The empty "==PID== " line before the block goes too. */
+		if (!skip && *t != '\n')
+			fputs(line, stderr);
+	}
+	fclose(f);
+}
+
 int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 		  struct lsr_stats *st, char *errbuf, size_t errlen)
 {
 	char dir[4096];
 	char fifo[sizeof(dir) + 16], outopt[sizeof(fifo) + 16], psbopt[48];
+	char log[sizeof(dir) + 16], logopt[sizeof(log) + 16];
 	struct lsr_ingest in;
-	struct sigaction ign, old_int, old_quit;
+	struct sigaction fwd, old[NFWD];
 	char **av = NULL;
 	uint8_t *buf = NULL;
 	size_t fill = 0, n;
 	int rfd = -1, wfd = -1, pidfd = -1, eof = 0, err = 0, exited = 0, status = 0;
-	pid_t pid = -1;
+	int wfail = 0;
+	pid_t pid = -1, parent = getpid();
 
 	if (!o || LS_OPTS_BAD(o) || !w || !st || !o->argv || !o->argv[0] || !o->vglib)
 		return -LS_EINVAL;
@@ -117,8 +177,10 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 		return err;
 	}
 	snprintf(fifo, sizeof(fifo), "%s/tool.fifo", dir);
+	snprintf(log, sizeof(log), "%s/valgrind.log", dir);
+	snprintf(logopt, sizeof(logopt), "--log-file=%s", log);
 	buf = malloc(SW_BUF);
-	av = sw_argv(o, fifo, outopt, sizeof(outopt), psbopt, sizeof(psbopt));
+	av = sw_argv(o, fifo, outopt, sizeof(outopt), psbopt, sizeof(psbopt), logopt);
 	if (!buf || !av) {
 		err = -LS_ENOMEM;
 		goto out;
@@ -141,10 +203,12 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 	}
 	/* Like a shell running a foreground job: ^C goes to the command,
 	 * and we live on to finish the bundle. */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
+	memset(&fwd, 0, sizeof(fwd));
+	fwd.sa_sigaction = on_fwd;
+	fwd.sa_flags = SA_SIGINFO;
+	fwd_pending = 0;
+	for (n = 0; n < NFWD; n++)
+		sigaction(fwd_sigs[n], &fwd, &old[n]);
 	pid = fork();
 	if (pid < 0) {
 		snprintf(errbuf, errlen, "fork: %s", strerror(errno));
@@ -152,8 +216,9 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 		goto restore;
 	}
 	if (pid == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
+		for (n = 0; n < NFWD; n++)
+			sigaction(fwd_sigs[n], &old[n], NULL);
+		lsr_child_prepare(parent);
 		setenv("VALGRIND_LIB", o->vglib, 1);
 		execvp(av[0], av);
 		fprintf(stderr, "loopscope: cannot run '%s': %s\n", av[0],
@@ -172,8 +237,21 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 			err = -LS_EIO;
 			break;
 		}
+		if (fwd_pending) {
+			kill(pid, fwd_pending);
+			fwd_pending = 0;
+		}
 		if (pr > 0 && (pfd[0].revents & (POLLIN | POLLHUP))) {
-			err = drain(rfd, &in, buf, &fill, &eof);
+			err = drain(rfd, wfail ? NULL : &in, buf, &fill, &eof);
+			if (err < 0 && !wfail && lsb_writer_error(w) < 0) {
+				/* A full disk or a file size limit: the command
+				 * runs on (its trace dropped), so its exit status
+				 * is still known; the bundle keeps what it has. */
+				wfail = err;
+				snprintf(errbuf, errlen, "%s", lsb_writer_errmsg(w));
+				err = 0;
+				fill = 0;
+			}
 			if (err < 0)
 				break;
 			if (o->progress)
@@ -197,9 +275,18 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 		snprintf(errbuf, errlen, "%s", lsr_ingest_errmsg(&in)[0] ? lsr_ingest_errmsg(&in)
 								   : ls_errstr(err));
 	}
-	if (!exited && waitpid(pid, &status, 0) != pid)
-		status = 0;
+	if (!exited)
+		while (waitpid(pid, &status, 0) != pid)
+			if (errno != EINTR) {
+				status = 0;
+				break;
+			}
 	st->wait_status = status;
+	relay_log(log);
+	if (wfail) {
+		err = wfail;
+		goto restore;
+	}
 	if (!err && fill)
 		snprintf(errbuf, errlen, "the tool's stream ends inside a record (%zu bytes left)",
 			 fill);
@@ -216,8 +303,8 @@ int lsr_record_sw(const struct lsr_opts *o, struct lsb_writer *w,
 		snprintf(errbuf, errlen, "could not read executable '%s'%s", in.missing,
 			 st->missing_modules > 1 ? " and others" : "");
 restore:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	for (n = 0; n < NFWD; n++)
+		sigaction(fwd_sigs[n], &old[n], NULL);
 out:
 	if (pidfd >= 0)
 		close(pidfd);
@@ -226,6 +313,7 @@ out:
 	if (wfd >= 0)
 		close(wfd);
 	unlink(fifo);
+	unlink(log);
 	rmdir(dir);
 	for (n = 0; av && av[n] && av[n] != o->argv[0]; n++)
 		if (!strncmp(av[n], "--lsc-mem-only=", 15))
@@ -234,21 +322,4 @@ out:
 	free(buf);
 	lsr_ingest_release(&in);
 	return err;
-}
-
-int lsr_mkdtemp(char *dir, size_t len, const char *name)
-{
-	const char *t = getenv("TMPDIR");
-	int n = snprintf(dir, len, "%s/%s-XXXXXX", t && *t ? t : "/tmp", name);
-
-	if (n < 0 || (size_t)n >= len) {
-		if (len)
-			dir[0] = '\0';
-		return -LS_ELIMIT;
-	}
-	if (!mkdtemp(dir)) {
-		dir[0] = '\0';
-		return -LS_EIO;
-	}
-	return 0;
 }

@@ -80,7 +80,7 @@ struct dump {
 	struct lsd_symbols *syms;
 	const char *debug_dir;	/* --debug-dir, or NULL */
 	struct lsd_decoder *dec;	/* --insn: the code bytes of each process */
-	csh cs;
+	csh cs[LSD_MODE_MAX];	/* --insn: one per execution mode */
 	int have_cs;
 	uint8_t *code;		/* --insn: bytes of one static block */
 	size_t codecap;
@@ -123,11 +123,11 @@ static int print_insns(struct dump *d, const struct lsd_sblock *sb)
 		d->codecap = len;
 	}
 	got = lsd_sblock_code(d->dec, sb->pid, sb->start, d->code, len);
-	if (got <= 0 || !d->have_cs) {
+	if (got <= 0 || !d->have_cs || sb->mode >= LSD_MODE_MAX) {
 		fprintf(d->out, "    %016" PRIx64 "  (no code)\n", sb->start);
 		return 0;
 	}
-	n = cs_disasm(d->cs, d->code, (size_t)got, sb->start, sb->ninsn, &insn);
+	n = cs_disasm(d->cs[sb->mode], d->code, (size_t)got, sb->start, sb->ninsn, &insn);
 	for (i = 0; i < n; i++) {
 		char bytes[3 * 16 + 1] = "";
 		uint16_t k;
@@ -244,8 +244,10 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 		d->syms = NULL;	/* addresses without names */
 	if (d->mode == MODE_INSN) {
 		d->dec = dec;
-		if (lsd_cs_open(&d->cs, 0) == 0)
-			d->have_cs = 1;
+		d->have_cs = 1;
+		for (i = 0; i < LSD_MODE_MAX; i++)
+			if (lsd_cs_open_mode(&d->cs[i], 0, (int)i) < 0)
+				d->have_cs = 0;
 	}
 	for (i = 0; i < lsb_reader_nstreams(d->r); i++) {
 		const struct lsb_stream *s = lsb_reader_stream(d->r, i);
@@ -268,8 +270,9 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 	}
 	err = 0;
 fail:
-	if (d->have_cs)
-		cs_close(&d->cs);
+	for (i = 0; d->mode == MODE_INSN && i < LSD_MODE_MAX; i++)
+		if (d->cs[i])
+			cs_close(&d->cs[i]);
 	free(d->code);
 	lsd_symbols_close(d->syms);
 	lsd_close(dec);

@@ -317,10 +317,20 @@ static int push_shape(struct lsd_run *r, const struct lsd_dcent *c, uint64_t sta
 	return 0;
 }
 
-/* The cached shape [start .. last], split now if it is new.  Returns it,
- * or NULL with *err set (-LS_EDECODE: its code is unreadable). */
+/* Our execution mode of libipt's: unknown is taken for 64-bit. */
+static uint8_t mode_of(int ptem)
+{
+	return ptem == ptem_32bit ? LSD_MODE_32 : ptem == ptem_16bit ? LSD_MODE_16
+		: LSD_MODE_64;
+}
+
+/* The cached shape [start .. last] of libipt execution mode ptem, split
+ * now if it is new.  Returns it, or NULL with *err set (-LS_EDECODE: its
+ * code is unreadable).  A shape is known by its addresses alone: code run
+ * in two modes at one address keeps the first mode's split. */
 static const struct lsd_dcent *shape_of(struct lsd_decoder *d, uint64_t start,
-					uint64_t last, uint32_t ninsn, int *err)
+					uint64_t last, uint32_t ninsn, int ptem,
+					int *err)
 {
 	const struct lsd_dcent *c = lsd_split_hit(d, start, last);
 	struct lsd_sblock *const *ids;
@@ -328,7 +338,9 @@ static const struct lsd_dcent *shape_of(struct lsd_decoder *d, uint64_t start,
 
 	if (c)
 		return c;
+	d->mode = mode_of(ptem);
 	n = lsd_split(d, start, last, ninsn, &ids, NULL);
+	d->mode = LSD_MODE_64;
 	/* lsd_split() leaves the shape in the cache. */
 	if (n > 0 && (c = lsd_split_hit(d, start, last)) != NULL)
 		return c;
@@ -345,7 +357,7 @@ static int flush_held(struct lsd_run *r)
 	if (!r->held)
 		return 0;
 	r->held = 0;
-	c = shape_of(r->d, r->held_start, r->held_last, r->held_ninsn, &err);
+	c = shape_of(r->d, r->held_start, r->held_last, r->held_ninsn, r->held_mode, &err);
 	return c ? push_shape(r, c, r->held_start, r->held_last) : err;
 }
 
@@ -363,8 +375,9 @@ static __attribute__((noinline)) int on_block_slow(struct lsd_run *r,
 		const struct lsd_dcent *c;
 		int n = 0;
 
-		c = shape_of(d, r->held_start, r->held_last, r->held_ninsn, &n);
+		c = shape_of(d, r->held_start, r->held_last, r->held_ninsn, r->held_mode, &n);
 		if (c && c->kind == LSD_K_OTHER && b->ip == r->held_last + c->nextoff &&
+		    b->mode == r->held_mode &&
 		    !lsd_addrset_has(&d->sp->heads, b->ip)) {
 			r->held_last = b->end_ip;
 			r->held_ninsn += b->ninsn;
@@ -382,6 +395,7 @@ static __attribute__((noinline)) int on_block_slow(struct lsd_run *r,
 	r->held_start = b->ip;
 	r->held_last = b->end_ip;
 	r->held_ninsn = b->ninsn;
+	r->held_mode = (uint8_t)b->mode;
 	lsd_split_prefetch(r->d, b->ip);
 	return 0;
 }
@@ -413,6 +427,7 @@ static inline int on_block(struct lsd_run *r, const struct pt_block *b)
 	r->held_start = b->ip;
 	r->held_last = b->end_ip;
 	r->held_ninsn = b->ninsn;
+	r->held_mode = (uint8_t)b->mode;
 	lsd_split_prefetch(r->d, b->ip);
 	return 0;
 }

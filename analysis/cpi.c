@@ -88,6 +88,7 @@ static int build_insns(struct lsa_cpi *p, const struct lsd_image *img)
 			else
 				in->len = 1, a++;
 			in->block = (uint32_t)id;
+			in->mode = sb->mode;
 			in->module = sb->module;
 			in->addr = at;
 			in->off = sb->mod_off + (at - sb->start);

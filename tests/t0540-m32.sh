@@ -86,3 +86,14 @@ t_eq "dump --insn: inc ecx once per iteration of add's loop (78)" 78 \
 t_eq "dump --insn: pushal in each of twice()'s 7 calls" 7 "$(grep -c ' pushal ' insn.txt)"
 t_eq "dump --insn: 32-bit registers (push ebp, never rbp)" "13 0" \
 	"$(grep -c ' push  *ebp .*twice+\|push  *ebp .*thrice+' insn.txt) $(grep -c 'rbp' insn.txt)"
+
+# annotate disassembles each instruction again (AT&T) in its block's mode;
+# the function counts are the hand counts above.
+"$LOOPSCOPE" annotate --min-percent=0 l32.lsc >ann.txt 2>&1
+t_eq "annotate exits 0" 0 $?
+for f in "add: 592" "_start: 202" "twice: 56" "thrice: 36"; do
+	t_grep "annotate: $f instructions (hand count)" "^$f instructions executed" ann.txt
+done
+t_grep "annotate: incl %ecx, 78 executions" "^  *78   [0-9a-f]*:  incl %ecx\$" ann.txt
+t_grep "annotate: pushal, 7 executions" "^  *7   [0-9a-f]*:  pushal\$" ann.txt
+t_eq "annotate: nothing it cannot disassemble" 0 "$(grep -c '(bad)' ann.txt)"

@@ -1,7 +1,7 @@
 /* pt32rec.c - writes the Intel PT stream of a 32-bit program's run, for
  * the 32-bit decode tests (t0540).
  *
- *   pt32rec OUT.pt PROG ARGS...
+ *   pt32rec [--resume-icall] OUT.pt PROG ARGS...
  *
  * Single-steps PROG natively with ptrace (PROG must be a static 32-bit
  * program without a vDSO call: every instruction it runs is its own) and
@@ -14,6 +14,11 @@
  * Branches are told from capstone's 32-bit disassembly of the bytes read
  * from the process; where they went, from the next step's EIP.  Prints
  * the number of steps that completed ("steps N") and exits 0.
+ *
+ * --resume-icall: each indirect call's target goes out as TIP.PGD X and
+ * TIP.PGE X instead of TIP X (tracing off at the call, on again at its
+ * target, as an IP filter's edge can make it): where libipt 2.0.5's
+ * instruction decoder stops early (tests/tools/ptoracle.h, t0542).
  */
 #include <capstone/capstone.h>
 #include <errno.h>
@@ -92,9 +97,12 @@ int main(int argc, char **argv)
 	int status;
 	pid_t pid;
 	csh cs;
+	int resume = argc > 1 && !strcmp(argv[1], "--resume-icall");
 
+	argc -= resume;
+	argv += resume;
 	if (argc < 3) {
-		fprintf(stderr, "usage: pt32rec OUT.pt PROG ARGS...\n");
+		fprintf(stderr, "usage: pt32rec [--resume-icall] OUT.pt PROG ARGS...\n");
 		return 2;
 	}
 	if (cs_open(CS_ARCH_X86, CS_MODE_32, &cs) != CS_ERR_OK ||
@@ -158,8 +166,13 @@ int main(int argc, char **argv)
 			check(lsc_ptenc_ret(&e, next), "ret");
 		} else if (cs_insn_group(cs, in, CS_GRP_CALL)) {
 			lsc_ptenc_call(&e, fall);
-			if (!has_imm(in))
+			if (!has_imm(in) && resume) {
+				check(lsc_ptenc_ip_packet(&e, LSC_OP_PGD, next, 1), "pgd");
+				e.enabled = 0;
+				check(lsc_ptenc_pge(&e, next), "pge");
+			} else if (!has_imm(in)) {
 				check(lsc_ptenc_tip(&e, next), "tip");
+			}
 		} else if (in->id == X86_INS_JMP) {
 			if (!has_imm(in))
 				check(lsc_ptenc_tip(&e, next), "tip");

@@ -175,9 +175,14 @@ static int on_loss(void *arg, size_t stream, const struct lsd_loss *l)
 	(void)stream;
 	if (d->skip)
 		return 0;
+	/* ptxed's "[offset, ip: error: message]", in our words. */
 	fprintf(d->out, "%-7" PRIu32 " loss at offset %" PRIu64 ": %" PRIu64
-		" bytes, %" PRIu64 " instructions (%s)\n", d->tid, l->offset,
+		" bytes, %" PRIu64 " instructions (%s), ip ", d->tid, l->offset,
 		l->bytes, l->insns, pt_errstr((enum pt_error_code)e));
+	if (l->ip)
+		fprintf(d->out, "%016" PRIx64 "\n", l->ip);
+	else
+		fprintf(d->out, "-\n");
 	return 0;
 }
 

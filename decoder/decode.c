@@ -228,7 +228,8 @@ static int end_pend(struct lsd_run *r, int exit, uint64_t next)
 	return err;
 }
 
-static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error);
+static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error,
+		       uint64_t ip);
 
 /* Hands out the pending block, control having gone on to next, on the
  * hot path (deliver() without the tail).  The batch slot is written field
@@ -387,7 +388,7 @@ static __attribute__((noinline)) int on_block_slow(struct lsd_run *r,
 		if (c)
 			n = push_shape(r, c, r->held_start, r->held_last);
 		else if (n == -LS_EDECODE)	/* its code is unreadable: a loss */
-			n = report_loss(r, 0, 0, -pte_bad_insn);
+			n = report_loss(r, 0, 0, -pte_bad_insn, 0);
 		if (n < 0 || r->cbret)
 			return n < 0 ? n : r->cbret;
 	}
@@ -435,6 +436,39 @@ static inline int on_block(struct lsd_run *r, const struct pt_block *b)
 static int follow(struct lsd_run *r, uint64_t tsc, int running);
 static int tell_thread(struct lsd_run *r);
 
+/* The offset of the last OVF packet in [from, to) of buf, or to if none:
+ * libipt reports an overflow once it has read the FUP after it, and a
+ * loss belongs at the packet that says so.  The span is a PSB period. */
+static uint64_t ovf_offset(const uint8_t *buf, size_t len, uint64_t from, uint64_t to)
+{
+	struct pt_config cfg;
+	struct pt_packet_decoder *pd;
+	struct pt_packet p;
+	uint64_t off = from, at = to;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	pd = pt_pkt_alloc_decoder(&cfg);
+	if (!pd)
+		return to;
+	if (pt_pkt_sync_set(pd, from) >= 0) {
+		while (pt_pkt_get_offset(pd, &off) >= 0 && off < to &&
+		       pt_pkt_next(pd, &p, sizeof(p)) >= 0)
+			if (p.type == ppt_ovf)
+				at = off;
+	}
+	pt_pkt_free_decoder(pd);
+	return at;
+}
+
+/* The last instruction decoded: the held block's, else the pending
+ * block's (0 if neither: nothing decoded since the last gap). */
+static uint64_t last_ip(const struct lsd_run *r)
+{
+	return r->held ? r->held_last : r->pend ? r->pend->last : 0;
+}
+
 static int on_event(struct lsd_run *r, const struct pt_event *ev)
 {
 	switch (ev->type) {
@@ -471,8 +505,16 @@ static int on_event(struct lsd_run *r, const struct pt_event *ev)
 		r->st->async++;
 		return end_pend(r, LSD_EXIT_ASYNC, ev->variant.async_branch.to);
 	case ptev_overflow: {
-		struct lsd_loss l = { r->chunk_off, 0, 0, -pte_overflow };
-		int err = end_pend(r, LSD_EXIT_GAP, 0);
+		struct lsd_loss l = { r->chunk_off, 0, 0, -pte_overflow, last_ip(r) };
+		uint64_t at = 0, sync = 0;
+		int err;
+
+		/* At the OVF packet, not at the chunk's start. */
+		if (r->dec && pt_blk_get_offset(r->dec, &at) >= 0) {
+			pt_blk_get_sync_offset(r->dec, &sync);
+			l.offset += ovf_offset(r->buf, r->len, sync, at);
+		}
+		err = end_pend(r, LSD_EXIT_GAP, 0);
 
 		r->st->losses++;
 		if (!err && r->batchfn)
@@ -584,11 +626,15 @@ static int follow_sync(struct lsd_run *r, int status, int cold)
 	return err || r->paused ? err : tell_thread(r);
 }
 
-static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error)
+/* A loss of the bytes [at, resync) of the chunk, found by libipt's error;
+ * ip: where it failed, 0 for the last instruction decoded. */
+static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error,
+		       uint64_t ip)
 {
 	struct lsd_loss l;
 	int err;
 
+	l.ip = ip ? ip : last_ip(r);
 	if ((err = tell_thread(r)) != 0)
 		return err;
 	err = flush_held(r);
@@ -631,10 +677,10 @@ static int chunk_start(struct lsd_run *r)
 	st = pt_blk_sync_forward(r->dec);
 	if (st < 0 && st != -pte_eos) {
 		/* No PSB at all: the whole chunk is lost. */
-		err = report_loss(r, 0, r->len, st);
+		err = report_loss(r, 0, r->len, st, 0);
 	} else if (st >= 0 && pt_blk_get_sync_offset(r->dec, &sync) >= 0 && sync) {
 		/* bytes before the first PSB */
-		err = report_loss(r, 0, sync, -pte_nosync);
+		err = report_loss(r, 0, sync, -pte_nosync, 0);
 	}
 	if (!err && st >= 0)
 		err = follow_sync(r, st, !r->told);
@@ -703,7 +749,7 @@ static __attribute__((noinline)) int chunk_go(struct lsd_run *r)
 		if ((err = on_block(r, &b)) != 0) {
 			if (err != -LS_EDECODE)
 				break;
-			err = report_loss(r, 0, 0, -pte_bad_insn);
+			err = report_loss(r, 0, 0, -pte_bad_insn, 0);
 			if (err)
 				break;
 		}
@@ -711,13 +757,16 @@ static __attribute__((noinline)) int chunk_go(struct lsd_run *r)
 			break;
 		if (st < 0) {
 			uint64_t at = 0, resync = r->len;
+			int error = st;	/* libipt's, before the resync's */
 
 			pt_blk_get_offset(dec, &at);
 			st = pt_blk_sync_forward(dec);
 			if (st >= 0)
 				pt_blk_get_sync_offset(dec, &resync);
-			err = report_loss(r, at, resync, st >= 0 || st == -pte_eos ?
-					  -pte_bad_query : st);
+			/* ptxed's IP: the failing block's last instruction,
+			 * or where it was to start. */
+			err = report_loss(r, at, resync, error,
+					  b.ninsn ? b.end_ip : b.ip);
 			if (!err && st >= 0)
 				err = follow_sync(r, st, 1);
 			if (r->paused)
@@ -774,7 +823,7 @@ static int chunk_end(struct lsd_run *r)
 	int err = flush_held(r);
 
 	if (err == -LS_EDECODE)
-		err = report_loss(r, 0, 0, -pte_bad_insn);
+		err = report_loss(r, 0, 0, -pte_bad_insn, 0);
 	if (!err && r->stop_ip && r->tailing) {
 		/* What was held back from X on, the pending block
 		 * included, belongs to chunk c+1. */
@@ -828,7 +877,7 @@ static int run_go(struct lsd_run *r)
 			r->in_chunk = 1;
 			if (r->clen < 0) {
 				/* An unreadable chunk: a gap of its size. */
-				err = report_loss(r, 0, ch->raw_size, -pte_internal);
+				err = report_loss(r, 0, ch->raw_size, -pte_internal, 0);
 			} else {
 				r->st->pt_bytes += (uint64_t)r->clen;
 				err = chunk_begin(r);

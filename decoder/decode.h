@@ -88,12 +88,17 @@ struct lsd_block {
 				 * resumes (the FUP), or the async branch's target */
 };
 
-/* A span of trace that could not be decoded. */
+/* A span of trace that could not be decoded, as ptxed reports it: the
+ * stream offset of the packet libipt's decoder was at (pt_blk_get_offset()
+ * when the error or the overflow came), libipt's own error, the last IP. */
 struct lsd_loss {
 	uint64_t offset;	/* in the stream, where the error was found */
 	uint64_t bytes;		/* PT bytes skipped to the next PSB */
 	uint64_t insns;		/* instructions known lost (0 if unknown) */
-	int error;		/* libipt error code (negative pte_*) */
+	int error;		/* libipt's error code (negative pte_*), the one
+				 * that stopped decoding, not the resync's */
+	uint64_t ip;		/* the last instruction decoded before it (0 if
+				 * none in this chunk) */
 };
 
 struct lsd_stream_stats {

@@ -1,7 +1,7 @@
 /* pt32rec.c - writes the Intel PT stream of a 32-bit program's run, for
  * the 32-bit decode tests (t0540).
  *
- *   pt32rec [--resume-icall] OUT.pt PROG ARGS...
+ *   pt32rec [--resume-icall] [--ovf=N] OUT.pt PROG ARGS...
  *
  * Single-steps PROG natively with ptrace (PROG must be a static 32-bit
  * program without a vDSO call: every instruction it runs is its own) and
@@ -19,6 +19,10 @@
  * TIP.PGE X instead of TIP X (tracing off at the call, on again at its
  * target, as an IP filter's edge can make it): where libipt 2.0.5's
  * instruction decoder stops early (tests/tools/ptoracle.h, t0542).
+ * --ovf=N: after the Nth conditional branch's TNT bit, an internal buffer
+ * overflow as hardware writes it: OVF, then FUP with the IP where tracing
+ * goes on (the branch's successor, so no instruction is lost); prints
+ * "ovf OFFSET", the OVF packet's offset in OUT.pt (t0543).
  */
 #include <capstone/capstone.h>
 #include <errno.h>
@@ -97,12 +101,19 @@ int main(int argc, char **argv)
 	int status;
 	pid_t pid;
 	csh cs;
-	int resume = argc > 1 && !strcmp(argv[1], "--resume-icall");
+	uint64_t ovf = 0, nconds = 0, written = 0;
+	int resume = 0;
 
-	argc -= resume;
-	argv += resume;
+	for (; argc > 1 && !strncmp(argv[1], "--", 2); argc--, argv++) {
+		if (!strcmp(argv[1], "--resume-icall"))
+			resume = 1;
+		else if (!strncmp(argv[1], "--ovf=", 6))
+			ovf = strtoull(argv[1] + 6, NULL, 10);
+		else
+			break;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: pt32rec [--resume-icall] OUT.pt PROG ARGS...\n");
+		fprintf(stderr, "usage: pt32rec [--resume-icall] [--ovf=N] OUT.pt PROG ARGS...\n");
 		return 2;
 	}
 	if (cs_open(CS_ARCH_X86, CS_MODE_32, &cs) != CS_ERR_OK ||
@@ -178,9 +189,23 @@ int main(int argc, char **argv)
 				check(lsc_ptenc_tip(&e, next), "tip");
 		} else if (cs_insn_group(cs, in, CS_GRP_JUMP)) {
 			check(lsc_ptenc_tnt(&e, next != fall), "tnt");
+			if (++nconds == ovf) {
+				check(lsc_ptenc_tnt_flush(&e), "tnt");
+				printf("ovf %llu\n", (unsigned long long)(written + e.len));
+				lsc_ptenc_put(&e, 0x02, 1);
+				lsc_ptenc_put(&e, 0xf3, 1);
+				/* libipt forgets the last IP and the
+				 * return stack at an overflow. */
+				e.ret_count = 0;
+				e.have_ip = 0;
+				e.last_ip = 0;
+				check(lsc_ptenc_fup(&e, next), "fup");
+			}
 		}
-		if (e.len > BUF_CAP / 2)
+		if (e.len > BUF_CAP / 2) {
+			written += e.len;
 			drain(&e);
+		}
 		ip = next;
 	}
 	check(lsc_ptenc_tnt_flush(&e), "tnt");

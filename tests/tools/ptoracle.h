@@ -221,7 +221,8 @@ static inline uint64_t ptoracle_chunk(const uint8_t *buf, size_t len, struct pt_
 /* libipt's block decoder alone over buf (end_on_call, end_on_jump, as
  * decoder/decode.c configures it), events drained: adds the instructions
  * and blocks to *insns and *blocks, decode errors to *decerr (each named
- * on stderr with its offset). */
+ * on stderr with its offset and IP as ptxed gives them: the failing
+ * block's last instruction, or where it was to start). */
 static inline void ptoracle_blocks(const uint8_t *buf, size_t len, struct pt_image *img,
 			    uint64_t *insns, uint64_t *blocks, uint64_t *decerr)
 {
@@ -243,7 +244,7 @@ static inline void ptoracle_blocks(const uint8_t *buf, size_t len, struct pt_ima
 	}
 	pt_blk_set_image(d, img);
 	for (;;) {
-		uint64_t off = 0;
+		uint64_t off = 0, ip = 0;
 
 		st = pt_blk_sync_forward(d);
 		if (st < 0)
@@ -262,14 +263,15 @@ static inline void ptoracle_blocks(const uint8_t *buf, size_t len, struct pt_ima
 			st = pt_blk_next(d, &b, sizeof(b));
 			*insns += b.ninsn;
 			*blocks += b.ninsn != 0;
+			ip = b.ninsn ? b.end_ip : b.ip;
 			if (st < 0)
 				break;
 		}
 		if (st == -pte_eos)
 			break;
 		pt_blk_get_offset(d, &off);
-		fprintf(stderr, "decode error at offset %" PRIu64 ": %s\n", off,
-			pt_errstr(pt_errcode(st)));
+		fprintf(stderr, "decode error at offset %" PRIu64 ", ip %016" PRIx64 ": %s\n",
+			off, ip, pt_errstr(pt_errcode(st)));
 		(*decerr)++;
 	}
 	pt_blk_free_decoder(d);

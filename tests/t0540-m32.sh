@@ -25,13 +25,10 @@
 #   13 + ret 26 + popa 7 + pop ebp 13 + mov 8(ebp) 13 + add's mov -4(ebp)
 #   12 and leave 12.  Outside any loop: the call of sys_exit, the int.
 . "$LSTOP/tests/lib.sh"
-P=$TESTDATA/m32/loop32
+P=$T_M32
 T=$BUILD/tests
 cd "$T_TMP" || exit 1
-if [ ! -x "$P" ]; then
-	echo "ok 1 # SKIP no $P (gcc -m32 needs gcc-multilib: make deps)"
-	exit 0
-fi
+[ -x "$P" ] || t_skip_m32
 
 "$T/sstep" -o ss.txt "$P" >/dev/null 2>&1
 t_eq "the program exits 84 natively (loop32.c)" 84 $?
@@ -39,11 +36,9 @@ for f in "_start 202" "add 592" "twice 56" "thrice 36" "sys_exit 5" "total 891";
 	t_grep "sstep: $f (hand count)" "^$f\$" ss.txt
 done
 
-"$T/pt32rec" l32.pt "$P" >rec.txt
-t_eq "pt32rec succeeds" 0 $?
-t_eq "pt32rec: 891 steps (the hand count)" "steps 891" "$(cat rec.txt)"
-"$LOOPSCOPE" import -q --raw-pt l32.pt --cpu 6/78 --elf "$P" -o l32.lsc
-t_eq "import --raw-pt of the 32-bit stream" 0 $?
+t_m32 l32
+t_eq "pt32rec and import --raw-pt of the 32-bit stream" 0 $?
+t_eq "pt32rec: 891 steps (the hand count)" "steps 891" "$(cat l32.rec)"
 "$T/ptcheck" l32.lsc >pc.txt
 t_eq "ptcheck: libipt decodes it without errors" 0 $?
 t_grep "ptcheck: libipt's decoder counts 892 instructions (891 + int)" \

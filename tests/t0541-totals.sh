@@ -42,15 +42,12 @@ print(json.load(open(sys.argv[1]))["total_instructions"])' "$1.rep")
 	fi
 }
 
-P=$TESTDATA/m32/loop32
-if [ -x "$P" ]; then
-	"$T/pt32rec" l32.pt "$P" >/dev/null &&
-		"$LOOPSCOPE" import -q --raw-pt l32.pt --cpu 6/78 --elf "$P" -o l32.lsc
-	t_eq "32-bit bundle imports" 0 $?
-	check m32 l32.lsc 892	# t0540's hand count
-else
-	echo "ok - # SKIP no $P (gcc-multilib)"
-fi
+t_m32 l32
+case $? in
+2)	echo "ok - # SKIP no $T_M32 (gcc-multilib)" ;;
+*)	t_eq "32-bit bundle imports" 0 $?
+	check m32 l32.lsc 892 ;;	# t0540's hand count
+esac
 
 for q in "$T_REAL"/quipper/perf.data.intel_pt-4.14 "$T_REAL"/quipper/perf.data.piped.intel_pt-4.14; do
 	[ -r "$q" ] || continue

@@ -12,18 +12,11 @@
 # instruction decoder's counts and exits 0; the block decoder's count and
 # every loopscope command give 892; ptcorrupt's per-chunk count is "-".
 . "$LSTOP/tests/lib.sh"
-P=$TESTDATA/m32/loop32
 T=$BUILD/tests
 cd "$T_TMP" || exit 1
-if [ ! -x "$P" ]; then
-	echo "ok 1 # SKIP no $P (gcc -m32 needs gcc-multilib: make deps)"
-	exit 0
-fi
-
-"$T/pt32rec" --resume-icall res.pt "$P" >rec.txt
-t_eq "pt32rec --resume-icall: 891 steps (t0540's hand count)" "steps 891" "$(cat rec.txt)"
-"$LOOPSCOPE" import -q --raw-pt res.pt --cpu 6/78 --elf "$P" -o res.lsc
-t_eq "import --raw-pt" 0 $?
+t_m32 res --resume-icall
+case $? in 2) t_skip_m32 ;; esac
+t_eq "pt32rec --resume-icall: 891 steps (t0540's hand count)" "steps 891" "$(cat res.rec)"
 "$T/ptcheck" res.lsc >pc.txt
 t_eq "ptcheck exits 0: the instruction decoder's early stop is not an error there" 0 $?
 field() { awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }' pc.txt; }
@@ -48,8 +41,7 @@ t_eq "report: 892 instructions" 892 "$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["total_instructions"])' rep.json)"
 
 # The same trace with TIPs (t0540's): the oracle is trusted and agrees.
-"$T/pt32rec" tip.pt "$P" >/dev/null &&
-	"$LOOPSCOPE" import -q --raw-pt tip.pt --cpu 6/78 --elf "$P" -o tip.lsc
+t_m32 tip
 "$T/ptcheck" tip.lsc >pc.txt
 t_eq "with TIPs: resumes 0, the instruction decoder counts 892" "0 892 892" \
 	"$(field resumes) $(field insn_insn) $(field chunk_insn)"

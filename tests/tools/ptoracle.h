@@ -20,18 +20,24 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The FUP IP of the PSB+ at buf, 0 if tracing was off there. */
-static inline uint64_t ptoracle_psb_ip(const uint8_t *buf, size_t len)
+/* libipt's packet decoder over buf, or NULL. */
+static inline struct pt_packet_decoder *ptoracle_pkt_open(const uint8_t *buf, size_t len)
 {
 	struct pt_config cfg;
-	struct pt_packet_decoder *d;
-	struct pt_packet p;
-	uint64_t ip = 0;
 
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + len;
-	d = pt_pkt_alloc_decoder(&cfg);
+	return pt_pkt_alloc_decoder(&cfg);
+}
+
+/* The FUP IP of the PSB+ at buf, 0 if tracing was off there. */
+static inline uint64_t ptoracle_psb_ip(const uint8_t *buf, size_t len)
+{
+	struct pt_packet_decoder *d = ptoracle_pkt_open(buf, len);
+	struct pt_packet p;
+	uint64_t ip = 0;
+
 	if (!d)
 		return 0;
 	if (pt_pkt_sync_set(d, 0) >= 0) {
@@ -79,16 +85,11 @@ static inline uint64_t ptoracle_ip(const struct pt_packet_ip *p, uint64_t *last)
  * an oracle. */
 static inline uint64_t ptoracle_resumes(const uint8_t *buf, size_t len)
 {
-	struct pt_config cfg;
-	struct pt_packet_decoder *d;
+	struct pt_packet_decoder *d = ptoracle_pkt_open(buf, len);
 	struct pt_packet p;
 	uint64_t last = 0, pgd = 0, n = 0;
 	int fup = 0;
 
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + len;
-	d = pt_pkt_alloc_decoder(&cfg);
 	if (!d)
 		return 0;
 	while (pt_pkt_sync_forward(d) >= 0) {
@@ -99,31 +100,19 @@ static inline uint64_t ptoracle_resumes(const uint8_t *buf, size_t len)
 			case ppt_psb:
 				last = pgd = 0;
 				fup = 0;
-				break;
+				continue;
 			case ppt_fup:
-				ptoracle_ip(&p.payload.ip, &last);
-				fup = 1;
-				pgd = 0;
-				break;
-			case ppt_tip_pgd:
-				ip = ptoracle_ip(&p.payload.ip, &last);
-				pgd = fup ? 0 : ip;
-				fup = 0;
-				break;
-			case ppt_tip_pge:
-				ip = ptoracle_ip(&p.payload.ip, &last);
-				n += pgd && ip == pgd;
-				pgd = 0;
-				fup = 0;
-				break;
 			case ppt_tip:
-				ptoracle_ip(&p.payload.ip, &last);
-				pgd = 0;
-				fup = 0;
+			case ppt_tip_pgd:
+			case ppt_tip_pge:
 				break;
 			default:
-				break;
+				continue;
 			}
+			ip = ptoracle_ip(&p.payload.ip, &last);
+			n += p.type == ppt_tip_pge && pgd && ip == pgd;
+			pgd = p.type == ppt_tip_pgd && !fup ? ip : 0;
+			fup = p.type == ppt_fup;
 		}
 	}
 	pt_pkt_free_decoder(d);

@@ -10,8 +10,8 @@
 # `dump --insn` is counted as instruction lines, plus the instructions of
 # a block it could not disassemble ("(no code)", "(N of M instructions
 # disassembled)"), which must not happen where the bundle has the code.
-# By default a few programs that cover loops, threads, signals, fork+exec,
-# dlopen and PLT calls; LS_SLOW_TESTS=1: every testdata program.
+# By default three programs: threads, signals, fork+exec (two processes);
+# LS_SLOW_TESTS=1: every testdata program.
 . "$LSTOP/tests/lib.sh"
 T=$BUILD/tests
 cd "$T_TMP" || exit 1
@@ -61,7 +61,7 @@ if [ "${LS_SLOW_TESTS:-0}" = 1 ]; then
 	progs=$(cd "$TESTDATA" && for p in *; do [ -f "$p" ] && [ -x "$p" ] &&
 		case $p in *.so) ;; cpibench|gotonest|vg_exitkill) ;; *) echo "$p" ;; esac; done)
 else
-	progs="nested threads signals forkexec dlopen plt"
+	progs="threads signals forkexec"
 fi
 t_need_recorder
 for p in $progs; do

@@ -11,7 +11,9 @@
 # a block it could not disassemble ("(no code)", "(N of M instructions
 # disassembled)"), which must not happen where the bundle has the code.
 # By default three programs: threads, signals, fork+exec (two processes);
-# LS_SLOW_TESTS=1: every testdata program.
+# LS_SLOW_TESTS=1: every testdata program but cpibench, cpimix and spin
+# (millions of instructions: gigabytes of dump --insn) and gotonest and
+# vg_exitkill (they exit non-zero on purpose).
 . "$LSTOP/tests/lib.sh"
 T=$BUILD/tests
 cd "$T_TMP" || exit 1
@@ -59,7 +61,7 @@ done
 
 if [ "${LS_SLOW_TESTS:-0}" = 1 ]; then
 	progs=$(cd "$TESTDATA" && for p in *; do [ -f "$p" ] && [ -x "$p" ] &&
-		case $p in *.so) ;; cpibench|gotonest|vg_exitkill) ;; *) echo "$p" ;; esac; done)
+		case $p in *.so) ;; cpibench|cpimix|spin|gotonest|vg_exitkill) ;; *) echo "$p" ;; esac; done)
 else
 	progs="threads signals forkexec"
 fi

@@ -1,4 +1,4 @@
-/* iclass.c - instruction classes of x86-64 code with capstone.
+/* iclass.c - instruction classes of x86 code (64-, 32- and 16-bit) with capstone.
  *
  * The rule, applied to each instruction in this order.  An instruction
  * counts in every class whose row matches; "other" only when none does.
@@ -313,8 +313,8 @@ static void classify(const cs_insn *in, uint16_t out[LSD_IC_MAX])
 		out[LSD_IC_OTHER]++;
 }
 
-int lsd_iclass_count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code, size_t len,
-		     uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX])
+int lsd_iclass_count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
+		     size_t len, uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX])
 {
 	const uint8_t *p = code;
 	size_t left = len;

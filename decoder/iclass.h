@@ -1,4 +1,5 @@
-/* iclass.h - instruction classes with capstone, once per static block. */
+/* iclass.h - instruction classes with capstone, once per static block,
+ * in the block's execution mode. */
 #ifndef LSD_ICLASS_H
 #define LSD_ICLASS_H
 
@@ -31,12 +32,13 @@ struct lsd_iclass_ctx;
 int lsd_iclass_open(struct lsd_iclass_ctx **pc);
 void lsd_iclass_close(struct lsd_iclass_ctx *c);
 /* Adds the class counts of the ninsn instructions at code (runtime address
- * ip, len bytes available, execution mode mode) to out[LSD_IC_MAX].  An instruction counts in
- * every class it belongs to that the table in iclass.c gives (a load that
- * is also integer ALU counts as both); LSD_IC_OTHER only when no other.
+ * ip, len bytes available, execution mode mode) to out[LSD_IC_MAX].  An
+ * instruction counts in every class it belongs to that the table in
+ * iclass.c gives (a load that is also integer ALU counts as both);
+ * LSD_IC_OTHER only when no other.
  * Returns the number of instructions classified, or -LS_EDECODE if the
  * bytes do not disassemble, -LS_EINVAL for a bad argument or mode. */
-int lsd_iclass_count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code, size_t len,
-		     uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX]);
+int lsd_iclass_count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
+		     size_t len, uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX]);
 
 #endif

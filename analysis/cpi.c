@@ -20,7 +20,7 @@ static const struct lsa_cfg_block *blk(const struct lsa_cpi *p, uint32_t id)
 static int build_insns(struct lsa_cpi *p, const struct lsd_image *img)
 {
 	size_t nb = lsa_cfg_nblocks(p->cfg), total = 0, id;
-	csh cs;
+	csh cs[LSD_MODE_MAX] = { 0 };	/* one per execution mode */
 	cs_insn *ci = NULL;
 	uint8_t *code = NULL;
 	size_t capcode = 0;
@@ -42,12 +42,14 @@ static int build_insns(struct lsa_cpi *p, const struct lsd_image *img)
 	if (!p->insns || !p->order)
 		return -LS_ENOMEM;
 	p->ninsns = total;
-	if ((err = lsd_cs_open(&cs, 0)) < 0)
-		return err;
-	ci = cs_malloc(cs);
+	for (id = 0; id < LSD_MODE_MAX && !err; id++)
+		err = lsd_cs_open_mode(&cs[id], 0, (int)id);
+	ci = err ? NULL : cs_malloc(cs[LSD_MODE_64]);
 	if (!ci) {
-		cs_close(&cs);
-		return -LS_ENOMEM;
+		for (id = 0; id < LSD_MODE_MAX; id++)
+			if (cs[id])
+				cs_close(&cs[id]);
+		return err ? err : -LS_ENOMEM;
 	}
 	for (id = 0; id < nb && !err; id++) {
 		const struct lsa_cfg_block *b = blk(p, (uint32_t)id);
@@ -80,11 +82,13 @@ static int build_insns(struct lsa_cpi *p, const struct lsd_image *img)
 			struct lsa_cpi_insn *in = &p->insns[p->first[id] + k];
 			uint64_t at = a;
 
-			if (len && cs_disasm_iter(cs, &c, &len, &a, ci))
+			if (len && sb->mode < LSD_MODE_MAX &&
+			    cs_disasm_iter(cs[sb->mode], &c, &len, &a, ci))
 				in->len = (uint8_t)ci->size;
 			else
 				in->len = 1, a++;
 			in->block = (uint32_t)id;
+			in->mode = sb->mode;
 			in->module = sb->module;
 			in->addr = at;
 			in->off = sb->mod_off + (at - sb->start);
@@ -95,7 +99,8 @@ static int build_insns(struct lsa_cpi *p, const struct lsd_image *img)
 	}
 	free(code);
 	cs_free(ci, 1);
-	cs_close(&cs);
+	for (id = 0; id < LSD_MODE_MAX; id++)
+		cs_close(&cs[id]);
 	return err;
 }
 

@@ -96,6 +96,7 @@ struct lsa_cpi_insn {
 	uint64_t off;		/* file offset in the module */
 	uint64_t addr;		/* runtime address in the trace */
 	uint8_t len;		/* bytes */
+	uint8_t mode;		/* enum lsd_mode, its block's */
 	uint64_t execs;		/* executions (its block's) */
 	double samples;		/* after attribution (split: fractional) */
 	uint64_t cost;		/* weighted: cycles or ns */

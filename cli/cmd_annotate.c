@@ -142,7 +142,7 @@ struct lagg {
 
 struct ann {
 	struct cli_cpi c;
-	csh cs;
+	csh cs[LSD_MODE_MAX];	/* one per execution mode */
 	int json, first_insn;
 	FILE *out;
 	struct src src;
@@ -252,7 +252,8 @@ static void disasm(struct ann *a, const struct lsa_cpi_insn *in, uint64_t vaddr,
 	int got = lsd_image_read(&a->c.cc.img, code, in->len, in->addr);
 
 	snprintf(buf, len, "(bad)");
-	if (got <= 0 || cs_disasm(a->cs, code, (size_t)got, vaddr, 1, &ci) != 1)
+	if (got <= 0 || in->mode >= LSD_MODE_MAX ||
+	    cs_disasm(a->cs[in->mode], code, (size_t)got, vaddr, 1, &ci) != 1)
 		return;
 	snprintf(buf, len, "%.31s%s%.159s", ci->mnemonic, ci->op_str[0] ? " " : "",
 		 ci->op_str);
@@ -434,10 +435,14 @@ int cmd_annotate(int argc, char **argv)
 	 * source line, as callgrind_annotate shows them. */
 	a.nosamp = !a.c.st.samples;
 	/* AT&T, as objdump and OptiWISE's figures print it. */
-	if (lsd_cs_open(&a.cs, LSD_CS_ATT) < 0) {
-		cli_error("cannot start the disassembler");
-		cli_cpi_close(&a.c);
-		return 1;
+	for (i = 0; i < LSD_MODE_MAX; i++) {
+		if (lsd_cs_open_mode(&a.cs[i], LSD_CS_ATT, (int)i) < 0) {
+			cli_error("cannot start the disassembler");
+			while (i--)
+				cs_close(&a.cs[i]);
+			cli_cpi_close(&a.c);
+			return 1;
+		}
 	}
 	a.unit = lsa_cpi_unit_name(a.c.st.unit);
 	nf = lsa_cfg_nfuncs(a.c.cc.cfg);
@@ -517,7 +522,8 @@ out:
 	free(a.lines);
 	free(a.blocks);
 	src_release(&a.src);
-	cs_close(&a.cs);
+	for (i = 0; i < LSD_MODE_MAX; i++)
+		cs_close(&a.cs[i]);
 	cli_cpi_close(&a.c);
 	return status;
 }

@@ -80,7 +80,7 @@ struct dump {
 	struct lsd_symbols *syms;
 	const char *debug_dir;	/* --debug-dir, or NULL */
 	struct lsd_decoder *dec;	/* --insn: the code bytes of each process */
-	csh cs;
+	csh cs[LSD_MODE_MAX];	/* --insn: one per execution mode */
 	int have_cs;
 	uint8_t *code;		/* --insn: bytes of one static block */
 	size_t codecap;
@@ -123,11 +123,11 @@ static int print_insns(struct dump *d, const struct lsd_sblock *sb)
 		d->codecap = len;
 	}
 	got = lsd_sblock_code(d->dec, sb->pid, sb->start, d->code, len);
-	if (got <= 0 || !d->have_cs) {
+	if (got <= 0 || !d->have_cs || sb->mode >= LSD_MODE_MAX) {
 		fprintf(d->out, "    %016" PRIx64 "  (no code)\n", sb->start);
 		return 0;
 	}
-	n = cs_disasm(d->cs, d->code, (size_t)got, sb->start, sb->ninsn, &insn);
+	n = cs_disasm(d->cs[sb->mode], d->code, (size_t)got, sb->start, sb->ninsn, &insn);
 	for (i = 0; i < n; i++) {
 		char bytes[3 * 16 + 1] = "";
 		uint16_t k;
@@ -175,9 +175,14 @@ static int on_loss(void *arg, size_t stream, const struct lsd_loss *l)
 	(void)stream;
 	if (d->skip)
 		return 0;
+	/* ptxed's "[offset, ip: error: message]", in our words. */
 	fprintf(d->out, "%-7" PRIu32 " loss at offset %" PRIu64 ": %" PRIu64
-		" bytes, %" PRIu64 " instructions (%s)\n", d->tid, l->offset,
+		" bytes, %" PRIu64 " instructions (%s), ip ", d->tid, l->offset,
 		l->bytes, l->insns, pt_errstr((enum pt_error_code)e));
+	if (l->ip)
+		fprintf(d->out, "%016" PRIx64 "\n", l->ip);
+	else
+		fprintf(d->out, "-\n");
 	return 0;
 }
 
@@ -244,8 +249,10 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 		d->syms = NULL;	/* addresses without names */
 	if (d->mode == MODE_INSN) {
 		d->dec = dec;
-		if (lsd_cs_open(&d->cs, 0) == 0)
-			d->have_cs = 1;
+		d->have_cs = 1;
+		for (i = 0; i < LSD_MODE_MAX; i++)
+			if (lsd_cs_open_mode(&d->cs[i], 0, (int)i) < 0)
+				d->have_cs = 0;
 	}
 	for (i = 0; i < lsb_reader_nstreams(d->r); i++) {
 		const struct lsb_stream *s = lsb_reader_stream(d->r, i);
@@ -268,8 +275,9 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 	}
 	err = 0;
 fail:
-	if (d->have_cs)
-		cs_close(&d->cs);
+	for (i = 0; d->mode == MODE_INSN && i < LSD_MODE_MAX; i++)
+		if (d->cs[i])
+			cs_close(&d->cs[i]);
 	free(d->code);
 	lsd_symbols_close(d->syms);
 	lsd_close(dec);

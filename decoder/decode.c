@@ -228,7 +228,8 @@ static int end_pend(struct lsd_run *r, int exit, uint64_t next)
 	return err;
 }
 
-static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error);
+static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error,
+		       uint64_t ip);
 
 /* Hands out the pending block, control having gone on to next, on the
  * hot path (deliver() without the tail).  The batch slot is written field
@@ -317,10 +318,20 @@ static int push_shape(struct lsd_run *r, const struct lsd_dcent *c, uint64_t sta
 	return 0;
 }
 
-/* The cached shape [start .. last], split now if it is new.  Returns it,
- * or NULL with *err set (-LS_EDECODE: its code is unreadable). */
+/* Our execution mode of libipt's: unknown is taken for 64-bit. */
+static uint8_t mode_of(int ptem)
+{
+	return ptem == ptem_32bit ? LSD_MODE_32 : ptem == ptem_16bit ? LSD_MODE_16
+		: LSD_MODE_64;
+}
+
+/* The cached shape [start .. last] of libipt execution mode ptem, split
+ * now if it is new.  Returns it, or NULL with *err set (-LS_EDECODE: its
+ * code is unreadable).  A shape is known by its addresses alone: code run
+ * in two modes at one address keeps the first mode's split. */
 static const struct lsd_dcent *shape_of(struct lsd_decoder *d, uint64_t start,
-					uint64_t last, uint32_t ninsn, int *err)
+					uint64_t last, uint32_t ninsn, int ptem,
+					int *err)
 {
 	const struct lsd_dcent *c = lsd_split_hit(d, start, last);
 	struct lsd_sblock *const *ids;
@@ -328,7 +339,9 @@ static const struct lsd_dcent *shape_of(struct lsd_decoder *d, uint64_t start,
 
 	if (c)
 		return c;
+	d->mode = mode_of(ptem);
 	n = lsd_split(d, start, last, ninsn, &ids, NULL);
+	d->mode = LSD_MODE_64;
 	/* lsd_split() leaves the shape in the cache. */
 	if (n > 0 && (c = lsd_split_hit(d, start, last)) != NULL)
 		return c;
@@ -345,7 +358,7 @@ static int flush_held(struct lsd_run *r)
 	if (!r->held)
 		return 0;
 	r->held = 0;
-	c = shape_of(r->d, r->held_start, r->held_last, r->held_ninsn, &err);
+	c = shape_of(r->d, r->held_start, r->held_last, r->held_ninsn, r->held_mode, &err);
 	return c ? push_shape(r, c, r->held_start, r->held_last) : err;
 }
 
@@ -363,8 +376,9 @@ static __attribute__((noinline)) int on_block_slow(struct lsd_run *r,
 		const struct lsd_dcent *c;
 		int n = 0;
 
-		c = shape_of(d, r->held_start, r->held_last, r->held_ninsn, &n);
+		c = shape_of(d, r->held_start, r->held_last, r->held_ninsn, r->held_mode, &n);
 		if (c && c->kind == LSD_K_OTHER && b->ip == r->held_last + c->nextoff &&
+		    b->mode == r->held_mode &&
 		    !lsd_addrset_has(&d->sp->heads, b->ip)) {
 			r->held_last = b->end_ip;
 			r->held_ninsn += b->ninsn;
@@ -374,7 +388,7 @@ static __attribute__((noinline)) int on_block_slow(struct lsd_run *r,
 		if (c)
 			n = push_shape(r, c, r->held_start, r->held_last);
 		else if (n == -LS_EDECODE)	/* its code is unreadable: a loss */
-			n = report_loss(r, 0, 0, -pte_bad_insn);
+			n = report_loss(r, 0, 0, -pte_bad_insn, 0);
 		if (n < 0 || r->cbret)
 			return n < 0 ? n : r->cbret;
 	}
@@ -382,6 +396,7 @@ static __attribute__((noinline)) int on_block_slow(struct lsd_run *r,
 	r->held_start = b->ip;
 	r->held_last = b->end_ip;
 	r->held_ninsn = b->ninsn;
+	r->held_mode = (uint8_t)b->mode;
 	lsd_split_prefetch(r->d, b->ip);
 	return 0;
 }
@@ -413,12 +428,46 @@ static inline int on_block(struct lsd_run *r, const struct pt_block *b)
 	r->held_start = b->ip;
 	r->held_last = b->end_ip;
 	r->held_ninsn = b->ninsn;
+	r->held_mode = (uint8_t)b->mode;
 	lsd_split_prefetch(r->d, b->ip);
 	return 0;
 }
 
 static int follow(struct lsd_run *r, uint64_t tsc, int running);
 static int tell_thread(struct lsd_run *r);
+
+/* The offset of the last OVF packet in [from, to) of buf, or to if none:
+ * libipt reports an overflow once it has read the FUP after it, and a
+ * loss belongs at the packet that says so.  The span is a PSB period. */
+static uint64_t ovf_offset(const uint8_t *buf, size_t len, uint64_t from, uint64_t to)
+{
+	struct pt_config cfg;
+	struct pt_packet_decoder *pd;
+	struct pt_packet p;
+	uint64_t off = from, at = to;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + len;
+	pd = pt_pkt_alloc_decoder(&cfg);
+	if (!pd)
+		return to;
+	if (pt_pkt_sync_set(pd, from) >= 0) {
+		while (pt_pkt_get_offset(pd, &off) >= 0 && off < to &&
+		       pt_pkt_next(pd, &p, sizeof(p)) >= 0)
+			if (p.type == ppt_ovf)
+				at = off;
+	}
+	pt_pkt_free_decoder(pd);
+	return at;
+}
+
+/* The last instruction decoded: the held block's, else the pending
+ * block's (0 if neither: nothing decoded since the last gap). */
+static uint64_t last_ip(const struct lsd_run *r)
+{
+	return r->held ? r->held_last : r->pend ? r->pend->last : 0;
+}
 
 static int on_event(struct lsd_run *r, const struct pt_event *ev)
 {
@@ -456,8 +505,16 @@ static int on_event(struct lsd_run *r, const struct pt_event *ev)
 		r->st->async++;
 		return end_pend(r, LSD_EXIT_ASYNC, ev->variant.async_branch.to);
 	case ptev_overflow: {
-		struct lsd_loss l = { r->chunk_off, 0, 0, -pte_overflow };
-		int err = end_pend(r, LSD_EXIT_GAP, 0);
+		struct lsd_loss l = { r->chunk_off, 0, 0, -pte_overflow, last_ip(r) };
+		uint64_t at = 0, sync = 0;
+		int err;
+
+		/* At the OVF packet, not at the chunk's start. */
+		if (r->dec && pt_blk_get_offset(r->dec, &at) >= 0) {
+			pt_blk_get_sync_offset(r->dec, &sync);
+			l.offset += ovf_offset(r->buf, r->len, sync, at);
+		}
+		err = end_pend(r, LSD_EXIT_GAP, 0);
 
 		r->st->losses++;
 		if (!err && r->batchfn)
@@ -569,11 +626,15 @@ static int follow_sync(struct lsd_run *r, int status, int cold)
 	return err || r->paused ? err : tell_thread(r);
 }
 
-static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error)
+/* A loss of the bytes [at, resync) of the chunk, found by libipt's error;
+ * ip: where it failed, 0 for the last instruction decoded. */
+static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error,
+		       uint64_t ip)
 {
 	struct lsd_loss l;
 	int err;
 
+	l.ip = ip ? ip : last_ip(r);
 	if ((err = tell_thread(r)) != 0)
 		return err;
 	err = flush_held(r);
@@ -616,10 +677,10 @@ static int chunk_start(struct lsd_run *r)
 	st = pt_blk_sync_forward(r->dec);
 	if (st < 0 && st != -pte_eos) {
 		/* No PSB at all: the whole chunk is lost. */
-		err = report_loss(r, 0, r->len, st);
+		err = report_loss(r, 0, r->len, st, 0);
 	} else if (st >= 0 && pt_blk_get_sync_offset(r->dec, &sync) >= 0 && sync) {
 		/* bytes before the first PSB */
-		err = report_loss(r, 0, sync, -pte_nosync);
+		err = report_loss(r, 0, sync, -pte_nosync, 0);
 	}
 	if (!err && st >= 0)
 		err = follow_sync(r, st, !r->told);
@@ -688,7 +749,7 @@ static __attribute__((noinline)) int chunk_go(struct lsd_run *r)
 		if ((err = on_block(r, &b)) != 0) {
 			if (err != -LS_EDECODE)
 				break;
-			err = report_loss(r, 0, 0, -pte_bad_insn);
+			err = report_loss(r, 0, 0, -pte_bad_insn, 0);
 			if (err)
 				break;
 		}
@@ -696,13 +757,16 @@ static __attribute__((noinline)) int chunk_go(struct lsd_run *r)
 			break;
 		if (st < 0) {
 			uint64_t at = 0, resync = r->len;
+			int error = st;	/* libipt's, before the resync's */
 
 			pt_blk_get_offset(dec, &at);
 			st = pt_blk_sync_forward(dec);
 			if (st >= 0)
 				pt_blk_get_sync_offset(dec, &resync);
-			err = report_loss(r, at, resync, st >= 0 || st == -pte_eos ?
-					  -pte_bad_query : st);
+			/* ptxed's IP: the failing block's last instruction,
+			 * or where it was to start. */
+			err = report_loss(r, at, resync, error,
+					  b.ninsn ? b.end_ip : b.ip);
 			if (!err && st >= 0)
 				err = follow_sync(r, st, 1);
 			if (r->paused)
@@ -759,7 +823,7 @@ static int chunk_end(struct lsd_run *r)
 	int err = flush_held(r);
 
 	if (err == -LS_EDECODE)
-		err = report_loss(r, 0, 0, -pte_bad_insn);
+		err = report_loss(r, 0, 0, -pte_bad_insn, 0);
 	if (!err && r->stop_ip && r->tailing) {
 		/* What was held back from X on, the pending block
 		 * included, belongs to chunk c+1. */
@@ -813,7 +877,7 @@ static int run_go(struct lsd_run *r)
 			r->in_chunk = 1;
 			if (r->clen < 0) {
 				/* An unreadable chunk: a gap of its size. */
-				err = report_loss(r, 0, ch->raw_size, -pte_internal);
+				err = report_loss(r, 0, ch->raw_size, -pte_internal, 0);
 			} else {
 				r->st->pt_bytes += (uint64_t)r->clen;
 				err = chunk_begin(r);

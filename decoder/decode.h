@@ -51,6 +51,13 @@ enum lsd_exit {
 	LSD_EXIT_MAX
 };
 
+/* Execution modes, as libipt reports them per block (MODE.Exec): the
+ * code of a static block is disassembled in its mode.  64-bit is 0, so
+ * that a zeroed block is 64-bit code. */
+enum lsd_mode {
+	LSD_MODE_64 = 0, LSD_MODE_32, LSD_MODE_16, LSD_MODE_MAX
+};
+
 /* Instruction classes, counted per static block with capstone. */
 enum lsd_iclass {
 	LSD_IC_LOAD = 0, LSD_IC_STORE, LSD_IC_BRANCH, LSD_IC_CALL, LSD_IC_RET,
@@ -68,6 +75,7 @@ struct lsd_sblock {
 	uint64_t mod_off;	/* start as an offset in the module's file */
 	uint16_t iclass[LSD_IC_MAX];	/* filled when classes are asked for */
 	uint8_t last_kind;	/* how the last instruction leaves (decoder's own) */
+	uint8_t mode;		/* enum lsd_mode: the code's execution mode */
 	uint32_t pid;		/* the process whose code it is */
 };
 
@@ -80,12 +88,17 @@ struct lsd_block {
 				 * resumes (the FUP), or the async branch's target */
 };
 
-/* A span of trace that could not be decoded. */
+/* A span of trace that could not be decoded, as ptxed reports it: the
+ * stream offset of the packet libipt's decoder was at (pt_blk_get_offset()
+ * when the error or the overflow came), libipt's own error, the last IP. */
 struct lsd_loss {
 	uint64_t offset;	/* in the stream, where the error was found */
 	uint64_t bytes;		/* PT bytes skipped to the next PSB */
 	uint64_t insns;		/* instructions known lost (0 if unknown) */
-	int error;		/* libipt error code (negative pte_*) */
+	int error;		/* libipt's error code (negative pte_*), the one
+				 * that stopped decoding, not the resync's */
+	uint64_t ip;		/* the last instruction decoded before it (0 if
+				 * none in this chunk) */
 };
 
 struct lsd_stream_stats {

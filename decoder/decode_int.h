@@ -180,7 +180,11 @@ struct lsd_decoder {
 	struct lsd_block *pre;
 	uint32_t *partn;		/* parallel to parts: instructions of each */
 	size_t nparts, capparts;
-	csh cs;
+	/* Capstone per execution mode, and the mode of the block being
+	 * split (64-bit but while lsd_split() runs for a libipt block of
+	 * another mode: the fast path decodes 64-bit code only). */
+	csh cs[LSD_MODE_MAX];
+	uint8_t mode;
 	struct lsd_iclass_ctx *ic;
 	struct lsd_hmod *hmods;		/* per bundle module */
 	size_t nhmods;

@@ -102,7 +102,7 @@ static int sweep_section(csh cs, const uint8_t *data, size_t len, uint64_t addr,
  * version, capstone version, build-id or CRC do not match is ignored, and
  * rewritten after a new sweep; failures only cost a sweep. */
 #define EC_MAGIC "LSENTRS\n"
-#define EC_VERSION 1u
+#define EC_VERSION 2u	/* 2: 32-bit modules swept as 32-bit code */
 #define EC_HEAD (8 + 4 + 4 + 4 + 64 + 8)
 
 static int ec_path(const uint8_t *bid, size_t n, char *path, size_t len)
@@ -287,11 +287,15 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
 	GElf_Shdr sh;
 	csh cs;
 	int err = 0, cached;
+	const char *raw;
+	size_t rawlen = 0;
 
 	if (!t || !elf || !modname)
 		return -LS_EINVAL;
 	cached = ec_load(build_id, build_id_len, &l);
-	if (!cached && lsd_cs_open(&cs, 0) < 0) {
+	raw = elf_rawfile(elf, &rawlen);
+	if (!cached && lsd_cs_open_mode(&cs, 0, lsd_cs_elf_mode((const uint8_t *)raw,
+							       raw ? rawlen : 0)) < 0) {
 		free(l.a);
 		return -LS_EUNSUP;
 	}

@@ -109,7 +109,7 @@ static int sweep(csh cs, const uint8_t *data, uint64_t off, uint64_t n,
  * whose magic, version, capstone version, build-id, module size or CRC
  * do not match is ignored, and rewritten after a new sweep. */
 #define HC_MAGIC "LSHEADS\n"
-#define HC_VERSION 1u
+#define HC_VERSION 2u	/* 2: 32-bit modules swept as 32-bit code */
 
 static uint32_t hc_capstone(void)
 {
@@ -312,22 +312,23 @@ static int sweep_range(struct lsd_decoder *d, csh cs, const struct lsd_mapping *
 
 int lsd_heads_static(struct lsd_decoder *d)
 {
-	csh cs;
+	csh cs[LSD_MODE_MAX] = { 0 };
 	size_t i;
 	int err = 0;
 
-	if (lsd_cs_open(&cs, 0) < 0)
-		return -LS_EUNSUP;
+	for (i = 0; i < LSD_MODE_MAX && !err; i++)
+		err = lsd_cs_open_mode(&cs[i], 0, (int)i);
 	elf_version(EV_CURRENT);
 	for (i = 0; i < d->sp->img->nmaps && !err; i++) {
 		const struct lsd_mapping *m = &d->sp->img->maps[i];
 		const struct lsd_module_bytes *mb = &d->sp->img->mods[m->module];
 		Elf *e;
 		Elf_Scn *scn = NULL;
-		int any = 0;
+		int any = 0, mode;
 
 		if (!mb->data)
 			continue;
+		mode = lsd_cs_elf_mode(mb->data, mb->len);
 		e = elf_memory(mb->data, mb->len);
 		if (e && elf_kind(e) == ELF_K_ELF) {
 			GElf_Shdr sh;
@@ -337,7 +338,7 @@ int lsd_heads_static(struct lsd_decoder *d)
 				    !(sh.sh_flags & SHF_EXECINSTR))
 					continue;
 				any = 1;
-				err = sweep_range(d, cs, m, mb, sh.sh_offset,
+				err = sweep_range(d, cs[mode], m, mb, sh.sh_offset,
 						  sh.sh_offset + sh.sh_size);
 			}
 		}
@@ -346,9 +347,11 @@ int lsd_heads_static(struct lsd_decoder *d)
 		/* Raw dumps and ELF files without section headers: the whole
 		 * mapping is code. */
 		if (!any && !err)
-			err = sweep_range(d, cs, m, mb, m->pgoff, UINT64_MAX);
+			err = sweep_range(d, cs[mode], m, mb, m->pgoff, UINT64_MAX);
 	}
-	cs_close(&cs);
+	for (i = 0; i < LSD_MODE_MAX; i++)
+		if (cs[i])
+			cs_close(&cs[i]);
 	for (i = 0; !err && d->r && i < d->nhmods; i++)
 		if (d->hmods[i].dirty)
 			hc_save(&d->hmods[i], lsb_reader_module(d->r, i),

@@ -1,4 +1,4 @@
-/* iclass.c - instruction classes of x86-64 code with capstone.
+/* iclass.c - instruction classes of x86 code (64-, 32- and 16-bit) with capstone.
  *
  * The rule, applied to each instruction in this order.  An instruction
  * counts in every class whose row matches; "other" only when none does.
@@ -42,13 +42,19 @@
 #include "ls_err.h"
 
 struct lsd_iclass_ctx {
-	csh cs;
+	csh cs[LSD_MODE_MAX];	/* one per execution mode */
 	cs_insn *insn;		/* one reusable instruction for cs_disasm_iter */
 };
 
-int lsd_cs_open(csh *cs, unsigned flags)
+int lsd_cs_open_mode(csh *cs, unsigned flags, int mode)
 {
-	if (!cs || cs_open(CS_ARCH_X86, CS_MODE_64, cs) != CS_ERR_OK)
+	static const cs_mode modes[LSD_MODE_MAX] = {
+		[LSD_MODE_64] = CS_MODE_64, [LSD_MODE_32] = CS_MODE_32,
+		[LSD_MODE_16] = CS_MODE_16,
+	};
+
+	if (!cs || mode < 0 || mode >= LSD_MODE_MAX ||
+	    cs_open(CS_ARCH_X86, modes[mode], cs) != CS_ERR_OK)
 		return -LS_EUNSUP;
 	if (((flags & LSD_CS_DETAIL) &&
 	     cs_option(*cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) ||
@@ -58,6 +64,21 @@ int lsd_cs_open(csh *cs, unsigned flags)
 		return -LS_EUNSUP;
 	}
 	return 0;
+}
+
+int lsd_cs_elf_mode(const uint8_t *file, size_t len)
+{
+	/* e_ident[EI_CLASS] is 1 (ELFCLASS32), e_machine (offset 18,
+	 * little-endian) 3 (EM_386). */
+	if (file && len >= 20 && !memcmp(file, "\177ELF", 4) && file[4] == 1 &&
+	    file[18] == 3 && file[19] == 0)
+		return LSD_MODE_32;
+	return LSD_MODE_64;
+}
+
+int lsd_cs_open(csh *cs, unsigned flags)
+{
+	return lsd_cs_open_mode(cs, flags, LSD_MODE_64);
 }
 
 int lsd_iclass_open(struct lsd_iclass_ctx **pc)
@@ -70,14 +91,15 @@ int lsd_iclass_open(struct lsd_iclass_ctx **pc)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -LS_ENOMEM;
-	if (lsd_cs_open(&c->cs, LSD_CS_DETAIL) < 0) {
-		free(c);
-		return -LS_EUNSUP;
+	for (int m = 0; m < LSD_MODE_MAX; m++) {
+		if (lsd_cs_open_mode(&c->cs[m], LSD_CS_DETAIL, m) < 0) {
+			lsd_iclass_close(c);
+			return -LS_EUNSUP;
+		}
 	}
-	c->insn = cs_malloc(c->cs);
+	c->insn = cs_malloc(c->cs[LSD_MODE_64]);
 	if (!c->insn) {
-		cs_close(&c->cs);
-		free(c);
+		lsd_iclass_close(c);
 		return -LS_ENOMEM;
 	}
 	*pc = c;
@@ -88,8 +110,11 @@ void lsd_iclass_close(struct lsd_iclass_ctx *c)
 {
 	if (!c)
 		return;
-	cs_free(c->insn, 1);
-	cs_close(&c->cs);
+	if (c->insn)
+		cs_free(c->insn, 1);
+	for (int m = 0; m < LSD_MODE_MAX; m++)
+		if (c->cs[m])
+			cs_close(&c->cs[m]);
 	free(c);
 }
 
@@ -288,18 +313,18 @@ static void classify(const cs_insn *in, uint16_t out[LSD_IC_MAX])
 		out[LSD_IC_OTHER]++;
 }
 
-int lsd_iclass_count(struct lsd_iclass_ctx *c, const uint8_t *code, size_t len,
-		     uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX])
+int lsd_iclass_count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
+		     size_t len, uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX])
 {
 	const uint8_t *p = code;
 	size_t left = len;
 	uint64_t addr = ip;
 	uint32_t n;
 
-	if (!c || (!code && len) || !out)
+	if (!c || (!code && len) || !out || mode < 0 || mode >= LSD_MODE_MAX)
 		return -LS_EINVAL;
 	for (n = 0; n < ninsn; n++) {
-		if (!cs_disasm_iter(c->cs, &p, &left, &addr, c->insn))
+		if (!cs_disasm_iter(c->cs[mode], &p, &left, &addr, c->insn))
 			return -LS_EDECODE;
 		classify(c->insn, out);
 	}

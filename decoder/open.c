@@ -241,8 +241,9 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	d->sp = &d->spaces[0];
 	if ((err = assign_streams(d)) < 0)
 		goto fail;
-	if ((err = lsd_cs_open(&d->cs, LSD_CS_DETAIL)) < 0)
-		goto fail;
+	for (i = 0; i < LSD_MODE_MAX; i++)
+		if ((err = lsd_cs_open_mode(&d->cs[i], LSD_CS_DETAIL, (int)i)) < 0)
+			goto fail;
 	if (d->o.iclasses && (err = lsd_iclass_open(&d->ic)) < 0)
 		goto fail;
 	/* The heads, before any block is split: from the code, then from
@@ -297,8 +298,9 @@ void lsd_close(struct lsd_decoder *d)
 	free(d->stream_tid);
 	if (d->ic)
 		lsd_iclass_close(d->ic);
-	if (d->cs)
-		cs_close(&d->cs);
+	for (i = 0; i < LSD_MODE_MAX; i++)
+		if (d->cs[i])
+			cs_close(&d->cs[i]);
 	if (d->imgs)
 		lsd_image_release_all(d->imgs, d->nimgs);
 	free(d->cbuf.p[0]);

@@ -40,6 +40,7 @@ struct lsd_run {
 	int held;
 	uint64_t held_start, held_last;
 	uint32_t held_ninsn;
+	uint8_t held_mode;	/* its libipt execution mode (enum pt_exec_mode) */
 	/* The thread the blocks belong to, as told to the thread callback
 	 * (told: it has been), and a per-CPU stream's switch events. */
 	uint32_t pid, tid;

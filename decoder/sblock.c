@@ -192,8 +192,9 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		sb->mod_off = off;
 	}
 	if (d->ic)
-		lsd_iclass_count(d->ic, code, codelen, start, ninsn, sb->iclass);
+		lsd_iclass_count(d->ic, d->mode, code, codelen, start, ninsn, sb->iclass);
 	sb->last_kind = (uint8_t)kind;
+	sb->mode = d->mode;
 	sp->idx[h] = (uint32_t)t->n + 1;
 	sp->nidx++;
 	*id = (uint32_t)t->n++;
@@ -288,10 +289,10 @@ static int split_one(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn,
 	uint32_t id;
 	int err;
 
-	if (e->last - e->start >= n || !cs_disasm_iter(d->cs, &p, &len, &a, in))
+	if (e->last - e->start >= n || !cs_disasm_iter(d->cs[d->mode], &p, &len, &a, in))
 		return -LS_EDECODE;
 	e->next = a;
-	e->kind = (uint8_t)insn_kind(d->cs, in);
+	e->kind = (uint8_t)insn_kind(d->cs[d->mode], in);
 	err = sblock_get(d, e->start, e->last, a, ninsn, (enum lsd_kind)e->kind,
 			 code, (size_t)(a - e->start), &id);
 	if (err < 0 || (err = parts_push(d, e->first, id)) < 0)
@@ -322,7 +323,7 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 			return -LS_ENOMEM;
 	}
 	n = lsd_image_read(d->sp->img, code, span, e->start);
-	in = cs_malloc(d->cs);
+	in = cs_malloc(d->cs[d->mode]);
 	if (n <= 0 || !in) {
 		err = n <= 0 ? -LS_EDECODE : -LS_ENOMEM;
 		goto out;
@@ -339,7 +340,7 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 		uint64_t here = a;
 		int last = i + 1 == ninsn;
 
-		if (!cs_disasm_iter(d->cs, &p, &len, &a, in)) {
+		if (!cs_disasm_iter(d->cs[d->mode], &p, &len, &a, in)) {
 			err = -LS_EDECODE;
 			goto out;
 		}
@@ -350,13 +351,13 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 		}
 		if (last) {
 			e->next = a;
-			e->kind = (uint8_t)insn_kind(d->cs, in);
+			e->kind = (uint8_t)insn_kind(d->cs[d->mode], in);
 		}
 		if (!last && !lsd_addrset_has(&d->sp->heads, a))
 			continue;
 		/* [pstart, here] is a static block: the dynamic block ends
 		 * here, or a head follows. */
-		err = sblock_get(d, pstart, here, a, pn, insn_kind(d->cs, in),
+		err = sblock_get(d, pstart, here, a, pn, insn_kind(d->cs[d->mode], in),
 				 code + (pstart - e->start), (size_t)(a - pstart), &id);
 		if (err < 0 || (err = parts_push(d, e->first, id)) < 0)
 			goto out;
@@ -541,16 +542,16 @@ int lsd_insn_branch(struct lsd_decoder *d, uint64_t ip, enum lsd_kind *kind,
 	const uint8_t *p = code;
 	size_t len;
 	uint64_t a = ip;
-	cs_insn *in = cs_malloc(d->cs);
+	cs_insn *in = cs_malloc(d->cs[d->mode]);
 	int n = lsd_image_read(d->sp->img, code, sizeof(code), ip), err;
 
 	if (!in)
 		return -LS_ENOMEM;
 	len = n > 0 ? (size_t)n : 0;
-	if (!len || !cs_disasm_iter(d->cs, &p, &len, &a, in)) {
+	if (!len || !cs_disasm_iter(d->cs[d->mode], &p, &len, &a, in)) {
 		err = -LS_EDECODE;
 	} else {
-		*kind = insn_kind(d->cs, in);
+		*kind = insn_kind(d->cs[d->mode], in);
 		*target = insn_target(in, *kind);
 		err = (int)(a - ip);
 	}
@@ -572,10 +573,10 @@ static int walk(struct lsd_decoder *d, cs_insn *in, const uint8_t *code,
 	for (*ninsn = 0;; ) {
 		uint64_t here = a;
 
-		if (!cs_disasm_iter(d->cs, &p, &len, &a, in))
+		if (!cs_disasm_iter(d->cs[d->mode], &p, &len, &a, in))
 			return len < 16 ? 1 : -LS_EDECODE;
 		++*ninsn;
-		*kind = insn_kind(d->cs, in);
+		*kind = insn_kind(d->cs[d->mode], in);
 		if (*kind != LSD_K_OTHER || lsd_addrset_has(&d->sp->heads, a)) {
 			*last = here;
 			*end = a;
@@ -590,7 +591,7 @@ int lsd_sblock_walk(struct lsd_decoder *d, uint64_t start, uint32_t *id,
 {
 	size_t cap = 4096;
 	uint8_t *code = NULL;
-	cs_insn *in = cs_malloc(d->cs);
+	cs_insn *in = cs_malloc(d->cs[d->mode]);
 	uint64_t last = 0, end = 0;
 	uint32_t ninsn = 0;
 	enum lsd_kind kind = LSD_K_OTHER;

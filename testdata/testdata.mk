@@ -53,3 +53,16 @@ $(BUILD)/testdata/deps/%: testdata/deps/%.c
 	$(CC) -O0 -g -o $@ $<
 
 testdata: $(TD_DEPS_BIN)
+
+# 32-bit code (t0540): static, no libc, so that the whole program is its
+# own code (gcc -m32 needs Debian's gcc-multilib, in the Makefile's
+# DEB_DEPS).
+TD_M32_SRC := $(wildcard testdata/m32/*.c)
+TD_M32_BIN := $(TD_M32_SRC:testdata/m32/%.c=$(BUILD)/testdata/m32/%)
+
+$(BUILD)/testdata/m32/%: testdata/m32/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -m32 $(TD_CFLAGS) -static -nostdlib -fno-pie -no-pie \
+		-fno-asynchronous-unwind-tables -o $@ $<
+
+testdata: $(TD_M32_BIN)

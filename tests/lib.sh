@@ -91,3 +91,21 @@ t_need_recorder() {
 		exit 0
 	fi
 }
+
+# t_m32 NAME [pt32rec options]: NAME.lsc in the cwd, testdata/m32/loop32's
+# trace written by pt32rec (its stdout in NAME.rec) and imported as a raw
+# capture (t0540-t0543).  Returns 2 where the program is not built (gcc
+# -m32 needs gcc-multilib), 1 where pt32rec or import fails.
+T_M32=$TESTDATA/m32/loop32
+t_m32() {
+	name=$1
+	shift
+	[ -x "$T_M32" ] || return 2
+	"$BUILD/tests/pt32rec" "$@" "$name.pt" "$T_M32" >"$name.rec" &&
+		"$LOOPSCOPE" import -q --raw-pt "$name.pt" --cpu 6/78 --elf "$T_M32" -o "$name.lsc"
+}
+# t_skip_m32: the test's one counted skip line where t_m32 returned 2.
+t_skip_m32() {
+	echo "ok 1 # SKIP no $T_M32 (gcc -m32 needs gcc-multilib: make deps)"
+	exit 0
+}

@@ -14,6 +14,7 @@
 #define LSC_OP_PGD	0x01
 #define LSC_OP_FUP	0x1d
 #define LSC_MODE_EXEC_64 0x01	/* leaf 000b, CS.L=1, CS.D=0 */
+#define LSC_MODE_EXEC_32 0x02	/* leaf 000b, CS.L=0, CS.D=1 */
 
 void lsc_ptenc_init(struct lsc_ptenc *e, uint8_t *buf, size_t cap)
 {
@@ -28,6 +29,7 @@ void lsc_ptenc_init(struct lsc_ptenc *e, uint8_t *buf, size_t cap)
 	e->have_ip = 0;
 	e->enabled = 0;
 	e->retcomp = 1;
+	e->csd = 0;
 	e->buf = buf;
 	e->len = 0;
 	e->cap = cap;
@@ -131,7 +133,7 @@ static int lsc_ptenc_mode_exec(struct lsc_ptenc *e)
 	if (lsc_ptenc_room(e) < 0)
 		return LSC_PTENC_ENOSPC;
 	lsc_ptenc_put(e, LSC_OP_MODE, 1);
-	lsc_ptenc_put(e, LSC_MODE_EXEC_64, 1);
+	lsc_ptenc_put(e, e->csd ? LSC_MODE_EXEC_32 : LSC_MODE_EXEC_64, 1);
 	return 0;
 }
 

@@ -49,6 +49,11 @@ struct lsc_ptenc {
 	 * reach back before a PSB or a context switch.
 	 */
 	uint32_t retcomp;
+	/* MODE.Exec says 32-bit code (CS.D=1, CS.L=0) instead of 64-bit;
+	 * cleared by init.  For test streams of 32-bit programs
+	 * (tests/tools/pt32rec.c): the tool itself traces 64-bit code only.
+	 */
+	uint32_t csd;
 
 	uint8_t *buf;		/* bytes of the current chunk */
 	size_t len;
@@ -69,7 +74,8 @@ int lsc_ptenc_ipc(const struct lsc_ptenc *e, uint64_t ip);
 /* Packets with an IP payload, compressed against the last IP. */
 int lsc_ptenc_tip(struct lsc_ptenc *e, uint64_t ip);
 int lsc_ptenc_fup(struct lsc_ptenc *e, uint64_t ip);
-/* MODE.Exec (64-bit) + TIP.PGE(ip): tracing (re)starts at ip. */
+/* MODE.Exec (64-bit, or 32-bit with csd) + TIP.PGE(ip): tracing (re)starts
+ * at ip. */
 int lsc_ptenc_pge(struct lsc_ptenc *e, uint64_t ip);
 /* TIP.PGD, IP suppressed: tracing stops at the next far branch. */
 int lsc_ptenc_pgd(struct lsc_ptenc *e);

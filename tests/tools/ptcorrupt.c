@@ -85,16 +85,21 @@ static int cmd_chunks(struct lsb_reader *r)
 		if (read_stream(r, s, &buf, &len, &starts) < 0)
 			return 2;
 		for (i = 0; i < n; i++) {
-			uint64_t stop = 0, decerr = 0, insn;
+			uint64_t stop = 0, decerr = 0, insn, resumes;
+			char f1[24], f2[24];
 
 			if (i + 1 < n)
 				stop = ptoracle_psb_ip(buf + starts[i + 1],
 						  starts[i + 2 > n ? n : i + 2] - starts[i + 1]);
 			insn = ptoracle_chunk(buf + starts[i], starts[i + 1] - starts[i],
 					    img.pt, stop, &decerr);
-			printf("stream %zu id %" PRIu32 " chunk %zu offset %zu size %zu insn %"
-			       PRIu64 " decerr %" PRIu64 "\n", s, lsb_reader_stream(r, s)->id,
-			       i, starts[i], starts[i + 1] - starts[i], insn, decerr);
+			/* "-" where libipt 2.0.5's instruction decoder
+			 * stops early (ptoracle.h). */
+			resumes = ptoracle_resumes(buf + starts[i], starts[i + 1] - starts[i]);
+			printf("stream %zu id %" PRIu32 " chunk %zu offset %zu size %zu insn %s"
+			       " decerr %s\n", s, lsb_reader_stream(r, s)->id, i, starts[i],
+			       starts[i + 1] - starts[i], ptoracle_fmt(f1, insn, resumes),
+			       ptoracle_fmt(f2, decerr, resumes));
 		}
 		free(buf);
 		free(starts);

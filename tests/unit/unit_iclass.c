@@ -107,7 +107,7 @@ int main(void)
 		const struct icase *k = &cases[i];
 
 		memset(out, 0, sizeof(out));
-		ret = lsd_iclass_count(c, k->code, k->len, 0x401000, k->ninsn,
+		ret = lsd_iclass_count(c, LSD_MODE_64, k->code, k->len, 0x401000, k->ninsn,
 				       out);
 		TAP_OK(ret == (int)k->ninsn &&
 		       !memcmp(out, k->want, sizeof(out)), "%s", k->what);
@@ -122,18 +122,58 @@ int main(void)
 
 	/* Counts add up over calls: the block total is the sum. */
 	memset(out, 0, sizeof(out));
-	lsd_iclass_count(c, c_mov_rr, sizeof(c_mov_rr), 0, 1, out);
-	lsd_iclass_count(c, c_add_rmw, sizeof(c_add_rmw), 0, 1, out);
+	lsd_iclass_count(c, LSD_MODE_64, c_mov_rr, sizeof(c_mov_rr), 0, 1, out);
+	lsd_iclass_count(c, LSD_MODE_64, c_add_rmw, sizeof(c_add_rmw), 0, 1, out);
 	TAP_EQ(out[LSD_IC_INT], 2, "counts accumulate into out[]");
 
 	/* 0x06 (push es) is invalid in 64-bit mode. */
 	static const uint8_t bad[] = { 0x06 };
-	TAP_EQ(lsd_iclass_count(c, bad, sizeof(bad), 0, 1, out), -LS_EDECODE,
+	TAP_EQ(lsd_iclass_count(c, LSD_MODE_64, bad, sizeof(bad), 0, 1, out), -LS_EDECODE,
 	       "invalid bytes: -LS_EDECODE");
-	TAP_EQ(lsd_iclass_count(c, c_mov_rr, sizeof(c_mov_rr), 0, 2, out),
+	TAP_EQ(lsd_iclass_count(c, LSD_MODE_64, c_mov_rr, sizeof(c_mov_rr), 0, 2, out),
 	       -LS_EDECODE, "more instructions asked than bytes: -LS_EDECODE");
-	TAP_EQ(lsd_iclass_count(NULL, c_mov_rr, 3, 0, 1, out), -LS_EINVAL,
+	TAP_EQ(lsd_iclass_count(NULL, LSD_MODE_64, c_mov_rr, 3, 0, 1, out), -LS_EINVAL,
 	       "NULL context: -LS_EINVAL");
+	TAP_EQ(lsd_iclass_count(c, LSD_MODE_MAX, c_mov_rr, 3, 0, 1, out), -LS_EINVAL,
+	       "mode out of range: -LS_EINVAL");
+
+	/* 32-bit code (issue 19): 41 89 cb is "inc ecx; mov ebx, ecx" there
+	 * (Intel SDM Vol. 2, INC: 40+rd is not encodable in 64-bit mode,
+	 * where 41 is REX.B and the three bytes one "mov r11d, ecx"); 60 61
+	 * is "pusha; popa", invalid in 64-bit mode.  Classes from the table
+	 * in iclass.c: inc and a register mov are int; pusha stores, popa
+	 * loads. */
+	static const uint8_t inc_mov[] = { 0x41, 0x89, 0xcb };
+	static const uint8_t pusha_popa[] = { 0x60, 0x61 };
+	memset(out, 0, sizeof(out));
+	TAP_EQ(lsd_iclass_count(c, LSD_MODE_32, inc_mov, 3, 0x8049000, 2, out), 2,
+	       "32-bit: 41 89 cb is two instructions");
+	TAP_EQ(out[LSD_IC_INT], 2, "32-bit: inc and mov are int");
+	TAP_EQ(lsd_iclass_count(c, LSD_MODE_64, inc_mov, 3, 0x401000, 2, out),
+	       -LS_EDECODE, "64-bit: 41 89 cb is one instruction");
+	memset(out, 0, sizeof(out));
+	TAP_EQ(lsd_iclass_count(c, LSD_MODE_32, pusha_popa, 2, 0x8049000, 2, out), 2,
+	       "32-bit: pusha; popa");
+	TAP_OK(out[LSD_IC_STORE] == 1 && out[LSD_IC_LOAD] == 1,
+	       "32-bit: pusha stores, popa loads");
+	TAP_EQ(lsd_iclass_count(c, LSD_MODE_64, pusha_popa, 2, 0x401000, 1, out),
+	       -LS_EDECODE, "64-bit: pusha is invalid");
+	/* 16-bit: 40 is "inc ax" there too. */
+	memset(out, 0, sizeof(out));
+	TAP_EQ(lsd_iclass_count(c, LSD_MODE_16, inc_mov, 1, 0, 1, out), 1,
+	       "16-bit: 41 is inc cx");
+
+	/* The mode of a module from its ELF header: e_ident[EI_CLASS] = 1
+	 * and e_machine = 3 (EM_386) make 32-bit code; x86-64 or no ELF,
+	 * 64-bit. */
+	static const uint8_t elf32[20] = { 0x7f, 'E', 'L', 'F', 1, 1, 1, 0,
+		[16] = 2, [18] = 3 };
+	static const uint8_t elf64[20] = { 0x7f, 'E', 'L', 'F', 2, 1, 1, 0,
+		[16] = 2, [18] = 62 };
+	TAP_EQ(lsd_cs_elf_mode(elf32, sizeof(elf32)), LSD_MODE_32, "ELF i386: 32-bit");
+	TAP_EQ(lsd_cs_elf_mode(elf64, sizeof(elf64)), LSD_MODE_64, "ELF x86-64: 64-bit");
+	TAP_EQ(lsd_cs_elf_mode(elf32, 19), LSD_MODE_64, "short header: 64-bit");
+	TAP_EQ(lsd_cs_elf_mode(NULL, 0), LSD_MODE_64, "no bytes (raw dump): 64-bit");
 	lsd_iclass_close(c);
 	lsd_iclass_close(NULL);
 	return TAP_DONE();

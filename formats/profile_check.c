@@ -1,6 +1,7 @@
 /* profile_check.c - numbers of a profile that must agree with each other
  * (see profile_int.h). */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "formats/profile.h"
@@ -84,4 +85,29 @@ out:
 	free(ord);
 	free(sum);
 	return ret;
+}
+
+/* After the end record: the histograms must add up to the lstat rows
+ * (lsp_trips_check()); a contradiction is named with the lstat's line,
+ * as damaged syntax is.  Returns 0, -LS_ECORRUPT, -LS_ENOMEM. */
+int lsp_rd_check_trips(struct lsp_rd *r)
+{
+	const struct lsp_lstat *s;
+	char val[48];
+	size_t i;
+	int err;
+
+	err = lsp_trips_check(r->p, &i);
+	if (err <= 0)
+		return err;
+	if (err == LSP_TRIPS_ORPHAN)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "trip row of a loop without an lstat row", NULL);
+	s = &r->p->lstats[i];
+	r->line = r->lstat_line[i];
+	snprintf(val, sizeof(val), "%" PRIu64, err == LSP_TRIPS_ENTRIES ? s->entries :
+		 s->iterations);
+	return lsp_rd_bad(r, -LS_ECORRUPT, err == LSP_TRIPS_ENTRIES ?
+		   "entries are not the trip-count histogram's plus the overflow entries:" :
+		   "iterations are not the trip-count histogram's sum plus the overflow sum:",
+		   val);
 }

@@ -67,7 +67,7 @@ struct lsp_rd {
 	uint64_t version;	/* of the file */
 	struct lsp_rd_keys keys;
 	size_t nrec;		/* records before the end record */
-	size_t *lstat_line;	/* line of each lstat row, for check_trips() */
+	size_t *lstat_line;	/* line of each lstat row, for lsp_rd_check_trips() */
 	size_t cap_lstat_line;
 };
 
@@ -104,5 +104,9 @@ void lsp_sview_remap(struct lsp_profile *p, const uint32_t *lm);
  * or -LS_ENOMEM. */
 enum { LSP_TRIPS_ORPHAN = 1, LSP_TRIPS_ENTRIES, LSP_TRIPS_ITERATIONS };
 int lsp_trips_check(const struct lsp_profile *p, size_t *bad);
+/* The reader's use of it after the end record: a contradiction named
+ * with the lstat's line, as damaged syntax is.  Returns 0, -LS_ECORRUPT,
+ * -LS_ENOMEM. */
+int lsp_rd_check_trips(struct lsp_rd *r);
 
 #endif

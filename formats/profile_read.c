@@ -438,31 +438,6 @@ static int rd_lstat(struct lsp_rd *r)
 	return lsp_add_lstat(r->p, &s);
 }
 
-/* After the end record: the histograms must add up to the lstat rows
- * (lsp_trips_check()); a contradiction is named with the lstat's line,
- * as damaged syntax is.  Returns 0, -LS_ECORRUPT, -LS_ENOMEM. */
-static int check_trips(struct lsp_rd *r)
-{
-	const struct lsp_lstat *s;
-	char val[48];
-	size_t i;
-	int err;
-
-	err = lsp_trips_check(r->p, &i);
-	if (err <= 0)
-		return err;
-	if (err == LSP_TRIPS_ORPHAN)
-		return lsp_rd_bad(r, -LS_ECORRUPT, "trip row of a loop without an lstat row", NULL);
-	s = &r->p->lstats[i];
-	r->line = r->lstat_line[i];
-	snprintf(val, sizeof(val), "%" PRIu64, err == LSP_TRIPS_ENTRIES ? s->entries :
-		 s->iterations);
-	return lsp_rd_bad(r, -LS_ECORRUPT, err == LSP_TRIPS_ENTRIES ?
-		   "entries are not the trip-count histogram's plus the overflow entries:" :
-		   "iterations are not the trip-count histogram's sum plus the overflow sum:",
-		   val);
-}
-
 static int rd_trip(struct lsp_rd *r)
 {
 	struct lsp_trip t;
@@ -684,7 +659,7 @@ static int rd_line(struct lsp_rd *r, char *s, int *last)
 			return lsp_rd_bad(r, -LS_ETRUNC, "record count does not match: the file "
 				   "lost records; count", r->f[1]);
 		/* Every record is there: now the numbers must agree. */
-		return check_trips(r);
+		return lsp_rd_check_trips(r);
 	}
 	r->nrec++;
 	return t >= LSP_R_SVIEW ? lsp_rd_sview(r, t) : rd_fn[t](r);

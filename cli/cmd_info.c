@@ -320,6 +320,7 @@ struct cpu_threads {
 	 * dropped (the end of a chunk). */
 	uint8_t *seen;
 	size_t nseen, capseen;
+	const struct lsd_decoder *d;	/* whose static blocks they are */
 };
 
 static int ct_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
@@ -356,25 +357,50 @@ static int ct_seen_grow(struct cpu_threads *c, uint32_t id)
 	return 0;
 }
 
+/* Makes c->seen hold every static block id the decoder has made so far:
+ * no block handed out can have a larger one.  Returns 0 or -LS_ENOMEM. */
+static int ct_seen_fit(struct cpu_threads *c)
+{
+	size_t n = lsd_nsblocks(c->d);
+
+	return n > c->capseen ? ct_seen_grow(c, (uint32_t)(n - 1)) : 0;
+}
+
+/* A per-thread stream's blocks: the decoder counts its instructions and
+ * blocks itself (struct lsd_stream_stats), so all that is left per block
+ * is the mark of its static block, a load and a store. */
+static int ct_marks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	struct cpu_threads *c = arg;
+	uint8_t *seen;
+	size_t i;
+
+	(void)stream;
+	if (ct_seen_fit(c))
+		return -LS_ENOMEM;
+	seen = c->seen;
+	for (i = 0; i < n; i++)
+		seen[b[i].sb->id] = 1;
+	return 0;
+}
+
+/* A per-CPU stream's blocks: the marks and the current thread's totals. */
 static int ct_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
 {
 	struct cpu_threads *c = arg;
-	uint8_t *seen = c->seen;
-	size_t i, cap = c->capseen;
+	uint8_t *seen;
+	size_t i;
 	uint64_t insns = 0;
 
 	(void)stream;
+	if (ct_seen_fit(c))
+		return -LS_ENOMEM;
+	seen = c->seen;
 	/* one pass, a store per block, in locals the stores cannot alias:
 	 * the distinct blocks are counted at the end */
 	for (i = 0; i < n; i++) {
 		const struct lsd_sblock *sb = b[i].sb;
 
-		if (sb->id >= cap) {
-			if (ct_seen_grow(c, sb->id))
-				return -LS_ENOMEM;
-			seen = c->seen;
-			cap = c->capseen;
-		}
 		seen[sb->id] = 1;
 		insns += sb->ninsn;
 	}
@@ -424,7 +450,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 {
 	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir };
 	char msg[600];
-	struct lsd_callbacks cb = { .blocks = ct_blocks };
+	struct lsd_callbacks cb = { .blocks = ct_marks };
 	struct lsd_callbacks ccb = {
 		.thread = ct_thread, .blocks = ct_blocks, .loss = ct_loss,
 	};
@@ -444,6 +470,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 		return -1;
 	}
 	memset(&t, 0, sizeof(t));
+	ct.d = d;
 	if (in->json)
 		fputs(",\n  \"decode\": [", in->out);
 	else

@@ -248,8 +248,15 @@ static void peek_packet(struct fctx *c, struct fp *k)
 
 		if (left < 8)
 			return;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* the 6 payload bytes in one load (the hot packet of loops) */
+		memcpy(&v, p, 8);
+		v >>= 16;
+		(void)i;
+#else
 		for (i = 0; i < 6; i++)
 			v |= (uint64_t)p[2 + i] << (8 * i);
+#endif
 		if (!v)
 			return;
 		k->k = FP_TNT;

@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/loops.h"
 #include "cli.h"
@@ -83,7 +82,7 @@ static int analyze_into(const char *path, const char *debug_dir, int allow_missi
 			struct lsa_loops_stats *st)
 {
 	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1,
-			      .debug_dir = debug_dir };
+			      .debug_dir = debug_dir, .jobs = jobs };
 	uint8_t *mask = NULL;
 	char id[64];
 	struct lsa_loops_opts lo = { .size = sizeof(lo), .want_lines = 1,
@@ -199,14 +198,6 @@ static void warn_stats(const char *path, const struct lsp_profile *p,
 			    path, st->frame_mismatches);
 }
 
-/* The default of --jobs: the online CPUs. */
-static unsigned online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
-}
-
 int cli_analyze_bundle(const char *path, const char *debug_dir,
 		       struct lsp_profile **out)
 {
@@ -222,7 +213,7 @@ int cli_analyze_bundle(const char *path, const char *debug_dir,
 	 * shown: a missing executable is warned about and its trace counted
 	 * as lost, as `analyze --allow-missing` does; `analyze` itself, the
 	 * step whose profile is kept, refuses by default. */
-	if (analyze_into(path, debug_dir, 1, online_cpus(), 0, 1, p, &st)) {
+	if (analyze_into(path, debug_dir, 1, cli_online_cpus(), 0, 1, p, &st)) {
 		lsp_free(p);
 		return -LS_EDECODE;
 	}
@@ -251,7 +242,7 @@ int cmd_analyze(int argc, char **argv)
 	struct lsa_loops_stats st;
 	struct lsp_profile *p;
 	uint32_t trip_limit = 0, shard = 0, nshards = 1, plan = 0;
-	uint32_t jobs = online_cpus();
+	uint32_t jobs = cli_online_cpus();
 	char *def = NULL, errmsg[512];
 	int c, quiet = 0, ret = 1, deps = 0, allow_missing = 0;
 	uint64_t insns = 0;

@@ -24,7 +24,7 @@
 #include "ls_err.h"
 
 static const char info_usage[] =
-	"usage: loopscope info [--format=text|json] [--decode] [FILE]\n"
+	"usage: loopscope info [--format=text|json] [--decode [--jobs=<n>]] [FILE]\n"
 	"\n"
 	"Describes a trace bundle (default: loopscope.lsc): metadata, modules,\n"
 	"executable mappings, threads, PT streams, samples, memory accesses.\n"
@@ -33,6 +33,9 @@ static const char info_usage[] =
 	"    --decode             decode every stream: instructions, blocks, losses\n"
 	"    --debug-dir=<dir>    with --decode: look for executables the bundle\n"
 	"                         only references (record --no-embed) in <dir> too\n"
+	"    -j, --jobs=<n>       with --decode: threads (1 to 256, default: the\n"
+	"                         online CPUs); from 2, each stream's chunks are\n"
+	"                         read and decompressed on a thread of their own\n"
 	"    -h, --help           show this help\n";
 
 struct thread {
@@ -445,10 +448,12 @@ static void print_cpu_threads(struct info *in, const struct cpu_threads *c,
 }
 
 /* --decode: per stream totals of the block-stream decoder, and per thread
- * for a per-CPU stream.  Returns 0, or -1 after an error message. */
-static int print_decode(struct info *in, struct lsb_reader *r, const char *debug_dir)
+ * for a per-CPU stream; jobs > 1 reads the chunks on a thread of their
+ * own.  Returns 0, or -1 after an error message. */
+static int print_decode(struct info *in, struct lsb_reader *r, const char *debug_dir,
+			unsigned jobs)
 {
-	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir };
+	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir, .jobs = jobs };
 	char msg[600];
 	struct lsd_callbacks cb = { .blocks = ct_marks };
 	struct lsd_callbacks ccb = {
@@ -506,6 +511,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 		t.lost_insns += st.lost_insns;
 		t.fast_chunks += st.fast_chunks;
 		t.libipt_chunks += st.libipt_chunks;
+		t.read_ahead += st.read_ahead;
 		if (in->json) {
 			fprintf(in->out, "%s\n    {\"id\": %" PRIu32 ", \"%s\": %" PRId64
 				", \"instructions\": %" PRIu64 ", \"blocks\": %" PRIu64
@@ -535,15 +541,15 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 	free(ct.seen);
 	if (in->json)
 		fprintf(in->out, "\n  ],\n  \"static_blocks\": %zu,\n  \"fast_chunks\": %"
-			PRIu64 ",\n  \"libipt_chunks\": %" PRIu64, ct.nseen,
-			t.fast_chunks, t.libipt_chunks);
+			PRIu64 ",\n  \"libipt_chunks\": %" PRIu64 ",\n  \"read_ahead_chunks\": %"
+			PRIu64, ct.nseen, t.fast_chunks, t.libipt_chunks, t.read_ahead);
 	else
 		fprintf(in->out, "  %-6s %-10s %14" PRIu64 " %12" PRIu64 " %7" PRIu64
 			" %12" PRIu64 " %12" PRIu64 "\n  static blocks: %zu executed\n"
 			"  chunks: %" PRIu64 " by the fast path, %" PRIu64
-			" by libipt's block decoder\n", "total",
+			" by libipt's block decoder, %" PRIu64 " read ahead\n", "total",
 			"", t.insns, t.blocks, t.losses, t.lost_bytes, t.lost_insns,
-			ct.nseen, t.fast_chunks, t.libipt_chunks);
+			ct.nseen, t.fast_chunks, t.libipt_chunks, t.read_ahead);
 	lsd_close(d);
 	return 0;
 }
@@ -557,6 +563,7 @@ int cmd_info(int argc, char **argv)
 	char damage[512] = "";
 	int i, err, nfile = 0, ret = 0, decode = 0;
 	const char *debug_dir = NULL;
+	uint32_t jobs = cli_online_cpus();
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -573,6 +580,14 @@ int cmd_info(int argc, char **argv)
 			debug_dir = a + 12;
 		} else if (!strcmp(a, "--debug-dir") && i + 1 < argc) {
 			debug_dir = argv[++i];
+		} else if (!strncmp(a, "--jobs=", 7) || !strcmp(a, "--jobs") ||
+			   !strncmp(a, "-j", 2)) {
+			/* --jobs=N, --jobs N, -jN, -j N */
+			const char *v = a[6] == '=' ? a + 7 : a[1] == 'j' && a[2] ? a + 2 :
+					i + 1 < argc ? argv[++i] : "";
+
+			if (cli_opt_u32("--jobs", v, 10, 1, 256, &jobs))
+				return cli_usage(info_usage, 1);
 		} else if (!strcmp(a, "--")) {
 			if (i + 1 < argc) {
 				file = argv[++i];
@@ -618,7 +633,7 @@ int cmd_info(int argc, char **argv)
 	lsb_reader_stats(r, &st);
 	print_rest(&in, r, &st);
 	/* A damaged bundle is not decoded: its error is the answer. */
-	if (decode && !ret && print_decode(&in, r, debug_dir))
+	if (decode && !ret && print_decode(&in, r, debug_dir, jobs))
 		ret = 1;
 	if (in.json)
 		fputs("\n}\n", in.out);

@@ -41,12 +41,16 @@
  * holds at most CH_MAX blocks and CH_PUSH calls). */
 #define CH_MAX 24
 #define CH_PUSH 8
-#define CH_N 8192
+#define CH_LOG 13
+#define CH_N (1u << CH_LOG)
+/* The most TNT bits a chain takes: a TNT-64 packet's 47 come in 3 chains,
+ * a TNT-8's 6 in one. */
+#define CH_BITS 8
 
 struct lsd_fchain {
 	uint32_t cur;		/* id + 1 of its first block; 0: empty slot */
-	uint8_t k;		/* TNT bits it was built for (1 to 8) */
-	uint8_t bits;		/* their values, the first highest */
+	uint8_t k;		/* TNT bits it was built for (1 to CH_BITS) */
+	uint16_t bits;		/* their values, the first highest */
 	uint8_t used;		/* the bits it takes */
 	uint8_t nb;		/* its blocks */
 	uint8_t npush;		/* its calls that libipt logs */
@@ -787,7 +791,7 @@ stop:
 		return 0;	/* nothing the per-block loop does not do as fast */
 	ch->cur = start;
 	ch->k = (uint8_t)k;
-	ch->bits = (uint8_t)bits;
+	ch->bits = (uint16_t)bits;
 	ch->used = (uint8_t)used;
 	ch->nb = (uint8_t)nb;
 	ch->npush = (uint8_t)npush;
@@ -858,10 +862,10 @@ static int run_chunk(struct fctx *c)
 		 * out whole.  Not with an event pending (it may bind on the
 		 * way). */
 		if (ntnt && !c->ev && n + CH_MAX <= FAST_OUT && chains) {
-			unsigned kk = ntnt < 8 ? ntnt : 8;
+			unsigned kk = ntnt < CH_BITS ? ntnt : CH_BITS;
 			unsigned bits = (unsigned)(tnt >> (64 - kk));
-			struct lsd_fchain *ch = &chains[(cur * 0x9e3779b1u ^ (bits << 4) ^ kk) &
-							(CH_N - 1)];
+			struct lsd_fchain *ch = &chains[((cur ^ (bits << 12) ^ (kk << 28)) *
+							 0x9e3779b1u) >> (32 - CH_LOG)];
 
 			if ((ch->cur == cur && ch->k == kk && ch->bits == bits) ||
 			    chain_build(c->d, ch, cur, kk, bits)) {

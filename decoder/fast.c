@@ -82,6 +82,17 @@ enum fpkt {
 	FP_PSBEND, FP_MODE, FP_OTHER,
 };
 
+/* One packet at c->pos: its kind, size, IP payload.  Never reads past
+ * the buffer; anything malformed is FP_OTHER. */
+struct fp {
+	enum fpkt k;
+	size_t size;
+	uint64_t ip;		/* IP packets: the decompressed IP */
+	int suppressed;
+	uint64_t bits;		/* TNT: the bits, next highest; MODE: payload */
+	unsigned nbits;
+};
+
 struct fctx {
 	struct lsd_run *r;
 	struct lsd_decoder *d;
@@ -99,19 +110,12 @@ struct fctx {
 	enum fev ev;
 	uint64_t ev_ip, ev_to;
 	size_t n, fin;		/* blocks in out; the final ones, out[0 .. fin) */
+	/* The packet read ahead stopped at, parsed, at pk_pos (SIZE_MAX:
+	 * none): the branch it decides takes it without a second parse. */
+	struct fp pk;
+	size_t pk_pos;
 	uint64_t insns, blocks;	/* of the blocks in out, handed out or not */
 	uint64_t delivered;	/* blocks handed out */
-};
-
-/* One packet at c->pos: its kind, size, IP payload.  Never reads past
- * the buffer; anything malformed is FP_OTHER. */
-struct fp {
-	enum fpkt k;
-	size_t size;
-	uint64_t ip;		/* IP packets: the decompressed IP */
-	int suppressed;
-	uint64_t bits;		/* TNT: the bits, next highest; MODE: payload */
-	unsigned nbits;
 };
 
 static int ip_packet(struct fctx *c, const uint8_t *p, size_t left, struct fp *k)
@@ -391,6 +395,8 @@ static int read_ahead(struct fctx *c)
 			c->pos += k.size;
 			return 1;
 		default:
+			c->pk = k;
+			c->pk_pos = c->pos;
 			return 1;
 		}
 	}
@@ -593,7 +599,10 @@ static int fetch(struct fctx *c, struct fp *k)
 {
 	if (c->ev)
 		return BAIL;
-	peek_packet(c, k);
+	if (c->pk_pos == c->pos)
+		*k = c->pk;	/* parsed by read_ahead(), its side effects done */
+	else
+		peek_packet(c, k);
 	return 0;
 }
 
@@ -858,6 +867,16 @@ static int run_chunk(struct fctx *c)
 				return err;
 			LOAD();
 		}
+		/* With no bit left and no event pending, the TNT packet read
+		 * ahead is the next thing any block takes (a conditional
+		 * branch or a compressed return; any other would bail either
+		 * way): its bits now, so that a chain starts here rather than
+		 * a block later. */
+		if (!ntnt && !c->ev && c->pk_pos == c->pos && c->pk.k == FP_TNT) {
+			c->pos += c->pk.size;
+			tnt = c->pk.bits;
+			ntnt = c->pk.nbits;
+		}
 		/* A chain: the blocks the next TNT bits lead through, copied
 		 * out whole.  Not with an event pending (it may bind on the
 		 * way). */
@@ -1073,6 +1092,7 @@ int lsd_fast_chunk(struct lsd_run *r)
 	c.f = r->fp;
 	c.buf = r->buf;
 	c.len = r->len;
+	c.pk_pos = SIZE_MAX;
 	if (c.f->tipc_sp != c.sp) {
 		memset(c.f->tipc_ip, 0, sizeof(c.f->tipc_ip));
 		c.f->tipc_sp = c.sp;

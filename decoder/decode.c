@@ -739,7 +739,6 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		       struct lsd_chunkbuf *b, int k)
 {
 	const struct lsb_chunk *ch = lsb_reader_chunk(d->r, s, c);
-
 	int64_t len;
 
 	if (!ch || ch->raw_size > LSB_MAX_CHUNK)

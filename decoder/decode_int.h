@@ -238,8 +238,9 @@ int lsd_heads_cpu(struct lsd_decoder *d, size_t stream, const uint8_t *buf,
 int lsd_pkt_scan_ips(const uint8_t *buf, size_t len, size_t off, size_t *psb,
 		     struct lsd_addrset *set);
 void lsd_sbtab_release(struct lsd_decoder *d);
-/* Reads chunk c of stream s into slot k (0 or 1) of b.  Returns its
- * length, -LS_ENOMEM, -LS_ECORRUPT or a reader error. */
+/* Reads chunk c of stream s into slot k (0 or 1) of b, from d->pf where
+ * it is reading that stream ahead.  Returns its length, -LS_ENOMEM,
+ * -LS_ECORRUPT or a reader error. */
 int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		       struct lsd_chunkbuf *b, int k);
 

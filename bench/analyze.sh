@@ -10,14 +10,20 @@
 # fast decode, the detector's iteration memo) with --jobs=1 and --jobs=N.
 # Seconds are user + system CPU of the command, best of REPEAT (default
 # 1), except the "wall" columns (elapsed, best of REPEAT) that show what
-# --jobs gains; the medians of the analyze runs follow the table.  The last columns: ratios to the reference analyze, to
-# callgrind and to the native run, the default analyze's seconds per 10^9
-# instructions and its blocks per second.  Programs: xz and bzip2
+# --jobs gains (decode: the chunks read and decompressed on a thread of
+# their own; analyze: that, and the decode on a thread beside the
+# detector); the medians of the decode and analyze runs follow the table.
+# The ratios: libipt / decode and reference / decode (the decode at
+# --jobs=1), reference / analyze, callgrind / analyze and analyze /
+# native (analyze at --jobs=1); then per path the seconds per 10^9
+# instructions (libipt's, the decode's), the decode's instructions/s and
+# blocks/s, then the analysis's (CPU seconds, --jobs=1).
+# Programs: xz and bzip2
 # compressing 2 MB of text, sqlite3 running a query script
 # (bench/inputs.sh), a 5-point stencil and a sparse matrix-vector product
 # (bench/kernels/, 10^9 instructions each, built -O2).  Every analyze's
-# profile must equal the reference's byte for byte (said on stderr if
-# not).
+# profile must equal the reference's byte for byte, and every decode's
+# counts the reference decode's (said on stderr if not).
 # Usage: bench/analyze.sh [BUILD [REPEAT [JOBS]]]   (JOBS default: nproc)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,13 +60,15 @@ measure() {
 }
 cpu() { measure "$@" | cut -d' ' -f1; }
 
-printf '%-16s %8s %8s | %6s %6s %6s %6s | %6s %6s %6s | %6s %6s %6s %6s %6s | %7s %7s %7s %6s %8s\n' \
-	program insns blocks native none callgr record libipt "dec rf" dec "an rf" an "wall1" \
-	"an j$J" "wallN" "rf/an" "cg/an" "an/nat" "s/1e9" "blocks/s"
+printf '%-16s %8s %8s | %6s %6s %6s %6s | %6s %6s %6s %6s %6s %6s | %6s %6s %6s %6s %6s | %6s %6s %6s %6s %6s | %6s %6s %8s %8s | %6s %8s %8s\n' \
+	program insns blocks native none callgr record libipt "dec rf" dec "dwall1" "dec j$J" "dwallN" \
+	"an rf" an "wall1" "an j$J" "wallN" "ipt/d" "rf/d" "rf/an" "cg/an" "an/nat" \
+	"i s/1e9" "d s/1e9" "d insn/s" "d blk/s" "a s/1e9" "a insn/s" "a blk/s"
 run() {	# run NAME STDIN CMD...
 	local name=$1 in=$2; shift 2
 	cp "$in" "$tmp/in"
-	local nat none cg rec ipt dref dec aref a1 w1 aN wN ma1 mw1 maN mwN insns blocks
+	local nat none cg rec ipt dref d1 dw1 dN dwN md1 mdw1 mdN mdwN
+	local aref a1 w1 aN wN ma1 mw1 maN mwN insns blocks
 	nat=$(cpu "$@")
 	none=$(cpu valgrind --tool=none -q "$@")
 	cg=$(cpu valgrind --tool=callgrind -q --callgrind-out-file="$tmp/cg.out" "$@")
@@ -69,22 +77,31 @@ run() {	# run NAME STDIN CMD...
 	insns=$(awk '$1 == "total" { print $2 }' "$tmp/info")
 	blocks=$(awk '$1 == "total" { print $3 }' "$tmp/info")
 	ipt=$("$BENCH" -r 1 "$tmp/b.lsc" </dev/null | awk '{ for (i = 1; i < NF; i += 2) if ($i == "ipt_s") print $(i + 1) }')
-	dref=$(LOOPSCOPE_REFERENCE=1 cpu "$LS" info --decode "$tmp/b.lsc")
-	dec=$(cpu "$LS" info --decode "$tmp/b.lsc")
+	dref=$(LOOPSCOPE_REFERENCE=1 cpu "$LS" info --decode -j 1 "$tmp/b.lsc")
+	read -r d1 dw1 md1 mdw1 <<<"$(measure "$LS" info --decode -j 1 "$tmp/b.lsc")"
+	read -r dN dwN mdN mdwN <<<"$(measure "$LS" info --decode -j "$J" "$tmp/b.lsc")"
+	for j in 1 "$J"; do
+		"$LS" info --decode -j "$j" "$tmp/b.lsc" 2>&1 </dev/null | sed '/^  chunks: /d' >"$tmp/dj"
+		LOOPSCOPE_REFERENCE=1 "$LS" info --decode -j 1 "$tmp/b.lsc" 2>&1 </dev/null |
+			sed '/^  chunks: /d' | cmp -s - "$tmp/dj" ||
+			echo "$name: info --decode -j $j differs from the reference's" >&2
+	done
 	aref=$(LOOPSCOPE_REFERENCE=1 cpu "$LS" analyze -q -o "$tmp/r.lsprof" "$tmp/b.lsc")
 	read -r a1 w1 ma1 mw1 <<<"$(measure "$LS" analyze -q -j 1 -o "$tmp/f1.lsprof" "$tmp/b.lsc")"
 	read -r aN wN maN mwN <<<"$(measure "$LS" analyze -q -j "$J" -o "$tmp/fn.lsprof" "$tmp/b.lsc")"
-	echo "$name: medians of $REP: analyze -j 1 $ma1 s CPU, $mw1 s wall; -j $J $maN s CPU, $mwN s wall" >>"$tmp/medians"
+	echo "$name: medians of $REP: info --decode -j 1 $md1 s CPU, $mdw1 s wall; -j $J $mdN s CPU, $mdwN s wall;" \
+		"analyze -j 1 $ma1 s CPU, $mw1 s wall; -j $J $maN s CPU, $mwN s wall" >>"$tmp/medians"
 	cmp -s "$tmp/r.lsprof" "$tmp/f1.lsprof" || echo "$name: --jobs=1's profile differs from the reference's" >&2
 	cmp -s "$tmp/r.lsprof" "$tmp/fn.lsprof" || echo "$name: --jobs=$J's profile differs from the reference's" >&2
 	awk -v n="$name" -v i="$insns" -v bl="$blocks" -v a="$nat" -v b="$none" -v c="$cg" \
-	    -v d="$rec" -v e="$ipt" -v f="$dref" -v g="$dec" -v h="$aref" -v k="$a1" \
-	    -v w1="$w1" -v kn="$aN" -v wn="$wN" 'BEGIN {
-		printf "%-16s %8.3g %8.3g | %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.2f | %7.2f %7.2f %7.1f %6.2f %8.3g\n",
-			n, i, bl, a, b, c, d, e, f, g, h, k, w1, kn, wn,
-			h / k, c / k, k / (a > 0.005 ? a : 0.005), k / (i / 1e9), bl / k }'
+	    -v d="$rec" -v e="$ipt" -v f="$dref" -v g="$d1" -v gw="$dw1" -v gn="$dN" -v gwn="$dwN" \
+	    -v h="$aref" -v k="$a1" -v w1="$w1" -v kn="$aN" -v wn="$wN" 'BEGIN {
+		printf "%-16s %8.3g %8.3g | %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.1f | %6.3f %6.3f %8.3g %8.3g | %6.2f %8.3g %8.3g\n",
+			n, i, bl, a, b, c, d, e, f, g, gw, gn, gwn, h, k, w1, kn, wn,
+			e / g, f / g, h / k, c / k, k / (a > 0.005 ? a : 0.005),
+			e / (i / 1e9), g / (i / 1e9), i / g, bl / g,
+			k / (i / 1e9), i / k, bl / k }'
 }
-
 : >"$tmp/none.in"
 run "xz -6, 2 MB" "$tmp/none.in" xz -6 -c "$tmp/text"
 run "bzip2 -9, 2 MB" "$tmp/none.in" bzip2 -9 -c "$tmp/text"

@@ -97,7 +97,7 @@ static int add_consumers(struct shard *s)
 static int shard_open(struct shard *s, int allow_missing)
 {
 	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1,
-			      .debug_dir = s->debug_dir };
+			      .debug_dir = s->debug_dir, .jobs = s->jobs };
 	char msg[600];
 	int err;
 

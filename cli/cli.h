@@ -140,6 +140,8 @@ int cli_opt_u32(const char *opt, const char *s, int base, uint32_t min,
 /* The same for a real number in [min, max] (max may be INFINITY). */
 int cli_opt_double(const char *opt, const char *s, double min, double max,
 		   double *out);
+/* The default of --jobs: the online CPUs, 1 to 256.  Never fails. */
+unsigned cli_online_cpus(void);
 /* The directory holding the running binary (no trailing slash). */
 const char *cli_exe_dir(void);
 

@@ -51,7 +51,8 @@ static const char analyze_usage[] =
 	"                         bundle of several threads is cut into up to n\n"
 	"                         shards analyzed side by side; jobs left over\n"
 	"                         decode on a second thread while the loops are\n"
-	"                         found (the profile is the same)\n"
+	"                         found, chunks read and decompressed on a third\n"
+	"                         (the profile is the same)\n"
 	"    --structural         also find the structural loops of the executed\n"
 	"                         control-flow graph, in the same decode, for\n"
 	"                         'report --structural' of the profile (whole\n"
@@ -139,14 +140,6 @@ static void warn_stats(const char *path, const struct lsp_profile *p,
 			    path, st->frame_mismatches);
 }
 
-/* The default of --jobs: the online CPUs. */
-static unsigned online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
-}
-
 int cli_analyze_bundle(const char *path, const char *debug_dir,
 		       struct lsp_profile **out)
 {
@@ -168,7 +161,7 @@ int cli_analyze_bundle_with(const char *path, const char *debug_dir,
 	 * shown: a missing executable is warned about and its trace counted
 	 * as lost, as `analyze --allow-missing` does; `analyze` itself, the
 	 * step whose profile is kept, refuses by default. */
-	if (cli_analyze_into(path, debug_dir, 1, online_cpus(), ca, 0, 1, p, &st)) {
+	if (cli_analyze_into(path, debug_dir, 1, cli_online_cpus(), ca, 0, 1, p, &st)) {
 		lsp_free(p);
 		return -LS_EDECODE;
 	}
@@ -197,7 +190,7 @@ int cmd_analyze(int argc, char **argv)
 	struct lsa_loops_stats st;
 	struct lsp_profile *p;
 	uint32_t trip_limit = 0, shard = 0, nshards = 1, plan = 0;
-	uint32_t jobs = online_cpus();
+	uint32_t jobs = cli_online_cpus();
 	char *def = NULL, errmsg[512];
 	int c, quiet = 0, ret = 1, deps = 0, allow_missing = 0;
 	struct cli_analyses ca = { 0, 0.0 };

@@ -24,7 +24,7 @@
 #include "ls_err.h"
 
 static const char info_usage[] =
-	"usage: loopscope info [--format=text|json] [--decode] [FILE]\n"
+	"usage: loopscope info [--format=text|json] [--decode [--jobs=<n>]] [FILE]\n"
 	"\n"
 	"Describes a trace bundle (default: loopscope.lsc): metadata, modules,\n"
 	"executable mappings, threads, PT streams, samples, memory accesses.\n"
@@ -33,6 +33,9 @@ static const char info_usage[] =
 	"    --decode             decode every stream: instructions, blocks, losses\n"
 	"    --debug-dir=<dir>    with --decode: look for executables the bundle\n"
 	"                         only references (record --no-embed) in <dir> too\n"
+	"    -j, --jobs=<n>       with --decode: threads (1 to 256, default: the\n"
+	"                         online CPUs); from 2, each stream's chunks are\n"
+	"                         read and decompressed on a thread of their own\n"
 	"    -h, --help           show this help\n";
 
 struct thread {
@@ -320,6 +323,7 @@ struct cpu_threads {
 	 * dropped (the end of a chunk). */
 	uint8_t *seen;
 	size_t nseen, capseen;
+	const struct lsd_decoder *d;	/* whose static blocks they are */
 };
 
 static int ct_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
@@ -356,25 +360,50 @@ static int ct_seen_grow(struct cpu_threads *c, uint32_t id)
 	return 0;
 }
 
+/* Makes c->seen hold every static block id the decoder has made so far:
+ * no block handed out can have a larger one.  Returns 0 or -LS_ENOMEM. */
+static int ct_seen_fit(struct cpu_threads *c)
+{
+	size_t n = lsd_nsblocks(c->d);
+
+	return n > c->capseen ? ct_seen_grow(c, (uint32_t)(n - 1)) : 0;
+}
+
+/* A per-thread stream's blocks: the decoder counts its instructions and
+ * blocks itself (struct lsd_stream_stats), so all that is left per block
+ * is the mark of its static block, a load and a store. */
+static int ct_marks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	struct cpu_threads *c = arg;
+	uint8_t *seen;
+	size_t i;
+
+	(void)stream;
+	if (ct_seen_fit(c))
+		return -LS_ENOMEM;
+	seen = c->seen;
+	for (i = 0; i < n; i++)
+		seen[b[i].sb->id] = 1;
+	return 0;
+}
+
+/* A per-CPU stream's blocks: the marks and the current thread's totals. */
 static int ct_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
 {
 	struct cpu_threads *c = arg;
-	uint8_t *seen = c->seen;
-	size_t i, cap = c->capseen;
+	uint8_t *seen;
+	size_t i;
 	uint64_t insns = 0;
 
 	(void)stream;
+	if (ct_seen_fit(c))
+		return -LS_ENOMEM;
+	seen = c->seen;
 	/* one pass, a store per block, in locals the stores cannot alias:
 	 * the distinct blocks are counted at the end */
 	for (i = 0; i < n; i++) {
 		const struct lsd_sblock *sb = b[i].sb;
 
-		if (sb->id >= cap) {
-			if (ct_seen_grow(c, sb->id))
-				return -LS_ENOMEM;
-			seen = c->seen;
-			cap = c->capseen;
-		}
 		seen[sb->id] = 1;
 		insns += sb->ninsn;
 	}
@@ -419,12 +448,14 @@ static void print_cpu_threads(struct info *in, const struct cpu_threads *c,
 }
 
 /* --decode: per stream totals of the block-stream decoder, and per thread
- * for a per-CPU stream.  Returns 0, or -1 after an error message. */
-static int print_decode(struct info *in, struct lsb_reader *r, const char *debug_dir)
+ * for a per-CPU stream; jobs > 1 reads the chunks on a thread of their
+ * own.  Returns 0, or -1 after an error message. */
+static int print_decode(struct info *in, struct lsb_reader *r, const char *debug_dir,
+			unsigned jobs)
 {
-	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir };
+	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir, .jobs = jobs };
 	char msg[600];
-	struct lsd_callbacks cb = { .blocks = ct_blocks };
+	struct lsd_callbacks cb = { .blocks = ct_marks };
 	struct lsd_callbacks ccb = {
 		.thread = ct_thread, .blocks = ct_blocks, .loss = ct_loss,
 	};
@@ -444,6 +475,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 		return -1;
 	}
 	memset(&t, 0, sizeof(t));
+	ct.d = d;
 	if (in->json)
 		fputs(",\n  \"decode\": [", in->out);
 	else
@@ -479,6 +511,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 		t.lost_insns += st.lost_insns;
 		t.fast_chunks += st.fast_chunks;
 		t.libipt_chunks += st.libipt_chunks;
+		t.read_ahead += st.read_ahead;
 		if (in->json) {
 			fprintf(in->out, "%s\n    {\"id\": %" PRIu32 ", \"%s\": %" PRId64
 				", \"instructions\": %" PRIu64 ", \"blocks\": %" PRIu64
@@ -508,15 +541,15 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 	free(ct.seen);
 	if (in->json)
 		fprintf(in->out, "\n  ],\n  \"static_blocks\": %zu,\n  \"fast_chunks\": %"
-			PRIu64 ",\n  \"libipt_chunks\": %" PRIu64, ct.nseen,
-			t.fast_chunks, t.libipt_chunks);
+			PRIu64 ",\n  \"libipt_chunks\": %" PRIu64 ",\n  \"read_ahead_chunks\": %"
+			PRIu64, ct.nseen, t.fast_chunks, t.libipt_chunks, t.read_ahead);
 	else
 		fprintf(in->out, "  %-6s %-10s %14" PRIu64 " %12" PRIu64 " %7" PRIu64
 			" %12" PRIu64 " %12" PRIu64 "\n  static blocks: %zu executed\n"
 			"  chunks: %" PRIu64 " by the fast path, %" PRIu64
-			" by libipt's block decoder\n", "total",
+			" by libipt's block decoder, %" PRIu64 " read ahead\n", "total",
 			"", t.insns, t.blocks, t.losses, t.lost_bytes, t.lost_insns,
-			ct.nseen, t.fast_chunks, t.libipt_chunks);
+			ct.nseen, t.fast_chunks, t.libipt_chunks, t.read_ahead);
 	lsd_close(d);
 	return 0;
 }
@@ -530,6 +563,7 @@ int cmd_info(int argc, char **argv)
 	char damage[512] = "";
 	int i, nfile = 0, ret = 0, decode = 0;
 	const char *debug_dir = NULL;
+	uint32_t jobs = cli_online_cpus();
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -546,6 +580,14 @@ int cmd_info(int argc, char **argv)
 			debug_dir = a + 12;
 		} else if (!strcmp(a, "--debug-dir") && i + 1 < argc) {
 			debug_dir = argv[++i];
+		} else if (!strncmp(a, "--jobs=", 7) || !strcmp(a, "--jobs") ||
+			   !strncmp(a, "-j", 2)) {
+			/* --jobs=N, --jobs N, -jN, -j N */
+			const char *v = a[6] == '=' ? a + 7 : a[1] == 'j' && a[2] ? a + 2 :
+					i + 1 < argc ? argv[++i] : "";
+
+			if (cli_opt_u32("--jobs", v, 10, 1, 256, &jobs))
+				return cli_usage(info_usage, 1);
 		} else if (!strcmp(a, "--")) {
 			if (i + 1 < argc) {
 				file = argv[++i];
@@ -580,7 +622,7 @@ int cmd_info(int argc, char **argv)
 	lsb_reader_stats(r, &st);
 	print_rest(&in, r, &st);
 	/* A damaged bundle is not decoded: its error is the answer. */
-	if (decode && !ret && print_decode(&in, r, debug_dir))
+	if (decode && !ret && print_decode(&in, r, debug_dir, jobs))
 		ret = 1;
 	if (in.json)
 		fputs("\n}\n", in.out);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -58,4 +59,11 @@ int cli_opt_double(const char *opt, const char *s, double min, double max,
 	}
 	*out = d;
 	return 0;
+}
+
+unsigned cli_online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
 }

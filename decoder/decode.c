@@ -803,9 +803,12 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		       struct lsd_chunkbuf *b, int k)
 {
 	const struct lsb_chunk *ch = lsb_reader_chunk(d->r, s, c);
+	int64_t len;
 
 	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
 		return -LS_ECORRUPT;
+	if (d->pf && (len = lsd_prefetch_take(d->pf, s, c, &b->p[k], &b->cap[k])) >= 0)
+		return len;
 	if (b->cap[k] < ch->raw_size) {
 		void *p = realloc(b->p[k], ch->raw_size ? ch->raw_size : 1);
 
@@ -976,9 +979,16 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 
 	if (!d || i >= lsb_reader_nstreams(d->r))
 		return -LS_EINVAL;
+	/* A whole stream, read ahead on a thread where the caller allows
+	 * one (the chunks are read in order; a single chunk gains nothing). */
+	if (d->o.jobs > 1 && first < last)
+		(void)lsd_prefetch_start(&d->pf, lsb_reader_path(d->r), i, first, last);
 	err = run_begin(&r, d, i, first, last, cb, arg, st ? st : &local, &d->cbuf);
 	if (!err)
 		err = run_go(&r);
+	/* Before stream_end, which may want the count. */
+	r.st->read_ahead = lsd_prefetch_stop(d->pf);
+	d->pf = NULL;
 	return run_end(&r, err);
 }
 

@@ -111,6 +111,8 @@ struct lsd_stream_stats {
 	/* Chunks the fast path decoded, and those it left to libipt's
 	 * block decoder (all of them with lsd_opts.reference). */
 	uint64_t fast_chunks, libipt_chunks;
+	/* Chunks read and decompressed ahead on a thread (lsd_opts.jobs). */
+	uint64_t read_ahead;
 };
 
 struct lsd_callbacks {
@@ -152,6 +154,12 @@ struct lsd_opts {
 	 * the bundle.  The image and the block heads are the whole
 	 * bundle's, so every static block is the same. */
 	const uint8_t *streams;
+	/* Threads the decoder may use (0 or 1: the caller's alone).  With 2
+	 * or more, a stream decoded whole (lsd_decode_stream(), the streams
+	 * of one thread in lsd_decode_all()) and open's scan of the packets
+	 * read and decompress its chunks on a thread of their own, ahead of
+	 * the decode.  The blocks are the same. */
+	unsigned jobs;
 };
 
 struct lsd_decoder;

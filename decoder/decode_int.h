@@ -189,6 +189,7 @@ struct lsd_decoder {
 	struct lsd_hmod *hmods;		/* per bundle module */
 	size_t nhmods;
 	struct lsd_chunkbuf cbuf;	/* for one stream at a time */
+	struct lsd_prefetch *pf;	/* reading that stream ahead, or NULL */
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
 	struct lsd_fchain *chains;	/* fast.c's chains of blocks */
@@ -241,10 +242,30 @@ int lsd_heads_cpu(struct lsd_decoder *d, size_t stream, const uint8_t *buf,
 int lsd_pkt_scan_ips(const uint8_t *buf, size_t len, size_t off, size_t *psb,
 		     struct lsd_addrset *set);
 void lsd_sbtab_release(struct lsd_decoder *d);
-/* Reads chunk c of stream s into slot k (0 or 1) of b.  Returns its
- * length, -LS_ENOMEM, -LS_ECORRUPT or a reader error. */
+/* Reads chunk c of stream s into slot k (0 or 1) of b, from d->pf where
+ * it is reading that stream ahead.  Returns its length, -LS_ENOMEM,
+ * -LS_ECORRUPT or a reader error. */
 int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		       struct lsd_chunkbuf *b, int k);
+
+/* prefetch.c: chunks [first, last] of stream s read ahead, in order, on a
+ * thread with its own reader of the bundle at path.  Returns 0 (*ppf
+ * set), -LS_EINVAL (fewer than two chunks: nothing to gain), -LS_EIO (the
+ * bundle does not open again) or -LS_ENOMEM (no memory, no thread); the
+ * caller then reads every chunk itself. */
+struct lsd_prefetch;
+int lsd_prefetch_start(struct lsd_prefetch **ppf, const char *path, size_t s,
+		       size_t first, size_t last);
+/* Chunk c of stream s, the next one in order: swapped into *p, *cap (the
+ * caller's buffer goes to the thread).  Returns its length, or
+ * LSD_PF_MISS where the caller must read it itself (another chunk, or
+ * one that did not read: the caller's reader then tells why). */
+#define LSD_PF_MISS (-0x7fff)
+int64_t lsd_prefetch_take(struct lsd_prefetch *pf, size_t s, size_t c,
+			  uint8_t **p, size_t *cap);
+/* Stops the thread and frees everything (NULL: nothing).  Returns the
+ * chunks taken from it. */
+uint64_t lsd_prefetch_stop(struct lsd_prefetch *pf);
 
 /* libipt's packet decoder over buf[0 .. len) (heads.c), or NULL: out of
  * memory. */

@@ -41,12 +41,17 @@
  * holds at most CH_MAX blocks and CH_PUSH calls). */
 #define CH_MAX 24
 #define CH_PUSH 8
-#define CH_N 8192
+#define CH_LOG 13
+#define CH_N (1u << CH_LOG)
+/* The most TNT bits a chain takes (up to 16): a TNT-8 packet's 6 in one
+ * chain, a TNT-64's 47 in six or more.  16 was tried: more distinct bit
+ * patterns to build cost more than the fewer lookups gain (README). */
+#define CH_BITS 8
 
 struct lsd_fchain {
 	uint32_t cur;		/* id + 1 of its first block; 0: empty slot */
-	uint8_t k;		/* TNT bits it was built for (1 to 8) */
-	uint8_t bits;		/* their values, the first highest */
+	uint8_t k;		/* TNT bits it was built for (1 to CH_BITS) */
+	uint16_t bits;		/* their values, the first highest */
 	uint8_t used;		/* the bits it takes */
 	uint8_t nb;		/* its blocks */
 	uint8_t npush;		/* its calls that libipt logs */
@@ -78,6 +83,17 @@ enum fpkt {
 	FP_PSBEND, FP_MODE, FP_OTHER,
 };
 
+/* One packet at c->pos: its kind, size, IP payload.  Never reads past
+ * the buffer; anything malformed is FP_OTHER. */
+struct fp {
+	enum fpkt k;
+	size_t size;
+	uint64_t ip;		/* IP packets: the decompressed IP */
+	int suppressed;
+	uint64_t bits;		/* TNT: the bits, next highest; MODE: payload */
+	unsigned nbits;
+};
+
 struct fctx {
 	struct lsd_run *r;
 	struct lsd_decoder *d;
@@ -95,19 +111,12 @@ struct fctx {
 	enum fev ev;
 	uint64_t ev_ip, ev_to;
 	size_t n, fin;		/* blocks in out; the final ones, out[0 .. fin) */
+	/* The packet read ahead stopped at, parsed, at pk_pos (SIZE_MAX:
+	 * none): the branch it decides takes it without a second parse. */
+	struct fp pk;
+	size_t pk_pos;
 	uint64_t insns, blocks;	/* of the blocks in out, handed out or not */
 	uint64_t delivered;	/* blocks handed out */
-};
-
-/* One packet at c->pos: its kind, size, IP payload.  Never reads past
- * the buffer; anything malformed is FP_OTHER. */
-struct fp {
-	enum fpkt k;
-	size_t size;
-	uint64_t ip;		/* IP packets: the decompressed IP */
-	int suppressed;
-	uint64_t bits;		/* TNT: the bits, next highest; MODE: payload */
-	unsigned nbits;
 };
 
 static int ip_packet(struct fctx *c, const uint8_t *p, size_t left, struct fp *k)
@@ -248,8 +257,15 @@ static void peek_packet(struct fctx *c, struct fp *k)
 
 		if (left < 8)
 			return;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* the 6 payload bytes in one load (the hot packet of loops) */
+		memcpy(&v, p, 8);
+		v >>= 16;
+		(void)i;
+#else
 		for (i = 0; i < 6; i++)
 			v |= (uint64_t)p[2 + i] << (8 * i);
+#endif
 		if (!v)
 			return;
 		k->k = FP_TNT;
@@ -380,6 +396,8 @@ static int read_ahead(struct fctx *c)
 			c->pos += k.size;
 			return 1;
 		default:
+			c->pk = k;
+			c->pk_pos = c->pos;
 			return 1;
 		}
 	}
@@ -582,7 +600,10 @@ static int fetch(struct fctx *c, struct fp *k)
 {
 	if (c->ev)
 		return BAIL;
-	peek_packet(c, k);
+	if (c->pk_pos == c->pos)
+		*k = c->pk;	/* parsed by read_ahead(), its side effects done */
+	else
+		peek_packet(c, k);
 	return 0;
 }
 
@@ -780,7 +801,7 @@ stop:
 		return 0;	/* nothing the per-block loop does not do as fast */
 	ch->cur = start;
 	ch->k = (uint8_t)k;
-	ch->bits = (uint8_t)bits;
+	ch->bits = (uint16_t)bits;
 	ch->used = (uint8_t)used;
 	ch->nb = (uint8_t)nb;
 	ch->npush = (uint8_t)npush;
@@ -847,14 +868,24 @@ static int run_chunk(struct fctx *c)
 				return err;
 			LOAD();
 		}
+		/* With no bit left and no event pending, the TNT packet read
+		 * ahead is the next thing any block takes (a conditional
+		 * branch or a compressed return; any other would bail either
+		 * way): its bits now, so that a chain starts here rather than
+		 * a block later. */
+		if (!ntnt && !c->ev && c->pk_pos == c->pos && c->pk.k == FP_TNT) {
+			c->pos += c->pk.size;
+			tnt = c->pk.bits;
+			ntnt = c->pk.nbits;
+		}
 		/* A chain: the blocks the next TNT bits lead through, copied
 		 * out whole.  Not with an event pending (it may bind on the
 		 * way). */
 		if (ntnt && !c->ev && n + CH_MAX <= FAST_OUT && chains) {
-			unsigned kk = ntnt < 8 ? ntnt : 8;
+			unsigned kk = ntnt < CH_BITS ? ntnt : CH_BITS;
 			unsigned bits = (unsigned)(tnt >> (64 - kk));
-			struct lsd_fchain *ch = &chains[(cur * 0x9e3779b1u ^ (bits << 4) ^ kk) &
-							(CH_N - 1)];
+			struct lsd_fchain *ch = &chains[((cur ^ (bits << 12) ^ (kk << 28)) *
+							 0x9e3779b1u) >> (32 - CH_LOG)];
 
 			if ((ch->cur == cur && ch->k == kk && ch->bits == bits) ||
 			    chain_build(c->d, ch, cur, kk, bits)) {
@@ -1062,6 +1093,7 @@ int lsd_fast_chunk(struct lsd_run *r)
 	c.f = r->fp;
 	c.buf = r->buf;
 	c.len = r->len;
+	c.pk_pos = SIZE_MAX;
 	if (c.f->tipc_sp != c.sp) {
 		memset(c.f->tipc_ip, 0, sizeof(c.f->tipc_ip));
 		c.f->tipc_sp = c.sp;

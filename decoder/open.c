@@ -258,6 +258,9 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 		size_t c;
 
 		d->sp = &d->spaces[d->stream_space[i]];
+		if (d->o.jobs > 1 && lsb_reader_nchunks(r, i) > 1)
+			(void)lsd_prefetch_start(&d->pf, lsb_reader_path(r), i, 0,
+						 lsb_reader_nchunks(r, i) - 1);
 		for (c = 0; !err && c < lsb_reader_nchunks(r, i); c++) {
 			int64_t len = lsd_read_chunk(d, i, c, &d->cbuf, 0);
 
@@ -270,6 +273,8 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 			else
 				err = lsd_heads_packets(d, d->cbuf.p[0], (size_t)len);
 		}
+		(void)lsd_prefetch_stop(d->pf);
+		d->pf = NULL;
 	}
 	if (err < 0)
 		goto fail;

@@ -23,6 +23,7 @@
  *   ratio_pass2 R ratio_total R ratio_pass2_med R ratio_total_med R
  *   batch_s T ratio_batch R ratio_batch_med R open_cold_s T
  *   ref_s T ratio_ref R ratio_ref_med R fast_chunks N libipt_chunks N
+ *   ipt_med_s T
  * ratio_pass2 = pass2 / libipt; ratio_total = (open + pass2) / (libipt's
  * image + libipt), ipt_image_s the image's build;
  * ratio_batch = pass2 with the batch callback / libipt; ref_s the same
@@ -246,6 +247,7 @@ int main(int argc, char **argv)
 	       (open + pass2) / (img_s + ipt),
 	       img_s);
 	t = median(v_ipt, repeat);
+	printf(" ipt_med_s %.4f", t);
 	printf(" ratio_pass2_med %.2f ratio_total_med %.2f",
 	       median(v_pass2, repeat) / t,
 	       median(v_total, repeat) / (t + median(v_img, repeat)));

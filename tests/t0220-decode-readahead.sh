@@ -1,0 +1,89 @@
+#!/bin/sh
+# t0220-decode-readahead: chunks read and decompressed on a thread of
+# their own (decoder/prefetch.c, --jobs 2 and more) give the decode the
+# same bytes as reading them on the decoding thread.
+#
+# Where the expected numbers come from:
+#  - N, the chunks of the stream: `info`'s stream line (the bundle's index,
+#    no decoding).  With --jobs=1 no chunk is read ahead; with 2 or 3 every
+#    chunk of the stream is (the thread reads from chunk 0 on); a stream of
+#    one chunk starts no thread (0).
+#  - the decode's counts: those of --jobs=1 and of the reference path
+#    (LOOPSCOPE_REFERENCE=1, libipt on every chunk; t0201/t0208 check it
+#    against libipt's own decoders and native counts), line for line.
+#  - the damaged bundle: one PT chunk's payload has one byte flipped (the
+#    python edit below), so its checksum fails when it is read: exactly 1
+#    decode loss, on the thread's read and then again on the decoding
+#    thread's own read, which gives the error; the profiles of --jobs=1
+#    and --jobs=2 are the same bytes.
+. "$LSTOP/tests/lib.sh"
+cd "$T_TMP" || exit 1
+TD=$(readlink -f "$TESTDATA")
+
+t_need_recorder
+
+# spin 100 1000 in 4 KB chunks: 8 of them (30 KB of PT).
+"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o spin.lsc -- \
+	"$TD/spin" 100 1000 >/dev/null 2>&1
+t_eq "record spin in small chunks" 0 $?
+n=$("$LOOPSCOPE" info spin.lsc | awk '$2 == "thread" { print $4 }')
+t_ok "the stream has several chunks ($n)" test "${n:-0}" -ge 4
+
+for j in 1 2 3; do
+	"$LOOPSCOPE" info --decode --jobs=$j spin.lsc >j$j.out 2>j$j.err
+	t_eq "info --decode --jobs=$j" 0 $?
+done
+LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" info --decode -j 2 spin.lsc >ref.out 2>&1
+t_eq "info --decode on the reference path, -j 2" 0 $?
+ahead() { sed -n 's/.*, \([0-9]*\) read ahead$/\1/p' "$1"; }
+t_eq "--jobs=1 reads no chunk ahead" 0 "$(ahead j1.out)"
+t_eq "--jobs=2 reads every chunk ahead" "$n" "$(ahead j2.out)"
+t_eq "--jobs=3 reads every chunk ahead" "$n" "$(ahead j3.out)"
+t_eq "the reference path reads them ahead too" "$n" "$(ahead ref.out)"
+sed '/^  chunks: /d' j1.out >j1.cmp
+for f in j2 j3 ref; do
+	sed '/^  chunks: /d' $f.out >$f.cmp
+	t_ok "$f: every count as --jobs=1's" cmp -s j1.cmp $f.cmp
+done
+t_ok "no message" test ! -s j2.err
+"$LOOPSCOPE" info --format=json --decode -j2 spin.lsc >j2.json
+t_grep "JSON: read_ahead_chunks" "\"read_ahead_chunks\": $n\$" j2.json
+
+# One chunk: nothing to read ahead of the decode.
+"$LOOPSCOPE" record -q -o one.lsc -- "$TD/nested" >/dev/null 2>&1
+t_eq "nested in one chunk" 1 "$("$LOOPSCOPE" info one.lsc | awk '$2 == "thread" { print $4 }')"
+"$LOOPSCOPE" info --decode -j2 one.lsc >one.out 2>&1
+t_eq "a single chunk starts no thread" 0 "$(ahead one.out)"
+
+# analyze passes its --jobs on: the same profile either way.
+"$LOOPSCOPE" analyze -q -j 1 -o a1.lsprof spin.lsc 2>a1.err
+t_eq "analyze -j 1" 0 $?
+"$LOOPSCOPE" analyze -q -j 2 -o a2.lsprof spin.lsc 2>a2.err
+t_eq "analyze -j 2" 0 $?
+t_ok "analyze: the same profile with -j 1 and -j 2" cmp -s a1.lsprof a2.lsprof
+
+# A chunk that does not read: the thread's read fails, the decoding
+# thread reads it again and reports it.
+python3 - <<'EOF'
+import struct
+b = bytearray(open('spin.lsc', 'rb').read())
+pos, k = b.find(b'LSCS'), 0
+while pos >= 0 and pos + 48 <= len(b) and b[pos:pos + 4] == b'LSCS':
+    typ = struct.unpack_from('<H', b, pos + 4)[0]
+    stored = struct.unpack_from('<Q', b, pos + 24)[0]
+    if typ == 3:            # PTCHUNK
+        k += 1
+        if k == 4:
+            b[pos + 48 + stored // 2] ^= 0xff
+    pos += 48 + stored
+open('bad.lsc', 'wb').write(b)
+EOF
+t_ok "bad.lsc differs from spin.lsc" test "$(cmp bad.lsc spin.lsc | wc -l)" = 1
+"$LOOPSCOPE" analyze -q -j 1 -o b1.lsprof bad.lsc 2>b1.err
+t_eq "damaged: analyze -j 1" 0 $?
+"$LOOPSCOPE" analyze -q -j 2 -o b2.lsprof bad.lsc 2>b2.err
+t_eq "damaged: analyze -j 2" 0 $?
+t_grep "damaged: 1 decode loss" "': 1 decode losses" b2.err
+t_ok "damaged: the same profile with -j 1 and -j 2" cmp -s b1.lsprof b2.lsprof
+t_ok "damaged: the same messages" cmp -s b1.err b2.err
+t_ok "damaged: not the clean profile" test "$(cmp a2.lsprof b2.lsprof | wc -l)" = 1

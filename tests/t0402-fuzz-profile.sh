@@ -18,3 +18,6 @@ awk -F'\t' -v OFS='\t' '$1 == "end" {
 	print "end", $2 + 4; next } { print }' p.lsprof >d.lsprof
 t_ok "the profile with verdicts reads" "$LOOPSCOPE" report --parallel --min-percent=0 d.lsprof
 "$BUILD/tests/fuzz_profile" -m 3000 d.lsprof
+# The seed corpus of bench/fuzz.sh (tests/fuzz/corpus/profile/: the two
+# profiles above, and any crash the fuzzer found, kept as a replay file).
+"$BUILD/tests/fuzz_profile" -m 300 "$LSTOP"/tests/fuzz/corpus/profile/*

@@ -472,7 +472,7 @@ static int load_meta(struct lsb_reader *r, size_t i)
 	if ((err = lsb_rsec_load(r, i)) < 0)
 		return err;
 	p = r->raw.p;
-	end = p + r->raw.len;
+	end = r->raw.len ? p + r->raw.len : p;	/* an empty payload has no buffer */
 	while (p < end) {
 		if (ls_get_uleb(&p, end, &kl) < 0 || !kl || kl > LSB_MAX_STRING ||
 		    ls_get_bytes(&p, end, (size_t)kl, &k) < 0 ||

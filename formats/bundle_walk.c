@@ -158,7 +158,7 @@ static int walk(struct lsb_reader *r, unsigned type, const struct walk_cbs *cb)
 			continue;
 		}
 		p = r->raw.p;
-		end = p + r->raw.len;
+		end = r->raw.len ? p + r->raw.len : p;	/* an empty payload has no buffer */
 		while (p < end) {
 			const uint8_t *rec = p;
 

@@ -14,7 +14,8 @@
 #             template
 # Each target's corpus grows in OUT/TARGET/corpus (the repo's is left as
 # it is); a crash, leak or timeout stops that target and leaves its input
-# in OUT/TARGET/crashes/.  Prints one line per target: executions,
+# in OUT/TARGET/crashes/ (libFuzzer's slow-unit-* files there, inputs
+# that took over 10 s, are not counted).  Prints one line per target: executions,
 # executions per second, seconds, libFuzzer's final cov: (edges) and ft:
 # (features), and crash files.  Exits 1 if any target crashed.
 # Usage: bench/fuzz.sh [-r RUNS] [-t SECONDS] [-o OUT] [TARGET...]

@@ -472,7 +472,7 @@ static int load_meta(struct lsb_reader *r, size_t i)
 	if ((err = lsb_rsec_load(r, i)) < 0)
 		return err;
 	p = r->raw.p;
-	end = r->raw.len ? p + r->raw.len : p;	/* an empty payload has no buffer */
+	end = p + r->raw.len;
 	while (p < end) {
 		if (ls_get_uleb(&p, end, &kl) < 0 || !kl || kl > LSB_MAX_STRING ||
 		    ls_get_bytes(&p, end, (size_t)kl, &k) < 0 ||
@@ -721,7 +721,9 @@ int lsb_reader_open(struct lsb_reader **pr, const char *path)
 	r->fd = -1;
 	r->path = strdup(path);
 	r->dctx = ZSTD_createDCtx();
-	if (!r->path || !r->dctx) {
+	/* A payload buffer from the start, so that an empty payload is not a
+	 * NULL pointer that the parsers add 0 to. */
+	if (!r->path || !r->dctx || ls_buf_reserve(&r->raw, 64) < 0) {
 		lsb_reader_close(r);
 		return -LS_ENOMEM;
 	}

@@ -158,7 +158,7 @@ static int walk(struct lsb_reader *r, unsigned type, const struct walk_cbs *cb)
 			continue;
 		}
 		p = r->raw.p;
-		end = r->raw.len ? p + r->raw.len : p;	/* an empty payload has no buffer */
+		end = p + r->raw.len;
 		while (p < end) {
 			const uint8_t *rec = p;
 

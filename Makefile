@@ -29,6 +29,8 @@ ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDSAN := -fsanitize=$(SANITIZE)
 endif
+# `make fuzz` sets this: libFuzzer's coverage hooks in every object.
+ALL_CFLAGS += $(FUZZ_COV)
 
 LIB_SRC := $(wildcard common/*.c formats/*.c recorder/*.c decoder/*.c analysis/*.c)
 CLI_SRC := $(wildcard cli/*.c)
@@ -52,6 +54,10 @@ DEB_DEPS := build-essential gcc-multilib pkg-config libipt-dev libzstd-dev libca
 	libelf-dev libdw-dev libdebuginfod-dev valgrind linux-perf xz-utils bzip2 \
 	sqlite3 zstd python3 procps debuginfod chromium fonts-dejavu-core \
 	fonts-liberation python3-jsonschema bsdutils slurm-wlm munge
+# Optional, for `make fuzz` only (`make deps-fuzz`): clang and libFuzzer.
+FUZZ_DEPS := clang-14 libfuzzer-14-dev
+FUZZ_CC ?= clang-14
+DEB_PKGS ?= $(DEB_DEPS)
 
 all: $(BIN) vgtool testdata
 
@@ -80,6 +86,20 @@ $(BUILD)/tests/%: tests/tools/%.c $(LIBA)
 $(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDSAN) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBA) $(LIBS)
+
+# libFuzzer targets: the same entry points built by clang with
+# -fsanitize=fuzzer,address,undefined into build-fuzz/fuzz/ (bench/fuzz.sh
+# runs them).  `make check` needs no clang.
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "no $(FUZZ_CC): run 'make deps-fuzz'" >&2; exit 1; }
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) \
+		SANITIZE=address,undefined FUZZ_COV=-fsanitize=fuzzer-no-link fuzz-targets
+
+fuzz-targets: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) -fsanitize=fuzzer,$(SANITIZE) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
 include recorder/vgtool/vgtool.mk
 include testdata/testdata.mk
@@ -119,17 +139,20 @@ install: all
 
 # Installs what is missing (as root on Debian 12), with one apt-get update.
 deps:
-	@missing=$$(for p in $(DEB_DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+deps-fuzz:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(FUZZ_DEPS)"
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all check demo deps install clean vgtool testdata
+.PHONY: all check demo deps deps-fuzz fuzz fuzz-targets install clean vgtool testdata
 .SECONDARY:
 
 # Header dependencies (-MMD): the library and the command, and the test

@@ -721,7 +721,9 @@ int lsb_reader_open(struct lsb_reader **pr, const char *path)
 	r->fd = -1;
 	r->path = strdup(path);
 	r->dctx = ZSTD_createDCtx();
-	if (!r->path || !r->dctx) {
+	/* A payload buffer from the start, so that an empty payload is not a
+	 * NULL pointer that the parsers add 0 to. */
+	if (!r->path || !r->dctx || ls_buf_reserve(&r->raw, 64) < 0) {
 		lsb_reader_close(r);
 		return -LS_ENOMEM;
 	}

@@ -1,6 +1,9 @@
 #!/bin/sh
 # t0101-fuzz-bundle: the bundle reader's fuzz entry point over
-# testdata/bad/* and 300 deterministic mutants of each (replay.c); under
-# `make check SANITIZE=address,undefined` any memory error aborts it.
+# testdata/bad/* and the seed corpus of bench/fuzz.sh, tests/fuzz/corpus/
+# bundle/ (a --no-embed recording of nested, and any crash the fuzzer
+# found, kept as a replay file), and 300 deterministic mutants of each
+# (replay.c); under `make check SANITIZE=address,undefined` any memory
+# error aborts it.
 . "$LSTOP/tests/lib.sh"
-"$BUILD/tests/fuzz_bundle" -m 300 "$LSTOP"/testdata/bad/*.lsc
+"$BUILD/tests/fuzz_bundle" -m 300 "$LSTOP"/testdata/bad/*.lsc "$LSTOP"/tests/fuzz/corpus/bundle/*

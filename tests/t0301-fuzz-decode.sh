@@ -12,6 +12,12 @@ t_eq "record nested as the template" 0 $?
 mkdir x && "$BUILD/tests/lsb_dump" -x x seed.lsc >/dev/null
 t_ok "its PT stream is extracted" test -s x/stream.1
 LSD_FUZZ_BUNDLE=$T_TMP/seed.lsc "$BUILD/tests/fuzz_decode" -m 300 x/stream.1
+# Crashes bench/fuzz.sh found (its template: nested recorded as above),
+# kept as replay files.
+for f in "$LSTOP"/tests/fuzz/corpus/decode/*; do
+	[ -f "$f" ] || continue
+	LSD_FUZZ_BUNDLE=$T_TMP/seed.lsc "$BUILD/tests/fuzz_decode" "$f"
+done
 
 # The same over a per-CPU stream: two processes (nested, calls) recorded
 # without return compression, spread by lsb_percpu over one CPU with their

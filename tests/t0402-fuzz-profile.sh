@@ -32,3 +32,6 @@ awk -F'\t' -v OFS='\t' '$1 == "end" {
 	print "end", $2 + 8; next } { print }' p.lsprof >s.lsprof
 t_ok "the profile with structural records reads" "$LOOPSCOPE" report --structural s.lsprof
 "$BUILD/tests/fuzz_profile" -m 3000 s.lsprof
+# The seed corpus of bench/fuzz.sh (tests/fuzz/corpus/profile/: the two
+# profiles above, and any crash the fuzzer found, kept as a replay file).
+"$BUILD/tests/fuzz_profile" -m 300 "$LSTOP"/tests/fuzz/corpus/profile/*

@@ -2,10 +2,8 @@
  *
  * The input is the PT of one thread.  The code it runs through comes from
  * a recorded bundle named by $LSD_FUZZ_BUNDLE (t0301 records
- * testdata/calls): its metadata, its embedded modules up to 64 KB (the
- * program and the vDSO; ld.so and libc are left out to keep each run
- * small, so PT
- * that goes there decodes to losses) and their mmap events are written
+ * testdata/calls; fuzz_tmpl.h): its metadata, its embedded modules up to
+ * 64 KB (the program and the vDSO) and their mmap events are written
  * with the input as the only stream into a tiny bundle in a temporary
  * file, which is decoded whole (lsd_decode_stream) and chunk by chunk
  * (lsd_decode_chunk), then fed once more to the loop detector and the
@@ -21,8 +19,8 @@
  * and the analyses see the threads side by side (lsd_decode_all).
  * ($LSD_FUZZ_KEEP names a file to keep such an input's bundle in.)
  * Without $LSD_FUZZ_BUNDLE the input decodes against
- * an empty image.  Build with clang -fsanitize=fuzzer,address for
- * libFuzzer, or link with replay.c (as `make check` does).
+ * an empty image.  Build with `make fuzz` for libFuzzer, or link with
+ * replay.c (as `make check` does).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -36,136 +34,26 @@
 #include "decoder/decode.h"
 #include "formats/bundle.h"
 #include "formats/profile.h"
+#include "fuzz_tmpl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_MODULE (64u << 10)
-
-struct tmpl_module {
-	struct lsb_module m;
-	void *data;
-	size_t len;
-};
-
-static struct {
-	int loaded;
-	struct tmpl_module *mods;
-	size_t nmods;
-	struct lsb_event *evs;
-	size_t nevs, capevs;
-	char **keys, **values;
-	size_t nmeta;
-	uint32_t pid, tid;
-	uint32_t kind;		/* of the template's first stream */
-	int32_t cpu;
-} T;
-
-static int keep_module(const struct lsb_event *ev)
-{
-	size_t i;
-
-	for (i = 0; i < T.nmods; i++)
-		if (T.mods[i].m.build_id_len == ev->build_id_len &&
-		    !memcmp(T.mods[i].m.build_id, ev->build_id, ev->build_id_len))
-			return 1;
-	return 0;
-}
-
-static int on_event(const struct lsb_event *ev, void *arg)
-{
-	(void)arg;
-	if (ev->run != LSB_RUN_TRACE || (ev->type != LSB_EV_MMAP &&
-					 ev->type != LSB_EV_THREAD_START &&
-					 ev->type != LSB_EV_SWITCH &&
-					 ev->type != LSB_EV_ITRACE_START))
-		return 0;
-	if (ev->type == LSB_EV_MMAP && !keep_module(ev))
-		return 0;
-	if (T.nevs == T.capevs) {
-		size_t cap = T.capevs ? 2 * T.capevs : 16;
-		struct lsb_event *p = realloc(T.evs, cap * sizeof(*p));
-
-		if (!p)
-			return 1;
-		T.evs = p;
-		T.capevs = cap;
-	}
-	T.evs[T.nevs] = *ev;
-	T.evs[T.nevs].name = ev->name ? strdup(ev->name) : NULL;
-	T.nevs++;
-	return 0;
-}
-
-/* Reads the template once; a missing one leaves it empty. */
-static void load_template(void)
-{
-	const char *path = getenv("LSD_FUZZ_BUNDLE");
-	struct lsb_reader *r = NULL;
-	const char *k, *v;
-	size_t i, n;
-
-	T.loaded = 1;
-	T.pid = T.tid = 1;
-	if (!path || lsb_reader_open(&r, path) < 0) {
-		if (path)
-			fprintf(stderr, "fuzz_decode: cannot read %s\n", path);
-		lsb_reader_close(r);
-		return;
-	}
-	if (lsb_reader_nstreams(r)) {
-		T.pid = lsb_reader_stream(r, 0)->pid;
-		T.tid = lsb_reader_stream(r, 0)->tid;
-		T.kind = lsb_reader_stream(r, 0)->kind;
-		T.cpu = lsb_reader_stream(r, 0)->cpu;
-	}
-	n = lsb_reader_nmeta(r);
-	T.keys = calloc(n + 1, sizeof(char *));
-	T.values = calloc(n + 1, sizeof(char *));
-	for (i = 0; T.keys && T.values && lsb_reader_meta_at(r, i, &k, &v) == 0; i++) {
-		T.keys[T.nmeta] = strdup(k);
-		T.values[T.nmeta++] = strdup(v);
-	}
-	n = lsb_reader_nmodules(r);
-	T.mods = calloc(n + 1, sizeof(*T.mods));
-	for (i = 0; T.mods && i < n; i++) {
-		const struct lsb_module *m = lsb_reader_module(r, i);
-		struct tmpl_module *t = &T.mods[T.nmods];
-
-		if (!(m->flags & LSB_MOD_EMBEDDED) || m->file_size > MAX_MODULE)
-			continue;
-		if (lsb_reader_module_data(r, i, &t->data, &t->len) < 0)
-			continue;
-		t->m = *m;
-		t->m.path = strdup(m->path ? m->path : "");
-		T.nmods++;
-	}
-	lsb_reader_events(r, on_event, NULL);
-	lsb_reader_close(r);
-}
+static struct fz_tmpl T;
 
 static int write_bundle(const char *path, const uint8_t *pt, size_t len)
 {
-	struct lsb_writer_opts o = { .size = sizeof(o), .chunk_size = 4096, .zstd_level = 1 };
-	struct lsb_stream s = { .id = 1, .kind = LSB_STREAM_THREAD, .cpu = -1 };
+	const struct lsb_stream *t = &T.streams[0];
+	struct lsb_stream s = { .id = 1, .kind = LSB_STREAM_THREAD, .cpu = -1,
+				.pid = t->pid, .tid = t->tid };
 	struct lsb_writer *w;
-	size_t i;
 
-	s.pid = T.pid;
-	s.tid = T.tid;
-	if (T.kind == LSB_STREAM_CPU) {
+	/* the input is the template's first stream, thread or CPU */
+	if (t->kind == LSB_STREAM_CPU) {
 		s.kind = LSB_STREAM_CPU;
-		s.cpu = T.cpu;
+		s.cpu = t->cpu;
 	}
-	if (lsb_writer_open(&w, path, &o) < 0)
+	if (fz_tmpl_open(&T, &w, path) < 0)
 		return -1;
-	for (i = 0; i < T.nmeta; i++)
-		if (T.keys[i] && T.values[i])
-			lsb_writer_meta(w, T.keys[i], T.values[i]);
-	for (i = 0; i < T.nmods; i++)
-		lsb_writer_module(w, &T.mods[i].m, T.mods[i].data, T.mods[i].len);
-	for (i = 0; i < T.nevs; i++)
-		lsb_writer_event(w, &T.evs[i]);
-	lsb_writer_flush(w);
 	lsb_writer_stream(w, &s);
 	lsb_writer_pt(w, 1, pt, len);
 	lsb_writer_stream_end(w, 1);
@@ -358,17 +246,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lsd_decoder *d;
 	uint64_t sink = 0;
 	size_t i, k;
-	int fd;
 
 	if (!T.loaded)
-		load_template();
-	/* The writer syncs on close: on tmpfs that costs nothing. */
-	snprintf(path, sizeof(path), "%s/fuzz_decode.XXXXXX",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0)
+		fz_tmpl_load(&T, "LSD_FUZZ_BUNDLE", 0, FZ_MAX_MODULE);
+	if (fz_tmp_path(path, sizeof(path), "decode") < 0)
 		return 0;
-	close(fd);
 	if (write_bundle(path, data, size) < 0 || lsb_reader_open(&r, path) < 0) {
 		lsb_reader_close(r);
 		unlink(path);

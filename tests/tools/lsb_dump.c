@@ -5,7 +5,9 @@
  *   module PATH BUILD_ID_HEX FLAGS SIZE
  *   events N / samples N / sample_noperiod N / sample_notid N
  *   events_type TYPE N
- * With -x DIR each stream's raw PT bytes go to DIR/stream.ID.  With -e,
+ * With -x DIR each stream's raw PT bytes go to DIR/stream.ID, and its
+ * memory-access records, if any, to DIR/memacc in fuzz_memacc's input
+ * form (a u16 little-endian length, cut at 65535, then the bytes).  With -e,
  * every event of the traced run too, in file order, after the modules:
  *   event TYPE PID TID CPU TIME ARG */
 #include <inttypes.h>
@@ -29,6 +31,26 @@ static int on_event(const struct lsb_event *ev, void *arg)
 	nev++;
 	evtype[ev->type < 16 ? ev->type : 0]++;
 	return 0;
+}
+
+static int on_mem(uint32_t stream, const void *enc, size_t len, void *arg)
+{
+	const char *xdir = arg;
+	static FILE *o;
+	uint8_t hdr[2];
+
+	(void)stream;
+	if (!o) {
+		char p[4096];
+
+		snprintf(p, sizeof(p), "%s/memacc", xdir);
+		if (!(o = fopen(p, "wb")))
+			return 1;
+	}
+	len = len > 65535 ? 65535 : len;
+	hdr[0] = (uint8_t)len;
+	hdr[1] = (uint8_t)(len >> 8);
+	return fwrite(hdr, 1, 2, o) != 2 || fwrite(enc, 1, len, o) != len || fflush(o);
 }
 
 static int on_sample(const struct lsb_sample *s, void *arg)
@@ -109,7 +131,8 @@ int main(int argc, char **argv)
 		printf(" %" PRIu32 " %" PRIu64 "\n", m->flags, m->file_size);
 	}
 	if (lsb_reader_events(r, on_event, NULL) < 0 ||
-	    lsb_reader_samples(r, on_sample, NULL) < 0) {
+	    lsb_reader_samples(r, on_sample, NULL) < 0 ||
+	    (xdir && lsb_reader_memacc(r, on_mem, (void *)xdir) < 0)) {
 		fprintf(stderr, "lsb_dump: %s\n", lsb_reader_errmsg(r));
 		return 1;
 	}

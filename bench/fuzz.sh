@@ -1,0 +1,101 @@
+#!/bin/sh
+# bench/fuzz.sh - runs the libFuzzer targets (`make fuzz`: tests/fuzz/
+# fuzz_*.c built by clang with -fsanitize=fuzzer,address,undefined into
+# build-fuzz/fuzz/) for RUNS executions each (libFuzzer's -runs=), at
+# nice 19, from the seed corpus in the repo:
+#   bundle    tests/fuzz/corpus/bundle/* and testdata/bad/*.lsc
+#   profile   tests/fuzz/corpus/profile/*
+#   perfdata  tests/fuzz/corpus/perfdata/* (cut from the quipper
+#             recording of shared/testdata-real, and a perf cpu-clock run)
+#   decode    the PT of testdata/nested recorded here (--psb-period 512),
+#             with that recording as the template (LSD_FUZZ_BUNDLE)
+#   memacc    the first 4 KiB of testdata/deps/kern's memory-access
+#             records, recorded here with --mem, that recording the
+#             template
+# Each target's corpus grows in OUT/TARGET/corpus (the repo's is left as
+# it is); a crash, leak or timeout stops that target and leaves its input
+# in OUT/TARGET/crashes/ (libFuzzer's slow-unit-* files there, inputs
+# that took over 10 s, are not counted).  Prints one line per target: executions,
+# executions per second, seconds, libFuzzer's final cov: (edges) and ft:
+# (features), and crash files.  Exits 1 if any target crashed.
+# Usage: bench/fuzz.sh [-r RUNS] [-t SECONDS] [-o OUT] [TARGET...]
+#   -r RUNS     executions per target (default 1000000)
+#   -t SECONDS  also stop a target after this long (default: no limit)
+#   -o OUT      work directory (default /tmp/loopscope-fuzz)
+# (`make fuzz` and `make` first: the templates are recorded with
+# build/loopscope and cut with build/tests/lsb_dump, which make check
+# builds, or `make build/tests/lsb_dump`.)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+runs=1000000
+secs=0
+out=/tmp/loopscope-fuzz
+while getopts r:t:o: c; do
+	case $c in
+	r) runs=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) sed -n 's/^# Usage: /usage: /p' "$0" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+targets=${*:-bundle profile perfdata decode memacc}
+F=$top/build-fuzz/fuzz
+B=$top/build
+for t in $targets; do
+	[ -x "$F/fuzz_$t" ] || { echo "no $F/fuzz_$t; run 'make fuzz'" >&2; exit 1; }
+done
+mkdir -p "$out" || exit 1
+export LOOPSCOPE_CACHE="$out/cache"
+
+# template T: the recording and the seed of the targets that decode
+template() {
+	for x in "$B/loopscope" "$B/tests/lsb_dump"; do
+		[ -x "$x" ] || { echo "no $x; run 'make' and 'make $x'" >&2; exit 1; }
+	done
+	rm -rf "$out/tmpl.$1" && mkdir -p "$out/tmpl.$1" || exit 1
+	case $1 in
+	decode)
+		"$B/loopscope" record -q --psb-period 512 -o "$out/tmpl.$1.lsc" \
+			-- "$B/testdata/nested" >/dev/null || exit 1 ;;
+	memacc)
+		"$B/loopscope" record -q --mem --psb-period 512 -o "$out/tmpl.$1.lsc" \
+			-- "$B/testdata/deps/kern" >/dev/null 2>&1 || exit 1 ;;
+	esac
+	"$B/tests/lsb_dump" -x "$out/tmpl.$1" "$out/tmpl.$1.lsc" >/dev/null || exit 1
+}
+
+printf '%-9s %10s %8s %8s %7s %7s %7s\n' target execs exec/s seconds cov ft crashes
+bad=0
+for t in $targets; do
+	w=$out/$t
+	mkdir -p "$w/corpus" "$w/crashes" "$w/seeds" || exit 1
+	case $t in
+	bundle) cp "$top"/tests/fuzz/corpus/bundle/* "$top"/testdata/bad/*.lsc "$w/seeds/" ;;
+	decode)
+		template decode
+		cp "$out/tmpl.decode/stream.1" "$w/seeds/" ;;
+	memacc)
+		template memacc
+		head -c 4096 "$out/tmpl.memacc/memacc" >"$w/seeds/memacc" ;;
+	*) cp "$top/tests/fuzz/corpus/$t"/* "$w/seeds/" ;;
+	esac
+	t0=$(date +%s)
+	LSD_FUZZ_BUNDLE=$out/tmpl.$t.lsc nice -n 19 "$F/fuzz_$t" -runs="$runs" \
+		-max_total_time="$secs" -timeout=60 -print_final_stats=1 \
+		-artifact_prefix="$w/crashes/" "$w/corpus" "$w/seeds" >"$w/log" 2>&1
+	el=$(($(date +%s) - t0))
+	ex=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w/log" | tail -1)
+	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$w/log" | tail -1)
+	cov=$(grep -o 'cov: [0-9]*' "$w/log" | tail -1 | cut -d' ' -f2)
+	ft=$(grep -o 'ft: [0-9]*' "$w/log" | tail -1 | cut -d' ' -f2)
+	nc=$(find "$w/crashes" -type f ! -name "slow-unit-*" | wc -l)
+	printf '%-9s %10s %8s %8s %7s %7s %7s\n' "$t" "${ex:-?}" "${eps:-?}" "$el" \
+		"${cov:-?}" "${ft:-?}" "$nc"
+	if [ "$nc" -ne 0 ]; then
+		bad=1
+		find "$w/crashes" -type f ! -name "slow-unit-*" | sed 's/^/  crash: /'
+		grep -m1 -A8 'ERROR: \|runtime error\|deadly signal' "$w/log" | sed 's/^/  /'
+	fi
+done
+exit $bad

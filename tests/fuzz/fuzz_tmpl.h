@@ -1,0 +1,186 @@
+/* fuzz_tmpl.h - the template bundle of the fuzz entry points that decode
+ * (fuzz_decode, fuzz_memacc): a recorded bundle, named by an environment
+ * variable, whose metadata, small embedded modules, traced-run events and
+ * (on request) streams with their PT are kept in memory once, to be
+ * written around each input into a tiny bundle.  Modules above
+ * FZ_MAX_MODULE (ld.so, libc) are left out to keep each run small, so PT
+ * that goes there decodes to losses.  Header-only: each entry point is
+ * one source file (as the Makefile builds them).
+ */
+#ifndef LS_FUZZ_TMPL_H
+#define LS_FUZZ_TMPL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/bundle.h"
+
+#define FZ_MAX_MODULE (64u << 10)
+#define FZ_MAX_STREAMS 8
+
+struct fz_module {
+	struct lsb_module m;
+	void *data;
+	size_t len;
+};
+
+struct fz_tmpl {
+	int loaded;
+	struct fz_module *mods;
+	size_t nmods;
+	struct lsb_event *evs;
+	size_t nevs, capevs;
+	char **keys, **values;
+	size_t nmeta;
+	struct lsb_stream streams[FZ_MAX_STREAMS];
+	uint8_t *pt[FZ_MAX_STREAMS];	/* each stream's PT, when asked */
+	size_t ptlen[FZ_MAX_STREAMS];
+	size_t nstreams;
+};
+
+static inline int fz_tmpl_keep_module(const struct fz_tmpl *T, const struct lsb_event *ev)
+{
+	size_t i;
+
+	for (i = 0; i < T->nmods; i++)
+		if (T->mods[i].m.build_id_len == ev->build_id_len &&
+		    !memcmp(T->mods[i].m.build_id, ev->build_id, ev->build_id_len))
+			return 1;
+	return 0;
+}
+
+static inline int fz_tmpl_on_event(const struct lsb_event *ev, void *arg)
+{
+	struct fz_tmpl *T = arg;
+
+	if (ev->run != LSB_RUN_TRACE || (ev->type != LSB_EV_MMAP &&
+					 ev->type != LSB_EV_THREAD_START &&
+					 ev->type != LSB_EV_SWITCH &&
+					 ev->type != LSB_EV_ITRACE_START))
+		return 0;
+	if (ev->type == LSB_EV_MMAP && !fz_tmpl_keep_module(T, ev))
+		return 0;
+	if (T->nevs == T->capevs) {
+		size_t cap = T->capevs ? 2 * T->capevs : 16;
+		struct lsb_event *p = realloc(T->evs, cap * sizeof(*p));
+
+		if (!p)
+			return 1;
+		T->evs = p;
+		T->capevs = cap;
+	}
+	T->evs[T->nevs] = *ev;
+	T->evs[T->nevs].name = ev->name ? strdup(ev->name) : NULL;
+	T->nevs++;
+	return 0;
+}
+
+/* Stream i's PT, all its chunks, into T->pt[i]. */
+static inline void fz_tmpl_read_pt(struct fz_tmpl *T, struct lsb_reader *r, size_t i)
+{
+	size_t k, len = 0;
+
+	for (k = 0; k < lsb_reader_nchunks(r, i); k++)
+		len += lsb_reader_chunk(r, i, k)->raw_size;
+	T->pt[i] = malloc(len ? len : 1);
+	for (k = 0; T->pt[i] && k < lsb_reader_nchunks(r, i); k++) {
+		const struct lsb_chunk *c = lsb_reader_chunk(r, i, k);
+		int64_t n = lsb_reader_read_chunk(r, c, T->pt[i] + T->ptlen[i],
+						  len - T->ptlen[i]);
+
+		if (n < 0)
+			break;
+		T->ptlen[i] += (size_t)n;
+	}
+}
+
+/* Reads the template at $VAR once; a missing one leaves it empty (one
+ * thread stream, pid and tid 1).  With want_pt every stream's PT too. */
+static inline void fz_tmpl_load(struct fz_tmpl *T, const char *var, int want_pt,
+				uint64_t max_module)
+{
+	const char *path = getenv(var);
+	struct lsb_reader *r = NULL;
+	const char *k, *v;
+	size_t i, n;
+
+	T->loaded = 1;
+	T->streams[0] = (struct lsb_stream){ .id = 1, .kind = LSB_STREAM_THREAD,
+					     .pid = 1, .tid = 1, .cpu = -1 };
+	if (!path || lsb_reader_open(&r, path) < 0) {
+		if (path)
+			fprintf(stderr, "fuzz: cannot read %s\n", path);
+		lsb_reader_close(r);
+		return;
+	}
+	for (i = 0; i < lsb_reader_nstreams(r) && i < FZ_MAX_STREAMS; i++) {
+		T->streams[i] = *lsb_reader_stream(r, i);
+		if (want_pt)
+			fz_tmpl_read_pt(T, r, i);
+		T->nstreams++;
+	}
+	n = lsb_reader_nmeta(r);
+	T->keys = calloc(n + 1, sizeof(char *));
+	T->values = calloc(n + 1, sizeof(char *));
+	for (i = 0; T->keys && T->values && lsb_reader_meta_at(r, i, &k, &v) == 0; i++) {
+		T->keys[T->nmeta] = strdup(k);
+		T->values[T->nmeta++] = strdup(v);
+	}
+	n = lsb_reader_nmodules(r);
+	T->mods = calloc(n + 1, sizeof(*T->mods));
+	for (i = 0; T->mods && i < n; i++) {
+		const struct lsb_module *m = lsb_reader_module(r, i);
+		struct fz_module *t = &T->mods[T->nmods];
+
+		if (!(m->flags & LSB_MOD_EMBEDDED) || m->file_size > max_module)
+			continue;
+		if (lsb_reader_module_data(r, i, &t->data, &t->len) < 0)
+			continue;
+		t->m = *m;
+		t->m.path = strdup(m->path ? m->path : "");
+		T->nmods++;
+	}
+	lsb_reader_events(r, fz_tmpl_on_event, T);
+	lsb_reader_close(r);
+}
+
+/* Opens a bundle at path with the template's metadata, modules and
+ * events written and flushed.  Returns 0 or -1. */
+static inline int fz_tmpl_open(const struct fz_tmpl *T, struct lsb_writer **pw, const char *path)
+{
+	struct lsb_writer_opts o = { .size = sizeof(o), .chunk_size = 4096, .zstd_level = 1 };
+	size_t i;
+
+	if (lsb_writer_open(pw, path, &o) < 0)
+		return -1;
+	for (i = 0; i < T->nmeta; i++)
+		if (T->keys[i] && T->values[i])
+			lsb_writer_meta(*pw, T->keys[i], T->values[i]);
+	for (i = 0; i < T->nmods; i++)
+		lsb_writer_module(*pw, &T->mods[i].m, T->mods[i].data, T->mods[i].len);
+	for (i = 0; i < T->nevs; i++)
+		lsb_writer_event(*pw, &T->evs[i]);
+	lsb_writer_flush(*pw);
+	return 0;
+}
+
+/* A fresh temporary file's name in path (on tmpfs when there is one:
+ * the writer syncs on close, which costs nothing there).  Returns 0 or
+ * -1. */
+static inline int fz_tmp_path(char *path, size_t cap, const char *what)
+{
+	int fd;
+
+	snprintf(path, cap, "%s/fuzz_%s.XXXXXX",
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", what);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+#endif

@@ -149,10 +149,14 @@ deps:
 deps-fuzz:
 	@$(MAKE) --no-print-directory deps DEB_PKGS="$(FUZZ_DEPS)"
 
+# Both at once, with a single apt-get update (CI).
+deps-all:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(DEB_DEPS) $(FUZZ_DEPS)"
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all check demo deps deps-fuzz fuzz fuzz-targets install clean vgtool testdata
+.PHONY: all check demo deps deps-fuzz deps-all fuzz fuzz-targets install clean vgtool testdata
 .SECONDARY:
 
 # Header dependencies (-MMD): the library and the command, and the test

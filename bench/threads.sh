@@ -7,8 +7,9 @@
 # seconds), `loopscope record`, then `analyze` at --jobs=1 and --jobs=N:
 # CPU (user + system) and wall seconds, best of REPEAT (default 1), and
 # the wall ratio; every --jobs=N profile must equal --jobs=1's byte for
-# byte (said on stderr if not).  Programs: xz -T2 and xz -T4 at -1 (each
-# worker thread compresses 3 MiB blocks: 6 and 12 MiB of text).
+# byte (said on stderr if not).  Programs: xz -T2 and xz -T4 at -1 over
+# 6 and 12 MiB of text (3 MiB blocks; the "threads" column says how many
+# threads xz ran: its own limits may give fewer workers than -T asks).
 # Usage: bench/threads.sh [BUILD [REPEAT [JOBS]]]   (JOBS default: nproc)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -96,8 +96,10 @@ static int add_consumers(struct shard *s)
  * error.  Returns 0, or 1 after printing the error (s closed). */
 static int shard_open(struct shard *s, int allow_missing)
 {
+	/* the detector and the decode take two jobs; the read-ahead of the
+	 * chunks is a third thread, worth it only with a core of its own */
 	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1,
-			      .debug_dir = s->debug_dir, .jobs = s->jobs };
+			      .debug_dir = s->debug_dir, .jobs = s->jobs > 2 ? 2 : 1 };
 	char msg[600];
 	int err;
 

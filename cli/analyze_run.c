@@ -91,10 +91,9 @@ static int add_consumers(struct shard *s)
 	return lsa_consumers_add(&s->set, &c);
 }
 
-/* Opens the bundle (unless open), the decoder of the shard's streams and the symbols.
- * Unless allow_missing, referenced executables found nowhere are an
- * error.  Returns 0, or 1 after printing the error (s closed). */
-static int shard_open(struct shard *s, int allow_missing)
+/* Opens the bundle (unless open), the decoder of the shard's streams and
+ * the symbols.  Returns 0, or 1 after printing the error (s closed). */
+static int shard_open(struct shard *s)
 {
 	/* the detector and the decode take two jobs; the read-ahead of the
 	 * chunks is a third thread, worth it only with a core of its own */
@@ -105,12 +104,10 @@ static int shard_open(struct shard *s, int allow_missing)
 
 	if (!s->r && cli_open_bundle(s->path, &s->r))
 		return 1;
-	if (cli_shard_streams(s->r, s->path, s->k, s->n, &s->mask))
+	/* (cli_analyze_into() cut its own shard already) */
+	if (!s->mask && cli_shard_streams(s->r, s->path, s->k, s->n, &s->mask))
 		goto fail;
 	o.streams = s->mask;
-	if (!allow_missing && cli_need_referenced(s->r, s->debug_dir) < 0)
-		goto fail;
-	cli_warn_missing_code(s->r, s->debug_dir);
 	err = lsd_open_msg(&s->d, s->r, &o, msg, sizeof(msg));
 	if (err == -LS_EBUILDID) {
 		cli_error("cannot decode '%s': %s", s->path, msg);
@@ -194,9 +191,10 @@ static void stats_add(struct lsa_loops_stats *a, const struct lsa_loops_stats *b
 }
 
 /* The shards 0 .. n-1 of the whole bundle on n threads, merged into p
- * (new, empty).  Returns 0, or 1 after printing the error. */
-static int analyze_parallel(const char *path, const char *debug_dir,
-			    int allow_missing, unsigned jobs,
+ * (new, empty); shard 0 takes over reader r (closed in any case), the
+ * others open their own.  Returns 0, or 1 after printing the error. */
+static int analyze_parallel(struct lsb_reader *r, const char *path,
+			    const char *debug_dir, unsigned jobs,
 			    const struct cli_analyses *ca, uint32_t n,
 			    const char *id, struct lsp_profile *p,
 			    struct lsa_loops_stats *st)
@@ -206,9 +204,11 @@ static int analyze_parallel(const char *path, const char *debug_dir,
 	int ret = 1, err;
 
 	if (!s) {
+		lsb_reader_close(r);
 		cli_error("out of memory");
 		return 1;
 	}
+	s[0].r = r;
 	for (i = 0; i < n; i++) {
 		s[i].path = path;
 		s[i].debug_dir = debug_dir;
@@ -225,7 +225,7 @@ static int analyze_parallel(const char *path, const char *debug_dir,
 			cli_error("out of memory");
 			goto out;
 		}
-		if (shard_open(&s[i], allow_missing))
+		if (shard_open(&s[i]))
 			goto out;
 	}
 	/* The progress line counts the chunks of all shards as one pass. */
@@ -261,7 +261,7 @@ out:
 
 /* An analysis that would see nothing fails rather than write an empty
  * profile: a bundle cut short before its first PT chunk (a shard may
- * hold no PT; the whole bundle must).  Returns 1 after a message. */
+ * hold no PT; the whole bundle must).  Returns 0, or 1 after a message. */
 static int no_trace(struct lsb_reader *r, const char *path)
 {
 	struct lsb_stats bs;
@@ -288,25 +288,34 @@ int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
 	char id[64];
 	int n = 1;
 
+	/* What concerns the whole bundle is checked and said once, whatever
+	 * the shards: the trace is there, its executables are found. */
 	if (cli_open_bundle(path, &s.r))
 		return 1;
 	if (cli_bundle_id(path, id, sizeof(id)) ||
-	    (nshards <= 1 && no_trace(s.r, path))) {
+	    cli_shard_streams(s.r, path, k, nshards, &s.mask) ||
+	    (nshards <= 1 && no_trace(s.r, path)) ||
+	    (!allow_missing && cli_need_referenced(s.r, debug_dir) < 0)) {
 		shard_close(&s);
 		return 1;
 	}
+	cli_warn_missing_code(s.r, debug_dir);
 	/* the structural loops are the whole graph's: not cut */
 	if (nshards == 1 && jobs > 1 && !(ca && ca->structural) &&
 	    (n = cli_shard_plan(s.r, jobs)) != 1) {
+		struct lsb_reader *r = s.r;
+
+		s.r = NULL;
 		shard_close(&s);
 		if (n < 0) {
+			lsb_reader_close(r);
 			cli_error("out of memory");
 			return 1;
 		}
-		return analyze_parallel(path, debug_dir, allow_missing, jobs, ca,
-					(uint32_t)n, id, p, st);
+		return analyze_parallel(r, path, debug_dir, jobs, ca, (uint32_t)n, id,
+					p, st);
 	}
-	if (shard_open(&s, allow_missing))
+	if (shard_open(&s))
 		return 1;
 	shard_run(&s);
 	n = shard_finish(&s, id);

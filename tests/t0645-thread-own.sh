@@ -51,3 +51,16 @@ for j in 2 5 7; do
 	t_ok "lp_threads (5 threads): --jobs=$j gives --jobs=1's profile" cmp th1.lsprof th$j.lsprof
 done
 t_grep "... a profile of the whole bundle: shard 0 of 1" "^part	0	[0-9a-f-]*	0	1$" th5.lsprof
+
+# What concerns the whole bundle is said once, not once a shard: an
+# executable the bundle only references (record --no-embed), gone since.
+cp "$TD/lp_threads" lpt
+"$LOOPSCOPE" record -q --no-embed -o ne.lsc -- ./lpt >/dev/null 2>&1
+rm lpt
+"$LOOPSCOPE" analyze -q -j1 --allow-missing -o ne1.lsprof ne.lsc 2>ne1.err
+"$LOOPSCOPE" analyze -q -j5 --allow-missing -o ne5.lsprof ne.lsc 2>ne5.err
+t_eq "--no-embed, executable gone: --jobs=5 warns of it once, as --jobs=1" "1 1" \
+	"$(grep -c 'holds no code for 1 executable mapping' ne1.err) $(grep -c 'holds no code for 1 executable mapping' ne5.err)"
+t_ok "... and gives --jobs=1's profile" cmp ne1.lsprof ne5.lsprof
+t_fail "... without --allow-missing: refused" "$LOOPSCOPE" analyze -q -j5 -o ne.lsprof ne.lsc
+t_eq "... saying so once" 1 "$(grep -c 'is not in the bundle' last.err)"

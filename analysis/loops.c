@@ -126,47 +126,39 @@ int lsa_loops_kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src)
 
 /* ---- per static block tables ---- */
 
+/* Grows two tables by static block id, a and b of *n entries, to hold
+ * id, the new entries 0.  Returns 0 or -LS_ENOMEM. */
+static int grow_by_id(uint32_t **a, uint32_t **b, size_t *n, uint32_t id)
+{
+	size_t m = (size_t)id + 1, i;
+	uint32_t *x, *y;
+
+	m = m < 1024 ? 1024 : m + m / 2;
+	x = ls_reallocarray(*a, m, sizeof(*x));
+	if (!x)
+		return -LS_ENOMEM;
+	*a = x;
+	y = ls_reallocarray(*b, m, sizeof(*y));
+	if (!y)
+		return -LS_ENOMEM;
+	*b = y;
+	for (i = *n; i < m; i++)
+		x[i] = y[i] = 0;
+	*n = m;
+	return 0;
+}
+
 /* By the ids met, not lsd_nsblocks(): the decoder may be adding blocks
  * on another thread (lsd_decode_all_piped). */
 static int sb_grow(struct lsa_loops *l, uint32_t id)
 {
-	size_t n = (size_t)id + 1, i;
-	uint32_t *a, *b;
-
-	n = n < 1024 ? 1024 : n + n / 2;
-	a = ls_reallocarray(l->sbloop, n, sizeof(*a));
-	if (!a)
-		return -LS_ENOMEM;
-	l->sbloop = a;
-	b = ls_reallocarray(l->sbfunc, n, sizeof(*b));
-	if (!b)
-		return -LS_ENOMEM;
-	l->sbfunc = b;
-	for (i = l->nsb; i < n; i++)
-		a[i] = b[i] = 0;
-	l->nsb = n;
-	return 0;
+	return grow_by_id(&l->sbloop, &l->sbfunc, &l->nsb, id);
 }
 
 /* The same for thread t's own tables. */
 static int know_grow(struct lsa_thr *t, uint32_t id)
 {
-	size_t n = (size_t)id + 1, i;
-	uint32_t *a, *b;
-
-	n = n < 1024 ? 1024 : n + n / 2;
-	a = ls_reallocarray(t->head, n, sizeof(*a));
-	if (!a)
-		return -LS_ENOMEM;
-	t->head = a;
-	b = ls_reallocarray(t->inb, n, sizeof(*b));
-	if (!b)
-		return -LS_ENOMEM;
-	t->inb = b;
-	for (i = t->nk; i < n; i++)
-		a[i] = b[i] = 0;
-	t->nk = n;
-	return 0;
+	return grow_by_id(&t->head, &t->inb, &t->nk, id);
 }
 
 /* The function containing static block sb (LSA_NONE if unknown). */

@@ -188,6 +188,7 @@ void lsp_free(struct lsp_profile *p)
 	}
 	free(p->deps);
 	lsp_sview_drop(p);
+	lsp_cgraph_drop(p);
 	free(p->source);
 	for (i = 0; i < p->n_parts; i++)
 		free(p->parts[i].bundle);
@@ -560,6 +561,28 @@ static uint32_t remap(const uint32_t *map, uint32_t i)
 	return i == LSP_NONE ? LSP_NONE : map[i];
 }
 
+static int merge_cgraph(struct lsp_profile *dst, const struct lsp_profile *src,
+			const uint32_t *mmap)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < src->n_cblocks && !err; i++) {
+		struct lsp_cblock b = src->cblocks[i];
+
+		b.module = mmap[b.module];
+		err = lsp_add_cblock(dst, &b);
+	}
+	for (i = 0; i < src->n_cedges && !err; i++) {
+		struct lsp_cedge e = src->cedges[i];
+
+		e.fmod = remap(mmap, e.fmod);
+		e.tmod = remap(mmap, e.tmod);
+		err = lsp_add_cedge(dst, &e);
+	}
+	return err;
+}
+
 static int merge_rows(struct lsp_profile *dst, const struct lsp_profile *src,
 		      const uint32_t *mmap, const uint32_t *fmap,
 		      const uint32_t *lmap, uint32_t tbase)
@@ -695,6 +718,12 @@ int lsp_merge_count(struct lsp_profile *dst, const struct lsp_profile *src,
 					     l->inlined_from)) < 0))
 			goto fail;
 	}
+	/* The graph records sum (lsp_sort() adds rows of one key) when every
+	 * input has them; an empty dst (merge's start) takes src's. */
+	if (dst->n_threads && !dst->n_cblocks != !src->n_cblocks)
+		lsp_cgraph_drop(dst);
+	else if ((err = merge_cgraph(dst, src, mmap)) < 0)
+		goto out;
 	tbase = (uint32_t)dst->n_threads;
 	for (i = 0; i < src->n_threads; i++) {
 		struct lsp_thread t = src->threads[i];

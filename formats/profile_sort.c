@@ -278,6 +278,7 @@ int lsp_sort(struct lsp_profile *p)
 		p->verdicts[i].loop = lm[p->verdicts[i].loop];
 	SORT(p->verdicts, p->n_verdicts, sizeof(*p->verdicts), verdict_cmp);
 	lsp_sview_remap(p, lm);
+	lsp_cgraph_sort(p, mm);
 	if (p->n_deps) {
 		size_t *dord = malloc(p->n_deps * sizeof(*dord));
 		struct lsp_dep *dt = malloc(p->n_deps * sizeof(*dt));

@@ -1,0 +1,273 @@
+/* profile_cgraph.c - the graph records of a profile (version 5: cblock,
+ * cedge): adding, ordering and summing, reading and writing them. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/profile.h"
+#include "formats/profile_int.h"
+#include "ls_buf.h"
+#include "ls_err.h"
+
+/* As analysis/cfg.h names them, so the file reads without it. */
+static const char *const ckind_names[LSP_CKIND_MAX] = {
+	"fall", "taken", "nottaken", "jump", "ijump", "sysret", "callret",
+	"call", "ret", "in", "out",
+};
+
+static const char *const cwhy_names[LSP_CWHY_MAX] = {
+	"-", "call", "ret", "xfer", "start", "end", "gap", "resume", "async",
+	"syscall", "unmatched", "unwound", "noreturn",
+};
+
+static int code_of(const char *const *names, unsigned n, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; name && i < n; i++)
+		if (!strcmp(name, names[i]))
+			return (int)i;
+	return -LS_EINVAL;
+}
+
+const char *lsp_ckind_name(unsigned k)
+{
+	return k < LSP_CKIND_MAX ? ckind_names[k] : "?";
+}
+
+int lsp_ckind_code(const char *name)
+{
+	return code_of(ckind_names, LSP_CKIND_MAX, name);
+}
+
+const char *lsp_cwhy_name(unsigned w)
+{
+	return w < LSP_CWHY_MAX ? cwhy_names[w] : "?";
+}
+
+int lsp_cwhy_code(const char *name)
+{
+	return code_of(cwhy_names, LSP_CWHY_MAX, name);
+}
+
+int lsp_add_cblock(struct lsp_profile *p, const struct lsp_cblock *b)
+{
+	if (!p || !b || b->module >= p->n_modules || b->end <= b->off || !b->ninsn)
+		return -LS_EINVAL;
+	if (LS_GROW(p->cblocks, p->n_cblocks + 1, p->cap_cblocks, 64) < 0)
+		return -LS_ENOMEM;
+	p->cblocks[p->n_cblocks++] = *b;
+	return 0;
+}
+
+int lsp_add_cedge(struct lsp_profile *p, const struct lsp_cedge *e)
+{
+	if (!p || !e || (e->fmod != LSP_NONE && e->fmod >= p->n_modules) ||
+	    (e->tmod != LSP_NONE && e->tmod >= p->n_modules) ||
+	    e->kind >= LSP_CKIND_MAX || e->why >= LSP_CWHY_MAX || e->flags > LSP_CF_XFER)
+		return -LS_EINVAL;
+	if (LS_GROW(p->cedges, p->n_cedges + 1, p->cap_cedges, 64) < 0)
+		return -LS_ENOMEM;
+	p->cedges[p->n_cedges++] = *e;
+	return 0;
+}
+
+void lsp_cgraph_drop(struct lsp_profile *p)
+{
+	free(p->cblocks), free(p->cedges);
+	p->cblocks = NULL, p->cedges = NULL;
+	p->n_cblocks = p->cap_cblocks = p->n_cedges = p->cap_cedges = 0;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* LSP_NONE (outside) sorts first. */
+static int cmp_mod(uint32_t a, uint32_t b)
+{
+	return a == b ? 0 : a == LSP_NONE ? -1 : b == LSP_NONE ? 1 : cmp_u64(a, b);
+}
+
+static int cblock_cmp(const void *x, const void *y)
+{
+	const struct lsp_cblock *a = x, *b = y;
+
+	return a->module != b->module ? cmp_u64(a->module, b->module) : cmp_u64(a->off, b->off);
+}
+
+static int cedge_cmp(const void *x, const void *y)
+{
+	const struct lsp_cedge *a = x, *b = y;
+	int c;
+
+	if ((c = cmp_mod(a->fmod, b->fmod)) || (c = cmp_u64(a->foff, b->foff)) ||
+	    (c = cmp_mod(a->tmod, b->tmod)) || (c = cmp_u64(a->toff, b->toff)) ||
+	    (c = cmp_u64(a->kind, b->kind)) || (c = cmp_u64(a->why, b->why)))
+		return c;
+	return cmp_u64(a->flags, b->flags);
+}
+
+static uint32_t remod(const uint32_t *mm, uint32_t m)
+{
+	return m == LSP_NONE ? LSP_NONE : mm[m];
+}
+
+int lsp_cgraph_sort(struct lsp_profile *p, const uint32_t *mm)
+{
+	size_t i, n;
+
+	for (i = 0; i < p->n_cblocks; i++)
+		p->cblocks[i].module = mm[p->cblocks[i].module];
+	for (i = 0; i < p->n_cedges; i++) {
+		p->cedges[i].fmod = remod(mm, p->cedges[i].fmod);
+		p->cedges[i].tmod = remod(mm, p->cedges[i].tmod);
+	}
+	if (p->n_cblocks)
+		qsort(p->cblocks, p->n_cblocks, sizeof(*p->cblocks), cblock_cmp);
+	if (p->n_cedges)
+		qsort(p->cedges, p->n_cedges, sizeof(*p->cedges), cedge_cmp);
+	/* Rows of one key (merged runs) sum.  Blocks of one start must have
+	 * one extent; blocks must not overlap: else the runs split the code
+	 * differently and the graph is not the sum of theirs. */
+	for (i = n = 0; i < p->n_cblocks; i++) {
+		struct lsp_cblock *b = &p->cblocks[i], *o = n ? &p->cblocks[n - 1] : NULL;
+
+		if (o && o->module == b->module && o->off == b->off) {
+			if (o->end != b->end || o->ninsn != b->ninsn)
+				goto split;
+			o->count += b->count;
+			o->callee += b->callee;
+			continue;
+		}
+		if (o && o->module == b->module && o->end > b->off)
+			goto split;
+		p->cblocks[n++] = *b;
+	}
+	p->n_cblocks = n;
+	for (i = n = 0; i < p->n_cedges; i++) {
+		if (n && !cedge_cmp(&p->cedges[n - 1], &p->cedges[i]))
+			p->cedges[n - 1].count += p->cedges[i].count;
+		else
+			p->cedges[n++] = p->cedges[i];
+	}
+	p->n_cedges = n;
+	return 0;
+split:
+	lsp_cgraph_drop(p);
+	return 1;
+}
+
+/* The block (module, off) in p's sorted blocks, or NULL. */
+static const struct lsp_cblock *find_block(const struct lsp_profile *p, uint32_t m,
+					   uint64_t off)
+{
+	struct lsp_cblock key = { .module = m, .off = off };
+
+	if (!p->n_cblocks)
+		return NULL;
+	return bsearch(&key, p->cblocks, p->n_cblocks, sizeof(key), cblock_cmp);
+}
+
+static int rd_cblock(struct lsp_rd *r)
+{
+	struct lsp_profile *p = r->p;
+	struct lsp_cblock b;
+	const struct lsp_cblock *o = p->n_cblocks ? &p->cblocks[p->n_cblocks - 1] : NULL;
+	int err;
+
+	memset(&b, 0, sizeof(b));
+	if ((err = lsp_rd_idx(r, 1, "module", p->n_modules, 0, &b.module)) ||
+	    (err = lsp_rd_hex(r, 2, "bad offset", &b.off)) ||
+	    (err = lsp_rd_hex(r, 3, "bad end", &b.end)) ||
+	    (err = lsp_rd_u32(r, 4, "bad instruction count", &b.ninsn)) ||
+	    (err = lsp_rd_u64(r, 5, "bad count", &b.count)) ||
+	    (err = lsp_rd_u64(r, 6, "bad count", &b.callee)))
+		return err;
+	if (b.end <= b.off)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "block end not after its start", r->f[3]);
+	if (!b.ninsn || b.ninsn > b.end - b.off)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad instruction count", r->f[4]);
+	/* strictly by (module, off), and no two overlap */
+	if (o && (cblock_cmp(o, &b) >= 0 || (o->module == b.module && o->end > b.off)))
+		return lsp_rd_bad(r, -LS_ECORRUPT, "cblock out of order or overlapping", r->f[2]);
+	return lsp_add_cblock(p, &b);
+}
+
+/* End i (fields i, i + 1): "-" and 0x0 for outside, else a block. */
+static int rd_end(struct lsp_rd *r, int i, uint32_t *m, uint64_t *off)
+{
+	int err;
+
+	if ((err = lsp_rd_idx(r, i, "module", r->p->n_modules, 1, m)) ||
+	    (err = lsp_rd_hex(r, i + 1, "bad offset", off)))
+		return err;
+	if (*m == LSP_NONE ? *off != 0 : !find_block(r->p, *m, *off))
+		return lsp_rd_bad(r, -LS_ECORRUPT, "edge end is no block", r->f[i + 1]);
+	return 0;
+}
+
+static int rd_cedge(struct lsp_rd *r)
+{
+	struct lsp_profile *p = r->p;
+	struct lsp_cedge e;
+	int err, k, w;
+
+	memset(&e, 0, sizeof(e));
+	if ((err = rd_end(r, 1, &e.fmod, &e.foff)) || (err = rd_end(r, 3, &e.tmod, &e.toff)) ||
+	    (err = lsp_rd_u32(r, 7, "bad flags", &e.flags)) ||
+	    (err = lsp_rd_u64(r, 8, "bad count", &e.count)))
+		return err;
+	if ((k = lsp_ckind_code(r->f[5])) < 0)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "unknown edge kind", r->f[5]);
+	if ((w = lsp_cwhy_code(r->f[6])) < 0)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "unknown edge why", r->f[6]);
+	e.kind = (uint32_t)k;
+	e.why = (uint32_t)w;
+	if (e.flags > LSP_CF_XFER)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad flags", r->f[7]);
+	if (!e.count)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad count", r->f[8]);
+	if (e.fmod == LSP_NONE && e.tmod == LSP_NONE)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "edge from outside to outside", r->f[1]);
+	if (p->n_cedges && cedge_cmp(&p->cedges[p->n_cedges - 1], &e) >= 0)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "cedge out of order or repeated", r->f[2]);
+	return lsp_add_cedge(p, &e);
+}
+
+int lsp_rd_cgraph(struct lsp_rd *r, int t)
+{
+	return t == LSP_R_CBLOCK ? rd_cblock(r) : rd_cedge(r);
+}
+
+static void put_end(FILE *f, uint32_t m, uint64_t off)
+{
+	if (m == LSP_NONE)
+		fputs("\t-\t0x0", f);
+	else
+		fprintf(f, "\t%" PRIu32 "\t0x%" PRIx64, m, off);
+}
+
+size_t lsp_put_cgraph(const struct lsp_profile *p, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_cblocks; i++) {
+		const struct lsp_cblock *b = &p->cblocks[i];
+
+		fprintf(f, "cblock\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64 "\t%" PRIu32
+			"\t%" PRIu64 "\t%" PRIu64 "\n", b->module, b->off, b->end, b->ninsn,
+			b->count, b->callee);
+	}
+	for (i = 0; i < p->n_cedges; i++) {
+		const struct lsp_cedge *e = &p->cedges[i];
+
+		fputs("cedge", f);
+		put_end(f, e->fmod, e->foff);
+		put_end(f, e->tmod, e->toff);
+		fprintf(f, "\t%s\t%s\t%" PRIu32 "\t%" PRIu64 "\n", lsp_ckind_name(e->kind),
+			lsp_cwhy_name(e->why), e->flags, e->count);
+	}
+	return p->n_cblocks + p->n_cedges;
+}

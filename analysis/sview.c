@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/cfg.h"
+#include "analysis/cgraph.h"
 #include "analysis/loopcmp.h"
 #include "analysis/sloops.h"
 #include "analysis/sview.h"
@@ -16,6 +17,7 @@ struct lsa_sview {
 	struct lsd_symbols *sym;
 	struct lsa_cfg *cfg;
 	double merge_t;
+	int graph;
 };
 
 int lsa_sview_new(struct lsa_sview **pv, struct lsb_reader *r,
@@ -34,6 +36,7 @@ int lsa_sview_new(struct lsa_sview **pv, struct lsb_reader *r,
 	v->sym = sym;
 	v->merge_t = o->merge_t > 0 ? o->merge_t : LSA_SLOOPS_T;
 	co.img = o->img;
+	v->graph = o->graph;
 	if ((err = lsa_cfg_new(&v->cfg, sym, &co)) < 0) {
 		free(v);
 		return err;
@@ -175,7 +178,8 @@ static int sview_finish(void *arg, struct lsp_profile *p)
 	p->smerge_t = v->merge_t;
 	if ((err = put_loops(v, p, s, rows, nrows)) < 0)
 		goto out;
-	err = put_irreducible(v, p, s);
+	if ((err = put_irreducible(v, p, s)) >= 0 && v->graph)
+		err = lsa_cgraph_put(v->cfg, v->r, p);
 out:
 	free(rows);
 	lsp_view_free(pv);

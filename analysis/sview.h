@@ -22,6 +22,8 @@ struct lsa_sview_opts {
 	double merge_t;		/* OptiWISE's T; 0: LSA_SLOOPS_T */
 	/* Code bytes, for the targets of branches never taken (may be NULL). */
 	const struct lsd_image *img;
+	/* Also add the graph records (analysis/cgraph.h) from the same graph. */
+	int graph;
 };
 
 struct lsa_sview;

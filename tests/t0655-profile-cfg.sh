@@ -103,6 +103,16 @@ t_ok "... its other records are --structural's" \
 t_ok "a merge with an input without the graph has none" sh -c "! grep -q '^c\(block\|edge\)	' mixed.lsprof"
 t_grep "... and warns" "warning: the control-flow graph (analyze --cfg) is dropped: not every input has it" mixed.err
 
+# Runs that split H at another head (gotonest2's H made two blocks, by
+# hand): their graphs are no sum of rows, so the merge has none and says why.
+awk -F'\t' -v OFS='\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h {
+	print $1, $2, $3, "0x1150", 3, $6, $7; print $1, $2, "0x1150", $4, $5 - 3, $6, $7; next }
+	$1 == "end" { print "end", $2 + 1; next } { print }' gotonest2.lsprof >split.lsprof
+t_ok "a run split otherwise reads" "$LOOPSCOPE" report split.lsprof
+"$LOOPSCOPE" merge -o msplit.lsprof gotonest.lsprof split.lsprof 2>msplit.err
+t_ok "... merges without the graph" sh -c "! grep -q '^c\(block\|edge\)	' msplit.lsprof && grep -q '^loop	' msplit.lsprof"
+t_grep "... and warns why" "dropped: the inputs split the code into blocks at other heads" msplit.err
+
 # Damaged records are rejected naming the line.
 bad() {	# bad NAME SED-SCRIPT PATTERN: gotonest.lsprof edited, then read
 	sed "$2" gotonest.lsprof >"$1"

@@ -5,10 +5,6 @@
 #include "analysis/cgraph.h"
 #include "ls_err.h"
 
-/* The profile names kinds and whys in analysis/cfg.h's order. */
-_Static_assert(LSA_CFG_KIND_MAX == LSP_CKIND_MAX && LSA_CFG_W_MAX == LSP_CWHY_MAX,
-	       "edge kinds and whys as formats/profile_cgraph.c names them");
-
 struct lsa_cgraph {
 	struct lsb_reader *r;
 	struct lsa_cfg *cfg;

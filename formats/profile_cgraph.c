@@ -9,7 +9,7 @@
 #include "ls_buf.h"
 #include "ls_err.h"
 
-/* As analysis/cfg.h names them, so the file reads without it. */
+/* analysis/cfg.h's kinds and whys, in its order (it uses these names). */
 static const char *const ckind_names[LSP_CKIND_MAX] = {
 	"fall", "taken", "nottaken", "jump", "ijump", "sysret", "callret",
 	"call", "ret", "in", "out",

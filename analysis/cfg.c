@@ -402,6 +402,7 @@ void lsa_cfg_free(struct lsa_cfg *c)
 	for (i = 0; c->names && i < c->nfuncs; i++)
 		free(c->names[i]);
 	free(c->names);
+	free(c->own_sb);
 	lsa_cfg_ctx_free(c);
 	free(c->blk), free(c->active), free(c->edges), free(c->slots);
 	free(c->w.frames), free(c->funcs), free(c->fblocks), free(c->by_addr);

@@ -1,11 +1,13 @@
 /* cgraph.h - the executed control-flow graph (analysis/cfg.h) into the
  * profile, as records that merge by summing (formats/profile.md, version
- * 5: cblock, cedge), so views that need the graph read the profile, also
- * of merged runs, instead of decoding again.
+ * 5: cgraph, cfunc, cblock, cedge), and back into a graph, so views that
+ * need the graph (export, probes) read the profile, also of merged runs,
+ * instead of decoding again.
  *
- * Blocks are keyed by (module, file offset), edges by their ends, kind,
- * why and flags; code outside every bundled module and edges never taken
- * are not recorded.
+ * Functions and blocks are keyed by (module, file offset), edges by their
+ * ends, kind, why and flags; code outside every bundled module is not
+ * recorded (edges to it lead outside), edges never taken only where a
+ * conditional went one way (the other way, unreached, count 0).
  *
  * Functions return >= 0 on success or a negative LS_E* code.
  */
@@ -17,9 +19,19 @@
 #include "formats/bundle.h"
 #include "formats/profile.h"
 
-/* Adds the blocks and edges of the finished graph c, whose modules are
- * bundle r's, to p (replacing any there).  Returns -LS_ENOMEM. */
+/* Adds the functions, blocks and edges of the finished graph c, whose
+ * modules are bundle r's, to p (replacing any there), and the recorded
+ * program (the module named like r's command line's first word).
+ * Returns -LS_EINVAL, -LS_ENOMEM. */
 int lsa_cgraph_put(const struct lsa_cfg *c, struct lsb_reader *r, struct lsp_profile *p);
+/* The finished graph of p's graph records (p sorted, as read): functions,
+ * blocks and edges in the records' order, module indexes p's, block ids
+ * the cblock rows' indexes; runtime addresses are made up (each module at
+ * its own 2^48 window: start = (module + 1) << 48 | off).  p must outlive
+ * it.  Returns -LS_EINVAL, -LS_ENOENT (p has no graph), -LS_ENOMEM. */
+int lsa_cgraph_cfg(struct lsa_cfg **pc, const struct lsp_profile *p);
+/* 1 when path (may be NULL) is name or ends in "/name", else 0. */
+int lsa_cgraph_path_match(const char *path, const char *name);
 
 struct lsa_cgraph;
 

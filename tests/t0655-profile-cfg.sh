@@ -25,8 +25,8 @@ cd "$T_TMP" || exit 1
 # Blocks where inflow, count and outflow differ; prints their number.
 cat >flow.awk <<'EOF'
 BEGIN { FS = "\t" }
-$1 == "cblock" { c[$2 " " $3] = $6 }
-$1 == "cedge" && ($6 == "in" || $6 == "out" || ($6 != "call" && $6 != "ret" && $8 == 0)) {
+$1 == "cblock" { c[$2 " " $3] = $8 }
+$1 == "cedge" && ($6 == "in" || $6 == "out" || ($6 != "call" && $6 != "ret" && $8 == 0)) && $9 > 0 {
 	if ($2 != "-") out[$2 " " $3] += $9
 	if ($4 != "-") in_[$4 " " $5] += $9
 }
@@ -41,7 +41,7 @@ for a in "gotonest 10 5 11" "lp_threads" "vg_sig"; do
 	"$LOOPSCOPE" analyze -q -o "$n.plain.lsprof" "$n.lsc"
 	t_ok "$n: it has blocks and edges" sh -c "grep -q '^cblock	' $n.lsprof && grep -q '^cedge	' $n.lsprof"
 	t_eq "$n: flow is conserved at every block" 0 "$(awk -f flow.awk "$n.lsprof")"
-	grep -v '^c\(block\|edge\)	\|^end	' "$n.lsprof" >"$n.rows"
+	grep -v '^c\(graph\|func\|block\|edge\)	\|^end	' "$n.lsprof" >"$n.rows"
 	grep -v '^end	' "$n.plain.lsprof" >"$n.plain.rows"
 	t_ok "$n: the loop records are plain analyze's" cmp "$n.rows" "$n.plain.rows"
 	# the header line names the file: one name for both
@@ -58,7 +58,7 @@ t_ok "plain analyze records no graph" sh -c "! grep -q '^c\(block\|edge\)	' goto
 f=$(awk -F'\t' '$1 == "func" && $6 == "nest" { print $2 }' gotonest.lsprof)
 h=$(awk -F'\t' -v f="$f" '$1 == "loop" && $6 == f { print $4 }' gotonest.lsprof)
 t_eq "gotonest: H runs 550 times (cblock count)" 550 \
-	"$(awk -F'\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h { print $6 }' gotonest.lsprof)"
+	"$(awk -F'\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h { print $8 }' gotonest.lsprof)"
 t_eq "gotonest: edges into H (kind count): entry, Z, Y, X" "fall 1|taken 10|taken 44|taken 495" \
 	"$(awk -F'\t' -v h="$h" '$1 == "cedge" && $4 == 0 && $5 == h { print $6, $9 }' gotonest.lsprof |
 	   sort -k2n | paste -sd'|')"
@@ -69,7 +69,7 @@ if command -v objdump >/dev/null; then
 	t_eq "gotonest: H's instructions (ninsn) are objdump's between its offsets" \
 		"$(objdump -d --start-address="$h" --stop-address="$end" "$TD/gotonest" |
 		   grep -c '^ *[0-9a-f]*:	')" \
-		"$(awk -F'\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h { print $5 }' gotonest.lsprof)"
+		"$(awk -F'\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h { print $6 }' gotonest.lsprof)"
 fi
 
 # Two runs of gotonest merge by summing: H 1100 times, X 990.
@@ -77,7 +77,7 @@ fi
 "$LOOPSCOPE" analyze -q --cfg -o gotonest2.lsprof gotonest2.lsc
 t_ok "merge of two runs" "$LOOPSCOPE" merge -o sum.lsprof gotonest.lsprof gotonest2.lsprof
 t_eq "... H runs 1100 times" 1100 \
-	"$(awk -F'\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h { print $6 }' sum.lsprof)"
+	"$(awk -F'\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h { print $8 }' sum.lsprof)"
 t_eq "... X is taken 990 times" 990 \
 	"$(awk -F'\t' -v h="$h" '$1 == "cedge" && $2 == 0 && $3 == h && $5 == h { print $9 }' sum.lsprof)"
 t_eq "... flow is conserved at every block" 0 "$(awk -f flow.awk sum.lsprof)"
@@ -92,11 +92,11 @@ t_ok "lp_threads: merge of the shards = the whole bundle's profile" cmp s10.lspr
 # --structural and --cfg share one graph: the same records as each alone.
 "$LOOPSCOPE" analyze -q --structural -o st.lsprof gotonest.lsc
 t_ok "--structural --cfg" "$LOOPSCOPE" analyze -q --structural --cfg -o both.lsprof gotonest.lsc
-grep '^c\(block\|edge\)	' gotonest.lsprof >cfg.rows
+grep '^c\(graph\|func\|block\|edge\)	' gotonest.lsprof >cfg.rows
 grep -v '^end	' st.lsprof >st.rows
-t_ok "... its graph records are --cfg's" sh -c "grep '^c\(block\|edge\)	' both.lsprof | cmp - cfg.rows"
+t_ok "... its graph records are --cfg's" sh -c "grep '^c\(graph\|func\|block\|edge\)	' both.lsprof | cmp - cfg.rows"
 t_ok "... its other records are --structural's" \
-	sh -c "grep -v '^c\(block\|edge\)	\|^end	' both.lsprof | cmp - st.rows"
+	sh -c "grep -v '^c\(graph\|func\|block\|edge\)	\|^end	' both.lsprof | cmp - st.rows"
 
 # An input without the graph: the merge has none, and says so.
 "$LOOPSCOPE" merge -o mixed.lsprof gotonest.lsprof gotonest2.lsc 2>mixed.err
@@ -106,7 +106,7 @@ t_grep "... and warns" "warning: the control-flow graph (analyze --cfg) is dropp
 # Runs that split H at another head (gotonest2's H made two blocks, by
 # hand): their graphs are no sum of rows, so the merge has none and says why.
 awk -F'\t' -v OFS='\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h {
-	print $1, $2, $3, "0x1150", 3, $6, $7; print $1, $2, "0x1150", $4, $5 - 3, $6, $7; next }
+	print $1, $2, $3, "0x1150", $3, 3, $7, $8, $9; print $1, $2, "0x1150", $4, $5, $6 - 3, $7, $8, $9; next }
 	$1 == "end" { print "end", $2 + 1; next } { print }' gotonest2.lsprof >split.lsprof
 t_ok "a run split otherwise reads" "$LOOPSCOPE" report split.lsprof
 "$LOOPSCOPE" merge -o msplit.lsprof gotonest.lsprof split.lsprof 2>msplit.err
@@ -120,7 +120,7 @@ bad() {	# bad NAME SED-SCRIPT PATTERN: gotonest.lsprof edited, then read
 	t_grep "$1: message" "$3" last.err
 }
 b=$(grep -n '^cblock	' gotonest.lsprof | sed -n 2p | cut -d: -f1)
-e=$(grep -n '^cedge	[0-9]' gotonest.lsprof | sed -n 1p | cut -d: -f1)
+e=$(grep -n '^cedge	[0-9].*	0	[1-9][0-9]*$' gotonest.lsprof | sed -n 1p | cut -d: -f1)
 bad order.lsprof "${b}s/^cblock	0	0x[0-9a-f]*	/cblock	0	0x0	/" \
 	"^loopscope: order.lsprof:$b: cblock out of order or overlapping '0x0'$"
 bad end.lsprof "${b}s/^\(cblock	0	\(0x[0-9a-f]*\)	\)0x[0-9a-f]*	/\1\2	/" \
@@ -130,4 +130,4 @@ bad kind.lsprof "${e}s/	\(fall\|taken\|nottaken\|jump\|ijump\|callret\|call\|ret
 bad noblock.lsprof "${e}s/^cedge	0	0x[0-9a-f]*	/cedge	0	0x1	/" \
 	"^loopscope: noblock.lsprof:$e: edge end is no block '0x1'$"
 bad zero.lsprof "${e}s/	[0-9]*\$/	0/" "^loopscope: zero.lsprof:$e: bad count '0'$"
-bad v4.lsprof '1s/ 5$/ 4/' "^loopscope: v4.lsprof:[0-9]*: unknown record 'cblock'$"
+bad v4.lsprof '1s/ 5$/ 4/' "^loopscope: v4.lsprof:[0-9]*: unknown record 'cgraph'$"

@@ -6,7 +6,10 @@
 # --structural` (the structural loops found in the same decode), `report
 # --structural` of the bundle (analyzed on the fly) and of the profile,
 # and the profiles' sizes; the two reports must print the same bytes
-# (said if not).
+# (said if not).  Then, per program, the views that read the graph
+# records (`probes`, `export --edges/--bolt/--autofdo`): CPU seconds from
+# the bundle and from the `analyze --cfg` profile, which must print the
+# same bytes (said if not).
 # Usage: bench/views.sh [BUILD [REPEAT [TEXT]]]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,4 +51,18 @@ for prog in "xz -6" "bzip2 -9"; do
 	printf '%-8s %8s %10s %10s %12s %12s %12s %10d %10d %10d\n' "$n" "$insns" "$a" "$c" "$s" \
 		"$rb" "$rp" $(($(wc -c <"$tmp/$n.lsprof") / 1024)) \
 		$(($(wc -c <"$tmp/$n.c.lsprof") / 1024)) $(($(wc -c <"$tmp/$n.s.lsprof") / 1024))
+done
+
+printf '\n%-8s %-28s %12s %12s\n' program view "bundle s" "profile s"
+for prog in "xz -6" "bzip2 -9"; do
+	n=${prog%% *}
+	[ -f "$tmp/$n.c.lsprof" ] || continue
+	for v in "probes" "export --edges --format=csv" "export --bolt" "export --autofdo"; do
+		# shellcheck disable=SC2086
+		vb=$(cpu sh -c "'$LS' $v '$tmp/$n.lsc' >'$tmp/$n.vb.txt'")
+		# shellcheck disable=SC2086
+		vp=$(cpu sh -c "'$LS' $v '$tmp/$n.c.lsprof' >'$tmp/$n.vp.txt'")
+		cmp -s "$tmp/$n.vb.txt" "$tmp/$n.vp.txt" || echo "$n: $v: the outputs differ" >&2
+		printf '%-8s %-28s %12s %12s\n' "$n" "$v" "$vb" "$vp"
+	done
 done

@@ -19,8 +19,10 @@
 
 static const char probes_usage[] =
 	"usage: loopscope probes [<options>] [<file>]\n"
-	"   or: loopscope probes --plan [<plan-options>] [<options>] [<file>]\n"
+	"   or: loopscope probes --plan [<plan-options>] [<options>] [<bundle>]\n"
 	"\n"
+	"    <file>           a bundle, or a profile of 'analyze --cfg' (read\n"
+	"                     without decoding; the same output)\n"
 	"    --debug-dir=<d>  look for executables the bundle only references\n"
 	"    --quiet          print only the per-function and total lines\n"
 	"                     (with --plan: only the program's table)\n"
@@ -30,6 +32,7 @@ static const char probes_usage[] =
 	"                     spanning trees under unit, guess, modified and exact\n"
 	"                     weights; probes along, before or after the edge,\n"
 	"                     plain or software-pipelined; their cost on this run\n"
+	"                     (of a bundle: the costs need the code)\n"
 	"    --format=<f>     text (default), json or csv\n"
 	"    --function=<n>   only function n, with its edges and every plan\n"
 	"    --probe-latency=<c>   cycles of address, load, add, store (5)\n"

@@ -1,5 +1,6 @@
 /* cgraph.c - the executed CFG's functions, blocks and edges into the
  * profile (lsa_cgraph_put), and back into a graph (lsa_cgraph_cfg). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 
 struct lsa_cgraph {
 	struct lsb_reader *r;
+	struct lsd_symbols *sym;
 	struct lsa_cfg *cfg;
 };
 
@@ -80,9 +82,24 @@ static int cfunc_of(const struct lsa_cfg *c, const struct lsa_cfg_block *b, uint
 	return fm[b->func];
 }
 
-static int put_blocks(const struct lsa_cfg *c, struct lsb_reader *r, struct lsp_profile *p,
-		      int *pm, int *fm)
+/* "file:line" of the code at (module m, off) as reports print it (the
+ * file's base name), "-" unknown. */
+static void src_of(struct lsd_symbols *sym, int32_t m, uint64_t off, char *buf, size_t len)
 {
+	struct lsd_symbol_info info;
+	const char *b;
+
+	snprintf(buf, len, "-");
+	if (sym && lsd_symbols_lookup(sym, m, off, 1, &info) >= 0 && info.file) {
+		b = strrchr(info.file, '/');
+		snprintf(buf, len, "%s:%d", b ? b + 1 : info.file, info.line);
+	}
+}
+
+static int put_blocks(const struct lsa_cfg *c, struct lsb_reader *r, struct lsd_symbols *sym,
+		      struct lsp_profile *p, int *pm, int *fm)
+{
+	char src[512];
 	size_t nmod = lsb_reader_nmodules(r), i;
 	int err = 0;
 
@@ -105,12 +122,15 @@ static int put_blocks(const struct lsa_cfg *c, struct lsb_reader *r, struct lsp_
 		o.ninsn = sb->ninsn;
 		o.count = b->count;
 		o.callee = b->callee_insns;
+		src_of(sym, sb->module, sb->mod_off, src, sizeof(src));
+		o.src = src;
 		err = lsp_add_cblock(p, &o);
 	}
 	return err;
 }
 
-int lsa_cgraph_put(const struct lsa_cfg *c, struct lsb_reader *r, struct lsp_profile *p)
+int lsa_cgraph_put(const struct lsa_cfg *c, struct lsb_reader *r, struct lsd_symbols *sym,
+		   struct lsp_profile *p)
 {
 	size_t nmod = lsb_reader_nmodules(r), i;
 	int *pm = malloc((nmod + 1) * sizeof(*pm));
@@ -125,7 +145,7 @@ int lsa_cgraph_put(const struct lsa_cfg *c, struct lsb_reader *r, struct lsp_pro
 		fm[i] = -1;
 	lsp_cgraph_drop(p);
 	p->has_cgraph = 1;
-	err = put_blocks(c, r, p, pm, fm);
+	err = put_blocks(c, r, sym, p, pm, fm);
 	for (i = 0; i < lsa_cfg_nedges(c) && err >= 0; i++) {
 		const struct lsa_cfg_edge *e = lsa_cfg_edge(c, i);
 		struct lsp_cedge o;
@@ -333,6 +353,7 @@ int lsa_cgraph_new(struct lsa_cgraph **pg, struct lsb_reader *r,
 	if (!g)
 		return -LS_ENOMEM;
 	g->r = r;
+	g->sym = sym;
 	if ((err = lsa_cfg_new(&g->cfg, sym, &co)) < 0) {
 		free(g);
 		return err;
@@ -356,7 +377,7 @@ static int cgraph_finish(void *arg, struct lsp_profile *p)
 
 	if ((err = lsa_cfg_finish(g->cfg)) < 0)
 		return err;
-	return lsa_cgraph_put(g->cfg, g->r, p);
+	return lsa_cgraph_put(g->cfg, g->r, g->sym, p);
 }
 
 void lsa_cgraph_consumer(struct lsa_cgraph *g, struct lsa_consumer *c)

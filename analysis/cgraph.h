@@ -19,16 +19,17 @@
 #include "formats/bundle.h"
 #include "formats/profile.h"
 
-/* Adds the functions, blocks and edges of the finished graph c, whose
- * modules are bundle r's, to p (replacing any there), and the recorded
- * program (the module named like r's command line's first word).
- * Returns -LS_EINVAL, -LS_ENOMEM. */
-int lsa_cgraph_put(const struct lsa_cfg *c, struct lsb_reader *r, struct lsp_profile *p);
+/* Adds the functions, blocks (with their source lines from sym, which
+ * may be NULL) and edges of the finished graph c, whose modules are
+ * bundle r's, to p (replacing any there), and the recorded program (the
+ * module named like r's command line's first word).  Returns -LS_EINVAL,
+ * -LS_ENOMEM. */
+int lsa_cgraph_put(const struct lsa_cfg *c, struct lsb_reader *r, struct lsd_symbols *sym,
+		   struct lsp_profile *p);
 /* The finished graph of p's graph records (p sorted, as read): functions,
  * blocks and edges in the records' order, module indexes p's, block ids
  * the cblock rows' indexes; runtime addresses are made up (each module at
- * its own 2^48 window: start = (module + 1) << 48 | off).  p must outlive
- * it.  Returns -LS_EINVAL, -LS_ENOENT (p has no graph), -LS_ENOMEM. */
+ * its own 2^48 window: start = (module + 1) << 48 | off).  Returns -LS_EINVAL, -LS_ENOENT (p has no graph), -LS_ENOMEM. */
 int lsa_cgraph_cfg(struct lsa_cfg **pc, const struct lsp_profile *p);
 /* 1 when path (may be NULL) is name or ends in "/name", else 0. */
 int lsa_cgraph_path_match(const char *path, const char *name);

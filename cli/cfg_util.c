@@ -62,7 +62,7 @@ static int bundle_graph(struct cli_graph *g, const char *file, const char *debug
 
 	if (cli_cfg_open(&cc, file, debug_dir))
 		return -1;
-	if ((err = lsp_new(&g->p, 0)) < 0 || (err = lsa_cgraph_put(cc.cfg, cc.r, g->p)) < 0 ||
+	if ((err = lsp_new(&g->p, 0)) < 0 || (err = lsa_cgraph_put(cc.cfg, cc.r, cc.sym, g->p)) < 0 ||
 	    (err = lsp_sort(g->p)) < 0)
 		cli_error("cannot build the control-flow graph of '%s': %s", file,
 			  ls_errstr(err));

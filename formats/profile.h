@@ -233,6 +233,8 @@ struct lsp_cblock {
 	uint32_t func;		/* its lsp_cfunc */
 	uint64_t count;		/* executions */
 	uint64_t callee;	/* instructions in callees of its calls */
+	char *src;		/* "file:line" of its first instruction (the
+				 * file's base name), "-" unknown */
 };
 
 /* How control went, as analysis/cfg.h's kinds and whys (by name). */
@@ -367,13 +369,19 @@ int lsp_smatch_code(const char *name);
 /* The graph records (version 5), appended as given (has_cgraph set);
  * lsp_sort() orders them and sums rows of one key.  lsp_add_cfunc
  * returns the new function's index (name copied, NULL as ""), -LS_EINVAL
- * for a module out of range; lsp_add_cblock: -LS_EINVAL for a module or
+ * for a module out of range; lsp_add_cblock (src copied, NULL as "-"):
+ * -LS_EINVAL for a module or
  * function out of range, end <= off, last not in [off, end) or ninsn 0;
  * lsp_add_cedge: an end's module out of range, a kind, why or flags out
  * of range.  Return >= 0, -LS_EINVAL, -LS_ENOMEM. */
 int lsp_add_cfunc(struct lsp_profile *p, uint32_t module, uint64_t off, const char *name);
 int lsp_add_cblock(struct lsp_profile *p, const struct lsp_cblock *b);
 int lsp_add_cedge(struct lsp_profile *p, const struct lsp_cedge *e);
+/* Orders the graph records as lsp_sort() does, modules kept (their
+ * order is lsp_sort()'s already, or will change the blocks' order).
+ * Returns 0, 1 (the records dropped: rows of one key disagree), or
+ * -LS_ENOMEM (dropped too). */
+int lsp_cgraph_order(struct lsp_profile *p);
 /* Drops the graph records (has_cgraph 0). */
 void lsp_cgraph_drop(struct lsp_profile *p);
 /* Names of edge kinds ("fall", "taken", ... as analysis/cfg.h's) and of

@@ -76,7 +76,10 @@ int lsp_add_cblock(struct lsp_profile *p, const struct lsp_cblock *b)
 		return -LS_EINVAL;
 	if (LS_GROW(p->cblocks, p->n_cblocks + 1, p->cap_cblocks, 64) < 0)
 		return -LS_ENOMEM;
-	p->cblocks[p->n_cblocks++] = *b;
+	p->cblocks[p->n_cblocks] = *b;
+	if (!(p->cblocks[p->n_cblocks].src = strdup(b->src ? b->src : "-")))
+		return -LS_ENOMEM;
+	p->n_cblocks++;
 	p->has_cgraph = 1;
 	return 0;
 }
@@ -101,6 +104,8 @@ void lsp_cgraph_drop(struct lsp_profile *p)
 
 	for (i = 0; i < p->n_cfuncs; i++)
 		free(p->cfuncs[i].name);
+	for (i = 0; i < p->n_cblocks; i++)
+		free(p->cblocks[i].src);
 	free(p->cfuncs), free(p->cblocks), free(p->cedges);
 	p->cfuncs = NULL, p->cblocks = NULL, p->cedges = NULL;
 	p->n_cfuncs = p->cap_cfuncs = 0;
@@ -213,6 +218,23 @@ static void drop_taken_ways(struct lsp_profile *p)
 	p->n_cedges = n;
 }
 
+int lsp_cgraph_order(struct lsp_profile *p)
+{
+	uint32_t *mm = malloc((p->n_modules + 1) * sizeof(*mm));
+	size_t i;
+	int err;
+
+	if (!mm) {
+		lsp_cgraph_drop(p);
+		return -LS_ENOMEM;
+	}
+	for (i = 0; i < p->n_modules; i++)
+		mm[i] = (uint32_t)i;
+	err = lsp_cgraph_sort(p, mm);
+	free(mm);
+	return err;
+}
+
 int lsp_cgraph_sort(struct lsp_profile *p, const uint32_t *mm)
 {
 	uint32_t *fm;
@@ -254,15 +276,18 @@ int lsp_cgraph_sort(struct lsp_profile *p, const uint32_t *mm)
 
 		if (o && o->module == b->module && o->off == b->off) {
 			if (o->end != b->end || o->last != b->last || o->ninsn != b->ninsn ||
-			    o->func != b->func)
+			    o->func != b->func || strcmp(o->src, b->src)) {
+				free(b->src);
 				goto split;
+			}
 			o->count += b->count;
 			o->callee += b->callee;
+			free(b->src);
 			continue;
 		}
+		p->cblocks[n++] = *b;
 		if (o && o->module == b->module && o->end > b->off)
 			goto split;
-		p->cblocks[n++] = *b;
 	}
 	p->n_cblocks = n;
 	for (i = n = 0; i < p->n_cedges; i++) {
@@ -275,6 +300,10 @@ int lsp_cgraph_sort(struct lsp_profile *p, const uint32_t *mm)
 	drop_taken_ways(p);
 	return 0;
 split:
+	/* rows 0 .. n - 1 are kept, i + 1 .. on not yet looked at */
+	for (i++; i < p->n_cblocks; i++)
+		free(p->cblocks[i].src);
+	p->n_cblocks = n;
 	err = 1;
 drop:
 	lsp_cgraph_drop(p);
@@ -340,8 +369,9 @@ static int rd_cblock(struct lsp_rd *r)
 	    (err = lsp_rd_u32(r, 5, "bad instruction count", &b.ninsn)) ||
 	    (err = lsp_rd_idx(r, 6, "cfunc", p->n_cfuncs, 0, &b.func)) ||
 	    (err = lsp_rd_u64(r, 7, "bad count", &b.count)) ||
-	    (err = lsp_rd_u64(r, 8, "bad count", &b.callee)))
+	    (err = lsp_rd_u64(r, 8, "bad count", &b.callee)) || (err = lsp_rd_str(r, 9, "source")))
 		return err;
+	b.src = r->f[9];
 	if (b.end <= b.off)
 		return lsp_rd_bad(r, -LS_ECORRUPT, "block end not after its start", r->f[3]);
 	if (b.last < b.off || b.last >= b.end)
@@ -440,8 +470,10 @@ size_t lsp_put_cgraph(const struct lsp_profile *p, FILE *f)
 		const struct lsp_cblock *b = &p->cblocks[i];
 
 		fprintf(f, "cblock\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64 "\t0x%" PRIx64
-			"\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\n", b->module, b->off,
+			"\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t", b->module, b->off,
 			b->end, b->last, b->ninsn, b->func, b->count, b->callee);
+		lsp_put_str(f, b->src);
+		fputc('\n', f);
 	}
 	for (i = 0; i < p->n_cedges; i++) {
 		const struct lsp_cedge *e = &p->cedges[i];

@@ -44,7 +44,7 @@ static const struct {
 	[LSP_R_SENTRY] = { "sentry", 4 },	/* version 4 */
 	[LSP_R_CGRAPH] = { "cgraph", 2 },	/* version 5 */
 	[LSP_R_CFUNC] = { "cfunc", 5 },	/* version 5 */
-	[LSP_R_CBLOCK] = { "cblock", 9 },	/* version 5 */
+	[LSP_R_CBLOCK] = { "cblock", 10 },	/* version 5 */
 	[LSP_R_CEDGE] = { "cedge", 9 },	/* version 5 */
 	[LSP_R_END] = { "end", 2 },
 };

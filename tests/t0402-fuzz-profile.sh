@@ -41,8 +41,8 @@ t_ok "the profile with structural records reads" "$LOOPSCOPE" report --structura
 awk -F'\t' -v OFS='\t' '$1 == "end" {
 	print "cgraph", 0
 	print "cfunc", 0, 0, "0x10", "f"
-	print "cblock", 0, "0x10", "0x18", "0x16", 3, 0, 10, 0
-	print "cblock", 0, "0x18", "0x20", "0x1e", 2, 0, 1, 40
+	print "cblock", 0, "0x10", "0x18", "0x16", 3, 0, 10, 0, "f.c:3"
+	print "cblock", 0, "0x18", "0x20", "0x1e", 2, 0, 1, 40, "f.c:4"
 	print "cedge", "-", "0x0", 0, "0x10", "in", "call", 0, 1
 	print "cedge", 0, "0x10", 0, "0x10", "taken", "-", 0, 9
 	print "cedge", 0, "0x10", 0, "0x18", "nottaken", "-", 0, 1

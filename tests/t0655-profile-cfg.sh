@@ -106,7 +106,8 @@ t_grep "... and warns" "warning: the control-flow graph (analyze --cfg) is dropp
 # Runs that split H at another head (gotonest2's H made two blocks, by
 # hand): their graphs are no sum of rows, so the merge has none and says why.
 awk -F'\t' -v OFS='\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h {
-	print $1, $2, $3, "0x1150", $3, 3, $7, $8, $9; print $1, $2, "0x1150", $4, $5, $6 - 3, $7, $8, $9; next }
+	print $1, $2, $3, "0x1150", $3, 3, $7, $8, $9, $10
+	print $1, $2, "0x1150", $4, $5, $6 - 3, $7, $8, $9, $10; next }
 	$1 == "end" { print "end", $2 + 1; next } { print }' gotonest2.lsprof >split.lsprof
 t_ok "a run split otherwise reads" "$LOOPSCOPE" report split.lsprof
 "$LOOPSCOPE" merge -o msplit.lsprof gotonest.lsprof split.lsprof 2>msplit.err

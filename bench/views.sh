@@ -7,7 +7,8 @@
 # --structural` of the bundle (analyzed on the fly) and of the profile,
 # and the profiles' sizes; the two reports must print the same bytes
 # (said if not).  Then, per program, the views that read the graph
-# records (`probes`, `export --edges/--bolt/--autofdo`): CPU seconds from
+# records (`probes`, `export --edges/--bolt/--autofdo`, and `report
+# --structural`, which finds the loops from them): CPU seconds from
 # the bundle and from the `analyze --cfg` profile, which must print the
 # same bytes (said if not).
 # Usage: bench/views.sh [BUILD [REPEAT [TEXT]]]
@@ -57,7 +58,8 @@ printf '\n%-8s %-28s %12s %12s\n' program view "bundle s" "profile s"
 for prog in "xz -6" "bzip2 -9"; do
 	n=${prog%% *}
 	[ -f "$tmp/$n.c.lsprof" ] || continue
-	for v in "probes" "export --edges --format=csv" "export --bolt" "export --autofdo"; do
+	for v in "probes" "export --edges --format=csv" "export --bolt" "export --autofdo" \
+		"report --structural"; do
 		# shellcheck disable=SC2086
 		vb=$(cpu sh -c "'$LS' $v '$tmp/$n.lsc' >'$tmp/$n.vb.txt'")
 		# shellcheck disable=SC2086

@@ -16,10 +16,7 @@
 
 TD=$BUILD/testdata
 
-if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linux" ]; then
-	echo "ok 1 # skip valgrind or the tool is missing"
-	exit 0
-fi
+t_need_recorder
 cd "$T_TMP" || exit 1
 
 # Blocks where inflow, count and outflow differ; prints their number.

@@ -20,10 +20,7 @@
 
 TD=$BUILD/testdata
 
-if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linux" ]; then
-	echo "ok 1 # skip valgrind or the tool is missing"
-	exit 0
-fi
+t_need_recorder
 cd "$T_TMP" || exit 1
 
 VIEWS="probes|export --edges|export --edges --format=csv|export --bolt|export --autofdo"

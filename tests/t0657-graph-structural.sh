@@ -15,10 +15,7 @@
 
 TD=$BUILD/testdata
 
-if ! command -v valgrind >/dev/null || [ ! -x "$BUILD/vglib/loopscope-amd64-linux" ]; then
-	echo "ok 1 # skip valgrind or the tool is missing"
-	exit 0
-fi
+t_need_recorder
 cd "$T_TMP" || exit 1
 
 for a in "gotonest 10 5 11" "calls" "lp_threads" "irred"; do

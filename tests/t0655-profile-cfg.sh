@@ -129,3 +129,12 @@ bad noblock.lsprof "${e}s/^cedge	0	0x[0-9a-f]*	/cedge	0	0x1	/" \
 	"^loopscope: noblock.lsprof:$e: edge end is no block '0x1'$"
 bad zero.lsprof "${e}s/	[0-9]*\$/	0/" "^loopscope: zero.lsprof:$e: bad count '0'$"
 bad v4.lsprof '1s/ 5$/ 4/' "^loopscope: v4.lsprof:[0-9]*: unknown record 'cgraph'$"
+# the records version 5 gained for the views (cgraph, cfunc, last, the
+# unreached ways)
+g=$(grep -n '^cgraph	' gotonest.lsprof | cut -d: -f1)
+u=$(grep -n '^cedge	.*	2	0$' gotonest.lsprof | sed -n 1p | cut -d: -f1)
+bad last.lsprof "${b}s/^\(cblock	0	0x[0-9a-f]*	\(0x[0-9a-f]*\)	\)0x[0-9a-f]*	/\1\2	/" \
+	"^loopscope: last.lsprof:$b: last instruction outside its block '0x[0-9a-f]*'$"
+bad nocgraph.lsprof "${g}d" "^loopscope: nocgraph.lsprof:$g: graph record before cgraph 'cfunc'$"
+bad twice.lsprof "${g}p" "^loopscope: twice.lsprof:$((g + 1)): cgraph repeated$"
+bad taken.lsprof "${u}s/	0\$/	1/" "^loopscope: taken.lsprof:$u: bad count '1'$"

@@ -180,7 +180,8 @@ int cmd_merge(int argc, char **argv)
 	if (graphs && !all->n_cblocks)
 		cli_warning("the control-flow graph (analyze --cfg) is dropped: %s",
 			    graphs < (size_t)(argc - optind) ? "not every input has it"
-			    : "the inputs split the code into blocks at other heads");
+			    : "the inputs split the code into blocks at other heads "
+			    "(or group or name it otherwise)");
 	err = lsp_write(all, out, msg, sizeof(msg));
 	if (err < 0)
 		cli_error("%s", msg);

@@ -4,27 +4,23 @@
 #include <string.h>
 
 #include "analysis/cfg_int.h"
+#include "formats/profile.h"
 #include "ls_buf.h"
 #include "ls_err.h"
 
-static const char *const kind_names[LSA_CFG_KIND_MAX] = {
-	"fall", "taken", "nottaken", "jump", "ijump", "sysret", "callret",
-	"call", "ret", "in", "out",
-};
-
-static const char *const why_names[LSA_CFG_W_MAX] = {
-	"", "call", "ret", "xfer", "start", "end", "gap", "resume", "async",
-	"syscall", "unmatched", "unwound", "noreturn",
-};
+/* The names are the profile's (formats/profile.md, cedge records): one
+ * table for both; none is "" here, as the exports print it. */
+_Static_assert(LSA_CFG_KIND_MAX == LSP_CKIND_MAX && LSA_CFG_W_MAX == LSP_CWHY_MAX,
+	       "edge kinds and whys as formats/profile_cgraph.c names them");
 
 const char *lsa_cfg_kind_name(int kind)
 {
-	return kind >= 0 && kind < LSA_CFG_KIND_MAX ? kind_names[kind] : "?";
+	return kind >= 0 ? lsp_ckind_name((unsigned)kind) : "?";
 }
 
 const char *lsa_cfg_why_name(int why)
 {
-	return why >= 0 && why < LSA_CFG_W_MAX ? why_names[why] : "?";
+	return why == LSA_CFG_W_NONE ? "" : why > 0 ? lsp_cwhy_name((unsigned)why) : "?";
 }
 
 int lsa_cfg_is_flow(const struct lsa_cfg_edge *e)
@@ -406,6 +402,7 @@ void lsa_cfg_free(struct lsa_cfg *c)
 	for (i = 0; c->names && i < c->nfuncs; i++)
 		free(c->names[i]);
 	free(c->names);
+	free(c->own_sb);
 	lsa_cfg_ctx_free(c);
 	free(c->blk), free(c->active), free(c->edges), free(c->slots);
 	free(c->w.frames), free(c->funcs), free(c->fblocks), free(c->by_addr);

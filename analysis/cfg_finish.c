@@ -238,7 +238,7 @@ static int add_implied(struct lsa_cfg *c)
 	return 0;
 }
 
-static int index_edges(struct lsa_cfg *c)
+int lsa_cfg_index_edges(struct lsa_cfg *c)
 {
 	size_t i, n = c->nblk;
 	uint32_t *fo, *fi;
@@ -298,7 +298,7 @@ int lsa_cfg_finish(struct lsa_cfg *c)
 	if ((err = add_unreached(c)) < 0 || (err = group_functions(c)) < 0 ||
 	    (err = add_implied(c)) < 0)
 		return err;
-	return index_edges(c);
+	return lsa_cfg_index_edges(c);
 }
 
 size_t lsa_cfg_nblocks(const struct lsa_cfg *c)

@@ -65,6 +65,8 @@ struct lsa_cfg {
 	size_t nexec;
 	uint32_t *out_off, *in_off, *out_list, *in_list;
 	char **names;
+	/* Static blocks of a graph read from a profile (cgraph.c), else NULL. */
+	struct lsd_sblock *own_sb;
 
 	struct lsa_cfg_stats st;
 };
@@ -87,5 +89,9 @@ void lsa_cfg_ctx_free(struct lsa_cfg *c);
  * edge index or -LS_ENOMEM. */
 long lsa_cfg_edge_add(struct lsa_cfg *c, uint32_t from, uint32_t to,
 		      int kind, int why, uint64_t count);
+
+/* cfg_finish.c.  Indexes c's edges by block (lsa_cfg_edges_of()) once
+ * they are final.  Returns 0 or -LS_ENOMEM. */
+int lsa_cfg_index_edges(struct lsa_cfg *c);
 
 #endif

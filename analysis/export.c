@@ -134,14 +134,11 @@ int lsa_export_autofdo(FILE *out, const struct lsa_cfg *c, int mod)
 	return ferror(out) ? -LS_EIO : 0;
 }
 
-static const char *mod_name(struct lsb_reader *r, int mod)
+static const char *mod_name(const struct lsp_profile *p, int mod)
 {
-	const struct lsb_module *m;
-
-	if (!r || mod < 0 || (size_t)mod >= lsb_reader_nmodules(r))
+	if (!p || mod < 0 || (size_t)mod >= p->n_modules)
 		return "";
-	m = lsb_reader_module(r, (size_t)mod);
-	return m && m->path ? m->path : "";
+	return p->modules[mod].path ? p->modules[mod].path : "";
 }
 
 /* Writes s as a JSON string (CSV fields use it too: names never hold
@@ -158,38 +155,47 @@ static void put_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void put_end(FILE *out, const struct lsa_cfg *c, struct lsb_reader *r,
-		    uint32_t id, uint64_t addr, int csv)
+/* An end: a block, outside (null), or the target of a way never taken
+ * that never ran: the branch's module and the target's offset there. */
+static void put_end(FILE *out, const struct lsa_cfg *c, const struct lsp_profile *p,
+		    const struct lsa_cfg_edge *e, int to, int csv)
 {
+	uint32_t id = to ? e->to : e->from;
 	const struct lsa_cfg_block *b = id == LSA_CFG_NONE ? NULL : lsa_cfg_block(c, id);
 	const struct lsa_cfg_func *f = b ? lsa_cfg_func(c, b->func) : NULL;
+	const struct lsd_sblock *fb = e->from == LSA_CFG_NONE ? NULL : lsa_cfg_block(c, e->from)->sb;
 
+	if (!b && to && e->to_addr && fb) {
+		if (!csv)
+			fputs("{\"module\": ", out);
+		put_str(out, mod_name(p, fb->module));
+		fprintf(out, csv ? ",%" PRIx64 ",\"\"," : ", \"offset\": \"%" PRIx64 "\"}",
+			fb->mod_off + (e->to_addr - fb->start));
+		return;
+	}
 	if (csv) {
 		if (b) {
-			put_str(out, mod_name(r, b->sb->module));
+			put_str(out, mod_name(p, b->sb->module));
 			fprintf(out, ",%" PRIx64 ",", b->sb->mod_off);
 			put_str(out, f && f->name ? f->name : "");
 			fprintf(out, ",%" PRIx64, b->sb->mod_off - f->start);
 		} else {
-			fprintf(out, "\"\",%" PRIx64 ",\"\",", addr);
+			fputs("\"\",0,\"\",", out);
 		}
 		return;
 	}
 	if (!b) {
-		if (addr)
-			fprintf(out, "{\"address\": \"%" PRIx64 "\"}", addr);
-		else
-			fputs("null", out);
+		fputs("null", out);
 		return;
 	}
 	fputs("{\"module\": ", out);
-	put_str(out, mod_name(r, b->sb->module));
+	put_str(out, mod_name(p, b->sb->module));
 	fprintf(out, ", \"offset\": \"%" PRIx64 "\", \"function\": ", b->sb->mod_off);
 	put_str(out, f && f->name ? f->name : "");
 	fprintf(out, ", \"function_offset\": \"%" PRIx64 "\"}", b->sb->mod_off - f->start);
 }
 
-int lsa_export_edges(FILE *out, const struct lsa_cfg *c, struct lsb_reader *r,
+int lsa_export_edges(FILE *out, const struct lsa_cfg *c, const struct lsp_profile *p,
 		     int csv)
 {
 	size_t i;
@@ -205,9 +211,9 @@ int lsa_export_edges(FILE *out, const struct lsa_cfg *c, struct lsb_reader *r,
 
 		if (!csv)
 			fputs("  {\"from\": ", out);
-		put_end(out, c, r, e->from, 0, csv);
+		put_end(out, c, p, e, 0, csv);
 		fputs(csv ? "," : ", \"to\": ", out);
-		put_end(out, c, r, e->to, e->to == LSA_CFG_NONE ? e->to_addr : 0, csv);
+		put_end(out, c, p, e, 1, csv);
 		if (csv)
 			fprintf(out, ",%s,%s,%d,%d,%" PRIu64 "\n", lsa_cfg_kind_name(e->kind),
 				lsa_cfg_why_name(e->why), lsa_cfg_is_flow(e),

@@ -15,7 +15,9 @@
  *    sampled addresses (0: a trace has none), then "from->to:count" per
  *    taken branch, addresses as hexadecimal offsets in the module file,
  *    as perf's DSO offsets are.
- *  - the edge profile as JSON or CSV: every edge of the graph.
+ *  - the edge profile as JSON or CSV: every edge of the graph; an end is
+ *    a block (module, offset, function), outside (null), or the target
+ *    of a conditional's way never taken that never ran (module, offset).
  *
  * Functions return >= 0 on success or a negative LS_E* code (-LS_EIO
  * when writing fails).
@@ -26,7 +28,7 @@
 #include <stdio.h>
 
 #include "analysis/cfg.h"
-#include "formats/bundle.h"
+#include "formats/profile.h"
 
 /* The module with the most executed instructions (the program, usually),
  * or -1 when nothing was executed. */
@@ -36,8 +38,9 @@ int lsa_export_bolt(FILE *out, const struct lsa_cfg *c, int mod);
 /* AutoFDO text for module mod. */
 int lsa_export_autofdo(FILE *out, const struct lsa_cfg *c, int mod);
 /* Every edge; csv != 0 for CSV with a header line, else a JSON array.
- * r (may be NULL) names the modules. */
-int lsa_export_edges(FILE *out, const struct lsa_cfg *c, struct lsb_reader *r,
+ * The graph's module indexes are p's (may be NULL), which names them
+ * (analysis/cgraph.h). */
+int lsa_export_edges(FILE *out, const struct lsa_cfg *c, const struct lsp_profile *p,
 		     int csv);
 
 #endif

@@ -15,55 +15,30 @@ const char *lsa_cmp_kind_name(int kind)
 	return kind >= 0 && kind < LSA_CMP_MAX ? names[kind] : "?";
 }
 
-/* The bundle module of profile module m: same build-id (or path, for
- * code without one), or -1. */
-static int32_t bundle_module(const struct lsp_profile *p, uint32_t m,
-			     struct lsb_reader *r)
-{
-	const struct lsp_module *pm = &p->modules[m];
-	size_t i, n = lsb_reader_nmodules(r);
-
-	for (i = 0; i < n; i++) {
-		const struct lsb_module *bm = lsb_reader_module(r, i);
-
-		if (pm->build_id_len ? bm->build_id_len == pm->build_id_len &&
-		    !memcmp(bm->build_id, pm->build_id, pm->build_id_len)
-		    : !bm->build_id_len && bm->path && !strcmp(bm->path, pm->path))
-			return (int32_t)i;
-	}
-	return -1;
-}
-
 int lsa_cmp_loops(const struct lsa_cfg *c, const struct lsa_sloops *s,
-		  const struct lsp_view *v, struct lsb_reader *r,
-		  struct lsa_cmp **out, size_t *n)
+		  const struct lsp_view *v, struct lsa_cmp **out, size_t *n)
 {
 	const struct lsp_profile *p;
 	struct lsa_kmap heads = { 0 };	/* (module + 1, offset) -> loop + 1 */
 	size_t i, ns, k = 0;
 	struct lsa_cmp *rows;
 	uint8_t *matched;
-	int32_t *bmod;
 
-	if (!c || !s || !v || !r || !out || !n)
+	if (!c || !s || !v || !out || !n)
 		return -LS_EINVAL;
 	p = v->p;
 	ns = lsa_sloops_count(s);
 	rows = calloc(ns + p->n_loops + 1, sizeof(*rows));
 	matched = calloc(p->n_loops + 1, 1);
-	bmod = calloc(p->n_modules + 1, sizeof(*bmod));
-	if (!rows || !matched || !bmod)
+	if (!rows || !matched)
 		goto nomem;
-	for (i = 0; i < p->n_modules; i++)
-		bmod[i] = bundle_module(p, (uint32_t)i, r);
 	for (i = 0; i < p->n_loops; i++) {
 		const struct lsp_loop *lp = &p->loops[i];
 		uint64_t *e;
 
-		if (!v->loops[i].seen || lp->module >= p->n_modules ||
-		    bmod[lp->module] < 0)
+		if (!v->loops[i].seen || lp->module >= p->n_modules)
 			continue;
-		e = lsa_kmap_get(&heads, (uint64_t)bmod[lp->module] + 1, lp->head_off);
+		e = lsa_kmap_get(&heads, (uint64_t)lp->module + 1, lp->head_off);
 		if (!e)
 			goto nomem;
 		*e = i + 1;
@@ -114,7 +89,6 @@ int lsa_cmp_loops(const struct lsa_cfg *c, const struct lsa_sloops *s,
 	}
 	lsa_kmap_release(&heads);
 	free(matched);
-	free(bmod);
 	*out = rows;
 	*n = k;
 	return 0;
@@ -122,6 +96,5 @@ nomem:
 	lsa_kmap_release(&heads);
 	free(rows);
 	free(matched);
-	free(bmod);
 	return -LS_ENOMEM;
 }

@@ -47,13 +47,13 @@ struct lsa_cmp {
 	uint64_t d_iterations, d_entries;
 };
 
-/* Pairs the structural loops s (of graph c) with the loops of view v
- * (of a profile made from the same bundle r): first one row per
- * structural loop, in s's order, then one per dynamic loop without a
- * structural twin.  *out is malloc'ed (free it).  Returns -LS_ENOMEM,
- * -LS_EINVAL. */
+/* Pairs the structural loops s (of graph c, read from the graph records
+ * of v's profile: analysis/cgraph.h, so its module indexes are the
+ * profile's) with the loops of view v: first one row per structural
+ * loop, in s's order, then one per dynamic loop without a structural
+ * twin.  *out is malloc'ed (free it).  Returns -LS_ENOMEM, -LS_EINVAL. */
 int lsa_cmp_loops(const struct lsa_cfg *c, const struct lsa_sloops *s,
-		  const struct lsp_view *v, struct lsb_reader *r,
+		  const struct lsp_view *v,
 		  struct lsa_cmp **out, size_t *n);
 /* "same", "counts", "inner", "no-dynamic", "no-structural". */
 const char *lsa_cmp_kind_name(int kind);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/cfg.h"
+#include "analysis/cgraph.h"
 #include "analysis/loopcmp.h"
 #include "analysis/sloops.h"
 #include "analysis/sview.h"
@@ -16,6 +17,7 @@ struct lsa_sview {
 	struct lsd_symbols *sym;
 	struct lsa_cfg *cfg;
 	double merge_t;
+	int graph;
 };
 
 int lsa_sview_new(struct lsa_sview **pv, struct lsb_reader *r,
@@ -34,6 +36,7 @@ int lsa_sview_new(struct lsa_sview **pv, struct lsb_reader *r,
 	v->sym = sym;
 	v->merge_t = o->merge_t > 0 ? o->merge_t : LSA_SLOOPS_T;
 	co.img = o->img;
+	v->graph = o->graph;
 	if ((err = lsa_cfg_new(&v->cfg, sym, &co)) < 0) {
 		free(v);
 		return err;
@@ -57,28 +60,21 @@ static const char *base(const char *path)
 	return s ? s + 1 : path ? path : "";
 }
 
-/* "function+0xoff" and "file:line" of block id, as reports print them. */
-static void where(struct lsa_sview *v, uint32_t id, char *fn, size_t fl,
-		  char *src, size_t sl)
+/* "function+0xoff" ("file+0xoff" where no symbol names the code) and
+ * "file:line" of block id, a cblock row of p, as reports print them. */
+static void where(const struct lsp_profile *p, uint32_t id, char *fn, size_t fl,
+		  const char **src)
 {
-	const struct lsa_cfg_block *b = lsa_cfg_block(v->cfg, id);
-	struct lsd_symbol_info info;
+	const struct lsp_cblock *b = id < p->n_cblocks ? &p->cblocks[id] : NULL;
+	const struct lsp_cfunc *f = b ? &p->cfuncs[b->func] : NULL;
 
-	snprintf(fn, fl, "?");
-	snprintf(src, sl, "-");
-	if (!b || !b->sb)
-		return;
-	if (b->sb->module < 0 || !v->sym ||
-	    lsd_symbols_lookup(v->sym, b->sb->module, b->sb->mod_off, 1, &info) < 0) {
-		snprintf(fn, fl, "0x%" PRIx64, b->sb->start);
-		return;
-	}
-	if (info.function)
-		snprintf(fn, fl, "%s+0x%" PRIx64, info.function, info.func_off);
+	*src = b ? b->src : "-";
+	if (!b)
+		snprintf(fn, fl, "?");
+	else if (*f->name)
+		snprintf(fn, fl, "%s+0x%" PRIx64, f->name, b->off - f->off);
 	else
-		snprintf(fn, fl, "%s+0x%" PRIx64, base(info.module), info.vaddr);
-	if (info.file)
-		snprintf(src, sl, "%s:%d", base(info.file), info.line);
+		snprintf(fn, fl, "%s+0x%" PRIx64, base(p->modules[b->module].path), b->off);
 }
 
 static const int match_of[LSA_CMP_MAX] = {
@@ -87,33 +83,32 @@ static const int match_of[LSA_CMP_MAX] = {
 };
 
 /* The loops, in the analysis' order, with their match and back edges. */
-static int put_loops(struct lsa_sview *v, struct lsp_profile *p,
-		     const struct lsa_sloops *s, const struct lsa_cmp *rows, size_t nrows)
+static int put_loops(struct lsp_profile *p, const struct lsa_sloops *s,
+		     const struct lsa_cmp *rows, size_t nrows)
 {
-	char fn[256], src[256];
+	char fn[256];
+	const char *src;
 	size_t i, k;
 	int err = 0;
 
 	for (i = 0; i < nrows && !err; i++) {
 		const struct lsa_cmp *c = &rows[i];
 		const struct lsa_sloop *sl;
-		const struct lsa_cfg_block *h;
 		struct lsp_sloop o;
 
 		if (c->sloop == LSA_SLOOP_NONE)
 			continue;
 		sl = lsa_sloops_get(s, c->sloop);
-		h = lsa_cfg_block(v->cfg, sl->header);
-		where(v, sl->header, fn, sizeof(fn), src, sizeof(src));
+		where(p, sl->header, fn, sizeof(fn), &src);
 		memset(&o, 0, sizeof(o));
 		o.header = sl->header;
 		o.parent = sl->parent == LSA_SLOOP_NONE ? LSP_NONE : sl->parent;
 		o.depth = sl->depth;
 		o.match = (uint32_t)match_of[c->kind];
 		o.loop = c->loop;
-		o.head_off = h && h->sb ? h->sb->mod_off : 0;
+		o.head_off = sl->header < p->n_cblocks ? p->cblocks[sl->header].off : 0;
 		o.where = fn;
-		o.src = src;
+		o.src = (char *)src;
 		o.static_insns = sl->static_insns;
 		o.iterations = sl->iterations;
 		o.invocations = sl->invocations;
@@ -132,10 +127,10 @@ static int put_loops(struct lsa_sview *v, struct lsp_profile *p,
 	return err;
 }
 
-static int put_irreducible(struct lsa_sview *v, struct lsp_profile *p,
-			   const struct lsa_sloops *s)
+static int put_irreducible(struct lsp_profile *p, const struct lsa_sloops *s)
 {
-	char fn[256], src[256];
+	char fn[256];
+	const char *src = "-";
 	size_t i, n = lsa_sloops_nirreducible(s);
 	uint32_t k;
 	int err = 0;
@@ -146,41 +141,65 @@ static int put_irreducible(struct lsa_sview *v, struct lsp_profile *p,
 
 		err = lsp_add_sirr(p, &o);
 		for (k = 0; k < ir->nentries && !err; k++) {
-			struct lsp_sentry e = { (uint32_t)(p->n_sirrs - 1), fn, src };
+			struct lsp_sentry e = { (uint32_t)(p->n_sirrs - 1), fn, NULL };
 
-			where(v, ir->entries[k], fn, sizeof(fn), src, sizeof(src));
+			where(p, ir->entries[k], fn, sizeof(fn), &src);
+			e.src = (char *)src;
 			err = lsp_add_sentry(p, &e);
 		}
 	}
 	return err;
 }
 
-static int sview_finish(void *arg, struct lsp_profile *p)
+int lsa_sview_put(struct lsp_profile *p, double merge_t)
 {
-	struct lsa_sview *v = arg;
-	struct lsa_sloops_opts so = { .size = sizeof(so), .merge_t = v->merge_t };
+	struct lsa_sloops_opts so = { .size = sizeof(so) };
 	struct lsa_sloops *s = NULL;
+	struct lsa_cfg *c = NULL;
 	struct lsp_view *pv = NULL;
 	struct lsa_cmp *rows = NULL;
 	size_t nrows = 0;
 	int err;
 
+	if (!p)
+		return -LS_EINVAL;
+	so.merge_t = merge_t > 0 ? merge_t : LSA_SLOOPS_T;
 	lsp_sview_drop(p);
-	if ((err = lsa_cfg_finish(v->cfg)) < 0 ||
-	    (err = lsa_sloops_find(&s, v->cfg, &so)) < 0 ||
+	if ((err = lsa_cgraph_cfg(&c, p)) < 0 ||
+	    (err = lsa_sloops_find(&s, c, &so)) < 0 ||
 	    (err = lsp_view_new(&pv, p, LSP_VIEW_ALL)) < 0 ||
-	    (err = lsa_cmp_loops(v->cfg, s, pv, v->r, &rows, &nrows)) < 0)
+	    (err = lsa_cmp_loops(c, s, pv, &rows, &nrows)) < 0)
 		goto out;
 	p->has_sview = 1;
-	p->smerge_t = v->merge_t;
-	if ((err = put_loops(v, p, s, rows, nrows)) < 0)
-		goto out;
-	err = put_irreducible(v, p, s);
+	p->smerge_t = so.merge_t;
+	if ((err = put_loops(p, s, rows, nrows)) >= 0)
+		err = put_irreducible(p, s);
 out:
 	free(rows);
 	lsp_view_free(pv);
 	lsa_sloops_free(s);
+	lsa_cfg_free(c);
 	return err;
+}
+
+/* The graph into p's records, and the loops found from them (the same
+ * way as from a profile's: lsa_sview_put()); the records stay with
+ * --cfg. */
+static int sview_finish(void *arg, struct lsp_profile *p)
+{
+	struct lsa_sview *v = arg;
+	int err;
+
+	if ((err = lsa_cfg_finish(v->cfg)) < 0 ||
+	    (err = lsa_cgraph_put(v->cfg, v->r, v->sym, p)) < 0)
+		return err;
+	/* the final order (block ids are cblock rows): lsp_sort() again
+	 * leaves it, as no module comes after this */
+	if ((err = lsp_sort(p)) < 0 || (err = lsa_sview_put(p, v->merge_t)) < 0)
+		return err;
+	if (!v->graph)
+		lsp_cgraph_drop(p);
+	return 0;
 }
 
 void lsa_sview_consumer(struct lsa_sview *v, struct lsa_consumer *c)

@@ -2,10 +2,15 @@
 # bench/views.sh - what "one decode, a complete profile" saves: per
 # program (xz -6 and bzip2 -9 of TEXT bytes of text, bench/inputs.sh),
 # CPU seconds (user + system, best of REPEAT) of `analyze`, `analyze
+# --cfg` (the executed CFG's records, in the same decode), `analyze
 # --structural` (the structural loops found in the same decode), `report
 # --structural` of the bundle (analyzed on the fly) and of the profile,
 # and the profiles' sizes; the two reports must print the same bytes
-# (said if not).
+# (said if not).  Then, per program, the views that read the graph
+# records (`probes`, `export --edges/--bolt/--autofdo`, and `report
+# --structural`, which finds the loops from them): CPU seconds from
+# the bundle and from the `analyze --cfg` profile, which must print the
+# same bytes (said if not).
 # Usage: bench/views.sh [BUILD [REPEAT [TEXT]]]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,19 +35,36 @@ cpu() {	# cpu CMD...: best user + system seconds of REP runs
 	echo "$best"
 }
 
-printf '%-8s %8s %10s %12s %12s %12s %10s %10s\n' program insns analyze "+structural" \
-	"rep(bundle)" "rep(profile)" "prof KB" "+struct KB"
+printf '%-8s %8s %10s %10s %12s %12s %12s %10s %10s %10s\n' program insns analyze "+cfg" \
+	"+structural" "rep(bundle)" "rep(profile)" "prof KB" "+cfg KB" "+struct KB"
 for prog in "xz -6" "bzip2 -9"; do
 	n=${prog%% *}
 	# shellcheck disable=SC2086
 	"$LS" record -q -o "$tmp/$n.lsc" -- $prog -c "$tmp/text" >/dev/null 2>&1 </dev/null || continue
 	a=$(cpu "$LS" analyze -q -j1 -o "$tmp/$n.lsprof" "$tmp/$n.lsc")
+	c=$(cpu "$LS" analyze -q -j1 --cfg -o "$tmp/$n.c.lsprof" "$tmp/$n.lsc")
 	s=$(cpu "$LS" analyze -q -j1 --structural -o "$tmp/$n.s.lsprof" "$tmp/$n.lsc")
 	rb=$(cpu sh -c "'$LS' report --structural '$tmp/$n.lsc' >'$tmp/$n.b.txt'")
 	rp=$(cpu sh -c "'$LS' report --structural '$tmp/$n.s.lsprof' >'$tmp/$n.p.txt'")
 	# the header line names the bundle in both
 	cmp -s "$tmp/$n.b.txt" "$tmp/$n.p.txt" || echo "$n: the reports differ" >&2
 	insns=$(awk -F'\t' '$1 == "thread" { s += $6 } END { printf "%.3g", s }' "$tmp/$n.lsprof")
-	printf '%-8s %8s %10s %12s %12s %12s %10d %10d\n' "$n" "$insns" "$a" "$s" "$rb" "$rp" \
-		$(($(wc -c <"$tmp/$n.lsprof") / 1024)) $(($(wc -c <"$tmp/$n.s.lsprof") / 1024))
+	printf '%-8s %8s %10s %10s %12s %12s %12s %10d %10d %10d\n' "$n" "$insns" "$a" "$c" "$s" \
+		"$rb" "$rp" $(($(wc -c <"$tmp/$n.lsprof") / 1024)) \
+		$(($(wc -c <"$tmp/$n.c.lsprof") / 1024)) $(($(wc -c <"$tmp/$n.s.lsprof") / 1024))
+done
+
+printf '\n%-8s %-28s %12s %12s\n' program view "bundle s" "profile s"
+for prog in "xz -6" "bzip2 -9"; do
+	n=${prog%% *}
+	[ -f "$tmp/$n.c.lsprof" ] || continue
+	for v in "probes" "export --edges --format=csv" "export --bolt" "export --autofdo" \
+		"report --structural"; do
+		# shellcheck disable=SC2086
+		vb=$(cpu sh -c "'$LS' $v '$tmp/$n.lsc' >'$tmp/$n.vb.txt'")
+		# shellcheck disable=SC2086
+		vp=$(cpu sh -c "'$LS' $v '$tmp/$n.c.lsprof' >'$tmp/$n.vp.txt'")
+		cmp -s "$tmp/$n.vb.txt" "$tmp/$n.vp.txt" || echo "$n: $v: the outputs differ" >&2
+		printf '%-8s %-28s %12s %12s\n' "$n" "$v" "$vb" "$vp"
+	done
 done

@@ -20,6 +20,7 @@
 
 #include "analysis/consume.h"
 #include "analysis/loops.h"
+#include "analysis/cgraph.h"
 #include "analysis/sview.h"
 #include "cli.h"
 #include "cli/term.h"
@@ -42,6 +43,7 @@ struct shard {
 	const struct cli_analyses *ca;
 	struct lsa_consumers set;
 	struct lsa_sview *sv;
+	struct lsa_cgraph *cg;
 	struct lsd_image img;
 	int have_img;
 	struct lsp_profile *p;
@@ -55,6 +57,8 @@ static void shard_close(struct shard *s)
 {
 	lsa_sview_free(s->sv);
 	s->sv = NULL;
+	lsa_cgraph_free(s->cg);
+	s->cg = NULL;
 	if (s->have_img)
 		lsd_image_release(&s->img);
 	s->have_img = 0;
@@ -77,14 +81,22 @@ static int add_consumers(struct shard *s)
 	int err;
 
 	memset(&s->set, 0, sizeof(s->set));
-	if (!s->ca || !s->ca->structural)
+	if (!s->ca || (!s->ca->structural && !s->ca->cfg))
 		return 0;
 	/* code bytes find the targets of branches never taken */
 	if (lsd_image_build_dir(&s->img, s->r, 0, LSB_RUN_TRACE, s->debug_dir) >= 0) {
 		s->have_img = 1;
 		so.img = &s->img;
 	}
+	if (!s->ca->structural) {
+		if ((err = lsa_cgraph_new(&s->cg, s->r, s->sym, so.img)) < 0)
+			return err;
+		lsa_cgraph_consumer(s->cg, &c);
+		return lsa_consumers_add(&s->set, &c);
+	}
+	/* one graph serves both */
 	so.merge_t = s->ca->merge_t;
+	so.graph = s->ca->cfg;
 	if ((err = lsa_sview_new(&s->sv, s->r, s->sym, &so)) < 0)
 		return err;
 	lsa_sview_consumer(s->sv, &c);
@@ -300,8 +312,9 @@ int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
 		return 1;
 	}
 	cli_warn_missing_code(s.r, debug_dir);
-	/* the structural loops are the whole graph's: not cut */
-	if (nshards == 1 && jobs > 1 && !(ca && ca->structural) &&
+	/* the structural loops and the graph are the whole graph's: not cut
+	 * (shards split the code at other heads) */
+	if (nshards == 1 && jobs > 1 && !(ca && (ca->structural || ca->cfg)) &&
 	    (n = cli_shard_plan(s.r, jobs)) != 1) {
 		struct lsb_reader *r = s.r;
 

@@ -1,5 +1,6 @@
-/* cfg_util.h - what `probes` and `export` (and test tools) share: a
- * bundle decoded into an executed CFG (analysis/cfg.h). */
+/* cfg_util.h - what `probes`, `export`, `deps`, CPI (and test tools)
+ * share: a bundle decoded into an executed CFG (analysis/cfg.h); and the
+ * graph of the views that read a profile (cli_graph_open). */
 #ifndef LS_CLI_CFG_UTIL_H
 #define LS_CLI_CFG_UTIL_H
 
@@ -20,5 +21,21 @@ struct cli_cfg {
  * error. */
 int cli_cfg_open(struct cli_cfg *cc, const char *file, const char *debug_dir);
 void cli_cfg_close(struct cli_cfg *cc);
+
+struct lsp_profile;
+
+/* The executed CFG as `probes` and the edge exports read it: the graph
+ * records of a profile (analyze --cfg), or of a bundle built as analyze
+ * --cfg builds them, read back (analysis/cgraph.h), so both print the
+ * same bytes.  p names the modules (p->modules, p->cg_program). */
+struct cli_graph {
+	struct lsp_profile *p;
+	struct lsa_cfg *cfg;
+};
+
+/* Opens file, a profile or a bundle.  Returns 0, or -1 after printing the
+ * error (a profile without the graph gets the 'analyze --cfg' hint). */
+int cli_graph_open(struct cli_graph *g, const char *file, const char *debug_dir);
+void cli_graph_close(struct cli_graph *g);
 
 #endif

@@ -57,6 +57,11 @@ static const char analyze_usage[] =
 	"                         control-flow graph, in the same decode, for\n"
 	"                         'report --structural' of the profile (whole\n"
 	"                         bundles only: not with --shard; 'merge' drops them)\n"
+	"    --cfg                also record the executed control-flow graph (its\n"
+	"                         blocks and edges with their counts), in the same\n"
+	"                         decode; 'merge' sums them, also of shards; for\n"
+	"                         'probes', 'export --edges/--bolt/--autofdo' and\n"
+	"                         'report --structural' of the profile (also merged)\n"
 	"    --merge-threshold=<t>  with --structural: OptiWISE's rule for back\n"
 	"                         edges sharing a header (1 to 1e9, default 3)\n"
 	"    --deps               also find each loop's loop-carried dependences and\n"
@@ -66,7 +71,7 @@ static const char analyze_usage[] =
 	"    -h, --help           show this help\n";
 
 enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR, OPT_SHARD, OPT_PLAN, OPT_DEPS,
-       OPT_ALLOW_MISSING, OPT_STRUCTURAL, OPT_MERGE_T };
+       OPT_ALLOW_MISSING, OPT_STRUCTURAL, OPT_MERGE_T, OPT_CFG };
 
 static const struct option analyze_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -77,6 +82,7 @@ static const struct option analyze_options[] = {
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "deps", no_argument, NULL, OPT_DEPS },
 	{ "structural", no_argument, NULL, OPT_STRUCTURAL },
+	{ "cfg", no_argument, NULL, OPT_CFG },
 	{ "merge-threshold", required_argument, NULL, OPT_MERGE_T },
 	{ "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -193,7 +199,7 @@ int cmd_analyze(int argc, char **argv)
 	uint32_t jobs = cli_online_cpus();
 	char *def = NULL, errmsg[512];
 	int c, quiet = 0, ret = 1, deps = 0, allow_missing = 0;
-	struct cli_analyses ca = { 0, 0.0 };
+	struct cli_analyses ca = { 0, 0.0, 0 };
 	uint64_t insns = 0;
 	size_t i;
 
@@ -238,6 +244,9 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case OPT_STRUCTURAL:
 			ca.structural = 1;
+			break;
+		case OPT_CFG:
+			ca.cfg = 1;
 			break;
 		case OPT_MERGE_T:
 			if (cli_opt_double("--merge-threshold", optarg, 1.0, 1e9, &ca.merge_t) < 0)

@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/cgraph.h"
 #include "analysis/export.h"
 #include "cli.h"
 #include "cli/cfg_util.h"
 #include "cli/export_views.h"
+#include "formats/profile.h"
 #include "ls_err.h"
 #include "ls_out.h"
 
@@ -15,6 +17,9 @@ static const char export_usage[] =
 	"usage: loopscope export (--bolt | --autofdo | --edges | --callgrind |\n"
 	"                         --speedscope) [<options>] [<file>]\n"
 	"\n"
+	"    <file>             a bundle; for --bolt, --autofdo and --edges also a\n"
+	"                       profile of 'analyze --cfg' (read without decoding;\n"
+	"                       the same output)\n"
 	"    --bolt             BOLT fdata (llvm-bolt --data=...)\n"
 	"    --autofdo          AutoFDO text (create_llvm_prof --profiler=text)\n"
 	"    --edges            every edge of the executed CFG\n"
@@ -49,45 +54,23 @@ static const struct option export_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int find_module(struct lsb_reader *r, const char *name)
+/* The module of g's profile named name (its path or file name), or -1. */
+static int find_module(const struct cli_graph *g, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < lsb_reader_nmodules(r); i++) {
-		const char *p = lsb_reader_module(r, i)->path, *base;
-
-		if (!p)
-			continue;
-		base = strrchr(p, '/');
-		if (!strcmp(p, name) || (base && !strcmp(base + 1, name)))
+	for (i = 0; i < g->p->n_modules; i++)
+		if (lsa_cgraph_path_match(g->p->modules[i].path, name))
 			return (int)i;
-	}
 	return -1;
 }
 
-/* The recorded program: the module named like the command line's first
- * word, else the module that ran the most instructions. */
-static int main_module(struct cli_cfg *cc)
+/* The recorded program (analysis/cgraph.h), else the module that ran the
+ * most instructions. */
+static int main_module(const struct cli_graph *g)
 {
-	const char *cmd = lsb_reader_meta(cc->r, "cmdline");
-	char exe[512];
-	size_t n;
-	int m;
-
-	if (cmd) {
-		n = strcspn(cmd, " ");
-		if (n < sizeof(exe)) {
-			const char *base;
-
-			memcpy(exe, cmd, n);
-			exe[n] = '\0';
-			base = strrchr(exe, '/');
-			m = find_module(cc->r, base ? base + 1 : exe);
-			if (m >= 0)
-				return m;
-		}
-	}
-	return lsa_export_main_module(cc->cfg);
+	return g->p->cg_program != LSP_NONE ? (int)g->p->cg_program
+					    : lsa_export_main_module(g->cfg);
 }
 
 int cmd_export(int argc, char **argv)
@@ -95,7 +78,7 @@ int cmd_export(int argc, char **argv)
 	const char *file = "loopscope.lsc", *debug_dir = NULL, *out_path = NULL;
 	const char *module = NULL;
 	int c, what = 0, csv = 0, mod, status;
-	struct cli_cfg cc;
+	struct cli_graph g;
 	struct ls_out o;
 
 	optind = 1;
@@ -147,21 +130,21 @@ int cmd_export(int argc, char **argv)
 	}
 	if (what == OPT_CALLGRIND || what == OPT_SPEEDSCOPE)
 		return export_view(what == OPT_CALLGRIND, file, debug_dir, out_path);
-	if (cli_cfg_open(&cc, file, debug_dir))
+	if (cli_graph_open(&g, file, debug_dir))
 		return 1;
-	mod = module ? find_module(cc.r, module) : main_module(&cc);
+	mod = module ? find_module(&g, module) : main_module(&g);
 	if (what != OPT_EDGES && mod < 0) {
 		if (module)
 			cli_error("no module '%s' in '%s'", module, file);
 		else
 			cli_error("'%s' executed no code of any module", file);
-		cli_cfg_close(&cc);
+		cli_graph_close(&g);
 		return 1;
 	}
 	status = cli_out_open(&o, out_path) ||
-		 cli_out_finish(&o, what == OPT_BOLT ? lsa_export_bolt(o.f, cc.cfg, mod) :
-				what == OPT_AUTOFDO ? lsa_export_autofdo(o.f, cc.cfg, mod) :
-				lsa_export_edges(o.f, cc.cfg, cc.r, csv));
-	cli_cfg_close(&cc);
+		 cli_out_finish(&o, what == OPT_BOLT ? lsa_export_bolt(o.f, g.cfg, mod) :
+				what == OPT_AUTOFDO ? lsa_export_autofdo(o.f, g.cfg, mod) :
+				lsa_export_edges(o.f, g.cfg, g.p, csv));
+	cli_graph_close(&g);
 	return status;
 }

@@ -112,7 +112,7 @@ int cmd_merge(int argc, char **argv)
 	const char *out = NULL, *debug_dir = NULL;
 	struct lsp_profile *all = NULL, *p = NULL;
 	struct seen *seen = NULL;
-	size_t nseen = 0, capseen = 0, k, unlabeled = 0;
+	size_t nseen = 0, capseen = 0, k, unlabeled = 0, graphs = 0;
 	char msg[512];
 	int c, i, err, ret = 1;
 
@@ -165,6 +165,7 @@ int cmd_merge(int argc, char **argv)
 				  argv[i], p->trip_limit, argv[optind], all->trip_limit);
 			goto fail;
 		}
+		graphs += p->n_cblocks > 0;
 		err = lsp_merge_count(all, p, &unlabeled);
 		if (err < 0) {
 			cli_error("cannot merge '%s': %s", argv[i], ls_errstr(err));
@@ -176,6 +177,11 @@ int cmd_merge(int argc, char **argv)
 			    "from the merged one's, so the source line%s may not be the "
 			    "one analyzing all runs at once would give", unlabeled,
 			    unlabeled == 1 ? "" : "s", unlabeled == 1 ? "" : "s");
+	if (graphs && !all->n_cblocks)
+		cli_warning("the control-flow graph (analyze --cfg) is dropped: %s",
+			    graphs < (size_t)(argc - optind) ? "not every input has it"
+			    : "the inputs split the code into blocks at other heads "
+			    "(or group or name it otherwise)");
 	err = lsp_write(all, out, msg, sizeof(msg));
 	if (err < 0)
 		cli_error("%s", msg);

@@ -14,12 +14,15 @@
 #include "cli.h"
 #include "cli/cfg_util.h"
 #include "cli/probes_plan.h"
+#include "formats/profile.h"
 #include "ls_err.h"
 
 static const char probes_usage[] =
 	"usage: loopscope probes [<options>] [<file>]\n"
-	"   or: loopscope probes --plan [<plan-options>] [<options>] [<file>]\n"
+	"   or: loopscope probes --plan [<plan-options>] [<options>] [<bundle>]\n"
 	"\n"
+	"    <file>           a bundle, or a profile of 'analyze --cfg' (read\n"
+	"                     without decoding; the same output)\n"
 	"    --debug-dir=<d>  look for executables the bundle only references\n"
 	"    --quiet          print only the per-function and total lines\n"
 	"                     (with --plan: only the program's table)\n"
@@ -29,6 +32,7 @@ static const char probes_usage[] =
 	"                     spanning trees under unit, guess, modified and exact\n"
 	"                     weights; probes along, before or after the edge,\n"
 	"                     plain or software-pipelined; their cost on this run\n"
+	"                     (of a bundle: the costs need the code)\n"
 	"    --format=<f>     text (default), json or csv\n"
 	"    --function=<n>   only function n, with its edges and every plan\n"
 	"    --probe-latency=<c>   cycles of address, load, add, store (5)\n"
@@ -53,27 +57,35 @@ static const struct option probes_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Code no symbol names: "file+0xoff" of its module (graphs read from a
+ * profile have no runtime addresses). */
+static void code_name(char *buf, size_t len, const struct lsp_profile *p, int32_t m,
+		      uint64_t off)
+{
+	const char *path = m >= 0 && (size_t)m < p->n_modules ? p->modules[m].path : NULL;
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	snprintf(buf, len, "%s+0x%" PRIx64, base ? base + 1 : path ? path : "?", off);
+}
+
 /* "func+0xoff", or "outside" for the virtual node. */
-static void put_loc(const struct lsa_cfg *c, uint32_t id, const struct lsa_cfg_edge *e)
+static void put_loc(const struct cli_graph *g, uint32_t id)
 {
 	const struct lsa_cfg_block *b;
 	const struct lsa_cfg_func *f;
+	char buf[256];
 
 	if (id == LSA_CFG_NONE) {
 		printf("%-24s", "outside");
-		(void)e;
 		return;
 	}
-	b = lsa_cfg_block(c, id);
-	f = lsa_cfg_func(c, b->func);
-	if (f->name) {
-		char buf[256];
-
+	b = lsa_cfg_block(g->cfg, id);
+	f = lsa_cfg_func(g->cfg, b->func);
+	if (f->name)
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, f->name, b->sb->mod_off - f->start);
-		printf("%-24s", buf);
-	} else {
-		printf("0x%-22" PRIx64, b->sb->start);
-	}
+	else
+		code_name(buf, sizeof(buf), g->p, b->sb->module, b->sb->mod_off);
+	printf("%-24s", buf);
 }
 
 static void on_violation(void *arg, const struct lsa_cfg_violation *v)
@@ -87,6 +99,7 @@ int cmd_probes(int argc, char **argv)
 {
 	const char *file = "loopscope.lsc", *debug_dir = NULL;
 	struct cli_cfg cc;
+	struct cli_graph g;
 	struct cli_plan_opts po;
 	size_t fi, i, tedges = 0, tprobes = 0, tmis = 0;
 	int c, quiet = 0, bad, plan = 0, planopt = 0;
@@ -158,39 +171,46 @@ int cmd_probes(int argc, char **argv)
 		cli_error("--format, --function and the cost options need --plan");
 		return cli_usage(probes_usage, 1);
 	}
-	if (cli_cfg_open(&cc, file, debug_dir))
-		return 1;
 	if (plan) {
+		if (lsp_is_profile(file) == 1) {
+			cli_error("'%s' is a profile: --plan prices probes with the code's "
+				  "instructions, which only the bundle holds", file);
+			return 1;
+		}
+		if (cli_cfg_open(&cc, file, debug_dir))
+			return 1;
 		po.quiet = quiet;
 		c = cli_probes_plan(&cc, file, &po);
 		cli_cfg_close(&cc);
 		return c;
 	}
-	for (fi = 0; fi < lsa_cfg_nfuncs(cc.cfg); fi++) {
-		const struct lsa_cfg_func *f = lsa_cfg_func(cc.cfg, (uint32_t)fi);
+	if (cli_graph_open(&g, file, debug_dir))
+		return 1;
+	for (fi = 0; fi < lsa_cfg_nfuncs(g.cfg); fi++) {
+		const struct lsa_cfg_func *f = lsa_cfg_func(g.cfg, (uint32_t)fi);
 		struct lsa_knuth_func kf;
-		int err = lsa_knuth_func(cc.cfg, (uint32_t)fi, &kf);
+		int err = lsa_knuth_func(g.cfg, (uint32_t)fi, &kf);
+		char buf[256];
 
 		if (err < 0) {
 			cli_error("cannot place probes in function %zu: %s", fi, ls_errstr(err));
-			cli_cfg_close(&cc);
+			cli_graph_close(&g);
 			return 1;
 		}
-		if (f->name)
-			printf("function %s", f->name);
-		else
-			printf("function 0x%" PRIx64, lsa_cfg_block(cc.cfg, f->blocks[0])->sb->start);
-		printf(": %u blocks, %zu edges, %zu probes, %zu of %zu counts reconstructed\n",
-		       f->nblocks, kf.nedges, kf.nprobes, kf.nedges - kf.mismatches, kf.nedges);
+		if (!f->name)
+			code_name(buf, sizeof(buf), g.p, f->module, f->start);
+		printf("function %s: %u blocks, %zu edges, %zu probes, %zu of %zu counts "
+		       "reconstructed\n", f->name ? f->name : buf, f->nblocks, kf.nedges,
+		       kf.nprobes, kf.nedges - kf.mismatches, kf.nedges);
 		for (i = 0; !quiet && i < kf.nedges; i++) {
-			const struct lsa_cfg_edge *e = lsa_cfg_edge(cc.cfg, kf.edges[i]);
+			const struct lsa_cfg_edge *e = lsa_cfg_edge(g.cfg, kf.edges[i]);
 
 			if (!kf.probe[i])
 				continue;
 			printf("  probe ");
-			put_loc(cc.cfg, e->from, e);
+			put_loc(&g, e->from);
 			printf(" -> ");
-			put_loc(cc.cfg, e->to, e);
+			put_loc(&g, e->to);
 			printf(" %-8s %-9s %" PRIu64 "\n", lsa_cfg_kind_name(e->kind),
 			       lsa_cfg_why_name(e->why), e->count);
 		}
@@ -199,10 +219,10 @@ int cmd_probes(int argc, char **argv)
 		tmis += kf.mismatches;
 		lsa_knuth_func_release(&kf);
 	}
-	bad = lsa_cfg_check_flow(cc.cfg, on_violation, NULL);
+	bad = lsa_cfg_check_flow(g.cfg, on_violation, NULL);
 	printf("total: %zu functions, %zu edges, %zu probes, %zu counts reconstructed, "
-	       "%zu mismatches, %d flow violations\n", lsa_cfg_nfuncs(cc.cfg), tedges,
+	       "%zu mismatches, %d flow violations\n", lsa_cfg_nfuncs(g.cfg), tedges,
 	       tprobes, tedges - tmis, tmis, bad);
-	cli_cfg_close(&cc);
+	cli_graph_close(&g);
 	return tmis || bad ? 1 : 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/sview.h"
 #include "cli.h"
 #include "cli/report.h"
 #include "formats/profile.h"
@@ -297,7 +298,7 @@ int report_structural_profile(FILE *f, struct lsp_profile *p,
 int report_structural(FILE *f, const char *file, const char *debug_dir,
 		      const struct report_struct_opts *o)
 {
-	struct cli_analyses ca = { 1, o->merge_t };
+	struct cli_analyses ca = { 1, o->merge_t, 0 };
 	struct report_struct_opts so = *o;
 	struct lsp_profile *p = NULL;
 	int r = lsp_is_profile(file), err;
@@ -305,6 +306,16 @@ int report_structural(FILE *f, const char *file, const char *debug_dir,
 	if (r == 1) {
 		if (cli_load_profile(file, debug_dir, &p) < 0)
 			return -1;
+		/* found from the graph records (a merge of analyze --cfg runs)
+		 * where the profile has none, or none of this threshold */
+		if (p->has_cgraph && (!p->has_sview || (o->merge_t > 0 &&
+						       o->merge_t != p->smerge_t)) &&
+		    (err = lsa_sview_put(p, o->merge_t)) < 0) {
+			cli_error("cannot find the structural loops of '%s': %s", file,
+				  ls_errstr(err));
+			lsp_free(p);
+			return -1;
+		}
 		if (!p->has_sview) {
 			cli_error("'%s' holds no structural loops: run 'loopscope analyze "
 				  "--structural' on its bundle, or report the bundle", file);

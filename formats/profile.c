@@ -146,6 +146,7 @@ int lsp_new(struct lsp_profile **pp, uint32_t trip_limit)
 	p->version = LSP_VERSION;
 	p->trip_limit = trip_limit ? trip_limit : LSP_TRIP_LIMIT;
 	p->nruns = 1;
+	p->cg_program = LSP_NONE;
 	*pp = p;
 	return 0;
 }
@@ -188,6 +189,7 @@ void lsp_free(struct lsp_profile *p)
 	}
 	free(p->deps);
 	lsp_sview_drop(p);
+	lsp_cgraph_drop(p);
 	free(p->source);
 	for (i = 0; i < p->n_parts; i++)
 		free(p->parts[i].bundle);
@@ -560,6 +562,38 @@ static uint32_t remap(const uint32_t *map, uint32_t i)
 	return i == LSP_NONE ? LSP_NONE : map[i];
 }
 
+/* src's graph records appended to dst's (lsp_sort() sums rows of one
+ * key); the program is kept where both name one module.  Returns 0,
+ * -LS_EINVAL, -LS_ENOMEM. */
+static int merge_cgraph(struct lsp_profile *dst, const struct lsp_profile *src,
+			const uint32_t *mmap)
+{
+	uint32_t fbase = (uint32_t)dst->n_cfuncs, prog = remap(mmap, src->cg_program);
+	size_t i;
+	int err = 0;
+
+	dst->cg_program = dst->has_cgraph && dst->cg_program != prog ? LSP_NONE : prog;
+	dst->has_cgraph = 1;
+	for (i = 0; i < src->n_cfuncs && err >= 0; i++)
+		err = lsp_add_cfunc(dst, mmap[src->cfuncs[i].module], src->cfuncs[i].off,
+				    src->cfuncs[i].name);
+	for (i = 0; i < src->n_cblocks && err >= 0; i++) {
+		struct lsp_cblock b = src->cblocks[i];
+
+		b.module = mmap[b.module];
+		b.func += fbase;
+		err = lsp_add_cblock(dst, &b);
+	}
+	for (i = 0; i < src->n_cedges && err >= 0; i++) {
+		struct lsp_cedge e = src->cedges[i];
+
+		e.fmod = remap(mmap, e.fmod);
+		e.tmod = remap(mmap, e.tmod);
+		err = lsp_add_cedge(dst, &e);
+	}
+	return err < 0 ? err : 0;
+}
+
 static int merge_rows(struct lsp_profile *dst, const struct lsp_profile *src,
 		      const uint32_t *mmap, const uint32_t *fmap,
 		      const uint32_t *lmap, uint32_t tbase)
@@ -695,6 +729,12 @@ int lsp_merge_count(struct lsp_profile *dst, const struct lsp_profile *src,
 					     l->inlined_from)) < 0))
 			goto fail;
 	}
+	/* The graph records sum (lsp_sort() adds rows of one key) when every
+	 * input has them; an empty dst (merge's start) takes src's. */
+	if (dst->n_threads && !dst->has_cgraph != !src->has_cgraph)
+		lsp_cgraph_drop(dst);
+	else if (src->has_cgraph && (err = merge_cgraph(dst, src, mmap)) < 0)
+		goto out;
 	tbase = (uint32_t)dst->n_threads;
 	for (i = 0; i < src->n_threads; i++) {
 		struct lsp_thread t = src->threads[i];

@@ -24,8 +24,8 @@
 #define LSP_IC_SIMD 7		/* the class of SIMD instructions */
 #define LSP_TRIP_LIMIT 1024	/* default: exact trip counts below this */
 #define LSP_NONE UINT32_MAX	/* no loop / function / module */
-#define LSP_VERSION 4		/* of the file format (formats/profile.md);
-				 * versions 1 to 3 are read too */
+#define LSP_VERSION 5		/* of the file format (formats/profile.md);
+				 * versions 1 to 4 are read too */
 
 /* Provenance: run `run` holds shard `shard` of `nshards` of the bundle
  * whose identity is `bundle` (cli: size and CRCs of the file); a whole
@@ -215,6 +215,41 @@ struct lsp_sentry {
 	char *where, *src;	/* as in struct lsp_sloop */
 };
 
+/* The executed control-flow graph (analysis/cgraph.h: `analyze --cfg`),
+ * version 5: rows that merge by summing.  A function is keyed by
+ * (module, off), a block by (module, off); an edge by its ends, kind,
+ * why and flags. */
+struct lsp_cfunc {
+	uint32_t module;
+	uint64_t off;		/* its start, as the graph grouped its blocks */
+	char *name;		/* "" when no symbol covers it */
+};
+
+struct lsp_cblock {
+	uint32_t module;
+	uint64_t off, end;	/* file offsets: first instruction, after last */
+	uint64_t last;		/* file offset of the last instruction */
+	uint32_t ninsn;		/* instructions of the block */
+	uint32_t func;		/* its lsp_cfunc */
+	uint64_t count;		/* executions */
+	uint64_t callee;	/* instructions in callees of its calls */
+	char *src;		/* "file:line" of its first instruction (the
+				 * file's base name), "-" unknown */
+};
+
+/* How control went, as analysis/cfg.h's kinds and whys (by name). */
+#define LSP_CKIND_MAX 11
+#define LSP_CWHY_MAX 13
+#define LSP_CF_XFER 1		/* crosses functions */
+#define LSP_CF_UNREACHED 2	/* a conditional's way never taken (count 0) */
+
+struct lsp_cedge {
+	uint32_t fmod, tmod;	/* LSP_NONE: outside (offset 0) */
+	uint64_t foff, toff;	/* block starts (unreached: the target's offset) */
+	uint32_t kind, why, flags;
+	uint64_t count;		/* >= 1; 0 when unreached */
+};
+
 #define LSP_ARRAY(type, name) type *name; size_t n_##name, cap_##name
 
 struct lsp_profile {
@@ -243,6 +278,13 @@ struct lsp_profile {
 	LSP_ARRAY(struct lsp_stail, stails);
 	LSP_ARRAY(struct lsp_sirr, sirrs);
 	LSP_ARRAY(struct lsp_sentry, sentries);
+	/* version 5: has_cgraph when the executed CFG is recorded (possibly
+	 * empty); cg_program the recorded program's module, LSP_NONE */
+	int has_cgraph;
+	uint32_t cg_program;
+	LSP_ARRAY(struct lsp_cfunc, cfuncs);
+	LSP_ARRAY(struct lsp_cblock, cblocks);
+	LSP_ARRAY(struct lsp_cedge, cedges);
 	/* Private: the hash indexes that make interning O(1).  Rebuilt
 	 * when the arrays were changed behind the interning functions. */
 	struct lsp_index *index;
@@ -323,6 +365,32 @@ void lsp_sview_drop(struct lsp_profile *p);
  * or -LS_EINVAL. */
 const char *lsp_smatch_name(unsigned m);
 int lsp_smatch_code(const char *name);
+
+/* The graph records (version 5), appended as given (has_cgraph set);
+ * lsp_sort() orders them and sums rows of one key.  lsp_add_cfunc
+ * returns the new function's index (name copied, NULL as ""), -LS_EINVAL
+ * for a module out of range; lsp_add_cblock (src copied, NULL as "-"):
+ * -LS_EINVAL for a module or
+ * function out of range, end <= off, last not in [off, end) or ninsn 0;
+ * lsp_add_cedge: an end's module out of range, a kind, why or flags out
+ * of range.  Return >= 0, -LS_EINVAL, -LS_ENOMEM. */
+int lsp_add_cfunc(struct lsp_profile *p, uint32_t module, uint64_t off, const char *name);
+int lsp_add_cblock(struct lsp_profile *p, const struct lsp_cblock *b);
+int lsp_add_cedge(struct lsp_profile *p, const struct lsp_cedge *e);
+/* Orders the graph records as lsp_sort() does, modules kept (their
+ * order is lsp_sort()'s already, or will change the blocks' order).
+ * Returns 0, 1 (the records dropped: rows of one key disagree), or
+ * -LS_ENOMEM (dropped too). */
+int lsp_cgraph_order(struct lsp_profile *p);
+/* Drops the graph records (has_cgraph 0). */
+void lsp_cgraph_drop(struct lsp_profile *p);
+/* Names of edge kinds ("fall", "taken", ... as analysis/cfg.h's) and of
+ * whys ("-" for none, "call", ...); "?" else.  The code of a name, or
+ * -LS_EINVAL. */
+const char *lsp_ckind_name(unsigned k);
+int lsp_ckind_code(const char *name);
+const char *lsp_cwhy_name(unsigned w);
+int lsp_cwhy_code(const char *name);
 
 /* Records that run `run` holds shard `shard` of `nshards` of bundle
  * `bundle` (copied).  Returns 0, -LS_EINVAL (shard >= nshards, run >=

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define LSP_MAGIC "loopscope-profile"
 
@@ -46,7 +47,8 @@ int lsp_dep_push(struct lsp_profile *p, const struct lsp_dep *d);
 enum lsp_rec { LSP_R_PROFILE, LSP_R_PART, LSP_R_MODULE, LSP_R_THREAD, LSP_R_FUNC,
 	       LSP_R_LOOP, LSP_R_LSTAT, LSP_R_TRIP, LSP_R_EDGE, LSP_R_TAIL, LSP_R_CALL,
 	       LSP_R_FSTAT, LSP_R_VERDICT, LSP_R_DEP, LSP_R_SVIEW, LSP_R_SLOOP,
-	       LSP_R_STAIL, LSP_R_SIRR, LSP_R_SENTRY, LSP_R_END, LSP_R_NREC };
+	       LSP_R_STAIL, LSP_R_SIRR, LSP_R_SENTRY, LSP_R_CGRAPH, LSP_R_CFUNC, LSP_R_CBLOCK, LSP_R_CEDGE, LSP_R_END,
+	       LSP_R_NREC };
 
 #define LSP_RD_MAXF 32		/* fields of the longest record (lstat: 29) */
 
@@ -88,6 +90,19 @@ int lsp_rd_str(struct lsp_rd *r, int i, const char *what);
 /* profile_sread.c: the version 4 structural records (lsp_rd_sview() for
  * record type t).  Return 0, -LS_ECORRUPT, -LS_ENOMEM. */
 int lsp_rd_sview(struct lsp_rd *r, int t);
+
+/* profile_cgraph.c: the version 5 graph records (cgraph, cfunc, cblock,
+ * cedge), read (for record type t; returns 0, -LS_ECORRUPT, -LS_ENOMEM),
+ * written (returns the records written), and ordered with modules
+ * renumbered (mm[old] = new) and rows of one key summed (returns 1, the
+ * records dropped, when the runs split or grouped the code unlike, or
+ * -LS_ENOMEM, the records dropped too). */
+int lsp_rd_cgraph(struct lsp_rd *r, int t);
+size_t lsp_put_cgraph(const struct lsp_profile *p, FILE *f);
+int lsp_cgraph_sort(struct lsp_profile *p, const uint32_t *mm);
+
+/* profile_write.c: s escaped as a str field (formats/profile.md). */
+void lsp_put_str(FILE *f, const char *s);
 
 /* profile_sview.c.  Renumbers the detected loops the structural records
  * name (lm[old] = new), as lsp_sort() moves the loops. */

@@ -42,6 +42,10 @@ static const struct {
 	[LSP_R_STAIL] = { "stail", 4 },	/* version 4 */
 	[LSP_R_SIRR] = { "sirr", 4 },	/* version 4 */
 	[LSP_R_SENTRY] = { "sentry", 4 },	/* version 4 */
+	[LSP_R_CGRAPH] = { "cgraph", 2 },	/* version 5 */
+	[LSP_R_CFUNC] = { "cfunc", 5 },	/* version 5 */
+	[LSP_R_CBLOCK] = { "cblock", 10 },	/* version 5 */
+	[LSP_R_CEDGE] = { "cedge", 9 },	/* version 5 */
 	[LSP_R_END] = { "end", 2 },
 };
 
@@ -640,7 +644,8 @@ static int rd_line(struct lsp_rd *r, char *s, int *last)
 		if (!strcmp(r->f[0], recs[t].name))
 			break;
 	if (t == LSP_R_NREC || ((t == LSP_R_PART || t == LSP_R_VERDICT || t == LSP_R_DEP) &&
-				r->version < 3) || (t >= LSP_R_SVIEW && t < LSP_R_END && r->version < 4))
+				r->version < 3) || (t >= LSP_R_SVIEW && t < LSP_R_END && r->version < 4) ||
+	    (t >= LSP_R_CGRAPH && t < LSP_R_END && r->version < 5))
 		return lsp_rd_bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
 	if (r->nf != nf_of(r, t)) {
 		char msg[80];
@@ -662,7 +667,8 @@ static int rd_line(struct lsp_rd *r, char *s, int *last)
 		return lsp_rd_check_trips(r);
 	}
 	r->nrec++;
-	return t >= LSP_R_SVIEW ? lsp_rd_sview(r, t) : rd_fn[t](r);
+	return t >= LSP_R_CGRAPH ? lsp_rd_cgraph(r, t) :
+	       t >= LSP_R_SVIEW ? lsp_rd_sview(r, t) : rd_fn[t](r);
 }
 
 static int rd_all(struct lsp_rd *r, const char *buf, size_t len)

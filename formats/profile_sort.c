@@ -213,6 +213,7 @@ int lsp_sort(struct lsp_profile *p)
 	uint32_t *mm, *fm, *lm, *tm;
 	size_t *ord;
 	void *tmp;
+	int cerr;
 
 	if (!p)
 		return -LS_EINVAL;
@@ -278,6 +279,8 @@ int lsp_sort(struct lsp_profile *p)
 		p->verdicts[i].loop = lm[p->verdicts[i].loop];
 	SORT(p->verdicts, p->n_verdicts, sizeof(*p->verdicts), verdict_cmp);
 	lsp_sview_remap(p, lm);
+	/* out of memory there drops the graph: the rest is still sorted */
+	cerr = lsp_cgraph_sort(p, mm);
 	if (p->n_deps) {
 		size_t *dord = malloc(p->n_deps * sizeof(*dord));
 		struct lsp_dep *dt = malloc(p->n_deps * sizeof(*dt));
@@ -300,5 +303,5 @@ int lsp_sort(struct lsp_profile *p)
 	/* the interning tables hold the old indexes */
 	lsp_index_drop(p);
 	free(mm), free(fm), free(lm), free(tm), free(ord), free(tmp);
-	return 0;
+	return cerr < 0 ? cerr : 0;
 }

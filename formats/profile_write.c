@@ -31,7 +31,7 @@ void lsp_seterr(char *errmsg, size_t errlen, const char *fmt, ...)
 
 /* Strings: backslash escapes for backslash, tab, newline, carriage return
  * and \xHH for other control bytes, so a field never holds a separator. */
-static void put_str(FILE *f, const char *s)
+void lsp_put_str(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -73,14 +73,14 @@ static size_t put_header(const struct lsp_profile *p, FILE *f)
 
 	fprintf(f, "%s %d\n", LSP_MAGIC, LSP_VERSION);
 	fprintf(f, "profile\t%" PRIu32 "\t%" PRIu32 "\t", p->trip_limit, p->nruns);
-	put_str(f, p->source);
+	lsp_put_str(f, p->source);
 	fputc('\n', f);
 	n++;
 	for (i = 0; i < p->n_parts; i++, n++) {
 		const struct lsp_part *q = &p->parts[i];
 
 		fprintf(f, "part\t%" PRIu32 "\t", q->run);
-		put_str(f, q->bundle);
+		lsp_put_str(f, q->bundle);
 		fprintf(f, "\t%" PRIu32 "\t%" PRIu32 "\n", q->shard, q->nshards);
 	}
 	for (i = 0; i < p->n_modules; i++, n++) {
@@ -92,7 +92,7 @@ static size_t put_header(const struct lsp_profile *p, FILE *f)
 		for (k = 0; k < m->build_id_len; k++)
 			fprintf(f, "%02x", m->build_id[k]);
 		fputc('\t', f);
-		put_str(f, m->path);
+		lsp_put_str(f, m->path);
 		fputc('\n', f);
 	}
 	for (i = 0; i < p->n_threads; i++, n++) {
@@ -109,9 +109,9 @@ static size_t put_header(const struct lsp_profile *p, FILE *f)
 
 		fprintf(f, "func\t%zu\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64 "\t",
 			i, fn->module, fn->off, fn->vaddr);
-		put_str(f, fn->name);
+		lsp_put_str(f, fn->name);
 		fputc('\t', f);
-		put_str(f, fn->file);
+		lsp_put_str(f, fn->file);
 		fprintf(f, "\t%" PRIu32 "\n", fn->line);
 	}
 	for (i = 0; i < p->n_loops; i++, n++) {
@@ -121,12 +121,12 @@ static size_t put_header(const struct lsp_profile *p, FILE *f)
 			l->module, l->head_off, l->head_vaddr);
 		put_idx(f, l->func);
 		fputc('\t', f);
-		put_str(f, l->file);
+		lsp_put_str(f, l->file);
 		fprintf(f, "\t%" PRIu32 "\t", l->line);
-		put_str(f, l->head_file);
+		lsp_put_str(f, l->head_file);
 		fprintf(f, "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t", l->head_line,
 			l->first_line, l->last_line);
-		put_str(f, l->inlined_from);
+		lsp_put_str(f, l->inlined_from);
 		fputc('\n', f);
 	}
 	return n;
@@ -164,7 +164,7 @@ static size_t put_rows(const struct lsp_profile *p, FILE *f)
 			"\t%" PRIu64 "\t%" PRIu32 "\t", p->tails[i].loop, p->tails[i].thread,
 			p->tails[i].off, p->tails[i].vaddr, p->tails[i].count,
 			p->tails[i].line);
-		put_str(f, p->tails[i].file);
+		lsp_put_str(f, p->tails[i].file);
 		fputc('\n', f);
 	}
 	for (i = 0; i < p->n_calls; i++, n++) {
@@ -190,13 +190,13 @@ static size_t put_rows(const struct lsp_profile *p, FILE *f)
 
 		fprintf(f, "dep\t%" PRIu32 "\t%s\t%" PRIu32 "\t", d->loop,
 			lsp_dep_kind_name(d->kind), d->decides);
-		put_str(f, d->note);
+		lsp_put_str(f, d->note);
 		fputc('\t', f);
-		put_str(f, d->var);
+		lsp_put_str(f, d->var);
 		fprintf(f, "\t0x%" PRIx64 "\t", d->src_vaddr);
-		put_str(f, d->src_file);
+		lsp_put_str(f, d->src_file);
 		fprintf(f, "\t%" PRIu32 "\t0x%" PRIx64 "\t", d->src_line, d->dst_vaddr);
-		put_str(f, d->dst_file);
+		lsp_put_str(f, d->dst_file);
 		fprintf(f, "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
 			d->dst_line, d->count, d->dmin, d->dtyp);
 	}
@@ -220,9 +220,9 @@ static size_t put_sview(const struct lsp_profile *p, FILE *f)
 		fprintf(f, "\t%" PRIu32 "\t%s", s->depth, lsp_smatch_name(s->match));
 		put_idx(f, s->loop);
 		fprintf(f, "\t0x%" PRIx64 "\t", s->head_off);
-		put_str(f, s->where);
+		lsp_put_str(f, s->where);
 		fputc('\t', f);
-		put_str(f, s->src);
+		lsp_put_str(f, s->src);
 		fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
 			"\t%.17g\t%.17g\n", s->static_insns, s->iterations, s->invocations,
 			s->self, s->total, s->iters_per_inv, s->coverage);
@@ -235,9 +235,9 @@ static size_t put_sview(const struct lsp_profile *p, FILE *f)
 			p->sirrs[i].nblocks, p->sirrs[i].insns);
 	for (i = 0; i < p->n_sentries; i++, n++) {
 		fprintf(f, "sentry\t%" PRIu32 "\t", p->sentries[i].irr);
-		put_str(f, p->sentries[i].where);
+		lsp_put_str(f, p->sentries[i].where);
 		fputc('\t', f);
-		put_str(f, p->sentries[i].src);
+		lsp_put_str(f, p->sentries[i].src);
 		fputc('\n', f);
 	}
 	return n + 1;
@@ -253,6 +253,7 @@ int lsp_write_file(const struct lsp_profile *p, FILE *f, const char *name,
 	n = put_header(p, f);
 	n += put_rows(p, f);
 	n += put_sview(p, f);
+	n += lsp_put_cgraph(p, f);
 	/* The record count makes a file cut at a line boundary detectable. */
 	fprintf(f, "end\t%zu\n", n);
 	if (fflush(f) || ferror(f)) {

@@ -35,3 +35,19 @@ t_ok "the profile with structural records reads" "$LOOPSCOPE" report --structura
 # The seed corpus of bench/fuzz.sh (tests/fuzz/corpus/profile/: the two
 # profiles above, and any crash the fuzzer found, kept as a replay file).
 "$BUILD/tests/fuzz_profile" -m 300 "$LSTOP"/tests/fuzz/corpus/profile/*
+# Version 5's graph records (analyze --cfg): one function of module 0
+# with two blocks, the edges of a loop entered by a call and left by a
+# return.
+awk -F'\t' -v OFS='\t' '$1 == "end" {
+	print "cgraph", 0
+	print "cfunc", 0, 0, "0x10", "f"
+	print "cblock", 0, "0x10", "0x18", "0x16", 3, 0, 10, 0, "f.c:3"
+	print "cblock", 0, "0x18", "0x20", "0x1e", 2, 0, 1, 40, "f.c:4"
+	print "cedge", "-", "0x0", 0, "0x10", "in", "call", 0, 1
+	print "cedge", 0, "0x10", 0, "0x10", "taken", "-", 0, 9
+	print "cedge", 0, "0x10", 0, "0x18", "nottaken", "-", 0, 1
+	print "cedge", 0, "0x18", "-", "0x0", "out", "ret", 0, 1
+	print "end", $2 + 8; next } { print }' p.lsprof >c.lsprof
+t_ok "the profile with graph records reads" "$LOOPSCOPE" report c.lsprof
+t_ok "... and merges keeping them" sh -c "'$LOOPSCOPE' merge -o cm.lsprof c.lsprof && grep -q '^cedge	0	0x10	0	0x10	taken	-	0	9$' cm.lsprof"
+"$BUILD/tests/fuzz_profile" -m 1000 c.lsprof

@@ -328,20 +328,27 @@ static uint32_t mem_get(const struct lsa_thr *t, uint32_t k)
 	return k < t->nmem ? t->mem[k] : LSA_NONE;
 }
 
-static int mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
+static int mem_grow(struct lsa_thr *t, uint32_t k)
+{
+	size_t n = (size_t)k + 1 < 1024 ? 1024 : ((size_t)k + 1) * 3 / 2;
+	uint32_t *p = ls_reallocarray(t->mem, n, sizeof(*p));
+
+	if (!p)
+		return -LS_ENOMEM;
+	memset(p + t->nmem, 0xff, (n - t->nmem) * sizeof(*p));
+	t->mem = p;
+	t->nmem = n;
+	return 0;
+}
+
+/* (Twice a block on the per-block path: the grow out of line.) */
+static inline int mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
 {
 	if (k >= t->nmem) {
-		size_t n = (size_t)k + 1 < 1024 ? 1024 : ((size_t)k + 1) * 3 / 2;
-		uint32_t *p;
-
 		if (v == LSA_NONE)
 			return 0;
-		p = ls_reallocarray(t->mem, n, sizeof(*p));
-		if (!p)
+		if (mem_grow(t, k))
 			return -LS_ENOMEM;
-		memset(p + t->nmem, 0xff, (n - t->nmem) * sizeof(*p));
-		t->mem = p;
-		t->nmem = n;
 	}
 	t->mem[k] = v;
 	return 0;

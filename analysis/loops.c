@@ -152,6 +152,15 @@ static int grow_by_id(uint32_t **a, uint32_t **b, size_t *n, uint32_t id)
  * on another thread (lsd_decode_all_piped). */
 static int sb_grow(struct lsa_loops *l, uint32_t id)
 {
+	size_t m = (size_t)id + 1;
+	struct lsa_cnt *c;
+
+	/* as grow_by_id() sizes the others */
+	c = ls_reallocarray(l->sbc, m < 1024 ? 1024 : m + m / 2, sizeof(*c));
+
+	if (!c)
+		return -LS_ENOMEM;
+	l->sbc = c;
 	return grow_by_id(&l->sbloop, &l->sbfunc, &l->nsb, id);
 }
 
@@ -167,10 +176,14 @@ uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
 	struct lsd_symbol_info info;
 	uint64_t *v;
 	uint32_t f;
+	int k;
 
 	if (l->sbfunc[sb->id])
 		return l->sbfunc[sb->id] - 2;
 	l->sbfunc[sb->id] = 1;
+	l->sbc[sb->id].n[0] = sb->ninsn;
+	for (k = 0; k < LSP_NCLASS; k++)
+		l->sbc[sb->id].n[1 + k] = sb->iclass[k];
 	if (!l->sym || sb->module < 0 ||
 	    lsd_symbols_lookup(l->sym, sb->module, sb->mod_off, 0, &info) < 0 ||
 	    !info.function)
@@ -438,7 +451,7 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 		struct lsa_inst *in = &l->inst[o.inst];
 		uint32_t loop = in->loop, i;
 
-		lsa_cnt_sb(&in->self, e->sb);
+		lsa_cnt_sb(&in->self, l, e->sb);
 		if (!a)
 			return 0;
 		lsa_cnt_add(&in->self, &a->cself);
@@ -454,7 +467,7 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 		}
 		lsa_loops_kids_free(l, a->kids);
 	} else {
-		lsa_cnt_sb(&o.fr->fself, e->sb);
+		lsa_cnt_sb(&o.fr->fself, l, e->sb);
 		if (!a)
 			return 0;
 		lsa_cnt_add(&o.fr->fself, &a->cself);
@@ -995,6 +1008,7 @@ void lsa_loops_free(struct lsa_loops *l)
 	free(l->sref);
 	free(l->sbloop);
 	free(l->sbfunc);
+	free(l->sbc);
 	free(l->loops);
 	free(l->funcs);
 	free(l->modidx);

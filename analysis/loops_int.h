@@ -331,6 +331,9 @@ struct lsa_loops {
 	 * the loops' numbering; the threads' own knowledge is lsa_thr.head */
 	uint32_t *sbloop;
 	uint32_t *sbfunc;	/* static block id -> function + 2 (0: not looked up, 1: none) */
+	/* static block id -> its instructions and classes as counters
+	 * (filled with sbfunc): a charge adds them whole */
+	struct lsa_cnt *sbc;
 	size_t nsb;
 	struct lsa_loopdef *loops;
 	uint32_t nloops, caploops;
@@ -394,13 +397,15 @@ struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop);
 /* The state of stream's thread, made on first use; NULL: out of memory. */
 struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream);
 
-static inline void lsa_cnt_sb(struct lsa_cnt *a, const struct lsd_sblock *sb)
+/* Adds static block sb's counts (seen by lsa_loops_func_of) to a. */
+static inline void lsa_cnt_sb(struct lsa_cnt *a, const struct lsa_loops *l,
+			      const struct lsd_sblock *sb)
 {
+	const struct lsa_cnt *c = &l->sbc[sb->id];
 	int k;
 
-	a->n[0] += sb->ninsn;
-	for (k = 0; k < LSP_NCLASS; k++)
-		a->n[1 + k] += sb->iclass[k];
+	for (k = 0; k < LSA_NC; k++)
+		a->n[k] += c->n[k];
 }
 
 /* The function containing static block sb (LSA_NONE if unknown). */

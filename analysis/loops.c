@@ -167,6 +167,15 @@ static int sb_grow(struct lsa_loops *l, uint32_t id)
 /* The same for thread t's own tables. */
 static int know_grow(struct lsa_thr *t, uint32_t id)
 {
+	size_t m = (size_t)id + 1, n = t->nk;
+	uint32_t *p;
+
+	m = m < 1024 ? 1024 : m + m / 2;	/* as grow_by_id() */
+	p = ls_reallocarray(t->inb2, m, sizeof(*p));
+	if (!p)
+		return -LS_ENOMEM;
+	t->inb2 = p;
+	memset(p + n, 0, (m - n) * sizeof(*p));
 	return grow_by_id(&t->head, &t->inb, &t->nk, id);
 }
 
@@ -236,21 +245,39 @@ static int loop_of(struct lsa_loops *l, struct lsa_thr *t,
 	return 0;
 }
 
+/* The cache of the last two loops a block was found in (inb, inb2): a
+ * block of a nested loop is asked about its own loop and the one around
+ * it in turn, and bodies only grow, so what it holds stays true. */
+static void inb_note(struct lsa_thr *t, uint32_t loop, uint32_t sbid)
+{
+	t->inb2[sbid] = t->inb[sbid];
+	t->inb[sbid] = loop + 1;
+}
+
 int lsa_loops_in_body(const struct lsa_thr *t, uint32_t loop, uint32_t sbid)
 {
-	return (sbid < t->nk && t->inb[sbid] == loop + 1) ||
+	return (sbid < t->nk && (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)) ||
 	       lsa_kmap_find(&t->body, loop, sbid) != NULL;
 }
 
-/* Notes that block sbid ran in an iteration of loop in thread t.  The
- * per-block cache of the last loop saves the set lookup inside innermost
- * loops. */
+/* lsa_loops_in_body() for the scan, noting a hit in the cache. */
+static int in_body(struct lsa_thr *t, uint32_t loop, uint32_t sbid)
+{
+	if (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)
+		return 1;
+	if (!lsa_kmap_find(&t->body, loop, sbid))
+		return 0;
+	inb_note(t, loop, sbid);
+	return 1;
+}
+
+/* Notes that block sbid ran in an iteration of loop in thread t. */
 static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 		    uint32_t sbid)
 {
 	size_t n = t->body.n;
 
-	if (t->inb[sbid] == loop + 1)
+	if (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)
 		return 0;
 	if (!lsa_kmap_get(&t->body, loop, sbid))
 		return -LS_ENOMEM;
@@ -259,7 +286,7 @@ static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 		if (!lsa_kmap_get(&l->body, loop, sbid))
 			return -LS_ENOMEM;
 	}
-	t->inb[sbid] = loop + 1;
+	inb_note(t, loop, sbid);
 	return 0;
 }
 
@@ -575,7 +602,7 @@ int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct l
 		uint32_t ii;
 
 		while (t->nos > bottom && !err &&
-		       !lsa_loops_in_body(t, l->inst[t->os[t->nos - 1]].loop, e->sb->id))
+		       !in_body(t, l->inst[t->os[t->nos - 1]].loop, e->sb->id))
 			err = os_pop(l, t, bottom, base);
 		if (err)
 			break;

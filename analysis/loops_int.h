@@ -300,6 +300,7 @@ struct lsa_thr {
 	 * threads the whole bundle's rows. */
 	uint32_t *head;		/* static block id -> loop + 1 (0: no loop head) */
 	uint32_t *inb;		/* static block id -> last loop whose body has it + 1 */
+	uint32_t *inb2;		/* ... and the one before (lsa_loops_in_body) */
 	size_t nk;		/* entries of head and inb */
 	/* (loop, block id): the block was in an iteration, in some thread
 	 * (the loops' line ranges) */

@@ -156,11 +156,12 @@ static int sb_grow(struct lsa_loops *l, uint32_t id)
 	struct lsa_cnt *c;
 
 	/* as grow_by_id() sizes the others */
-	c = ls_reallocarray(l->sbc, m < 1024 ? 1024 : m + m / 2, sizeof(*c));
-
+	m = m < 1024 ? 1024 : m + m / 2;
+	c = ls_reallocarray(l->sbc, m, sizeof(*c));
 	if (!c)
 		return -LS_ENOMEM;
 	l->sbc = c;
+	memset(c + l->nsb, 0, (m - l->nsb) * sizeof(*c));
 	return grow_by_id(&l->sbloop, &l->sbfunc, &l->nsb, id);
 }
 
@@ -185,14 +186,10 @@ uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
 	struct lsd_symbol_info info;
 	uint64_t *v;
 	uint32_t f;
-	int k;
 
 	if (l->sbfunc[sb->id])
 		return l->sbfunc[sb->id] - 2;
 	l->sbfunc[sb->id] = 1;
-	l->sbc[sb->id].n[0] = sb->ninsn;
-	for (k = 0; k < LSP_NCLASS; k++)
-		l->sbc[sb->id].n[1 + k] = sb->iclass[k];
 	if (!l->sym || sb->module < 0 ||
 	    lsd_symbols_lookup(l->sym, sb->module, sb->mod_off, 0, &info) < 0 ||
 	    !info.function)
@@ -443,7 +440,7 @@ int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
 {
 	if (id >= t->npre && pre_grow(l, t, id))
 		return -LS_ENOMEM;
-	if (!t->pre[id] || !t->preo[id]) {
+	if ((!t->pre[id] || !t->preo[id]) && k <= UINT32_MAX - t->pre[id]) {
 		t->pre[id] += (uint32_t)k;
 		t->preo[id] = 0;
 		return 0;
@@ -467,7 +464,8 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 
 		if (id >= t->npre && pre_grow(l, t, id))
 			return -LS_ENOMEM;
-		if (!t->pre[id] || t->preo[id] == own) {
+		/* (past 32 bits a block's count goes on in pre_more) */
+		if ((!t->pre[id] || t->preo[id] == own) && t->pre[id] != UINT32_MAX) {
 			t->pre[id]++;
 			t->preo[id] = own;
 		} else if (lsa_kmap_add(&t->pre_more, id, own, 1)) {
@@ -825,6 +823,13 @@ static int block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_blo
 	    (sb->id >= t->nk && know_grow(t, sb->id)))
 		return -LS_ENOMEM;
 	l->st.blocks++;
+	if (!l->sbc[sb->id].n[0]) {	/* first seen (a block has instructions) */
+		int k;
+
+		l->sbc[sb->id].n[0] = sb->ninsn;
+		for (k = 0; k < LSP_NCLASS; k++)
+			l->sbc[sb->id].n[1 + k] = sb->iclass[k];
+	}
 	f = lsa_loops_func_of(l, sb);
 	if (t->psb) {
 		const struct lsa_frame *top = &t->fr[t->nfr - 1];

@@ -333,7 +333,8 @@ struct lsa_loops {
 	uint32_t *sbloop;
 	uint32_t *sbfunc;	/* static block id -> function + 2 (0: not looked up, 1: none) */
 	/* static block id -> its instructions and classes as counters
-	 * (filled with sbfunc): a charge adds them whole */
+	 * (filled when the per-block path first sees the block, before
+	 * any charge or memo can): a charge adds them whole */
 	struct lsa_cnt *sbc;
 	size_t nsb;
 	struct lsa_loopdef *loops;
@@ -398,7 +399,7 @@ struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop);
 /* The state of stream's thread, made on first use; NULL: out of memory. */
 struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream);
 
-/* Adds static block sb's counts (seen by lsa_loops_func_of) to a. */
+/* Adds static block sb's counts (lsa_loops.sbc) to a. */
 static inline void lsa_cnt_sb(struct lsa_cnt *a, const struct lsa_loops *l,
 			      const struct lsd_sblock *sb)
 {

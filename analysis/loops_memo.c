@@ -598,9 +598,9 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 	}
 	if (!x->pre)
 		return 0;
-	if (x->more)
+	if (x->more || k > UINT32_MAX - t->pre[sb->id])
 		return lsa_kmap_add(&t->pre_more, sb->id, x->pown, k);
-	t->pre[sb->id] += k;
+	t->pre[sb->id] += (uint32_t)k;
 	return 0;
 }
 

@@ -152,12 +152,31 @@ static int grow_by_id(uint32_t **a, uint32_t **b, size_t *n, uint32_t id)
  * on another thread (lsd_decode_all_piped). */
 static int sb_grow(struct lsa_loops *l, uint32_t id)
 {
+	size_t m = (size_t)id + 1;
+	struct lsa_cnt *c;
+
+	/* as grow_by_id() sizes the others */
+	m = m < 1024 ? 1024 : m + m / 2;
+	c = ls_reallocarray(l->sbc, m, sizeof(*c));
+	if (!c)
+		return -LS_ENOMEM;
+	l->sbc = c;
+	memset(c + l->nsb, 0, (m - l->nsb) * sizeof(*c));
 	return grow_by_id(&l->sbloop, &l->sbfunc, &l->nsb, id);
 }
 
 /* The same for thread t's own tables. */
 static int know_grow(struct lsa_thr *t, uint32_t id)
 {
+	size_t m = (size_t)id + 1, n = t->nk;
+	uint32_t *p;
+
+	m = m < 1024 ? 1024 : m + m / 2;	/* as grow_by_id() */
+	p = ls_reallocarray(t->inb2, m, sizeof(*p));
+	if (!p)
+		return -LS_ENOMEM;
+	t->inb2 = p;
+	memset(p + n, 0, (m - n) * sizeof(*p));
 	return grow_by_id(&t->head, &t->inb, &t->nk, id);
 }
 
@@ -223,21 +242,39 @@ static int loop_of(struct lsa_loops *l, struct lsa_thr *t,
 	return 0;
 }
 
+/* The cache of the last two loops a block was found in (inb, inb2): a
+ * block of a nested loop is asked about its own loop and the one around
+ * it in turn, and bodies only grow, so what it holds stays true. */
+static void inb_note(struct lsa_thr *t, uint32_t loop, uint32_t sbid)
+{
+	t->inb2[sbid] = t->inb[sbid];
+	t->inb[sbid] = loop + 1;
+}
+
 int lsa_loops_in_body(const struct lsa_thr *t, uint32_t loop, uint32_t sbid)
 {
-	return (sbid < t->nk && t->inb[sbid] == loop + 1) ||
+	return (sbid < t->nk && (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)) ||
 	       lsa_kmap_find(&t->body, loop, sbid) != NULL;
 }
 
-/* Notes that block sbid ran in an iteration of loop in thread t.  The
- * per-block cache of the last loop saves the set lookup inside innermost
- * loops. */
+/* lsa_loops_in_body() for the scan, noting a hit in the cache. */
+static int in_body(struct lsa_thr *t, uint32_t loop, uint32_t sbid)
+{
+	if (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)
+		return 1;
+	if (!lsa_kmap_find(&t->body, loop, sbid))
+		return 0;
+	inb_note(t, loop, sbid);
+	return 1;
+}
+
+/* Notes that block sbid ran in an iteration of loop in thread t. */
 static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 		    uint32_t sbid)
 {
 	size_t n = t->body.n;
 
-	if (t->inb[sbid] == loop + 1)
+	if (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)
 		return 0;
 	if (!lsa_kmap_get(&t->body, loop, sbid))
 		return -LS_ENOMEM;
@@ -246,7 +283,7 @@ static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 		if (!lsa_kmap_get(&l->body, loop, sbid))
 			return -LS_ENOMEM;
 	}
-	t->inb[sbid] = loop + 1;
+	inb_note(t, loop, sbid);
 	return 0;
 }
 
@@ -328,20 +365,27 @@ static uint32_t mem_get(const struct lsa_thr *t, uint32_t k)
 	return k < t->nmem ? t->mem[k] : LSA_NONE;
 }
 
-static int mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
+static int mem_grow(struct lsa_thr *t, uint32_t k)
+{
+	size_t n = (size_t)k + 1 < 1024 ? 1024 : ((size_t)k + 1) * 3 / 2;
+	uint32_t *p = ls_reallocarray(t->mem, n, sizeof(*p));
+
+	if (!p)
+		return -LS_ENOMEM;
+	memset(p + t->nmem, 0xff, (n - t->nmem) * sizeof(*p));
+	t->mem = p;
+	t->nmem = n;
+	return 0;
+}
+
+/* (Twice a block on the per-block path: the grow out of line.) */
+static inline int mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
 {
 	if (k >= t->nmem) {
-		size_t n = (size_t)k + 1 < 1024 ? 1024 : ((size_t)k + 1) * 3 / 2;
-		uint32_t *p;
-
 		if (v == LSA_NONE)
 			return 0;
-		p = ls_reallocarray(t->mem, n, sizeof(*p));
-		if (!p)
+		if (mem_grow(t, k))
 			return -LS_ENOMEM;
-		memset(p + t->nmem, 0xff, (n - t->nmem) * sizeof(*p));
-		t->mem = p;
-		t->nmem = n;
 	}
 	t->mem[k] = v;
 	return 0;
@@ -396,7 +440,7 @@ int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
 {
 	if (id >= t->npre && pre_grow(l, t, id))
 		return -LS_ENOMEM;
-	if (!t->pre[id] || !t->preo[id]) {
+	if ((!t->pre[id] || !t->preo[id]) && k <= UINT32_MAX - t->pre[id]) {
 		t->pre[id] += (uint32_t)k;
 		t->preo[id] = 0;
 		return 0;
@@ -420,7 +464,8 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 
 		if (id >= t->npre && pre_grow(l, t, id))
 			return -LS_ENOMEM;
-		if (!t->pre[id] || t->preo[id] == own) {
+		/* (past 32 bits a block's count goes on in pre_more) */
+		if ((!t->pre[id] || t->preo[id] == own) && t->pre[id] != UINT32_MAX) {
 			t->pre[id]++;
 			t->preo[id] = own;
 		} else if (lsa_kmap_add(&t->pre_more, id, own, 1)) {
@@ -431,7 +476,7 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 		struct lsa_inst *in = &l->inst[o.inst];
 		uint32_t loop = in->loop, i;
 
-		lsa_cnt_sb(&in->self, e->sb);
+		lsa_cnt_sb(&in->self, l, e->sb);
 		if (!a)
 			return 0;
 		lsa_cnt_add(&in->self, &a->cself);
@@ -447,7 +492,7 @@ static int charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 		}
 		lsa_loops_kids_free(l, a->kids);
 	} else {
-		lsa_cnt_sb(&o.fr->fself, e->sb);
+		lsa_cnt_sb(&o.fr->fself, l, e->sb);
 		if (!a)
 			return 0;
 		lsa_cnt_add(&o.fr->fself, &a->cself);
@@ -555,7 +600,7 @@ int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct l
 		uint32_t ii;
 
 		while (t->nos > bottom && !err &&
-		       !lsa_loops_in_body(t, l->inst[t->os[t->nos - 1]].loop, e->sb->id))
+		       !in_body(t, l->inst[t->os[t->nos - 1]].loop, e->sb->id))
 			err = os_pop(l, t, bottom, base);
 		if (err)
 			break;
@@ -778,6 +823,13 @@ static int block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_blo
 	    (sb->id >= t->nk && know_grow(t, sb->id)))
 		return -LS_ENOMEM;
 	l->st.blocks++;
+	if (!l->sbc[sb->id].n[0]) {	/* first seen (a block has instructions) */
+		int k;
+
+		l->sbc[sb->id].n[0] = sb->ninsn;
+		for (k = 0; k < LSP_NCLASS; k++)
+			l->sbc[sb->id].n[1 + k] = sb->iclass[k];
+	}
 	f = lsa_loops_func_of(l, sb);
 	if (t->psb) {
 		const struct lsa_frame *top = &t->fr[t->nfr - 1];
@@ -988,6 +1040,7 @@ void lsa_loops_free(struct lsa_loops *l)
 	free(l->sref);
 	free(l->sbloop);
 	free(l->sbfunc);
+	free(l->sbc);
 	free(l->loops);
 	free(l->funcs);
 	free(l->modidx);

@@ -300,6 +300,7 @@ struct lsa_thr {
 	 * threads the whole bundle's rows. */
 	uint32_t *head;		/* static block id -> loop + 1 (0: no loop head) */
 	uint32_t *inb;		/* static block id -> last loop whose body has it + 1 */
+	uint32_t *inb2;		/* ... and the one before (lsa_loops_in_body) */
 	size_t nk;		/* entries of head and inb */
 	/* (loop, block id): the block was in an iteration, in some thread
 	 * (the loops' line ranges) */
@@ -331,6 +332,10 @@ struct lsa_loops {
 	 * the loops' numbering; the threads' own knowledge is lsa_thr.head */
 	uint32_t *sbloop;
 	uint32_t *sbfunc;	/* static block id -> function + 2 (0: not looked up, 1: none) */
+	/* static block id -> its instructions and classes as counters
+	 * (filled when the per-block path first sees the block, before
+	 * any charge or memo can): a charge adds them whole */
+	struct lsa_cnt *sbc;
 	size_t nsb;
 	struct lsa_loopdef *loops;
 	uint32_t nloops, caploops;
@@ -394,13 +399,15 @@ struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop);
 /* The state of stream's thread, made on first use; NULL: out of memory. */
 struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream);
 
-static inline void lsa_cnt_sb(struct lsa_cnt *a, const struct lsd_sblock *sb)
+/* Adds static block sb's counts (lsa_loops.sbc) to a. */
+static inline void lsa_cnt_sb(struct lsa_cnt *a, const struct lsa_loops *l,
+			      const struct lsd_sblock *sb)
 {
+	const struct lsa_cnt *c = &l->sbc[sb->id];
 	int k;
 
-	a->n[0] += sb->ninsn;
-	for (k = 0; k < LSP_NCLASS; k++)
-		a->n[1 + k] += sb->iclass[k];
+	for (k = 0; k < LSA_NC; k++)
+		a->n[k] += c->n[k];
 }
 
 /* The function containing static block sb (LSA_NONE if unknown). */

@@ -487,13 +487,14 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 }
 
 /* Adds k times sb's counts to c. */
-static void cnt_addk(struct lsa_cnt *c, const struct lsd_sblock *sb, uint64_t k)
+static void cnt_addk(struct lsa_cnt *c, const struct lsa_loops *l,
+		     const struct lsd_sblock *sb, uint64_t k)
 {
+	const struct lsa_cnt *x = &l->sbc[sb->id];
 	int j;
 
-	c->n[0] += k * sb->ninsn;
-	for (j = 0; j < LSP_NCLASS; j++)
-		c->n[1 + j] += k * sb->iclass[j];
+	for (j = 0; j < LSA_NC; j++)
+		c->n[j] += k * x->n[j];
 }
 
 /* What k passes through node v owe: what charge() and, for the entries
@@ -534,7 +535,7 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 		t->fw[m->cur].self += k * sb->ninsn;
 	}
 	if (!x->chain) {
-		cnt_addk(&in->self, sb, k);
+		cnt_addk(&in->self, l, sb, k);
 	} else {
 		/* charged to the innermost entry of trip count 1: its self,
 		 * the totals of each open one, each graph edge's total, and
@@ -542,15 +543,15 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 		const uint32_t *c = &m->chain[x->chain + 1];
 		uint32_t n = m->chain[x->chain], j, parent = loop;
 
-		cnt_addk(&in->tot, sb, k);
+		cnt_addk(&in->tot, l, sb, k);
 		for (j = 0; j < n && !err; j++) {
 			struct lsa_lrow *r = lsa_loops_lrow(t, c[j]);
 
 			if (!r)
 				return -LS_ENOMEM;
-			cnt_addk(&r->total, sb, k);
+			cnt_addk(&r->total, l, sb, k);
 			if (j == n - 1)
-				cnt_addk(&r->self, sb, k);
+				cnt_addk(&r->self, l, sb, k);
 			err = lsa_loops_edge_add(t, parent, c[j], 0, k * sb->ninsn);
 			parent = c[j];
 		}
@@ -597,9 +598,9 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 	}
 	if (!x->pre)
 		return 0;
-	if (x->more)
+	if (x->more || k > UINT32_MAX - t->pre[sb->id])
 		return lsa_kmap_add(&t->pre_more, sb->id, x->pown, k);
-	t->pre[sb->id] += k;
+	t->pre[sb->id] += (uint32_t)k;
 	return 0;
 }
 

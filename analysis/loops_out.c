@@ -424,8 +424,9 @@ void lsa_thr_release(struct lsa_thr *t)
 	lsa_kmap_release(&t->body);
 	free(t->head);
 	free(t->inb);
+	free(t->inb2);
 	free(t->nbody);
-	t->head = t->inb = NULL;
+	t->head = t->inb = t->inb2 = NULL;
 	t->nk = 0;
 	t->nbody = NULL;
 	t->nnbody = 0;

@@ -85,8 +85,9 @@ static void run(struct run *R, const struct bdef *b, int nb,
 	 * detector's cache (function + 2, 1: none) filled in advance. */
 	l->sbloop = calloc(NSB, sizeof(*l->sbloop));
 	l->sbfunc = calloc(NSB, sizeof(*l->sbfunc));
+	l->sbc = calloc(NSB, sizeof(*l->sbc));	/* filled by the detector */
 	l->funcs = calloc(8, sizeof(*l->funcs));
-	if (!l->sbloop || !l->sbfunc || !l->funcs) {
+	if (!l->sbloop || !l->sbfunc || !l->sbc || !l->funcs) {
 		R->err = -LS_ENOMEM;
 		lsa_loops_free(l);
 		return;

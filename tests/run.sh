@@ -3,6 +3,8 @@
 # Each prints TAP-style lines ("ok ..." / "not ok ..."); a test program
 # that exits non-zero without a "not ok" line counts as one failure.
 # The last line is "N passed, N failed".
+# TESTS='t06* unit_loops' runs only the tests whose names match one of
+# the patterns (shell globs, without .sh or .c), for work on one part.
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$top/$BUILD" 2>/dev/null && pwd || echo "$BUILD")
@@ -14,6 +16,16 @@ trap 'rm -rf "$tmp"' EXIT
 # The decoder's cache of embedded executables goes where the tests can
 # throw it away, not into the user's ~/.cache.
 export LOOPSCOPE_CACHE="$tmp/cache"
+
+wanted() {
+	[ -z "${TESTS:-}" ] && return 0
+	set -f	# the patterns are for names, not for files here
+	for pat in $TESTS; do
+		case $1 in $pat) set +f; return 0 ;; esac
+	done
+	set +f
+	return 1
+}
 
 run_one() {
 	name=$1; shift
@@ -44,10 +56,12 @@ run_one() {
 for t in "$top"/tests/unit/*.c; do
 	[ -e "$t" ] || continue
 	n=$(basename "$t" .c)
+	wanted "$n" || continue
 	run_one "$n" "$BUILD/tests/$n"
 done
 for t in "$top"/tests/t[0-9]*.sh; do
 	[ -e "$t" ] || continue
+	wanted "$(basename "$t" .sh)" || continue
 	run_one "$(basename "$t")" sh "$t"
 done
 echo "$pass passed, $fail failed"

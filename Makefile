@@ -105,7 +105,7 @@ include recorder/vgtool/vgtool.mk
 include testdata/testdata.mk
 
 check: all $(UNIT_BIN) $(TOOL_BIN) $(FUZZ_BIN)
-	@BUILD=$(BUILD) sh tests/run.sh
+	@BUILD=$(BUILD) TESTS='$(TESTS)' sh tests/run.sh
 
 # Installs what is missing, builds, records an example program
 # (testdata/cpibench: a cache-missing pointer walk, arithmetic) and ends

@@ -109,8 +109,22 @@ int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
 			  file);
 		return -1;
 	}
-	if (cli_cfg_open(&c->cc, file, debug_dir))
+	/* the call stacks of the graph's one decode give the totals */
+	if (want_loops) {
+		struct lsa_cfg_observer obs;
+
+		if ((err = lsa_cpi_stacks_new(&c->stacks)) < 0) {
+			cli_error("out of memory");
+			return -1;
+		}
+		lsa_cpi_stacks_observer(c->stacks, &obs);
+		if (cli_cfg_open_obs(&c->cc, file, debug_dir, &obs)) {
+			cli_cpi_close(c);
+			return -1;
+		}
+	} else if (cli_cfg_open(&c->cc, file, debug_dir)) {
 		return -1;
+	}
 	if (!c->cc.have_img) {
 		cli_error("cannot read the code of '%s': the executables are neither "
 			  "embedded nor found (try --debug-dir)", file);
@@ -146,8 +160,8 @@ int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
 		cli_cpi_close(c);
 		return -1;
 	}
-	/* Totals follow the trace's call stacks: a second decode. */
-	if (want_loops && (err = lsa_cpi_chains(c->cpi, c->cc.d)) < 0) {
+	/* Totals follow the trace's call stacks, counted in the decode. */
+	if (want_loops && (err = lsa_cpi_chains(c->cpi, c->stacks)) < 0) {
 		cli_error("cannot follow the call stacks of '%s': %s", file,
 			  ls_errstr(err));
 		cli_cpi_close(c);
@@ -173,6 +187,7 @@ void cli_cpi_close(struct cli_cpi *c)
 {
 	lsa_sloops_free(c->sl);
 	lsa_cpi_free(c->cpi);
+	lsa_cpi_stacks_free(c->stacks);
 	lsp_free(c->prof);
 	free(c->dyn_loop);
 	cli_cfg_close(&c->cc);

@@ -14,6 +14,7 @@
 struct cli_cpi {
 	struct cli_cfg cc;
 	struct lsa_cpi *cpi;
+	struct lsa_cpi_stacks *stacks;	/* want_loops: the graph's call stacks */
 	struct lsa_sloops *sl;
 	struct lsp_profile *prof;	/* dynamic loops (may be NULL) */
 	uint32_t *dyn_loop;		/* cpi loop -> profile loop (dynamic) */

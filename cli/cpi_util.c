@@ -8,6 +8,9 @@
 #include "cli/cpi_util.h"
 #include "ls_err.h"
 
+static void warn_unattributed(const char *file, uint64_t samples, uint64_t attributed,
+			      uint64_t no_module, uint64_t not_executed, uint64_t unmapped);
+
 /* Bundle module of profile module m (by build-id, else path), or -1. */
 static int32_t bundle_module(struct lsb_reader *r, const struct lsp_module *m)
 {
@@ -167,19 +170,8 @@ int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
 		cli_cpi_close(c);
 		return -1;
 	}
-	/* Samples the trace cannot place are not guessed; when they are a
-	 * noticeable share the numbers describe only part of the run. */
-	if (c->st.samples - c->st.attributed > c->st.samples / 20) {
-		cli_warning("%.1f%% of the %" PRIu64 " samples of '%s' could not be "
-			    "attributed to the trace (%" PRIu64 " in modules the trace "
-			    "never executed, %" PRIu64 " at addresses it never executed, %"
-			    PRIu64 " unmapped): were the sampling and the traced run "
-			    "the same program and input?",
-			    cli_cpi_pct((double)(c->st.samples - c->st.attributed),
-					(double)c->st.samples),
-			    c->st.samples, file, c->st.no_module, c->st.not_executed,
-			    c->st.unmapped);
-	}
+	warn_unattributed(file, c->st.samples, c->st.attributed, c->st.no_module,
+			  c->st.not_executed, c->st.unmapped);
 	return 0;
 }
 
@@ -228,4 +220,81 @@ void cli_cpi_print_account(FILE *out, const struct lsa_cpi_stats *st)
 		st->samples, st->event && st->event[0] ? st->event : "?",
 		st->attributed, un, cli_cpi_pct((double)un, (double)st->samples),
 		st->unmapped, st->no_module, st->not_executed);
+}
+
+/* Samples the trace cannot place are not guessed; when they are a
+ * noticeable share the numbers describe only part of the run. */
+static void warn_unattributed(const char *file, uint64_t samples, uint64_t attributed,
+			      uint64_t no_module, uint64_t not_executed, uint64_t unmapped)
+{
+	if (samples - attributed <= samples / 20)
+		return;
+	cli_warning("%.1f%% of the %" PRIu64 " samples of '%s' could not be "
+		    "attributed to the trace (%" PRIu64 " in modules the trace "
+		    "never executed, %" PRIu64 " at addresses it never executed, %"
+		    PRIu64 " unmapped): were the sampling and the traced run "
+		    "the same program and input?",
+		    cli_cpi_pct((double)(samples - attributed), (double)samples),
+		    samples, file, no_module, not_executed, unmapped);
+}
+
+int cli_cpi_load(const char *file, const char *debug_dir, int no_skid_fix,
+		 int need_samples, struct lsp_profile **out)
+{
+	struct cli_analyses ca = { .cpi = 1, .no_skid_fix = no_skid_fix };
+	struct lsp_profile *p = NULL;
+	char msg[512] = "";
+	int r = lsp_is_profile(file);
+
+	*out = NULL;
+	if (r == 1) {
+		if ((r = lsp_read(&p, file, msg, sizeof(msg))) < 0) {
+			cli_error("%s", msg[0] ? msg : ls_errstr(r));
+			return -1;
+		}
+		if (!p->has_cpi) {
+			cli_error("'%s' has no sampled-CPI records: run 'loopscope analyze "
+				  "--cpi' on its bundle (recorded with 'loopscope record "
+				  "--sample'), or give the bundle", file);
+			lsp_free(p);
+			return -1;
+		}
+		if (!p->cpi.skid_fix != !!no_skid_fix) {
+			cli_error("'%s' was analyzed with%s the skid fix: give the bundle, or "
+				  "analyze it with 'loopscope analyze --cpi%s'", file,
+				  p->cpi.skid_fix ? "" : "out",
+				  no_skid_fix ? " --no-skid-fix" : "");
+			lsp_free(p);
+			return -1;
+		}
+	} else if (cli_analyze_bundle_with(file, debug_dir, &ca, &p) < 0) {
+		return -1;
+	}
+	if (!p->cpi.samples && need_samples) {
+		cli_error("no samples in '%s': record with 'loopscope record --sample'", file);
+		lsp_free(p);
+		return -1;
+	}
+	warn_unattributed(file, p->cpi.samples, p->cpi.attributed, p->cpi.no_module,
+			  p->cpi.not_executed, p->cpi.unmapped);
+	*out = p;
+	return 0;
+}
+
+void cli_cpi_print_paccount(FILE *out, const struct lsp_cpi *c)
+{
+	uint64_t un = c->samples - c->attributed;
+
+	fprintf(out, "samples: %" PRIu64 " of %s, %" PRIu64 " attributed; %" PRIu64
+		" not attributed (%.1f%%): %" PRIu64 " unmapped, %" PRIu64
+		" in modules the trace never executed, %" PRIu64
+		" at addresses the trace never executed\n",
+		c->samples, c->event && c->event[0] ? c->event : "?",
+		c->attributed, un, cli_cpi_pct((double)un, (double)c->samples),
+		c->unmapped, c->no_module, c->not_executed);
+}
+
+double cli_cpi_per(uint64_t cost, uint64_t execs)
+{
+	return execs ? (double)cost / (double)execs : 0.0;
 }

@@ -32,6 +32,19 @@ int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
 		 int no_skid_fix, int want_loops, int need_samples);
 void cli_cpi_close(struct cli_cpi *c);
 
+/* The sampled-CPI records `report --cpi` and `annotate` print: of the
+ * profile file (analyze --cpi), or of the bundle file analyzed on the
+ * fly as analyze --cpi [--no-skid-fix] analyzes it, so both print the
+ * same bytes.  A profile analyzed with the other skid rule is refused;
+ * need_samples: no samples is an error.  Prints the mismatch warning.
+ * Returns 0 and *out, or -1 after printing the error. */
+int cli_cpi_load(const char *file, const char *debug_dir, int no_skid_fix,
+		 int need_samples, struct lsp_profile **out);
+/* The one-line account of where the samples went, of a profile. */
+void cli_cpi_print_paccount(FILE *out, const struct lsp_cpi *c);
+/* cost / executions (0 when nothing executed). */
+double cli_cpi_per(uint64_t cost, uint64_t execs);
+
 /* Name of cfg function f ("name", else "module+0xoff"), in buf. */
 const char *cli_cpi_func_name(const struct cli_cpi *c, uint32_t f, char *buf,
 			      size_t len);

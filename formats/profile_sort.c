@@ -279,6 +279,7 @@ int lsp_sort(struct lsp_profile *p)
 		p->verdicts[i].loop = lm[p->verdicts[i].loop];
 	SORT(p->verdicts, p->n_verdicts, sizeof(*p->verdicts), verdict_cmp);
 	lsp_sview_remap(p, lm);
+	lsp_cpi_remap(p, mm);
 	/* out of memory there drops the graph: the rest is still sorted */
 	cerr = lsp_cgraph_sort(p, mm);
 	if (p->n_deps) {

@@ -12,6 +12,7 @@
 #include "analysis/sloops.h"
 #include "decoder/iclass.h"
 #include "formats/profile.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 struct lsa_cpiview {
@@ -345,6 +346,7 @@ static int put_loops(struct lsa_cpiview *v, struct lsp_profile *p)
 		agg(&pl.total, &l->total);
 		pl.top_samples = l->top_samples;
 		pl.top_cost = l->top_cost;
+		pl.loop = i < v->ndyn ? v->dyn_loop[i] : LSP_NONE;
 		if ((err = lsp_add_cpiloop(p, &pl)) < 0)
 			return err;
 	}
@@ -390,6 +392,87 @@ static int put_insns(struct lsa_cpiview *v, struct lsp_profile *p)
 	return 0;
 }
 
+static int cmp_line(const void *a, const void *b)
+{
+	const struct lsp_cpiline *x = a, *y = b;
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The source lines of each detected loop's body (nested loops included,
+ * callees not), summed per line, for the HTML report: the files in the
+ * order the executed instructions first name them. */
+static int put_lines(struct lsa_cpiview *v, struct lsp_profile *p)
+{
+	size_t n = lsa_cpi_ninsns(v->cpi), i, k, b, j, first, m, nrows, w;
+	uint32_t *src = malloc((n + 1) * sizeof(*src)), *line = malloc((n + 1) * sizeof(*line));
+	struct lsp_cpiline *rows = NULL;
+	size_t caprows = 0;
+	int err = 0;
+
+	if (!src || !line) {
+		err = -LS_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n && err >= 0; i++) {
+		struct lsd_symbol_info si;
+
+		src[i] = LSP_NONE;
+		if (!v->sym || lsd_symbols_lookup(v->sym, lsa_cpi_insn(v->cpi, i)->module,
+						  lsa_cpi_insn(v->cpi, i)->off, 1, &si) < 0 ||
+		    !si.file || si.line <= 0)
+			continue;
+		for (k = 0; k < p->n_cpisrcs; k++)	/* a handful of files */
+			if (!strcmp(p->cpisrcs[k], si.file))
+				break;
+		if (k == p->n_cpisrcs && (err = lsp_add_cpisrc(p, si.file)) < 0)
+			break;
+		src[i] = (uint32_t)k;
+		line[i] = (uint32_t)si.line;
+	}
+	for (k = 0; k < v->ndyn && err >= 0; k++) {
+		const struct lsa_cpi_loop *l = lsa_cpi_loop(v->cpi, k);
+
+		nrows = 0;
+		for (b = 0; b < l->nblocks && err >= 0; b++) {
+			m = lsa_cpi_block_insns(v->cpi, l->blocks[b], &first);
+			for (j = first; j < first + m; j++) {
+				const struct lsa_cpi_insn *in = lsa_cpi_insn(v->cpi, j);
+
+				if (src[j] == LSP_NONE)
+					continue;
+				if (LS_GROW(rows, nrows + 1, caprows, 1024)) {
+					err = -LS_ENOMEM;
+					break;
+				}
+				rows[nrows++] = (struct lsp_cpiline){ v->dyn_loop[k], src[j],
+					line[j], in->execs, in->execs, in->cost };
+			}
+		}
+		/* one row per line: sorted, summed */
+		qsort(rows, nrows, sizeof(*rows), cmp_line);
+		for (j = 0, w = 0; j < nrows; j++) {
+			if (w && !cmp_line(&rows[w - 1], &rows[j])) {
+				rows[w - 1].insns += rows[j].insns;
+				rows[w - 1].cost += rows[j].cost;
+				if (rows[j].execs > rows[w - 1].execs)
+					rows[w - 1].execs = rows[j].execs;
+			} else {
+				rows[w++] = rows[j];
+			}
+		}
+		for (j = 0; j < w && err >= 0; j++)
+			err = lsp_add_cpiline(p, &rows[j]);
+	}
+out:
+	free(rows);
+	free(src);
+	free(line);
+	return err < 0 ? err : 0;
+}
+
 static int put_all(struct lsa_cpiview *v, struct lsp_profile *p)
 {
 	struct lsa_cpi_stats st;
@@ -432,7 +515,8 @@ static int put_all(struct lsa_cpiview *v, struct lsp_profile *p)
 			cs_close(&v->cs[i]);
 	}
 	if ((err = lsp_set_cpi(p, &c)) < 0 || (err = put_funcs(v, p)) < 0 ||
-	    (err = put_loops(v, p)) < 0 || (err = put_insns(v, p)) < 0) {
+	    (err = put_loops(v, p)) < 0 || (err = put_insns(v, p)) < 0 ||
+	    (err = put_lines(v, p)) < 0) {
 		lsp_cpi_drop(p);
 		return err;
 	}

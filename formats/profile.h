@@ -291,6 +291,16 @@ struct lsp_cpiloop {
 	struct lsp_cpiagg self, total;
 	double top_samples;	/* while it is the outermost loop */
 	uint64_t top_cost;
+	uint32_t loop;		/* dynamic: the detector's lsp_loop, else LSP_NONE */
+};
+
+/* A source line of a detected loop's body (nested loops included,
+ * callees not), for the HTML report; file an lsp_profile.cpisrcs index. */
+struct lsp_cpiline {
+	uint32_t loop, src, line;
+	uint64_t execs;		/* most executions of one of its instructions */
+	uint64_t insns;		/* instructions executed on it */
+	uint64_t cost;		/* sampled cost */
 };
 
 /* One executed instruction; rows by function, block (by address), address. */
@@ -347,6 +357,8 @@ struct lsp_profile {
 	LSP_ARRAY(struct lsp_cpifunc, cpifuncs);
 	LSP_ARRAY(struct lsp_cpiloop, cpiloops);
 	LSP_ARRAY(struct lsp_cpiinsn, cpiinsns);
+	LSP_ARRAY(char *, cpisrcs);	/* source paths of the cpiline rows */
+	LSP_ARRAY(struct lsp_cpiline, cpilines);
 	/* Private: the hash indexes that make interning O(1).  Rebuilt
 	 * when the arrays were changed behind the interning functions. */
 	struct lsp_index *index;
@@ -458,12 +470,16 @@ int lsp_cwhy_code(const char *name);
  * (event copied, NULL as ""; has_cpi set): -LS_EINVAL for a bad unit;
  * lsp_add_cpifunc (name copied): a module out of range; lsp_add_cpiloop
  * (strings copied): a bad family, a function out of range, a parent out
- * of range once all are added (lsp_cpi_check()); lsp_add_cpiinsn: a
- * function out of range.  Return 0, -LS_EINVAL, -LS_ENOMEM. */
+ * of range once all are added, a loop out of range; lsp_add_cpiinsn: a
+ * function out of range; lsp_add_cpisrc (copied) returns its index;
+ * lsp_add_cpiline: a loop or source out of range.  Return >= 0,
+ * -LS_EINVAL, -LS_ENOMEM. */
 int lsp_set_cpi(struct lsp_profile *p, const struct lsp_cpi *c);
 int lsp_add_cpifunc(struct lsp_profile *p, const struct lsp_cpifunc *f);
 int lsp_add_cpiloop(struct lsp_profile *p, const struct lsp_cpiloop *l);
 int lsp_add_cpiinsn(struct lsp_profile *p, const struct lsp_cpiinsn *in);
+int lsp_add_cpisrc(struct lsp_profile *p, const char *path);
+int lsp_add_cpiline(struct lsp_profile *p, const struct lsp_cpiline *l);
 /* Drops the sampled-CPI records (has_cpi 0): `merge` does, as the costs
  * of separate sampling runs do not add up to one run's. */
 void lsp_cpi_drop(struct lsp_profile *p);

@@ -88,7 +88,8 @@ int lsp_add_cpiloop(struct lsp_profile *p, const struct lsp_cpiloop *l)
 {
 	struct lsp_cpiloop *o;
 
-	if (!p || !l || l->family >= LSP_CPI_NFAM || l->func >= p->n_cpifuncs)
+	if (!p || !l || l->family >= LSP_CPI_NFAM || l->func >= p->n_cpifuncs ||
+	    (l->loop != LSP_NONE && l->loop >= p->n_loops))
 		return -LS_EINVAL;
 	if (CPI_GROW(p, cpiloops) < 0)
 		return -LS_ENOMEM;
@@ -124,6 +125,28 @@ int lsp_add_cpiinsn(struct lsp_profile *p, const struct lsp_cpiinsn *in)
 	return 0;
 }
 
+int lsp_add_cpisrc(struct lsp_profile *p, const char *path)
+{
+	char *s;
+
+	if (!p || !path || p->n_cpisrcs >= UINT32_MAX - 1)
+		return -LS_EINVAL;
+	if (CPI_GROW(p, cpisrcs) < 0 || !(s = strdup(path)))
+		return -LS_ENOMEM;
+	p->cpisrcs[p->n_cpisrcs] = s;
+	return (int)p->n_cpisrcs++;
+}
+
+int lsp_add_cpiline(struct lsp_profile *p, const struct lsp_cpiline *l)
+{
+	if (!p || !l || l->loop >= p->n_loops || l->src >= p->n_cpisrcs)
+		return -LS_EINVAL;
+	if (CPI_GROW(p, cpilines) < 0)
+		return -LS_ENOMEM;
+	p->cpilines[p->n_cpilines++] = *l;
+	return 0;
+}
+
 void lsp_cpi_drop(struct lsp_profile *p)
 {
 	size_t i;
@@ -134,22 +157,46 @@ void lsp_cpi_drop(struct lsp_profile *p)
 		free(p->cpiloops[i].file), free(p->cpiloops[i].where);
 	for (i = 0; i < p->n_cpiinsns; i++)
 		free(p->cpiinsns[i].file), free(p->cpiinsns[i].dis);
+	for (i = 0; i < p->n_cpisrcs; i++)
+		free(p->cpisrcs[i]);
 	free(p->cpifuncs), free(p->cpiloops), free(p->cpiinsns);
+	free(p->cpisrcs), free(p->cpilines);
 	free(p->cpi.event);
 	memset(&p->cpi, 0, sizeof(p->cpi));
 	p->cpifuncs = NULL, p->cpiloops = NULL, p->cpiinsns = NULL;
-	p->n_cpifuncs = p->n_cpiloops = p->n_cpiinsns = 0;
+	p->cpisrcs = NULL, p->cpilines = NULL;
+	p->n_cpifuncs = p->n_cpiloops = p->n_cpiinsns = p->n_cpisrcs = p->n_cpilines = 0;
 	p->cap_cpifuncs = p->cap_cpiloops = p->cap_cpiinsns = 0;
+	p->cap_cpisrcs = p->cap_cpilines = 0;
 	p->has_cpi = 0;
 }
 
-void lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm)
+static int cmp_line(const void *a, const void *b)
+{
+	const struct lsp_cpiline *x = a, *y = b;
+
+	if (x->loop != y->loop)
+		return x->loop < y->loop ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+int lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm, const uint32_t *lm)
 {
 	size_t i;
 
 	for (i = 0; i < p->n_cpifuncs; i++)
 		if (p->cpifuncs[i].module != LSP_NONE)
 			p->cpifuncs[i].module = mm[p->cpifuncs[i].module];
+	for (i = 0; i < p->n_cpiloops; i++)
+		if (p->cpiloops[i].loop != LSP_NONE)
+			p->cpiloops[i].loop = lm[p->cpiloops[i].loop];
+	for (i = 0; i < p->n_cpilines; i++)
+		p->cpilines[i].loop = lm[p->cpilines[i].loop];
+	/* rows by loop: the loops' new order (keys are unique) */
+	qsort(p->cpilines, p->n_cpilines, sizeof(*p->cpilines), cmp_line);
+	return 0;
 }
 
 /* Writing.  Reals as %.17g, which reads back to the same double. */
@@ -206,7 +253,12 @@ size_t lsp_put_cpi(const struct lsp_profile *p, FILE *f)
 		fprintf(f, "\t%" PRIu64, l->iterations);
 		put_agg(f, &l->self);
 		put_agg(f, &l->total);
-		fprintf(f, "\t%.17g\t%" PRIu64 "\n", l->top_samples, l->top_cost);
+		fprintf(f, "\t%.17g\t%" PRIu64 "\t", l->top_samples, l->top_cost);
+		if (l->loop == LSP_NONE)
+			fputc('-', f);
+		else
+			fprintf(f, "%" PRIu32, l->loop);
+		fputc('\n', f);
 	}
 	for (i = 0; i < p->n_cpiinsns; i++) {
 		const struct lsp_cpiinsn *in = &p->cpiinsns[i];
@@ -219,7 +271,20 @@ size_t lsp_put_cpi(const struct lsp_profile *p, FILE *f)
 		fprintf(f, "\t%" PRIu64 "\t%.17g\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n",
 			in->execs, in->samples, in->raw_samples, in->cost, in->raw_cost);
 	}
-	return 1 + p->n_cpifuncs + p->n_cpiloops + p->n_cpiinsns;
+	for (i = 0; i < p->n_cpisrcs; i++) {
+		fprintf(f, "cpisrc\t%zu\t", i);
+		lsp_put_str(f, p->cpisrcs[i]);
+		fputc('\n', f);
+	}
+	for (i = 0; i < p->n_cpilines; i++) {
+		const struct lsp_cpiline *l = &p->cpilines[i];
+
+		fprintf(f, "cpiline\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%"
+			PRIu64 "\t%" PRIu64 "\n", l->loop, l->src, l->line, l->execs, l->insns,
+			l->cost);
+	}
+	return 1 + p->n_cpifuncs + p->n_cpiloops + p->n_cpiinsns + p->n_cpisrcs +
+	       p->n_cpilines;
 }
 
 /* Reading. */
@@ -367,8 +432,16 @@ static int rd_cpiloop(struct lsp_rd *r)
 	    (err = rd_agg(r, 10, &l.self)) || (err = rd_agg(r, 13, &l.total)) ||
 	    (err = rd_self_total(r, 10, &l.self, &l.total)) ||
 	    (err = rd_real(r, 16, "bad samples", &l.top_samples)) ||
-	    (err = lsp_rd_u64(r, 17, "bad cost", &l.top_cost)))
+	    (err = lsp_rd_u64(r, 17, "bad cost", &l.top_cost)) ||
+	    (err = lsp_rd_idx(r, 18, "loop", p->n_loops, 1, &l.loop)))
 		return err;
+	/* a dynamic loop is a detected loop's, once; a structural one none */
+	if ((l.family == LSP_CPI_DYNAMIC) != (l.loop != LSP_NONE))
+		return lsp_rd_bad(r, -LS_ECORRUPT, "family and loop disagree", r->f[18]);
+	if (l.loop != LSP_NONE &&
+	    (err = lsp_rd_key(&r->keys, LSP_R_CPILOOP, l.loop, 0, 0)) <= 0)
+		return err ? err : lsp_rd_bad(r, -LS_ECORRUPT, "a second cpiloop of loop",
+					      r->f[18]);
 	l.file = r->f[6];
 	l.where = r->f[8];
 	return lsp_add_cpiloop(p, &l);
@@ -417,6 +490,50 @@ static int rd_cpiinsn(struct lsp_rd *r)
 	return lsp_add_cpiinsn(p, &in);
 }
 
+static int rd_cpisrc(struct lsp_rd *r)
+{
+	uint64_t idx;
+	int err;
+
+	if ((err = lsp_rd_u64(r, 1, "bad index", &idx)))
+		return err;
+	if (idx != r->p->n_cpisrcs)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "index out of sequence", r->f[1]);
+	if ((err = lsp_rd_str(r, 2, "path")))
+		return err;
+	if (!r->f[2][0])
+		return lsp_rd_bad(r, -LS_ECORRUPT, "empty source path", NULL);
+	err = lsp_add_cpisrc(r->p, r->f[2]);
+	return err < 0 ? err : 0;
+}
+
+static int rd_cpiline(struct lsp_rd *r)
+{
+	struct lsp_profile *p = r->p;
+	struct lsp_cpiline l;
+	int err;
+
+	if ((err = lsp_rd_idx(r, 1, "loop", p->n_loops, 0, &l.loop)) ||
+	    (err = lsp_rd_idx(r, 2, "cpisrc", p->n_cpisrcs, 0, &l.src)) ||
+	    (err = lsp_rd_u32(r, 3, "bad line", &l.line)) ||
+	    (err = lsp_rd_u64(r, 4, "bad count", &l.execs)) ||
+	    (err = lsp_rd_u64(r, 5, "bad count", &l.insns)) ||
+	    (err = lsp_rd_u64(r, 6, "bad cost", &l.cost)))
+		return err;
+	if (!l.line)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad line", r->f[3]);
+	if (l.execs > l.insns)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "executions above the instructions",
+				  r->f[4]);
+	if (l.cost > p->cpi.cost_attributed)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "above the attributed cost", r->f[6]);
+	/* rows by loop, source and line, each once */
+	if (p->n_cpilines && cmp_line(&p->cpilines[p->n_cpilines - 1], &l) >= 0)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "cpiline out of order or repeated",
+				  r->f[3]);
+	return lsp_add_cpiline(p, &l);
+}
+
 int lsp_rd_cpi(struct lsp_rd *r, int t)
 {
 	if (t == LSP_R_CPI)
@@ -427,6 +544,8 @@ int lsp_rd_cpi(struct lsp_rd *r, int t)
 	case LSP_R_CPIFUNC: return rd_cpifunc(r);
 	case LSP_R_CPILOOP: return rd_cpiloop(r);
 	case LSP_R_CPIINSN: return rd_cpiinsn(r);
+	case LSP_R_CPISRC: return rd_cpisrc(r);
+	case LSP_R_CPILINE: return rd_cpiline(r);
 	default: return lsp_rd_bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
 	}
 }

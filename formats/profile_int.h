@@ -48,7 +48,8 @@ enum lsp_rec { LSP_R_PROFILE, LSP_R_PART, LSP_R_MODULE, LSP_R_THREAD, LSP_R_FUNC
 	       LSP_R_LOOP, LSP_R_LSTAT, LSP_R_TRIP, LSP_R_EDGE, LSP_R_TAIL, LSP_R_CALL,
 	       LSP_R_FSTAT, LSP_R_VERDICT, LSP_R_DEP, LSP_R_SVIEW, LSP_R_SLOOP,
 	       LSP_R_STAIL, LSP_R_SIRR, LSP_R_SENTRY, LSP_R_CGRAPH, LSP_R_CFUNC, LSP_R_CBLOCK, LSP_R_CEDGE,
-	       LSP_R_CPI, LSP_R_CPIFUNC, LSP_R_CPILOOP, LSP_R_CPIINSN, LSP_R_END,
+	       LSP_R_CPI, LSP_R_CPIFUNC, LSP_R_CPILOOP, LSP_R_CPIINSN, LSP_R_CPISRC,
+	       LSP_R_CPILINE, LSP_R_END,
 	       LSP_R_NREC };
 
 #define LSP_RD_MAXF 32		/* fields of the longest record (lstat: 29) */
@@ -105,12 +106,12 @@ int lsp_cgraph_sort(struct lsp_profile *p, const uint32_t *mm);
 
 /* profile_cpi.c: the version 6 sampled-CPI records (cpi, cpifunc,
  * cpiloop, cpiinsn), read (for record type t; returns 0, -LS_ECORRUPT,
- * -LS_ENOMEM), written (returns the records written), with modules
- * renumbered (mm[old] = new); after the end record, the loops' parents
+ * -LS_ENOMEM), written (returns the records written), with modules and
+ * loops renumbered (mm, lm[old] = new; -LS_ENOMEM drops them); after the end record, the loops' parents
  * checked (returns 0 or -LS_ECORRUPT, named at the loop's line). */
 int lsp_rd_cpi(struct lsp_rd *r, int t);
 size_t lsp_put_cpi(const struct lsp_profile *p, FILE *f);
-void lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm);
+int lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm, const uint32_t *lm);
 int lsp_rd_check_cpi(struct lsp_rd *r);
 
 /* profile_write.c: s escaped as a str field (formats/profile.md). */

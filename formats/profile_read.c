@@ -48,8 +48,10 @@ static const struct {
 	[LSP_R_CEDGE] = { "cedge", 9 },	/* version 5 */
 	[LSP_R_CPI] = { "cpi", 19 },	/* version 6 */
 	[LSP_R_CPIFUNC] = { "cpifunc", 10 },	/* version 6 */
-	[LSP_R_CPILOOP] = { "cpiloop", 18 },	/* version 6 */
+	[LSP_R_CPILOOP] = { "cpiloop", 19 },	/* version 6 */
 	[LSP_R_CPIINSN] = { "cpiinsn", 13 },	/* version 6 */
+	[LSP_R_CPISRC] = { "cpisrc", 3 },	/* version 6 */
+	[LSP_R_CPILINE] = { "cpiline", 7 },	/* version 6 */
 	[LSP_R_END] = { "end", 2 },
 };
 

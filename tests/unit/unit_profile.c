@@ -429,8 +429,8 @@ static void test_bad(void)
 			{ "loopscope-profile 1\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
 			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nedge\t-\t99\t0\t1\t5\nend\t4\n",
 			  "t.lsprof:5: bad loop index '99'", -LS_ECORRUPT },
-			{ "loopscope-profile 6\n", "t.lsprof:1: format version 6, this loopscope "
-			  "reads versions 1 to 5", -LS_EVERSION },
+			{ "loopscope-profile 7\n", "t.lsprof:1: format version 7, this loopscope "
+			  "reads versions 1 to 6", -LS_EVERSION },
 			/* a part record is version 3's; a shard of no shard count */
 			{ "loopscope-profile 2\nprofile\t10\t1\t\npart\t0\tB\t0\t1\nend\t2\n",
 			  "t.lsprof:3: unknown record 'part'", -LS_ECORRUPT },

@@ -28,6 +28,7 @@ struct lsa_cpiview {
 	int32_t *pmod;		/* bundle module -> profile module, -1 unknown */
 	csh cs[LSD_MODE_MAX];
 	int have_cs;
+	int own_cfg;		/* v->cfg is the consumer's own graph */
 };
 
 int lsa_cpiview_new(struct lsa_cpiview **pv, struct lsb_reader *r,
@@ -57,6 +58,7 @@ int lsa_cpiview_new(struct lsa_cpiview **pv, struct lsb_reader *r,
 		lsa_cpiview_free(v);
 		return err;
 	}
+	v->own_cfg = 1;
 	*pv = v;
 	return 0;
 }
@@ -72,7 +74,8 @@ void lsa_cpiview_free(struct lsa_cpiview *v)
 			cs_close(&v->cs[i]);
 	lsa_sloops_free(v->sl);
 	lsa_cpi_free(v->cpi);
-	lsa_cfg_free(v->cfg);
+	if (v->own_cfg)
+		lsa_cfg_free(v->cfg);
 	lsa_cpi_stacks_free(v->stacks);
 	free(v->dyn_loop);
 	free(v->pmod);
@@ -516,7 +519,7 @@ static int put_all(struct lsa_cpiview *v, struct lsp_profile *p)
 	}
 	if ((err = lsp_set_cpi(p, &c)) < 0 || (err = put_funcs(v, p)) < 0 ||
 	    (err = put_loops(v, p)) < 0 || (err = put_insns(v, p)) < 0 ||
-	    (err = put_lines(v, p)) < 0) {
+	    (v->stacks && (err = put_lines(v, p)) < 0)) {
 		lsp_cpi_drop(p);
 		return err;
 	}
@@ -538,6 +541,32 @@ static int cpiview_finish(void *arg, struct lsp_profile *p)
 	    (err = lsa_cpi_chains(v->cpi, v->stacks)) < 0)
 		return err;
 	return put_all(v, p);
+}
+
+int lsa_cpiview_put(struct lsp_profile *p, const struct lsa_cfg *c, struct lsb_reader *r,
+		    struct lsd_symbols *sym, const struct lsa_cpiview_opts *o)
+{
+	struct lsa_cpi_opts co = { .size = sizeof(co) };
+	struct lsa_cpiview *v;
+	int err;
+
+	if (!p || !c || !r || !o || o->size < sizeof(*o) || !o->img)
+		return -LS_EINVAL;
+	if (!(v = calloc(1, sizeof(*v))))
+		return -LS_ENOMEM;
+	v->r = r;
+	v->sym = sym;
+	v->o = *o;
+	v->cfg = (struct lsa_cfg *)c;	/* read only: not own_cfg */
+	co.no_skid_fix = o->no_skid_fix;
+	co.img = o->img;
+	co.debug_dir = o->debug_dir;
+	/* no loops, no stacks: instructions and functions' self figures */
+	if ((err = lsa_cpi_new(&v->cpi, c, r, &co)) >= 0 &&
+	    (err = lsa_cpi_finish(v->cpi)) >= 0)
+		err = put_all(v, p);
+	lsa_cpiview_free(v);
+	return err;
 }
 
 void lsa_cpiview_consumer(struct lsa_cpiview *v, struct lsa_consumer *c)

@@ -41,5 +41,14 @@ int lsa_cpiview_new(struct lsa_cpiview **pv, struct lsb_reader *r,
  * or a bundle reader's error (the samples). */
 void lsa_cpiview_consumer(struct lsa_cpiview *v, struct lsa_consumer *c);
 void lsa_cpiview_free(struct lsa_cpiview *v);
+/* The records of what `annotate` prints from the finished graph c of
+ * bundle r, without the decode's loops and stacks: the cpi record (its
+ * outside figures 0), functions (totals 0) and instructions; no loops and
+ * no lines.  For a view of a bundle that prints nothing else, so that it
+ * needs no loop detector.  Returns -LS_EINVAL, -LS_ENOMEM, or a bundle
+ * reader's error. */
+struct lsa_cfg;
+int lsa_cpiview_put(struct lsp_profile *p, const struct lsa_cfg *c, struct lsb_reader *r,
+		    struct lsd_symbols *sym, const struct lsa_cpiview_opts *o);
 
 #endif

@@ -398,7 +398,7 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if (min_pct < 0)
 		min_pct = a.json ? 0 : 5;
-	if (cli_cpi_load(file, debug_dir, noskid, 0, &a.p))
+	if (cli_cpi_load(file, debug_dir, noskid, 0, 0, &a.p))
 		return 1;
 	/* the bundle, as analyzed: the same from it and from its profile */
 	src = a.p->source ? a.p->source : file;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "analysis/cpiview.h"
 #include "cli/cpi_util.h"
 #include "ls_err.h"
 
@@ -238,8 +239,41 @@ static void warn_unattributed(const char *file, uint64_t samples, uint64_t attri
 		    samples, file, no_module, not_executed, unmapped);
 }
 
+/* The records annotate prints, of bundle file: its graph alone, one
+ * decode without the loop detector.  Returns 0 or -1 after a message. */
+static int bundle_insns(const char *file, const char *debug_dir, int no_skid_fix,
+			struct lsp_profile **out)
+{
+	struct lsa_cpiview_opts o = { .size = sizeof(o), .no_skid_fix = no_skid_fix,
+				      .debug_dir = debug_dir };
+	struct cli_cfg cc;
+	struct lsp_profile *p = NULL;
+	int err;
+
+	if (cli_cfg_open(&cc, file, debug_dir))
+		return -1;
+	if (!cc.have_img) {
+		cli_error("cannot read the code of '%s': the executables are neither "
+			  "embedded nor found (try --debug-dir)", file);
+		cli_cfg_close(&cc);
+		return -1;
+	}
+	o.img = &cc.img;
+	if ((err = lsp_new(&p, 0)) < 0 || !(p->source = strdup(file)) ||
+	    (err = lsa_cpiview_put(p, cc.cfg, cc.r, cc.sym, &o)) < 0 ||
+	    (err = lsp_sort(p)) < 0) {
+		cli_error("cannot read the samples of '%s': %s", file,
+			  ls_errstr(err < 0 ? err : -LS_ENOMEM));
+		lsp_free(p);
+		p = NULL;
+	}
+	cli_cfg_close(&cc);
+	*out = p;
+	return p ? 0 : -1;
+}
+
 int cli_cpi_load(const char *file, const char *debug_dir, int no_skid_fix,
-		 int need_samples, struct lsp_profile **out)
+		 int need_samples, int want_loops, struct lsp_profile **out)
 {
 	struct cli_analyses ca = { .cpi = 1, .no_skid_fix = no_skid_fix };
 	struct lsp_profile *p = NULL;
@@ -267,7 +301,8 @@ int cli_cpi_load(const char *file, const char *debug_dir, int no_skid_fix,
 			lsp_free(p);
 			return -1;
 		}
-	} else if (cli_analyze_bundle_with(file, debug_dir, &ca, &p) < 0) {
+	} else if (want_loops ? cli_analyze_bundle_with(file, debug_dir, &ca, &p) < 0 :
+		   bundle_insns(file, debug_dir, no_skid_fix, &p) < 0) {
 		return -1;
 	}
 	if (!p->cpi.samples && need_samples) {

@@ -36,10 +36,12 @@ void cli_cpi_close(struct cli_cpi *c);
  * profile file (analyze --cpi), or of the bundle file analyzed on the
  * fly as analyze --cpi [--no-skid-fix] analyzes it, so both print the
  * same bytes.  A profile analyzed with the other skid rule is refused;
- * need_samples: no samples is an error.  Prints the mismatch warning.
- * Returns 0 and *out, or -1 after printing the error. */
+ * need_samples: no samples is an error; !want_loops: of a bundle only
+ * the cpi, cpifunc (self) and cpiinsn records, from one decode of the
+ * graph without the loop detector (what annotate prints).  Prints the
+ * mismatch warning.  Returns 0 and *out, or -1 after printing the error. */
 int cli_cpi_load(const char *file, const char *debug_dir, int no_skid_fix,
-		 int need_samples, struct lsp_profile **out);
+		 int need_samples, int want_loops, struct lsp_profile **out);
 /* The one-line account of where the samples went, of a profile. */
 void cli_cpi_print_paccount(FILE *out, const struct lsp_cpi *c);
 /* cost / executions (0 when nothing executed). */

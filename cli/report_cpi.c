@@ -253,7 +253,7 @@ int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 	r.f = f;
 	r.format = format;
 	r.min_pct = min_pct;
-	if (cli_cpi_load(file, debug_dir, no_skid_fix, 1, &r.p))
+	if (cli_cpi_load(file, debug_dir, no_skid_fix, 1, 1, &r.p))
 		return -1;
 	st = &r.p->cpi;
 	/* the bundle, as analyzed: the same from it and from its profile */

@@ -26,6 +26,8 @@ static const char merge_usage[] =
 	"shards of one bundle ('analyze --shard') join one run: all of them give\n"
 	"the whole bundle's profile, byte for byte, in any order and grouping.\n"
 	"A bundle or shard given twice (also inside merged inputs) is refused.\n"
+	"The structural loops and the sampled-CPI records (analyze --structural,\n"
+	"--cpi) are dropped (merge says so for the CPI).\n"
 	"\n"
 	"    -o, --output=<out>   the merged profile (required)\n"
 	"    --debug-dir=<dir>    for bundles: executables they only reference\n"

@@ -1,5 +1,6 @@
-/* cpi_util.c - a bundle's samples combined with its executed CFG and its
- * loops, for `annotate` and `report --cpi`. */
+/* cpi_util.c - the sampled-CPI records for `report --cpi`, `annotate` and
+ * `html`, and a bundle's samples combined with its executed CFG and its
+ * loops for the exports (cpi_util.h). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

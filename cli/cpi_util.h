@@ -1,6 +1,8 @@
-/* cpi_util.h - what `annotate` and `report --cpi` share: a bundle's
- * executed CFG with its samples combined (analysis/cpi.h), the dynamic
- * loops of the loop detector and the structural loops added. */
+/* cpi_util.h - the sampled CPI for the commands: the records `report
+ * --cpi`, `annotate` and `html` read (cli_cpi_load(): a profile of
+ * `analyze --cpi`, or a bundle analyzed so), and for the exports that
+ * need the graph itself a bundle's executed CFG with its samples combined
+ * (analysis/cpi.h), the dynamic and structural loops added. */
 #ifndef LS_CLI_CPI_UTIL_H
 #define LS_CLI_CPI_UTIL_H
 
@@ -22,9 +24,11 @@ struct cli_cpi {
 	struct lsa_cpi_stats st;
 };
 
-/* Opens file (a bundle: profiles hold no samples), builds everything and
- * prints the mismatch warning.  want_loops: also find the loops and sum
- * the totals along the call stacks (lsa_cpi_chains(): a second decode);
+/* Opens file (a bundle), builds everything and prints the mismatch
+ * warning: for `export --callgrind/--speedscope`, which need the graph
+ * itself.  want_loops: also find the loops (cli_analyze_bundle(), a
+ * second decode) and sum the totals along the call stacks counted while
+ * the graph was built (lsa_cpi_chains());
  * need_samples: a bundle without samples is an error (else its exact
  * executions are all there is).  Returns 0, or -1 after printing the
  * error (git's rule for cli helpers). */

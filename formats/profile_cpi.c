@@ -182,7 +182,7 @@ static int cmp_line(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-int lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm, const uint32_t *lm)
+void lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm, const uint32_t *lm)
 {
 	size_t i;
 
@@ -196,7 +196,6 @@ int lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm, const uint32_t *lm)
 		p->cpilines[i].loop = lm[p->cpilines[i].loop];
 	/* rows by loop: the loops' new order (keys are unique) */
 	qsort(p->cpilines, p->n_cpilines, sizeof(*p->cpilines), cmp_line);
-	return 0;
 }
 
 /* Writing.  Reals as %.17g, which reads back to the same double. */

@@ -107,11 +107,11 @@ int lsp_cgraph_sort(struct lsp_profile *p, const uint32_t *mm);
 /* profile_cpi.c: the version 6 sampled-CPI records (cpi, cpifunc,
  * cpiloop, cpiinsn), read (for record type t; returns 0, -LS_ECORRUPT,
  * -LS_ENOMEM), written (returns the records written), with modules and
- * loops renumbered (mm, lm[old] = new; -LS_ENOMEM drops them); after the end record, the loops' parents
+ * loops renumbered (mm, lm[old] = new); after the end record, the loops' parents
  * checked (returns 0 or -LS_ECORRUPT, named at the loop's line). */
 int lsp_rd_cpi(struct lsp_rd *r, int t);
 size_t lsp_put_cpi(const struct lsp_profile *p, FILE *f);
-int lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm, const uint32_t *lm);
+void lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm, const uint32_t *lm);
 int lsp_rd_check_cpi(struct lsp_rd *r);
 
 /* profile_write.c: s escaped as a str field (formats/profile.md). */

@@ -279,11 +279,9 @@ int lsp_sort(struct lsp_profile *p)
 		p->verdicts[i].loop = lm[p->verdicts[i].loop];
 	SORT(p->verdicts, p->n_verdicts, sizeof(*p->verdicts), verdict_cmp);
 	lsp_sview_remap(p, lm);
-	/* out of memory there drops the graph (the CPI records): the rest is
-	 * still sorted */
+	/* out of memory there drops the graph: the rest is still sorted */
 	cerr = lsp_cgraph_sort(p, mm);
-	if (lsp_cpi_remap(p, mm, lm) < 0)
-		cerr = -LS_ENOMEM;
+	lsp_cpi_remap(p, mm, lm);
 	if (p->n_deps) {
 		size_t *dord = malloc(p->n_deps * sizeof(*dord));
 		struct lsp_dep *dt = malloc(p->n_deps * sizeof(*dt));

@@ -211,19 +211,6 @@ double cli_cpi_pct(double x, double all)
 	return all > 0 ? 100.0 * x / all : 0.0;
 }
 
-void cli_cpi_print_account(FILE *out, const struct lsa_cpi_stats *st)
-{
-	uint64_t un = st->samples - st->attributed;
-
-	fprintf(out, "samples: %" PRIu64 " of %s, %" PRIu64 " attributed; %" PRIu64
-		" not attributed (%.1f%%): %" PRIu64 " unmapped, %" PRIu64
-		" in modules the trace never executed, %" PRIu64
-		" at addresses the trace never executed\n",
-		st->samples, st->event && st->event[0] ? st->event : "?",
-		st->attributed, un, cli_cpi_pct((double)un, (double)st->samples),
-		st->unmapped, st->no_module, st->not_executed);
-}
-
 /* Samples the trace cannot place are not guessed; when they are a
  * noticeable share the numbers describe only part of the run. */
 static void warn_unattributed(const char *file, uint64_t samples, uint64_t attributed,

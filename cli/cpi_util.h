@@ -54,8 +54,6 @@ double cli_cpi_per(uint64_t cost, uint64_t execs);
 /* Name of cfg function f ("name", else "module+0xoff"), in buf. */
 const char *cli_cpi_func_name(const struct cli_cpi *c, uint32_t f, char *buf,
 			      size_t len);
-/* The one-line account of where the samples went. */
-void cli_cpi_print_account(FILE *out, const struct lsa_cpi_stats *st);
 /* Share of x in all, in percent (0 when all is 0). */
 double cli_cpi_pct(double x, double all);
 

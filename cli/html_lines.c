@@ -7,7 +7,6 @@
 
 #include "formats/profile.h"
 #include "cli/html.h"
-#include "ls_buf.h"
 #include "ls_err.h"
 
 int html_lines_new(struct html_lines *hl, const struct lsp_profile *p)

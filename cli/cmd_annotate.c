@@ -454,7 +454,7 @@ int cmd_annotate(int argc, char **argv)
 		fprintf(a.out, "annotated '%s': cost in %s of %s%s\n", src, a.unit,
 			a.p->cpi.event, noskid ? "" : ", charged to the instruction "
 			"executed before the sample (--no-skid-fix: where it landed)");
-		cli_cpi_print_paccount(a.out, &a.p->cpi);
+		cli_cpi_print_account(a.out, &a.p->cpi);
 	}
 	for (i = 0; i < nf; i++) {
 		uint32_t f = order[i];

@@ -304,7 +304,7 @@ int cli_cpi_load(const char *file, const char *debug_dir, int no_skid_fix,
 	return 0;
 }
 
-void cli_cpi_print_paccount(FILE *out, const struct lsp_cpi *c)
+void cli_cpi_print_account(FILE *out, const struct lsp_cpi *c)
 {
 	uint64_t un = c->samples - c->attributed;
 

@@ -47,7 +47,7 @@ void cli_cpi_close(struct cli_cpi *c);
 int cli_cpi_load(const char *file, const char *debug_dir, int no_skid_fix,
 		 int need_samples, int want_loops, struct lsp_profile **out);
 /* The one-line account of where the samples went, of a profile. */
-void cli_cpi_print_paccount(FILE *out, const struct lsp_cpi *c);
+void cli_cpi_print_account(FILE *out, const struct lsp_cpi *c);
 /* cost / executions (0 when nothing executed). */
 double cli_cpi_per(uint64_t cost, uint64_t execs);
 

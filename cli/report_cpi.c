@@ -299,7 +299,7 @@ int report_cpi(FILE *f, const char *file, const char *debug_dir, int format,
 		fprintf(f, "CPI profile of '%s': cost in %s of %s, %s\n", src, r.unit,
 			st->event, no_skid_fix ? "charged where the samples landed" :
 			"charged to the instruction executed before each sample");
-		cli_cpi_print_paccount(f, st);
+		cli_cpi_print_account(f, st);
 		fprintf(f, "attributed cost: %" PRIu64 " %s over %" PRIu64
 			" executed instructions (%.3f %s per instruction); "
 			"time %% below is of it\n",

@@ -455,7 +455,8 @@ static int put_lines(struct lsa_cpiview *v, struct lsp_profile *p)
 			}
 		}
 		/* one row per line: sorted, summed */
-		qsort(rows, nrows, sizeof(*rows), cmp_line);
+		if (nrows > 1)
+			qsort(rows, nrows, sizeof(*rows), cmp_line);
 		for (j = 0, w = 0; j < nrows; j++) {
 			if (w && !cmp_line(&rows[w - 1], &rows[j])) {
 				rows[w - 1].insns += rows[j].insns;

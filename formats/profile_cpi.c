@@ -195,7 +195,8 @@ void lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm, const uint32_t *lm
 	for (i = 0; i < p->n_cpilines; i++)
 		p->cpilines[i].loop = lm[p->cpilines[i].loop];
 	/* rows by loop: the loops' new order (keys are unique) */
-	qsort(p->cpilines, p->n_cpilines, sizeof(*p->cpilines), cmp_line);
+	if (p->n_cpilines > 1)
+		qsort(p->cpilines, p->n_cpilines, sizeof(*p->cpilines), cmp_line);
 }
 
 /* Writing.  Reals as %.17g, which reads back to the same double. */

@@ -29,6 +29,10 @@ struct lsa_cpiview {
 	csh cs[LSD_MODE_MAX];
 	int have_cs;
 	int own_cfg;		/* v->cfg is the consumer's own graph */
+	/* per cpi instruction, its source line as put_insns() looked it up
+	 * (file NULL: none), for put_lines() */
+	const char **ifile;
+	uint32_t *iline;
 };
 
 int lsa_cpiview_new(struct lsa_cpiview **pv, struct lsb_reader *r,
@@ -79,6 +83,8 @@ void lsa_cpiview_free(struct lsa_cpiview *v)
 	lsa_cpi_stacks_free(v->stacks);
 	free(v->dyn_loop);
 	free(v->pmod);
+	free(v->ifile);
+	free(v->iline);
 	free(v);
 }
 
@@ -358,10 +364,14 @@ static int put_loops(struct lsa_cpiview *v, struct lsp_profile *p)
 
 static int put_insns(struct lsa_cpiview *v, struct lsp_profile *p)
 {
-	size_t nf = lsa_cfg_nfuncs(v->cfg), f, k, i, first, n;
+	size_t nf = lsa_cfg_nfuncs(v->cfg), f, k, i, first, n, ni = lsa_cpi_ninsns(v->cpi);
 	char dis[200];
 	int err;
 
+	v->ifile = calloc(ni + 1, sizeof(*v->ifile));
+	v->iline = calloc(ni + 1, sizeof(*v->iline));
+	if (!v->ifile || !v->iline)
+		return -LS_ENOMEM;
 	for (f = 0; f < nf; f++) {
 		const struct lsa_cfg_func *fn = lsa_cfg_func(v->cfg, (uint32_t)f);
 
@@ -373,6 +383,10 @@ static int put_insns(struct lsa_cpiview *v, struct lsp_profile *p)
 				struct lsp_cpiinsn pi;
 
 				where(v, in, &si);
+				if (si.file && si.line > 0) {
+					v->ifile[first + i] = si.file;
+					v->iline[first + i] = (uint32_t)si.line;
+				}
 				disasm(v, in, si.vaddr, dis, sizeof(dis));
 				memset(&pi, 0, sizeof(pi));
 				pi.func = (uint32_t)f;
@@ -419,21 +433,18 @@ static int put_lines(struct lsa_cpiview *v, struct lsp_profile *p)
 		err = -LS_ENOMEM;
 		goto out;
 	}
+	/* put_insns() looked every instruction up (those of a function) */
 	for (i = 0; i < n && err >= 0; i++) {
-		struct lsd_symbol_info si;
-
 		src[i] = LSP_NONE;
-		if (!v->sym || lsd_symbols_lookup(v->sym, lsa_cpi_insn(v->cpi, i)->module,
-						  lsa_cpi_insn(v->cpi, i)->off, 1, &si) < 0 ||
-		    !si.file || si.line <= 0)
+		if (!v->ifile[i])
 			continue;
 		for (k = 0; k < p->n_cpisrcs; k++)	/* a handful of files */
-			if (!strcmp(p->cpisrcs[k], si.file))
+			if (!strcmp(p->cpisrcs[k], v->ifile[i]))
 				break;
-		if (k == p->n_cpisrcs && (err = lsp_add_cpisrc(p, si.file)) < 0)
+		if (k == p->n_cpisrcs && (err = lsp_add_cpisrc(p, v->ifile[i])) < 0)
 			break;
 		src[i] = (uint32_t)k;
-		line[i] = (uint32_t)si.line;
+		line[i] = v->iline[i];
 	}
 	for (k = 0; k < v->ndyn && err >= 0; k++) {
 		const struct lsa_cpi_loop *l = lsa_cpi_loop(v->cpi, k);

@@ -159,13 +159,25 @@ int lsa_cpi_loop_add(struct lsa_cpi *p, int family, uint32_t header,
  * loops and functions (totals, top loops and the figures outside every
  * loop stay 0 until lsa_cpi_chains()).  Returns -LS_ENOMEM. */
 int lsa_cpi_finish(struct lsa_cpi *p);
-/* After lsa_cpi_finish(): decodes the trace again with d (the decoder
- * the graph was built from) and sums totals, top loops and what is
- * outside every loop along each thread's call stack.  Returns
- * -LS_EINVAL (not finished), -LS_ENOMEM, a decoder error, or
- * -LS_ECORRUPT when the second decode does not run what the first
- * did. */
-int lsa_cpi_chains(struct lsa_cpi *p, struct lsd_decoder *d);
+/* The call stacks of the trace, counted while its graph is built: the
+ * graph's observer (cfg.h) from lsa_cpi_stacks_observer() records, per
+ * block, how often it ran under each stack of call blocks (memory grows
+ * with the code and its call paths, not with the trace).  Returns
+ * -LS_EINVAL, -LS_ENOMEM. */
+struct lsa_cpi_stacks;
+int lsa_cpi_stacks_new(struct lsa_cpi_stacks **ps);
+void lsa_cpi_stacks_observer(struct lsa_cpi_stacks *s, struct lsa_cfg_observer *o);
+void lsa_cpi_stacks_free(struct lsa_cpi_stacks *s);
+/* After lsa_cpi_finish(): sums totals, top loops and what is outside
+ * every loop along each thread's call stack, from the stacks s counted
+ * while the graph was built (no second decode).  A block's cost c over
+ * its n executions goes to an item active at e of them as floor(c e / n)
+ * (all of it when e = n), so a total never exceeds an enclosing loop's;
+ * among the top loops and the outside, which share the executions, by
+ * largest remainder, so they add up to the attributed cost exactly.
+ * Returns -LS_EINVAL (not finished), -LS_ENOMEM, or -LS_ECORRUPT when
+ * the stacks did not see what the graph counted. */
+int lsa_cpi_chains(struct lsa_cpi *p, const struct lsa_cpi_stacks *s);
 
 void lsa_cpi_get_stats(const struct lsa_cpi *p, struct lsa_cpi_stats *st);
 size_t lsa_cpi_ninsns(const struct lsa_cpi *p);

@@ -1,119 +1,55 @@
 /* cpi_chain.c - inclusive ("total") figures of the sampled-CPI combiner
- * along each thread's exact call stack (cpi.h, lsa_cpi_chains()).
+ * along each thread's exact call stack (cpi.h, lsa_cpi_chains()), from
+ * the stacks counted while the graph was built (cpi_stack.c).
  *
- * The trace is decoded a second time through a graph builder whose
- * observer (cfg.h) reports every executed block with the frames of its
- * thread.  Every frame holds a position (its call block, the current
- * block on top), and a position holds its function and the loops of its
- * nest (innermost loop and its parents, per family): an item is active
- * while some position holds it, however many (recursion counts once).
- * Three clocks run per thread: instructions, cost and samples; a block
- * execution advances them after its position moved, and an item gains
- * what the clocks ran while it was active.
- *
- * A block's cost is spread over its executions in order, the k-th of n
- * getting floor((k+1)c/n) - floor(kc/n), so the parts are integers that
- * add up to c exactly: an item active at every execution of a block gets
- * its cost whole.  Samples (fractional after the skid fix) advance by
- * s/n.  So a sample is credited, per its instruction, to the loops and
- * functions on the call stacks in proportion to how often the trace ran
- * that instruction under each, which is exact where an instruction runs
- * under one stack only and the cost model of the whole combiner (one
- * cost per execution of an instruction) elsewhere.
+ * A position (a frame's block: its call block, the current block on top)
+ * holds its function and the loops of its nest (innermost loop and its
+ * parents, per family); an item is active while some position holds it,
+ * however many (recursion counts once).  A count says block b ran e
+ * times on a stack whose call blocks are those of its node: the items
+ * active at those executions are what the node's call blocks and b hold,
+ * so each item is credited e executions of b.  Summed per block, an item
+ * active at e of its n executions gets e / n of the block's cost
+ * (floor(c e / n), integers; all of it when e = n), its samples and e
+ * times its instructions.  That is exact where an instruction runs under
+ * one stack only, and the cost model of the whole combiner (one cost per
+ * execution of an instruction) elsewhere.
  *
  * The top loop of a moment is the outermost loop (root of the nest) held
- * by the lowest frame holding any loop of the family; positions below
- * the top frame never move while it exists, so it changes only when the
- * top frame moves, is pushed or popped.  No top loop: outside every loop.
+ * by the lowest frame holding any loop of the family: the first call
+ * block of the node in a loop, else the block's own.  No top loop:
+ * outside every loop.  The tops and the outside share every execution,
+ * so their parts of a block's cost are split by largest remainder and
+ * add up to it exactly.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/cpi_int.h"
-#include "ls_buf.h"
 #include "ls_err.h"
 
 #define NF LSA_CPI_NFAMILIES
-#define NOLEVEL SIZE_MAX
 
-struct clocks {
-	uint64_t w;	/* cost */
-	uint64_t i;	/* instructions */
-	double s;	/* samples */
-};
-
-struct thr {
-	struct clocks now;
-	uint32_t *pos;		/* pos[0 .. depth]: blocks, LSA_CPI_NONE none */
-	size_t depth, cap;
-	size_t lowest[NF];	/* lowest level holding a loop, NOLEVEL */
-	uint32_t top[NF];	/* its root loop, LSA_CPI_NONE: outside */
-	struct clocks top_at[NF];
+struct acc {
+	uint64_t *e;		/* per item (or loop): executions this block */
+	uint8_t *in;		/* in list[] */
+	uint32_t *list;
+	size_t n;
 };
 
 struct chain {
 	struct lsa_cpi *p;
-	size_t nb, nitems;	/* items: loops, then functions */
-	uint64_t *bcost, *bseen;
-	double *bsamp;
-	uint32_t *act;		/* positions holding each item */
-	struct clocks *snap, *inc;
-	struct thr *thr;
-	size_t nthr;
-	uint32_t cur;		/* the thread whose clocks run, or NONE */
+	const struct lsa_cpi_node *nodes;
+	size_t nnodes, nb, nitems;
+	size_t *stamp, now;	/* per item: the count that credited it last */
+	struct acc items, tops[NF];
+	uint64_t out[NF];	/* executions outside every loop, this block */
+	uint32_t *ntop[NF];	/* per node: top loop of its call blocks */
 };
-
-static uint32_t bfunc(const struct chain *ch, uint32_t b)
-{
-	return lsa_cfg_block(ch->p->cfg, b)->func;
-}
 
 static uint32_t bloop(const struct chain *ch, int fam, uint32_t b)
 {
 	return ch->p->blockloop[(size_t)fam * ch->nb + b];
-}
-
-static void touch(struct chain *ch, size_t x, int up)
-{
-	const struct clocks *c = &ch->thr[ch->cur].now;
-
-	if (up) {
-		if (ch->act[x]++ == 0)
-			ch->snap[x] = *c;
-		return;
-	}
-	if (!ch->act[x] || --ch->act[x])
-		return;
-	ch->inc[x].w += c->w - ch->snap[x].w;
-	ch->inc[x].i += c->i - ch->snap[x].i;
-	ch->inc[x].s += c->s - ch->snap[x].s;
-}
-
-/* Position b takes (up) or lets go of its function and loops. */
-static void hold(struct chain *ch, uint32_t b, int up)
-{
-	uint32_t f = bfunc(ch, b), l;
-	size_t guard;
-	int fam;
-
-	if (f != LSA_CFG_NONE)
-		touch(ch, ch->p->nloops + f, up);
-	for (fam = 0; fam < NF; fam++)
-		for (l = bloop(ch, fam, b), guard = ch->p->nloops;
-		     l != LSA_CPI_NONE && guard--; l = ch->p->loops[l].parent)
-			touch(ch, l, up);
-}
-
-static int same_items(const struct chain *ch, uint32_t a, uint32_t b)
-{
-	int fam;
-
-	if (bfunc(ch, a) != bfunc(ch, b))
-		return 0;
-	for (fam = 0; fam < NF; fam++)
-		if (bloop(ch, fam, a) != bloop(ch, fam, b))
-			return 0;
-	return 1;
 }
 
 static uint32_t root(const struct lsa_cpi *p, uint32_t l)
@@ -125,280 +61,250 @@ static uint32_t root(const struct lsa_cpi *p, uint32_t l)
 	return l;
 }
 
-static void close_top(struct chain *ch, struct thr *t, int fam)
+static void acc_add(struct acc *a, uint32_t x, uint64_t e)
 {
-	uint64_t dw = t->now.w - t->top_at[fam].w, di = t->now.i - t->top_at[fam].i;
-	double ds = t->now.s - t->top_at[fam].s;
-	uint32_t x = t->top[fam];
-
-	if (x == LSA_CPI_NONE) {
-		ch->p->outside[fam].cost += dw;
-		ch->p->outside[fam].insns += di;
-		ch->p->outside[fam].samples += ds;
-	} else {
-		ch->p->loops[x].top_cost += dw;
-		ch->p->loops[x].top_samples += ds;
+	if (!a->in[x]) {
+		a->in[x] = 1;
+		a->e[x] = 0;
+		a->list[a->n++] = x;
 	}
-	t->top_at[fam] = t->now;
+	a->e[x] += e;
 }
 
-static void retop(struct chain *ch, struct thr *t, int fam)
+static void credit(struct chain *ch, size_t x, uint64_t e)
 {
-	uint32_t x = t->lowest[fam] == NOLEVEL ? LSA_CPI_NONE :
-		     root(ch->p, bloop(ch, fam, t->pos[t->lowest[fam]]));
-
-	if (x == t->top[fam])
+	if (ch->stamp[x] == ch->now)
 		return;
-	close_top(ch, t, fam);
-	t->top[fam] = x;
+	ch->stamp[x] = ch->now;
+	acc_add(&ch->items, (uint32_t)x, e);
 }
 
-/* The top frame of t moves to block b (LSA_CPI_NONE: to no block). */
-static void move(struct chain *ch, struct thr *t, uint32_t b)
+/* Position b holds its function and loops: credited e executions. */
+static void hold(struct chain *ch, uint32_t b, uint64_t e)
 {
-	uint32_t a = t->pos[t->depth];
+	uint32_t f = lsa_cfg_block(ch->p->cfg, b)->func, l;
+	size_t guard;
 	int fam;
 
-	if (a == b)
-		return;
-	if (a == LSA_CPI_NONE || b == LSA_CPI_NONE || !same_items(ch, a, b)) {
-		if (b != LSA_CPI_NONE)
-			hold(ch, b, 1);		/* first, so shared items stay */
-		if (a != LSA_CPI_NONE)
-			hold(ch, a, 0);
-	}
-	t->pos[t->depth] = b;
-	for (fam = 0; fam < NF; fam++) {
-		if (t->lowest[fam] != NOLEVEL && t->lowest[fam] < t->depth)
-			continue;
-		t->lowest[fam] = b != LSA_CPI_NONE && bloop(ch, fam, b) != LSA_CPI_NONE ?
-				 t->depth : NOLEVEL;
-		retop(ch, t, fam);
-	}
-}
-
-/* Another thread's blocks come: the current one's items stop (its clocks
- * stop too), ctx's start again where its clocks stand. */
-static int load(struct chain *ch, uint32_t ctx)
-{
-	struct thr *t;
-	size_t k;
-	int fam;
-
-	if (ctx == ch->cur)
-		return 0;
-	if (ch->cur != LSA_CPI_NONE) {
-		t = &ch->thr[ch->cur];
-		for (k = 0; k <= t->depth; k++)
-			if (t->pos[k] != LSA_CPI_NONE)
-				hold(ch, t->pos[k], 0);
-		for (fam = 0; fam < NF; fam++)
-			close_top(ch, t, fam);
-		ch->cur = LSA_CPI_NONE;
-	}
-	if (ctx == LSA_CPI_NONE)
-		return 0;
-	if (ctx >= ch->nthr) {
-		size_t n = ctx + 8, i;
-		struct thr *nt = realloc(ch->thr, n * sizeof(*nt));
-
-		if (!nt)
-			return -LS_ENOMEM;
-		for (i = ch->nthr; i < n; i++) {
-			memset(&nt[i], 0, sizeof(nt[i]));
-			for (fam = 0; fam < NF; fam++) {
-				nt[i].lowest[fam] = NOLEVEL;
-				nt[i].top[fam] = LSA_CPI_NONE;
-			}
-		}
-		ch->thr = nt;
-		ch->nthr = n;
-	}
-	t = &ch->thr[ctx];
-	if (!t->pos) {
-		t->cap = 64;
-		if (!(t->pos = malloc(t->cap * sizeof(*t->pos))))
-			return -LS_ENOMEM;
-		t->pos[0] = LSA_CPI_NONE;
-	}
-	ch->cur = ctx;
-	for (k = 0; k <= t->depth; k++)
-		if (t->pos[k] != LSA_CPI_NONE)
-			hold(ch, t->pos[k], 1);
+	if (f != LSA_CFG_NONE)
+		credit(ch, ch->p->nloops + f, e);
 	for (fam = 0; fam < NF; fam++)
-		t->top_at[fam] = t->now;
-	return 0;
+		for (l = bloop(ch, fam, b), guard = ch->p->nloops;
+		     l != LSA_CPI_NONE && guard--; l = ch->p->loops[l].parent)
+			credit(ch, l, e);
 }
 
-/* The walk of thread ctx, its clocks running. */
-static struct thr *enter(struct chain *ch, uint32_t ctx, int *err)
+static void count_in(struct chain *ch, const struct lsa_cpi_count *k)
 {
-	*err = ctx == LSA_CPI_NONE ? -LS_EINVAL : load(ch, ctx);
-	return *err < 0 ? NULL : &ch->thr[ctx];
-}
+	uint32_t n;
+	int fam;
 
-static int on_block(void *arg, uint32_t ctx, uint32_t id)
-{
-	struct chain *ch = arg;
-	struct thr *t;
-	uint64_t n, k;
-	int err;
+	ch->now++;
+	for (n = k->node; n && n < ch->nnodes; n = ch->nodes[n].parent)
+		hold(ch, ch->nodes[n].callblk, k->count);
+	hold(ch, k->block, k->count);
+	for (fam = 0; fam < NF; fam++) {
+		uint32_t t = k->node < ch->nnodes ? ch->ntop[fam][k->node] : LSA_CPI_NONE;
 
-	if (id >= ch->nb || !lsa_cfg_block(ch->p->cfg, id)->sb)
-		return -LS_ECORRUPT;	/* the first decode never ran it */
-	if (!(t = enter(ch, ctx, &err)))
-		return err;
-	move(ch, t, id);
-	n = lsa_cfg_block(ch->p->cfg, id)->count;
-	k = ch->bseen[id]++;
-	if (k >= n)
-		return -LS_ECORRUPT;
-	t->now.i += lsa_cfg_block(ch->p->cfg, id)->sb->ninsn;
-	if (ch->bcost[id]) {
-		unsigned __int128 c = ch->bcost[id];
-
-		t->now.w += (uint64_t)((c * (k + 1)) / n - (c * k) / n);
+		if (t == LSA_CPI_NONE)
+			t = root(ch->p, bloop(ch, fam, k->block));
+		if (t == LSA_CPI_NONE)
+			ch->out[fam] += k->count;
+		else
+			acc_add(&ch->tops[fam], t, k->count);
 	}
-	t->now.s += ch->bsamp[id] / (double)n;
-	return 0;
 }
 
-static int on_push(void *arg, uint32_t ctx, uint32_t callblk)
+/* x's part of cost c over n executions, e of them; all when e = n. */
+static uint64_t part(uint64_t c, uint64_t e, uint64_t n)
 {
-	struct chain *ch = arg;
-	struct thr *t;
-	int err;
-
-	if (callblk >= ch->nb)
-		return -LS_ECORRUPT;
-	if (!(t = enter(ch, ctx, &err)))
-		return err;
-	move(ch, t, callblk);
-	if (LS_GROW(t->pos, t->depth + 2, t->cap, 16))
-		return -LS_ENOMEM;
-	t->pos[++t->depth] = LSA_CPI_NONE;
-	return 0;
+	return e == n ? c : (uint64_t)(((unsigned __int128)c * e) / n);
 }
 
-static int on_pop(void *arg, uint32_t ctx, uint32_t callblk)
+static double spart(double s, uint64_t e, uint64_t n)
 {
-	struct chain *ch = arg;
-	struct thr *t;
-	int err;
-
-	if (callblk >= ch->nb)
-		return -LS_ECORRUPT;
-	if (!(t = enter(ch, ctx, &err)))
-		return err;
-	if (!t->depth)
-		return -LS_ECORRUPT;	/* the graph pops only frames it pushed */
-	move(ch, t, LSA_CPI_NONE);
-	t->depth--;
-	move(ch, t, callblk);	/* where it stood: no change */
-	return 0;
+	return e == n ? s : s * (double)e / (double)n;
 }
 
-static int on_end(void *arg, uint32_t ctx)
+/* The tops and the outside of family fam share block b's cost c. */
+static void split_tops(struct chain *ch, int fam, uint64_t c, double s, uint64_t n,
+		       uint64_t ni)
 {
-	struct chain *ch = arg;
-	struct thr *t;
-	int err;
+	struct acc *a = &ch->tops[fam];
+	struct lsa_cpi *p = ch->p;
+	uint64_t given = 0, left, rout, pout;
+	size_t i;
 
-	if (!(t = enter(ch, ctx, &err)))
-		return err;
-	while (t->depth) {
-		move(ch, t, LSA_CPI_NONE);
-		t->depth--;
+	/* floors first; the remainders in a->e afterwards */
+	pout = (uint64_t)(((unsigned __int128)c * ch->out[fam]) / n);
+	rout = (uint64_t)(((unsigned __int128)c * ch->out[fam]) % n);
+	given += pout;
+	for (i = 0; i < a->n; i++) {
+		uint32_t t = a->list[i];
+		unsigned __int128 q = (unsigned __int128)c * a->e[t];
+
+		p->loops[t].top_cost += (uint64_t)(q / n);
+		p->loops[t].top_samples += spart(s, a->e[t], n);
+		given += (uint64_t)(q / n);
+		a->e[t] = (uint64_t)(q % n);
 	}
-	move(ch, t, LSA_CPI_NONE);
-	return 0;
+	/* one unit each to the largest remainders (ties: the outside, then
+	 * the loops in the order they came) */
+	for (left = c - given; left; left--) {
+		uint64_t best = rout;
+		size_t bi = SIZE_MAX;
+
+		for (i = 0; i < a->n; i++)
+			if (a->e[a->list[i]] > best)
+				best = a->e[a->list[i]], bi = i;
+		if (bi == SIZE_MAX) {
+			pout++;
+			rout = 0;
+		} else {
+			p->loops[a->list[bi]].top_cost++;
+			a->e[a->list[bi]] = 0;
+		}
+	}
+	p->outside[fam].cost += pout;
+	p->outside[fam].insns += ni * ch->out[fam];
+	p->outside[fam].samples += spart(s, ch->out[fam], n);
+	for (i = 0; i < a->n; i++)
+		a->in[a->list[i]] = 0;
+	a->n = 0;
+	ch->out[fam] = 0;
 }
 
-/* Cost and samples of every block, after attribution. */
-static int block_sums(struct chain *ch)
+/* Block b's counts are in: its cost to the items. */
+static void block_done(struct chain *ch, uint32_t b)
 {
-	size_t b;
+	const struct lsa_cfg_block *cb = lsa_cfg_block(ch->p->cfg, b);
+	struct lsa_cpi_agg ba;
+	uint64_t n = cb->count, ni = cb->sb->ninsn;
+	size_t i;
+	int fam;
 
-	ch->bcost = calloc(ch->nb + 1, sizeof(*ch->bcost));
-	ch->bseen = calloc(ch->nb + 1, sizeof(*ch->bseen));
-	ch->bsamp = calloc(ch->nb + 1, sizeof(*ch->bsamp));
-	ch->act = calloc(ch->nitems + 1, sizeof(*ch->act));
-	ch->snap = calloc(ch->nitems + 1, sizeof(*ch->snap));
-	ch->inc = calloc(ch->nitems + 1, sizeof(*ch->inc));
-	if (!ch->bcost || !ch->bseen || !ch->bsamp || !ch->act || !ch->snap || !ch->inc)
+	if (lsa_cpi_block_agg(ch->p, b, &ba) < 0)
+		memset(&ba, 0, sizeof(ba));
+	for (i = 0; i < ch->items.n; i++) {
+		uint32_t x = ch->items.list[i];
+		uint64_t e = ch->items.e[x];
+		struct lsa_cpi_agg *a = x < ch->p->nloops ? &ch->p->loops[x].total :
+					&ch->p->funcs[x - ch->p->nloops].total;
+
+		a->cost += part(ba.cost, e, n);
+		a->insns += ni * e;
+		a->samples += spart(ba.samples, e, n);
+		ch->items.in[x] = 0;
+	}
+	ch->items.n = 0;
+	for (fam = 0; fam < NF; fam++)
+		split_tops(ch, fam, ba.cost, ba.samples, n, ni);
+}
+
+static int acc_init(struct acc *a, size_t n)
+{
+	a->e = calloc(n + 1, sizeof(*a->e));
+	a->in = calloc(n + 1, 1);
+	a->list = malloc((n + 1) * sizeof(*a->list));
+	return a->e && a->in && a->list ? 0 : -LS_ENOMEM;
+}
+
+static void acc_free(struct acc *a)
+{
+	free(a->e);
+	free(a->in);
+	free(a->list);
+}
+
+static int chain_init(struct chain *ch)
+{
+	size_t i;
+	int fam;
+
+	ch->stamp = calloc(ch->nitems + 1, sizeof(*ch->stamp));
+	if (!ch->stamp || acc_init(&ch->items, ch->nitems) < 0)
 		return -LS_ENOMEM;
-	for (b = 0; b < ch->nb; b++) {
-		struct lsa_cpi_agg a;
+	for (fam = 0; fam < NF; fam++) {
+		if (acc_init(&ch->tops[fam], ch->p->nloops) < 0 ||
+		    !(ch->ntop[fam] = malloc((ch->nnodes + 1) * sizeof(uint32_t))))
+			return -LS_ENOMEM;
+		/* a node's parent comes before it */
+		for (i = 0; i < ch->nnodes; i++) {
+			const struct lsa_cpi_node *nd = &ch->nodes[i];
+			uint32_t t = LSA_CPI_NONE;
 
-		if (lsa_cpi_block_agg(ch->p, (uint32_t)b, &a) < 0)
-			continue;
-		ch->bcost[b] = a.cost;
-		ch->bsamp[b] = a.samples;
+			if (i && nd->parent < i)
+				t = ch->ntop[fam][nd->parent];
+			if (i && t == LSA_CPI_NONE && nd->callblk < ch->nb)
+				t = root(ch->p, bloop(ch, fam, nd->callblk));
+			ch->ntop[fam][i] = t;
+		}
 	}
 	return 0;
 }
 
 static void chain_free(struct chain *ch)
 {
-	size_t i;
+	int fam;
 
-	for (i = 0; i < ch->nthr; i++)
-		free(ch->thr[i].pos);
-	free(ch->thr);
-	free(ch->bcost);
-	free(ch->bseen);
-	free(ch->bsamp);
-	free(ch->act);
-	free(ch->snap);
-	free(ch->inc);
+	free(ch->stamp);
+	acc_free(&ch->items);
+	for (fam = 0; fam < NF; fam++) {
+		acc_free(&ch->tops[fam]);
+		free(ch->ntop[fam]);
+	}
 }
 
-int lsa_cpi_chains(struct lsa_cpi *p, struct lsd_decoder *d)
+int lsa_cpi_chains(struct lsa_cpi *p, const struct lsa_cpi_stacks *s)
 {
 	struct chain ch;
-	struct lsa_cfg_observer obs = { .block = on_block, .push = on_push,
-					.pop = on_pop, .end = on_end };
-	struct lsa_cfg_opts co = { .size = sizeof(co), .obs = &obs };
-	struct lsa_cfg *walk = NULL;
-	size_t i, nf;
+	struct lsa_cpi_count *k = NULL;
+	size_t nk = 0, i, j, nf;
 	int err;
 
-	if (!p || !d || !p->blockloop || !p->funcs)
+	if (!p || !s || !p->blockloop || !p->funcs)
 		return -LS_EINVAL;
 	memset(&ch, 0, sizeof(ch));
 	ch.p = p;
 	ch.nb = lsa_cfg_nblocks(p->cfg);
 	nf = lsa_cfg_nfuncs(p->cfg);
 	ch.nitems = p->nloops + nf;
-	ch.cur = LSA_CPI_NONE;
-	obs.arg = &ch;
+	ch.nodes = lsa_cpi_stacks_nodes(s, &ch.nnodes);
 	for (i = 0; i < p->nloops; i++) {
 		p->loops[i].top_cost = 0;
 		p->loops[i].top_samples = 0;
+		memset(&p->loops[i].total, 0, sizeof(p->loops[i].total));
 	}
+	for (i = 0; i < nf; i++)
+		memset(&p->funcs[i].total, 0, sizeof(p->funcs[i].total));
 	memset(p->outside, 0, sizeof(p->outside));
-	if ((err = block_sums(&ch)) < 0 ||
-	    (err = lsa_cfg_new(&walk, NULL, &co)) < 0 ||
-	    (err = lsa_cfg_build(walk, d)) < 0 ||
-	    (err = load(&ch, LSA_CPI_NONE)) < 0)
+	if ((err = chain_init(&ch)) < 0 || (err = lsa_cpi_stacks_counts(s, &k, &nk)) < 0)
 		goto out;
-	/* The second decode must run what the first did, block for block. */
-	for (i = 0; i < ch.nb; i++)
-		if (ch.bseen[i] != lsa_cfg_block(p->cfg, (uint32_t)i)->count) {
+	/* The stacks must have seen what the graph counted, block for block. */
+	for (i = 0, j = 0; i < ch.nb; i++) {
+		const struct lsa_cfg_block *b = lsa_cfg_block(p->cfg, (uint32_t)i);
+		uint64_t seen = 0;
+		size_t j0 = j;
+
+		for (; j < nk && k[j].block == i; j++)
+			seen += k[j].count;
+		if (seen != (b->sb ? b->count : 0)) {
 			err = -LS_ECORRUPT;
 			goto out;
 		}
-	for (i = 0; i < ch.nitems; i++) {
-		struct lsa_cpi_agg *a = i < p->nloops ? &p->loops[i].total :
-					&p->funcs[i - p->nloops].total;
-
-		a->cost = ch.inc[i].w;
-		a->insns = ch.inc[i].i;
-		a->samples = ch.inc[i].s;
+		if (!seen)
+			continue;
+		for (; j0 < j; j0++)
+			count_in(&ch, &k[j0]);
+		block_done(&ch, (uint32_t)i);
+	}
+	if (j != nk) {
+		err = -LS_ECORRUPT;	/* a block the graph does not have */
+		goto out;
 	}
 	p->have_chains = 1;
 out:
-	lsa_cfg_free(walk);
+	free(k);
 	chain_free(&ch);
 	return err < 0 ? err : 0;
 }

@@ -36,6 +36,25 @@ struct lsa_cpi {
 	char event[128];
 };
 
+/* cpi_stack.c: a stack as the distinct call blocks from the bottom, a
+ * node of a tree (0: the root, no call); and how often a block ran on
+ * one. */
+struct lsa_cpi_node {
+	uint32_t parent, callblk;	/* the root's: LSA_CPI_NONE */
+};
+
+struct lsa_cpi_count {
+	uint32_t node, block;
+	uint64_t count;
+};
+
+/* The counters, by (block, node), malloc'd.  Returns 0 or -LS_ENOMEM. */
+int lsa_cpi_stacks_counts(const struct lsa_cpi_stacks *s, struct lsa_cpi_count **out,
+			  size_t *n);
+/* The nodes; a node's parent comes before it. */
+const struct lsa_cpi_node *lsa_cpi_stacks_nodes(const struct lsa_cpi_stacks *s,
+						size_t *n);
+
 uint32_t lsa_cpi_lookup(const struct lsa_cpi *p, int32_t mod, uint64_t off);
 int lsa_cpi_is_pred(const struct lsa_cpi *p, const struct lsa_cfg_edge *e);
 /* Returns 1 when a block head had no predecessor (charged in place). */

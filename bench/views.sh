@@ -10,7 +10,13 @@
 # records (`probes`, `export --edges/--bolt/--autofdo`, and `report
 # --structural`, which finds the loops from them): CPU seconds from
 # the bundle and from the `analyze --cfg` profile, which must print the
-# same bytes (said if not).
+# same bytes (said if not).  Last, per program recorded with --sample
+# (the trace and a native sampling run): `analyze --cpi` (the sampled CPI
+# in the same decode) beside `analyze`, and `report --cpi`, `annotate`
+# and `html` from the bundle (analyzed on the fly) and from the `analyze
+# --cpi` profile, which must print the same bytes (said if not; html
+# after its input's name).  CPU=0 leaves the CPI part out, CPU=only runs
+# just it.
 # Usage: bench/views.sh [BUILD [REPEAT [TEXT]]]
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +41,7 @@ cpu() {	# cpu CMD...: best user + system seconds of REP runs
 	echo "$best"
 }
 
+if [ "${CPI:-1}" = only ]; then :; else
 printf '%-8s %8s %10s %10s %12s %12s %12s %10s %10s %10s\n' program insns analyze "+cfg" \
 	"+structural" "rep(bundle)" "rep(profile)" "prof KB" "+cfg KB" "+struct KB"
 for prog in "xz -6" "bzip2 -9"; do
@@ -64,6 +71,40 @@ for prog in "xz -6" "bzip2 -9"; do
 		vb=$(cpu sh -c "'$LS' $v '$tmp/$n.lsc' >'$tmp/$n.vb.txt'")
 		# shellcheck disable=SC2086
 		vp=$(cpu sh -c "'$LS' $v '$tmp/$n.c.lsprof' >'$tmp/$n.vp.txt'")
+		cmp -s "$tmp/$n.vb.txt" "$tmp/$n.vp.txt" || echo "$n: $v: the outputs differ" >&2
+		printf '%-8s %-28s %12s %12s\n' "$n" "$v" "$vb" "$vp"
+	done
+done
+fi
+
+[ "${CPI:-1}" = 0 ] && exit 0
+printf '\n%-8s %10s %10s %10s %10s\n' program analyze "+cpi" "prof KB" "+cpi KB"
+for prog in "xz -6" "bzip2 -9"; do
+	n=${prog%% *}
+	# shellcheck disable=SC2086
+	"$LS" record -q --sample -o "$tmp/$n.s.lsc" -- $prog -c "$tmp/text" >/dev/null 2>&1 </dev/null ||
+		continue
+	a=$(cpu "$LS" analyze -q -j1 -o "$tmp/$n.sa.lsprof" "$tmp/$n.s.lsc")
+	c=$(cpu "$LS" analyze -q -j1 --cpi -o "$tmp/$n.cpi.lsprof" "$tmp/$n.s.lsc")
+	printf '%-8s %10s %10s %10d %10d\n' "$n" "$a" "$c" $(($(wc -c <"$tmp/$n.sa.lsprof") / 1024)) \
+		$(($(wc -c <"$tmp/$n.cpi.lsprof") / 1024))
+done
+printf '\n%-8s %-28s %12s %12s\n' program view "bundle s" "profile s"
+for prog in "xz -6" "bzip2 -9"; do
+	n=${prog%% *}
+	[ -f "$tmp/$n.cpi.lsprof" ] || continue
+	for v in "report --cpi" "report --cpi --format=json" "annotate" "annotate --format=json" \
+		"html"; do
+		if [ "$v" = html ]; then
+			vb=$(cpu "$LS" html -q -o "$tmp/$n.vb.txt" "$tmp/$n.s.lsc")
+			vp=$(cpu "$LS" html -q -o "$tmp/$n.vp0.txt" "$tmp/$n.cpi.lsprof")
+			sed "s/$n\.cpi\.lsprof/$n.s.lsc/g" "$tmp/$n.vp0.txt" >"$tmp/$n.vp.txt"
+		else
+			# shellcheck disable=SC2086
+			vb=$(cpu sh -c "'$LS' $v '$tmp/$n.s.lsc' >'$tmp/$n.vb.txt'")
+			# shellcheck disable=SC2086
+			vp=$(cpu sh -c "'$LS' $v '$tmp/$n.cpi.lsprof' >'$tmp/$n.vp.txt'")
+		fi
 		cmp -s "$tmp/$n.vb.txt" "$tmp/$n.vp.txt" || echo "$n: $v: the outputs differ" >&2
 		printf '%-8s %-28s %12s %12s\n' "$n" "$v" "$vb" "$vp"
 	done

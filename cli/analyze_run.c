@@ -21,6 +21,7 @@
 #include "analysis/consume.h"
 #include "analysis/loops.h"
 #include "analysis/cgraph.h"
+#include "analysis/cpiview.h"
 #include "analysis/sview.h"
 #include "cli.h"
 #include "cli/term.h"
@@ -44,6 +45,7 @@ struct shard {
 	struct lsa_consumers set;
 	struct lsa_sview *sv;
 	struct lsa_cgraph *cg;
+	struct lsa_cpiview *cv;
 	struct lsd_image img;
 	int have_img;
 	struct lsp_profile *p;
@@ -59,6 +61,8 @@ static void shard_close(struct shard *s)
 	s->sv = NULL;
 	lsa_cgraph_free(s->cg);
 	s->cg = NULL;
+	lsa_cpiview_free(s->cv);
+	s->cv = NULL;
 	if (s->have_img)
 		lsd_image_release(&s->img);
 	s->have_img = 0;
@@ -72,8 +76,31 @@ static void shard_close(struct shard *s)
 	s->mask = NULL;
 }
 
+/* The sampled CPI's consumer (a graph of its own, with the call stacks
+ * counted beside it).  Returns 0, 1 after printing the error, or a
+ * negative LS_E* code. */
+static int add_cpi(struct shard *s)
+{
+	struct lsa_cpiview_opts co = { .size = sizeof(co), .no_skid_fix = s->ca->no_skid_fix,
+				       .debug_dir = s->debug_dir };
+	struct lsa_consumer c;
+	int err;
+
+	if (!s->have_img) {
+		cli_error("cannot read the code of '%s': the executables are neither "
+			  "embedded nor found (try --debug-dir)", s->path);
+		return 1;
+	}
+	co.img = &s->img;
+	if ((err = lsa_cpiview_new(&s->cv, s->r, s->sym, &co)) < 0)
+		return err;
+	lsa_cpiview_consumer(s->cv, &c);
+	return lsa_consumers_add(&s->set, &c);
+}
+
 /* The consumers of the decode besides the loop detector that s->ca asks
- * for, into s->set.  Returns 0 or a negative LS_E* code. */
+ * for, into s->set.  Returns 0, 1 after printing the error, or a
+ * negative LS_E* code. */
 static int add_consumers(struct shard *s)
 {
 	struct lsa_sview_opts so = { .size = sizeof(so) };
@@ -81,26 +108,30 @@ static int add_consumers(struct shard *s)
 	int err;
 
 	memset(&s->set, 0, sizeof(s->set));
-	if (!s->ca || (!s->ca->structural && !s->ca->cfg))
+	if (!s->ca || (!s->ca->structural && !s->ca->cfg && !s->ca->cpi))
 		return 0;
 	/* code bytes find the targets of branches never taken */
 	if (lsd_image_build_dir(&s->img, s->r, 0, LSB_RUN_TRACE, s->debug_dir) >= 0) {
 		s->have_img = 1;
 		so.img = &s->img;
 	}
-	if (!s->ca->structural) {
+	if (!s->ca->structural && s->ca->cfg) {
 		if ((err = lsa_cgraph_new(&s->cg, s->r, s->sym, so.img)) < 0)
 			return err;
 		lsa_cgraph_consumer(s->cg, &c);
-		return lsa_consumers_add(&s->set, &c);
+		if ((err = lsa_consumers_add(&s->set, &c)) < 0)
+			return err;
+	} else if (s->ca->structural) {
+		/* one graph serves both */
+		so.merge_t = s->ca->merge_t;
+		so.graph = s->ca->cfg;
+		if ((err = lsa_sview_new(&s->sv, s->r, s->sym, &so)) < 0)
+			return err;
+		lsa_sview_consumer(s->sv, &c);
+		if ((err = lsa_consumers_add(&s->set, &c)) < 0)
+			return err;
 	}
-	/* one graph serves both */
-	so.merge_t = s->ca->merge_t;
-	so.graph = s->ca->cfg;
-	if ((err = lsa_sview_new(&s->sv, s->r, s->sym, &so)) < 0)
-		return err;
-	lsa_sview_consumer(s->sv, &c);
-	return lsa_consumers_add(&s->set, &c);
+	return s->ca->cpi ? add_cpi(s) : 0;
 }
 
 /* Opens the bundle (unless open), the decoder of the shard's streams and
@@ -131,8 +162,9 @@ static int shard_open(struct shard *s)
 	}
 	if (lsd_symbols_open(&s->sym, s->r, s->debug_dir) < 0)
 		s->sym = NULL;	/* loops without names */
-	if ((err = add_consumers(s)) < 0) {
-		cli_error("'%s': %s", s->path, ls_errstr(err));
+	if ((err = add_consumers(s)) != 0) {
+		if (err < 0)
+			cli_error("'%s': %s", s->path, ls_errstr(err));
 		goto fail;
 	}
 	return 0;
@@ -312,9 +344,9 @@ int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
 		return 1;
 	}
 	cli_warn_missing_code(s.r, debug_dir);
-	/* the structural loops and the graph are the whole graph's: not cut
+	/* the structural loops, the graph and the CPI are the whole graph's: not cut
 	 * (shards split the code at other heads) */
-	if (nshards == 1 && jobs > 1 && !(ca && (ca->structural || ca->cfg)) &&
+	if (nshards == 1 && jobs > 1 && !(ca && (ca->structural || ca->cfg || ca->cpi)) &&
 	    (n = cli_shard_plan(s.r, jobs)) != 1) {
 		struct lsb_reader *r = s.r;
 

@@ -11,8 +11,14 @@
 
 int cli_cfg_open(struct cli_cfg *cc, const char *file, const char *debug_dir)
 {
+	return cli_cfg_open_obs(cc, file, debug_dir, NULL);
+}
+
+int cli_cfg_open_obs(struct cli_cfg *cc, const char *file, const char *debug_dir,
+		     const struct lsa_cfg_observer *obs)
+{
 	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir };
-	struct lsa_cfg_opts co = { .size = sizeof(co) };
+	struct lsa_cfg_opts co = { .size = sizeof(co), .obs = obs };
 	char msg[512] = "";
 	int err;
 

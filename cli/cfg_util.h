@@ -20,6 +20,9 @@ struct cli_cfg {
 /* Opens file and builds its CFG.  Returns 0, or -1 after printing the
  * error. */
 int cli_cfg_open(struct cli_cfg *cc, const char *file, const char *debug_dir);
+/* The same with obs (may be NULL) following the graph's walk. */
+int cli_cfg_open_obs(struct cli_cfg *cc, const char *file, const char *debug_dir,
+		     const struct lsa_cfg_observer *obs);
 void cli_cfg_close(struct cli_cfg *cc);
 
 struct lsp_profile;

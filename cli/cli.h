@@ -39,6 +39,8 @@ struct cli_analyses {
 	int structural;		/* the structural loops (analysis/sview.h) */
 	double merge_t;		/* their merge threshold T; 0: the default */
 	int cfg;		/* the executed CFG's records (analysis/cgraph.h) */
+	int cpi;		/* the sampled-CPI records (analysis/cpiview.h) */
+	int no_skid_fix;	/* with cpi: samples charged where they landed */
 };
 /* cli_analyze_bundle() with the analyses ca (may be NULL: loops only). */
 int cli_analyze_bundle_with(const char *path, const char *debug_dir,

@@ -62,6 +62,14 @@ static const char analyze_usage[] =
 	"                         decode; 'merge' sums them, also of shards; for\n"
 	"                         'probes', 'export --edges/--bolt/--autofdo' and\n"
 	"                         'report --structural' of the profile (also merged)\n"
+	"    --cpi                also combine the bundle's samples (record --sample)\n"
+	"                         with the trace, in the same decode: cost per\n"
+	"                         instruction, function and loop, self and total,\n"
+	"                         for 'report --cpi', 'annotate' and 'html' of the\n"
+	"                         profile (whole bundles only: not with --shard;\n"
+	"                         'merge' drops them)\n"
+	"    --no-skid-fix        with --cpi: charge samples where they landed, not\n"
+	"                         to the instruction executed before\n"
 	"    --merge-threshold=<t>  with --structural: OptiWISE's rule for back\n"
 	"                         edges sharing a header (1 to 1e9, default 3)\n"
 	"    --deps               also find each loop's loop-carried dependences and\n"
@@ -71,7 +79,7 @@ static const char analyze_usage[] =
 	"    -h, --help           show this help\n";
 
 enum { OPT_TRIP_LIMIT = 256, OPT_DEBUG_DIR, OPT_SHARD, OPT_PLAN, OPT_DEPS,
-       OPT_ALLOW_MISSING, OPT_STRUCTURAL, OPT_MERGE_T, OPT_CFG };
+       OPT_ALLOW_MISSING, OPT_STRUCTURAL, OPT_MERGE_T, OPT_CFG, OPT_CPI, OPT_NOSKID };
 
 static const struct option analyze_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -83,6 +91,8 @@ static const struct option analyze_options[] = {
 	{ "deps", no_argument, NULL, OPT_DEPS },
 	{ "structural", no_argument, NULL, OPT_STRUCTURAL },
 	{ "cfg", no_argument, NULL, OPT_CFG },
+	{ "cpi", no_argument, NULL, OPT_CPI },
+	{ "no-skid-fix", no_argument, NULL, OPT_NOSKID },
 	{ "merge-threshold", required_argument, NULL, OPT_MERGE_T },
 	{ "allow-missing", no_argument, NULL, OPT_ALLOW_MISSING },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -199,7 +209,7 @@ int cmd_analyze(int argc, char **argv)
 	uint32_t jobs = cli_online_cpus();
 	char *def = NULL, errmsg[512];
 	int c, quiet = 0, ret = 1, deps = 0, allow_missing = 0;
-	struct cli_analyses ca = { 0, 0.0, 0 };
+	struct cli_analyses ca = { 0 };
 	uint64_t insns = 0;
 	size_t i;
 
@@ -248,6 +258,12 @@ int cmd_analyze(int argc, char **argv)
 		case OPT_CFG:
 			ca.cfg = 1;
 			break;
+		case OPT_CPI:
+			ca.cpi = 1;
+			break;
+		case OPT_NOSKID:
+			ca.no_skid_fix = 1;
+			break;
 		case OPT_MERGE_T:
 			if (cli_opt_double("--merge-threshold", optarg, 1.0, 1e9, &ca.merge_t) < 0)
 				return cli_usage(analyze_usage, 1);
@@ -283,6 +299,16 @@ int cmd_analyze(int argc, char **argv)
 		 * structural loops of shards do not sum to the bundle's */
 		cli_error("--structural and --shard: find the structural loops of the whole "
 			  "bundle (analyze --structural without --shard)");
+		return cli_usage(analyze_usage, 1);
+	}
+	if (ca.no_skid_fix && !ca.cpi) {
+		cli_error("--no-skid-fix goes with --cpi");
+		return cli_usage(analyze_usage, 1);
+	}
+	if (ca.cpi && nshards > 1) {
+		/* the stacks, loops and attribution see the whole graph */
+		cli_error("--cpi and --shard: combine the samples with the whole bundle "
+			  "(analyze --cpi without --shard)");
 		return cli_usage(analyze_usage, 1);
 	}
 	if (!output) {

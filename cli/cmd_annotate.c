@@ -1,8 +1,9 @@
 /* cmd_annotate.c - `loopscope annotate`: the disassembly of the hot
  * functions with samples, executions and cost per execution of every
  * instruction, interleaved with their source lines (OptiWISE figures 1
- * and 10).  The numbers are analysis/cpi.h's. */
-#include <capstone/capstone.h>
+ * and 10).  The numbers are analysis/cpi.h's, read from the sampled-CPI
+ * records of a profile (analyze --cpi) or of a bundle analyzed on the
+ * fly (cli_cpi_load()): the same bytes either way. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,8 +13,6 @@
 #include "cli.h"
 #include "cli/cpi_util.h"
 #include "cli/report.h"
-#include "decoder/iclass.h"
-#include "decoder/symbols.h"
 #include "ls_buf.h"
 #include "ls_err.h"
 
@@ -22,7 +21,8 @@ static const char annotate_usage[] =
 	"                          [--min-percent=<p>] [--no-skid-fix] [FILE]\n"
 	"\n"
 	"Prints the disassembly of the hot functions of the bundle FILE (recorded\n"
-	"with 'loopscope record --sample'; default loopscope.lsc) with, per\n"
+	"with 'loopscope record --sample'; default loopscope.lsc), or of its\n"
+	"profile from 'loopscope analyze --cpi' (no decode), with, per\n"
 	"instruction, its samples, executions, cost (cycles, or ns with cpu-clock)\n"
 	"and cost per execution (CPI, or ns per execution), under its source lines.\n"
 	"\n"
@@ -33,7 +33,8 @@ static const char annotate_usage[] =
 	"    --min-percent=<p>    functions with at least p% of the attributed cost\n"
 	"                         (default 5 for text, 0 for json)\n"
 	"    --no-skid-fix        charge samples where they landed, not to the\n"
-	"                         instruction executed before (OptiWISE V-B)\n"
+	"                         instruction executed before (OptiWISE V-B); of a\n"
+	"                         profile, one from 'analyze --cpi --no-skid-fix'\n"
 	"    --debug-dir=<dir>    executables the bundle only references\n"
 	"    -h, --help           show this help\n";
 
@@ -135,44 +136,32 @@ static void json_str(FILE *out, const char *s)
 
 /* A source line's sum over the instructions shown. */
 struct lagg {
-	const char *file;	/* the symbol table's string */
+	const char *file;	/* the first instruction's string */
 	int line;
-	struct lsa_cpi_agg a;
+	struct lsp_cpiagg a;
 };
 
 struct ann {
-	struct cli_cpi c;
-	csh cs[LSD_MODE_MAX];	/* one per execution mode */
+	struct lsp_profile *p;
+	size_t *ffirst;		/* cpifunc -> its first cpiinsn row (n + 1) */
 	int json, first_insn;
 	FILE *out;
 	struct src src;
 	const char *unit;
 	struct lagg *lines;
 	size_t nlines, caplines;
-	uint32_t *blocks;	/* shown blocks (json) */
+	size_t *blocks;		/* shown blocks (json): their first rows */
 	size_t nblocks, capblocks;
 	int nosamp;		/* the bundle has no samples */
 	uint64_t insns;		/* instructions executed, all functions */
 };
-
-static void where(struct ann *a, const struct lsa_cpi_insn *in,
-		  struct lsd_symbol_info *si)
-{
-	memset(si, 0, sizeof(*si));
-	si->vaddr = in->off;
-	if (!a->c.cc.sym ||
-	    lsd_symbols_lookup(a->c.cc.sym, in->module, in->off, 1, si) < 0) {
-		memset(si, 0, sizeof(*si));
-		si->vaddr = in->off;
-	}
-}
 
 static struct lagg *line_of(struct ann *a, const char *file, int line, int add)
 {
 	size_t i;
 
 	for (i = a->nlines; i-- > 0;)
-		if (a->lines[i].line == line && a->lines[i].file == file)
+		if (a->lines[i].line == line && !strcmp(a->lines[i].file, file))
 			return &a->lines[i];
 	if (!add)
 		return NULL;
@@ -184,29 +173,25 @@ static struct lagg *line_of(struct ann *a, const char *file, int line, int add)
 	return &a->lines[a->nlines++];
 }
 
-/* Sums the function's instructions per source line (and notes its
- * blocks for the JSON block list). */
-static void sum_lines(struct ann *a, const struct lsa_cfg_func *fn)
+/* Sums function f's instructions per source line (and notes its blocks
+ * for the JSON block list). */
+static void sum_lines(struct ann *a, uint32_t f)
 {
-	size_t k, i, first, n;
-	struct lsd_symbol_info si;
+	size_t i;
 
-	for (k = 0; k < fn->nblocks; k++) {
-		n = lsa_cpi_block_insns(a->c.cpi, fn->blocks[k], &first);
+	for (i = a->ffirst[f]; i < a->ffirst[f + 1]; i++) {
+		const struct lsp_cpiinsn *in = &a->p->cpiinsns[i];
+		struct lagg *l;
+
 		/* out of memory: the block is left out of the listing */
-		if (n && !LS_GROW(a->blocks, a->nblocks + 1, a->capblocks, 256))
-			a->blocks[a->nblocks++] = fn->blocks[k];
-		for (i = 0; i < n; i++) {
-			const struct lsa_cpi_insn *in = lsa_cpi_insn(a->c.cpi, first + i);
-			struct lagg *l;
-
-			where(a, in, &si);
-			if (!si.file || !si.line || !(l = line_of(a, si.file, si.line, 1)))
-				continue;
-			l->a.samples += in->samples;
-			l->a.cost += in->cost;
-			l->a.insns += in->execs;
-		}
+		if (in->first && !LS_GROW(a->blocks, a->nblocks + 1, a->capblocks, 256))
+			a->blocks[a->nblocks++] = i;
+		if (!in->file[0] || !in->line ||
+		    !(l = line_of(a, in->file, (int)in->line, 1)))
+			continue;
+		l->a.samples += in->samples;
+		l->a.cost += in->cost;
+		l->a.insns += in->execs;
 	}
 }
 
@@ -223,57 +208,36 @@ static void print_tail(struct ann *a)
 		fprintf(a->out, ", \"line\": %d, \"samples\": %.3f, \"cost\": %" PRIu64
 			", \"instructions\": %" PRIu64 ", \"cost_per_instruction\": %.6g}",
 			l->line, l->a.samples, l->a.cost, l->a.insns,
-			lsa_cpi_per(l->a.cost, l->a.insns));
+			cli_cpi_per(l->a.cost, l->a.insns));
 	}
 	fprintf(a->out, "\n  ],\n  \"blocks\": [");
 	for (i = 0; i < a->nblocks; i++) {
-		struct lsa_cpi_agg b;
-		struct lsd_symbol_info si;
-		size_t first, n = lsa_cpi_block_insns(a->c.cpi, a->blocks[i], &first);
+		const struct lsp_cpiinsn *in = &a->p->cpiinsns[a->blocks[i]];
+		struct lsp_cpiagg b = { 0, 0, 0 };
+		size_t n = 0, end = a->ffirst[in->func + 1];
 
-		lsa_cpi_block_agg(a->c.cpi, a->blocks[i], &b);
-		where(a, lsa_cpi_insn(a->c.cpi, first), &si);
+		/* the block's rows: up to the next first one or the function's end */
+		do {
+			b.samples += in[n].samples;
+			b.cost += in[n].cost;
+			b.insns += in[n].execs;
+			n++;
+		} while (a->blocks[i] + n < end && !in[n].first);
 		fprintf(a->out, "%s\n    {\"address\": \"0x%" PRIx64 "\", \"ninsns\": %zu"
 			", \"executions\": %" PRIu64 ", \"samples\": %.3f, \"cost\": %"
-			PRIu64 ", \"cost_per_instruction\": %.6g}", i ? "," : "", si.vaddr, n,
-			lsa_cpi_insn(a->c.cpi, first)->execs, b.samples, b.cost,
-			lsa_cpi_per(b.cost, b.insns));
+			PRIu64 ", \"cost_per_instruction\": %.6g}", i ? "," : "", in->vaddr, n,
+			in->execs, b.samples, b.cost, cli_cpi_per(b.cost, b.insns));
 	}
 	fprintf(a->out, "\n  ]}\n");
 }
 
-/* Disassembled at its ELF virtual address, so branch targets read as
- * the address column does. */
-static void disasm(struct ann *a, const struct lsa_cpi_insn *in, uint64_t vaddr,
-		   char *buf, size_t len)
+static void print_insn(struct ann *a, const struct lsp_cpiinsn *in, const char *fname,
+		       const char *module, const char **lastfile, int *lastline)
 {
-	uint8_t code[16];
-	cs_insn *ci;
-	int got = lsd_image_read(&a->c.cc.img, code, in->len, in->addr);
+	uint64_t vaddr = in->vaddr;
+	const char *file = in->file[0] ? in->file : NULL, *dis = in->dis;
+	int line = (int)in->line;
 
-	snprintf(buf, len, "(bad)");
-	if (got <= 0 || in->mode >= LSD_MODE_MAX ||
-	    cs_disasm(a->cs[in->mode], code, (size_t)got, vaddr, 1, &ci) != 1)
-		return;
-	snprintf(buf, len, "%.31s%s%.159s", ci->mnemonic, ci->op_str[0] ? " " : "",
-		 ci->op_str);
-	cs_free(ci, 1);
-}
-
-static void print_insn(struct ann *a, const struct lsa_cpi_insn *in,
-		       const char *fname, const char **lastfile, int *lastline)
-{
-	struct lsd_symbol_info si;
-	char dis[200];
-	uint64_t vaddr;
-	const char *file;
-	int line;
-
-	where(a, in, &si);
-	vaddr = si.vaddr;
-	file = si.file;
-	line = si.line;
-	disasm(a, in, vaddr, dis, sizeof(dis));
 	if (a->json) {
 		fprintf(a->out, "%s\n    {\"address\": \"0x%" PRIx64 "\", \"offset\": \"0x%"
 			PRIx64 "\", \"function\": ", a->first_insn ? "" : ",", vaddr, in->off);
@@ -286,12 +250,12 @@ static void print_insn(struct ann *a, const struct lsa_cpi_insn *in,
 			", \"executions\": %" PRIu64 ", \"cost\": %" PRIu64
 			", \"cost_per_execution\": %.6g}",
 			in->samples, in->raw_samples, in->execs, in->cost,
-			lsa_cpi_per(in->cost, in->execs));
+			cli_cpi_per(in->cost, in->execs));
 		a->first_insn = 0;
 		return;
 	}
 	if (file && line && (line != *lastline || !*lastfile || strcmp(file, *lastfile))) {
-		const char *t = src_line(&a->src, file, line, si.module);
+		const char *t = src_line(&a->src, file, line, module);
 		const char *base = strrchr(file, '/');
 		const struct lagg *l = line_of(a, file, line, 0);
 		char sum[64] = "";
@@ -303,7 +267,7 @@ static void print_insn(struct ann *a, const struct lsa_cpi_insn *in,
 		else if (l)
 			snprintf(sum, sizeof(sum), "%9.1f %12" PRIu64 " %12.2f",
 				 l->a.samples, l->a.insns,
-				 lsa_cpi_per(l->a.cost, l->a.insns));
+				 cli_cpi_per(l->a.cost, l->a.insns));
 		if (a->nosamp)
 			fprintf(a->out, "%-12s%8s%s:%d  %s\n", sum, "", base ? base + 1 : file,
 				line, t ? t : "");
@@ -317,20 +281,19 @@ static void print_insn(struct ann *a, const struct lsa_cpi_insn *in,
 		fprintf(a->out, "%12" PRIu64 "  %8" PRIx64 ":  %s\n", in->execs, vaddr, dis);
 	else
 		fprintf(a->out, "%9.1f %12" PRIu64 " %12.2f  %8" PRIx64 ":  %s\n",
-			in->samples, in->execs, lsa_cpi_per(in->cost, in->execs), vaddr, dis);
+			in->samples, in->execs, cli_cpi_per(in->cost, in->execs), vaddr, dis);
 }
 
 static void print_func(struct ann *a, uint32_t f)
 {
-	const struct lsa_cfg_func *fn = lsa_cfg_func(a->c.cc.cfg, f);
-	const struct lsa_cpi_func *cf = lsa_cpi_func(a->c.cpi, f);
-	const char *lastfile = NULL;
+	const struct lsp_cpifunc *cf = &a->p->cpifuncs[f];
+	const char *lastfile = NULL, *name = cf->name;
+	const char *module = cf->module < a->p->n_modules ?
+			     a->p->modules[cf->module].path : NULL;
 	int lastline = 0;
-	char nb[256];
-	const char *name = cli_cpi_func_name(&a->c, f, nb, sizeof(nb));
-	size_t k, i, first, n;
+	size_t i;
 
-	sum_lines(a, fn);
+	sum_lines(a, f);
 	if (!a->json && a->nosamp) {
 		fprintf(a->out, "\n%s: %" PRIu64 " instructions executed (%.1f%% of all)\n",
 			name, cf->self.insns,
@@ -340,41 +303,56 @@ static void print_func(struct ann *a, uint32_t f)
 		fprintf(a->out, "\n%s: %.1f samples (%.1f%% of the attributed cost), %"
 			PRIu64 " instructions executed, %.2f %s per instruction\n",
 			name, cf->self.samples,
-			cli_cpi_pct((double)cf->self.cost, (double)a->c.st.cost_attributed),
-			cf->self.insns, lsa_cpi_per(cf->self.cost, cf->self.insns), a->unit);
+			cli_cpi_pct((double)cf->self.cost, (double)a->p->cpi.cost_attributed),
+			cf->self.insns, cli_cpi_per(cf->self.cost, cf->self.insns), a->unit);
 		fprintf(a->out, "%9s %12s %12s  %8s   %s\n", "samples", "executions",
-			a->c.st.unit == LSA_CPI_NS ? "ns/exec" : "CPI", "address",
+			a->p->cpi.unit == LSP_CPI_NS ? "ns/exec" : "CPI", "address",
 			"instruction");
 	}
-	for (k = 0; k < fn->nblocks; k++) {
-		n = lsa_cpi_block_insns(a->c.cpi, fn->blocks[k], &first);
-		for (i = 0; i < n; i++)
-			print_insn(a, lsa_cpi_insn(a->c.cpi, first + i), name,
-				   &lastfile, &lastline);
-	}
+	for (i = a->ffirst[f]; i < a->ffirst[f + 1]; i++)
+		print_insn(a, &a->p->cpiinsns[i], name, module, &lastfile, &lastline);
 }
 
-static const struct lsa_cpi *cmp_cpi;
+static const struct lsp_profile *cmp_p;
 
 static int cmp_func_insns(const void *x, const void *y)
 {
-	uint64_t a = lsa_cpi_func(cmp_cpi, *(const uint32_t *)x)->self.insns;
-	uint64_t b = lsa_cpi_func(cmp_cpi, *(const uint32_t *)y)->self.insns;
+	uint64_t a = cmp_p->cpifuncs[*(const uint32_t *)x].self.insns;
+	uint64_t b = cmp_p->cpifuncs[*(const uint32_t *)y].self.insns;
 
 	return a > b ? -1 : a < b;
 }
 
 static int cmp_func_cost(const void *x, const void *y)
 {
-	uint64_t a = lsa_cpi_func(cmp_cpi, *(const uint32_t *)x)->self.cost;
-	uint64_t b = lsa_cpi_func(cmp_cpi, *(const uint32_t *)y)->self.cost;
+	uint64_t a = cmp_p->cpifuncs[*(const uint32_t *)x].self.cost;
+	uint64_t b = cmp_p->cpifuncs[*(const uint32_t *)y].self.cost;
 
 	return a > b ? -1 : a < b;
+}
+
+/* a->ffirst: each function's first instruction row (rows come by
+ * function).  Returns 0 or -1 after printing the error. */
+static int index_funcs(struct ann *a)
+{
+	size_t nf = a->p->n_cpifuncs, i, f = 0;
+
+	if (!(a->ffirst = malloc((nf + 1) * sizeof(*a->ffirst)))) {
+		cli_error("out of memory");
+		return -1;
+	}
+	for (i = 0; i < a->p->n_cpiinsns; i++)
+		while (f <= a->p->cpiinsns[i].func)
+			a->ffirst[f++] = i;
+	while (f <= nf)
+		a->ffirst[f++] = a->p->n_cpiinsns;
+	return 0;
 }
 
 int cmd_annotate(int argc, char **argv)
 {
 	const char *file = "loopscope.lsc", *func = NULL, *debug_dir = NULL, *module = NULL;
+	const char *src;
 	struct ann a;
 	double min_pct = -1;
 	int c, noskid = 0, shown = 0, status = 0;
@@ -420,80 +398,70 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if (min_pct < 0)
 		min_pct = a.json ? 0 : 5;
-	if (cli_cpi_open(&a.c, file, debug_dir, noskid, 0, 0))
+	if (cli_cpi_load(file, debug_dir, noskid, 0, 0, &a.p))
 		return 1;
-	for (i = 0; module && i < lsb_reader_nmodules(a.c.cc.r); i++)
-		if (report_path_match(lsb_reader_module(a.c.cc.r, i)->path, module))
+	/* the bundle, as analyzed: the same from it and from its profile */
+	src = a.p->source ? a.p->source : file;
+	for (i = 0; module && i < a.p->n_modules; i++)
+		if (report_path_match(a.p->modules[i].path, module))
 			break;
-	if (module && i == lsb_reader_nmodules(a.c.cc.r)) {
+	if (module && i == a.p->n_modules) {
 		cli_error("no module '%s' in '%s' (see 'loopscope info %s')", module, file,
-			  file);
-		cli_cpi_close(&a.c);
+			  src);
+		lsp_free(a.p);
 		return 1;
 	}
 	/* Without samples: the exact executions, per instruction and
 	 * source line, as callgrind_annotate shows them. */
-	a.nosamp = !a.c.st.samples;
-	/* AT&T, as objdump and OptiWISE's figures print it. */
-	for (i = 0; i < LSD_MODE_MAX; i++) {
-		if (lsd_cs_open_mode(&a.cs[i], LSD_CS_ATT, (int)i) < 0) {
-			cli_error("cannot start the disassembler");
-			while (i--)
-				cs_close(&a.cs[i]);
-			cli_cpi_close(&a.c);
-			return 1;
-		}
-	}
-	a.unit = lsa_cpi_unit_name(a.c.st.unit);
-	nf = lsa_cfg_nfuncs(a.c.cc.cfg);
+	a.nosamp = !a.p->cpi.samples;
+	a.unit = lsp_cpi_unit_name(a.p->cpi.unit);
+	nf = a.p->n_cpifuncs;
 	order = malloc((nf + 1) * sizeof(*order));
-	if (!order) {
-		cli_error("out of memory");
+	if (!order || index_funcs(&a) < 0) {
+		if (!order)
+			cli_error("out of memory");
 		status = 1;
 		goto out;
 	}
 	for (i = 0; i < nf; i++) {
 		order[i] = (uint32_t)i;
-		a.insns += lsa_cpi_func(a.c.cpi, (uint32_t)i)->self.insns;
+		a.insns += a.p->cpifuncs[i].self.insns;
 	}
-	cmp_cpi = a.c.cpi;
+	cmp_p = a.p;
 	qsort(order, nf, sizeof(*order), a.nosamp ? cmp_func_insns : cmp_func_cost);
 	if (a.json) {
 		fprintf(a.out, "{\"source\": ");
-		json_str(a.out, file);
+		json_str(a.out, src);
 		fprintf(a.out, ", \"unit\": \"%s\", \"event\": ", a.unit);
-		json_str(a.out, a.c.st.event);
+		json_str(a.out, a.p->cpi.event);
 		fprintf(a.out, ", \"skid_fix\": %s, \"samples\": %" PRIu64
 			", \"attributed\": %" PRIu64 ", \"unattributed_pct\": %.4f"
 			", \"unmapped\": %" PRIu64
 			", \"no_module\": %" PRIu64 ", \"not_executed\": %" PRIu64
 			", \"cost\": %" PRIu64 ", \"cost_attributed\": %" PRIu64
 			",\n  \"instructions\": [",
-			noskid ? "false" : "true", a.c.st.samples, a.c.st.attributed,
-			cli_cpi_pct((double)(a.c.st.samples - a.c.st.attributed),
-				    (double)a.c.st.samples),
-			a.c.st.unmapped, a.c.st.no_module, a.c.st.not_executed,
-			a.c.st.cost, a.c.st.cost_attributed);
+			noskid ? "false" : "true", a.p->cpi.samples, a.p->cpi.attributed,
+			cli_cpi_pct((double)(a.p->cpi.samples - a.p->cpi.attributed),
+				    (double)a.p->cpi.samples),
+			a.p->cpi.unmapped, a.p->cpi.no_module, a.p->cpi.not_executed,
+			a.p->cpi.cost, a.p->cpi.cost_attributed);
 		a.first_insn = 1;
 	} else if (a.nosamp) {
 		fprintf(a.out, "annotated '%s': exact executions of every instruction "
 			"and instructions per source line (no samples: record with "
-			"--sample for their cost)\n", file);
+			"--sample for their cost)\n", src);
 	} else {
-		fprintf(a.out, "annotated '%s': cost in %s of %s%s\n", file, a.unit,
-			a.c.st.event, noskid ? "" : ", charged to the instruction "
+		fprintf(a.out, "annotated '%s': cost in %s of %s%s\n", src, a.unit,
+			a.p->cpi.event, noskid ? "" : ", charged to the instruction "
 			"executed before the sample (--no-skid-fix: where it landed)");
-		cli_cpi_print_account(a.out, &a.c.st);
+		cli_cpi_print_account(a.out, &a.p->cpi);
 	}
 	for (i = 0; i < nf; i++) {
 		uint32_t f = order[i];
-		char nb[256];
-		const char *name = cli_cpi_func_name(&a.c, f, nb, sizeof(nb));
-
-		const struct lsa_cpi_func *cf = lsa_cpi_func(a.c.cpi, f);
-		const struct lsa_cfg_func *fn = lsa_cfg_func(a.c.cc.cfg, f);
-		const struct lsb_module *m = fn && fn->module >= 0 ?
-			lsb_reader_module(a.c.cc.r, (size_t)fn->module) : NULL;
+		const struct lsp_cpifunc *cf = &a.p->cpifuncs[f];
+		const char *name = cf->name;
+		const struct lsp_module *m = cf->module < a.p->n_modules ?
+			&a.p->modules[cf->module] : NULL;
 
 		if (module && !(m && report_path_match(m->path, module)))
 			continue;
@@ -501,7 +469,7 @@ int cmd_annotate(int argc, char **argv)
 			   cli_cpi_pct((double)cf->self.insns, (double)a.insns) < min_pct ||
 			   !cf->self.insns :
 			   cli_cpi_pct((double)cf->self.cost,
-				       (double)a.c.st.cost_attributed) < min_pct ||
+				       (double)a.p->cpi.cost_attributed) < min_pct ||
 			   !cf->self.cost)
 			continue;
 		print_func(&a, f);
@@ -519,11 +487,10 @@ int cmd_annotate(int argc, char **argv)
 	}
 out:
 	free(order);
+	free(a.ffirst);
 	free(a.lines);
 	free(a.blocks);
 	src_release(&a.src);
-	for (i = 0; i < LSD_MODE_MAX; i++)
-		cs_close(&a.cs[i]);
-	cli_cpi_close(&a.c);
+	lsp_free(a.p);
 	return status;
 }

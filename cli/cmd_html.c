@@ -1,14 +1,13 @@
 /* cmd_html.c - `loopscope html`: the loop profile as one self-contained
- * HTML file (cli/html.h).  From a bundle the page also gets each loop's
- * source lines with their executions, and their sampled cost where the
- * bundle has samples; a profile file gives every other view. */
+ * HTML file (cli/html.h).  From a bundle, or a profile of `analyze
+ * --cpi`, the page also gets each loop's source lines with their
+ * executions, and their sampled cost where the bundle has samples. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "cli/cpi_util.h"
 #include "cli/html.h"
 #include "cli/term.h"
 #include "formats/profile.h"
@@ -22,9 +21,10 @@ static const char html_usage[] =
 	"profile from 'loopscope analyze') as one HTML file with no outside\n"
 	"references: the sortable flat loop table with trip-count histograms,\n"
 	"the collapsible loop tree, functions versus loops, the loop call graph\n"
-	"(SVG) and per loop its details; from a bundle also its source lines with\n"
-	"their executions, and their cost and cost per instruction when the\n"
-	"bundle has samples ('record --sample').  A profile made with 'analyze\n"
+	"(SVG) and per loop its details; from a bundle, or a profile made with\n"
+	"'analyze --cpi', also its source lines with their executions, and their\n"
+	"cost and cost per instruction when the bundle has samples ('record\n"
+	"--sample').  A profile made with 'analyze\n"
 	"--deps' (or a bundle with --deps) adds each loop's parallelization\n"
 	"verdict: a sortable column of the flat table, and on the loop's card\n"
 	"the verdict with its deciding dependences.  report.html#loop-N opens\n"
@@ -72,7 +72,7 @@ int cmd_html(int argc, char **argv)
 {
 	const char *file = "loopscope.lsc", *out_path = "report.html", *debug_dir = NULL;
 	struct html_lines hl;
-	struct cli_cpi c;
+	struct lsp_profile *p = NULL;
 	int ch, quiet = 0, deps = 0, r, status;
 
 	optind = 1;
@@ -96,38 +96,33 @@ int cmd_html(int argc, char **argv)
 		return cli_usage(html_usage, 1);
 	}
 	r = lsp_is_profile(file);
-	if (r != 0) {
-		struct lsp_profile *p = NULL;
-
-		if (r == 1 && deps) {
-			cli_error("'%s' is a profile: --deps needs the bundle (recorded with "
-				  "'record --mem'), or a profile made with 'analyze --deps'", file);
-			return 1;
-		}
-		/* A profile, or a file that cannot be read: the loader says why. */
-		if (cli_load_profile(file, debug_dir, &p))
-			return 1;
-		status = write_page(out_path, p, NULL, file);
-		lsp_free(p);
-	} else {
-		if (cli_cpi_open(&c, file, debug_dir, 0, 1, 0))
-			return 1;
-		if (deps && (!c.prof || cli_deps_into_profile(file, debug_dir, c.prof))) {
-			if (!c.prof)
-				cli_error("'%s' has no loops to find dependences in", file);
-			cli_cpi_close(&c);
-			return 1;
-		}
-		if ((r = html_lines_new(&hl, &c)) < 0) {
-			cli_error("cannot gather the source lines of '%s': %s", file,
-				  ls_errstr(r));
-			cli_cpi_close(&c);
-			return 1;
-		}
-		status = write_page(out_path, c.prof, &hl, file);
-		html_lines_free(&hl);
-		cli_cpi_close(&c);
+	if (r == 1 && deps) {
+		cli_error("'%s' is a profile: --deps needs the bundle (recorded with "
+			  "'record --mem'), or a profile made with 'analyze --deps'", file);
+		return 1;
 	}
+	if (r == 0) {
+		/* a bundle: analyzed as 'analyze --cpi' does, for the lines */
+		struct cli_analyses ca = { .cpi = 1 };
+
+		if (cli_analyze_bundle_with(file, debug_dir, &ca, &p) < 0)
+			return 1;
+		if (deps && cli_deps_into_profile(file, debug_dir, p)) {
+			lsp_free(p);
+			return 1;
+		}
+	} else if (cli_load_profile(file, debug_dir, &p)) {
+		/* a profile, or a file that cannot be read: the loader says why */
+		return 1;
+	}
+	if ((r = html_lines_new(&hl, p)) < 0) {
+		cli_error("cannot gather the source lines of '%s': %s", file, ls_errstr(r));
+		lsp_free(p);
+		return 1;
+	}
+	status = write_page(out_path, p, p->has_cpi ? &hl : NULL, file);
+	html_lines_free(&hl);
+	lsp_free(p);
 	if (!status && !quiet)
 		fprintf(stderr, "loopscope: wrote the HTML report '%s'\n", out_path);
 	return status;

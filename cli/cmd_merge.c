@@ -26,6 +26,8 @@ static const char merge_usage[] =
 	"shards of one bundle ('analyze --shard') join one run: all of them give\n"
 	"the whole bundle's profile, byte for byte, in any order and grouping.\n"
 	"A bundle or shard given twice (also inside merged inputs) is refused.\n"
+	"The structural loops and the sampled-CPI records (analyze --structural,\n"
+	"--cpi) are dropped (merge says so for the CPI).\n"
 	"\n"
 	"    -o, --output=<out>   the merged profile (required)\n"
 	"    --debug-dir=<dir>    for bundles: executables they only reference\n"
@@ -112,7 +114,7 @@ int cmd_merge(int argc, char **argv)
 	const char *out = NULL, *debug_dir = NULL;
 	struct lsp_profile *all = NULL, *p = NULL;
 	struct seen *seen = NULL;
-	size_t nseen = 0, capseen = 0, k, unlabeled = 0, graphs = 0;
+	size_t nseen = 0, capseen = 0, k, unlabeled = 0, graphs = 0, cpis = 0;
 	char msg[512];
 	int c, i, err, ret = 1;
 
@@ -166,6 +168,7 @@ int cmd_merge(int argc, char **argv)
 			goto fail;
 		}
 		graphs += p->n_cblocks > 0;
+		cpis += p->has_cpi;
 		err = lsp_merge_count(all, p, &unlabeled);
 		if (err < 0) {
 			cli_error("cannot merge '%s': %s", argv[i], ls_errstr(err));
@@ -182,6 +185,10 @@ int cmd_merge(int argc, char **argv)
 			    graphs < (size_t)(argc - optind) ? "not every input has it"
 			    : "the inputs split the code into blocks at other heads "
 			    "(or group or name it otherwise)");
+	if (cpis)
+		cli_warning("the sampled-CPI records (analyze --cpi) are dropped: the "
+			    "costs of separate sampling runs do not add up to one run's "
+			    "(report --cpi and annotate read each run's profile)");
 	err = lsp_write(all, out, msg, sizeof(msg));
 	if (err < 0)
 		cli_error("%s", msg);

@@ -10,8 +10,6 @@
 
 #include "formats/profile_view.h"
 
-struct cli_cpi;
-
 /* Per loop of the profile, its source lines: what html_lines_new()
  * gathers from a bundle's executed instructions. */
 struct html_line {
@@ -36,10 +34,10 @@ struct html_lines {
 	uint64_t cost_all;	/* attributed cost of the run */
 };
 
-/* The source lines of every loop of c->prof from c's instructions: a
- * loop's lines are those of its natural body (nested loops included,
- * callees not).  Returns 0 or -LS_ENOMEM. */
-int html_lines_new(struct html_lines *hl, const struct cli_cpi *c);
+/* The source lines of every loop of p from its sampled-CPI records (none
+ * without them): a loop's lines are those of its natural body (nested
+ * loops included, callees not).  Returns 0 or -LS_ENOMEM. */
+int html_lines_new(struct html_lines *hl, const struct lsp_profile *p);
 void html_lines_free(struct html_lines *hl);
 
 /* Writes the whole page for view v to f; hl (may be NULL) adds the

@@ -372,7 +372,7 @@ const char html_page_tail[] =
 	"      c.appendChild(t);\n"
 	"    } else {\n"
 	"      c.appendChild(el(\"div\", \"note\", D.haveLines ? \"no source lines known for this loop\" :\n"
-	"        \"source lines need the bundle: run 'loopscope html' on the .lsc file\"));\n"
+	"        \"source lines need the bundle: run 'loopscope html' on the .lsc file, or on a profile of 'loopscope analyze --cpi'\"));\n"
 	"    }\n"
 	"    cards[id] = c;\n"
 	"    document.getElementById(\"details\").appendChild(c);\n"

@@ -298,7 +298,7 @@ int report_structural_profile(FILE *f, struct lsp_profile *p,
 int report_structural(FILE *f, const char *file, const char *debug_dir,
 		      const struct report_struct_opts *o)
 {
-	struct cli_analyses ca = { 1, o->merge_t, 0 };
+	struct cli_analyses ca = { .structural = 1, .merge_t = o->merge_t };
 	struct report_struct_opts so = *o;
 	struct lsp_profile *p = NULL;
 	int r = lsp_is_profile(file), err;

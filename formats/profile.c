@@ -190,6 +190,7 @@ void lsp_free(struct lsp_profile *p)
 	free(p->deps);
 	lsp_sview_drop(p);
 	lsp_cgraph_drop(p);
+	lsp_cpi_drop(p);
 	free(p->source);
 	for (i = 0; i < p->n_parts; i++)
 		free(p->parts[i].bundle);
@@ -694,8 +695,10 @@ int lsp_merge_count(struct lsp_profile *dst, const struct lsp_profile *src,
 		goto out;
 	}
 	nnew = lsp_part_runs(dst, src, runmap);
-	/* structural loops belong to one whole bundle: a sum has none */
+	/* structural loops belong to one whole bundle: a sum has none; nor
+	 * has it the costs of one sampling run */
 	lsp_sview_drop(dst);
+	lsp_cpi_drop(dst);
 	for (i = 0; i < src->n_modules; i++) {
 		const struct lsp_module *m = &src->modules[i];
 

@@ -24,8 +24,8 @@
 #define LSP_IC_SIMD 7		/* the class of SIMD instructions */
 #define LSP_TRIP_LIMIT 1024	/* default: exact trip counts below this */
 #define LSP_NONE UINT32_MAX	/* no loop / function / module */
-#define LSP_VERSION 5		/* of the file format (formats/profile.md);
-				 * versions 1 to 4 are read too */
+#define LSP_VERSION 6		/* of the file format (formats/profile.md);
+				 * versions 1 to 5 are read too */
 
 /* Provenance: run `run` holds shard `shard` of `nshards` of the bundle
  * whose identity is `bundle` (cli: size and CRCs of the file); a whole
@@ -250,6 +250,72 @@ struct lsp_cedge {
 	uint64_t count;		/* >= 1; 0 when unreached */
 };
 
+/* The sampled-CPI results (analysis/cpiview.h: `analyze --cpi`),
+ * version 6: what `report --cpi` and `annotate` print, for one whole
+ * bundle and its sampling run, names and disassembly as printed. */
+enum lsp_cpi_family { LSP_CPI_DYNAMIC = 0, LSP_CPI_STRUCTURAL = 1, LSP_CPI_NFAM };
+enum lsp_cpi_unit { LSP_CPI_CYCLES = 0, LSP_CPI_NS = 1, LSP_CPI_NUNIT };
+
+/* A sum over instructions: samples (fractions after the skid fix), cost
+ * (cycles or ns) and executed instructions. */
+struct lsp_cpiagg {
+	double samples;
+	uint64_t cost, insns;
+};
+
+/* Where the samples went, and the figures outside every loop. */
+struct lsp_cpi {
+	uint32_t unit;		/* enum lsp_cpi_unit */
+	char *event;		/* the sampling event, "" unknown */
+	uint32_t skid_fix;	/* 1: charged to the instruction before */
+	uint64_t samples, attributed, unmapped, no_module, not_executed, no_pred;
+	uint64_t cost, cost_attributed, insns;
+	struct lsp_cpiagg outside[LSP_CPI_NFAM];
+};
+
+struct lsp_cpifunc {
+	uint32_t module;	/* LSP_NONE: no module */
+	char *name;		/* as printed ("name", else "module+0xoff") */
+	struct lsp_cpiagg self, total;
+};
+
+struct lsp_cpiloop {
+	uint32_t family;	/* enum lsp_cpi_family */
+	uint32_t func;		/* its lsp_cpifunc */
+	uint32_t parent;	/* enclosing loop of the family, LSP_NONE */
+	uint64_t vaddr;		/* head, ELF virtual address */
+	char *file;		/* label's source file, "" unknown */
+	uint32_t line;
+	char *where;		/* "file:line" (base name) or "module+0xoff" */
+	uint64_t iterations;
+	struct lsp_cpiagg self, total;
+	double top_samples;	/* while it is the outermost loop */
+	uint64_t top_cost;
+	uint32_t loop;		/* dynamic: the detector's lsp_loop, else LSP_NONE */
+};
+
+/* A source line of a detected loop's body (nested loops included,
+ * callees not), for the HTML report; file an lsp_profile.cpisrcs index. */
+struct lsp_cpiline {
+	uint32_t loop, src, line;
+	uint64_t execs;		/* most executions of one of its instructions */
+	uint64_t insns;		/* instructions executed on it */
+	uint64_t cost;		/* sampled cost */
+};
+
+/* One executed instruction; rows by function, block (by address), address. */
+struct lsp_cpiinsn {
+	uint32_t func;		/* its lsp_cpifunc */
+	uint32_t first;		/* 1: the first of its block */
+	uint64_t off, vaddr;	/* file offset, ELF virtual address */
+	char *file;		/* source file, "" unknown */
+	uint32_t line;
+	char *dis;		/* AT&T disassembly at vaddr, "(bad)" */
+	uint64_t execs;
+	double samples;		/* after attribution */
+	uint64_t raw_samples, cost, raw_cost;
+};
+
 #define LSP_ARRAY(type, name) type *name; size_t n_##name, cap_##name
 
 struct lsp_profile {
@@ -285,6 +351,14 @@ struct lsp_profile {
 	LSP_ARRAY(struct lsp_cfunc, cfuncs);
 	LSP_ARRAY(struct lsp_cblock, cblocks);
 	LSP_ARRAY(struct lsp_cedge, cedges);
+	/* version 6: has_cpi when the sampled-CPI records are there */
+	int has_cpi;
+	struct lsp_cpi cpi;
+	LSP_ARRAY(struct lsp_cpifunc, cpifuncs);
+	LSP_ARRAY(struct lsp_cpiloop, cpiloops);
+	LSP_ARRAY(struct lsp_cpiinsn, cpiinsns);
+	LSP_ARRAY(char *, cpisrcs);	/* source paths of the cpiline rows */
+	LSP_ARRAY(struct lsp_cpiline, cpilines);
 	/* Private: the hash indexes that make interning O(1).  Rebuilt
 	 * when the arrays were changed behind the interning functions. */
 	struct lsp_index *index;
@@ -391,6 +465,30 @@ const char *lsp_ckind_name(unsigned k);
 int lsp_ckind_code(const char *name);
 const char *lsp_cwhy_name(unsigned w);
 int lsp_cwhy_code(const char *name);
+
+/* The sampled-CPI records (version 6).  lsp_set_cpi sets the cpi record
+ * (event copied, NULL as ""; has_cpi set): -LS_EINVAL for a bad unit;
+ * lsp_add_cpifunc (name copied): a module out of range; lsp_add_cpiloop
+ * (strings copied): a bad family, a function out of range, a parent out
+ * of range once all are added, a loop out of range; lsp_add_cpiinsn: a
+ * function out of range; lsp_add_cpisrc (copied) returns its index;
+ * lsp_add_cpiline: a loop or source out of range.  Return >= 0,
+ * -LS_EINVAL, -LS_ENOMEM. */
+int lsp_set_cpi(struct lsp_profile *p, const struct lsp_cpi *c);
+int lsp_add_cpifunc(struct lsp_profile *p, const struct lsp_cpifunc *f);
+int lsp_add_cpiloop(struct lsp_profile *p, const struct lsp_cpiloop *l);
+int lsp_add_cpiinsn(struct lsp_profile *p, const struct lsp_cpiinsn *in);
+int lsp_add_cpisrc(struct lsp_profile *p, const char *path);
+int lsp_add_cpiline(struct lsp_profile *p, const struct lsp_cpiline *l);
+/* Drops the sampled-CPI records (has_cpi 0): `merge` does, as the costs
+ * of separate sampling runs do not add up to one run's. */
+void lsp_cpi_drop(struct lsp_profile *p);
+/* "dynamic", "structural"; "cycles", "ns"; "?" else.  The code of a
+ * name, or -LS_EINVAL. */
+const char *lsp_cpi_family_name(unsigned f);
+int lsp_cpi_family_code(const char *name);
+const char *lsp_cpi_unit_name(unsigned u);
+int lsp_cpi_unit_code(const char *name);
 
 /* Records that run `run` holds shard `shard` of `nshards` of bundle
  * `bundle` (copied).  Returns 0, -LS_EINVAL (shard >= nshards, run >=

@@ -46,6 +46,12 @@ static const struct {
 	[LSP_R_CFUNC] = { "cfunc", 5 },	/* version 5 */
 	[LSP_R_CBLOCK] = { "cblock", 10 },	/* version 5 */
 	[LSP_R_CEDGE] = { "cedge", 9 },	/* version 5 */
+	[LSP_R_CPI] = { "cpi", 19 },	/* version 6 */
+	[LSP_R_CPIFUNC] = { "cpifunc", 10 },	/* version 6 */
+	[LSP_R_CPILOOP] = { "cpiloop", 19 },	/* version 6 */
+	[LSP_R_CPIINSN] = { "cpiinsn", 13 },	/* version 6 */
+	[LSP_R_CPISRC] = { "cpisrc", 3 },	/* version 6 */
+	[LSP_R_CPILINE] = { "cpiline", 7 },	/* version 6 */
 	[LSP_R_END] = { "end", 2 },
 };
 
@@ -645,7 +651,8 @@ static int rd_line(struct lsp_rd *r, char *s, int *last)
 			break;
 	if (t == LSP_R_NREC || ((t == LSP_R_PART || t == LSP_R_VERDICT || t == LSP_R_DEP) &&
 				r->version < 3) || (t >= LSP_R_SVIEW && t < LSP_R_END && r->version < 4) ||
-	    (t >= LSP_R_CGRAPH && t < LSP_R_END && r->version < 5))
+	    (t >= LSP_R_CGRAPH && t < LSP_R_END && r->version < 5) ||
+	    (t >= LSP_R_CPI && t < LSP_R_END && r->version < 6))
 		return lsp_rd_bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
 	if (r->nf != nf_of(r, t)) {
 		char msg[80];
@@ -664,10 +671,13 @@ static int rd_line(struct lsp_rd *r, char *s, int *last)
 			return lsp_rd_bad(r, -LS_ETRUNC, "record count does not match: the file "
 				   "lost records; count", r->f[1]);
 		/* Every record is there: now the numbers must agree. */
+		if ((err = lsp_rd_check_cpi(r)) < 0)
+			return err;
 		return lsp_rd_check_trips(r);
 	}
 	r->nrec++;
-	return t >= LSP_R_CGRAPH ? lsp_rd_cgraph(r, t) :
+	return t >= LSP_R_CPI ? lsp_rd_cpi(r, t) :
+	       t >= LSP_R_CGRAPH ? lsp_rd_cgraph(r, t) :
 	       t >= LSP_R_SVIEW ? lsp_rd_sview(r, t) : rd_fn[t](r);
 }
 

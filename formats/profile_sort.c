@@ -281,6 +281,7 @@ int lsp_sort(struct lsp_profile *p)
 	lsp_sview_remap(p, lm);
 	/* out of memory there drops the graph: the rest is still sorted */
 	cerr = lsp_cgraph_sort(p, mm);
+	lsp_cpi_remap(p, mm, lm);
 	if (p->n_deps) {
 		size_t *dord = malloc(p->n_deps * sizeof(*dord));
 		struct lsp_dep *dt = malloc(p->n_deps * sizeof(*dt));

@@ -254,6 +254,7 @@ int lsp_write_file(const struct lsp_profile *p, FILE *f, const char *name,
 	n += put_rows(p, f);
 	n += put_sview(p, f);
 	n += lsp_put_cgraph(p, f);
+	n += lsp_put_cpi(p, f);
 	/* The record count makes a file cut at a line boundary detectable. */
 	fprintf(f, "end\t%zu\n", n);
 	if (fflush(f) || ferror(f)) {

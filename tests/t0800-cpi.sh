@@ -144,7 +144,8 @@ t_eq "... and native() has no instructions in the annotation" 0 "$(grep -c '"fun
 # Inputs CPI cannot use.
 "$LOOPSCOPE" analyze -o "$T_TMP/b.lsprof" "$T_TMP/b.lsc" >/dev/null 2>&1
 "$LOOPSCOPE" report --cpi "$T_TMP/b.lsprof" >/dev/null 2>"$T_TMP/p.err"
-t_grep "report --cpi of a profile says profiles hold no samples" "holds no samples" "$T_TMP/p.err"
+t_grep "report --cpi of a profile without the CPI records says to analyze with --cpi" \
+	"has no sampled-CPI records: run 'loopscope analyze --cpi'" "$T_TMP/p.err"
 "$LOOPSCOPE" record -q -o "$T_TMP/n.lsc" -- "$TESTDATA/straight" >/dev/null 2>&1
 # Without samples annotate shows the exact executions (t0635 checks
 # them), and says how to get the cost; report --cpi still needs samples.

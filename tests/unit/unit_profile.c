@@ -429,8 +429,8 @@ static void test_bad(void)
 			{ "loopscope-profile 1\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
 			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nedge\t-\t99\t0\t1\t5\nend\t4\n",
 			  "t.lsprof:5: bad loop index '99'", -LS_ECORRUPT },
-			{ "loopscope-profile 6\n", "t.lsprof:1: format version 6, this loopscope "
-			  "reads versions 1 to 5", -LS_EVERSION },
+			{ "loopscope-profile 7\n", "t.lsprof:1: format version 7, this loopscope "
+			  "reads versions 1 to 6", -LS_EVERSION },
 			/* a part record is version 3's; a shard of no shard count */
 			{ "loopscope-profile 2\nprofile\t10\t1\t\npart\t0\tB\t0\t1\nend\t2\n",
 			  "t.lsprof:3: unknown record 'part'", -LS_ECORRUPT },
@@ -542,6 +542,83 @@ static void test_shard_labels(void)
 	lsp_free(b);
 }
 
+
+/* Version 6's sampled-CPI records: written and read back the same (reals
+ * to the bit), renumbered with the loops by lsp_sort(), checked (a loop's
+ * parent must be a loop of its family), dropped by merge. */
+static void test_cpi_rows(void)
+{
+	struct lsp_profile *p = NULL, *q = NULL, *m = NULL;
+	struct lsp_cpi c = { .unit = LSP_CPI_NS, .event = "cpu-clock:u", .skid_fix = 1,
+			     .samples = 10, .attributed = 7, .unmapped = 1, .no_module = 1,
+			     .not_executed = 1, .no_pred = 1, .cost = 1000, .cost_attributed = 700,
+			     .insns = 500 };
+	struct lsp_cpifunc f = { 0, "f", { 0.1 + 0.2, 300, 200 }, { 7.0 / 3, 700, 500 } };
+	struct lsp_cpiloop l = { LSP_CPI_DYNAMIC, 0, LSP_NONE, 0x1010, "a.c", 7, "a.c:7", 40,
+				 { 1, 100, 80 }, { 2, 200, 160 }, 1.5, 150, 1 };
+	struct lsp_cpiinsn in = { 0, 1, 0x10, 0x1010, "a.c", 7, "addq $1, %rax", 40,
+				  1.0 / 3, 1, 33, 30 };
+	struct lsp_cpiline ln = { 1, 0, 7, 40, 80, 100 };
+	char msg[256] = "";
+	char *b1, *b2;
+	size_t l1 = 0, l2 = 0;
+	int m0;
+
+	TAP_EQ(lsp_new(&p, 16), 0, "a profile for the CPI rows");
+	if (!p)
+		return;
+	m0 = lsp_module_intern(p, NULL, 0, "/bin/a");
+	/* loops met in the other order than the canonical one */
+	lsp_loop_intern(p, (uint32_t)m0, 0x20, 0x1020, LSP_NONE, "a.c", 9);
+	lsp_loop_intern(p, (uint32_t)m0, 0x10, 0x1010, LSP_NONE, "a.c", 7);
+	TAP_EQ(lsp_set_cpi(p, &c), 0, "the cpi record");
+	TAP_EQ(lsp_add_cpifunc(p, &f), 0, "a function");
+	TAP_EQ(lsp_add_cpiloop(p, &l), 0, "a dynamic loop");
+	l.family = LSP_CPI_STRUCTURAL;
+	l.loop = LSP_NONE;
+	l.parent = 0;
+	TAP_EQ(lsp_add_cpiloop(p, &l), 0, "a structural loop");
+	TAP_EQ(lsp_add_cpiinsn(p, &in), 0, "an instruction");
+	TAP_EQ(lsp_add_cpisrc(p, "/src/a.c"), 0, "a source file");
+	TAP_EQ(lsp_add_cpiline(p, &ln), 0, "a line of loop 1");
+	TAP_EQ(lsp_check(p, msg, sizeof(msg)), -LS_ECORRUPT,
+	       "a structural loop's parent must be a structural loop");
+	TAP_EQ(strcmp(msg, "profile as written:9: bad parent (no cpiloop of the family, "
+		      "or itself) '0'"), 0, "... named at its line: %s", msg);
+	p->cpiloops[1].parent = LSP_NONE;
+	msg[0] = '\0';
+	TAP_EQ(lsp_check(p, msg, sizeof(msg)), 0, "the rows pass: %s", msg);
+	TAP_EQ(lsp_sort(p), 0, "sorted");
+	TAP_EQ(p->cpiloops[0].loop, 0, "the dynamic loop follows its loop (0x10 first)");
+	TAP_EQ(p->cpilines[0].loop, 0, "... and so does its line");
+	TAP_EQ(lsp_write(p, path, msg, sizeof(msg)), 0, "write: %s", msg);
+	TAP_EQ(lsp_read(&q, path, msg, sizeof(msg)), 0, "read back: %s", msg);
+	if (q) {
+		TAP_OK(q->has_cpi && q->cpi.samples == 10 && !strcmp(q->cpi.event, "cpu-clock:u") &&
+		       q->n_cpifuncs == 1 && q->n_cpiloops == 2 && q->n_cpiinsns == 1 &&
+		       q->n_cpisrcs == 1 && q->n_cpilines == 1, "every row is back");
+		TAP_OK(q->cpifuncs[0].self.samples == 0.1 + 0.2 &&
+		       q->cpifuncs[0].total.samples == 7.0 / 3 &&
+		       q->cpiinsns[0].samples == 1.0 / 3, "reals to the bit");
+		TAP_EQ(strcmp(q->cpiinsns[0].dis, "addq $1, %rax"), 0, "the disassembly");
+		TAP_EQ(lsp_write(q, path2, msg, sizeof(msg)), 0, "write the copy");
+		b1 = slurp(path, &l1);
+		b2 = slurp(path2, &l2);
+		TAP_OK(b1 && b2 && l1 == l2 && !memcmp(b1, b2, l1),
+		       "writing what was read gives the same bytes");
+		free(b1);
+		free(b2);
+	}
+	TAP_EQ(lsp_new(&m, 16), 0, "a merge");
+	if (m && q) {
+		TAP_EQ(lsp_merge(m, q), 0, "merge the profile");
+		TAP_OK(!m->has_cpi && !m->n_cpiinsns && !m->n_cpilines, "merge drops the CPI rows");
+	}
+	lsp_free(m);
+	lsp_free(q);
+	lsp_free(p);
+}
+
 int main(void)
 {
 	struct lsp_profile *p = NULL;
@@ -555,6 +632,7 @@ int main(void)
 		return 1;
 	test_intern();
 	test_deps_rows();
+	test_cpi_rows();
 	test_roundtrip(p);
 	test_view(p);
 	test_merge(p);

@@ -1,0 +1,154 @@
+#!/bin/sh
+# t0802-profile-cpi.sh - `analyze --cpi` puts the sampled-CPI results
+# into the profile (formats/profile.md version 6: cpi, cpifunc, cpiloop,
+# cpiinsn, cpisrc, cpiline), computed in the one decode; `report --cpi`,
+# `annotate` and `html` print the same bytes from the profile as from the
+# bundle (which they analyze on the fly as analyze --cpi does).  Where the
+# numbers come from:
+#  - testdata/cpichain.c's header: with an argument work() runs its outer
+#    loop N = 5000 times and its inner loop and leaf() N * M = 5000000
+#    times (M = 1000); leaf() is straight-line code, so each of its
+#    instructions ran 5000000 times and its instructions are the ones
+#    objdump lists for it (its addresses, independently of capstone);
+#  - `info`: the bundle's sample count; `info --decode`: the instructions
+#    of the trace (a decode of its own, without the CPI);
+#  - sums over the profile's own rows that the attribution keeps exact:
+#    instruction costs add up to the attributed cost, the raw sample
+#    counts to the attributed samples, executions to the instructions.
+. "$LSTOP/tests/lib.sh"
+
+TD=$BUILD/testdata
+SRC=$LSTOP/testdata/cpichain.c
+OUTER=$(grep -n 'OUTER \*/' "$SRC" | cut -d: -f1)
+INNER=$(grep -n 'INNER \*/' "$SRC" | cut -d: -f1)
+
+t_need_recorder
+cd "$T_TMP" || exit 1
+
+"$LOOPSCOPE" record -q --sample-freq=20000 -o c.lsc -- "$TD/cpichain" big >/dev/null 2>&1
+t_eq "record --sample of cpichain" 0 $?
+"$LOOPSCOPE" record -q --sample-freq=20000 -o t.lsc -- "$TD/lp_trips" >/dev/null 2>&1
+"$LOOPSCOPE" record -q -o n.lsc -- "$TD/nested" >/dev/null 2>&1
+for b in c t n; do
+	t_ok "analyze --cpi $b.lsc" "$LOOPSCOPE" analyze -q --cpi -o $b.lsprof $b.lsc
+done
+t_ok "analyze --cpi --no-skid-fix" "$LOOPSCOPE" analyze -q --cpi --no-skid-fix -o c.raw.lsprof c.lsc
+t_grep "the format version is 6" "^loopscope-profile 6$" c.lsprof
+t_eq "one cpi record" 1 "$(grep -c '^cpi	' c.lsprof)"
+
+# same NAME BUNDLE PROFILE ARGS...: the view prints the same bytes (and
+# status) from the bundle and from its profile
+same() {
+	n=$1 b=$2 p=$3
+	shift 3
+	"$LOOPSCOPE" "$@" "$b" >b.out 2>b.err
+	rb=$?
+	"$LOOPSCOPE" "$@" "$p" >p.out 2>p.err
+	t_eq "$n: $*: same status ($rb)" "$rb" "$?"
+	t_ok "$n: $*: same bytes" cmp b.out p.out
+}
+for b in c t; do
+	for v in "report --cpi" "report --cpi --format=json" "report --cpi --format=csv" \
+		 "report --cpi --min-percent=0" "annotate" "annotate --format=json" \
+		 "annotate --min-percent=0" "annotate --function=main --format=json" \
+		 "annotate --module=libc.so.6 --min-percent=1"; do
+		# shellcheck disable=SC2086
+		same $b $b.lsc $b.lsprof $v
+	done
+done
+for v in "report --cpi --no-skid-fix --format=json" "annotate --no-skid-fix --format=json"; do
+	# shellcheck disable=SC2086
+	same c.raw c.lsc c.raw.lsprof $v
+done
+# without samples: annotate's exact executions; report --cpi refuses both
+same n n.lsc n.lsprof annotate
+same n n.lsc n.lsprof annotate --format=json
+same n n.lsc n.lsprof report --cpi
+t_grep "report --cpi without samples says so" "no samples in 'n.lsprof'" p.err
+# html: the page names its input, otherwise the same
+for b in c n; do
+	"$LOOPSCOPE" html -q -o $b.b.html $b.lsc
+	"$LOOPSCOPE" html -q -o $b.p.html $b.lsprof
+	sed "s/$b\.lsprof/$b.lsc/g" $b.p.html >$b.ps.html
+	t_ok "html $b: the same page from the profile" cmp $b.b.html $b.ps.html
+	t_grep "html $b: with source lines" '"S":{"[0-9]' $b.p.html
+done
+
+# The profile's records against independent numbers.
+"$LOOPSCOPE" info c.lsc >info.txt
+"$LOOPSCOPE" info --decode c.lsc >dec.txt 2>/dev/null
+samples=$(awk '$1 == "samples:" { print $2 }' info.txt)
+insns=$(awk '$1 == "total" && NF == 6 { print $2 }' dec.txt)
+t_eq "cpi: the bundle's samples (info)" "$samples" "$(awk -F'\t' '$1 == "cpi" { print $5 }' c.lsprof)"
+t_eq "cpi: the trace's instructions (info --decode)" "$insns" \
+	"$(awk -F'\t' '$1 == "cpi" { print $13 }' c.lsprof)"
+t_eq "cpi: attributed, unmapped, no module, not executed add up to the samples" "$samples" \
+	"$(awk -F'\t' '$1 == "cpi" { print $6 + $7 + $8 + $9 }' c.lsprof)"
+t_eq "cpiinsn: costs add up to the attributed cost" \
+	"$(awk -F'\t' '$1 == "cpi" { print $12 }' c.lsprof)" \
+	"$(awk -F'\t' '$1 == "cpiinsn" { s += $12 } END { printf "%d", s }' c.lsprof)"
+t_eq "cpiinsn: raw samples add up to the attributed samples" \
+	"$(awk -F'\t' '$1 == "cpi" { print $6 }' c.lsprof)" \
+	"$(awk -F'\t' '$1 == "cpiinsn" { s += $11 } END { printf "%d", s }' c.lsprof)"
+t_eq "cpiinsn: executions add up to the instructions" "$insns" \
+	"$(awk -F'\t' '$1 == "cpiinsn" { s += $9 } END { printf "%d", s }' c.lsprof)"
+leaf=$(awk -F'\t' '$1 == "cpifunc" && $4 == "leaf" { print $2 }' c.lsprof)
+objdump -d --no-show-raw-insn "$TD/cpichain" | awk '/<leaf>:/ { on = 1; next } on && /^$/ { exit }
+	on { sub(":", "", $1); printf "0x%s\n", $1 }' >leaf.objdump
+awk -F'\t' -v f="$leaf" '$1 == "cpiinsn" && $2 == f { print $5 }' c.lsprof >leaf.prof
+t_ok "leaf: its instructions are objdump's" cmp leaf.objdump leaf.prof
+t_eq "leaf: each ran N * M = 5000000 times" "5000000" \
+	"$(awk -F'\t' -v f="$leaf" '$1 == "cpiinsn" && $2 == f { print $9 }' c.lsprof | sort -u)"
+t_eq "leaf: self instructions 14 * 5000000 (its total too)" \
+	"$(($(wc -l <leaf.objdump) * 5000000)) $(($(wc -l <leaf.objdump) * 5000000))" \
+	"$(awk -F'\t' '$1 == "cpifunc" && $4 == "leaf" { print $7, $10 }' c.lsprof)"
+for l in "outer $OUTER 5000" "inner $INNER 5000000"; do
+	set -- $l
+	t_eq "the dynamic $1 loop: its label line $2, iterations $3" "$2 $3" \
+		"$(awk -F'\t' -v ln="$2" '$1 == "cpiloop" && $3 == "dynamic" && $7 ~ /cpichain\.c$/ && $8 == ln { print $8, $10 }' c.lsprof)"
+done
+t_ok "cpiloop: a dynamic loop's detected loop has its head" sh -c '
+	awk -F"\t" "\$1 == \"loop\" { h[\$2] = \$5 }
+		\$1 == \"cpiloop\" && \$3 == \"dynamic\" { n++; if (h[\$19] != \$6) bad++ }
+		END { exit !(n > 0 && !bad) }" "$1"' _ c.lsprof
+
+# Merge drops the records and says so; --cpi needs the whole bundle.
+t_ok "merge of an analyze --cpi profile" "$LOOPSCOPE" merge -o m.lsprof c.lsprof t.lsprof
+t_grep "merge says it drops them" "sampled-CPI records (analyze --cpi) are dropped" last.err
+t_eq "the merge has none" 0 "$(grep -c '^cpi' m.lsprof)"
+t_fail "report --cpi of the merge" "$LOOPSCOPE" report --cpi m.lsprof
+t_grep "... says to analyze with --cpi" "has no sampled-CPI records: run 'loopscope analyze --cpi'" last.err
+t_fail "analyze --cpi --shard" "$LOOPSCOPE" analyze --cpi --shard=0/2 -o x.lsprof c.lsc
+t_grep "... is refused" "\-\-cpi and \-\-shard" last.err
+t_fail "analyze --no-skid-fix without --cpi" "$LOOPSCOPE" analyze --no-skid-fix -o x.lsprof c.lsc
+t_fail "annotate --no-skid-fix of a profile with the skid fix" "$LOOPSCOPE" annotate --no-skid-fix c.lsprof
+t_grep "... names the option to analyze with" "analyzed with the skid fix: give the bundle, or analyze it with 'loopscope analyze --cpi --no-skid-fix'" last.err
+
+# The reader checks the records, naming file and line.
+bad() {	# bad NAME SED-SCRIPT PATTERN: c.lsprof edited, then read
+	sed "$2" c.lsprof >"$1"
+	t_fail "$1: rejected" "$LOOPSCOPE" report --cpi "$1"
+	t_grep "$1: message" "$3" last.err
+}
+c=$(grep -n '^cpi	' c.lsprof | cut -d: -f1)
+f=$(grep -n '^cpifunc	' c.lsprof | sed -n 2p | cut -d: -f1)
+l=$(grep -n '^cpiloop	' c.lsprof | sed -n 1p | cut -d: -f1)
+i=$(grep -n '^cpiinsn	' c.lsprof | sed -n 2p | cut -d: -f1)
+s=$(grep -n '^cpiline	' c.lsprof | sed -n 1p | cut -d: -f1)
+bad unit.lsprof "${c}s/^cpi	ns	/cpi	furlongs	/;${c}s/^cpi	cycles	/cpi	furlongs	/" \
+	"^loopscope: unit.lsprof:$c: unknown unit 'furlongs'$"
+bad sum.lsprof "${c}s/^\(cpi	[a-z]*	[^	]*	[01]	\)\([0-9]*\)/\19\2/" \
+	"^loopscope: sum.lsprof:$c: the samples are not attributed, unmapped, no module and not executed, summed:"
+bad twice.lsprof "${c}p" "^loopscope: twice.lsprof:$((c + 1)): duplicate 'cpi'$"
+bad nocpi.lsprof "${c}d" "^loopscope: nocpi.lsprof:$c: record before 'cpi': 'cpifunc'$"
+bad self.lsprof "${f}s/^\(cpifunc	[0-9]*	[-0-9]*	[^	]*	[^	]*	[0-9]*	\)[0-9]*/\199999999999999/" \
+	"^loopscope: self.lsprof:$f: self above total"
+bad fam.lsprof "${l}s/	dynamic	/	lateral	/" "^loopscope: fam.lsprof:$l: unknown family 'lateral'$"
+bad parent.lsprof "${l}s/^\(cpiloop	\([0-9]*\)	[a-z]*	[0-9]*	\)[-0-9]*/\1\2/" \
+	"^loopscope: parent.lsprof:$l: bad cpiloop index"
+bad orphan.lsprof "${l}s/^\(cpiloop	[0-9]*	[a-z]*	[0-9]*	\)[-0-9]*/\199999/" \
+	"^loopscope: orphan.lsprof:$l: bad parent (no cpiloop of the family, or itself) '99999'$"
+bad execs.lsprof "${i}s/^\(cpiinsn	[0-9]*	\)0\(	.*	\)\([0-9]*\)\(	[^	]*	[0-9]*	[0-9]*	[0-9]*\)$/\10\299\4/" \
+	"^loopscope: execs.lsprof:$i: executions differ within a block '99'$"
+bad order.lsprof "${s}p" "^loopscope: order.lsprof:$((s + 1)): cpiline out of order or repeated"
+bad v5.lsprof '1s/ 6$/ 5/' "^loopscope: v5.lsprof:$c: unknown record 'cpi'$"

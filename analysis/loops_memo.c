@@ -452,16 +452,24 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 
 	for (; i < n; i++) {
 		const struct lsd_sblock *sb = b[i].sb;
-		uint32_t c;
+		uint32_t c, p = LSA_NONE;
 
 		/* the block, entered as the trie has it (a frame's blocks by
 		 * exits that move no frame, a leaf by its call and return) */
 		for (c = node[v].child; c != LSA_NONE &&
-		     (node[c].sb != sb || !(node[c].vmask >> px & 1)); c = node[c].sib)
+		     (node[c].sb != sb || !(node[c].vmask >> px & 1)); p = c, c = node[c].sib)
 			;
 		if (c == LSA_NONE ||
 		    (node[c].chk && !node[c].term && mem[sb->id] - base < lim))
 			break;
+		/* the child met goes first: a node's variants are tried in the
+		 * order they last ran (at most one child matches a block and
+		 * an exit, so the order decides nothing else) */
+		if (p != LSA_NONE) {
+			node[p].sib = node[c].sib;
+			node[c].sib = node[v].child;
+			node[v].child = c;
+		}
 		px = b[i].exit;
 		if (!node[c].count++)
 			dirty[nd++] = c;
@@ -612,6 +620,28 @@ static uint8_t exit_into(const struct lsa_mnode *x)
 	       x->kind == MK_RETURN ? LSD_EXIT_RET : LSD_EXIT_FALL;
 }
 
+/* Whether block_go() would take block sb of the memo's frame, entered
+ * by an exit that moves no frame, as one that only counts and is pushed:
+ * the frame's function known (one span for all its blocks), no call
+ * recorded, not on the frame's path (no loop back).  If so its counts
+ * are added and it is the previous block; the caller pushes it. */
+static int replay_frame(struct lsa_loops *l, struct lsa_thr *t,
+			const struct lsd_sblock *sb)
+{
+	const struct lsa_frame *top = &t->fr[t->nfr - 1];
+	uint32_t idx = sb->id < t->nmem ? t->mem[sb->id] : LSA_NONE;
+
+	if (t->memo.cur == LSA_NONE || top->cur != t->memo.cur || t->cm.nrec ||
+	    (idx != LSA_NONE && idx >= top->base))
+		return 0;
+	l->st.blocks++;
+	t->insns += sb->ninsn;
+	t->fw[top->cur].self += sb->ninsn;
+	t->psb = sb;
+	t->landing = 0;
+	return 1;
+}
+
 int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 {
 	struct lsa_memo *m = &t->memo;
@@ -651,6 +681,15 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 	 * the exits the trie matched them by (the last one's its own) */
 	t->psb = m->node[m->root].sb;
 	t->pexit = exit_into(&m->node[part[np - 1]]);
+	/* the frame's own blocks before any leaf call: what block_go()
+	 * does with them, pushed without its checks */
+	while (np && !err && m->node[part[np - 1]].kind == MK_FRAME &&
+	       replay_frame(l, t, m->node[part[np - 1]].sb)) {
+		np--;
+		t->pexit = np ? exit_into(&m->node[part[np - 1]]) : px;
+		t->pnext = np ? 0 : pn;
+		err = lsa_loops_path_push(l, t, t->psb);
+	}
 	m->replay = 1;
 	while (np && !err) {
 		struct lsd_block b;

@@ -84,8 +84,7 @@ static int know_grow(struct lsa_thr *t, uint32_t id)
 	return grow_by_id(&t->head, &t->inb, &t->nk, id);
 }
 
-/* The function containing static block sb (LSA_NONE if unknown). */
-uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
+uint32_t lsa_loops_func_lookup(struct lsa_loops *l, const struct lsd_sblock *sb)
 {
 	struct lsd_symbol_info info;
 	uint64_t *v;

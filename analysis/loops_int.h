@@ -459,8 +459,16 @@ static inline int lsa_loops_in_body_note(struct lsa_thr *t, uint32_t loop, uint3
 	return 1;
 }
 
-/* The function containing static block sb (LSA_NONE if unknown). */
-uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb);
+/* lsa_loops_func_of() of a block not looked up yet. */
+uint32_t lsa_loops_func_lookup(struct lsa_loops *l, const struct lsd_sblock *sb);
+/* The function containing static block sb (LSA_NONE if unknown).
+ * Inline: the per-block path asks it of every block. */
+static inline uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
+{
+	uint32_t f = l->sbfunc[sb->id];
+
+	return f ? f - 2 : lsa_loops_func_lookup(l, sb);
+}
 /* A new entry of loop, *out its index.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_inst_new(struct lsa_loops *l, uint32_t loop, uint32_t *out);
 /* Whether block sbid ran in an iteration of loop in thread t. */

@@ -501,6 +501,10 @@ static void cnt_addk(struct lsa_cnt *c, const struct lsa_loops *l,
 	const struct lsa_cnt *x = &l->sbc[sb->id];
 	int j;
 
+	if (k == 1) {	/* (most nodes of a stop: the adds vectorize) */
+		lsa_cnt_add(c, x);
+		return;
+	}
 	for (j = 0; j < LSA_NC; j++)
 		c->n[j] += k * x->n[j];
 }

@@ -452,24 +452,16 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 
 	for (; i < n; i++) {
 		const struct lsd_sblock *sb = b[i].sb;
-		uint32_t c, p = LSA_NONE;
+		uint32_t c;
 
 		/* the block, entered as the trie has it (a frame's blocks by
 		 * exits that move no frame, a leaf by its call and return) */
 		for (c = node[v].child; c != LSA_NONE &&
-		     (node[c].sb != sb || !(node[c].vmask >> px & 1)); p = c, c = node[c].sib)
+		     (node[c].sb != sb || !(node[c].vmask >> px & 1)); c = node[c].sib)
 			;
 		if (c == LSA_NONE ||
 		    (node[c].chk && !node[c].term && mem[sb->id] - base < lim))
 			break;
-		/* the child met goes first: a node's variants are tried in the
-		 * order they last ran (at most one child matches a block and
-		 * an exit, so the order decides nothing else) */
-		if (p != LSA_NONE) {
-			node[p].sib = node[c].sib;
-			node[c].sib = node[v].child;
-			node[v].child = c;
-		}
 		px = b[i].exit;
 		if (!node[c].count++)
 			dirty[nd++] = c;

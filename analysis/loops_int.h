@@ -426,12 +426,12 @@ int lsa_loops_mem_grow(struct lsa_thr *t, uint32_t k);
  * 0 or -LS_ENOMEM. */
 static inline int lsa_loops_mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
 {
+	int err;
+
 	if (k >= t->nmem) {
 		if (v == LSA_NONE)
 			return 0;
-		int err = lsa_loops_mem_grow(t, k);
-
-		if (err)
+		if ((err = lsa_loops_mem_grow(t, k)))
 			return err;
 	}
 	t->mem[k] = v;

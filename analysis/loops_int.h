@@ -410,8 +410,65 @@ static inline void lsa_cnt_sb(struct lsa_cnt *a, const struct lsa_loops *l,
 		a->n[k] += c->n[k];
 }
 
-/* The function containing static block sb (LSA_NONE if unknown). */
-uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb);
+/* Membership: static block id -> topmost path entry (LSA_NONE: none).
+ * A dense array per thread: static block ids are dense and the threads
+ * open at once are few (one per stream), so this costs 4 bytes per
+ * executed static block and saves a hash lookup per executed block. */
+static inline uint32_t lsa_loops_mem_get(const struct lsa_thr *t, uint32_t k)
+{
+	return k < t->nmem ? t->mem[k] : LSA_NONE;
+}
+
+/* Grows t's membership table to hold k.  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_mem_grow(struct lsa_thr *t, uint32_t k);
+
+/* (Twice a block on the per-block path: the grow out of line.)  Returns
+ * 0 or -LS_ENOMEM. */
+static inline int lsa_loops_mem_set(struct lsa_thr *t, uint32_t k, uint32_t v)
+{
+	int err;
+
+	if (k >= t->nmem) {
+		if (v == LSA_NONE)
+			return 0;
+		if ((err = lsa_loops_mem_grow(t, k)))
+			return err;
+	}
+	t->mem[k] = v;
+	return 0;
+}
+
+/* The cache of the last two loops a block was found in (inb, inb2): a
+ * block of a nested loop is asked about its own loop and the one around
+ * it in turn, and bodies only grow, so what it holds stays true. */
+static inline void lsa_loops_inb_note(struct lsa_thr *t, uint32_t loop, uint32_t sbid)
+{
+	t->inb2[sbid] = t->inb[sbid];
+	t->inb[sbid] = loop + 1;
+}
+
+/* lsa_loops_in_body() for the scan (sbid < t->nk), noting a hit in the
+ * cache. */
+static inline int lsa_loops_in_body_note(struct lsa_thr *t, uint32_t loop, uint32_t sbid)
+{
+	if (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)
+		return 1;
+	if (!lsa_kmap_find(&t->body, loop, sbid))
+		return 0;
+	lsa_loops_inb_note(t, loop, sbid);
+	return 1;
+}
+
+/* lsa_loops_func_of() of a block not looked up yet. */
+uint32_t lsa_loops_func_lookup(struct lsa_loops *l, const struct lsd_sblock *sb);
+/* The function containing static block sb (LSA_NONE if unknown).
+ * Inline: the per-block path asks it of every block. */
+static inline uint32_t lsa_loops_func_of(struct lsa_loops *l, const struct lsd_sblock *sb)
+{
+	uint32_t f = l->sbfunc[sb->id];
+
+	return f ? f - 2 : lsa_loops_func_lookup(l, sb);
+}
 /* A new entry of loop, *out its index.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_inst_new(struct lsa_loops *l, uint32_t loop, uint32_t *out);
 /* Whether block sbid ran in an iteration of loop in thread t. */
@@ -496,7 +553,20 @@ static inline struct lsa_frow *lsa_loops_frow(struct lsa_thr *t, uint32_t func)
 	return func < t->nfw ? &t->fw[func] : lsa_loops_frow_grow(t, func);
 }
 
-/* loops.c, for loops_frames.c: the kid lists (free; move src's onto
+/* loops_scan.c, for loops.c: the pools' frees, a loop entry's back
+ * branch run into t's tails (returns 0 or -LS_ENOMEM), and one execution
+ * of path entry e charged to o (returns 0 or -LS_ENOMEM). */
+void lsa_loops_acc_free(struct lsa_loops *l, uint32_t i);
+void lsa_loops_inst_free(struct lsa_loops *l, uint32_t i);
+int lsa_loops_tail_flush(struct lsa_thr *t, struct lsa_inst *in);
+int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
+		     struct lsa_pent *e);
+
+/* loops_thread.c, for loops.c: ends thread t (closes its frames, writes
+ * its rows).  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_thread_end(struct lsa_loops *l, struct lsa_thr *t);
+
+/* loops_scan.c, for loops_frames.c: the kid lists (free; move src's onto
  * *dst: returns 0 or -LS_ENOMEM), and the scan that accounts path entries
  * [lo, npath) to base and pops them (returns 0 or -LS_ENOMEM). */
 void lsa_loops_kids_free(struct lsa_loops *l, uint32_t i);
@@ -519,7 +589,7 @@ int lsa_loops_span_open(struct lsa_thr *t, uint32_t f);
 int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		       const struct lsd_sblock *sb);
 
-/* loops.c, for loops_cmemo.c. */
+/* loops_scan.c, for loops_cmemo.c. */
 int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out);
 /* Counts one run of block id at frame level (charge()).  Returns 0 or
  * -LS_ENOMEM. */

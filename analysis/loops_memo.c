@@ -493,6 +493,10 @@ static void cnt_addk(struct lsa_cnt *c, const struct lsa_loops *l,
 	const struct lsa_cnt *x = &l->sbc[sb->id];
 	int j;
 
+	if (k == 1) {	/* (most nodes of a stop: the adds vectorize) */
+		lsa_cnt_add(c, x);
+		return;
+	}
 	for (j = 0; j < LSA_NC; j++)
 		c->n[j] += k * x->n[j];
 }
@@ -612,6 +616,28 @@ static uint8_t exit_into(const struct lsa_mnode *x)
 	       x->kind == MK_RETURN ? LSD_EXIT_RET : LSD_EXIT_FALL;
 }
 
+/* Whether block_go() would take block sb of the memo's frame, entered
+ * by an exit that moves no frame, as one that only counts and is pushed:
+ * the frame's function known (one span for all its blocks), no call
+ * recorded, not on the frame's path (no loop back).  If so its counts
+ * are added and it is the previous block; the caller pushes it. */
+static int replay_frame(struct lsa_loops *l, struct lsa_thr *t,
+			const struct lsd_sblock *sb)
+{
+	const struct lsa_frame *top = &t->fr[t->nfr - 1];
+	uint32_t idx = sb->id < t->nmem ? t->mem[sb->id] : LSA_NONE;
+
+	if (t->memo.cur == LSA_NONE || top->cur != t->memo.cur || t->cm.nrec ||
+	    (idx != LSA_NONE && idx >= top->base))
+		return 0;
+	l->st.blocks++;
+	t->insns += sb->ninsn;
+	t->fw[top->cur].self += sb->ninsn;
+	t->psb = sb;
+	t->landing = 0;
+	return 1;
+}
+
 int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 {
 	struct lsa_memo *m = &t->memo;
@@ -651,6 +677,15 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 	 * the exits the trie matched them by (the last one's its own) */
 	t->psb = m->node[m->root].sb;
 	t->pexit = exit_into(&m->node[part[np - 1]]);
+	/* the frame's own blocks before any leaf call: what block_go()
+	 * does with them, pushed without its checks */
+	while (np && !err && m->node[part[np - 1]].kind == MK_FRAME &&
+	       replay_frame(l, t, m->node[part[np - 1]].sb)) {
+		np--;
+		t->pexit = np ? exit_into(&m->node[part[np - 1]]) : px;
+		t->pnext = np ? 0 : pn;
+		err = lsa_loops_path_push(l, t, t->psb);
+	}
 	m->replay = 1;
 	while (np && !err) {
 		struct lsd_block b;

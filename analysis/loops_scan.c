@@ -1,0 +1,346 @@
+/* loops_scan.c - the loop detector's accounting: what a scan of a frame's
+ * path charges to whom (LoopProf's path walk), the loop entries it opens
+ * and closes, and the pools of entries, call contributions and child
+ * loops it works with (loops.c keeps the paths and finds the loops). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops_int.h"
+#include "ls_buf.h"
+#include "ls_err.h"
+
+/* ---- pools: indices, never pointers, survive their growth ---- */
+
+#define POOL_ALLOC(l, arr, n, cap, freel, out) do {			\
+	if ((l)->freel != LSA_NONE) {					\
+		(out) = (l)->freel;					\
+		(l)->freel = (l)->arr[(out)].next;			\
+	} else {							\
+		if (LS_GROW32((l)->arr, (l)->n + 1, (l)->cap, 256))	\
+			return -LS_ENOMEM;				\
+		(out) = (l)->n++;					\
+	}								\
+} while (0)
+
+int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out)
+{
+	uint32_t i;
+
+	POOL_ALLOC(l, acc, nacc, capacc, freeacc, i);
+	memset(&l->acc[i], 0, sizeof(l->acc[i]));
+	l->acc[i].kids = LSA_NONE;
+	l->acc[i].callee = LSA_NONE;
+	*out = i;
+	return 0;
+}
+
+void lsa_loops_acc_free(struct lsa_loops *l, uint32_t i)
+{
+	if (l->acc[i].nsq && !--l->sqlive)
+		l->nsq = 0;
+	l->acc[i].nsq = 0;
+	l->acc[i].next = l->freeacc;
+	l->freeacc = i;
+}
+
+int lsa_loops_inst_new(struct lsa_loops *l, uint32_t loop, uint32_t *out)
+{
+	uint32_t i;
+
+	POOL_ALLOC(l, inst, ninst, capinst, freeinst, i);
+	memset(&l->inst[i], 0, sizeof(l->inst[i]));
+	l->inst[i].loop = loop;
+	l->inst[i].tail = LSA_NONE;
+	*out = i;
+	return 0;
+}
+
+void lsa_loops_inst_free(struct lsa_loops *l, uint32_t i)
+{
+	l->inst[i].next = l->freeinst;
+	l->freeinst = i;
+}
+
+/* Adds (loop, count, total) to the kid list *head (merging same loops). */
+static int kid_add(struct lsa_loops *l, uint32_t *head, uint32_t loop,
+		   uint64_t count, const struct lsa_cnt *tot)
+{
+	uint32_t i;
+
+	for (i = *head; i != LSA_NONE; i = l->kid[i].next)
+		if (l->kid[i].loop == loop) {
+			l->kid[i].count += count;
+			lsa_cnt_add(&l->kid[i].tot, tot);
+			return 0;
+		}
+	POOL_ALLOC(l, kid, nkid, capkid, freekid, i);
+	l->kid[i].loop = loop;
+	l->kid[i].count = count;
+	l->kid[i].tot = *tot;
+	l->kid[i].next = *head;
+	*head = i;
+	return 0;
+}
+
+void lsa_loops_kids_free(struct lsa_loops *l, uint32_t i)
+{
+	while (i != LSA_NONE) {
+		uint32_t next = l->kid[i].next;
+
+		l->kid[i].next = l->freekid;
+		l->freekid = i;
+		i = next;
+	}
+}
+
+/* Moves list src into list *dst. */
+int lsa_loops_kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src)
+{
+	while (src != LSA_NONE) {
+		uint32_t next = l->kid[src].next;
+		int err = kid_add(l, dst, l->kid[src].loop, l->kid[src].count,
+				  &l->kid[src].tot);
+
+		if (err)
+			return err;
+		l->kid[src].next = l->freekid;
+		l->freekid = src;
+		src = next;
+	}
+	return 0;
+}
+
+int lsa_loops_tail_flush(struct lsa_thr *t, struct lsa_inst *in)
+{
+	int err = 0;
+
+	if (in->tail != LSA_NONE && in->tail_run)
+		err = lsa_kmap_add(&t->tails, in->loop, in->tail, in->tail_run);
+	in->tail = LSA_NONE;
+	in->tail_run = 0;
+	return err;
+}
+/* ---- accounting ---- */
+
+static int pre_grow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id)
+{
+	size_t n = l->nsb > id ? l->nsb : (size_t)id + 1;
+	uint32_t *p = ls_reallocarray(t->pre, n, sizeof(*p)), *q;
+
+	if (!p)
+		return -LS_ENOMEM;
+	t->pre = p;
+	q = ls_reallocarray(t->preo, n, sizeof(*q));
+	if (!q)
+		return -LS_ENOMEM;
+	t->preo = q;
+	memset(p + t->npre, 0, (n - t->npre) * sizeof(*p));
+	memset(q + t->npre, 0, (n - t->npre) * sizeof(*q));
+	t->npre = n;
+	return 0;
+}
+
+int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
+		       uint64_t k)
+{
+	if (id >= t->npre && pre_grow(l, t, id))
+		return -LS_ENOMEM;
+	if ((!t->pre[id] || !t->preo[id]) && k <= UINT32_MAX - t->pre[id]) {
+		t->pre[id] += (uint32_t)k;
+		t->preo[id] = 0;
+		return 0;
+	}
+	return lsa_kmap_add(&t->pre_more, id, 0, k) ? -LS_ENOMEM : 0;
+}
+
+/* Charges one execution of entry e (its block and its calls) to o. */
+int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
+		  struct lsa_pent *e)
+{
+	struct lsa_acc *a = e->acc != LSA_NONE ? &l->acc[e->acc] : NULL;
+	int err = 0;
+
+	/* A block that is no loop head yet, run once here: if it turns out
+	 * to head a loop, this was an entry of trip count 1 (counted when
+	 * the thread ends; see lsa_loops_flush_thread). */
+	if (!t->head[e->sb->id] && e->inst == LSA_NONE) {
+		uint32_t id = e->sb->id, own = o.inst == LSA_NONE ? 0 :
+			      l->inst[o.inst].loop + 1;
+
+		if (id >= t->npre && pre_grow(l, t, id))
+			return -LS_ENOMEM;
+		/* (past 32 bits a block's count goes on in pre_more) */
+		if ((!t->pre[id] || t->preo[id] == own) && t->pre[id] != UINT32_MAX) {
+			t->pre[id]++;
+			t->preo[id] = own;
+		} else if (lsa_kmap_add(&t->pre_more, id, own, 1)) {
+			return -LS_ENOMEM;
+		}
+	}
+	if (o.inst != LSA_NONE) {
+		struct lsa_inst *in = &l->inst[o.inst];
+		uint32_t loop = in->loop, i;
+
+		lsa_cnt_sb(&in->self, l, e->sb);
+		if (!a)
+			return 0;
+		lsa_cnt_add(&in->self, &a->cself);
+		lsa_cnt_add(&in->tot, &a->ctot);
+		if (a->called)
+			err = lsa_kmap_add(&t->calls, (uint64_t)loop << 32 | a->callee,
+				       e->sb->id, 1);
+		for (i = a->kids; !err && i != LSA_NONE; i = l->kid[i].next) {
+			if (l->kid[i].loop == loop)
+				lsa_cnt_add(&in->same, &l->kid[i].tot);
+			err = lsa_loops_edge_add(t, loop, l->kid[i].loop, l->kid[i].count,
+				       l->kid[i].tot.n[0]);
+		}
+		lsa_loops_kids_free(l, a->kids);
+	} else {
+		lsa_cnt_sb(&o.fr->fself, l, e->sb);
+		if (!a)
+			return 0;
+		lsa_cnt_add(&o.fr->fself, &a->cself);
+		lsa_cnt_add(&o.fr->ftot, &a->ctot);
+		err = lsa_loops_kids_move(l, &o.fr->kids, a->kids);
+	}
+	lsa_loops_acc_free(l, e->acc);
+	e->acc = LSA_NONE;
+	return err;
+}
+
+/* Closes loop entry `ii` into its parent p. */
+static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
+		      struct lsa_owner p)
+{
+	struct lsa_inst *in = &l->inst[ii];
+	struct lsa_lrow *r = lsa_loops_lrow(t, in->loop);
+	struct lsa_cnt tot = in->self;
+	uint64_t trips = in->trips;
+	uint32_t loop = in->loop;
+	int err;
+
+	if (!r)
+		return -LS_ENOMEM;
+	lsa_cnt_add(&tot, &in->tot);
+	if (!r->entries || trips < r->tmin)
+		r->tmin = trips;
+	if (trips > r->tmax)
+		r->tmax = trips;
+	r->entries++;
+	r->iterations += trips;
+	lsa_cnt_add(&r->self, &in->self);
+	/* entries of this loop nested in this entry (recursion) have added
+	 * their totals already: count their instructions once */
+	lsa_cnt_add(&r->total, &tot);
+	lsa_cnt_sub(&r->total, &in->same);
+	if (trips < l->o.trip_limit) {
+		err = lsa_kmap_add(&t->trips, loop, trips, 1);
+	} else {
+		r->over_e++;
+		r->over_s += trips;
+		err = 0;
+	}
+	if (!err)
+		err = lsa_loops_tail_flush(t, in);
+	lsa_loops_inst_free(l, ii);
+	if (err)
+		return err;
+	if (p.inst != LSA_NONE) {
+		lsa_cnt_add(&l->inst[p.inst].tot, &tot);
+		if (l->inst[p.inst].loop == loop)
+			lsa_cnt_add(&l->inst[p.inst].same, &tot);
+		return lsa_loops_edge_add(t, l->inst[p.inst].loop, loop, 1, tot.n[0]);
+	}
+	lsa_cnt_add(&p.fr->ftot, &tot);
+	return kid_add(l, &p.fr->kids, loop, 1, &tot);
+}
+
+static int os_push(struct lsa_thr *t, uint32_t ii)
+{
+	if (LS_GROW32(t->os, t->nos + 1, t->capos, 64))
+		return -LS_ENOMEM;
+	t->os[t->nos++] = ii;
+	return 0;
+}
+
+static struct lsa_owner os_top(struct lsa_thr *t, uint32_t bottom, struct lsa_owner base)
+{
+	struct lsa_owner o = base;
+
+	if (t->nos > bottom)
+		o.inst = t->os[t->nos - 1];
+	return o;
+}
+
+static int os_pop(struct lsa_loops *l, struct lsa_thr *t, uint32_t bottom,
+		  struct lsa_owner base)
+{
+	uint32_t ii = t->os[--t->nos];
+
+	return close_inst(l, t, ii, os_top(t, bottom, base));
+}
+
+/* Is a known loop head, executed once under owner o, an entry of its own
+ * loop?  Not when o's head lies in that loop's body: then both are one
+ * cycle entered at another block. */
+static int trip1(struct lsa_loops *l, const struct lsa_thr *t, struct lsa_owner o,
+		 uint32_t loop)
+{
+	return lsa_loops_entry_ok(l, t, loop, o.inst == LSA_NONE ? 0 :
+				  l->inst[o.inst].loop + 1);
+}
+
+/* Accounts path entries [lo, npath) to base, then pops them.  Open loop
+ * entries and known heads among them take the entries above that belong
+ * to their bodies (a prefix); the rest goes to the owner below. */
+int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct lsa_owner base)
+{
+	uint32_t bottom = t->nos, i;
+	int err = 0;
+
+	for (i = lo; i < t->npath && !err; i++) {
+		struct lsa_pent *e = &t->path[i];
+		struct lsa_owner o;
+		uint32_t ii;
+
+		while (t->nos > bottom && !err &&
+		       !lsa_loops_in_body_note(t, l->inst[t->os[t->nos - 1]].loop, e->sb->id))
+			err = os_pop(l, t, bottom, base);
+		if (err)
+			break;
+		o = os_top(t, bottom, base);
+		if (e->inst != LSA_NONE) {
+			ii = e->inst;
+			e->inst = LSA_NONE;
+		} else if (t->head[e->sb->id] &&
+			   trip1(l, t, o, t->head[e->sb->id] - 1)) {
+			err = lsa_loops_inst_new(l, t->head[e->sb->id] - 1, &ii);
+			if (err)
+				break;
+			l->inst[ii].trips = 1;
+		} else {
+			err = lsa_loops_charge(l, t, o, e);
+			continue;
+		}
+		err = os_push(t, ii);
+		if (!err)
+			err = lsa_loops_charge(l, t, os_top(t, bottom, base), e);
+	}
+	while (!err && t->nos > bottom)
+		err = os_pop(l, t, bottom, base);
+	/* pop, restoring the membership table */
+	while (t->npath > lo) {
+		struct lsa_pent *e = &t->path[--t->npath];
+		int e2 = lsa_loops_mem_set(t, e->sb->id, e->prev);
+
+		if (e->acc != LSA_NONE)
+			lsa_loops_acc_free(l, e->acc);
+		if (e->inst != LSA_NONE)
+			lsa_loops_inst_free(l, e->inst);
+		if (!err)
+			err = e2;
+	}
+	t->nos = bottom;
+	return err;
+}

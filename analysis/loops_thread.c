@@ -1,0 +1,217 @@
+/* loops_thread.c - the loop detector's threads and streams: which thread
+ * state a stream's blocks go to (a per-CPU stream's change at switches),
+ * a thread's end, and the detector's making and freeing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops_int.h"
+#include "ls_buf.h"
+#include "ls_err.h"
+
+static struct lsa_sref *sref_of(struct lsa_loops *l, size_t stream)
+{
+	if (stream >= l->nsref) {
+		size_t n = stream + 8, i;
+		struct lsa_sref *p = ls_reallocarray(l->sref, n, sizeof(*p));
+
+		if (!p)
+			return NULL;
+		for (i = l->nsref; i < n; i++) {
+			p[i].slot = LSA_NONE;
+			p[i].cpu = 0;
+		}
+		l->sref = p;
+		l->nsref = n;
+	}
+	return &l->sref[stream];
+}
+
+/* A new thread slot, zeroed.  Returns its index, or LSA_NONE. */
+static uint32_t slot_new(struct lsa_loops *l, uint32_t pid, uint32_t tid)
+{
+	struct lsa_thr *t;
+
+	if (LS_GROW(l->thr, l->nthr + 1, l->capthr, 8))
+		return LSA_NONE;
+	t = &l->thr[l->nthr];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	return (uint32_t)l->nthr++;
+}
+
+int lsa_loops_stream_begin(struct lsa_loops *l, size_t stream, int cpu,
+			   uint32_t pid, uint32_t tid)
+{
+	struct lsa_sref *r = sref_of(l, stream);
+
+	if (!r)
+		return -LS_ENOMEM;
+	r->cpu = (uint8_t)!!cpu;
+	r->slot = cpu ? LSA_NONE : slot_new(l, pid, tid);
+	return cpu || r->slot != LSA_NONE ? 0 : -LS_ENOMEM;
+}
+
+int lsa_loops_set_thread(struct lsa_loops *l, size_t stream, uint32_t pid,
+			 uint32_t tid)
+{
+	struct lsa_sref *r = sref_of(l, stream);
+	size_t i;
+
+	if (!r)
+		return -LS_ENOMEM;
+	if (!r->cpu) {
+		struct lsa_thr *t = lsa_loops_slot(l, stream);
+
+		if (!t)
+			return -LS_ENOMEM;
+		t->pid = pid;
+		t->tid = tid;
+		return 0;
+	}
+	/* Few threads, and this runs at switches only. */
+	for (i = 0; i < l->nthr; i++)
+		if (l->thr[i].shared && !l->thr[i].done &&
+		    l->thr[i].pid == pid && l->thr[i].tid == tid)
+			break;
+	if (i == l->nthr) {
+		if ((i = slot_new(l, pid, tid)) == LSA_NONE)
+			return -LS_ENOMEM;
+		l->thr[i].shared = 1;
+	}
+	r->slot = (uint32_t)i;
+	return 0;
+}
+
+struct lsa_thr *lsa_loops_slot(struct lsa_loops *l, size_t stream)
+{
+	struct lsa_sref *r = sref_of(l, stream);
+
+	if (!r)
+		return NULL;
+	if (r->slot == LSA_NONE) {
+		/* Blocks before any thread was named: the stream's own. */
+		if ((r->slot = slot_new(l, 0, 0)) == LSA_NONE)
+			return NULL;
+		l->thr[r->slot].shared = r->cpu;
+	}
+	return &l->thr[r->slot];
+}
+
+struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
+{
+	struct lsa_thr *t = lsa_loops_slot(l, stream);
+
+	if (!t)
+		return NULL;
+	if (!t->used) {
+		t->used = 1;
+		if (lsa_loops_frame_push(l, t, 0, LSA_NONE, 0))
+			return NULL;
+	}
+	return t;
+}
+
+/* Closes thread t's frames and writes its rows into the profile. */
+int lsa_loops_thread_end(struct lsa_loops *l, struct lsa_thr *t)
+{
+	int err = 0;
+
+	if (!t->used || t->done)
+		return 0;
+	err = lsa_loops_memo_stop(l, t);
+	if (!err)
+		err = lsa_cm_stop(l, t);
+	if (err)
+		return err;
+	t->deep = 0;
+	while (t->nfr && !err)
+		err = lsa_loops_frame_pop(l, t);
+	if (!err)
+		err = lsa_loops_flush_thread(l, t);
+	t->done = 1;
+	lsa_thr_release(t);
+	return err;
+}
+
+int lsa_loops_stream_end(struct lsa_loops *l, size_t stream)
+{
+	if (!l)
+		return -LS_EINVAL;
+	/* A per-CPU stream's threads may go on in another stream. */
+	if (stream >= l->nsref || l->sref[stream].cpu ||
+	    l->sref[stream].slot == LSA_NONE)
+		return 0;
+	return lsa_loops_thread_end(l, &l->thr[l->sref[stream].slot]);
+}
+
+int lsa_loops_finish(struct lsa_loops *l)
+{
+	size_t i;
+	int err = 0;
+
+	if (!l)
+		return -LS_EINVAL;
+	for (i = 0; i < l->nthr && !err; i++)
+		err = lsa_loops_thread_end(l, &l->thr[i]);
+	return err;
+}
+
+int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
+		  struct lsb_reader *r, struct lsd_symbols *sym,
+		  struct lsp_profile *p, uint32_t run,
+		  const struct lsa_loops_opts *o)
+{
+	struct lsa_loops *l;
+
+	if (!pl || !d || !r || !p || LS_OPTS_BAD(o))
+		return -LS_EINVAL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -LS_ENOMEM;
+	l->d = d;
+	l->r = r;
+	l->sym = sym;
+	l->p = p;
+	l->run = run;
+	if (o)
+		l->o = *o;
+	if (!l->o.trip_limit)
+		l->o.trip_limit = p->trip_limit ? p->trip_limit : LSP_TRIP_LIMIT;
+	l->freeacc = l->freeinst = l->freekid = LSA_NONE;
+	l->memo = !l->o.reference && !lsd_env_reference();
+	*pl = l;
+	return 0;
+}
+
+void lsa_loops_get_stats(const struct lsa_loops *l, struct lsa_loops_stats *st)
+{
+	if (l && st)
+		*st = l->st;
+}
+
+void lsa_loops_free(struct lsa_loops *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->nthr; i++)
+		lsa_thr_release(&l->thr[i]);
+	free(l->thr);
+	free(l->sref);
+	free(l->sbloop);
+	free(l->sbfunc);
+	free(l->sbc);
+	free(l->loops);
+	free(l->funcs);
+	free(l->modidx);
+	lsa_kmap_release(&l->funcidx);
+	lsa_kmap_release(&l->body);
+	lsa_kmap_release(&l->falltail);
+	free(l->acc);
+	free(l->sq);
+	free(l->inst);
+	free(l->kid);
+	free(l);
+}

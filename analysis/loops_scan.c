@@ -153,8 +153,10 @@ int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
 	return lsa_kmap_add(&t->pre_more, id, 0, k) ? -LS_ENOMEM : 0;
 }
 
-/* Charges one execution of entry e (its block and its calls) to o. */
-int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
+/* Charges one execution of entry e (its block and its calls) to o.
+ * Static, so that the scan below inlines it (exported, it cost xz's scan
+ * 2% more Ir); lsa_loops_charge() is the other files' way in. */
+static int charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 		  struct lsa_pent *e)
 {
 	struct lsa_acc *a = e->acc != LSA_NONE ? &l->acc[e->acc] : NULL;
@@ -207,6 +209,12 @@ int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 	lsa_loops_acc_free(l, e->acc);
 	e->acc = LSA_NONE;
 	return err;
+}
+
+int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
+		     struct lsa_pent *e)
+{
+	return charge(l, t, o, e);
 }
 
 /* Closes loop entry `ii` into its parent p. */
@@ -320,12 +328,12 @@ int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct l
 				break;
 			l->inst[ii].trips = 1;
 		} else {
-			err = lsa_loops_charge(l, t, o, e);
+			err = charge(l, t, o, e);
 			continue;
 		}
 		err = os_push(t, ii);
 		if (!err)
-			err = lsa_loops_charge(l, t, os_top(t, bottom, base), e);
+			err = charge(l, t, os_top(t, bottom, base), e);
 	}
 	while (!err && t->nos > bottom)
 		err = os_pop(l, t, bottom, base);

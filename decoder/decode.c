@@ -9,227 +9,11 @@
  * from there on are held back and dropped at the end of the chunk.  The
  * chunks of a stream then concatenate to exactly the whole stream.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder/decode_int.h"
 #include "decoder/run.h"
-#include "formats/profile.h"
-#include "ls_buf.h"
 #include "ls_err.h"
-
-
-static const char *const exit_names[LSD_EXIT_MAX] = {
-	"fall", "taken", "not-taken", "jump", "ijump", "call", "icall", "ret",
-	"syscall", "async", "gap", "end",
-};
-
-const char *lsd_exit_name(int exit)
-{
-	return exit >= 0 && exit < LSD_EXIT_MAX ? exit_names[exit] : "?";
-}
-
-/* The profile stores the decoder's class counts as they are, in this
- * order; the names live with the profile format. */
-_Static_assert(LSP_NCLASS == LSD_IC_MAX, "profile and decoder instruction classes differ");
-
-const char *lsd_iclass_name(int ic)
-{
-	return ic >= 0 ? lsp_class_name((unsigned)ic) : "?";
-}
-
-static int kind_of(const struct lsd_sblock *sb)
-{
-	return sb->last_kind;
-}
-
-/* A block whose exit needed a packet (TNT bit, TIP, PGD). */
-static int consumed_packet(int kind, int exit)
-{
-	switch (kind) {
-	case LSD_K_COND: case LSD_K_IJMP: case LSD_K_ICALL: case LSD_K_RET:
-	case LSD_K_FAR:
-		return 1;
-	default:
-		return exit == LSD_EXIT_ASYNC || exit == LSD_EXIT_GAP ||
-		       exit == LSD_EXIT_END || exit == LSD_EXIT_SYSCALL;
-	}
-}
-
-static void set_pend(struct lsd_run *r, const struct lsd_sblock *sb)
-{
-	r->pend = sb;
-	if (sb) {
-		r->pend_end = sb->end;
-		r->pend_ninsn = sb->ninsn;
-		r->pend_kind = sb->last_kind;
-	}
-}
-
-/* Hands the batch to the batch callback.  Called before any other
- * callback that follows the batch's blocks in the stream. */
-static int batch_flush(struct lsd_run *r)
-{
-	size_t k = 0;
-
-	if (r->skip) {
-		k = r->skip < r->nbatch ? (size_t)r->skip : r->nbatch;
-		r->skip -= k;
-	}
-	if (r->nbatch > k && !r->cbret)
-		r->cbret = r->batchfn(r->arg, r->stream, r->batch + k, r->nbatch - k);
-	r->nbatch = 0;
-	return r->cbret;
-}
-
-int lsd_run_batch_flush(struct lsd_run *r)
-{
-	return r->batchfn ? batch_flush(r) : r->cbret;
-}
-
-/* The block callback, unless the block is one to drop (r->skip). */
-static int call_block(struct lsd_run *r, const struct lsd_block *b)
-{
-	if (r->skip) {
-		r->skip--;
-		return 0;
-	}
-	return r->cbret = r->blockfn(r->arg, r->stream, b);
-}
-
-/* Appends n blocks to the batch, handing it over whenever it is full. */
-static int batch_put(struct lsd_run *r, const struct lsd_block *b, size_t n)
-{
-	while (n) {
-		size_t k = LSD_BATCH - r->nbatch;
-
-		if (!k && batch_flush(r))
-			return r->cbret;
-		k = LSD_BATCH - r->nbatch;
-		if (k > n)
-			k = n;
-		memcpy(r->batch + r->nbatch, b, k * sizeof(*b));
-		r->nbatch += k;
-		b += k;
-		n -= k;
-	}
-	return 0;
-}
-
-static int deliver(struct lsd_run *r, const struct lsd_block *b)
-{
-	if (r->cbret)
-		return r->cbret;
-	r->insns += b->sb->ninsn;
-	r->blocks++;
-	if (r->batchfn)
-		return batch_put(r, b, 1);
-	if (r->blockfn)
-		call_block(r, b);
-	return r->cbret;
-}
-
-int lsd_run_put(struct lsd_run *r, const struct lsd_block *b, size_t n)
-{
-	size_t i;
-
-	if (r->cbret)
-		return r->cbret;
-	if (r->batchfn && !r->nbatch && !r->skip) {
-		/* As they are: no copy into the batch. */
-		if (n)
-			r->cbret = r->batchfn(r->arg, r->stream, b, n);
-		return r->cbret;
-	}
-	if (r->batchfn)
-		return batch_put(r, b, n);
-	for (i = 0; i < n && r->blockfn && !r->cbret; i++)
-		call_block(r, &b[i]);
-	return r->cbret;
-}
-
-static int flush_tail(struct lsd_run *r)
-{
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < r->ntail && !err; i++)
-		err = deliver(r, &r->tail[i]);
-	r->ntail = 0;
-	r->tailing = 0;
-	return err;
-}
-
-static int emit(struct lsd_run *r, const struct lsd_sblock *sb, int exit, uint64_t next)
-{
-	struct lsd_block b = { sb, (uint8_t)exit, next };
-
-	if (!r->tailing)
-		return deliver(r, &b);
-	if (r->ntail == r->captail) {
-		size_t ncap = r->captail ? r->captail * 2 : 64;
-		void *p;
-
-		/* A tail without packets has no loop but `jmp .`; don't let
-		 * that grow without bound. */
-		if (ncap > 65536)
-			return flush_tail(r) ? r->cbret : deliver(r, &b);
-		p = ls_reallocarray(r->tail, ncap, sizeof(*r->tail));
-		if (!p)
-			return -LS_ENOMEM;
-		r->tail = p;
-		r->captail = ncap;
-	}
-	r->tail[r->ntail++] = b;
-	if (consumed_packet(kind_of(sb), exit))
-		return flush_tail(r);
-	return 0;
-}
-
-/* The exit of each kind of last instruction; a conditional branch's
- * depends on where control went. */
-static const uint8_t exit_of_kind[8] = {
-	[LSD_K_OTHER] = LSD_EXIT_FALL, [LSD_K_COND] = LSD_EXIT_COND_TAKEN,
-	[LSD_K_JMP] = LSD_EXIT_JUMP, [LSD_K_IJMP] = LSD_EXIT_IJUMP,
-	[LSD_K_CALL] = LSD_EXIT_CALL, [LSD_K_ICALL] = LSD_EXIT_ICALL,
-	[LSD_K_RET] = LSD_EXIT_RET, [LSD_K_FAR] = LSD_EXIT_SYSCALL,
-};
-
-/* The exit of the pending block, given where control went next.  A table,
- * not a switch: the kinds alternate too much for a jump to predict. */
-static inline int exit_by_kind(int kind, uint64_t end, uint64_t next)
-{
-	if (kind == LSD_K_COND && next == end)
-		return LSD_EXIT_COND_NOT;
-	return exit_of_kind[kind & 7];
-}
-
-static int push(struct lsd_run *r, const struct lsd_sblock *sb)
-{
-	int err = 0;
-
-	if (r->pend)
-		err = emit(r, r->pend, exit_by_kind(r->pend_kind, r->pend_end,
-						    sb->start), sb->start);
-	set_pend(r, sb);
-	if (r->stop_ip && sb->start == r->stop_ip && !r->tailing)
-		r->tailing = 1;
-	return err;
-}
-
-static int end_pend(struct lsd_run *r, int exit, uint64_t next)
-{
-	int err = 0;
-
-	if (r->pend)
-		err = emit(r, r->pend, exit, next);
-	r->pend = NULL;
-	return err;
-}
-
-static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error,
-		       uint64_t ip);
 
 /* Hands out the pending block, control having gone on to next, on the
  * hot path (deliver() without the tail).  The batch slot is written field
@@ -237,7 +21,7 @@ static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int erro
  * its stores had landed, a store-forwarding stall on every block. */
 static inline int put_pend(struct lsd_run *r, uint64_t next)
 {
-	uint8_t exit = (uint8_t)exit_by_kind(r->pend_kind, r->pend_end, next);
+	uint8_t exit = (uint8_t)lsd_exit_by_kind(r->pend_kind, r->pend_end, next);
 	int err;
 
 	r->insns += r->pend_ninsn;
@@ -245,7 +29,7 @@ static inline int put_pend(struct lsd_run *r, uint64_t next)
 	if (r->batchfn) {
 		struct lsd_block *e;
 
-		if (r->nbatch == LSD_BATCH && (err = batch_flush(r)) != 0)
+		if (r->nbatch == LSD_BATCH && (err = lsd_run_batch_flush(r)) != 0)
 			return err;
 		e = &r->batch[r->nbatch++];
 		e->sb = r->pend;
@@ -254,7 +38,7 @@ static inline int put_pend(struct lsd_run *r, uint64_t next)
 	} else if (r->blockfn) {
 		struct lsd_block e = { r->pend, exit, next };
 
-		if ((err = call_block(r, &e)) != 0)
+		if ((err = lsd_run_call_block(r, &e)) != 0)
 			return err;
 	}
 	return 0;
@@ -283,10 +67,10 @@ static __attribute__((noinline)) int push_rest(struct lsd_run *r,
 		r->insns += partn[i];
 	r->blocks += n - 1;
 	if (r->batchfn)
-		return batch_put(r, pre, n - 1);
+		return lsd_run_batch_put(r, pre, n - 1);
 	if (r->blockfn) {
 		for (i = 0; i + 1 < n; i++)
-			if ((err = call_block(r, &pre[i])) != 0)
+			if ((err = lsd_run_call_block(r, &pre[i])) != 0)
 				return err;
 	}
 	return 0;
@@ -306,7 +90,7 @@ static int push_shape(struct lsd_run *r, const struct lsd_dcent *c, uint64_t sta
 
 	if (r->tailing || r->cbret || (r->stop_ip >= start && r->stop_ip <= last)) {
 		for (i = 0; i < n; i++)
-			if ((err = push(r, pre[i].sb)) != 0)
+			if ((err = lsd_run_push(r, pre[i].sb)) != 0)
 				return err;
 		return 0;
 	}
@@ -388,7 +172,7 @@ static __attribute__((noinline)) int on_block_slow(struct lsd_run *r,
 		if (c)
 			n = push_shape(r, c, r->held_start, r->held_last);
 		else if (n == -LS_EDECODE)	/* its code is unreadable: a loss */
-			n = report_loss(r, 0, 0, -pte_bad_insn, 0);
+			n = lsd_run_report_loss(r, 0, 0, -pte_bad_insn, 0);
 		if (n < 0 || r->cbret)
 			return n < 0 ? n : r->cbret;
 	}
@@ -434,7 +218,6 @@ static inline int on_block(struct lsd_run *r, const struct pt_block *b)
 }
 
 static int follow(struct lsd_run *r, uint64_t tsc, int running);
-static int tell_thread(struct lsd_run *r);
 
 /* The offset of the last OVF packet in [from, to) of buf, or to if none:
  * libipt reports an overflow once it has read the FUP after it, and a
@@ -490,20 +273,20 @@ static int on_event(struct lsd_run *r, const struct pt_event *ev)
 		int err = r->tl && ev->has_tsc ? follow(r, ev->tsc, 0) : 0;
 
 		r->st->enables++;
-		return err || r->paused ? err : tell_thread(r);
+		return err || r->paused ? err : lsd_run_tell_thread(r);
 	}
 	case ptev_disabled:
-		if (r->pend && kind_of(r->pend) == LSD_K_FAR) {
+		if (r->pend && r->pend->last_kind == LSD_K_FAR) {
 			r->st->syscalls++;
-			return end_pend(r, LSD_EXIT_SYSCALL, 0);
+			return lsd_run_end_pend(r, LSD_EXIT_SYSCALL, 0);
 		}
-		return end_pend(r, LSD_EXIT_END, 0);
+		return lsd_run_end_pend(r, LSD_EXIT_END, 0);
 	case ptev_async_disabled:
 		r->st->async++;
-		return end_pend(r, LSD_EXIT_ASYNC, ev->variant.async_disabled.at);
+		return lsd_run_end_pend(r, LSD_EXIT_ASYNC, ev->variant.async_disabled.at);
 	case ptev_async_branch:
 		r->st->async++;
-		return end_pend(r, LSD_EXIT_ASYNC, ev->variant.async_branch.to);
+		return lsd_run_end_pend(r, LSD_EXIT_ASYNC, ev->variant.async_branch.to);
 	case ptev_overflow: {
 		struct lsd_loss l = { r->chunk_off, 0, 0, -pte_overflow, last_ip(r) };
 		uint64_t at = 0, sync = 0;
@@ -514,11 +297,11 @@ static int on_event(struct lsd_run *r, const struct pt_event *ev)
 			pt_blk_get_sync_offset(r->dec, &sync);
 			l.offset += ovf_offset(r->buf, r->len, sync, at);
 		}
-		err = end_pend(r, LSD_EXIT_GAP, 0);
+		err = lsd_run_end_pend(r, LSD_EXIT_GAP, 0);
 
 		r->st->losses++;
 		if (!err && r->batchfn)
-			err = batch_flush(r);
+			err = lsd_run_batch_flush(r);
 		if (!err && r->cb && r->cb->loss)
 			err = r->cbret = r->cb->loss(r->arg, r->stream, &l);
 		return err;
@@ -529,7 +312,7 @@ static int on_event(struct lsd_run *r, const struct pt_event *ev)
 }
 
 /* Tells the thread callback who runs, if it has not been told. */
-static int tell_thread(struct lsd_run *r)
+int lsd_run_tell_thread(struct lsd_run *r)
 {
 	if (r->told)
 		return 0;
@@ -548,9 +331,9 @@ static int flush_all(struct lsd_run *r)
 
 	if ((err = flush_held(r)) != 0 && err != -LS_EDECODE)
 		return err;
-	if ((err = end_pend(r, LSD_EXIT_GAP, 0)) != 0)
+	if ((err = lsd_run_end_pend(r, LSD_EXIT_GAP, 0)) != 0)
 		return err;
-	if (r->batchfn && batch_flush(r))
+	if (r->batchfn && lsd_run_batch_flush(r))
 		return r->cbret;
 	return 0;
 }
@@ -604,7 +387,7 @@ static int follow(struct lsd_run *r, uint64_t tsc, int running)
 		r->pause_tsc = tsc;
 		return 0;
 	}
-	return tell_thread(r);
+	return lsd_run_tell_thread(r);
 }
 
 /* After a sync: who runs at the PSB, when tracing is on there (where it
@@ -623,25 +406,25 @@ static int follow_sync(struct lsd_run *r, int status, int cold)
 	if (r->tl && cold && pt_blk_get_sync_offset(r->dec, &off) >= 0 &&
 	    (lsd_psb_read(r->buf, r->len, off, &ip, &tsc) & LSD_PSB_TSC))
 		err = follow(r, tsc, 1);
-	return err || r->paused ? err : tell_thread(r);
+	return err || r->paused ? err : lsd_run_tell_thread(r);
 }
 
 /* A loss of the bytes [at, resync) of the chunk, found by libipt's error;
  * ip: where it failed, 0 for the last instruction decoded. */
-static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error,
+int lsd_run_report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error,
 		       uint64_t ip)
 {
 	struct lsd_loss l;
 	int err;
 
 	l.ip = ip ? ip : last_ip(r);
-	if ((err = tell_thread(r)) != 0)
+	if ((err = lsd_run_tell_thread(r)) != 0)
 		return err;
 	err = flush_held(r);
 	if (err == -LS_EDECODE)
 		err = 0;	/* its bytes are unreadable: part of the loss */
 	if (!err)
-		err = end_pend(r, LSD_EXIT_GAP, 0);
+		err = lsd_run_end_pend(r, LSD_EXIT_GAP, 0);
 	if (err)
 		return err;
 	r->st->losses++;
@@ -650,7 +433,7 @@ static int report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int erro
 	l.insns = 0;
 	l.error = error;
 	r->st->lost_bytes += l.bytes;
-	if (r->batchfn && batch_flush(r))
+	if (r->batchfn && lsd_run_batch_flush(r))
 		return r->cbret;
 	if (r->cb && r->cb->loss)
 		r->cbret = r->cb->loss(r->arg, r->stream, &l);
@@ -677,10 +460,10 @@ static int chunk_start(struct lsd_run *r)
 	st = pt_blk_sync_forward(r->dec);
 	if (st < 0 && st != -pte_eos) {
 		/* No PSB at all: the whole chunk is lost. */
-		err = report_loss(r, 0, r->len, st, 0);
+		err = lsd_run_report_loss(r, 0, r->len, st, 0);
 	} else if (st >= 0 && pt_blk_get_sync_offset(r->dec, &sync) >= 0 && sync) {
 		/* bytes before the first PSB */
-		err = report_loss(r, 0, sync, -pte_nosync, 0);
+		err = lsd_run_report_loss(r, 0, sync, -pte_nosync, 0);
 	}
 	if (!err && st >= 0)
 		err = follow_sync(r, st, !r->told);
@@ -692,7 +475,7 @@ static int chunk_start(struct lsd_run *r)
  * then decodes the whole chunk, leaving no libipt decoder), else, or
  * where it gives up, with libipt's block decoder from the chunk's start.
  * Returns as chunk_start(). */
-static int chunk_begin(struct lsd_run *r)
+int lsd_run_chunk_begin(struct lsd_run *r)
 {
 	if (r->fast && !r->pend && !r->held && !r->tailing && !r->ntail) {
 		struct lsd_stream_stats st = *r->st;
@@ -719,7 +502,7 @@ static int chunk_begin(struct lsd_run *r)
 /* Decodes the started chunk until its end, or until the run pauses at a
  * thread switch (the decoder kept in r).  Returns 0 or a fatal error;
  * decode errors become losses. */
-static __attribute__((noinline)) int chunk_go(struct lsd_run *r)
+int lsd_run_chunk_go(struct lsd_run *r)
 {
 	struct pt_block_decoder *dec = r->dec;
 	int st = r->status, err = 0;
@@ -749,7 +532,7 @@ static __attribute__((noinline)) int chunk_go(struct lsd_run *r)
 		if ((err = on_block(r, &b)) != 0) {
 			if (err != -LS_EDECODE)
 				break;
-			err = report_loss(r, 0, 0, -pte_bad_insn, 0);
+			err = lsd_run_report_loss(r, 0, 0, -pte_bad_insn, 0);
 			if (err)
 				break;
 		}
@@ -765,7 +548,7 @@ static __attribute__((noinline)) int chunk_go(struct lsd_run *r)
 				pt_blk_get_sync_offset(dec, &resync);
 			/* ptxed's IP: the failing block's last instruction,
 			 * or where it was to start. */
-			err = report_loss(r, at, resync, error,
+			err = lsd_run_report_loss(r, at, resync, error,
 					  b.ninsn ? b.end_ip : b.ip);
 			if (!err && st >= 0)
 				err = follow_sync(r, st, 1);
@@ -781,52 +564,13 @@ static __attribute__((noinline)) int chunk_go(struct lsd_run *r)
 	return err;
 }
 
-/* The IP of the FUP in the PSB+ at the start of buf, or 0 if tracing was
- * off there. */
-static uint64_t psb_fup_ip(const uint8_t *buf, size_t len)
-{
-	uint64_t ip = 0, tsc;
-
-	return lsd_psb_read(buf, len, 0, &ip, &tsc) > 0 ? ip : 0;
-}
-
-static lsd_progress_fn *progress_fn;
-static void *progress_arg;
-
-void lsd_set_progress(lsd_progress_fn *fn, void *arg)
-{
-	progress_fn = fn;
-	progress_arg = arg;
-}
-
-int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
-		       struct lsd_chunkbuf *b, int k)
-{
-	const struct lsb_chunk *ch = lsb_reader_chunk(d->r, s, c);
-	int64_t len;
-
-	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
-		return -LS_ECORRUPT;
-	if (d->pf && (len = lsd_prefetch_take(d->pf, s, c, &b->p[k], &b->cap[k])) >= 0)
-		return len;
-	if (b->cap[k] < ch->raw_size) {
-		void *p = realloc(b->p[k], ch->raw_size ? ch->raw_size : 1);
-
-		if (!p)
-			return -LS_ENOMEM;
-		b->p[k] = p;
-		b->cap[k] = ch->raw_size;
-	}
-	return lsb_reader_read_chunk(d->r, ch, b->p[k], b->cap[k]);
-}
-
 /* The end of chunk c: what it holds back for the next chunk, or not. */
-static int chunk_end(struct lsd_run *r)
+int lsd_run_chunk_end(struct lsd_run *r)
 {
 	int err = flush_held(r);
 
 	if (err == -LS_EDECODE)
-		err = report_loss(r, 0, 0, -pte_bad_insn, 0);
+		err = lsd_run_report_loss(r, 0, 0, -pte_bad_insn, 0);
 	if (!err && r->stop_ip && r->tailing) {
 		/* What was held back from X on, the pending block
 		 * included, belongs to chunk c+1. */
@@ -839,252 +583,10 @@ static int chunk_end(struct lsd_run *r)
 		if (r->pend && r->pend->start == r->stop_ip)
 			r->pend = NULL;
 		else if (r->pend)
-			err = end_pend(r, exit_by_kind(r->pend_kind, r->pend_end,
+			err = lsd_run_end_pend(r, lsd_exit_by_kind(r->pend_kind, r->pend_end,
 						       r->stop_ip), r->stop_ip);
 	} else if (!err) {
-		err = flush_tail(r);
+		err = lsd_run_flush_tail(r);
 	}
-	return err;
-}
-
-/* Decodes chunks [first, last] of the run's stream, from where it
- * stopped: until they end (r->done) or it pauses at a thread switch. */
-static int run_go(struct lsd_run *r)
-{
-	struct lsd_decoder *d = r->d;
-	size_t s = r->stream;
-	int err = 0;
-
-	while (!err && !r->done) {
-		if (!r->in_chunk) {
-			const struct lsb_chunk *ch;
-
-			if (r->c > r->last || r->c >= r->nchunks) {
-				if (r->last + 1 >= r->nchunks)	/* cut without a disable */
-					err = end_pend(r, LSD_EXIT_GAP, 0);
-				r->done = 1;
-				break;
-			}
-			ch = lsb_reader_chunk(d->r, s, r->c);
-			if (r->c == r->first)
-				r->clen = lsd_read_chunk(d, s, r->c, r->cbuf, r->cur);
-			r->stop_ip = 0;
-			r->nlen = 0;
-			if (r->c + 1 < r->nchunks) {
-				r->nlen = lsd_read_chunk(d, s, r->c + 1, r->cbuf, !r->cur);
-				if (r->nlen > 0)
-					r->stop_ip = psb_fup_ip(r->cbuf->p[!r->cur],
-								(size_t)r->nlen);
-			}
-			r->chunk_off = ch->stream_offset;
-			r->in_chunk = 1;
-			if (r->clen < 0) {
-				/* An unreadable chunk: a gap of its size. */
-				err = report_loss(r, 0, ch->raw_size, -pte_internal, 0);
-			} else {
-				r->st->pt_bytes += (uint64_t)r->clen;
-				err = chunk_begin(r);
-			}
-		}
-		if (!err && r->dec)
-			err = chunk_go(r);
-		if (err || r->paused)
-			break;
-		err = chunk_end(r);
-		if (progress_fn) {
-			progress_fn(progress_arg, d->r, r->clen > 0 ? (uint64_t)r->clen : 0,
-				    r->insns - r->told_insns);
-			r->told_insns = r->insns;
-		}
-		r->skip = 0;
-		r->in_chunk = 0;
-		r->cur = !r->cur;
-		r->clen = r->nlen;
-		r->c++;
-	}
-	if (err && r->dec) {
-		pt_blk_free_decoder(r->dec);
-		r->dec = NULL;
-	}
-	return err;
-}
-
-/* Sets up run r over chunks [first, last] of stream i and begins it.
- * Returns 0 or an error (-LS_ENOMEM, a callback's return). */
-static int run_begin(struct lsd_run *r, struct lsd_decoder *d, size_t i,
-		     size_t first, size_t last, const struct lsd_callbacks *cb,
-		     void *arg, struct lsd_stream_stats *st, struct lsd_chunkbuf *cbuf)
-{
-	memset(st, 0, sizeof(*st));
-	memset(r, 0, sizeof(*r));
-	r->d = d;
-	r->stream = i;
-	r->cb = cb;
-	r->arg = arg;
-	r->st = st;
-	r->blockfn = cb ? cb->block : NULL;
-	r->batchfn = cb ? cb->blocks : NULL;
-	r->first = r->c = first;
-	r->last = last;
-	r->nchunks = lsb_reader_nchunks(d->r, i);
-	r->cbuf = cbuf;
-	r->sp = d->sp = &d->spaces[d->stream_space[i]];
-	r->pid = d->stream_tid[i].pid;
-	r->tid = d->stream_tid[i].tid;
-	r->tl = d->tl && d->tl[i].n ? &d->tl[i] : NULL;
-	/* Per-CPU streams follow thread switches at enables and syncs:
-	 * libipt's block decoder does that. */
-	r->fast = !d->o.reference && !r->tl;
-	if (r->batchfn && !(r->batch = malloc(LSD_BATCH * sizeof(*r->batch))))
-		return -LS_ENOMEM;
-	if (cb && cb->stream_begin &&
-	    (r->cbret = cb->stream_begin(arg, i, lsb_reader_stream(d->r, i))) != 0)
-		return r->cbret;
-	/* A per-CPU stream tells its thread where the first sync or enable
-	 * finds it (tell_thread()), others at once. */
-	return r->tl ? 0 : tell_thread(r);
-}
-
-/* Ends run r (err: how it went so far): the last batch, the stream_end
- * callback.  Returns err or the first error of these. */
-static int run_end(struct lsd_run *r, int err)
-{
-	r->done = 1;
-	if (!err && r->batchfn)
-		err = batch_flush(r);
-	if (!err)
-		err = tell_thread(r);
-	r->st->insns += r->insns;
-	r->st->blocks += r->blocks;
-	if (r->dec)
-		pt_blk_free_decoder(r->dec);
-	r->dec = NULL;
-	free(r->tail);
-	free(r->batch);
-	lsd_fast_release(r);
-	r->tail = NULL;
-	r->batch = NULL;
-	if (!err && r->cb && r->cb->stream_end)
-		err = r->cb->stream_end(r->arg, r->stream, r->st);
-	return err;
-}
-
-static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
-		      size_t last, const struct lsd_callbacks *cb, void *arg,
-		      struct lsd_stream_stats *st)
-{
-	struct lsd_stream_stats local;
-	struct lsd_run r;
-	int err;
-
-	if (!d || i >= lsb_reader_nstreams(d->r))
-		return -LS_EINVAL;
-	/* A whole stream, read ahead on a thread where the caller allows
-	 * one (the chunks are read in order; a single chunk gains nothing). */
-	if (d->o.jobs > 1 && first < last)
-		(void)lsd_prefetch_start(&d->pf, lsb_reader_path(d->r), i, first, last);
-	err = run_begin(&r, d, i, first, last, cb, arg, st ? st : &local, &d->cbuf);
-	if (!err)
-		err = run_go(&r);
-	/* Before stream_end, which may want the count. */
-	r.st->read_ahead = lsd_prefetch_stop(d->pf);
-	d->pf = NULL;
-	return run_end(&r, err);
-}
-
-int lsd_decode_stream(struct lsd_decoder *d, size_t i,
-		      const struct lsd_callbacks *cb, void *arg,
-		      struct lsd_stream_stats *st)
-{
-	return run_stream(d, i, 0, SIZE_MAX - 1, cb, arg, st);
-}
-
-int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
-		     const struct lsd_callbacks *cb, void *arg,
-		     struct lsd_stream_stats *st)
-{
-	return run_stream(d, i, chunk, chunk, cb, arg, st);
-}
-
-/* Goes on with paused run r: its thread first. */
-static int run_resume(struct lsd_run *r)
-{
-	int err;
-
-	r->paused = 0;
-	r->d->sp = r->sp;
-	if ((err = tell_thread(r)) != 0)
-		return err;
-	return run_go(r);
-}
-
-/* Streams outside the shard the options ask for. */
-#define SKIP(d, i) ((d)->o.streams && !(d)->o.streams[i])
-
-int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
-		   void *arg, struct lsd_stream_stats *st)
-{
-	size_t n, i, k, nrun = 0;
-	struct lsd_stream_stats *local = NULL;
-	struct lsd_run *runs = NULL;
-	struct lsd_chunkbuf *bufs = NULL;
-	int err = 0;
-
-	if (!d)
-		return -LS_EINVAL;
-	n = lsb_reader_nstreams(d->r);
-	if (!st && !(st = local = calloc(n ? n : 1, sizeof(*st))))
-		return -LS_ENOMEM;
-	/* Streams of one thread, and per-CPU ones without PT time: one after
-	 * the other, in order. */
-	for (i = 0; i < n && !err; i++)
-		if ((!d->tl || !d->tl[i].n) && !SKIP(d, i))
-			err = run_stream(d, i, 0, SIZE_MAX - 1, cb, arg, &st[i]);
-	for (i = 0; i < n; i++)
-		nrun += d->tl && d->tl[i].n && !SKIP(d, i);
-	if (err || !nrun)
-		goto out;
-	runs = calloc(nrun, sizeof(*runs));
-	bufs = calloc(nrun, sizeof(*bufs));
-	if (!runs || !bufs) {
-		err = -LS_ENOMEM;
-		goto out;
-	}
-	/* Each per-CPU stream up to its first thread, then always the one
-	 * whose next thread starts first: a thread's runs on several CPUs
-	 * come in the order they ran. */
-	for (i = 0, k = 0; i < n && !err; i++) {
-		if (!d->tl || !d->tl[i].n || SKIP(d, i))
-			continue;
-		err = run_begin(&runs[k], d, i, 0, SIZE_MAX - 1, cb, arg, &st[i], &bufs[k]);
-		runs[k].pausable = 1;
-		if (!err)
-			err = run_go(&runs[k]);
-		if (err || runs[k].done)
-			err = run_end(&runs[k], err);
-		k++;
-	}
-	while (!err) {
-		struct lsd_run *next = NULL;
-
-		for (k = 0; k < nrun; k++)
-			if (runs[k].paused && (!next || runs[k].pause_tsc < next->pause_tsc))
-				next = &runs[k];
-		if (!next)
-			break;
-		err = run_resume(next);
-		if (err || next->done)
-			err = run_end(next, err);
-	}
-out:
-	for (k = 0; runs && k < nrun; k++) {
-		if (runs[k].d && !runs[k].done)	/* stopped by an error */
-			(void)run_end(&runs[k], err);
-		free(bufs[k].p[0]);
-		free(bufs[k].p[1]);
-	}
-	free(runs);
-	free(bufs);
-	free(local);
 	return err;
 }

@@ -70,6 +70,62 @@ struct lsd_run {
 
 /* Hands the batch to the batch callback.  Returns 0 or its return. */
 int lsd_run_batch_flush(struct lsd_run *r);
+/* decode_put.c: handing blocks out. */
+/* The block callback, unless the block is one to drop (r->skip).
+ * Returns its return (also in r->cbret). */
+int lsd_run_call_block(struct lsd_run *r, const struct lsd_block *b);
+/* Appends n blocks to the batch, handing it over whenever it is full.
+ * Returns 0 or the batch callback's return. */
+int lsd_run_batch_put(struct lsd_run *r, const struct lsd_block *b, size_t n);
+/* Hands out the blocks held back after the stop IP.  Returns 0 or a
+ * callback's return. */
+int lsd_run_flush_tail(struct lsd_run *r);
+/* sb was entered: the pending block goes out with its exit, sb becomes
+ * the pending one.  Returns 0, -LS_ENOMEM or a callback's return. */
+int lsd_run_push(struct lsd_run *r, const struct lsd_sblock *sb);
+/* The pending block ends with exit, control at next.  Returns as
+ * lsd_run_push(). */
+int lsd_run_end_pend(struct lsd_run *r, int exit, uint64_t next);
+
+/* The exit of each kind of last instruction; a conditional branch's
+ * depends on where control went. */
+static const uint8_t lsd_exit_of_kind[8] = {
+	[LSD_K_OTHER] = LSD_EXIT_FALL, [LSD_K_COND] = LSD_EXIT_COND_TAKEN,
+	[LSD_K_JMP] = LSD_EXIT_JUMP, [LSD_K_IJMP] = LSD_EXIT_IJUMP,
+	[LSD_K_CALL] = LSD_EXIT_CALL, [LSD_K_ICALL] = LSD_EXIT_ICALL,
+	[LSD_K_RET] = LSD_EXIT_RET, [LSD_K_FAR] = LSD_EXIT_SYSCALL,
+};
+
+/* The exit of the pending block, given where control went next.  A table,
+ * not a switch: the kinds alternate too much for a jump to predict. */
+static inline int lsd_exit_by_kind(int kind, uint64_t end, uint64_t next)
+{
+	if (kind == LSD_K_COND && next == end)
+		return LSD_EXIT_COND_NOT;
+	return lsd_exit_of_kind[kind & 7];
+}
+
+/* decode.c: one chunk with libipt's block decoder (or the fast path). */
+/* A loss of the bytes [at, resync) of the chunk, found by libipt's
+ * error; ip: where it failed, 0 for the last instruction decoded.
+ * Returns 0 or an error (-LS_ENOMEM, a callback's return). */
+int lsd_run_report_loss(struct lsd_run *r, uint64_t at, uint64_t resync, int error,
+			uint64_t ip);
+/* Tells the thread callback who runs, if it has not been told.  Returns
+ * 0 or its return. */
+int lsd_run_tell_thread(struct lsd_run *r);
+/* Starts decoding chunk r->c: with the fast path where it may go, else
+ * with libipt's block decoder (r->dec).  Returns 0 or a fatal error
+ * (-LS_ENOMEM, a callback's return); may pause (r->paused). */
+int lsd_run_chunk_begin(struct lsd_run *r);
+/* Decodes the chunk libipt's decoder started until its end, or until the
+ * run pauses at a thread switch.  Returns 0 or a fatal error; decode
+ * errors become losses. */
+int lsd_run_chunk_go(struct lsd_run *r);
+/* The end of the chunk: what it holds back for the next chunk, or not.
+ * Returns 0 or an error as lsd_run_chunk_go(). */
+int lsd_run_chunk_end(struct lsd_run *r);
+
 /* Hands out n finished blocks in order, as if each had been delivered
  * (counted in r->insns and r->blocks by the caller).  Returns 0 or a
  * callback's non-zero return. */

@@ -1,0 +1,292 @@
+/* decode_run.c - decoding runs: a stream's chunks read (ahead, where a
+ * thread may), each decoded by decode.c, from one to the next; whole
+ * streams, single chunks, and the per-CPU streams side by side in the
+ * order their threads ran.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/decode_int.h"
+#include "decoder/run.h"
+#include "ls_err.h"
+
+/* The IP of the FUP in the PSB+ at the start of buf, or 0 if tracing was
+ * off there. */
+static uint64_t psb_fup_ip(const uint8_t *buf, size_t len)
+{
+	uint64_t ip = 0, tsc;
+
+	return lsd_psb_read(buf, len, 0, &ip, &tsc) > 0 ? ip : 0;
+}
+
+static lsd_progress_fn *progress_fn;
+static void *progress_arg;
+
+void lsd_set_progress(lsd_progress_fn *fn, void *arg)
+{
+	progress_fn = fn;
+	progress_arg = arg;
+}
+
+int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
+		       struct lsd_chunkbuf *b, int k)
+{
+	const struct lsb_chunk *ch = lsb_reader_chunk(d->r, s, c);
+	int64_t len;
+
+	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
+		return -LS_ECORRUPT;
+	if (d->pf && (len = lsd_prefetch_take(d->pf, s, c, &b->p[k], &b->cap[k])) >= 0)
+		return len;
+	if (b->cap[k] < ch->raw_size) {
+		void *p = realloc(b->p[k], ch->raw_size ? ch->raw_size : 1);
+
+		if (!p)
+			return -LS_ENOMEM;
+		b->p[k] = p;
+		b->cap[k] = ch->raw_size;
+	}
+	return lsb_reader_read_chunk(d->r, ch, b->p[k], b->cap[k]);
+}
+
+/* Decodes chunks [first, last] of the run's stream, from where it
+ * stopped: until they end (r->done) or it pauses at a thread switch. */
+static int run_go(struct lsd_run *r)
+{
+	struct lsd_decoder *d = r->d;
+	size_t s = r->stream;
+	int err = 0;
+
+	while (!err && !r->done) {
+		if (!r->in_chunk) {
+			const struct lsb_chunk *ch;
+
+			if (r->c > r->last || r->c >= r->nchunks) {
+				if (r->last + 1 >= r->nchunks)	/* cut without a disable */
+					err = lsd_run_end_pend(r, LSD_EXIT_GAP, 0);
+				r->done = 1;
+				break;
+			}
+			ch = lsb_reader_chunk(d->r, s, r->c);
+			if (r->c == r->first)
+				r->clen = lsd_read_chunk(d, s, r->c, r->cbuf, r->cur);
+			r->stop_ip = 0;
+			r->nlen = 0;
+			if (r->c + 1 < r->nchunks) {
+				r->nlen = lsd_read_chunk(d, s, r->c + 1, r->cbuf, !r->cur);
+				if (r->nlen > 0)
+					r->stop_ip = psb_fup_ip(r->cbuf->p[!r->cur],
+								(size_t)r->nlen);
+			}
+			r->chunk_off = ch->stream_offset;
+			r->in_chunk = 1;
+			if (r->clen < 0) {
+				/* An unreadable chunk: a gap of its size. */
+				err = lsd_run_report_loss(r, 0, ch->raw_size, -pte_internal, 0);
+			} else {
+				r->st->pt_bytes += (uint64_t)r->clen;
+				err = lsd_run_chunk_begin(r);
+			}
+		}
+		if (!err && r->dec)
+			err = lsd_run_chunk_go(r);
+		if (err || r->paused)
+			break;
+		err = lsd_run_chunk_end(r);
+		if (progress_fn) {
+			progress_fn(progress_arg, d->r, r->clen > 0 ? (uint64_t)r->clen : 0,
+				    r->insns - r->told_insns);
+			r->told_insns = r->insns;
+		}
+		r->skip = 0;
+		r->in_chunk = 0;
+		r->cur = !r->cur;
+		r->clen = r->nlen;
+		r->c++;
+	}
+	if (err && r->dec) {
+		pt_blk_free_decoder(r->dec);
+		r->dec = NULL;
+	}
+	return err;
+}
+
+/* Sets up run r over chunks [first, last] of stream i and begins it.
+ * Returns 0 or an error (-LS_ENOMEM, a callback's return). */
+static int run_begin(struct lsd_run *r, struct lsd_decoder *d, size_t i,
+		     size_t first, size_t last, const struct lsd_callbacks *cb,
+		     void *arg, struct lsd_stream_stats *st, struct lsd_chunkbuf *cbuf)
+{
+	memset(st, 0, sizeof(*st));
+	memset(r, 0, sizeof(*r));
+	r->d = d;
+	r->stream = i;
+	r->cb = cb;
+	r->arg = arg;
+	r->st = st;
+	r->blockfn = cb ? cb->block : NULL;
+	r->batchfn = cb ? cb->blocks : NULL;
+	r->first = r->c = first;
+	r->last = last;
+	r->nchunks = lsb_reader_nchunks(d->r, i);
+	r->cbuf = cbuf;
+	r->sp = d->sp = &d->spaces[d->stream_space[i]];
+	r->pid = d->stream_tid[i].pid;
+	r->tid = d->stream_tid[i].tid;
+	r->tl = d->tl && d->tl[i].n ? &d->tl[i] : NULL;
+	/* Per-CPU streams follow thread switches at enables and syncs:
+	 * libipt's block decoder does that. */
+	r->fast = !d->o.reference && !r->tl;
+	if (r->batchfn && !(r->batch = malloc(LSD_BATCH * sizeof(*r->batch))))
+		return -LS_ENOMEM;
+	if (cb && cb->stream_begin &&
+	    (r->cbret = cb->stream_begin(arg, i, lsb_reader_stream(d->r, i))) != 0)
+		return r->cbret;
+	/* A per-CPU stream tells its thread where the first sync or enable
+	 * finds it (lsd_run_tell_thread()), others at once. */
+	return r->tl ? 0 : lsd_run_tell_thread(r);
+}
+
+/* Ends run r (err: how it went so far): the last batch, the stream_end
+ * callback.  Returns err or the first error of these. */
+static int run_end(struct lsd_run *r, int err)
+{
+	r->done = 1;
+	if (!err && r->batchfn)
+		err = lsd_run_batch_flush(r);
+	if (!err)
+		err = lsd_run_tell_thread(r);
+	r->st->insns += r->insns;
+	r->st->blocks += r->blocks;
+	if (r->dec)
+		pt_blk_free_decoder(r->dec);
+	r->dec = NULL;
+	free(r->tail);
+	free(r->batch);
+	lsd_fast_release(r);
+	r->tail = NULL;
+	r->batch = NULL;
+	if (!err && r->cb && r->cb->stream_end)
+		err = r->cb->stream_end(r->arg, r->stream, r->st);
+	return err;
+}
+
+static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
+		      size_t last, const struct lsd_callbacks *cb, void *arg,
+		      struct lsd_stream_stats *st)
+{
+	struct lsd_stream_stats local;
+	struct lsd_run r;
+	int err;
+
+	if (!d || i >= lsb_reader_nstreams(d->r))
+		return -LS_EINVAL;
+	/* A whole stream, read ahead on a thread where the caller allows
+	 * one (the chunks are read in order; a single chunk gains nothing). */
+	if (d->o.jobs > 1 && first < last)
+		(void)lsd_prefetch_start(&d->pf, lsb_reader_path(d->r), i, first, last);
+	err = run_begin(&r, d, i, first, last, cb, arg, st ? st : &local, &d->cbuf);
+	if (!err)
+		err = run_go(&r);
+	/* Before stream_end, which may want the count. */
+	r.st->read_ahead = lsd_prefetch_stop(d->pf);
+	d->pf = NULL;
+	return run_end(&r, err);
+}
+
+int lsd_decode_stream(struct lsd_decoder *d, size_t i,
+		      const struct lsd_callbacks *cb, void *arg,
+		      struct lsd_stream_stats *st)
+{
+	return run_stream(d, i, 0, SIZE_MAX - 1, cb, arg, st);
+}
+
+int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
+		     const struct lsd_callbacks *cb, void *arg,
+		     struct lsd_stream_stats *st)
+{
+	return run_stream(d, i, chunk, chunk, cb, arg, st);
+}
+
+/* Goes on with paused run r: its thread first. */
+static int run_resume(struct lsd_run *r)
+{
+	int err;
+
+	r->paused = 0;
+	r->d->sp = r->sp;
+	if ((err = lsd_run_tell_thread(r)) != 0)
+		return err;
+	return run_go(r);
+}
+
+/* Streams outside the shard the options ask for. */
+#define SKIP(d, i) ((d)->o.streams && !(d)->o.streams[i])
+
+int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+		   void *arg, struct lsd_stream_stats *st)
+{
+	size_t n, i, k, nrun = 0;
+	struct lsd_stream_stats *local = NULL;
+	struct lsd_run *runs = NULL;
+	struct lsd_chunkbuf *bufs = NULL;
+	int err = 0;
+
+	if (!d)
+		return -LS_EINVAL;
+	n = lsb_reader_nstreams(d->r);
+	if (!st && !(st = local = calloc(n ? n : 1, sizeof(*st))))
+		return -LS_ENOMEM;
+	/* Streams of one thread, and per-CPU ones without PT time: one after
+	 * the other, in order. */
+	for (i = 0; i < n && !err; i++)
+		if ((!d->tl || !d->tl[i].n) && !SKIP(d, i))
+			err = run_stream(d, i, 0, SIZE_MAX - 1, cb, arg, &st[i]);
+	for (i = 0; i < n; i++)
+		nrun += d->tl && d->tl[i].n && !SKIP(d, i);
+	if (err || !nrun)
+		goto out;
+	runs = calloc(nrun, sizeof(*runs));
+	bufs = calloc(nrun, sizeof(*bufs));
+	if (!runs || !bufs) {
+		err = -LS_ENOMEM;
+		goto out;
+	}
+	/* Each per-CPU stream up to its first thread, then always the one
+	 * whose next thread starts first: a thread's runs on several CPUs
+	 * come in the order they ran. */
+	for (i = 0, k = 0; i < n && !err; i++) {
+		if (!d->tl || !d->tl[i].n || SKIP(d, i))
+			continue;
+		err = run_begin(&runs[k], d, i, 0, SIZE_MAX - 1, cb, arg, &st[i], &bufs[k]);
+		runs[k].pausable = 1;
+		if (!err)
+			err = run_go(&runs[k]);
+		if (err || runs[k].done)
+			err = run_end(&runs[k], err);
+		k++;
+	}
+	while (!err) {
+		struct lsd_run *next = NULL;
+
+		for (k = 0; k < nrun; k++)
+			if (runs[k].paused && (!next || runs[k].pause_tsc < next->pause_tsc))
+				next = &runs[k];
+		if (!next)
+			break;
+		err = run_resume(next);
+		if (err || next->done)
+			err = run_end(next, err);
+	}
+out:
+	for (k = 0; runs && k < nrun; k++) {
+		if (runs[k].d && !runs[k].done)	/* stopped by an error */
+			(void)run_end(&runs[k], err);
+		free(bufs[k].p[0]);
+		free(bufs[k].p[1]);
+	}
+	free(runs);
+	free(bufs);
+	free(local);
+	return err;
+}

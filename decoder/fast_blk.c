@@ -1,0 +1,253 @@
+/* fast_blk.c - the fast path's blocks: each static block's view
+ * (struct lsd_fblk) filled once, the index of whole blocks by head
+ * address, the TIP target cache, and the chains of blocks a run of TNT
+ * bits leads through (built once, copied out whole by fast.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/fast_int.h"
+#include "ls_buf.h"
+#include "ls_err.h"
+
+#define BAIL LSD_FAST_BAIL
+
+static struct lsd_fblk *fblk_with(struct lsd_fctx *c, uint32_t id, const uint64_t *known);
+
+/* The fast view of static block id, filled on first use.  Returns NULL
+ * out of memory, or where its last instruction does not decode. */
+struct lsd_fblk *lsd_fast_fblk(struct lsd_fctx *c, uint32_t id)
+{
+	return fblk_with(c, id, NULL);
+}
+
+/* lsd_fast_fblk(), with the block's direct target *known where the caller has it
+ * (no second disassembly of its last instruction). */
+static struct lsd_fblk *fblk_with(struct lsd_fctx *c, uint32_t id, const uint64_t *known)
+{
+	struct lsd_decoder *d = c->d;
+	struct lsd_fblk *f;
+
+	if (id >= d->capfb) {
+		size_t ncap = d->capfb ? d->capfb : 4096;
+		void *p;
+
+		while (ncap <= id)
+			ncap *= 2;
+		p = ls_reallocarray(d->fb, ncap, sizeof(*d->fb));
+		if (!p)
+			return NULL;
+		memset((struct lsd_fblk *)p + d->capfb, 0,
+		       (ncap - d->capfb) * sizeof(*d->fb));
+		d->fb = p;
+		d->capfb = ncap;
+	}
+	f = &d->fb[id];
+	if (!f->known) {
+		const struct lsd_sblock *sb = lsd_sb(d, id);
+		enum lsd_kind kind = LSD_K_OTHER;
+		uint64_t target = 0;
+
+		f->sb = sb;
+		f->end = sb->end;
+		f->ninsn = sb->ninsn;
+		f->kind = sb->last_kind;
+		if (f->kind != LSD_K_JMP && f->kind != LSD_K_CALL && f->kind != LSD_K_COND)
+			;
+		else if (known)
+			target = *known;
+		else if (lsd_insn_branch(d, sb->last, &kind, &target) < 0 || kind != f->kind)
+			return NULL;
+		f->target = target;
+		/* libipt logs no return for a call to the next instruction
+		 * (position-independent code reading its IP). */
+		f->push = f->kind == LSD_K_ICALL ||
+			  (f->kind == LSD_K_CALL && target != sb->end);
+		f->known = 1;
+	}
+	return f;
+}
+
+static size_t hash_ip(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdull;
+	a ^= a >> 33;
+	return (size_t)a;
+}
+
+/* The id + 1 of the whole static block at head ip in c->sp, created
+ * where new; 0 where there is none (unmapped, undecodable) or out of
+ * memory (*err). */
+uint32_t lsd_fast_head_id(struct lsd_fctx *c, uint64_t ip, int *err)
+{
+	struct lsd_space *sp = c->sp;
+	size_t h;
+	uint64_t target;
+	uint32_t id;
+
+	if ((sp->fn + 1) * 2 > sp->fcap) {
+		size_t ncap = sp->fcap ? sp->fcap * 2 : 1024, i;
+		uint64_t *nk = calloc(ncap, sizeof(*nk));
+		uint32_t *ni = calloc(ncap, sizeof(*ni));
+
+		if (!nk || !ni) {
+			free(nk);
+			free(ni);
+			*err = -LS_ENOMEM;
+			return 0;
+		}
+		for (i = 0; i < sp->fcap; i++) {
+			if (!sp->fkey[i])
+				continue;
+			for (h = hash_ip(sp->fkey[i]) & (ncap - 1); nk[h]; h = (h + 1) & (ncap - 1))
+				;
+			nk[h] = sp->fkey[i];
+			ni[h] = sp->fid[i];
+		}
+		free(sp->fkey);
+		free(sp->fid);
+		sp->fkey = nk;
+		sp->fid = ni;
+		sp->fcap = ncap;
+	}
+	for (h = hash_ip(ip) & (sp->fcap - 1); sp->fkey[h]; h = (h + 1) & (sp->fcap - 1))
+		if (sp->fkey[h] == ip)
+			return sp->fid[h];
+	/* Callers ask for heads and for addresses after a branch, where
+	 * libipt's blocks start too. */
+	if (!ip)
+		return 0;
+	*err = lsd_sblock_walk(c->d, ip, &id, &target);
+	if (*err) {
+		/* Unmapped or undecodable: libipt reports it. */
+		if (*err == -LS_EDECODE)
+			*err = 0;
+		return 0;
+	}
+	sp->fkey[h] = ip;
+	sp->fid[h] = id + 1;
+	sp->fn++;
+	(void)fblk_with(c, id, &target);	/* NULL: lsd_fast_fblk() says so later */
+	return id + 1;
+}
+
+/* The id + 1 of the block at a TIP target, through a small cache. */
+static uint32_t tip_id(struct lsd_fctx *c, uint64_t ip, int *err)
+{
+	struct lsd_fast *f = c->f;
+	size_t s = (size_t)(ip ^ (ip >> 10)) & (LSD_FAST_TIPC - 1);
+	uint32_t id;
+
+	if (f->tipc_ip[s] == ip)
+		return f->tipc_id[s];
+	if ((id = lsd_fast_head_id(c, ip, err)) != 0) {
+		f->tipc_ip[s] = ip;
+		f->tipc_id[s] = id;
+	}
+	return id;
+}
+
+
+/* The block control goes to: a direct successor found once and kept in
+ * f (by its address `to`), else looked up.  Returns its id + 1, or 0
+ * (*err, or BAIL). */
+uint32_t lsd_fast_next_block(struct lsd_fctx *c, uint32_t cur, uint64_t to, int direct,
+			   int *err)
+{
+	struct lsd_fblk *f;
+	uint32_t nx = direct ? lsd_fast_head_id(c, to, err) : tip_id(c, to, err);
+
+	if (!nx || ((nx > c->d->capfb || !c->d->fb[nx - 1].known) &&
+		    !lsd_fast_fblk(c, nx - 1))) {
+		if (nx && !*err)
+			*err = BAIL;
+		return 0;
+	}
+	f = &c->d->fb[cur - 1];	/* lsd_fast_fblk() may have moved the table */
+	if (direct && to == f->end)
+		f->fall = nx;
+	else if (direct && to == f->target)
+		f->taken = nx;
+	return nx;
+}
+
+
+/* Builds the chain from block cur for the k TNT bits `bits` (the first in
+ * bit k - 1): the blocks they lead through, up to a block needing another
+ * bit or another packet, one whose successor is not known yet, or
+ * LSD_CH_MAX.  Returns 1, or 0 where there is no chain to make. */
+int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
+		       uint32_t cur, unsigned k, unsigned bits)
+{
+	const struct lsd_fblk *fb = d->fb;
+	unsigned used = 0, nb = 0, npush = 0, lastc = 0;
+	uint64_t insns = 0;
+	uint32_t start = cur;
+
+	ch->key = 0;	/* the slot's old chain is being overwritten */
+	while (nb < LSD_CH_MAX) {
+		const struct lsd_fblk *f = &fb[cur - 1];
+		uint64_t to;
+		uint32_t nx;
+		uint8_t exit;
+
+		switch (f->kind) {
+		case LSD_K_CALL:
+			if (f->push && npush == LSD_CH_PUSH)
+				goto stop;
+			/* fall through */
+		case LSD_K_OTHER:
+		case LSD_K_JMP:
+			step_direct(f, &to, &nx, &exit);
+			break;
+		case LSD_K_COND:
+			if (used == k)
+				goto stop;
+			step_cond(f, (bits >> (k - 1 - used)) & 1, &to, &nx, &exit);
+			break;
+		default:
+			goto stop;
+		}
+		if (!nx)
+			goto stop;
+		if (f->kind == LSD_K_CALL && f->push) {
+			ch->pcall[npush] = cur;
+			ch->push[npush++] = f->end;
+		}
+		if (f->kind == LSD_K_COND) {
+			used++;
+			lastc = nb + 1;
+		}
+		ch->b[nb].sb = f->sb;
+		ch->b[nb].exit = exit;
+		ch->b[nb].next = to;
+		nb++;
+		insns += f->ninsn;
+		cur = nx;
+		/* After its last bit libipt reads ahead for events: those
+		 * bind on the way from here, block by block. */
+		if (used == k)
+			break;
+	}
+stop:
+	if (!used)
+		return 0;	/* nothing the per-block loop does not do as fast */
+	ch->key = lsd_fchain_key(start, k, bits);
+	ch->used = (uint8_t)used;
+	ch->nb = (uint8_t)nb;
+	ch->npush = (uint8_t)npush;
+	ch->lastc = (uint8_t)lastc;
+	ch->end = cur;
+	ch->insns = insns;
+	return 1;
+}
+
+void lsd_fast_free(struct lsd_decoder *d)
+{
+	free(d->chains);
+	d->chains = NULL;
+	free(d->fb);
+	d->fb = NULL;
+	d->capfb = 0;
+}

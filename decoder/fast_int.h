@@ -1,0 +1,177 @@
+/* fast_int.h - the fast path's internals (fast.c: the walk over a
+ * chunk's blocks; fast_pkt.c: the packets; fast_blk.c: the blocks and
+ * their chains).  Internal to decoder/. */
+#ifndef LSD_FAST_INT_H
+#define LSD_FAST_INT_H
+
+#include "decoder/run.h"
+
+/* Blocks entered but not handed out: those since the last packet that
+ * decided a branch are not final until the next one (an event may end
+ * the block before them). */
+#define LSD_FAST_OUT 16384
+/* Final blocks handed out at once: 24 KB, within L1 with the callback's
+ * data (all of out, 384 KB, came to the callback from L2 or further). */
+#define LSD_FAST_COMMIT 1024
+/* libipt's return-compression stack holds this many returns. */
+#define LSD_FAST_RSTACK 64
+/* TIP targets remembered by address (direct-mapped; sqlite3 has
+ * thousands: 1024 missed one in ten). */
+#define LSD_FAST_TIPC 4096
+/* Chains: the blocks a run of TNT bits leads through from a block, built
+ * once and copied out whole (direct-mapped by block and bits; a chain
+ * holds at most LSD_CH_MAX blocks and LSD_CH_PUSH calls). */
+#define LSD_CH_MAX 24
+#define LSD_CH_PUSH 8
+#define LSD_CH_LOG 13
+#define LSD_CH_N (1u << LSD_CH_LOG)
+/* The most TNT bits a chain takes (up to 16): a TNT-8 packet's 6 in one
+ * chain, a TNT-64's 47 in six or more.  16 was tried: more distinct bit
+ * patterns to build cost more than the fewer lookups gain (README). */
+#define LSD_CH_BITS 8
+
+/* A chain's key: its first block (id + 1), the bits and how many (one
+ * compare finds it); 0: an empty slot. */
+static inline uint64_t lsd_fchain_key(uint32_t cur, unsigned k, unsigned bits)
+{
+	return cur | (uint64_t)bits << 32 | (uint64_t)k << 48;
+}
+
+struct lsd_fchain {
+	uint64_t key;		/* lsd_fchain_key() of what it was built for */
+	uint8_t used;		/* the bits it takes */
+	uint8_t nb;		/* its blocks */
+	uint8_t npush;		/* its calls that libipt logs */
+	uint8_t lastc;		/* index + 1 of its last block that took a bit */
+	uint32_t end;		/* id + 1 of the block it stops at */
+	uint64_t insns;
+	uint64_t push[LSD_CH_PUSH];	/* return addresses, in order */
+	uint32_t pcall[LSD_CH_PUSH];	/* id + 1 of the call block of each */
+	struct lsd_block b[LSD_CH_MAX];
+};
+
+struct lsd_fast {
+	struct lsd_block out[LSD_FAST_OUT];
+	uint64_t tipc_ip[LSD_FAST_TIPC];
+	uint32_t tipc_id[LSD_FAST_TIPC];
+	const struct lsd_space *tipc_sp;
+};
+
+/* What was read ahead of the decoding: an event bound to an IP. */
+enum lsd_fev {
+	LSD_FEV_NONE = 0,
+	LSD_FEV_STATUS,		/* PSB+ FUP: only checked */
+	LSD_FEV_ASYNC_PGD,		/* FUP + TIP.PGD */
+	LSD_FEV_ASYNC_TIP,		/* FUP + TIP */
+};
+
+/* Packet kinds the walk tells apart. */
+enum lsd_fpkt {
+	LSD_FP_EOS = 0, LSD_FP_SKIP, LSD_FP_TNT, LSD_FP_TIP, LSD_FP_PGE, LSD_FP_PGD, LSD_FP_FUP, LSD_FP_PSB,
+	LSD_FP_PSBEND, LSD_FP_MODE, LSD_FP_OTHER,
+};
+
+/* One packet at c->pos: its kind, size, IP payload.  Never reads past
+ * the buffer; anything malformed is LSD_FP_OTHER. */
+struct lsd_fpk {
+	enum lsd_fpkt k;
+	size_t size;
+	uint64_t ip;		/* IP packets: the decompressed IP */
+	int suppressed;
+	uint64_t bits;		/* TNT: the bits, next highest; MODE: payload */
+	unsigned nbits;
+};
+
+struct lsd_fctx {
+	struct lsd_run *r;
+	struct lsd_decoder *d;
+	struct lsd_space *sp;
+	struct lsd_fast *f;
+	const uint8_t *buf;
+	size_t len, pos;
+	uint64_t last_ip;	/* IP compression's last IP */
+	int have_ip;		/* a full IP since the last PSB */
+	uint64_t tnt;		/* pending TNT bits, the next one highest */
+	unsigned ntnt;
+	uint64_t rs[LSD_FAST_RSTACK];
+	/* Per return address, the id + 1 of the call block that pushed it:
+	 * its lsd_fblk.fall keeps the block at the return address, found
+	 * once (no lookup by address per return). */
+	uint32_t rscall[LSD_FAST_RSTACK];
+	unsigned rtop, rn;
+	int enabled;
+	enum lsd_fev ev;
+	uint64_t ev_ip, ev_to;
+	size_t n, fin;		/* blocks in out; the final ones, out[0 .. fin) */
+	/* The packet read ahead stopped at, parsed, at pk_pos (SIZE_MAX:
+	 * none): the branch it decides takes it without a second parse. */
+	struct lsd_fpk pk;
+	size_t pk_pos;
+	uint64_t insns, blocks;	/* of the blocks in out, handed out or not */
+	uint64_t delivered;	/* blocks handed out */
+};
+
+#define LSD_FAST_EOS (LSD_FAST_BAIL + 1)
+
+/* The packet at c->pos into *k (fast_pkt.c). */
+void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k);
+/* PSB+ at c->pos: the PSB, then up to PSBEND.  *fup gets the FUP's IP
+ * (0: none, tracing off there), *mode whether a MODE.Exec said 64-bit.
+ * Returns 1, or 0 for anything the fast path leaves to libipt. */
+int lsd_fast_psb_plus(struct lsd_fctx *c, uint64_t *fup, int *mode);
+/* Reads ahead as libipt's query decoder does once its TNT bits are used
+ * up: the timing packets, and an event (PSB+, FUP + TIP.PGD or TIP) to
+ * bind at an IP.  Stops before a packet that decides a branch.  Returns
+ * 1, or 0 to leave the chunk to libipt. */
+int lsd_fast_read_ahead(struct lsd_fctx *c);
+
+/* The fast view of static block id, filled on first use (fast_blk.c).
+ * Returns NULL out of memory, or where its last instruction does not
+ * decode. */
+struct lsd_fblk *lsd_fast_fblk(struct lsd_fctx *c, uint32_t id);
+/* The id + 1 of the whole static block at head ip in c->sp, created
+ * where new; 0 where there is none (unmapped, undecodable) or out of
+ * memory (*err). */
+uint32_t lsd_fast_head_id(struct lsd_fctx *c, uint64_t ip, int *err);
+/* The block control goes to from block cur (id + 1) at `to`: a direct
+ * successor found once and kept in its lsd_fblk, else looked up.
+ * Returns its id + 1, or 0 (*err, or LSD_FAST_BAIL). */
+uint32_t lsd_fast_next_block(struct lsd_fctx *c, uint32_t cur, uint64_t to, int direct,
+			     int *err);
+/* Builds the chain from block cur for the k TNT bits `bits` (the first in
+ * bit k - 1).  Returns 1, or 0 where there is no chain to make. */
+int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
+			 uint32_t cur, unsigned k, unsigned bits);
+
+/* Where block f goes without a packet (no branch, a direct jump or
+ * call): *to, the block there (*nx, id + 1, 0 where not known yet) and
+ * f's exit. */
+static inline void step_direct(const struct lsd_fblk *f, uint64_t *to, uint32_t *nx,
+			       uint8_t *exit)
+{
+	if (f->kind == LSD_K_OTHER) {
+		*to = f->end;
+		*nx = f->fall;
+		*exit = LSD_EXIT_FALL;
+	} else {
+		*to = f->target;
+		*nx = f->taken;
+		*exit = f->kind == LSD_K_CALL ? LSD_EXIT_CALL : LSD_EXIT_JUMP;
+	}
+}
+
+/* Where conditional block f goes with TNT bit `taken`, as step_direct(). */
+static inline void step_cond(const struct lsd_fblk *f, int taken, uint64_t *to,
+			     uint32_t *nx, uint8_t *exit)
+{
+	if (taken) {
+		*to = f->target;
+		*nx = f->taken;
+	} else {
+		*to = f->end;
+		*nx = f->fall;
+	}
+	*exit = *to == f->end ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN;
+}
+
+#endif

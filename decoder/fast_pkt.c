@@ -1,0 +1,301 @@
+/* fast_pkt.c - the fast path's packets: each parsed where it lies in the
+ * chunk, IP compression and PSB+ followed as libipt follows them, and
+ * the read-ahead of libipt's query decoder (which binds events at IPs).
+ * Anything malformed or not modelled is left to libipt (fast.c).
+ */
+#include <string.h>
+
+#include "decoder/fast_int.h"
+
+static int ip_packet(struct lsd_fctx *c, const uint8_t *p, size_t left, struct lsd_fpk *k)
+{
+	static const uint8_t ipsize[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+	unsigned ipc = p[0] >> 5;
+	uint64_t v = 0;
+	size_t i, n = ipsize[ipc];
+
+	if (ipc == 5 || ipc == 7 || left < 1 + n)
+		return 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (left >= 9) {
+		/* the payload in one load (TIPs come by the million in code
+		 * with indirect branches), masked to its size */
+		memcpy(&v, p + 1, 8);
+		if (n < 8)
+			v &= (1ull << (8 * n)) - 1;
+	} else
+#endif
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[1 + i] << (8 * i);
+	k->size = 1 + n;
+	k->suppressed = ipc == 0;
+	switch (ipc) {
+	case 0:
+		k->ip = c->last_ip;
+		return 1;
+	case 1:
+		v = (c->last_ip & ~0xffffull) | v;
+		break;
+	case 2:
+		v = (c->last_ip & ~0xffffffffull) | v;
+		break;
+	case 3:
+		v = (v & (1ull << 47)) ? v | 0xffff000000000000ull : v;
+		c->have_ip = 1;
+		break;
+	case 4:
+		v = (c->last_ip & ~0xffffffffffffull) | v;
+		break;
+	default:
+		c->have_ip = 1;
+		break;
+	}
+	/* A partial IP with nothing to complete it: libipt's rules for
+	 * that are left to libipt. */
+	if (!c->have_ip)
+		return 0;
+	c->last_ip = v;
+	k->ip = v;
+	return 1;
+}
+
+void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k)
+{
+	const uint8_t *p = c->buf + c->pos;
+	size_t left = c->len - c->pos;
+	uint8_t b;
+
+	k->k = LSD_FP_OTHER;
+	k->size = 1;
+	if (!left) {
+		k->k = LSD_FP_EOS;
+		return;
+	}
+	b = p[0];
+	if (b == 0x00) {			/* PAD */
+		k->k = LSD_FP_SKIP;
+		return;
+	}
+	if (!(b & 1) && b != 0x02) {		/* TNT-8 */
+		unsigned top = 31 - (unsigned)__builtin_clz(b);
+
+		k->k = LSD_FP_TNT;
+		k->nbits = top - 1;
+		k->bits = k->nbits ? ((uint64_t)(b >> 1) << (64 - k->nbits)) : 0;
+		if (!k->nbits)
+			k->k = LSD_FP_OTHER;
+		return;
+	}
+	if ((b & 3) == 3) {			/* CYC */
+		size_t i = 1;
+
+		if (b & 4) {
+			while (i < left && (p[i] & 1))
+				i++;
+			if (i >= left)
+				return;
+			i++;
+		}
+		k->k = LSD_FP_SKIP;
+		k->size = i;
+		return;
+	}
+	switch (b & 0x1f) {
+	case 0x0d: case 0x11: case 0x01: case 0x1d:
+		if (!ip_packet(c, p, left, k))
+			return;
+		k->k = (b & 0x1f) == 0x0d ? LSD_FP_TIP : (b & 0x1f) == 0x11 ? LSD_FP_PGE :
+		       (b & 0x1f) == 0x01 ? LSD_FP_PGD : LSD_FP_FUP;
+		return;
+	default:
+		break;
+	}
+	switch (b) {
+	case 0x19:				/* TSC */
+		if (left >= 8)
+			k->k = LSD_FP_SKIP, k->size = 8;
+		return;
+	case 0x59:				/* MTC */
+		if (left >= 2)
+			k->k = LSD_FP_SKIP, k->size = 2;
+		return;
+	case 0x99:				/* MODE */
+		if (left >= 2) {
+			k->k = LSD_FP_MODE;
+			k->size = 2;
+			k->bits = p[1];
+		}
+		return;
+	case 0x02:
+		break;
+	default:
+		return;
+	}
+	if (left < 2)
+		return;
+	switch (p[1]) {
+	case 0x82: {				/* PSB */
+		static const uint8_t psb[16] = {
+			2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+			2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+		};
+
+		if (left >= 16 && !memcmp(p, psb, 16))
+			k->k = LSD_FP_PSB, k->size = 16;
+		return;
+	}
+	case 0x23:
+		k->k = LSD_FP_PSBEND;
+		k->size = 2;
+		return;
+	case 0xa3: {				/* TNT-64 */
+		uint64_t v = 0;
+		unsigned i;
+
+		if (left < 8)
+			return;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/* the 6 payload bytes in one load (the hot packet of loops) */
+		memcpy(&v, p, 8);
+		v >>= 16;
+		(void)i;
+#else
+		for (i = 0; i < 6; i++)
+			v |= (uint64_t)p[2 + i] << (8 * i);
+#endif
+		if (!v)
+			return;
+		k->k = LSD_FP_TNT;
+		k->size = 8;
+		k->nbits = 63 - (unsigned)__builtin_clzll(v);
+		k->bits = k->nbits ? v << (64 - k->nbits) : 0;
+		if (!k->nbits)
+			k->k = LSD_FP_OTHER;
+		return;
+	}
+	case 0x03:				/* CBR */
+		if (left >= 4)
+			k->k = LSD_FP_SKIP, k->size = 4;
+		return;
+	case 0x73:				/* TMA */
+		if (left >= 7)
+			k->k = LSD_FP_SKIP, k->size = 7;
+		return;
+	default:
+		return;
+	}
+}
+
+/* Execution mode 64-bit (CS.L set, CS.D clear), or a TSX mode outside a
+ * transaction: nothing the blocks depend on.  Returns 0 for anything
+ * else. */
+static int mode_ok(const struct lsd_fpk *k)
+{
+	switch (k->bits >> 5) {
+	case 0:
+		return (k->bits & 3) == 1;
+	case 1:
+		return !(k->bits & 3);
+	default:
+		return 0;
+	}
+}
+
+/* PSB+ at c->pos: the PSB, then up to PSBEND.  *fup gets the FUP's IP
+ * (0: none, tracing off there).  Returns 1, or 0 for anything the fast
+ * path leaves to libipt. */
+int lsd_fast_psb_plus(struct lsd_fctx *c, uint64_t *fup, int *mode)
+{
+	struct lsd_fpk k;
+
+	c->pos += 16;
+	c->last_ip = 0;
+	c->have_ip = 0;
+	*fup = 0;
+	*mode = 0;
+	for (;;) {
+		lsd_fast_peek(c, &k);
+		switch (k.k) {
+		case LSD_FP_SKIP:
+			break;
+		case LSD_FP_MODE:
+			if (!mode_ok(&k))
+				return 0;
+			*mode |= (k.bits >> 5) == 0;
+			break;
+		case LSD_FP_FUP:
+			if (k.suppressed || *fup)
+				return 0;
+			*fup = k.ip;
+			break;
+		case LSD_FP_PSBEND:
+			c->pos += k.size;
+			return 1;
+		default:
+			return 0;
+		}
+		c->pos += k.size;
+	}
+}
+
+/* Reads ahead as libipt's query decoder does once its TNT bits are used
+ * up: the timing packets, and an event (PSB+, FUP + TIP.PGD or TIP) to
+ * bind at an IP.  Stops before a packet that decides a branch.  Returns
+ * 1, or 0 to leave the chunk to libipt. */
+int lsd_fast_read_ahead(struct lsd_fctx *c)
+{
+	struct lsd_fpk k;
+
+	if (c->ntnt || c->ev)
+		return 1;
+	for (;;) {
+		lsd_fast_peek(c, &k);
+		switch (k.k) {
+		case LSD_FP_SKIP:
+			c->pos += k.size;
+			continue;
+		case LSD_FP_MODE:
+			if (!mode_ok(&k))
+				return 0;
+			c->pos += k.size;
+			continue;
+		case LSD_FP_PSB: {
+			uint64_t fup;
+			int mode;
+
+			if (!lsd_fast_psb_plus(c, &fup, &mode) || !fup != !c->enabled)
+				return 0;
+			if (fup) {
+				c->ev = LSD_FEV_STATUS;
+				c->ev_ip = fup;
+			}
+			return 1;
+		}
+		case LSD_FP_FUP:
+			if (k.suppressed || !c->enabled)
+				return 0;
+			c->pos += k.size;
+			c->ev_ip = k.ip;
+			for (;;) {
+				lsd_fast_peek(c, &k);
+				if (k.k != LSD_FP_SKIP)
+					break;
+				c->pos += k.size;
+			}
+			if (k.k == LSD_FP_PGD && k.suppressed) {
+				c->ev = LSD_FEV_ASYNC_PGD;
+			} else if (k.k == LSD_FP_TIP && !k.suppressed) {
+				c->ev = LSD_FEV_ASYNC_TIP;
+				c->ev_to = k.ip;
+			} else {
+				return 0;
+			}
+			c->pos += k.size;
+			return 1;
+		default:
+			c->pk = k;
+			c->pk_pos = c->pos;
+			return 1;
+		}
+	}
+}

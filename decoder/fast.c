@@ -42,7 +42,11 @@
 #define CH_MAX 24
 #define CH_PUSH 8
 #define CH_LOG 13
-#define CH_N (1u << CH_LOG)
+/* Fewer for little code: two entries per block head (rounded up to a
+ * power of two), at least 2^CH_LOG_MIN.  Any program with libc has over
+ * 2^12 heads and so the whole table; a tiny static one (the fuzz
+ * targets' templates) clears a few KB for each decoder, not 5 MB. */
+#define CH_LOG_MIN 6
 /* The most TNT bits a chain takes (up to 16): a TNT-8 packet's 6 in one
  * chain, a TNT-64's 47 in six or more.  16 was tried: more distinct bit
  * patterns to build cost more than the fewer lookups gain (README). */
@@ -818,6 +822,7 @@ static int run_chunk(struct fctx *c)
 {
 	struct lsd_block *const out = c->f->out;
 	struct lsd_fchain *const chains = c->d->chains;
+	const unsigned ch_shift = 32 - c->d->ch_log;
 	struct fp k;
 	uint32_t cur = 0;
 	uint64_t fup, tnt, insns = 0, blocks = 0;
@@ -885,7 +890,7 @@ static int run_chunk(struct fctx *c)
 			unsigned kk = ntnt < CH_BITS ? ntnt : CH_BITS;
 			unsigned bits = (unsigned)(tnt >> (64 - kk));
 			struct lsd_fchain *ch = &chains[((cur ^ (bits << 12) ^ (kk << 28)) *
-							 0x9e3779b1u) >> (32 - CH_LOG)];
+							 0x9e3779b1u) >> ch_shift];
 
 			if ((ch->cur == cur && ch->k == kk && ch->bits == bits) ||
 			    chain_build(c->d, ch, cur, kk, bits)) {
@@ -1073,16 +1078,39 @@ static int run_chunk(struct fctx *c)
 #undef END
 }
 
+/* The chains' table size for d's code (CH_LOG_MIN): the heads are all
+ * known once the decoder is open. */
+static unsigned ch_log_for(const struct lsd_decoder *d)
+{
+	size_t i, n = 0;
+	unsigned lg = CH_LOG_MIN;
+
+	for (i = 0; i <= d->nimgs; i++)
+		n += d->spaces[i].heads.n;
+	while (lg < CH_LOG && ((size_t)1 << lg) < 2 * n)
+		lg++;
+	return lg;
+}
+
 int lsd_fast_chunk(struct lsd_run *r)
 {
 	struct fctx c;
 	int err;
 
+	/* The state the decoder's last run left, else a new one (cleared:
+	 * its TIP cache is for no space). */
+	if (!r->fp && r->d->fspare) {
+		r->fp = r->d->fspare;
+		r->d->fspare = NULL;
+		r->fp->tipc_sp = NULL;
+	}
 	if (!r->fp && !(r->fp = calloc(1, sizeof(*r->fp))))
 		return -LS_ENOMEM;
 	/* Without memory for chains, block by block. */
-	if (!r->d->chains)
-		r->d->chains = calloc(CH_N, sizeof(*r->d->chains));
+	if (!r->d->chains) {
+		r->d->ch_log = ch_log_for(r->d);
+		r->d->chains = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chains));
+	}
 	/* Blocks batched before this chunk go out first. */
 	if ((err = lsd_run_batch_flush(r)) != 0)
 		return err;
@@ -1095,7 +1123,9 @@ int lsd_fast_chunk(struct lsd_run *r)
 	c.len = r->len;
 	c.pk_pos = SIZE_MAX;
 	if (c.f->tipc_sp != c.sp) {
+		/* both: a TIP to address 0 must not find another space's id */
 		memset(c.f->tipc_ip, 0, sizeof(c.f->tipc_ip));
+		memset(c.f->tipc_id, 0, sizeof(c.f->tipc_id));
 		c.f->tipc_sp = c.sp;
 	}
 	err = run_chunk(&c);
@@ -1116,12 +1146,19 @@ int lsd_fast_chunk(struct lsd_run *r)
 
 void lsd_fast_release(struct lsd_run *r)
 {
-	free(r->fp);
+	/* Kept for the decoder's next run: 400 KB cleared per run cost
+	 * more than decoding a chunk of a small trace. */
+	if (r->fp && !r->d->fspare)
+		r->d->fspare = r->fp;
+	else
+		free(r->fp);
 	r->fp = NULL;
 }
 
 void lsd_fast_free(struct lsd_decoder *d)
 {
+	free(d->fspare);
+	d->fspare = NULL;
 	free(d->chains);
 	d->chains = NULL;
 	free(d->fb);

@@ -238,7 +238,6 @@ out:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64];
 	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1 };
 	struct lsd_callbacks cb = { .block = on_block, .loss = on_loss };
 	struct lsd_stream_stats st;
@@ -248,12 +247,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i, k;
 
 	if (!T.loaded)
-		fz_tmpl_load(&T, "LSD_FUZZ_BUNDLE", 0, FZ_MAX_MODULE);
-	if (fz_tmp_path(path, sizeof(path), "decode") < 0)
+		fz_tmpl_load(&T, "LSD_FUZZ_BUNDLE", 0, FZ_MAX_MODULE, "decode");
+	if (!T.path[0])
 		return 0;
-	if (write_bundle(path, data, size) < 0 || lsb_reader_open(&r, path) < 0) {
+	if (write_bundle(T.path, data, size) < 0 || lsb_reader_open(&r, T.path) < 0) {
 		lsb_reader_close(r);
-		unlink(path);
 		return 0;
 	}
 	if (lsd_open(&d, r, &o) >= 0) {
@@ -284,7 +282,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	lsb_reader_close(r);
-	unlink(path);
 	/* keep sink alive without printing */
 	return sink == 1 ? 0 : 0;
 }

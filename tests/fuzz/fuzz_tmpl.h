@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "formats/bundle.h"
+#include "formats/profile.h"
 
 #define FZ_MAX_MODULE (64u << 10)
 #define FZ_MAX_STREAMS 8
@@ -204,6 +205,51 @@ static inline int fz_tmpl_open(const struct fz_tmpl *T, struct lsb_writer **pw, 
 		lsb_writer_event(*pw, &T->evs[i]);
 	lsb_writer_flush(*pw);
 	return 0;
+}
+
+/* FNV-1a of n bytes at p, from h. */
+static inline uint64_t fz_fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Whether $LSD_FUZZ_DIGEST asks for each input's digest line. */
+static inline int fz_want_digest(void)
+{
+	return getenv("LSD_FUZZ_DIGEST") != NULL;
+}
+
+/* A digest of profile p's text (0 when it cannot be written), for
+ * fz_digest(). */
+static inline uint64_t fz_profile_digest(const struct lsp_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	uint64_t h = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return 0;
+	if (lsp_write_file(p, f, "fuzz", NULL, 0) >= 0 && fflush(f) == 0)
+		h = fz_fnv(0xcbf29ce484222325ull, buf, len);
+	fclose(f);
+	free(buf);
+	return h;
+}
+
+/* With $LSD_FUZZ_DIGEST set, prints what an input gave as one line (before
+ * replay.c's own), so that tests/t0301 and t0312 can compare an input run
+ * alone with the same input run after others in one process: nothing an
+ * input leaves may change the next one's result. */
+static inline void fz_digest(uint64_t a, uint64_t b)
+{
+	if (fz_want_digest())
+		printf("digest %016llx %016llx\n", (unsigned long long)a,
+		       (unsigned long long)b);
 }
 
 #endif

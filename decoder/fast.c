@@ -202,6 +202,10 @@ static void peek_packet(struct fctx *c, struct fp *k)
 			if (i >= left)
 				return;
 			i++;
+			/* libipt takes at most 9 extension bytes (a 64-bit
+			 * count) and fails on more: left to it */
+			if (i - 1 > 9)
+				return;
 		}
 		k->k = FP_SKIP;
 		k->size = i;

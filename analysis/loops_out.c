@@ -273,10 +273,40 @@ static int put_loops(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 	return 0;
 }
 
+/* Overlapping code (a jump into the middle of an instruction, as a
+ * damaged or hostile trace may take) makes two static blocks that end
+ * at the same instruction: their rows of a loop are one row of the
+ * profile, whose key is the instruction (formats/profile.md).  The row
+ * among the rows of this thread from index `from` on that already has
+ * t's key, or NULL; by_block() keeps a loop's rows together. */
+static struct lsp_tail *same_tail(struct lsp_profile *p, size_t from,
+				  const struct lsp_tail *t)
+{
+	size_t i;
+
+	for (i = p->n_tails; i-- > from && p->tails[i].loop == t->loop;)
+		if (p->tails[i].off == t->off)
+			return &p->tails[i];
+	return NULL;
+}
+
+/* The same for a call row (its key: loop, module, callee, offset). */
+static struct lsp_call *same_call(struct lsp_profile *p, size_t from,
+				  const struct lsp_call *c)
+{
+	size_t i;
+
+	for (i = p->n_calls; i-- > from && p->calls[i].loop == c->loop &&
+			     p->calls[i].callee == c->callee;)
+		if (p->calls[i].module == c->module && p->calls[i].off == c->off)
+			return &p->calls[i];
+	return NULL;
+}
+
 static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 {
 	struct bent *ents = NULL;
-	size_t i, n;
+	size_t i, n = 0, from;
 	int err = 0;
 
 	for (i = 0; i < t->trips.cap && !err; i++) {
@@ -306,9 +336,10 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 	}
 	if (!err && (err = by_block(l, &t->tails, &ents, &n)) != 0)
 		return err;
+	from = l->p->n_tails;
 	for (i = 0; i < n && !err; i++) {
 		const struct lsa_kent *e = ents[i].e;
-		struct lsp_tail tl = { 0, th, 0, 0, e->v, 0, NULL };
+		struct lsp_tail tl = { 0, th, 0, 0, e->v, 0, NULL }, *same;
 		uint32_t mod;
 
 		const struct lsd_sblock *sb = lsd_sblock(l->d, (size_t)e->b);
@@ -329,23 +360,28 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 				tl.file = (char *)info.file;
 			}
 		}
-		if (!err)
+		if (!err && (same = same_tail(l->p, from, &tl)) != NULL)
+			same->count += tl.count;
+		else if (!err)
 			err = lsp_add_tail(l->p, &tl);
 	}
 	free(ents);
 	ents = NULL;
 	if (!err && (err = by_block(l, &t->calls, &ents, &n)) != 0)
 		return err;
+	from = l->p->n_calls;
 	for (i = 0; i < n && !err; i++) {
 		const struct lsa_kent *e = ents[i].e;
-		struct lsp_call c = { 0, th, 0, 0, 0, LSP_NONE, e->v };
+		struct lsp_call c = { 0, th, 0, 0, 0, LSP_NONE, e->v }, *same;
 
 		err = loop_p(l, (uint32_t)(e->a >> 32), &c.loop);
 		if (!err)
 			err = func_p(l, (uint32_t)e->a, &c.callee);
 		if (!err)
 			err = last_insn(l, (uint32_t)e->b, &c.module, &c.off, &c.vaddr);
-		if (!err)
+		if (!err && (same = same_call(l->p, from, &c)) != NULL)
+			same->count += c.count;
+		else if (!err)
 			err = lsp_add_call(l->p, &c);
 	}
 	free(ents);

@@ -7,11 +7,16 @@
 #   profile   tests/fuzz/corpus/profile/*
 #   perfdata  tests/fuzz/corpus/perfdata/* (cut from the quipper
 #             recording of shared/testdata-real, and a perf cpu-clock run)
-#   decode    the PT of testdata/nested recorded here (--psb-period 512),
-#             with that recording as the template (LSD_FUZZ_BUNDLE)
-#   memacc    the first 4 KiB of testdata/deps/kern's memory-access
+#   decode    the PT of testdata/static/snest recorded here (--psb-period
+#             512), with that recording as the template (LSD_FUZZ_BUNDLE)
+#   memacc    the first 4 KiB of testdata/static/skern's memory-access
 #             records, recorded here with --mem, that recording the
 #             template
+# The templates are static programs without libc (testdata/static): a
+# recording holds their own code alone (15 KB), so each input's bundle
+# is small to write, read, sweep and analyse; the target reads the
+# template once per process (tests/fuzz/fuzz_tmpl.h), fuzz_memacc its
+# symbols too, and rewrites one tmpfs file per input.
 # Each target's corpus grows in OUT/TARGET/corpus (the repo's is left as
 # it is); a crash, leak or timeout stops that target and leaves its input
 # in OUT/TARGET/crashes/ (libFuzzer's slow-unit-* files there, inputs
@@ -57,10 +62,11 @@ template() {
 	case $1 in
 	decode)
 		"$B/loopscope" record -q --psb-period 512 -o "$out/tmpl.$1.lsc" \
-			-- "$B/testdata/nested" >/dev/null || exit 1 ;;
+			-- "$B/testdata/static/snest" >/dev/null
+		[ -s "$out/tmpl.$1.lsc" ] || exit 1 ;;
 	memacc)
 		"$B/loopscope" record -q --mem --psb-period 512 -o "$out/tmpl.$1.lsc" \
-			-- "$B/testdata/deps/kern" >/dev/null 2>&1 || exit 1 ;;
+			-- "$B/testdata/static/skern" >/dev/null 2>&1 || exit 1 ;;
 	esac
 	"$B/tests/lsb_dump" -x "$out/tmpl.$1" "$out/tmpl.$1.lsc" >/dev/null || exit 1
 }

@@ -192,6 +192,7 @@ static int run_chunk(struct lsd_fctx *c)
 {
 	struct lsd_block *const out = c->f->out;
 	struct lsd_fchain *const chains = c->d->chains;
+	const unsigned ch_shift = 32 - c->d->ch_log;
 	struct lsd_fpk k;
 	uint32_t cur = 0;
 	uint64_t fup, tnt, insns = 0, blocks = 0;
@@ -263,7 +264,7 @@ static int run_chunk(struct lsd_fctx *c)
 			unsigned kk = ntnt < LSD_CH_BITS ? ntnt : LSD_CH_BITS;
 			unsigned bits = (unsigned)(tnt >> (64 - kk));
 			struct lsd_fchain *ch = &chains[((cur ^ (bits << 12) ^ (kk << 28)) *
-							 0x9e3779b1u) >> (32 - LSD_CH_LOG)];
+							 0x9e3779b1u) >> ch_shift];
 
 			if (ch->key == lsd_fchain_key(cur, kk, bits) ||
 			    lsd_fast_chain_build(c->d, ch, cur, kk, bits)) {
@@ -461,16 +462,39 @@ static int run_chunk(struct lsd_fctx *c)
 #undef END
 }
 
+/* The chains' table size for d's code (LSD_CH_LOG_MIN): the heads are
+ * all known once the decoder is open. */
+static unsigned ch_log_for(const struct lsd_decoder *d)
+{
+	size_t i, n = 0;
+	unsigned lg = LSD_CH_LOG_MIN;
+
+	for (i = 0; i <= d->nimgs; i++)
+		n += d->spaces[i].heads.n;
+	while (lg < LSD_CH_LOG && ((size_t)1 << lg) < 2 * n)
+		lg++;
+	return lg;
+}
+
 int lsd_fast_chunk(struct lsd_run *r)
 {
 	struct lsd_fctx c;
 	int err;
 
+	/* The state the decoder's last run left, else a new one (cleared:
+	 * its TIP cache is for no space). */
+	if (!r->fp && r->d->fspare) {
+		r->fp = r->d->fspare;
+		r->d->fspare = NULL;
+		r->fp->tipc_sp = NULL;
+	}
 	if (!r->fp && !(r->fp = calloc(1, sizeof(*r->fp))))
 		return -LS_ENOMEM;
 	/* Without memory for chains, block by block. */
-	if (!r->d->chains)
-		r->d->chains = calloc(LSD_CH_N, sizeof(*r->d->chains));
+	if (!r->d->chains) {
+		r->d->ch_log = ch_log_for(r->d);
+		r->d->chains = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chains));
+	}
 	/* Blocks batched before this chunk go out first. */
 	if ((err = lsd_run_batch_flush(r)) != 0)
 		return err;
@@ -483,7 +507,9 @@ int lsd_fast_chunk(struct lsd_run *r)
 	c.len = r->len;
 	c.pk_pos = SIZE_MAX;
 	if (c.f->tipc_sp != c.sp) {
+		/* both: a TIP to address 0 must not find another space's id */
 		memset(c.f->tipc_ip, 0, sizeof(c.f->tipc_ip));
+		memset(c.f->tipc_id, 0, sizeof(c.f->tipc_id));
 		c.f->tipc_sp = c.sp;
 	}
 	err = run_chunk(&c);
@@ -504,7 +530,12 @@ int lsd_fast_chunk(struct lsd_run *r)
 
 void lsd_fast_release(struct lsd_run *r)
 {
-	free(r->fp);
+	/* Kept for the decoder's next run: 400 KB cleared per run cost
+	 * more than decoding a chunk of a small trace. */
+	if (r->fp && !r->d->fspare)
+		r->d->fspare = r->fp;
+	else
+		free(r->fp);
 	r->fp = NULL;
 }
 

@@ -245,6 +245,8 @@ stop:
 
 void lsd_fast_free(struct lsd_decoder *d)
 {
+	free(d->fspare);
+	d->fspare = NULL;
 	free(d->chains);
 	d->chains = NULL;
 	free(d->fb);

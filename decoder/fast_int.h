@@ -24,7 +24,11 @@
 #define LSD_CH_MAX 24
 #define LSD_CH_PUSH 8
 #define LSD_CH_LOG 13
-#define LSD_CH_N (1u << LSD_CH_LOG)
+/* Fewer for little code: two entries per block head (rounded up to a
+ * power of two), at least 2^LSD_CH_LOG_MIN.  Any program with libc has
+ * over 2^12 heads and so the whole table; a tiny static one (the fuzz
+ * targets' templates) clears a few KB for each decoder, not 5 MB. */
+#define LSD_CH_LOG_MIN 6
 /* The most TNT bits a chain takes (up to 16): a TNT-8 packet's 6 in one
  * chain, a TNT-64's 47 in six or more.  16 was tried: more distinct bit
  * patterns to build cost more than the fewer lookups gain (README). */

@@ -95,6 +95,10 @@ void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k)
 			if (i >= left)
 				return;
 			i++;
+			/* libipt takes at most 9 extension bytes (a 64-bit
+			 * count) and fails on more: left to it */
+			if (i - 1 > 9)
+				return;
 		}
 		k->k = LSD_FP_SKIP;
 		k->size = i;

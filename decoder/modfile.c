@@ -91,8 +91,9 @@ int lsd_modfile_buildid_path(char *out, size_t cap, const char *dir,
 enum { DBGD_UNBUILT, DBGD_NOURLS, DBGD_MISSING, DBGD_WRONG };
 
 static const char *const servers[] = {
-	[DBGD_UNBUILT] = "debuginfod not asked (this loopscope was built "
-			 "without libdebuginfod)",
+	/* in parentheses: one string, not two elements (clang asks) */
+	[DBGD_UNBUILT] = ("debuginfod not asked (this loopscope was built "
+			  "without libdebuginfod)"),
 	[DBGD_NOURLS] = "debuginfod not asked (DEBUGINFOD_URLS is unset)",
 	[DBGD_MISSING] = "not on the debuginfod servers of DEBUGINFOD_URLS",
 	[DBGD_WRONG] = "the debuginfod servers gave another build",

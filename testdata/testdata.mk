@@ -66,3 +66,16 @@ $(BUILD)/testdata/m32/%: testdata/m32/%.c
 		-fno-asynchronous-unwind-tables -o $@ $<
 
 testdata: $(TD_M32_BIN)
+
+# The fuzz targets' templates (bench/fuzz.sh, t0301, t0312): static, no
+# libc, at -O0 (scalars in memory, for the dependences), so that a
+# recording holds their own code alone.
+TD_STATIC_SRC := $(wildcard testdata/static/*.c)
+TD_STATIC_BIN := $(TD_STATIC_SRC:testdata/static/%.c=$(BUILD)/testdata/static/%)
+
+$(BUILD)/testdata/static/%: testdata/static/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-omit-frame-pointer -static -nostdlib -fno-pie -no-pie \
+		-fno-stack-protector -o $@ $<
+
+testdata: $(TD_STATIC_BIN)

@@ -12,12 +12,40 @@ t_eq "record nested as the template" 0 $?
 mkdir x && "$BUILD/tests/lsb_dump" -x x seed.lsc >/dev/null
 t_ok "its PT stream is extracted" test -s x/stream.1
 LSD_FUZZ_BUNDLE=$T_TMP/seed.lsc "$BUILD/tests/fuzz_decode" -m 300 x/stream.1
-# Crashes bench/fuzz.sh found (its template: nested recorded as above),
-# kept as replay files.
+
+# bench/fuzz.sh's template: testdata/static/snest (static, no libc; its
+# exit status is not 0), recorded as bench/fuzz.sh does, and 300 mutants
+# of its PT; then the crashes bench/fuzz.sh found, kept as replay files.
+"$LOOPSCOPE" record -q --psb-period 512 -o st.lsc -- "$TESTDATA/static/snest" >/dev/null
+t_ok "record snest as the template" test -s st.lsc
+mkdir xs && "$BUILD/tests/lsb_dump" -x xs st.lsc >/dev/null
+t_ok "its PT stream is extracted" test -s xs/stream.1
+LSD_FUZZ_BUNDLE=$T_TMP/st.lsc "$BUILD/tests/fuzz_decode" -m 300 xs/stream.1
 for f in "$LSTOP"/tests/fuzz/corpus/decode/*; do
 	[ -f "$f" ] || continue
-	LSD_FUZZ_BUNDLE=$T_TMP/seed.lsc "$BUILD/tests/fuzz_decode" "$f"
+	LSD_FUZZ_BUNDLE=$T_TMP/st.lsc "$BUILD/tests/fuzz_decode" "$f"
 done
+
+# Nothing of one input leaks into the next: each input's digest (the
+# decode's callbacks and counts, the loop profile, $LSD_FUZZ_DIGEST) is
+# the same run alone, after the others, and in the reverse order.  The
+# inputs: the stream cut at several lengths, whole, and the replay files.
+mkdir in
+for n in 30 60 100 150 200 250; do
+	head -c $n xs/stream.1 >in/cut$n
+done
+cp xs/stream.1 in/whole
+cp "$LSTOP"/tests/fuzz/corpus/decode/* in/ 2>/dev/null
+digests() {
+	LSD_FUZZ_DIGEST=1 LSD_FUZZ_BUNDLE=$T_TMP/st.lsc "$BUILD/tests/fuzz_decode" "$@" |
+		paste - - | awk '{ print $7, $2, $3 }'
+}
+digests $(ls in/* | sort) | sort >fwd
+digests $(ls in/* | sort -r) | sort >rev
+for f in in/*; do digests "$f"; done | sort >alone
+t_eq "a digest per input" "$(ls in | wc -l)" "$(wc -l <alone)"
+t_ok "inputs run after others give what they give alone" cmp -s fwd alone
+t_ok "and in the reverse order" cmp -s rev alone
 
 # The same over a per-CPU stream: two processes (nested, calls) recorded
 # without return compression, spread by lsb_percpu over one CPU with their

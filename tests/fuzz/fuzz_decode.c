@@ -209,8 +209,10 @@ out:
 }
 
 /* The loop detector and the CFG over whatever the decoder makes of the
- * input: errors are fine (out of memory), broken invariants are not. */
-static void analyses(struct lsd_decoder *d, struct lsb_reader *r)
+ * input: errors are fine (out of memory), broken invariants are not.
+ * Returns the loop profile's digest when one is asked for (fz_digest),
+ * else 0. */
+static uint64_t analyses(struct lsd_decoder *d, struct lsb_reader *r)
 {
 	struct lsa_loops_opts lo = { .size = sizeof(lo) };
 	struct lsa_cfg_opts co = { .size = sizeof(co) };
@@ -218,6 +220,7 @@ static void analyses(struct lsd_decoder *d, struct lsb_reader *r)
 	struct lsa_cfg *c = NULL;
 	struct lsa_sloops *s = NULL;
 	char msg[256];
+	uint64_t h = 0;
 
 	if (lsp_new(&p, 16) < 0 || lsa_cfg_new(&c, NULL, &co) < 0)
 		goto out;
@@ -230,30 +233,31 @@ static void analyses(struct lsd_decoder *d, struct lsb_reader *r)
 	same_without_memo(d, r, p);
 	if (lsa_cfg_finish(c) >= 0 && lsa_sloops_find(&s, c, NULL) < 0)
 		abort();
+	if (fz_want_digest())
+		h = fz_profile_digest(p) ^ lsa_sloops_count(s);
 out:
 	lsa_sloops_free(s);
 	lsa_cfg_free(c);
 	lsp_free(p);
+	return h;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64];
 	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1 };
 	struct lsd_callbacks cb = { .block = on_block, .loss = on_loss };
 	struct lsd_stream_stats st;
 	struct lsb_reader *r = NULL;
 	struct lsd_decoder *d;
-	uint64_t sink = 0;
+	uint64_t sink = 0, prof = 0;
 	size_t i, k;
 
 	if (!T.loaded)
-		fz_tmpl_load(&T, "LSD_FUZZ_BUNDLE", 0, FZ_MAX_MODULE);
-	if (fz_tmp_path(path, sizeof(path), "decode") < 0)
+		fz_tmpl_load(&T, "LSD_FUZZ_BUNDLE", 0, FZ_MAX_MODULE, "decode");
+	if (!T.path[0])
 		return 0;
-	if (write_bundle(path, data, size) < 0 || lsb_reader_open(&r, path) < 0) {
+	if (write_bundle(T.path, data, size) < 0 || lsb_reader_open(&r, T.path) < 0) {
 		lsb_reader_close(r);
-		unlink(path);
 		return 0;
 	}
 	if (lsd_open(&d, r, &o) >= 0) {
@@ -264,7 +268,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		for (i = 0; i < lsd_nsblocks(d); i++)
 			sink += lsd_sblock(d, i)->ninsn;
-		analyses(d, r);
+		prof = analyses(d, r);
 		lsd_close(d);
 	}
 	{
@@ -282,9 +286,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				(unsigned long long)fast.n, (unsigned long long)ref.n);
 			abort();
 		}
+		fz_digest(fast.h ^ fast.n, prof);
 	}
 	lsb_reader_close(r);
-	unlink(path);
 	/* keep sink alive without printing */
 	return sink == 1 ? 0 : 0;
 }

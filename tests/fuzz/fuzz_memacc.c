@@ -35,6 +35,15 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct fz_tmpl T;
+/* The template's symbols, read once: every input's bundle has the
+ * template's modules in the same order, so module indices agree, and
+ * once loaded (lsd_symbols_load) lookups read no bundle, only module
+ * names from sym_r, a reader of the template written without records
+ * (its file removed, the reader keeps it open).  What it caches (a
+ * module's DWARF, its code's entries) comes from the module bytes alone,
+ * the same whatever input asked first. */
+static struct lsb_reader *sym_r;
+static struct lsd_symbols *sym;
 
 static int write_bundle(const char *path, const uint8_t *data, size_t size)
 {
@@ -85,13 +94,25 @@ static uint64_t touch(const struct lsa_deps *D)
 	return sink;
 }
 
+static void init(void)
+{
+	fz_tmpl_load(&T, "LSD_FUZZ_BUNDLE", 1, UINT64_MAX, "memacc");
+	if (!T.path[0] || write_bundle(T.path, NULL, 0) < 0 ||
+	    lsb_reader_open(&sym_r, T.path) < 0 || lsd_symbols_open(&sym, sym_r, NULL) < 0) {
+		lsb_reader_close(sym_r);
+		sym_r = NULL;
+		return;
+	}
+	unlink(T.path);
+	lsd_symbols_load(sym);
+}
+
 static uint64_t analyze(struct lsb_reader *r)
 {
 	struct lsd_opts o = { .size = sizeof(o) };
 	struct lsa_cfg_opts co = { .size = sizeof(co) };
 	struct lsa_loops_opts lo = { .size = sizeof(lo) };
 	struct lsd_decoder *d = NULL;
-	struct lsd_symbols *sym = NULL;
 	struct lsa_cfg *c = NULL;
 	struct lsa_sloops *sl = NULL;
 	struct lsa_deps *D = NULL;
@@ -102,8 +123,6 @@ static uint64_t analyze(struct lsb_reader *r)
 
 	if (lsd_open(&d, r, &o) < 0)
 		return 0;
-	if (lsd_symbols_open(&sym, r, NULL) < 0)
-		sym = NULL;
 	if (lsa_cfg_new(&c, sym, &co) < 0 || lsa_cfg_build(c, d) < 0 ||
 	    lsa_sloops_find(&sl, c, NULL) < 0 ||
 	    lsa_deps_new(&D, d, r, sym, c, sl) < 0 || lsa_deps_load(D) <= 0 ||
@@ -118,12 +137,13 @@ static uint64_t analyze(struct lsb_reader *r)
 			msg);
 		abort();
 	}
+	if (fz_want_digest())
+		sink ^= fz_profile_digest(p) ^ unmatched;
 out:
 	lsp_free(p);
 	lsa_deps_free(D);
 	lsa_sloops_free(sl);
 	lsa_cfg_free(c);
-	lsd_symbols_close(sym);
 	lsd_close(d);
 	return sink;
 }
@@ -133,19 +153,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lsb_reader *r = NULL;
 	const char *keep = getenv("LSD_FUZZ_KEEP");
 	uint64_t sink = 0;
-	char path[4096];
 
 	if (!T.loaded)
-		fz_tmpl_load(&T, "LSD_FUZZ_BUNDLE", 1, UINT64_MAX);
-	if (keep)	/* the input's bundle, for a look with loopscope */
-		snprintf(path, sizeof(path), "%s", keep);
-	else if (fz_tmp_path(path, sizeof(path), "memacc") < 0)
+		init();
+	/* keep: the input's bundle, for a look with loopscope */
+	if (!keep && !T.path[0])
 		return 0;
-	if (write_bundle(path, data, size) >= 0 && lsb_reader_open(&r, path) >= 0)
+	if (write_bundle(keep ? keep : T.path, data, size) >= 0 &&
+	    lsb_reader_open(&r, keep ? keep : T.path) >= 0)
 		sink = analyze(r);
 	lsb_reader_close(r);
-	if (!keep)
-		unlink(path);
+	fz_digest(sink, size);
 	/* keep sink alive without printing */
 	return sink == 1 ? 0 : 0;
 }

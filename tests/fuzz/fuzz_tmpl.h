@@ -1,11 +1,16 @@
 /* fuzz_tmpl.h - the template bundle of the fuzz entry points that decode
  * (fuzz_decode, fuzz_memacc): a recorded bundle, named by an environment
  * variable, whose metadata, small embedded modules, traced-run events and
- * (on request) streams with their PT are kept in memory once, to be
- * written around each input into a tiny bundle.  Modules above
- * FZ_MAX_MODULE (ld.so, libc) are left out to keep each run small, so PT
- * that goes there decodes to losses.  Header-only: each entry point is
- * one source file (as the Makefile builds them).
+ * (on request) streams with their PT are read once per process and kept
+ * in memory, to be written around each input into a tiny bundle at one
+ * temporary path, also made once (on tmpfs when there is one) and
+ * rewritten for every input.  Modules above the caller's limit (ld.so,
+ * libc of a dynamic template) are left out to keep each run small, so PT
+ * that goes there decodes to losses; bench/fuzz.sh's templates are static
+ * programs without libc (testdata/static), whose whole code is kept.
+ * Nothing of one input outlives it: each is written, read, decoded and
+ * analysed by objects made for it and freed after it.  Header-only: each
+ * entry point is one source file (as the Makefile builds them).
  */
 #ifndef LS_FUZZ_TMPL_H
 #define LS_FUZZ_TMPL_H
@@ -17,6 +22,7 @@
 #include <unistd.h>
 
 #include "formats/bundle.h"
+#include "formats/profile.h"
 
 #define FZ_MAX_MODULE (64u << 10)
 #define FZ_MAX_STREAMS 8
@@ -39,7 +45,17 @@ struct fz_tmpl {
 	uint8_t *pt[FZ_MAX_STREAMS];	/* each stream's PT, when asked */
 	size_t ptlen[FZ_MAX_STREAMS];
 	size_t nstreams;
+	char path[64];			/* each input's bundle ("" if none) */
 };
+
+/* The temporary file to remove when the process exits. */
+static char fz_tmp_made[64];
+
+static inline void fz_tmp_remove(void)
+{
+	if (fz_tmp_made[0])
+		unlink(fz_tmp_made);
+}
 
 static inline int fz_tmpl_keep_module(const struct fz_tmpl *T, const struct lsb_event *ev)
 {
@@ -97,10 +113,28 @@ static inline void fz_tmpl_read_pt(struct fz_tmpl *T, struct lsb_reader *r, size
 	}
 }
 
+/* A fresh temporary file's name in path (on tmpfs when there is one:
+ * the writer syncs on close, which costs nothing there).  Returns 0 or
+ * -1. */
+static inline int fz_tmp_path(char *path, size_t cap, const char *what)
+{
+	int fd;
+
+	snprintf(path, cap, "%s/fuzz_%s.XXXXXX",
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", what);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 /* Reads the template at $VAR once; a missing one leaves it empty (one
- * thread stream, pid and tid 1).  With want_pt every stream's PT too. */
+ * thread stream, pid and tid 1).  With want_pt every stream's PT too.
+ * Makes T->path, the file of every input's bundle ("what" names it),
+ * removed at exit. */
 static inline void fz_tmpl_load(struct fz_tmpl *T, const char *var, int want_pt,
-				uint64_t max_module)
+				uint64_t max_module, const char *what)
 {
 	const char *path = getenv(var);
 	struct lsb_reader *r = NULL;
@@ -108,6 +142,12 @@ static inline void fz_tmpl_load(struct fz_tmpl *T, const char *var, int want_pt,
 	size_t i, n;
 
 	T->loaded = 1;
+	if (fz_tmp_path(T->path, sizeof(T->path), what) < 0) {
+		T->path[0] = '\0';
+	} else {
+		snprintf(fz_tmp_made, sizeof(fz_tmp_made), "%s", T->path);
+		atexit(fz_tmp_remove);
+	}
 	T->streams[0] = (struct lsb_stream){ .id = 1, .kind = LSB_STREAM_THREAD,
 					     .pid = 1, .tid = 1, .cpu = -1 };
 	if (!path || lsb_reader_open(&r, path) < 0) {
@@ -167,20 +207,49 @@ static inline int fz_tmpl_open(const struct fz_tmpl *T, struct lsb_writer **pw, 
 	return 0;
 }
 
-/* A fresh temporary file's name in path (on tmpfs when there is one:
- * the writer syncs on close, which costs nothing there).  Returns 0 or
- * -1. */
-static inline int fz_tmp_path(char *path, size_t cap, const char *what)
+/* FNV-1a of n bytes at p, from h. */
+static inline uint64_t fz_fnv(uint64_t h, const void *p, size_t n)
 {
-	int fd;
+	const uint8_t *b = p;
 
-	snprintf(path, cap, "%s/fuzz_%s.XXXXXX",
-		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", what);
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Whether $LSD_FUZZ_DIGEST asks for each input's digest line. */
+static inline int fz_want_digest(void)
+{
+	return getenv("LSD_FUZZ_DIGEST") != NULL;
+}
+
+/* A digest of profile p's text (0 when it cannot be written), for
+ * fz_digest(). */
+static inline uint64_t fz_profile_digest(const struct lsp_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	uint64_t h = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return 0;
+	if (lsp_write_file(p, f, "fuzz", NULL, 0) >= 0 && fflush(f) == 0)
+		h = fz_fnv(0xcbf29ce484222325ull, buf, len);
+	fclose(f);
+	free(buf);
+	return h;
+}
+
+/* With $LSD_FUZZ_DIGEST set, prints what an input gave as one line (before
+ * replay.c's own), so that tests/t0301 and t0312 can compare an input run
+ * alone with the same input run after others in one process: nothing an
+ * input leaves may change the next one's result. */
+static inline void fz_digest(uint64_t a, uint64_t b)
+{
+	if (fz_want_digest())
+		printf("digest %016llx %016llx\n", (unsigned long long)a,
+		       (unsigned long long)b);
 }
 
 #endif

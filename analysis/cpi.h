@@ -155,6 +155,18 @@ int lsa_cpi_natural_body(const struct lsa_cfg *c, uint32_t header,
  * -LS_ENOMEM. */
 int lsa_cpi_loop_add(struct lsa_cpi *p, int family, uint32_t header,
 		     const uint32_t *blocks, size_t nblocks);
+/* Adds the loops the CPI views report (cpi_loops.c): first the loop
+ * detector's loops of profile p (each whose head cpi has, its body the
+ * natural loop of its back branches in cfg; r is the bundle whose
+ * modules cpi's instructions name), then cfg's structural loops.
+ * *dyn_loop (malloc'd, also on failure: free it) maps the first *ndyn
+ * cpi loops to p's loops; *psl holds the structural loops
+ * (lsa_sloops_free()).  Returns 0, or -LS_EINVAL, -LS_ENOMEM. */
+struct lsp_profile;
+struct lsa_sloops;
+int lsa_cpi_add_loops(struct lsa_cpi *cpi, const struct lsa_cfg *cfg,
+		      struct lsb_reader *r, const struct lsp_profile *p,
+		      uint32_t **dyn_loop, size_t *ndyn, struct lsa_sloops **psl);
 /* After the loops are added: nests them and sums the self figures of
  * loops and functions (totals, top loops and the figures outside every
  * loop stay 0 until lsa_cpi_chains()).  Returns -LS_ENOMEM. */

@@ -88,91 +88,6 @@ void lsa_cpiview_free(struct lsa_cpiview *v)
 	free(v);
 }
 
-/* Bundle module of profile module m (by build-id, else path), or -1. */
-static int32_t bundle_module(struct lsb_reader *r, const struct lsp_module *m)
-{
-	size_t i, n = lsb_reader_nmodules(r);
-
-	for (i = 0; i < n; i++) {
-		const struct lsb_module *b = lsb_reader_module(r, i);
-
-		if (m->build_id_len ? b->build_id_len == m->build_id_len &&
-				      !memcmp(b->build_id, m->build_id, m->build_id_len)
-				    : b->path && m->path && !strcmp(b->path, m->path))
-			return (int32_t)i;
-	}
-	return -1;
-}
-
-/* The loop detector's loops, their bodies closed from their head and
- * back branches in the executed CFG: the detector finds loops on the
- * path of each frame, so a loop's body is what reaches a back branch
- * from the head without passing it again. */
-static int add_dynamic(struct lsa_cpiview *v, const struct lsp_profile *p)
-{
-	size_t i, k;
-	uint32_t *tails;
-	int err = 0;
-
-	v->dyn_loop = malloc((p->n_loops + 1) * sizeof(*v->dyn_loop));
-	tails = malloc((p->n_tails + 1) * sizeof(*tails));
-	if (!v->dyn_loop || !tails) {
-		free(tails);
-		return -LS_ENOMEM;
-	}
-	for (i = 0; i < p->n_loops && err >= 0; i++) {
-		const struct lsp_loop *l = &p->loops[i];
-		int32_t mod = bundle_module(v->r, &p->modules[l->module]);
-		uint32_t h = lsa_cpi_find(v->cpi, mod, l->head_off), *body;
-		size_t nt = 0;
-		int n;
-
-		if (mod < 0 || h == LSA_CPI_NONE)
-			continue;
-		h = lsa_cpi_insn(v->cpi, h)->block;
-		for (k = 0; k < p->n_tails; k++) {
-			uint32_t t;
-
-			if (p->tails[k].loop != i)
-				continue;
-			t = lsa_cpi_find(v->cpi, mod, p->tails[k].off);
-			if (t != LSA_CPI_NONE)
-				tails[nt++] = lsa_cpi_insn(v->cpi, t)->block;
-		}
-		n = lsa_cpi_natural_body(v->cfg, h, tails, nt, &body);
-		if (n < 0) {
-			err = n;
-			break;
-		}
-		err = lsa_cpi_loop_add(v->cpi, LSA_CPI_DYNAMIC, h, body, (size_t)n);
-		free(body);
-		if (err >= 0)
-			v->dyn_loop[v->ndyn++] = (uint32_t)i;
-	}
-	free(tails);
-	return err < 0 ? err : 0;
-}
-
-static int add_structural(struct lsa_cpiview *v)
-{
-	struct lsa_sloops_opts so = { .size = sizeof(so) };
-	size_t i, n;
-	int err;
-
-	if ((err = lsa_sloops_find(&v->sl, v->cfg, &so)) < 0)
-		return err;
-	n = lsa_sloops_count(v->sl);
-	for (i = 0; i < n; i++) {
-		const struct lsa_sloop *l = lsa_sloops_get(v->sl, i);
-
-		err = lsa_cpi_loop_add(v->cpi, LSA_CPI_STRUCTURAL, l->header,
-				       l->blocks, l->nblocks);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
 static const char *base_of(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
@@ -548,7 +463,8 @@ static int cpiview_finish(void *arg, struct lsp_profile *p)
 	/* the loop ids the views print are the sorted profile's */
 	if ((err = lsa_cfg_finish(v->cfg)) < 0 || (err = lsp_sort(p)) < 0 ||
 	    (err = lsa_cpi_new(&v->cpi, v->cfg, v->r, &co)) < 0 ||
-	    (err = add_dynamic(v, p)) < 0 || (err = add_structural(v)) < 0 ||
+	    (err = lsa_cpi_add_loops(v->cpi, v->cfg, v->r, p, &v->dyn_loop, &v->ndyn,
+				       &v->sl)) < 0 ||
 	    (err = lsa_cpi_finish(v->cpi)) < 0 ||
 	    (err = lsa_cpi_chains(v->cpi, v->stacks)) < 0)
 		return err;

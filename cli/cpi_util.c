@@ -13,92 +13,6 @@
 static void warn_unattributed(const char *file, uint64_t samples, uint64_t attributed,
 			      uint64_t no_module, uint64_t not_executed, uint64_t unmapped);
 
-/* Bundle module of profile module m (by build-id, else path), or -1. */
-static int32_t bundle_module(struct lsb_reader *r, const struct lsp_module *m)
-{
-	size_t i, n = lsb_reader_nmodules(r);
-
-	for (i = 0; i < n; i++) {
-		const struct lsb_module *b = lsb_reader_module(r, i);
-
-		if (m->build_id_len ? b->build_id_len == m->build_id_len &&
-				      !memcmp(b->build_id, m->build_id, m->build_id_len)
-				    : b->path && m->path && !strcmp(b->path, m->path))
-			return (int32_t)i;
-	}
-	return -1;
-}
-
-/* The dynamic loops of the loop detector, their bodies closed from their
- * head and back branches in the executed CFG: the detector finds loops
- * on the path of each frame, so a loop's body is what reaches a back
- * branch from the head without passing it again. */
-static int add_dynamic(struct cli_cpi *c)
-{
-	const struct lsp_profile *p = c->prof;
-	size_t i, k;
-	uint32_t *tails = NULL;
-	int err = 0;
-
-	c->dyn_loop = malloc((p->n_loops + 1) * sizeof(*c->dyn_loop));
-	tails = malloc((p->n_tails + 1) * sizeof(*tails));
-	if (!c->dyn_loop || !tails) {
-		free(tails);
-		return -LS_ENOMEM;
-	}
-	for (i = 0; i < p->n_loops && err >= 0; i++) {
-		const struct lsp_loop *l = &p->loops[i];
-		int32_t mod = bundle_module(c->cc.r, &p->modules[l->module]);
-		uint32_t h = lsa_cpi_find(c->cpi, mod, l->head_off), *body;
-		size_t nt = 0;
-		int n;
-
-		if (mod < 0 || h == LSA_CPI_NONE)
-			continue;
-		h = lsa_cpi_insn(c->cpi, h)->block;
-		for (k = 0; k < p->n_tails; k++) {
-			uint32_t t;
-
-			if (p->tails[k].loop != i)
-				continue;
-			t = lsa_cpi_find(c->cpi, mod, p->tails[k].off);
-			if (t != LSA_CPI_NONE)
-				tails[nt++] = lsa_cpi_insn(c->cpi, t)->block;
-		}
-		n = lsa_cpi_natural_body(c->cc.cfg, h, tails, nt, &body);
-		if (n < 0) {
-			err = n;
-			break;
-		}
-		err = lsa_cpi_loop_add(c->cpi, LSA_CPI_DYNAMIC, h, body, (size_t)n);
-		free(body);
-		if (err >= 0)
-			c->dyn_loop[c->ndyn++] = (uint32_t)i;
-	}
-	free(tails);
-	return err < 0 ? err : 0;
-}
-
-static int add_structural(struct cli_cpi *c)
-{
-	struct lsa_sloops_opts so = { .size = sizeof(so) };
-	size_t i, n;
-	int err;
-
-	if ((err = lsa_sloops_find(&c->sl, c->cc.cfg, &so)) < 0)
-		return err;
-	n = lsa_sloops_count(c->sl);
-	for (i = 0; i < n; i++) {
-		const struct lsa_sloop *l = lsa_sloops_get(c->sl, i);
-
-		err = lsa_cpi_loop_add(c->cpi, LSA_CPI_STRUCTURAL, l->header,
-				       l->blocks, l->nblocks);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
 int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
 		 int no_skid_fix, int want_loops, int need_samples)
 {
@@ -154,7 +68,8 @@ int cli_cpi_open(struct cli_cpi *c, const char *file, const char *debug_dir,
 			cli_cpi_close(c);
 			return -1;
 		}
-		if ((err = add_dynamic(c)) < 0 || (err = add_structural(c)) < 0) {
+		if ((err = lsa_cpi_add_loops(c->cpi, c->cc.cfg, c->cc.r, c->prof, &c->dyn_loop,
+					     &c->ndyn, &c->sl)) < 0) {
 			cli_error("cannot find the loops of '%s': %s", file, ls_errstr(err));
 			cli_cpi_close(c);
 			return -1;

@@ -289,27 +289,12 @@ size_t lsp_put_cpi(const struct lsp_profile *p, FILE *f)
 
 /* Reading. */
 
-/* A real: what %.17g writes (a finite number >= 0). */
-static int rd_real(struct lsp_rd *r, int i, const char *what, double *out)
-{
-	const char *s = r->f[i];
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return lsp_rd_bad(r, -LS_ECORRUPT, what, s);
-	errno = 0;
-	*out = strtod(s, &end);
-	if (*end || errno || !isfinite(*out))
-		return lsp_rd_bad(r, -LS_ECORRUPT, what, s);
-	return 0;
-}
-
 /* Fields i, i+1, i+2 as an aggregate. */
 static int rd_agg(struct lsp_rd *r, int i, struct lsp_cpiagg *a)
 {
 	int err;
 
-	if ((err = rd_real(r, i, "bad samples", &a->samples)) ||
+	if ((err = lsp_rd_real(r, i, "bad samples", &a->samples)) ||
 	    (err = lsp_rd_u64(r, i + 1, "bad cost", &a->cost)) ||
 	    (err = lsp_rd_u64(r, i + 2, "bad instruction count", &a->insns)))
 		return err;
@@ -431,7 +416,7 @@ static int rd_cpiloop(struct lsp_rd *r)
 	    (err = lsp_rd_u64(r, 9, "bad count", &l.iterations)) ||
 	    (err = rd_agg(r, 10, &l.self)) || (err = rd_agg(r, 13, &l.total)) ||
 	    (err = rd_self_total(r, 10, &l.self, &l.total)) ||
-	    (err = rd_real(r, 16, "bad samples", &l.top_samples)) ||
+	    (err = lsp_rd_real(r, 16, "bad samples", &l.top_samples)) ||
 	    (err = lsp_rd_u64(r, 17, "bad cost", &l.top_cost)) ||
 	    (err = lsp_rd_idx(r, 18, "loop", p->n_loops, 1, &l.loop)))
 		return err;
@@ -462,7 +447,7 @@ static int rd_cpiinsn(struct lsp_rd *r)
 	    (err = lsp_rd_u32(r, 6, "bad line", &in.line)) ||
 	    (err = lsp_rd_str(r, 7, "disassembly")) ||
 	    (err = lsp_rd_u64(r, 8, "bad count", &in.execs)) ||
-	    (err = rd_real(r, 9, "bad samples", &in.samples)) ||
+	    (err = lsp_rd_real(r, 9, "bad samples", &in.samples)) ||
 	    (err = lsp_rd_u64(r, 10, "bad count", &in.raw_samples)) ||
 	    (err = lsp_rd_u64(r, 11, "bad cost", &in.cost)) ||
 	    (err = lsp_rd_u64(r, 12, "bad cost", &in.raw_cost)))

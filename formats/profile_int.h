@@ -89,6 +89,9 @@ int lsp_rd_hex(struct lsp_rd *r, int i, const char *what, uint64_t *out);
 int lsp_rd_idx(struct lsp_rd *r, int i, const char *what, size_t n, int none_ok,
 	       uint32_t *out);
 int lsp_rd_str(struct lsp_rd *r, int i, const char *what);
+/* Field i as a real, as %.17g writes it (finite, >= 0): 0 or
+ * lsp_rd_bad()'s code (profile_sread.c). */
+int lsp_rd_real(struct lsp_rd *r, int i, const char *what, double *out);
 
 /* profile_sread.c: the version 4 structural records (lsp_rd_sview() for
  * record type t).  Return 0, -LS_ECORRUPT, -LS_ENOMEM. */

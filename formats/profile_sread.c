@@ -9,8 +9,7 @@
 #include "formats/profile_int.h"
 #include "ls_err.h"
 
-/* A real: what %.17g writes (a finite number >= 0). */
-static int rd_real(struct lsp_rd *r, int i, const char *what, double *out)
+int lsp_rd_real(struct lsp_rd *r, int i, const char *what, double *out)
 {
 	const char *s = r->f[i];
 	char *end;
@@ -31,7 +30,7 @@ static int rd_sview_rec(struct lsp_rd *r)
 
 	if (p->has_sview)
 		return lsp_rd_bad(r, -LS_ECORRUPT, "duplicate", "sview");
-	if ((err = rd_real(r, 1, "bad merge threshold", &p->smerge_t)))
+	if ((err = lsp_rd_real(r, 1, "bad merge threshold", &p->smerge_t)))
 		return err;
 	p->has_sview = 1;
 	return 0;
@@ -60,8 +59,8 @@ static int rd_sloop(struct lsp_rd *r)
 	    (err = lsp_rd_u64(r, 12, "bad count", &s.invocations)) ||
 	    (err = lsp_rd_u64(r, 13, "bad count", &s.self)) ||
 	    (err = lsp_rd_u64(r, 14, "bad count", &s.total)) ||
-	    (err = rd_real(r, 15, "bad iterations per invocation", &s.iters_per_inv)) ||
-	    (err = rd_real(r, 16, "bad coverage", &s.coverage)))
+	    (err = lsp_rd_real(r, 15, "bad iterations per invocation", &s.iters_per_inv)) ||
+	    (err = lsp_rd_real(r, 16, "bad coverage", &s.coverage)))
 		return err;
 	if ((m = lsp_smatch_code(r->f[5])) < 0)
 		return lsp_rd_bad(r, -LS_ECORRUPT, "unknown match", r->f[5]);

@@ -109,3 +109,22 @@ t_skip_m32() {
 	echo "ok 1 # SKIP no $T_M32 (gcc -m32 needs gcc-multilib: make deps)"
 	exit 0
 }
+
+# t_fuzz_no_leak TARGET TEMPLATE DIR: the fuzz entry point TARGET
+# (fuzz_decode, fuzz_memacc) gives each input in DIR the same result
+# ($LSD_FUZZ_DIGEST's digest) run alone, after the others and in the
+# reverse order: nothing of one input leaks into the next.  Leaves the
+# digests, "name digest ...", sorted in the file alone.
+t_fuzz_no_leak() {
+	_fz=$1 _tm=$2 _dir=$3
+	_dg() {
+		LSD_FUZZ_DIGEST=1 LSD_FUZZ_BUNDLE=$_tm "$BUILD/tests/$_fz" "$@" |
+			paste - - | awk '{ print $7, $2, $3 }'
+	}
+	_dg $(ls "$_dir"/* | sort) | sort >fwd
+	_dg $(ls "$_dir"/* | sort -r) | sort >rev
+	for _f in "$_dir"/*; do _dg "$_f"; done | sort >alone
+	t_eq "a digest per input" "$(ls "$_dir" | wc -l)" "$(wc -l <alone)"
+	t_ok "inputs run after others give what they give alone" cmp -s fwd alone
+	t_ok "and in the reverse order" cmp -s rev alone
+}

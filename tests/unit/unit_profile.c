@@ -39,6 +39,18 @@ static char *slurp(const char *file, size_t *len)
 	return buf;
 }
 
+/* Files a and b hold the same bytes. */
+static int same_bytes(const char *a, const char *b)
+{
+	size_t la = 0, lb = 0;
+	char *ba = slurp(a, &la), *bb = slurp(b, &lb);
+	int eq = ba && bb && la == lb && !memcmp(ba, bb, la);
+
+	free(ba);
+	free(bb);
+	return eq;
+}
+
 /* Every array and string of a and b equal. */
 static int same(const struct lsp_profile *a, const struct lsp_profile *b)
 {
@@ -92,8 +104,6 @@ static void test_roundtrip(struct lsp_profile *p)
 {
 	struct lsp_profile *q = NULL;
 	char msg[256] = "";
-	char *b1, *b2;
-	size_t l1 = 0, l2 = 0;
 
 	TAP_EQ(lsp_write(p, path, msg, sizeof(msg)), 0, "write: %s", msg);
 	TAP_EQ(lsp_is_profile(path), 1, "the file has the profile magic");
@@ -101,12 +111,8 @@ static void test_roundtrip(struct lsp_profile *p)
 	TAP_OK(q && same(p, q), "what was read equals what was written");
 	if (q) {
 		TAP_EQ(lsp_write(q, path2, msg, sizeof(msg)), 0, "write the copy");
-		b1 = slurp(path, &l1);
-		b2 = slurp(path2, &l2);
-		TAP_OK(b1 && b2 && l1 == l2 && !memcmp(b1, b2, l1),
+		TAP_OK(same_bytes(path, path2),
 		       "writing what was read gives the same bytes");
-		free(b1);
-		free(b2);
 		TAP_EQ(strcmp(q->funcs[2].file, "odd\tdir/\"q\"\\.c"), 0,
 		       "a tab, quotes and a backslash survive escaping");
 	}
@@ -560,8 +566,6 @@ static void test_cpi_rows(void)
 				  1.0 / 3, 1, 33, 30 };
 	struct lsp_cpiline ln = { 1, 0, 7, 40, 80, 100 };
 	char msg[256] = "";
-	char *b1, *b2;
-	size_t l1 = 0, l2 = 0;
 	int m0;
 
 	TAP_EQ(lsp_new(&p, 16), 0, "a profile for the CPI rows");
@@ -602,12 +606,8 @@ static void test_cpi_rows(void)
 		       q->cpiinsns[0].samples == 1.0 / 3, "reals to the bit");
 		TAP_EQ(strcmp(q->cpiinsns[0].dis, "addq $1, %rax"), 0, "the disassembly");
 		TAP_EQ(lsp_write(q, path2, msg, sizeof(msg)), 0, "write the copy");
-		b1 = slurp(path, &l1);
-		b2 = slurp(path2, &l2);
-		TAP_OK(b1 && b2 && l1 == l2 && !memcmp(b1, b2, l1),
+		TAP_OK(same_bytes(path, path2),
 		       "writing what was read gives the same bytes");
-		free(b1);
-		free(b2);
 	}
 	TAP_EQ(lsp_new(&m, 16), 0, "a merge");
 	if (m && q) {

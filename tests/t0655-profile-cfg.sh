@@ -51,22 +51,24 @@ done
 t_grep "the format version is 6" "^loopscope-profile 6$" gotonest.lsprof
 t_ok "plain analyze records no graph" sh -c "! grep -q '^c\(block\|edge\)	' gotonest.plain.lsprof"
 
-# gotonest's H: the head of nest's loop (module 0, the program).
+# gotonest's H: the head of nest's loop, in the program's module (modules
+# are numbered in build-id order, and the build id follows the build's path).
+m=$(awk -F'\t' '$1 == "module" && $4 ~ /\/gotonest$/ { print $2 }' gotonest.lsprof)
 f=$(awk -F'\t' '$1 == "func" && $6 == "nest" { print $2 }' gotonest.lsprof)
 h=$(awk -F'\t' -v f="$f" '$1 == "loop" && $6 == f { print $4 }' gotonest.lsprof)
 t_eq "gotonest: H runs 550 times (cblock count)" 550 \
-	"$(awk -F'\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h { print $8 }' gotonest.lsprof)"
+	"$(awk -F'\t' -v h="$h" -v m="$m" '$1 == "cblock" && $2 == m && $3 == h { print $8 }' gotonest.lsprof)"
 t_eq "gotonest: edges into H (kind count): entry, Z, Y, X" "fall 1|taken 10|taken 44|taken 495" \
-	"$(awk -F'\t' -v h="$h" '$1 == "cedge" && $4 == 0 && $5 == h { print $6, $9 }' gotonest.lsprof |
+	"$(awk -F'\t' -v h="$h" -v m="$m" '$1 == "cedge" && $4 == m && $5 == h { print $6, $9 }' gotonest.lsprof |
 	   sort -k2n | paste -sd'|')"
 t_eq "gotonest: X is H's own back edge" 495 \
-	"$(awk -F'\t' -v h="$h" '$1 == "cedge" && $2 == 0 && $3 == h && $5 == h { print $9 }' gotonest.lsprof)"
+	"$(awk -F'\t' -v h="$h" -v m="$m" '$1 == "cedge" && $2 == m && $3 == h && $4 == m && $5 == h { print $9 }' gotonest.lsprof)"
 if command -v objdump >/dev/null; then
-	end=$(awk -F'\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h { print $4 }' gotonest.lsprof)
+	end=$(awk -F'\t' -v h="$h" -v m="$m" '$1 == "cblock" && $2 == m && $3 == h { print $4 }' gotonest.lsprof)
 	t_eq "gotonest: H's instructions (ninsn) are objdump's between its offsets" \
 		"$(objdump -d --start-address="$h" --stop-address="$end" "$TD/gotonest" |
 		   grep -c '^ *[0-9a-f]*:	')" \
-		"$(awk -F'\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h { print $6 }' gotonest.lsprof)"
+		"$(awk -F'\t' -v h="$h" -v m="$m" '$1 == "cblock" && $2 == m && $3 == h { print $6 }' gotonest.lsprof)"
 fi
 
 # Two runs of gotonest merge by summing: H 1100 times, X 990.
@@ -74,9 +76,9 @@ fi
 "$LOOPSCOPE" analyze -q --cfg -o gotonest2.lsprof gotonest2.lsc
 t_ok "merge of two runs" "$LOOPSCOPE" merge -o sum.lsprof gotonest.lsprof gotonest2.lsprof
 t_eq "... H runs 1100 times" 1100 \
-	"$(awk -F'\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h { print $8 }' sum.lsprof)"
+	"$(awk -F'\t' -v h="$h" -v m="$m" '$1 == "cblock" && $2 == m && $3 == h { print $8 }' sum.lsprof)"
 t_eq "... X is taken 990 times" 990 \
-	"$(awk -F'\t' -v h="$h" '$1 == "cedge" && $2 == 0 && $3 == h && $5 == h { print $9 }' sum.lsprof)"
+	"$(awk -F'\t' -v h="$h" -v m="$m" '$1 == "cedge" && $2 == m && $3 == h && $4 == m && $5 == h { print $9 }' sum.lsprof)"
 t_eq "... flow is conserved at every block" 0 "$(awk -f flow.awk sum.lsprof)"
 
 # Shards of a bundle of several threads merge to the whole one's bytes.
@@ -102,7 +104,7 @@ t_grep "... and warns" "warning: the control-flow graph (analyze --cfg) is dropp
 
 # Runs that split H at another head (gotonest2's H made two blocks, by
 # hand): their graphs are no sum of rows, so the merge has none and says why.
-awk -F'\t' -v OFS='\t' -v h="$h" '$1 == "cblock" && $2 == 0 && $3 == h {
+awk -F'\t' -v OFS='\t' -v h="$h" -v m="$m" '$1 == "cblock" && $2 == m && $3 == h {
 	print $1, $2, $3, "0x1150", $3, 3, $7, $8, $9, $10
 	print $1, $2, "0x1150", $4, $5, $6 - 3, $7, $8, $9, $10; next }
 	$1 == "end" { print "end", $2 + 1; next } { print }' gotonest2.lsprof >split.lsprof

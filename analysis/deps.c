@@ -780,7 +780,7 @@ void lsa_deps_free(struct lsa_deps *D)
 		free(t->fr);
 	}
 	lsa_deps_results_free(D);
-	deps_dwarf_free(D);
+	lsa_kmap_release(&D->fdie);
 	free(D->sp);
 	free(D->thr);
 	free(D->sbloop);

@@ -9,13 +9,6 @@
 
 #include "analysis/deps_int.h"
 
-struct deps_dw {
-	int tried;
-	void *data;		/* the module's bytes (the bundle's copy) */
-	Elf *elf;
-	Dwarf *dw;
-};
-
 /* Whether die's location is one DW_OP_fbreg of offset off. */
 static int at_fbreg(Dwarf_Die *die, int64_t off)
 {
@@ -61,54 +54,41 @@ static int cfa_based(Dwarf_Die *fn)
 	       n == 1 && ops[0].atom == DW_OP_call_frame_cfa;
 }
 
+/* The DIE offset of the CFA-based subprogram holding fn_vaddr, + 2 (1:
+ * none).  dwarf_getscopes() walks the unit's tree from its root, costly in
+ * a large unit: once per function, kept in D->fdie. */
+static uint64_t func_die(Dwarf *dw, uint64_t fn_vaddr)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	uint64_t v = 1;
+	int n, i;
+
+	if (!dwarf_addrdie(dw, fn_vaddr, &cu))
+		return 1;
+	n = dwarf_getscopes(&cu, fn_vaddr, &scopes);
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram && cfa_based(&scopes[i])) {
+			v = dwarf_dieoffset(&scopes[i]) + 2;
+			break;
+		}
+	free(scopes);
+	return v;
+}
+
 const char *deps_dwarf_local(struct lsa_deps *D, int32_t module, uint64_t fn_vaddr,
 			     int64_t cfaoff)
 {
-	struct deps_dw *m;
-	Dwarf_Die cu, *scopes = NULL;
-	const char *nm = NULL;
-	size_t len;
-	int n, i;
+	Dwarf *dw;
+	Dwarf_Die fn;
+	uint64_t *v;
 
-	if (module < 0 || !D->dw || (size_t)module >= D->ndw)
+	/* the symbols' DWARF: a separate debug file's too, opened once */
+	if (module < 0 || !D->sym || lsd_symbols_dwarf(D->sym, module, &dw) < 0 ||
+	    !(v = lsa_kmap_get(&D->fdie, (uint64_t)module, fn_vaddr)))
 		return NULL;
-	m = &D->dw[module];
-	if (!m->tried) {
-		m->tried = 1;
-		if (lsb_reader_module_data(D->r, (size_t)module, &m->data, &len) >= 0 &&
-		    elf_version(EV_CURRENT) != EV_NONE &&
-		    (m->elf = elf_memory(m->data, len)))
-			m->dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
-	}
-	if (!m->dw || !dwarf_addrdie(m->dw, fn_vaddr, &cu))
+	if (!*v)
+		*v = func_die(dw, fn_vaddr);
+	if (*v < 2 || !dwarf_offdie(dw, *v - 2, &fn))
 		return NULL;
-	n = dwarf_getscopes(&cu, fn_vaddr, &scopes);
-	for (i = 0; i < n && !nm; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram && cfa_based(&scopes[i]))
-			nm = find_var(&scopes[i], cfaoff, 0);
-	free(scopes);
-	return nm;
-}
-
-int deps_dwarf_new(struct lsa_deps *D)
-{
-	D->ndw = lsb_reader_nmodules(D->r);
-	D->dw = calloc(D->ndw ? D->ndw : 1, sizeof(*D->dw));
-	return D->dw ? 0 : -1;
-}
-
-void deps_dwarf_free(struct lsa_deps *D)
-{
-	size_t i;
-
-	for (i = 0; D->dw && i < D->ndw; i++) {
-		if (D->dw[i].dw)
-			dwarf_end(D->dw[i].dw);
-		if (D->dw[i].elf)
-			elf_end(D->dw[i].elf);
-		free(D->dw[i].data);
-	}
-	free(D->dw);
-	D->dw = NULL;
-	D->ndw = 0;
+	return find_var(&fn, cfaoff, 0);
 }

@@ -187,8 +187,7 @@ struct lsa_deps {
 	struct lsa_deps_dep *deps;
 	size_t ndeps;
 	struct deps_data *data;	/* data symbols (deps_out.c) */
-	struct deps_dw *dw;	/* DWARF by module (deps_dwarf.c) */
-	size_t ndw;
+	struct lsa_kmap fdie;	/* (module, function) -> its DIE (deps_dwarf.c) */
 };
 
 /* deps_tab.c.  The entry of addr in t, or NULL; an element of a run is
@@ -237,13 +236,10 @@ void deps_spool_release(struct deps_spool *s);
 
 /* deps_dwarf.c.  The name of the local variable or parameter at CFA
  * offset cfaoff in the function starting at ELF address fn_vaddr of
- * module (its DWARF, from the bundle's copy of the module); NULL when
- * none is known.  Valid until deps_dwarf_free(). */
+ * module (the DWARF its symbols read: lsd_symbols_dwarf()); NULL when
+ * none is known.  Valid until the symbols are closed. */
 const char *deps_dwarf_local(struct lsa_deps *D, int32_t module, uint64_t fn_vaddr,
 			     int64_t cfaoff);
-/* Returns 0 or -1 (out of memory). */
-int deps_dwarf_new(struct lsa_deps *D);
-void deps_dwarf_free(struct lsa_deps *D);
 
 /* deps_alloc.c.  A block [a, a + size) allocated by the call returning
  * to site (the blocks it overlaps were freed).  Returns 0 or

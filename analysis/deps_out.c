@@ -389,8 +389,6 @@ int lsa_deps_results(struct lsa_deps *D)
 	int err = -LS_ENOMEM;
 
 	lsa_deps_results_free(D);
-	if (!D->dw && deps_dwarf_new(D) < 0)
-		return -LS_ENOMEM;
 	D->data = calloc(1, sizeof(*D->data));
 	if (D->data) {
 		D->data->n = lsb_reader_nmodules(D->r);

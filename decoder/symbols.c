@@ -484,6 +484,21 @@ static int off_to_vaddr(const struct mod *md, uint64_t off, uint64_t *vaddr)
 	return -1;
 }
 
+/* md's DWARF (its own or its separate debug file's), NULL if none.
+ * Opening DWARF decompresses and indexes sections: only at the first
+ * use. */
+static Dwarf *mod_dwarf(struct lsd_symbols *s, struct mod *md, const char *name)
+{
+	if (!md->dw_tried && md->dwelf) {
+		md->dw_tried = 1;
+		md->dw = dwarf_begin_elf(md->dwelf, DWARF_C_READ, NULL);
+		if (!md->dw)
+			set_err(s, "cannot read the DWARF of '%s': %s", name ? name : "?",
+				dwarf_errmsg(-1));
+	}
+	return md->dw;
+}
+
 static void find_lines(struct lsd_symbols *s, struct mod *md, uint64_t vaddr,
 		       struct lsd_symbol_info *info)
 {
@@ -491,17 +506,7 @@ static void find_lines(struct lsd_symbols *s, struct mod *md, uint64_t vaddr,
 	Dwarf_Line *ln;
 	int line;
 
-	/* Opening DWARF decompresses and indexes sections: only when lines
-	 * are first asked for. */
-	if (!md->dw_tried && md->dwelf) {
-		md->dw_tried = 1;
-		md->dw = dwarf_begin_elf(md->dwelf, DWARF_C_READ, NULL);
-		if (!md->dw)
-			set_err(s, "cannot read the DWARF of '%s': %s",
-				info->module ? info->module : "?",
-				dwarf_errmsg(-1));
-	}
-	if (!md->dw || !dwarf_addrdie(md->dw, vaddr, &cudie))
+	if (!mod_dwarf(s, md, info->module) || !dwarf_addrdie(md->dw, vaddr, &cudie))
 		return;
 	ln = dwarf_getsrc_die(&cudie, vaddr);
 	if (ln && !dwarf_lineno(ln, &line)) {
@@ -542,6 +547,23 @@ int lsd_symbols_load(struct lsd_symbols *s)
 	for (i = 0; i < s->nmods; i++)
 		mod_ensure(s, i);
 	return 0;
+}
+
+int lsd_symbols_dwarf(struct lsd_symbols *s, int mod, struct Dwarf **dw)
+{
+	const struct lsb_module *m;
+
+	if (!s || !dw)
+		return -LS_EINVAL;
+	*dw = NULL;
+	if (mod < 0 || (size_t)mod >= s->nmods)
+		return -LS_ENOENT;
+	mod_ensure(s, (size_t)mod);
+	if (s->mods[mod].state < 0)
+		return s->mods[mod].state;
+	m = lsb_reader_module(s->r, (size_t)mod);
+	*dw = mod_dwarf(s, &s->mods[mod], m ? m->path : NULL);
+	return *dw ? 0 : -LS_ENOENT;
 }
 
 int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,

@@ -69,6 +69,15 @@ int lsd_symbols_load(struct lsd_symbols *s);
 int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
 		       int want_lines, struct lsd_symbol_info *info);
 
+struct Dwarf;
+/* The DWARF of module mod, the same its line lookups read (the module's
+ * own or its separate debug file's; addresses are the module's link-time
+ * ones, lsd_symbol_info.vaddr), opened at the first use and owned by s
+ * until lsd_symbols_close().  Returns 0, lsd_symbols_lookup()'s errors
+ * when the module cannot be loaded, or -LS_ENOENT when it has no DWARF
+ * (or it cannot be read: lsd_symbols_errmsg() says why). */
+int lsd_symbols_dwarf(struct lsd_symbols *s, int mod, struct Dwarf **dw);
+
 /* Whether this build can ask debuginfod servers (libdebuginfod was there
  * when it was compiled). */
 int lsd_debuginfod_built(void);

@@ -488,8 +488,13 @@ int lsd_fast_chunk(struct lsd_run *r)
 		r->d->fspare = NULL;
 		r->fp->tipc_sp = NULL;
 	}
-	if (!r->fp && !(r->fp = calloc(1, sizeof(*r->fp))))
-		return -LS_ENOMEM;
+	/* Not cleared: out[] is written before it is read, the TIP cache
+	 * below (tipc_sp NULL is for no space). */
+	if (!r->fp) {
+		if (!(r->fp = malloc(sizeof(*r->fp))))
+			return -LS_ENOMEM;
+		r->fp->tipc_sp = NULL;
+	}
 	/* Without memory for chains, block by block. */
 	if (!r->d->chains) {
 		r->d->ch_log = ch_log_for(r->d);

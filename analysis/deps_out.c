@@ -35,19 +35,13 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Reads the object symbols of module i (embedded bytes only). */
-static void dmod_load(struct lsa_deps *D, struct dmod *m, size_t i)
+/* Adds e's object symbols (its .symtab) to m.  Returns whether e has a
+ * .symtab. */
+static int dmod_scan(struct dmod *m, Elf *e, size_t *cap)
 {
 	Elf_Scn *scn = NULL;
-	void *data = NULL;
-	size_t len = 0, cap = 0;
-	Elf *e;
+	int found = 0;
 
-	m->tried = 1;
-	if (elf_version(EV_CURRENT) == EV_NONE ||
-	    lsb_reader_module_data(D->r, i, &data, &len) < 0)
-		return;
-	e = elf_memory(data, len);
 	while (e && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
@@ -56,6 +50,7 @@ static void dmod_load(struct lsa_deps *D, struct dmod *m, size_t i)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
 		    !(d = elf_getdata(scn, NULL)))
 			continue;
+		found = 1;
 		cnt = sh.sh_size / sh.sh_entsize;
 		for (k = 0; k < cnt; k++) {
 			GElf_Sym sym;
@@ -64,18 +59,40 @@ static void dmod_load(struct lsa_deps *D, struct dmod *m, size_t i)
 			if (!gelf_getsym(d, (int)k, &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
 			    !sym.st_size || !(nm = elf_strptr(e, sh.sh_link, sym.st_name)))
 				continue;
-			if (LS_GROW(m->s, m->n + 1, cap, 64))
-				break;
+			if (LS_GROW(m->s, m->n + 1, *cap, 64))
+				return found;
 			m->s[m->n].start = sym.st_value;
 			m->s[m->n].size = sym.st_size;
 			if (!(m->s[m->n].name = strdup(nm)))
-				break;
+				return found;
 			m->n++;
 		}
 	}
-	if (e)
-		elf_end(e);
-	free(data);
+	return found;
+}
+
+/* Reads the object symbols of module i: from the files its symbols read
+ * (a separate debug file's .symtab first: a stripped program's globals
+ * are named there), else from the bundle's copy. */
+static void dmod_load(struct lsa_deps *D, struct dmod *m, size_t i)
+{
+	Elf *own = NULL, *dbg = NULL, *e;
+	void *data = NULL;
+	size_t len = 0, cap = 0;
+
+	m->tried = 1;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	if (D->sym && lsd_symbols_elf(D->sym, (int)i, &own, &dbg) >= 0) {
+		if (!dmod_scan(m, dbg, &cap))
+			dmod_scan(m, own, &cap);
+	} else if (lsb_reader_module_data(D->r, i, &data, &len) >= 0) {
+		if ((e = elf_memory(data, len))) {
+			dmod_scan(m, e, &cap);
+			elf_end(e);
+		}
+		free(data);
+	}
 	if (m->n)
 		qsort(m->s, m->n, sizeof(*m->s), by_start);
 }

@@ -549,6 +549,21 @@ int lsd_symbols_load(struct lsd_symbols *s)
 	return 0;
 }
 
+int lsd_symbols_elf(struct lsd_symbols *s, int mod, struct Elf **own, struct Elf **dbg)
+{
+	if (!s || !own || !dbg)
+		return -LS_EINVAL;
+	*own = *dbg = NULL;
+	if (mod < 0 || (size_t)mod >= s->nmods)
+		return -LS_ENOENT;
+	mod_ensure(s, (size_t)mod);
+	if (s->mods[mod].state < 0)
+		return s->mods[mod].state;
+	*own = s->mods[mod].main.elf;
+	*dbg = s->mods[mod].dbg.elf;
+	return 0;
+}
+
 int lsd_symbols_dwarf(struct lsd_symbols *s, int mod, struct Dwarf **dw)
 {
 	const struct lsb_module *m;

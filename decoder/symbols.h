@@ -69,6 +69,12 @@ int lsd_symbols_load(struct lsd_symbols *s);
 int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
 		       int want_lines, struct lsd_symbol_info *info);
 
+struct Elf;
+/* The ELF files module mod's symbols are read from, as lookups load them:
+ * *own the module itself, *dbg its separate debug file (NULL when none was
+ * found or needed); owned by s until lsd_symbols_close().  Returns 0, or
+ * lsd_symbols_lookup()'s errors when the module cannot be loaded. */
+int lsd_symbols_elf(struct lsd_symbols *s, int mod, struct Elf **own, struct Elf **dbg);
 struct Dwarf;
 /* The DWARF of module mod, the same its line lookups read (the module's
  * own or its separate debug file's; addresses are the module's link-time

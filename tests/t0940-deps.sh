@@ -277,3 +277,28 @@ t_grep "signals: the handler's ticks++ reaches the loop's test once" \
 	"vg_sig.c,51,.*,RAW,ticks,global,.*,24,.*,51,1,1,1,,1$" sig.csv
 t_grep "signals: main's spin named through the handlers" \
 	"vg_sig.c,51,.*,RAW,main:spin,stack," sig.csv
+
+# Stripped, its DWARF in a separate debug file found through --debug-dir
+# (DEBUG_DIR/.build-id/xx/rest.debug): the same run as kern's own, so
+# the same rows of kern.c: stack slots named from the debug file's DWARF
+# (fig4:i), not as CFA offsets, globals from its .symtab (tmp_out), not as
+# heap.
+if command -v objcopy >/dev/null && command -v strip >/dev/null; then
+	id=$(readelf -n "$TD/deps/kern" | sed -n 's/.*Build ID: //p')
+	mkdir -p "dbg/.build-id/$(echo "$id" | cut -c1-2)"
+	objcopy --only-keep-debug "$TD/deps/kern" "dbg/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+	strip --strip-all -o kern.stripped "$TD/deps/kern"
+	"$LOOPSCOPE" record --mem -q -o ks.lsc -- ./kern.stripped >/dev/null 2>&1
+	"$LOOPSCOPE" deps --format=csv --debug-dir=dbg ks.lsc 2>/dev/null >ks.csv
+	# kern.c's loops and accesses, without the percent of the run (ld.so
+	# runs a little longer for the longer path)
+	own() { awk -F, -v OFS=, '$1 ~ /kern\.c$/ && $12 ~ /kern\.c$/ && $15 ~ /kern\.c$/ {
+		$4 = ""; print }' "$1"; }
+	own k0.csv >k0.own
+	own ks.csv >ks.own
+	t_eq "stripped, --debug-dir: fig4's loop i as kern's own" "$(rows k0.csv 17)" "$(rows ks.csv 17)"
+	t_ok "stripped, --debug-dir: every row of kern.c as kern's own" cmp k0.own ks.own
+	t_grep "stripped, --debug-dir: stack slots named (fig4:i)" ",RAW,fig4:i,stack," ks.csv
+	t_grep "stripped, --debug-dir: globals named from its .symtab (tmp_out)" \
+		",WAW,tmp_out,global," ks.csv
+fi

@@ -111,23 +111,26 @@ static uint8_t mode_of(int ptem)
 
 /* The cached shape [start .. last] of libipt execution mode ptem, split
  * now if it is new.  Returns it, or NULL with *err set (-LS_EDECODE: its
- * code is unreadable).  A shape is known by its addresses alone: code run
- * in two modes at one address keeps the first mode's split. */
+ * code is unreadable).  A shape is known by its addresses and its mode:
+ * code run in two modes at one address has static blocks of each, so that
+ * what a block is does not depend on which mode came first (the fast
+ * path makes 64-bit blocks ahead of their run). */
 static const struct lsd_dcent *shape_of(struct lsd_decoder *d, uint64_t start,
 					uint64_t last, uint32_t ninsn, int ptem,
 					int *err)
 {
-	const struct lsd_dcent *c = lsd_split_hit(d, start, last);
+	uint8_t m = mode_of(ptem);
+	const struct lsd_dcent *c = lsd_split_hit(d, start, last, m);
 	struct lsd_sblock *const *ids;
 	int n;
 
 	if (c)
 		return c;
-	d->mode = mode_of(ptem);
+	d->mode = m;
 	n = lsd_split(d, start, last, ninsn, &ids, NULL);
 	d->mode = LSD_MODE_64;
 	/* lsd_split() leaves the shape in the cache. */
-	if (n > 0 && (c = lsd_split_hit(d, start, last)) != NULL)
+	if (n > 0 && (c = lsd_split_hit(d, start, last, m)) != NULL)
 		return c;
 	*err = n < 0 ? n : -LS_EDECODE;
 	return NULL;
@@ -198,9 +201,9 @@ static inline int on_block(struct lsd_run *r, const struct pt_block *b)
 
 	if (!r->held || !b->ninsn)
 		return b->ninsn ? on_block_slow(r, b) : 0;
-	c = lsd_split_hit(r->d, start, last);
+	c = lsd_split_hit(r->d, start, last, mode_of(r->held_mode));
 	if (!c)
-		c = lsd_split_known(r->d, start, last);
+		c = lsd_split_known(r->d, start, last, mode_of(r->held_mode));
 	if (!c || c->kind == LSD_K_OTHER || r->tailing || r->cbret ||
 	    r->stop_ip - start <= last - start)
 		return on_block_slow(r, b);

@@ -38,6 +38,7 @@ struct lsd_dyn {
 	uint32_t ninsn;		/* instructions of the whole shape */
 	uint32_t ninsn_last;	/* instructions of its last static block */
 	uint8_t kind;		/* enum lsd_kind of the last instruction */
+	uint8_t mode;		/* enum lsd_mode it was decoded in */
 };
 
 /* Static blocks with their table and index by start address.  Blocks live
@@ -68,7 +69,8 @@ struct lsd_dcent {
 	uint32_t ninsn_last;	/* instructions of the last part */
 	uint8_t nextoff;	/* next - last: the last instruction's size */
 	uint8_t kind;		/* enum lsd_kind of the last instruction */
-	uint8_t pad[2];
+	uint8_t mode;		/* enum lsd_mode */
+	uint8_t pad;
 };
 
 /* Entries of the shape cache: it starts small and doubles while the
@@ -323,7 +325,8 @@ static inline size_t lsd_dcache_slot(uint64_t start, size_t mask)
  * recently.  Returns its entry (parts at d->parts + first), or NULL on a
  * miss (then call lsd_split_known(), or lsd_split()). */
 static inline const struct lsd_dcent *lsd_split_hit(const struct lsd_decoder *d,
-						    uint64_t start, uint64_t last)
+						    uint64_t start, uint64_t last,
+						    uint8_t mode)
 {
 	const struct lsd_space *sp = d->sp;
 	const struct lsd_dcent *c;
@@ -331,7 +334,7 @@ static inline const struct lsd_dcent *lsd_split_hit(const struct lsd_decoder *d,
 	if (!sp->dcache)
 		return NULL;
 	c = &sp->dcache[lsd_dcache_slot(start, sp->dmask)];
-	if (c->start != start || c->lastoff != (uint32_t)(last - start))
+	if (c->start != start || c->lastoff != (uint32_t)(last - start) || c->mode != mode)
 		return NULL;
 	return c;
 }
@@ -354,6 +357,6 @@ lsd_split_prefetch(const struct lsd_decoder *d, uint64_t start)
  * and returns its entry, or NULL if [start .. last] is new (then call
  * lsd_split()).  Cheap enough to keep the caller on its fast path. */
 const struct lsd_dcent *lsd_split_known(struct lsd_decoder *d, uint64_t start,
-					uint64_t last);
+					uint64_t last, uint8_t mode);
 
 #endif

@@ -160,7 +160,8 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		/* Keyed by start and last: a block libipt cut short (at a
 		 * decode error) gets its own entry, so counts stay exact. */
 		if (lsd_sb(d, sp->idx[h] - 1)->start == start &&
-		    lsd_sb(d, sp->idx[h] - 1)->last == last) {
+		    lsd_sb(d, sp->idx[h] - 1)->last == last &&
+		    lsd_sb(d, sp->idx[h] - 1)->mode == d->mode) {
 			*id = sp->idx[h] - 1;
 			return 0;
 		}
@@ -390,6 +391,7 @@ static void dcache_put(const struct lsd_decoder *d, struct lsd_space *sp,
 	c->ninsn_last = e->ninsn_last;
 	c->nextoff = (uint8_t)(e->next - e->last);
 	c->kind = e->kind;
+	c->mode = e->mode;
 }
 
 /* Sizes the shape cache for sp->ndyn shapes (see LSD_DCACHE_MAX), filled
@@ -421,7 +423,7 @@ static int dcache_size(const struct lsd_decoder *d, struct lsd_space *sp)
 
 /* The shape [start, last] in the hash, or NULL. */
 static struct lsd_dyn *dyn_find(const struct lsd_space *sp, uint64_t start,
-				uint64_t last)
+				uint64_t last, uint8_t mode)
 {
 	size_t h;
 
@@ -429,17 +431,18 @@ static struct lsd_dyn *dyn_find(const struct lsd_space *sp, uint64_t start,
 		return NULL;
 	for (h = dyn_hash(start, last) & (sp->dyncap - 1); sp->dyn[h].start;
 	     h = (h + 1) & (sp->dyncap - 1))
-		if (sp->dyn[h].start == start && sp->dyn[h].last == last)
+		if (sp->dyn[h].start == start && sp->dyn[h].last == last &&
+		    sp->dyn[h].mode == mode)
 			return &sp->dyn[h];
 	return NULL;
 }
 
 /* (decode_int.h) */
 const struct lsd_dcent *lsd_split_known(struct lsd_decoder *d, uint64_t start,
-					uint64_t last)
+					uint64_t last, uint8_t mode)
 {
 	struct lsd_space *sp = d->sp;
-	const struct lsd_dyn *e = sp->dcache ? dyn_find(sp, start, last) : NULL;
+	const struct lsd_dyn *e = sp->dcache ? dyn_find(sp, start, last, mode) : NULL;
 
 	if (!e)
 		return NULL;
@@ -458,7 +461,7 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 
 	if (!sp->dcache && (err = dcache_size(d, sp)) < 0)
 		return err;
-	if ((e = dyn_find(sp, start, last)) != NULL) {
+	if ((e = dyn_find(sp, start, last, d->mode)) != NULL) {
 		dcache_put(d, sp, e);
 		*ids = d->parts + e->first;
 		if (shape)
@@ -473,6 +476,7 @@ int lsd_split(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	e = &sp->dyn[h];
 	e->start = start;
 	e->last = last;
+	e->mode = d->mode;
 	e->nparts = 0;
 	err = split_new(d, e, ninsn);
 	if (err < 0) {

@@ -61,7 +61,7 @@ t_eq "irred: one irreducible region of cycle's, 2 blocks, entered at A and B" \
 	"2|cycle+0x4 cycle+0x1e" \
 	"$(awk -F'\t' '$1 == "sirr" { r[$2] = $3 } $1 == "sentry" && $3 ~ /^cycle\+/ { e[$2] = e[$2] " " $3 }
 	   END { for (i in e) print r[i] "|" substr(e[i], 2) }' irred.lsprof)"
-t_grep "the format version is 6" "^loopscope-profile 6$" nested.lsprof
+t_grep "the format version is 7" "^loopscope-profile 7$" nested.lsprof
 t_grep "the merge threshold is recorded" "^sview	3$" nested.lsprof
 
 # Another merge threshold: T = 1e9 never nests (t0610), both ways.

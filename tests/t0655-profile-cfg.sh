@@ -48,7 +48,7 @@ for a in "gotonest 10 5 11" "lp_threads" "vg_sig"; do
 	t_grep "$n: ... a report" "^Flat loop profile of $n.lsprof: [1-9]" "$n.r.txt"
 	t_ok "$n: report reads it as the plain profile" cmp "$n.r.txt" "$n.rp.txt"
 done
-t_grep "the format version is 6" "^loopscope-profile 6$" gotonest.lsprof
+t_grep "the format version is 7" "^loopscope-profile 7$" gotonest.lsprof
 t_ok "plain analyze records no graph" sh -c "! grep -q '^c\(block\|edge\)	' gotonest.plain.lsprof"
 
 # gotonest's H: the head of nest's loop, in the program's module (modules

@@ -88,6 +88,11 @@ void lsa_cpiview_free(struct lsa_cpiview *v)
 	free(v);
 }
 
+struct lsa_cfg *lsa_cpiview_graph(struct lsa_cpiview *v)
+{
+	return v ? v->cfg : NULL;
+}
+
 static const char *base_of(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;

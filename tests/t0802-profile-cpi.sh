@@ -131,6 +131,33 @@ t_ok "cpiloop: a dynamic loop's detected loop has its head" sh -c '
 		\$1 == \"cpiloop\" && \$3 == \"dynamic\" { n++; if (h[\$19] != \$6) bad++ }
 		END { exit !(n > 0 && !bad) }" "$1"' _ c.lsprof
 
+# --cpi with --cfg and --structural builds one graph for all three: each
+# analysis' records are the bytes it writes alone (and the loops too).
+"$LOOPSCOPE" analyze -q --cfg -o c.cfg.lsprof c.lsc
+"$LOOPSCOPE" analyze -q --structural -o c.st.lsprof c.lsc
+"$LOOPSCOPE" analyze -q --cpi --cfg -o c.cc.lsprof c.lsc
+"$LOOPSCOPE" analyze -q --cpi --cfg --structural -o c.all.lsprof c.lsc
+recs() {	# recs FILE REGEX OUT: the records whose name matches, to OUT
+	grep -E "^($2)	" "$1" >"$3"
+}
+G='cgraph|cfunc|cblock|cedge' S='sview|sloop|stail|sirr|sentry'
+C='cpi|cpifunc|cpiloop|cpiinsn|cpisrc|cpiline|cpicall' L='module|thread|func|loop|lstat|tail'
+recs c.cfg.lsprof "$G" c.cfg.g
+recs c.cfg.lsprof "$L" c.cfg.l
+recs c.lsprof "$C" c.c
+recs c.st.lsprof "$S" c.st.s
+for f in c.cc c.all; do
+	recs $f.lsprof "$G" $f.g
+	recs $f.lsprof "$C" $f.c
+	recs $f.lsprof "$L" $f.l
+	t_ok "$f: the graph records of analyze --cfg" cmp $f.g c.cfg.g
+	t_ok "$f: the CPI records of analyze --cpi" cmp $f.c c.c
+	t_ok "$f: the loops of analyze" cmp $f.l c.cfg.l
+done
+recs c.all.lsprof "$S" c.all.s
+t_ok "c.all: the structural records of analyze --structural" cmp c.all.s c.st.s
+t_eq "... some of each" "0 0 0" "$(for x in c.cfg.g c.c c.st.s; do [ -s $x ]; echo $?; done | xargs)"
+
 # Merge drops the records and says so; --cpi needs the whole bundle.
 t_ok "merge of an analyze --cpi profile" "$LOOPSCOPE" merge -o m.lsprof c.lsprof t.lsprof
 t_grep "merge says it drops them" "sampled-CPI records (analyze --cpi) are dropped" last.err

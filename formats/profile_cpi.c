@@ -164,32 +164,45 @@ int lsp_add_cpicall(struct lsp_profile *p, const struct lsp_cpicall *c)
 	return 0;
 }
 
-static const struct lsp_profile *blocks_of;
+struct blk_key {
+	uint32_t func;
+	uint64_t off;
+	size_t row;
+};
 
 static int cmp_block(const void *a, const void *b)
 {
-	const struct lsp_cpiinsn *x = &blocks_of->cpiinsns[*(const size_t *)a];
-	const struct lsp_cpiinsn *y = &blocks_of->cpiinsns[*(const size_t *)b];
+	const struct blk_key *x = a, *y = b;
 
 	if (x->func != y->func)
 		return x->func < y->func ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
 }
 
 int lsp_cpi_blocks(const struct lsp_profile *p, size_t **rows, size_t *n)
 {
-	size_t i, k = 0;
+	struct blk_key *k;
+	size_t i, m = 0;
 
 	*n = 0;
-	if (!(*rows = malloc((p->n_cpiinsns + 1) * sizeof(**rows))))
+	*rows = malloc((p->n_cpiinsns + 1) * sizeof(**rows));
+	k = malloc((p->n_cpiinsns + 1) * sizeof(*k));
+	if (!*rows || !k) {
+		free(*rows), free(k);
+		*rows = NULL;
 		return -LS_ENOMEM;
+	}
 	for (i = 0; i < p->n_cpiinsns; i++)
 		if (p->cpiinsns[i].first)
-			(*rows)[k++] = i;
+			k[m++] = (struct blk_key){ p->cpiinsns[i].func, p->cpiinsns[i].off, i };
 	/* written in this order already; a file read need not be */
-	blocks_of = p;
-	qsort(*rows, k, sizeof(**rows), cmp_block);
-	*n = k;
+	qsort(k, m, sizeof(*k), cmp_block);
+	for (i = 0; i < m; i++)
+		(*rows)[i] = k[i].row;
+	free(k);
+	*n = m;
 	return 0;
 }
 

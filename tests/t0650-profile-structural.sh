@@ -99,4 +99,4 @@ bad depth.lsprof "${first}s/^\(sloop	0	[0-9]*	-	\)1	/\12	/" "^loopscope: depth.l
 bad match.lsprof "${first}s/	same	/	twin	/" "^loopscope: match.lsprof:$first: unknown match 'twin'$"
 bad real.lsprof "${first}s/	[0-9.e+-]*\$/	-1/" "^loopscope: real.lsprof:$first: bad coverage '-1'$"
 bad noview.lsprof '/^sview	/d' "^loopscope: noview.lsprof:[0-9]*: record before 'sview': 'sloop'$"
-bad v3.lsprof '1s/ 6$/ 3/' "^loopscope: v3.lsprof:[0-9]*: unknown record 'sview'$"
+bad v3.lsprof '1s/ 7$/ 3/' "^loopscope: v3.lsprof:[0-9]*: unknown record 'sview'$"

@@ -13,6 +13,7 @@ struct lsa_cgraph {
 	struct lsb_reader *r;
 	struct lsd_symbols *sym;
 	struct lsa_cfg *cfg;
+	int shared;		/* cfg is another consumer's */
 };
 
 /* The profile module of bundle module m, interned as the loop detector
@@ -362,11 +363,29 @@ int lsa_cgraph_new(struct lsa_cgraph **pg, struct lsb_reader *r,
 	return 0;
 }
 
+int lsa_cgraph_new_on(struct lsa_cgraph **pg, struct lsb_reader *r,
+		      struct lsd_symbols *sym, struct lsa_cfg *c)
+{
+	struct lsa_cgraph *g;
+
+	if (!pg || !r || !c)
+		return -LS_EINVAL;
+	if (!(g = calloc(1, sizeof(*g))))
+		return -LS_ENOMEM;
+	g->r = r;
+	g->sym = sym;
+	g->cfg = c;
+	g->shared = 1;
+	*pg = g;
+	return 0;
+}
+
 void lsa_cgraph_free(struct lsa_cgraph *g)
 {
 	if (!g)
 		return;
-	lsa_cfg_free(g->cfg);
+	if (!g->shared)
+		lsa_cfg_free(g->cfg);
 	free(g);
 }
 
@@ -384,8 +403,9 @@ void lsa_cgraph_consumer(struct lsa_cgraph *g, struct lsa_consumer *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->name = "control-flow graph";
-	c->cb = &lsa_cfg_callbacks;
-	c->arg = g->cfg;
+	/* a shared graph is fed by its owner's consumer */
+	c->cb = g->shared ? &lsa_consumers_none : &lsa_cfg_callbacks;
+	c->arg = g->shared ? NULL : g->cfg;
 	c->finish = cgraph_finish;
 	c->finish_arg = g;
 }

@@ -40,8 +40,14 @@ struct lsa_cgraph;
  * lsa_cfg_new(); all must outlive it).  Returns -LS_EINVAL, -LS_ENOMEM. */
 int lsa_cgraph_new(struct lsa_cgraph **pg, struct lsb_reader *r,
 		   struct lsd_symbols *sym, const struct lsd_image *img);
-/* Its consumer, to lsa_consumers_add(); its finish adds the records
- * (-LS_ENOMEM). */
+/* The same on graph c, which another consumer of the same decode builds
+ * (lsa_cpiview_graph()): not fed nor freed by this one, whose consumer
+ * has no stream callbacks; c must outlive it.  Returns -LS_EINVAL,
+ * -LS_ENOMEM. */
+int lsa_cgraph_new_on(struct lsa_cgraph **pg, struct lsb_reader *r,
+		      struct lsd_symbols *sym, struct lsa_cfg *c);
+/* Its consumer, to lsa_consumers_add(); its finish finishes the graph
+ * (once: lsa_cfg_finish()) and adds the records (-LS_ENOMEM). */
 void lsa_cgraph_consumer(struct lsa_cgraph *g, struct lsa_consumer *c);
 void lsa_cgraph_free(struct lsa_cgraph *g);
 

@@ -2,6 +2,8 @@
 #include "analysis/consume.h"
 #include "ls_err.h"
 
+const struct lsd_callbacks lsa_consumers_none;
+
 int lsa_consumers_add(struct lsa_consumers *s, const struct lsa_consumer *c)
 {
 	if (!s || !c || !c->cb || s->n >= LSA_CONSUMERS_MAX)

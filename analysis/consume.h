@@ -43,6 +43,9 @@ int lsa_consumers_add(struct lsa_consumers *s, const struct lsa_consumer *c);
 /* Callbacks to pass to the decode with the set as arg: each calls every
  * consumer's, and stops at the first error. */
 extern const struct lsd_callbacks lsa_consumers_callbacks;
+/* No stream callbacks: for a consumer that reads a graph another
+ * consumer of the set feeds (analyze --cpi --cfg build one graph). */
+extern const struct lsd_callbacks lsa_consumers_none;
 /* Calls every consumer's finish in order.  Returns the first error. */
 int lsa_consumers_finish(struct lsa_consumers *s, struct lsp_profile *p);
 

@@ -88,6 +88,11 @@ void lsa_cpiview_free(struct lsa_cpiview *v)
 	free(v);
 }
 
+struct lsa_cfg *lsa_cpiview_graph(struct lsa_cpiview *v)
+{
+	return v ? v->cfg : NULL;
+}
+
 static const char *base_of(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
@@ -324,6 +329,67 @@ static int put_insns(struct lsa_cpiview *v, struct lsp_profile *p)
 	return 0;
 }
 
+/* The calls of call block b (its cpi instructions from first) to each
+ * callee block, for `export --callgrind`'s calls= lines: the callee
+ * instructions the graph keeps per call block split over its callees by
+ * their calls (all of them for one callee; the last gets the rest). */
+static int put_block_calls(struct lsa_cpiview *v, struct lsp_profile *p, uint32_t f,
+			   uint32_t b, size_t first)
+{
+	const struct lsa_cfg_block *cb = lsa_cfg_block(v->cfg, b);
+	const uint32_t *list;
+	size_t i, n = lsa_cfg_edges_of(v->cfg, b, 1, &list), efirst;
+	uint64_t calls = 0, given = 0, share;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const struct lsa_cfg_edge *e = lsa_cfg_edge(v->cfg, list[i]);
+
+		if (e->kind == LSA_CFG_CALL && e->to != LSA_CFG_NONE)
+			calls += e->count;
+	}
+	for (i = 0; i < n && calls; i++) {
+		const struct lsa_cfg_edge *e = lsa_cfg_edge(v->cfg, list[i]);
+		struct lsp_cpicall pc;
+
+		if (e->kind != LSA_CFG_CALL || e->to == LSA_CFG_NONE)
+			continue;
+		if (!lsa_cfg_func(v->cfg, lsa_cfg_block(v->cfg, e->to)->func) ||
+		    !lsa_cpi_block_insns(v->cpi, e->to, &efirst))
+			continue;
+		given += share = calls == e->count ? cb->callee_insns :
+			 (uint64_t)((double)cb->callee_insns * e->count / calls);
+		if (given > cb->callee_insns)
+			share -= given - cb->callee_insns;
+		pc.func = f;
+		pc.block = lsa_cpi_insn(v->cpi, first)->off;
+		pc.callee = lsa_cfg_block(v->cfg, e->to)->func;
+		pc.entry = lsa_cpi_insn(v->cpi, efirst)->off;
+		pc.count = e->count;
+		pc.insns = share;
+		if ((err = lsp_add_cpicall(p, &pc)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* The calls of every call block, in the order of the cpiinsn rows. */
+static int put_calls(struct lsa_cpiview *v, struct lsp_profile *p)
+{
+	size_t nf = lsa_cfg_nfuncs(v->cfg), f, k, first;
+	int err;
+
+	for (f = 0; f < nf; f++) {
+		const struct lsa_cfg_func *fn = lsa_cfg_func(v->cfg, (uint32_t)f);
+
+		for (k = 0; k < fn->nblocks; k++)
+			if (lsa_cpi_block_insns(v->cpi, fn->blocks[k], &first) &&
+			    (err = put_block_calls(v, p, (uint32_t)f, fn->blocks[k], first)) < 0)
+				return err;
+	}
+	return 0;
+}
+
 static int cmp_line(const void *a, const void *b)
 {
 	const struct lsp_cpiline *x = a, *y = b;
@@ -424,6 +490,8 @@ static int put_all(struct lsa_cpiview *v, struct lsp_profile *p)
 	c.cost = st.cost;
 	c.cost_attributed = st.cost_attributed;
 	c.insns = st.insns;
+	c.cmd = (char *)lsb_reader_meta(v->r, "cmdline");
+	c.calls = 1;
 	for (fam = 0; fam < LSP_CPI_NFAM; fam++) {
 		struct lsa_cpi_agg out;
 
@@ -446,7 +514,7 @@ static int put_all(struct lsa_cpiview *v, struct lsp_profile *p)
 	}
 	if ((err = lsp_set_cpi(p, &c)) < 0 || (err = put_funcs(v, p)) < 0 ||
 	    (err = put_loops(v, p)) < 0 || (err = put_insns(v, p)) < 0 ||
-	    (v->stacks && (err = put_lines(v, p)) < 0)) {
+	    (err = put_calls(v, p)) < 0 || (v->stacks && (err = put_lines(v, p)) < 0)) {
 		lsp_cpi_drop(p);
 		return err;
 	}

@@ -29,6 +29,7 @@ struct lsa_cpiview_opts {
 };
 
 struct lsa_cpiview;
+struct lsa_cfg;
 
 /* A CPI consumer of bundle r's decode; sym may be NULL (functions from
  * call targets, no source lines).  r, sym and the image must outlive it.
@@ -41,13 +42,18 @@ int lsa_cpiview_new(struct lsa_cpiview **pv, struct lsb_reader *r,
  * or a bundle reader's error (the samples). */
 void lsa_cpiview_consumer(struct lsa_cpiview *v, struct lsa_consumer *c);
 void lsa_cpiview_free(struct lsa_cpiview *v);
+/* Its graph, which its consumer feeds: the graph and structural-loop
+ * consumers of the same decode may read it instead of building their own
+ * (lsa_cgraph_new_on(), lsa_sview_opts.cfg), added to the set before
+ * this consumer so that their finish comes first, as with graphs of
+ * their own.  Valid while v is. */
+struct lsa_cfg *lsa_cpiview_graph(struct lsa_cpiview *v);
 /* The records of what `annotate` prints from the finished graph c of
  * bundle r, without the decode's loops and stacks: the cpi record (its
  * outside figures 0), functions (totals 0) and instructions; no loops and
  * no lines.  For a view of a bundle that prints nothing else, so that it
  * needs no loop detector.  Returns -LS_EINVAL, -LS_ENOMEM, or a bundle
  * reader's error. */
-struct lsa_cfg;
 int lsa_cpiview_put(struct lsp_profile *p, const struct lsa_cfg *c, struct lsb_reader *r,
 		    struct lsd_symbols *sym, const struct lsa_cpiview_opts *o);
 

@@ -18,6 +18,7 @@ struct lsa_sview {
 	struct lsa_cfg *cfg;
 	double merge_t;
 	int graph;
+	int shared;		/* cfg is another consumer's */
 };
 
 int lsa_sview_new(struct lsa_sview **pv, struct lsb_reader *r,
@@ -37,7 +38,10 @@ int lsa_sview_new(struct lsa_sview **pv, struct lsb_reader *r,
 	v->merge_t = o->merge_t > 0 ? o->merge_t : LSA_SLOOPS_T;
 	co.img = o->img;
 	v->graph = o->graph;
-	if ((err = lsa_cfg_new(&v->cfg, sym, &co)) < 0) {
+	if (o->cfg) {
+		v->cfg = o->cfg;
+		v->shared = 1;
+	} else if ((err = lsa_cfg_new(&v->cfg, sym, &co)) < 0) {
 		free(v);
 		return err;
 	}
@@ -49,7 +53,8 @@ void lsa_sview_free(struct lsa_sview *v)
 {
 	if (!v)
 		return;
-	lsa_cfg_free(v->cfg);
+	if (!v->shared)
+		lsa_cfg_free(v->cfg);
 	free(v);
 }
 
@@ -206,8 +211,9 @@ void lsa_sview_consumer(struct lsa_sview *v, struct lsa_consumer *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->name = "structural loops";
-	c->cb = &lsa_cfg_callbacks;
-	c->arg = v->cfg;
+	/* a shared graph is fed by its owner's consumer */
+	c->cb = v->shared ? &lsa_consumers_none : &lsa_cfg_callbacks;
+	c->arg = v->shared ? NULL : v->cfg;
 	c->finish = sview_finish;
 	c->finish_arg = v;
 }

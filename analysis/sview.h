@@ -19,6 +19,8 @@
 #include "decoder/symbols.h"
 #include "formats/bundle.h"
 
+struct lsa_cfg;
+
 struct lsa_sview_opts {
 	size_t size;		/* sizeof(struct lsa_sview_opts) */
 	double merge_t;		/* OptiWISE's T; 0: LSA_SLOOPS_T */
@@ -26,6 +28,10 @@ struct lsa_sview_opts {
 	const struct lsd_image *img;
 	/* Also add the graph records (analysis/cgraph.h) from the same graph. */
 	int graph;
+	/* The graph another consumer of the same decode builds
+	 * (lsa_cpiview_graph()), which this one then neither feeds (its
+	 * consumer has no stream callbacks) nor frees; NULL: its own. */
+	struct lsa_cfg *cfg;
 };
 
 struct lsa_sview;

@@ -8,11 +8,15 @@
 # (LOOPSCOPE_REFERENCE=1: libipt's block decoder on every chunk and the
 # detector block by block, on one thread) and on the default path (the
 # fast decode, the detector's iteration memo) with --jobs=1 and --jobs=N.
-# Seconds are user + system CPU of the command, best of REPEAT (default
-# 1), except the "wall" columns (elapsed, best of REPEAT) that show what
-# --jobs gains (decode: the chunks read and decompressed on a thread of
-# their own; analyze: that, and the decode on a thread beside the
-# detector); the medians of the decode and analyze runs follow the table.
+# Seconds are user + system CPU of the command, except the "wall" columns
+# (elapsed) that show what --jobs gains (decode: the chunks read and
+# decompressed on a thread of their own; analyze: that, and the decode on
+# a thread beside the detector).  Every command runs REPEAT times (default
+# 1; the issue's figures are REPEAT=3) and two tables come out, with the
+# same columns: the first of the best of the REPEAT runs of each command
+# (printed as each program is done), the second of their medians (the
+# middle run; of an even REPEAT the lower middle), every ratio and rate
+# there computed from the medians (libipt's from ptbench's ipt_med_s).
 # The ratios: libipt / decode and reference / decode (the decode at
 # --jobs=1), reference / analyze, callgrind / analyze and analyze /
 # native (analyze at --jobs=1); then per path the seconds per 10^9
@@ -25,10 +29,14 @@
 # profile must equal the reference's byte for byte, and every decode's
 # counts the reference decode's (said on stderr if not).
 # Usage: bench/analyze.sh [BUILD [REPEAT [JOBS]]]   (JOBS default: nproc)
+# A quick run of the script itself: ONLY=REGEX runs only the programs
+# whose name matches (e.g. ONLY=xz), TEXT=BYTES compresses that much text
+# instead of 2 MB (e.g. ONLY=xz TEXT=20000 bench/analyze.sh build 3).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 REP=${2:-1}
+REPEAT_WORD="$REP run(s) of each command"
 J=${3:-$(nproc)}
 LS=$B/loopscope
 BENCH=$B/tests/ptbench
@@ -38,7 +46,7 @@ trap 'rm -rf "$tmp"' EXIT
 command -v valgrind >/dev/null || { echo "no valgrind" >&2; exit 1; }
 
 . "$top/bench/inputs.sh"
-bench_inputs "$tmp" 2000000 5000
+bench_inputs "$tmp" "${TEXT:-2000000}" 5000
 for k in stencil spmv; do
 	cc -O2 -g -o "$tmp/$k" "$top/bench/kernels/$k.c" || exit 1
 done
@@ -59,25 +67,48 @@ measure() {
 	echo "${c% *} ${w% *} ${c#* } ${w#* }"
 }
 cpu() { measure "$@" | cut -d' ' -f1; }
+# both CMD...: "BEST MEDIAN" CPU seconds
+both() { measure "$@" | cut -d' ' -f1,3; }
 
-printf '%-16s %8s %8s | %6s %6s %6s %6s | %6s %6s %6s %6s %6s %6s | %6s %6s %6s %6s %6s | %6s %6s %6s %6s %6s | %6s %6s %8s %8s | %6s %8s %8s\n' \
-	program insns blocks native none callgr record libipt "dec rf" dec "dwall1" "dec j$J" "dwallN" \
-	"an rf" an "wall1" "an j$J" "wallN" "ipt/d" "rf/d" "rf/an" "cg/an" "an/nat" \
-	"i s/1e9" "d s/1e9" "d insn/s" "d blk/s" "a s/1e9" "a insn/s" "a blk/s"
+header() {
+	printf '%-16s %8s %8s | %6s %6s %6s %6s | %6s %6s %6s %6s %6s %6s | %6s %6s %6s %6s %6s | %6s %6s %6s %6s %6s | %6s %6s %8s %8s | %6s %8s %8s\n' \
+		program insns blocks native none callgr record libipt "dec rf" dec "dwall1" "dec j$J" "dwallN" \
+		"an rf" an "wall1" "an j$J" "wallN" "ipt/d" "rf/d" "rf/an" "cg/an" "an/nat" \
+		"i s/1e9" "d s/1e9" "d insn/s" "d blk/s" "a s/1e9" "a insn/s" "a blk/s"
+}
+# row NAME INSNS BLOCKS NAT NONE CG REC IPT DREF D1 DW1 DN DWN AREF A1 W1 AN WN:
+# one line of the table, the ratios and rates from these figures
+row() {
+	awk -v n="$1" -v i="$2" -v bl="$3" -v a="$4" -v b="$5" -v c="$6" \
+	    -v d="$7" -v e="$8" -v f="$9" -v g="${10}" -v gw="${11}" -v gn="${12}" -v gwn="${13}" \
+	    -v h="${14}" -v k="${15}" -v w1="${16}" -v kn="${17}" -v wn="${18}" 'BEGIN {
+		printf "%-16s %8.3g %8.3g | %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.1f | %6.3f %6.3f %8.3g %8.3g | %6.2f %8.3g %8.3g\n",
+			n, i, bl, a, b, c, d, e, f, g, gw, gn, gwn, h, k, w1, kn, wn,
+			e / g, f / g, h / k, c / k, k / (a > 0.005 ? a : 0.005),
+			e / (i / 1e9), g / (i / 1e9), i / g, bl / g,
+			k / (i / 1e9), i / k, bl / k }'
+}
+echo "best of $REPEAT_WORD"
+header
+: >"$tmp/medians"
 run() {	# run NAME STDIN CMD...
 	local name=$1 in=$2; shift 2
+	[ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]] && return
 	cp "$in" "$tmp/in"
 	local nat none cg rec ipt dref d1 dw1 dN dwN md1 mdw1 mdN mdwN
 	local aref a1 w1 aN wN ma1 mw1 maN mwN insns blocks
-	nat=$(cpu "$@")
-	none=$(cpu valgrind --tool=none -q "$@")
-	cg=$(cpu valgrind --tool=callgrind -q --callgrind-out-file="$tmp/cg.out" "$@")
-	rec=$(cpu "$LS" record -q -o "$tmp/b.lsc" -- "$@")
+	local mnat mnone mcg mrec mipt mdref maref
+	read -r nat mnat <<<"$(both "$@")"
+	read -r none mnone <<<"$(both valgrind --tool=none -q "$@")"
+	read -r cg mcg <<<"$(both valgrind --tool=callgrind -q --callgrind-out-file="$tmp/cg.out" "$@")"
+	read -r rec mrec <<<"$(both "$LS" record -q -o "$tmp/b.lsc" -- "$@")"
 	"$LS" info --decode "$tmp/b.lsc" >"$tmp/info" 2>&1 </dev/null	# the build-id cache, warm
 	insns=$(awk '$1 == "total" { print $2 }' "$tmp/info")
 	blocks=$(awk '$1 == "total" { print $3 }' "$tmp/info")
-	ipt=$("$BENCH" -r 1 "$tmp/b.lsc" </dev/null | awk '{ for (i = 1; i < NF; i += 2) if ($i == "ipt_s") print $(i + 1) }')
-	dref=$(LOOPSCOPE_REFERENCE=1 cpu "$LS" info --decode -j 1 "$tmp/b.lsc")
+	read -r ipt mipt <<<"$("$BENCH" -r "$REP" "$tmp/b.lsc" </dev/null | awk '{
+		for (i = 1; i < NF; i += 2) { if ($i == "ipt_s") b = $(i + 1); if ($i == "ipt_med_s") m = $(i + 1) }
+		print b, m }')"
+	read -r dref mdref <<<"$(LOOPSCOPE_REFERENCE=1 both "$LS" info --decode -j 1 "$tmp/b.lsc")"
 	read -r d1 dw1 md1 mdw1 <<<"$(measure "$LS" info --decode -j 1 "$tmp/b.lsc")"
 	read -r dN dwN mdN mdwN <<<"$(measure "$LS" info --decode -j "$J" "$tmp/b.lsc")"
 	for j in 1 "$J"; do
@@ -86,21 +117,15 @@ run() {	# run NAME STDIN CMD...
 			sed '/^  chunks: /d' | cmp -s - "$tmp/dj" ||
 			echo "$name: info --decode -j $j differs from the reference's" >&2
 	done
-	aref=$(LOOPSCOPE_REFERENCE=1 cpu "$LS" analyze -q -o "$tmp/r.lsprof" "$tmp/b.lsc")
+	read -r aref maref <<<"$(LOOPSCOPE_REFERENCE=1 both "$LS" analyze -q -o "$tmp/r.lsprof" "$tmp/b.lsc")"
 	read -r a1 w1 ma1 mw1 <<<"$(measure "$LS" analyze -q -j 1 -o "$tmp/f1.lsprof" "$tmp/b.lsc")"
 	read -r aN wN maN mwN <<<"$(measure "$LS" analyze -q -j "$J" -o "$tmp/fn.lsprof" "$tmp/b.lsc")"
-	echo "$name: medians of $REP: info --decode -j 1 $md1 s CPU, $mdw1 s wall; -j $J $mdN s CPU, $mdwN s wall;" \
-		"analyze -j 1 $ma1 s CPU, $mw1 s wall; -j $J $maN s CPU, $mwN s wall" >>"$tmp/medians"
 	cmp -s "$tmp/r.lsprof" "$tmp/f1.lsprof" || echo "$name: --jobs=1's profile differs from the reference's" >&2
 	cmp -s "$tmp/r.lsprof" "$tmp/fn.lsprof" || echo "$name: --jobs=$J's profile differs from the reference's" >&2
-	awk -v n="$name" -v i="$insns" -v bl="$blocks" -v a="$nat" -v b="$none" -v c="$cg" \
-	    -v d="$rec" -v e="$ipt" -v f="$dref" -v g="$d1" -v gw="$dw1" -v gn="$dN" -v gwn="$dwN" \
-	    -v h="$aref" -v k="$a1" -v w1="$w1" -v kn="$aN" -v wn="$wN" 'BEGIN {
-		printf "%-16s %8.3g %8.3g | %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f %6.2f %6.1f | %6.3f %6.3f %8.3g %8.3g | %6.2f %8.3g %8.3g\n",
-			n, i, bl, a, b, c, d, e, f, g, gw, gn, gwn, h, k, w1, kn, wn,
-			e / g, f / g, h / k, c / k, k / (a > 0.005 ? a : 0.005),
-			e / (i / 1e9), g / (i / 1e9), i / g, bl / g,
-			k / (i / 1e9), i / k, bl / k }'
+	row "$name" "$insns" "$blocks" "$nat" "$none" "$cg" "$rec" "$ipt" "$dref" "$d1" "$dw1" \
+		"$dN" "$dwN" "$aref" "$a1" "$w1" "$aN" "$wN"
+	row "$name" "$insns" "$blocks" "$mnat" "$mnone" "$mcg" "$mrec" "$mipt" "$mdref" "$md1" \
+		"$mdw1" "$mdN" "$mdwN" "$maref" "$ma1" "$mw1" "$maN" "$mwN" >>"$tmp/medians"
 }
 : >"$tmp/none.in"
 run "xz -6, 2 MB" "$tmp/none.in" xz -6 -c "$tmp/text"
@@ -108,4 +133,7 @@ run "bzip2 -9, 2 MB" "$tmp/none.in" bzip2 -9 -c "$tmp/text"
 run "sqlite3, 5k rows" "$tmp/q.sql" sqlite3 :memory:
 run "stencil 384x384" "$tmp/none.in" "$tmp/stencil"
 run "spmv 20000" "$tmp/none.in" "$tmp/spmv"
+echo
+echo "median of $REPEAT_WORD"
+header
 cat "$tmp/medians"

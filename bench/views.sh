@@ -12,10 +12,10 @@
 # the bundle and from the `analyze --cfg` profile, which must print the
 # same bytes (said if not).  Last, per program recorded with --sample
 # (the trace and a native sampling run): `analyze --cpi` (the sampled CPI
-# in the same decode) beside `analyze`, and `report --cpi`, `annotate`
-# and `html` from the bundle (analyzed on the fly) and from the `analyze
-# --cpi` profile, which must print the same bytes (said if not; html
-# after its input's name).  CPU=0 leaves the CPI part out, CPU=only runs
+# in the same decode) beside `analyze`, and `report --cpi`, `annotate`,
+# `export --callgrind` and `html` from the bundle (analyzed on the fly)
+# and from the `analyze --cpi` profile, which must print the same bytes
+# (said if not; html after its input's name).  CPU=0 leaves the CPI part out, CPU=only runs
 # just it.
 # Usage: bench/views.sh [BUILD [REPEAT [TEXT]]]
 set -u
@@ -94,7 +94,7 @@ for prog in "xz -6" "bzip2 -9"; do
 	n=${prog%% *}
 	[ -f "$tmp/$n.cpi.lsprof" ] || continue
 	for v in "report --cpi" "report --cpi --format=json" "annotate" "annotate --format=json" \
-		"html"; do
+		"export --callgrind" "html"; do
 		if [ "$v" = html ]; then
 			vb=$(cpu "$LS" html -q -o "$tmp/$n.vb.txt" "$tmp/$n.s.lsc")
 			vp=$(cpu "$LS" html -q -o "$tmp/$n.vp0.txt" "$tmp/$n.cpi.lsprof")

@@ -76,15 +76,13 @@ static void shard_close(struct shard *s)
 	s->mask = NULL;
 }
 
-/* The sampled CPI's consumer (a graph of its own, with the call stacks
- * counted beside it).  Returns 0, 1 after printing the error, or a
- * negative LS_E* code. */
-static int add_cpi(struct shard *s)
+/* The sampled CPI's analysis (its graph, with the call stacks counted
+ * beside it), into s->cv; its consumer is added last.  Returns 0, 1 after
+ * printing the error, or a negative LS_E* code. */
+static int new_cpi(struct shard *s)
 {
 	struct lsa_cpiview_opts co = { .size = sizeof(co), .no_skid_fix = s->ca->no_skid_fix,
 				       .debug_dir = s->debug_dir };
-	struct lsa_consumer c;
-	int err;
 
 	if (!s->have_img) {
 		cli_error("cannot read the code of '%s': the executables are neither "
@@ -92,10 +90,7 @@ static int add_cpi(struct shard *s)
 		return 1;
 	}
 	co.img = &s->img;
-	if ((err = lsa_cpiview_new(&s->cv, s->r, s->sym, &co)) < 0)
-		return err;
-	lsa_cpiview_consumer(s->cv, &c);
-	return lsa_consumers_add(&s->set, &c);
+	return lsa_cpiview_new(&s->cv, s->r, s->sym, &co);
 }
 
 /* The consumers of the decode besides the loop detector that s->ca asks
@@ -115,8 +110,15 @@ static int add_consumers(struct shard *s)
 		s->have_img = 1;
 		so.img = &s->img;
 	}
+	/* One graph for all: the CPI's (it counts the call stacks beside
+	 * it) is the one the graph records and structural loops read, whose
+	 * consumers, finishing first, then feed nothing. */
+	if (s->ca->cpi && (err = new_cpi(s)) != 0)
+		return err;
+	so.cfg = s->cv ? lsa_cpiview_graph(s->cv) : NULL;
 	if (!s->ca->structural && s->ca->cfg) {
-		if ((err = lsa_cgraph_new(&s->cg, s->r, s->sym, so.img)) < 0)
+		if ((err = so.cfg ? lsa_cgraph_new_on(&s->cg, s->r, s->sym, so.cfg) :
+			   lsa_cgraph_new(&s->cg, s->r, s->sym, so.img)) < 0)
 			return err;
 		lsa_cgraph_consumer(s->cg, &c);
 		if ((err = lsa_consumers_add(&s->set, &c)) < 0)
@@ -131,7 +133,11 @@ static int add_consumers(struct shard *s)
 		if ((err = lsa_consumers_add(&s->set, &c)) < 0)
 			return err;
 	}
-	return s->ca->cpi ? add_cpi(s) : 0;
+	if (s->cv) {
+		lsa_cpiview_consumer(s->cv, &c);
+		return lsa_consumers_add(&s->set, &c);
+	}
+	return 0;
 }
 
 /* Opens the bundle (unless open), the decoder of the shard's streams and

@@ -26,6 +26,8 @@ static const char export_usage[] =
 	"    --callgrind        callgrind format (KCachegrind, callgrind_annotate):\n"
 	"                       executions per instruction and line, calls, and the\n"
 	"                       loops' back branches (jcnd=) and iterations (Li)\n"
+	"                       (<file> may also be a profile of 'analyze --cpi',\n"
+	"                       read without decoding; the same output)\n"
 	"    --speedscope       speedscope's JSON file format: a flame graph of the\n"
 	"                       loop nesting weighted by instructions (<file> may\n"
 	"                       also be a profile)\n"

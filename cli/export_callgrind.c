@@ -1,6 +1,8 @@
 /* export_callgrind.c - `export --callgrind`: a bundle's exact executions
  * in Valgrind's callgrind format (valgrind.org/docs/manual/cl-format.html),
- * for KCachegrind and callgrind_annotate.
+ * for KCachegrind and callgrind_annotate, from the sampled-CPI records of
+ * its profile (analyze --cpi: formats/profile.md), so reading needs
+ * neither the bundle nor its binaries.
  *
  * Positions are "instr line": every executed instruction by its ELF
  * virtual address (as objdump prints it) with its source line, under its
@@ -18,20 +20,16 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli/cpi_util.h"
 #include "cli/export_views.h"
 #include "ls_buf.h"
 #include "ls_err.h"
 
-/* What one instruction gets besides its executions. */
+/* What one instruction (cpiinsn row) gets besides its executions. */
 struct cg_insn {
-	uint64_t vaddr;
-	const char *file;	/* from the symbols: valid while they are open */
-	uint32_t line;
 	uint64_t iters;		/* Li: iterations of the loop it heads */
 	uint64_t back;		/* times it looped back to a head ... */
-	uint32_t head;		/* ... this instruction (cpi index) */
-	int32_t loop;		/* the profile loop it heads, or -1 */
+	size_t head;		/* ... this instruction (row) */
+	uint32_t loop;		/* the profile loop it heads, or LSP_NONE */
 };
 
 /* Compressed names: "(id) name" the first time, "(id)" after. */
@@ -63,190 +61,255 @@ static void put_name(FILE *f, struct cg_names *nm, const char *key,
 	fprintf(f, "%s=(%zu) %s\n", key, nm->n, name);
 }
 
-/* Per instruction: address and line, and the loops' heads and back
- * branches of the profile (summed over threads). */
-static int gather(const struct cli_cpi *c, struct cg_insn *ci)
+/* What the export reads: the profile, and its rows indexed. */
+struct cg {
+	const struct lsp_profile *p;
+	struct cg_insn *ci;
+	size_t *blocks, nblocks;	/* lsp_cpi_blocks() */
+	size_t *by_off;			/* rows by (module, off, block start desc) */
+	uint64_t *bstart;		/* per row, its block's first offset */
+	size_t *fstart;			/* per cpifunc, its first row (rows by func) */
+};
+
+static uint32_t row_module(const struct lsp_profile *p, size_t i)
 {
-	const struct lsp_profile *p = c->prof;
-	size_t i, k, n = lsa_cpi_ninsns(c->cpi);
-	uint32_t *head_of = malloc((p->n_loops + 1) * sizeof(*head_of));
+	return p->cpifuncs[p->cpiinsns[i].func].module;
+}
 
-	if (!head_of)
-		return -LS_ENOMEM;
-	for (i = 0; i < n; i++) {
-		const struct lsa_cpi_insn *in = lsa_cpi_insn(c->cpi, i);
-		struct lsd_symbol_info si;
+static const struct cg *sort_cg;
 
-		memset(&ci[i], 0, sizeof(ci[i]));
-		ci[i].vaddr = in->addr;
-		ci[i].loop = -1;
-		if (lsd_symbols_lookup(c->cc.sym, in->module, in->off, 1, &si) >= 0) {
-			if (si.vaddr)
-				ci[i].vaddr = si.vaddr;
-			ci[i].file = si.file;
-			ci[i].line = si.line > 0 ? (uint32_t)si.line : 0;
-		}
+static int by_off(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const struct lsp_profile *p = sort_cg->p;
+	uint32_t mx = row_module(p, x), my = row_module(p, y);
+
+	if (mx != my)
+		return mx < my ? -1 : 1;
+	if (p->cpiinsns[x].off != p->cpiinsns[y].off)
+		return p->cpiinsns[x].off < p->cpiinsns[y].off ? -1 : 1;
+	if (sort_cg->bstart[x] != sort_cg->bstart[y])	/* the later block first */
+		return sort_cg->bstart[x] > sort_cg->bstart[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The row of (module, off): of the blocks holding that instruction the
+ * one that starts last, as the analysis looks instructions up
+ * (lsa_cpi_find()); SIZE_MAX for none. */
+static size_t find_row(const struct cg *g, uint32_t mod, uint64_t off)
+{
+	const struct lsp_profile *p = g->p;
+	size_t lo = 0, hi = p->n_cpiinsns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, r = g->by_off[mid];
+		uint32_t m = row_module(p, r);
+
+		if (m < mod || (m == mod && p->cpiinsns[r].off < off))
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	for (i = 0; i < p->n_loops; i++)
-		head_of[i] = LSA_CPI_NONE;
-	for (k = 0; k < c->ndyn; k++) {
-		const struct lsa_cpi_loop *l = lsa_cpi_loop(c->cpi, k);
-		size_t first;
+	if (lo < p->n_cpiinsns && row_module(p, g->by_off[lo]) == mod &&
+	    p->cpiinsns[g->by_off[lo]].off == off)
+		return g->by_off[lo];
+	return SIZE_MAX;
+}
 
-		if (lsa_cpi_block_insns(c->cpi, l->header, &first)) {
-			head_of[c->dyn_loop[k]] = (uint32_t)first;
-			ci[first].iters = l->iterations;
-			ci[first].loop = (int32_t)c->dyn_loop[k];
-		}
+/* The row of the first instruction of cpiloop l's header: the block of
+ * its function at its head's address. */
+static size_t head_row(const struct cg *g, const struct lsp_cpiloop *l)
+{
+	const struct lsp_profile *p = g->p;
+	size_t i;
+
+	for (i = g->fstart[l->func]; i < p->n_cpiinsns && p->cpiinsns[i].func == l->func; i++)
+		if (p->cpiinsns[i].first && p->cpiinsns[i].vaddr == l->vaddr)
+			return i;
+	return SIZE_MAX;
+}
+
+/* Per row: the loops' heads and back branches of the profile (summed
+ * over threads). */
+static int gather(struct cg *g)
+{
+	const struct lsp_profile *p = g->p;
+	size_t i, k, n = p->n_cpiinsns, *head_of;
+	int err;
+
+	g->ci = calloc(n + 1, sizeof(*g->ci));
+	g->by_off = malloc((n + 1) * sizeof(*g->by_off));
+	g->bstart = malloc((n + 1) * sizeof(*g->bstart));
+	g->fstart = malloc((p->n_cpifuncs + 1) * sizeof(*g->fstart));
+	head_of = malloc((p->n_loops + 1) * sizeof(*head_of));
+	if (!g->ci || !g->by_off || !g->bstart || !g->fstart || !head_of) {
+		free(head_of);
+		return -LS_ENOMEM;
+	}
+	if ((err = lsp_cpi_blocks(p, &g->blocks, &g->nblocks)) < 0) {
+		free(head_of);
+		return err;
+	}
+	for (i = 0; i < p->n_cpifuncs; i++)
+		g->fstart[i] = n;
+	for (i = n; i--; )	/* rows by function: its first */
+		g->fstart[p->cpiinsns[i].func] = i;
+	for (i = 0; i < n; i++) {
+		g->ci[i].loop = LSP_NONE;
+		g->by_off[i] = i;
+		g->bstart[i] = p->cpiinsns[i].first || !i ? p->cpiinsns[i].off : g->bstart[i - 1];
+	}
+	sort_cg = g;
+	qsort(g->by_off, n, sizeof(*g->by_off), by_off);
+	for (i = 0; i < p->n_loops; i++)
+		head_of[i] = SIZE_MAX;
+	/* a detected loop's head is the first instruction of its header */
+	for (k = 0; k < p->n_cpiloops; k++) {
+		const struct lsp_cpiloop *l = &p->cpiloops[k];
+		size_t h;
+
+		if (l->family != LSP_CPI_DYNAMIC || l->loop == LSP_NONE ||
+		    (h = head_row(g, l)) == SIZE_MAX)
+			continue;
+		head_of[l->loop] = h;
+		g->ci[h].iters = l->iterations;
+		g->ci[h].loop = l->loop;
 	}
 	for (k = 0; k < p->n_tails; k++) {
 		const struct lsp_tail *t = &p->tails[k];
-		uint32_t h = head_of[t->loop], at;
+		size_t h = head_of[t->loop], at;
 
-		if (h == LSA_CPI_NONE)
+		if (h == SIZE_MAX)
 			continue;
-		at = lsa_cpi_find(c->cpi, lsa_cpi_insn(c->cpi, h)->module, t->off);
-		if (at != LSA_CPI_NONE) {
-			ci[at].back += t->count;
-			ci[at].head = h;
+		at = find_row(g, row_module(p, h), t->off);
+		if (at != SIZE_MAX) {
+			g->ci[at].back += t->count;
+			g->ci[at].head = h;
 		}
 	}
 	free(head_of);
 	return 0;
 }
 
-static const char *file_name(const struct cg_insn *ci)
+static const char *file_name(const struct lsp_cpiinsn *in)
 {
-	return ci->file ? ci->file : "???";
+	return in->file[0] ? in->file : "???";
 }
 
-/* The calls made by call block b, after its last instruction's line. */
-static void put_calls(FILE *f, const struct cli_cpi *c, const struct cg_insn *ci,
-		      struct cg_names *obs, struct cg_names *fls, struct cg_names *fns,
-		      uint32_t b, size_t last, int32_t mod)
+static const char *module_path(const struct lsp_profile *p, uint32_t m)
 {
-	const struct lsa_cfg_block *cb = lsa_cfg_block(c->cc.cfg, b);
-	const uint32_t *list;
-	size_t i, n = lsa_cfg_edges_of(c->cc.cfg, b, 1, &list);
-	uint64_t calls = 0, given = 0, share;
-	char buf[256];
+	return m != LSP_NONE && p->modules[m].path[0] ? p->modules[m].path : "???";
+}
 
-	for (i = 0; i < n; i++) {
-		const struct lsa_cfg_edge *e = lsa_cfg_edge(c->cc.cfg, list[i]);
+/* The calls of the block starting at row b (calls from *next on, the
+ * rows of that block), after its last instruction (row last). */
+static void put_calls(FILE *f, const struct cg *g, struct cg_names *nm, size_t *next,
+		      size_t b, size_t last)
+{
+	const struct lsp_profile *p = g->p;
+	const struct lsp_cpiinsn *from = &p->cpiinsns[b], *lin = &p->cpiinsns[last];
+	uint32_t mod = p->cpifuncs[from->func].module;
 
-		if (e->kind == LSA_CFG_CALL && e->to != LSA_CFG_NONE)
-			calls += e->count;
-	}
-	for (i = 0; i < n && calls; i++) {
-		const struct lsa_cfg_edge *e = lsa_cfg_edge(c->cc.cfg, list[i]);
-		const struct lsa_cfg_block *to;
-		const struct lsa_cfg_func *fn;
-		size_t first;
+	for (; *next < p->n_cpicalls; ++*next) {
+		const struct lsp_cpicall *c = &p->cpicalls[*next];
+		const struct lsp_cpiinsn *e;
+		uint32_t cm = p->cpifuncs[c->callee].module;
+		size_t er;
 
-		if (e->kind != LSA_CFG_CALL || e->to == LSA_CFG_NONE)
+		if (c->func != from->func || c->block != from->off)
+			return;
+		/* the reader checked the entry */
+		er = lsp_cpi_block_row(p, g->blocks, g->nblocks, c->callee, c->entry);
+		if (er == SIZE_MAX)
 			continue;
-		to = lsa_cfg_block(c->cc.cfg, e->to);
-		fn = lsa_cfg_func(c->cc.cfg, to->func);
-		if (!fn || !lsa_cpi_block_insns(c->cpi, e->to, &first))
-			continue;
-		/* An indirect call site with several callees: its callee
-		 * instructions are split by the calls (the graph keeps one
-		 * sum per call block); the last callee gets the rest. */
-		given += share = calls == e->count ? cb->callee_insns :
-			 (uint64_t)((double)cb->callee_insns * e->count / calls);
-		if (given > cb->callee_insns)
-			share -= given - cb->callee_insns;
-		if (fn->module >= 0 && fn->module != mod) {
-			const struct lsb_module *m = lsb_reader_module(c->cc.r, (size_t)fn->module);
-
-			put_name(f, obs, "cob", m && m->path ? m->path : "???");
-		}
-		put_name(f, fls, "cfi", file_name(&ci[first]));
-		put_name(f, fns, "cfn", cli_cpi_func_name(c, to->func, buf, sizeof(buf)));
-		fprintf(f, "calls=%" PRIu64 " 0x%" PRIx64 " %" PRIu32 "\n", e->count,
-			ci[first].vaddr, ci[first].line);
-		fprintf(f, "0x%" PRIx64 " %" PRIu32 " %" PRIu64 "\n", ci[last].vaddr,
-			ci[last].line, share);
+		e = &p->cpiinsns[er];
+		if (cm != LSP_NONE && cm != mod)
+			put_name(f, &nm[0], "cob", module_path(p, cm));
+		put_name(f, &nm[1], "cfi", file_name(e));
+		put_name(f, &nm[2], "cfn", p->cpifuncs[c->callee].name);
+		fprintf(f, "calls=%" PRIu64 " 0x%" PRIx64 " %" PRIu32 "\n", c->count,
+			e->vaddr, e->line);
+		fprintf(f, "0x%" PRIx64 " %" PRIu32 " %" PRIu64 "\n", lin->vaddr, lin->line,
+			c->insns);
 	}
 }
 
-static void put_func(FILE *f, const struct cli_cpi *c, const struct cg_insn *ci,
-		     struct cg_names *nm, uint32_t fi)
+/* The rows from *row of one function (its blocks in order). */
+static void put_func(FILE *f, const struct cg *g, struct cg_names *nm, size_t *row,
+		     size_t *next)
 {
-	const struct lsa_cfg_func *fn = lsa_cfg_func(c->cc.cfg, fi);
-	struct cg_names *obs = &nm[0], *fls = &nm[1], *fns = &nm[2];
+	const struct lsp_profile *p = g->p;
+	uint32_t fi = p->cpiinsns[*row].func;
+	const struct lsp_cpifunc *fn = &p->cpifuncs[fi];
 	const char *fl = NULL;
-	char buf[256];
-	size_t b, j, first, n;
+	size_t j, b = *row;
 
-	for (b = 0; b < fn->nblocks; b++) {
-		uint32_t id = fn->blocks[b];
+	for (j = *row; j < p->n_cpiinsns && p->cpiinsns[j].func == fi; j++) {
+		const struct lsp_cpiinsn *in = &p->cpiinsns[j];
+		const struct cg_insn *ci = &g->ci[j];
+		const char *file = file_name(in);
 
-		n = lsa_cpi_block_insns(c->cpi, id, &first);
-		for (j = first; j < first + n; j++) {
-			const struct lsa_cpi_insn *in = lsa_cpi_insn(c->cpi, j);
-			const char *file = file_name(&ci[j]);
-
-			if (!fl) {
-				const struct lsb_module *m = fn->module >= 0 ?
-					lsb_reader_module(c->cc.r, (size_t)fn->module) : NULL;
-
-				put_name(f, obs, "ob", m && m->path ? m->path : "???");
-				put_name(f, fls, "fl", fl = file);
-				put_name(f, fns, "fn", cli_cpi_func_name(c, fi, buf, sizeof(buf)));
-			} else if (strcmp(file, fl)) {
-				/* Code inlined from another file (a header). */
-				put_name(f, fls, "fi", fl = file);
-			}
-			if (ci[j].loop >= 0)
-				fprintf(f, "# loop %" PRId32 ": head, %" PRIu64 " iterations\n",
-					ci[j].loop, ci[j].iters);
-			if (ci[j].back)
-				fprintf(f, "%s=%" PRIu64 "/%" PRIu64 " 0x%" PRIx64 " %" PRIu32 "\n",
-					ci[j].back < in->execs ? "jcnd" : "jump", ci[j].back,
-					in->execs, ci[ci[j].head].vaddr, ci[ci[j].head].line);
-			fprintf(f, "0x%" PRIx64 " %" PRIu32 " %" PRIu64, ci[j].vaddr,
-				ci[j].line, in->execs);
-			if (ci[j].iters)
-				fprintf(f, " %" PRIu64, ci[j].iters);
-			fputc('\n', f);
+		if (in->first)
+			b = j;
+		if (!fl) {
+			put_name(f, &nm[0], "ob", module_path(p, fn->module));
+			put_name(f, &nm[1], "fl", fl = file);
+			put_name(f, &nm[2], "fn", fn->name);
+		} else if (strcmp(file, fl)) {
+			/* Code inlined from another file (a header). */
+			put_name(f, &nm[1], "fi", fl = file);
 		}
-		if (n)
-			put_calls(f, c, ci, obs, fls, fns, id, first + n - 1,
-				  fn->module);
-	}
-	if (fl)
+		if (ci->loop != LSP_NONE)
+			fprintf(f, "# loop %" PRIu32 ": head, %" PRIu64 " iterations\n",
+				ci->loop, ci->iters);
+		if (ci->back)
+			fprintf(f, "%s=%" PRIu64 "/%" PRIu64 " 0x%" PRIx64 " %" PRIu32 "\n",
+				ci->back < in->execs ? "jcnd" : "jump", ci->back, in->execs,
+				p->cpiinsns[ci->head].vaddr, p->cpiinsns[ci->head].line);
+		fprintf(f, "0x%" PRIx64 " %" PRIu32 " %" PRIu64, in->vaddr, in->line, in->execs);
+		if (ci->iters)
+			fprintf(f, " %" PRIu64, ci->iters);
 		fputc('\n', f);
+		/* the block ends: its calls */
+		if (j + 1 == p->n_cpiinsns || p->cpiinsns[j + 1].first ||
+		    p->cpiinsns[j + 1].func != fi)
+			put_calls(f, g, nm, next, b, j);
+	}
+	fputc('\n', f);
+	*row = j;
 }
 
-int export_callgrind(FILE *f, const struct cli_cpi *c, const char *cmd)
+int export_callgrind(FILE *f, const struct lsp_profile *p)
 {
-	size_t i, n = lsa_cpi_ninsns(c->cpi);
-	struct cg_insn *ci = malloc((n + 1) * sizeof(*ci));
+	struct cg g = { .p = p };
 	struct cg_names nm[3];
+	size_t i, row = 0, next = 0;
 	int err;
 
-	if (!ci)
-		return -LS_ENOMEM;
-	if ((err = gather(c, ci)) < 0) {
-		free(ci);
-		return err;
-	}
-	memset(nm, 0, sizeof(nm));
-	/* No summary line: callgrind_annotate then sums the costs itself. */
-	fprintf(f, "# callgrind format\nversion: 1\ncreator: loopscope %s\n", LS_VERSION);
-	fprintf(f, "cmd: %s\npositions: instr line\nevents: Ir Li\n", cmd ? cmd : "");
-	fprintf(f, "# Ir: instructions executed (exact, from the trace)\n");
-	fprintf(f, "# Li: loop iterations, at each loop's head\n\n");
-	for (i = 0; i < lsa_cfg_nfuncs(c->cc.cfg); i++)
-		put_func(f, c, ci, nm, (uint32_t)i);
-	for (i = 0; i < 3; i++) {
-		size_t k;
+	if ((err = gather(&g)) >= 0) {
+		memset(nm, 0, sizeof(nm));
+		/* No summary line: callgrind_annotate then sums the costs itself. */
+		fprintf(f, "# callgrind format\nversion: 1\ncreator: loopscope %s\n",
+			LS_VERSION);
+		fprintf(f, "cmd: %s\npositions: instr line\nevents: Ir Li\n", p->cpi.cmd);
+		fprintf(f, "# Ir: instructions executed (exact, from the trace)\n");
+		fprintf(f, "# Li: loop iterations, at each loop's head\n\n");
+		while (row < p->n_cpiinsns)
+			put_func(f, &g, nm, &row, &next);
+		for (i = 0; i < 3; i++) {
+			size_t k;
 
-		for (k = 0; k < nm[i].n; k++)
-			free(nm[i].names[k]);
-		free(nm[i].names);
+			for (k = 0; k < nm[i].n; k++)
+				free(nm[i].names[k]);
+			free(nm[i].names);
+		}
 	}
-	free(ci);
+	free(g.ci);
+	free(g.blocks);
+	free(g.by_off);
+	free(g.bstart);
+	free(g.fstart);
+	if (err < 0)
+		return err;
 	return ferror(f) ? -LS_EIO : 0;
 }

@@ -1,6 +1,8 @@
 /* export_view.c - `export --callgrind` and `export --speedscope`: the
- * exports made from the loop profile and the executed instructions,
- * where the others of `export` need only the edge profile. */
+ * exports made from the loop profile and its sampled-CPI records, where
+ * the others of `export` need only the edge profile.  Both read a
+ * profile; given a bundle, they analyze it first as `analyze` (--cpi for
+ * callgrind) does, in one decode, so both print the same bytes. */
 #include <errno.h>
 #include <string.h>
 
@@ -17,13 +19,21 @@ int export_view(int callgrind, const char *file, const char *debug_dir,
 {
 	struct lsp_profile *p = NULL;
 	struct lsp_view *v = NULL;
-	struct cli_cpi c;
 	struct ls_out o;
 	int err, status;
 
 	if (callgrind) {
-		if (cli_cpi_open(&c, file, debug_dir, 0, 1, 0))
+		/* it prints executions, not samples: either skid rule, and
+		 * a bundle without samples is fine */
+		if (cli_cpi_load(file, debug_dir, -1, 0, 1, &p))
 			return 1;
+		if (!p->cpi.calls) {
+			cli_error("'%s' has no call records (profile version 6): run "
+				  "'loopscope analyze --cpi' on its bundle again, or give "
+				  "the bundle", file);
+			lsp_free(p);
+			return 1;
+		}
 	} else {
 		if (cli_load_profile(file, debug_dir, &p))
 			return 1;
@@ -34,11 +44,8 @@ int export_view(int callgrind, const char *file, const char *debug_dir,
 		}
 	}
 	status = cli_out_open(&o, out_path) ||
-		 cli_out_finish(&o, callgrind ?
-				export_callgrind(o.f, &c, lsb_reader_meta(c.cc.r, "cmdline")) :
+		 cli_out_finish(&o, callgrind ? export_callgrind(o.f, p) :
 				export_speedscope(o.f, v, report_base(file)));
-	if (callgrind)
-		cli_cpi_close(&c);
 	lsp_view_free(v);
 	lsp_free(p);
 	return status;

@@ -8,12 +8,10 @@
 
 #include "formats/profile_view.h"
 
-struct cli_cpi;
-
-/* The callgrind format of c's instructions, calls and loops (c opened
- * with its loops); cmd names the recorded command.  Returns 0,
- * -LS_ENOMEM or -LS_EIO. */
-int export_callgrind(FILE *f, const struct cli_cpi *c, const char *cmd);
+/* The callgrind format of the instructions, calls and loops of p's
+ * sampled-CPI records (p->has_cpi with p->cpi.calls: analyze --cpi,
+ * version 7).  Returns 0, -LS_ENOMEM or -LS_EIO. */
+int export_callgrind(FILE *f, const struct lsp_profile *p);
 /* speedscope's file format: one sampled profile whose stacks are the loop
  * nesting (functions and loops as frames) weighted by instructions.
  * Returns 0, -LS_ENOMEM or -LS_EIO. */

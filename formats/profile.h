@@ -24,8 +24,8 @@
 #define LSP_IC_SIMD 7		/* the class of SIMD instructions */
 #define LSP_TRIP_LIMIT 1024	/* default: exact trip counts below this */
 #define LSP_NONE UINT32_MAX	/* no loop / function / module */
-#define LSP_VERSION 6		/* of the file format (formats/profile.md);
-				 * versions 1 to 5 are read too */
+#define LSP_VERSION 7		/* of the file format (formats/profile.md);
+				 * versions 1 to 6 are read too */
 
 /* Provenance: run `run` holds shard `shard` of `nshards` of the bundle
  * whose identity is `bundle` (cli: size and CRCs of the file); a whole
@@ -271,6 +271,9 @@ struct lsp_cpi {
 	uint64_t samples, attributed, unmapped, no_module, not_executed, no_pred;
 	uint64_t cost, cost_attributed, insns;
 	struct lsp_cpiagg outside[LSP_CPI_NFAM];
+	char *cmd;		/* version 7: the bundle's command line, "" unknown */
+	uint32_t calls;		/* 1: the cpicall rows are there (version 7;
+				 * not a field: a version 6 file has none) */
 };
 
 struct lsp_cpifunc {
@@ -316,6 +319,20 @@ struct lsp_cpiinsn {
 	uint64_t raw_samples, cost, raw_cost;
 };
 
+/* Version 7: the calls of a call block to one callee block, what
+ * `export --callgrind` writes as calls= lines.  The blocks are given by
+ * the file offset of their first instruction (a cpiinsn row with first
+ * 1 of the function). */
+struct lsp_cpicall {
+	uint32_t func;		/* the caller's lsp_cpifunc */
+	uint64_t block;		/* the call block */
+	uint32_t callee;	/* the callee's lsp_cpifunc */
+	uint64_t entry;		/* the block the calls entered */
+	uint64_t count;		/* calls, >= 1 */
+	uint64_t insns;		/* instructions executed in the callee for
+				 * them (outermost activations) */
+};
+
 #define LSP_ARRAY(type, name) type *name; size_t n_##name, cap_##name
 
 struct lsp_profile {
@@ -359,6 +376,7 @@ struct lsp_profile {
 	LSP_ARRAY(struct lsp_cpiinsn, cpiinsns);
 	LSP_ARRAY(char *, cpisrcs);	/* source paths of the cpiline rows */
 	LSP_ARRAY(struct lsp_cpiline, cpilines);
+	LSP_ARRAY(struct lsp_cpicall, cpicalls);	/* version 7 */
 	/* Private: the hash indexes that make interning O(1).  Rebuilt
 	 * when the arrays were changed behind the interning functions. */
 	struct lsp_index *index;
@@ -480,6 +498,18 @@ int lsp_add_cpiloop(struct lsp_profile *p, const struct lsp_cpiloop *l);
 int lsp_add_cpiinsn(struct lsp_profile *p, const struct lsp_cpiinsn *in);
 int lsp_add_cpisrc(struct lsp_profile *p, const char *path);
 int lsp_add_cpiline(struct lsp_profile *p, const struct lsp_cpiline *l);
+/* lsp_set_cpi also copies cmd (NULL as "").  lsp_add_cpicall (version
+ * 7): a function out of range, a count of 0.  Returns 0, -LS_EINVAL,
+ * -LS_ENOMEM. */
+int lsp_add_cpicall(struct lsp_profile *p, const struct lsp_cpicall *c);
+/* The cpiinsn rows that start a block (first 1), ordered by (func, off),
+ * for lsp_cpi_block_row(): *rows gets them (free() it; *n rows).
+ * Returns 0 or -LS_ENOMEM. */
+int lsp_cpi_blocks(const struct lsp_profile *p, size_t **rows, size_t *n);
+/* The cpiinsn row of the block of cpifunc func at file offset off, from
+ * lsp_cpi_blocks()' rows; SIZE_MAX when there is none. */
+size_t lsp_cpi_block_row(const struct lsp_profile *p, const size_t *rows, size_t n,
+			 uint32_t func, uint64_t off);
 /* Drops the sampled-CPI records (has_cpi 0): `merge` does, as the costs
  * of separate sampling runs do not add up to one run's. */
 void lsp_cpi_drop(struct lsp_profile *p);

@@ -1,6 +1,7 @@
 /* profile_cpi.c - the sampled-CPI records of a profile (version 6: cpi,
- * cpifunc, cpiloop, cpiinsn): adding, dropping, renumbering modules,
- * writing and reading them (formats/profile.md). */
+ * cpifunc, cpiloop, cpiinsn, cpisrc, cpiline; version 7: cpicall and the
+ * cpi record's cmd): adding, dropping, renumbering modules, writing and
+ * reading them (formats/profile.md). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -55,15 +56,21 @@ static char *dup0(const char *s)
 
 int lsp_set_cpi(struct lsp_profile *p, const struct lsp_cpi *c)
 {
-	char *ev;
+	char *ev, *cmd;
 
 	if (!p || !c || c->unit >= LSP_CPI_NUNIT || c->skid_fix > 1)
 		return -LS_EINVAL;
-	if (!(ev = dup0(c->event)))
+	ev = dup0(c->event);
+	cmd = dup0(c->cmd);
+	if (!ev || !cmd) {
+		free(ev), free(cmd);
 		return -LS_ENOMEM;
+	}
 	free(p->cpi.event);
+	free(p->cpi.cmd);
 	p->cpi = *c;
 	p->cpi.event = ev;
+	p->cpi.cmd = cmd;
 	p->has_cpi = 1;
 	return 0;
 }
@@ -147,6 +154,77 @@ int lsp_add_cpiline(struct lsp_profile *p, const struct lsp_cpiline *l)
 	return 0;
 }
 
+int lsp_add_cpicall(struct lsp_profile *p, const struct lsp_cpicall *c)
+{
+	if (!p || !c || c->func >= p->n_cpifuncs || c->callee >= p->n_cpifuncs || !c->count)
+		return -LS_EINVAL;
+	if (CPI_GROW(p, cpicalls) < 0)
+		return -LS_ENOMEM;
+	p->cpicalls[p->n_cpicalls++] = *c;
+	return 0;
+}
+
+struct blk_key {
+	uint32_t func;
+	uint64_t off;
+	size_t row;
+};
+
+static int cmp_block(const void *a, const void *b)
+{
+	const struct blk_key *x = a, *y = b;
+
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+int lsp_cpi_blocks(const struct lsp_profile *p, size_t **rows, size_t *n)
+{
+	struct blk_key *k;
+	size_t i, m = 0;
+
+	*n = 0;
+	*rows = malloc((p->n_cpiinsns + 1) * sizeof(**rows));
+	k = malloc((p->n_cpiinsns + 1) * sizeof(*k));
+	if (!*rows || !k) {
+		free(*rows), free(k);
+		*rows = NULL;
+		return -LS_ENOMEM;
+	}
+	for (i = 0; i < p->n_cpiinsns; i++)
+		if (p->cpiinsns[i].first)
+			k[m++] = (struct blk_key){ p->cpiinsns[i].func, p->cpiinsns[i].off, i };
+	/* written in this order already; a file read need not be */
+	qsort(k, m, sizeof(*k), cmp_block);
+	for (i = 0; i < m; i++)
+		(*rows)[i] = k[i].row;
+	free(k);
+	*n = m;
+	return 0;
+}
+
+size_t lsp_cpi_block_row(const struct lsp_profile *p, const size_t *rows, size_t n,
+			 uint32_t func, uint64_t off)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {	/* the first row at or after (func, off) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct lsp_cpiinsn *m = &p->cpiinsns[rows[mid]];
+
+		if (m->func < func || (m->func == func && m->off < off))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && p->cpiinsns[rows[lo]].func == func && p->cpiinsns[rows[lo]].off == off)
+		return rows[lo];
+	return SIZE_MAX;
+}
+
 void lsp_cpi_drop(struct lsp_profile *p)
 {
 	size_t i;
@@ -160,14 +238,16 @@ void lsp_cpi_drop(struct lsp_profile *p)
 	for (i = 0; i < p->n_cpisrcs; i++)
 		free(p->cpisrcs[i]);
 	free(p->cpifuncs), free(p->cpiloops), free(p->cpiinsns);
-	free(p->cpisrcs), free(p->cpilines);
+	free(p->cpisrcs), free(p->cpilines), free(p->cpicalls);
 	free(p->cpi.event);
+	free(p->cpi.cmd);
 	memset(&p->cpi, 0, sizeof(p->cpi));
 	p->cpifuncs = NULL, p->cpiloops = NULL, p->cpiinsns = NULL;
-	p->cpisrcs = NULL, p->cpilines = NULL;
+	p->cpisrcs = NULL, p->cpilines = NULL, p->cpicalls = NULL;
 	p->n_cpifuncs = p->n_cpiloops = p->n_cpiinsns = p->n_cpisrcs = p->n_cpilines = 0;
+	p->n_cpicalls = 0;
 	p->cap_cpifuncs = p->cap_cpiloops = p->cap_cpiinsns = 0;
-	p->cap_cpisrcs = p->cap_cpilines = 0;
+	p->cap_cpisrcs = p->cap_cpilines = p->cap_cpicalls = 0;
 	p->has_cpi = 0;
 }
 
@@ -222,6 +302,8 @@ size_t lsp_put_cpi(const struct lsp_profile *p, FILE *f)
 		c->no_pred, c->cost, c->cost_attributed, c->insns);
 	for (k = 0; k < LSP_CPI_NFAM; k++)
 		put_agg(f, &c->outside[k]);
+	fputc('\t', f);
+	lsp_put_str(f, c->cmd);
 	fputc('\n', f);
 	for (i = 0; i < p->n_cpifuncs; i++) {
 		const struct lsp_cpifunc *fn = &p->cpifuncs[i];
@@ -283,8 +365,15 @@ size_t lsp_put_cpi(const struct lsp_profile *p, FILE *f)
 			PRIu64 "\t%" PRIu64 "\n", l->loop, l->src, l->line, l->execs, l->insns,
 			l->cost);
 	}
+	for (i = 0; i < p->n_cpicalls; i++) {
+		const struct lsp_cpicall *cc = &p->cpicalls[i];
+
+		fprintf(f, "cpicall\t%" PRIu32 "\t0x%" PRIx64 "\t%" PRIu32 "\t0x%" PRIx64 "\t%"
+			PRIu64 "\t%" PRIu64 "\n", cc->func, cc->block, cc->callee, cc->entry,
+			cc->count, cc->insns);
+	}
 	return 1 + p->n_cpifuncs + p->n_cpiloops + p->n_cpiinsns + p->n_cpisrcs +
-	       p->n_cpilines;
+	       p->n_cpilines + p->n_cpicalls;
 }
 
 /* Reading. */
@@ -358,7 +447,12 @@ static int rd_cpi_rec(struct lsp_rd *r)
 		if (c.outside[k].cost > c.cost_attributed || c.outside[k].insns > c.insns)
 			return lsp_rd_bad(r, -LS_ECORRUPT, "outside above the attributed "
 					  "cost or the instructions", r->f[14 + 3 * k]);
+	/* version 7: the command line, and the cpicall rows follow */
+	if (r->version >= 7 && (err = lsp_rd_str(r, 19, "cmd")))
+		return err;
 	c.event = r->f[2];
+	c.cmd = r->version >= 7 ? r->f[19] : "";
+	c.calls = r->version >= 7;
 	return lsp_set_cpi(r->p, &c);
 }
 
@@ -519,6 +613,47 @@ static int rd_cpiline(struct lsp_rd *r)
 	return lsp_add_cpiline(p, &l);
 }
 
+/* A cpicall row: its call block is a block of its function at or after
+ * the previous row's (r->cpicall_at, the cpiinsn row found), each
+ * (block, callee, entry) once; the instructions of a block's calls
+ * within the run's.  The entry is checked after the end record. */
+static int rd_cpicall(struct lsp_rd *r)
+{
+	struct lsp_profile *p = r->p;
+	struct lsp_cpicall c;
+	size_t at = r->cpicall_at;
+	uint64_t sum;
+	int err;
+
+	if ((err = lsp_rd_idx(r, 1, "cpifunc", p->n_cpifuncs, 0, &c.func)) ||
+	    (err = lsp_rd_hex(r, 2, "bad offset", &c.block)) ||
+	    (err = lsp_rd_idx(r, 3, "cpifunc", p->n_cpifuncs, 0, &c.callee)) ||
+	    (err = lsp_rd_hex(r, 4, "bad offset", &c.entry)) ||
+	    (err = lsp_rd_u64(r, 5, "bad count", &c.count)) ||
+	    (err = lsp_rd_u64(r, 6, "bad instruction count", &c.insns)))
+		return err;
+	if (!p->n_cpicalls)
+		r->cpicall_line = r->line;
+	if (!c.count)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "bad count", r->f[5]);
+	while (at < p->n_cpiinsns && !(p->cpiinsns[at].first && p->cpiinsns[at].func == c.func &&
+				       p->cpiinsns[at].off == c.block))
+		at++;
+	if (at == p->n_cpiinsns)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "no block of the cpifunc there, or "
+				  "cpicall out of order:", r->f[2]);
+	if ((err = lsp_rd_key(&r->keys, LSP_R_CPICALL, at, c.callee, c.entry)) <= 0)
+		return err ? err : lsp_rd_bad(r, -LS_ECORRUPT, "a second cpicall of the "
+					      "block to", r->f[4]);
+	sum = (at == r->cpicall_at && p->n_cpicalls ? r->cpicall_sum : 0) + c.insns;
+	if (sum < c.insns || sum > p->cpi.insns)
+		return lsp_rd_bad(r, -LS_ECORRUPT, "the block's calls above the instructions "
+				  "of 'cpi'", r->f[6]);
+	r->cpicall_at = at;
+	r->cpicall_sum = sum;
+	return lsp_add_cpicall(p, &c);
+}
+
 int lsp_rd_cpi(struct lsp_rd *r, int t)
 {
 	if (t == LSP_R_CPI)
@@ -531,6 +666,7 @@ int lsp_rd_cpi(struct lsp_rd *r, int t)
 	case LSP_R_CPIINSN: return rd_cpiinsn(r);
 	case LSP_R_CPISRC: return rd_cpisrc(r);
 	case LSP_R_CPILINE: return rd_cpiline(r);
+	case LSP_R_CPICALL: return rd_cpicall(r);
 	default: return lsp_rd_bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
 	}
 }
@@ -538,7 +674,7 @@ int lsp_rd_cpi(struct lsp_rd *r, int t)
 int lsp_rd_check_cpi(struct lsp_rd *r)
 {
 	const struct lsp_profile *p = r->p;
-	size_t i;
+	size_t i, *rows, n;
 
 	for (i = 0; i < p->n_cpiloops; i++) {
 		uint32_t q = p->cpiloops[i].parent;
@@ -553,5 +689,23 @@ int lsp_rd_check_cpi(struct lsp_rd *r)
 					  "family, or itself)", v);
 		}
 	}
+	if (!p->n_cpicalls)
+		return 0;
+	/* the entry of a call is a block of the callee */
+	if (lsp_cpi_blocks(p, &rows, &n) < 0)
+		return -LS_ENOMEM;
+	for (i = 0; i < p->n_cpicalls; i++) {
+		const struct lsp_cpicall *c = &p->cpicalls[i];
+
+		if (lsp_cpi_block_row(p, rows, n, c->callee, c->entry) == SIZE_MAX) {
+			char v[24];
+
+			free(rows);
+			snprintf(v, sizeof(v), "0x%" PRIx64, c->entry);
+			r->line = r->cpicall_line + i;
+			return lsp_rd_bad(r, -LS_ECORRUPT, "no block of the callee at", v);
+		}
+	}
+	free(rows);
 	return 0;
 }

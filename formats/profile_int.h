@@ -49,7 +49,7 @@ enum lsp_rec { LSP_R_PROFILE, LSP_R_PART, LSP_R_MODULE, LSP_R_THREAD, LSP_R_FUNC
 	       LSP_R_FSTAT, LSP_R_VERDICT, LSP_R_DEP, LSP_R_SVIEW, LSP_R_SLOOP,
 	       LSP_R_STAIL, LSP_R_SIRR, LSP_R_SENTRY, LSP_R_CGRAPH, LSP_R_CFUNC, LSP_R_CBLOCK, LSP_R_CEDGE,
 	       LSP_R_CPI, LSP_R_CPIFUNC, LSP_R_CPILOOP, LSP_R_CPIINSN, LSP_R_CPISRC,
-	       LSP_R_CPILINE, LSP_R_END,
+	       LSP_R_CPILINE, LSP_R_CPICALL, LSP_R_END,
 	       LSP_R_NREC };
 
 #define LSP_RD_MAXF 32		/* fields of the longest record (lstat: 29) */
@@ -74,6 +74,9 @@ struct lsp_rd {
 	size_t *lstat_line;	/* line of each lstat row, for lsp_rd_check_trips() */
 	size_t cap_lstat_line;
 	size_t cpiloop_line;	/* line of cpiloop 0, for lsp_rd_check_cpi() */
+	size_t cpicall_line;	/* line of cpicall 0, for lsp_rd_check_cpi() */
+	size_t cpicall_at;	/* cpiinsn row of the last cpicall's block */
+	uint64_t cpicall_sum;	/* instructions of its block's calls so far */
 };
 
 /* Sets the message "FILE:LINE: what 'val'" (val may be NULL); returns err. */
@@ -107,11 +110,12 @@ int lsp_rd_cgraph(struct lsp_rd *r, int t);
 size_t lsp_put_cgraph(const struct lsp_profile *p, FILE *f);
 int lsp_cgraph_sort(struct lsp_profile *p, const uint32_t *mm);
 
-/* profile_cpi.c: the version 6 sampled-CPI records (cpi, cpifunc,
- * cpiloop, cpiinsn), read (for record type t; returns 0, -LS_ECORRUPT,
+/* profile_cpi.c: the sampled-CPI records (version 6: cpi, cpifunc,
+ * cpiloop, cpiinsn, cpisrc, cpiline; version 7: cpicall), read (for record type t; returns 0, -LS_ECORRUPT,
  * -LS_ENOMEM), written (returns the records written), with modules and
  * loops renumbered (mm, lm[old] = new); after the end record, the loops' parents
- * checked (returns 0 or -LS_ECORRUPT, named at the loop's line). */
+ * and the calls' entries checked (returns 0, -LS_ENOMEM or -LS_ECORRUPT,
+ * named at the row's line). */
 int lsp_rd_cpi(struct lsp_rd *r, int t);
 size_t lsp_put_cpi(const struct lsp_profile *p, FILE *f);
 void lsp_cpi_remap(struct lsp_profile *p, const uint32_t *mm, const uint32_t *lm);

@@ -46,12 +46,13 @@ static const struct {
 	[LSP_R_CFUNC] = { "cfunc", 5 },	/* version 5 */
 	[LSP_R_CBLOCK] = { "cblock", 10 },	/* version 5 */
 	[LSP_R_CEDGE] = { "cedge", 9 },	/* version 5 */
-	[LSP_R_CPI] = { "cpi", 19 },	/* version 6 */
+	[LSP_R_CPI] = { "cpi", 20 },	/* version 6: 19 (no cmd) */
 	[LSP_R_CPIFUNC] = { "cpifunc", 10 },	/* version 6 */
 	[LSP_R_CPILOOP] = { "cpiloop", 19 },	/* version 6 */
 	[LSP_R_CPIINSN] = { "cpiinsn", 13 },	/* version 6 */
 	[LSP_R_CPISRC] = { "cpisrc", 3 },	/* version 6 */
 	[LSP_R_CPILINE] = { "cpiline", 7 },	/* version 6 */
+	[LSP_R_CPICALL] = { "cpicall", 7 },	/* version 7 */
 	[LSP_R_END] = { "end", 2 },
 };
 
@@ -624,6 +625,8 @@ static int nf_of(const struct lsp_rd *r, int t)
 {
 	if (t == LSP_R_TAIL && r->version < 3)
 		return 6;
+	if (t == LSP_R_CPI && r->version < 7)
+		return 19;	/* no cmd */
 	return t == LSP_R_LOOP && r->version < 2 ? 8 : recs[t].nf;
 }
 
@@ -652,7 +655,8 @@ static int rd_line(struct lsp_rd *r, char *s, int *last)
 	if (t == LSP_R_NREC || ((t == LSP_R_PART || t == LSP_R_VERDICT || t == LSP_R_DEP) &&
 				r->version < 3) || (t >= LSP_R_SVIEW && t < LSP_R_END && r->version < 4) ||
 	    (t >= LSP_R_CGRAPH && t < LSP_R_END && r->version < 5) ||
-	    (t >= LSP_R_CPI && t < LSP_R_END && r->version < 6))
+	    (t >= LSP_R_CPI && t < LSP_R_END && r->version < 6) ||
+	    (t == LSP_R_CPICALL && r->version < 7))
 		return lsp_rd_bad(r, -LS_ECORRUPT, "unknown record", r->f[0]);
 	if (r->nf != nf_of(r, t)) {
 		char msg[80];

@@ -19,8 +19,8 @@ bad() {	# bad NAME PATTERN [report options]: status 1, message matches
 bad missing.lsprof "^loopscope: cannot open 'missing.lsprof': no such file; run 'loopscope record'"
 sed 's/^edge	1	2	0	130	3900$/edge	1	99	0	130	3900/' p.lsprof >idx.lsprof
 bad idx.lsprof "^loopscope: idx.lsprof:26: bad loop index '99'$"
-sed 's/^loopscope-profile [0-9]*$/loopscope-profile 7/' p.lsprof >ver.lsprof
-bad ver.lsprof "^loopscope: ver.lsprof:1: format version 7, this loopscope reads versions 1 to 6$"
+sed 's/^loopscope-profile [0-9]*$/loopscope-profile 8/' p.lsprof >ver.lsprof
+bad ver.lsprof "^loopscope: ver.lsprof:1: format version 8, this loopscope reads versions 1 to 7$"
 sed '/^trip	2	0/d' p.lsprof >lost.lsprof
 bad lost.lsprof "^loopscope: lost.lsprof:41: record count does not match"
 head -c 1000 p.lsprof >cut.lsprof

@@ -51,11 +51,12 @@ awk -F'\t' -v OFS='\t' '$1 == "end" {
 t_ok "the profile with graph records reads" "$LOOPSCOPE" report c.lsprof
 t_ok "... and merges keeping them" sh -c "'$LOOPSCOPE' merge -o cm.lsprof c.lsprof && grep -q '^cedge	0	0x10	0	0x10	taken	-	0	9$' cm.lsprof"
 "$BUILD/tests/fuzz_profile" -m 1000 c.lsprof
-# Version 6's sampled-CPI records (analyze --cpi): two functions (one of
-# no module), a detected and a structural loop, three instructions, a
-# source file and the detected loop's two lines.
+# The sampled-CPI records (analyze --cpi; version 7: with the command
+# line and the calls): two functions (one of no module), a detected and
+# a structural loop, three instructions, a source file, the detected
+# loop's two lines, and main's block calling the other 5 times.
 awk -F'\t' -v OFS='\t' '$1 == "end" {
-	print "cpi", "ns", "cpu-clock:u", 1, 10, 7, 1, 1, 1, 1, 1000, 700, 500, 0.5, 50, 40, 0.5, 50, 40
+	print "cpi", "ns", "cpu-clock:u", 1, 10, 7, 1, 1, 1, 1, 1000, 700, 500, 0.5, 50, 40, 0.5, 50, 40, "demo -x"
 	print "cpifunc", 0, 0, "main", 1, 100, 80, 7, 700, 500
 	print "cpifunc", 1, "-", "[vdso]+0x10", 0.5, 10, 5, 0.5, 10, 5
 	print "cpiloop", 0, "dynamic", 0, "-", "0x401020", "demo.c", 12, "demo.c:12", 10, 1, 100, 80, 2, 200, 160, 1.5, 150, 0
@@ -67,8 +68,12 @@ awk -F'\t' -v OFS='\t' '$1 == "end" {
 	print "cpisrc", 0, "demo.c"
 	print "cpiline", 0, 0, 12, 10, 10, 33
 	print "cpiline", 0, 0, 13, 10, 10, 50
-	print "end", $2 + 12; next } { print }' p.lsprof >cpi.lsprof
+	print "cpicall", 0, "0x1020", 1, "0x10", 5, 5
+	print "end", $2 + 13; next } { print }' p.lsprof >cpi.lsprof
 t_ok "the profile with CPI records reads" "$LOOPSCOPE" report --cpi cpi.lsprof
 t_ok "... annotate reads them" "$LOOPSCOPE" annotate --min-percent=0 cpi.lsprof
 t_ok "... and html" "$LOOPSCOPE" html -q -o cpi.html cpi.lsprof
+t_ok "... and export --callgrind" sh -c "'$LOOPSCOPE' export --callgrind cpi.lsprof >cpi.cg"
+t_grep "... its command line" "^cmd: demo -x$" cpi.cg
+t_grep "... and the call" "^calls=5 0x10 0$" cpi.cg
 "$BUILD/tests/fuzz_profile" -m 1000 cpi.lsprof

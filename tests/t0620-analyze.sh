@@ -17,7 +17,7 @@ fi
 "$LOOPSCOPE" record -q -o b.lsc -- "$TD/lp_calls" >/dev/null 2>&1
 t_ok "analyze writes a.lsprof by default" "$LOOPSCOPE" analyze a.lsc
 t_grep "... and says what it found" "^loopscope: [0-9]* loops in 1 thread, [0-9]* instructions: 'a.lsprof'$" last.err
-t_ok "the profile starts with the magic" grep -q '^loopscope-profile 6$' a.lsprof
+t_ok "the profile starts with the magic" grep -q '^loopscope-profile 7$' a.lsprof
 t_ok "analyze -o, -q" "$LOOPSCOPE" analyze -q -o b.lsprof b.lsc
 t_eq "-q prints nothing" "" "$(cat last.err)"
 

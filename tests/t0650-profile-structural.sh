@@ -61,7 +61,7 @@ t_eq "irred: one irreducible region of cycle's, 2 blocks, entered at A and B" \
 	"2|cycle+0x4 cycle+0x1e" \
 	"$(awk -F'\t' '$1 == "sirr" { r[$2] = $3 } $1 == "sentry" && $3 ~ /^cycle\+/ { e[$2] = e[$2] " " $3 }
 	   END { for (i in e) print r[i] "|" substr(e[i], 2) }' irred.lsprof)"
-t_grep "the format version is 6" "^loopscope-profile 6$" nested.lsprof
+t_grep "the format version is 7" "^loopscope-profile 7$" nested.lsprof
 t_grep "the merge threshold is recorded" "^sview	3$" nested.lsprof
 
 # Another merge threshold: T = 1e9 never nests (t0610), both ways.
@@ -99,4 +99,4 @@ bad depth.lsprof "${first}s/^\(sloop	0	[0-9]*	-	\)1	/\12	/" "^loopscope: depth.l
 bad match.lsprof "${first}s/	same	/	twin	/" "^loopscope: match.lsprof:$first: unknown match 'twin'$"
 bad real.lsprof "${first}s/	[0-9.e+-]*\$/	-1/" "^loopscope: real.lsprof:$first: bad coverage '-1'$"
 bad noview.lsprof '/^sview	/d' "^loopscope: noview.lsprof:[0-9]*: record before 'sview': 'sloop'$"
-bad v3.lsprof '1s/ 6$/ 3/' "^loopscope: v3.lsprof:[0-9]*: unknown record 'sview'$"
+bad v3.lsprof '1s/ 7$/ 3/' "^loopscope: v3.lsprof:[0-9]*: unknown record 'sview'$"

@@ -48,7 +48,7 @@ for a in "gotonest 10 5 11" "lp_threads" "vg_sig"; do
 	t_grep "$n: ... a report" "^Flat loop profile of $n.lsprof: [1-9]" "$n.r.txt"
 	t_ok "$n: report reads it as the plain profile" cmp "$n.r.txt" "$n.rp.txt"
 done
-t_grep "the format version is 6" "^loopscope-profile 6$" gotonest.lsprof
+t_grep "the format version is 7" "^loopscope-profile 7$" gotonest.lsprof
 t_ok "plain analyze records no graph" sh -c "! grep -q '^c\(block\|edge\)	' gotonest.plain.lsprof"
 
 # gotonest's H: the head of nest's loop, in the program's module (modules
@@ -130,7 +130,7 @@ bad kind.lsprof "${e}s/	\(fall\|taken\|nottaken\|jump\|ijump\|callret\|call\|ret
 bad noblock.lsprof "${e}s/^cedge	0	0x[0-9a-f]*	/cedge	0	0x1	/" \
 	"^loopscope: noblock.lsprof:$e: edge end is no block '0x1'$"
 bad zero.lsprof "${e}s/	[0-9]*\$/	0/" "^loopscope: zero.lsprof:$e: bad count '0'$"
-bad v4.lsprof '1s/ 6$/ 4/' "^loopscope: v4.lsprof:[0-9]*: unknown record 'cgraph'$"
+bad v4.lsprof '1s/ 7$/ 4/' "^loopscope: v4.lsprof:[0-9]*: unknown record 'cgraph'$"
 # the records version 5 gained for the views (cgraph, cfunc, last, the
 # unreached ways)
 g=$(grep -n '^cgraph	' gotonest.lsprof | cut -d: -f1)

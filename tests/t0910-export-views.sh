@@ -45,8 +45,12 @@ else
 	echo "ok $t_n # skip callgrind_annotate is missing (Debian package valgrind)"
 fi
 t_grep "vary's back branch: a jcnd= line to its head" '^jcnd=' cg.out
-t_fail "--callgrind needs the bundle" "$LOOPSCOPE" export --callgrind t.lsprof
-t_grep "... and says so" "holds no samples\|bundle" "$T_TMP/last.err"
+t_fail "--callgrind of a profile without the CPI records" "$LOOPSCOPE" export --callgrind t.lsprof
+t_grep "... says to analyze with --cpi or give the bundle" \
+	"has no sampled-CPI records: run 'loopscope analyze --cpi'.*or give the bundle" "$T_TMP/last.err"
+"$LOOPSCOPE" analyze -q --cpi -o t.cpi.lsprof t.lsc
+t_ok "export --callgrind of an analyze --cpi profile" "$LOOPSCOPE" export --callgrind -o cgp.out t.cpi.lsprof
+t_ok "... the bundle's bytes" cmp cg.out cgp.out
 
 t_ok "export --speedscope of a profile" "$LOOPSCOPE" export --speedscope -o ss.json t.lsprof
 t_ok "... valid against speedscope's schema" python3 "$LSTOP/tests/lib/schema_check.py" "$SCHEMA" ss.json

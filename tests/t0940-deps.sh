@@ -209,7 +209,7 @@ t_grep "bad --format: named" "unknown format 'xml'" "$T_TMP/last.err"
 
 # analyze --deps: the profile carries the verdicts; report shows them.
 t_ok "analyze --deps" "$LOOPSCOPE" analyze --deps -q -o k0.lsprof k0.lsc
-t_grep "the profile is version 6" "^loopscope-profile 6$" k0.lsprof
+t_grep "the profile is version 7" "^loopscope-profile 7$" k0.lsprof
 # fig4's outer loop's profile index, and its verdict record (needs: bit 3,
 # duplicating an array, alone: i is an IV, j a temporary of its frame).
 id17=$(awk -F'\t' '$1 == "loop" && $7 ~ /kern\.c$/ && $8 == 17 { print $2 }' k0.lsprof)

@@ -435,8 +435,8 @@ static void test_bad(void)
 			{ "loopscope-profile 1\nprofile\t10\t1\t\nmodule\t0\t-\tm\n"
 			  "loop\t0\t0\t0x10\t0x10\t-\t\t0\nedge\t-\t99\t0\t1\t5\nend\t4\n",
 			  "t.lsprof:5: bad loop index '99'", -LS_ECORRUPT },
-			{ "loopscope-profile 7\n", "t.lsprof:1: format version 7, this loopscope "
-			  "reads versions 1 to 6", -LS_EVERSION },
+			{ "loopscope-profile 8\n", "t.lsprof:1: format version 8, this loopscope "
+			  "reads versions 1 to 7", -LS_EVERSION },
 			/* a part record is version 3's; a shard of no shard count */
 			{ "loopscope-profile 2\nprofile\t10\t1\t\npart\t0\tB\t0\t1\nend\t2\n",
 			  "t.lsprof:3: unknown record 'part'", -LS_ECORRUPT },
@@ -558,7 +558,10 @@ static void test_cpi_rows(void)
 	struct lsp_cpi c = { .unit = LSP_CPI_NS, .event = "cpu-clock:u", .skid_fix = 1,
 			     .samples = 10, .attributed = 7, .unmapped = 1, .no_module = 1,
 			     .not_executed = 1, .no_pred = 1, .cost = 1000, .cost_attributed = 700,
-			     .insns = 500 };
+			     .insns = 500, .cmd = "a -x" };
+	/* f calls itself at its one block (recursion), 3 times, 30 instructions */
+	struct lsp_cpicall cc = { 0, 0x10, 0, 0x10, 3, 30 };
+	size_t *rows = NULL, nrows = 0;
 	struct lsp_cpifunc f = { 0, "f", { 0.1 + 0.2, 300, 200 }, { 7.0 / 3, 700, 500 } };
 	struct lsp_cpiloop l = { LSP_CPI_DYNAMIC, 0, LSP_NONE, 0x1010, "a.c", 7, "a.c:7", 40,
 				 { 1, 100, 80 }, { 2, 200, 160 }, 1.5, 150, 1 };
@@ -585,6 +588,14 @@ static void test_cpi_rows(void)
 	TAP_EQ(lsp_add_cpiinsn(p, &in), 0, "an instruction");
 	TAP_EQ(lsp_add_cpisrc(p, "/src/a.c"), 0, "a source file");
 	TAP_EQ(lsp_add_cpiline(p, &ln), 0, "a line of loop 1");
+	TAP_EQ(lsp_add_cpicall(p, &cc), 0, "a call");
+	cc.count = 0;
+	TAP_EQ(lsp_add_cpicall(p, &cc), -LS_EINVAL, "... not one of no calls");
+	TAP_EQ(lsp_cpi_blocks(p, &rows, &nrows), 0, "the block rows");
+	TAP_EQ(nrows, 1, "... one");
+	TAP_EQ(lsp_cpi_block_row(p, rows, nrows, 0, 0x10), 0, "... found by (func, off)");
+	TAP_EQ(lsp_cpi_block_row(p, rows, nrows, 0, 0x11), SIZE_MAX, "... not at another off");
+	free(rows);
 	TAP_EQ(lsp_check(p, msg, sizeof(msg)), -LS_ECORRUPT,
 	       "a structural loop's parent must be a structural loop");
 	TAP_EQ(strcmp(msg, "profile as written:9: bad parent (no cpiloop of the family, "
@@ -600,7 +611,11 @@ static void test_cpi_rows(void)
 	if (q) {
 		TAP_OK(q->has_cpi && q->cpi.samples == 10 && !strcmp(q->cpi.event, "cpu-clock:u") &&
 		       q->n_cpifuncs == 1 && q->n_cpiloops == 2 && q->n_cpiinsns == 1 &&
-		       q->n_cpisrcs == 1 && q->n_cpilines == 1, "every row is back");
+		       q->n_cpisrcs == 1 && q->n_cpilines == 1 && q->n_cpicalls == 1,
+		       "every row is back");
+		TAP_OK(q->cpi.calls && !strcmp(q->cpi.cmd, "a -x") && q->cpicalls[0].count == 3 &&
+		       q->cpicalls[0].insns == 30 && q->cpicalls[0].entry == 0x10,
+		       "the command line and the call (version 7)");
 		TAP_OK(q->cpifuncs[0].self.samples == 0.1 + 0.2 &&
 		       q->cpifuncs[0].total.samples == 7.0 / 3 &&
 		       q->cpiinsns[0].samples == 1.0 / 3, "reals to the bit");
@@ -612,7 +627,8 @@ static void test_cpi_rows(void)
 	TAP_EQ(lsp_new(&m, 16), 0, "a merge");
 	if (m && q) {
 		TAP_EQ(lsp_merge(m, q), 0, "merge the profile");
-		TAP_OK(!m->has_cpi && !m->n_cpiinsns && !m->n_cpilines, "merge drops the CPI rows");
+		TAP_OK(!m->has_cpi && !m->n_cpiinsns && !m->n_cpilines && !m->n_cpicalls,
+		       "merge drops the CPI rows");
 	}
 	lsp_free(m);
 	lsp_free(q);

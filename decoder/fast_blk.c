@@ -315,8 +315,8 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
 	case LSD_FCH_LATER:
 		return NULL;
 	case LSD_FCH_CODE:
-		/* kept under its own key too: the same bits find it in one
-		 * probe */
+		/* in ch under all k bits, and a copy under its u bits for
+		 * the other patterns that start with them */
 		u = ch->used;
 		key = lsd_fchain_skey(cur, u, bits >> (k - u));
 		s = &d->chains[lsd_fchain_slot(key, shift)];

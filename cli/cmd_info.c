@@ -382,7 +382,15 @@ static int ct_marks(void *arg, size_t stream, const struct lsd_block *b, size_t 
 	if (ct_seen_fit(c))
 		return -LS_ENOMEM;
 	seen = c->seen;
-	for (i = 0; i < n; i++)
+	/* four at a time: the loop's own count and test were a third of
+	 * its instructions */
+	for (i = 0; i + 4 <= n; i += 4) {
+		seen[b[i].sb->id] = 1;
+		seen[b[i + 1].sb->id] = 1;
+		seen[b[i + 2].sb->id] = 1;
+		seen[b[i + 3].sb->id] = 1;
+	}
+	for (; i < n; i++)
 		seen[b[i].sb->id] = 1;
 	return 0;
 }

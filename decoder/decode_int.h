@@ -93,6 +93,11 @@ struct lsd_fblk {
 	uint8_t kind;		/* enum lsd_kind */
 	uint8_t push;		/* a call whose return libipt remembers */
 	uint8_t known;		/* filled */
+	/* Bit 0: no chain starts here (a return or an indirect branch
+	 * before any conditional one); bit u: a chain from here stopped
+	 * after u bits at something other than a bit, kept under those
+	 * bits alone (fast_blk.c). */
+	uint8_t chmask;
 };
 
 struct lsd_fchain;

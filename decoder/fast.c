@@ -185,6 +185,22 @@ static void rs_push(struct lsd_fctx *c, uint64_t ip, uint32_t call)
 }
 
 
+/* A chain's calls and returns, in order, on the return stack. */
+static void rs_ops(struct lsd_fctx *c, const struct lsd_fchain *ch)
+{
+	unsigned i;
+
+	for (i = 0; i < ch->nops; i++) {
+		if (ch->pcall[i]) {
+			rs_push(c, ch->push[i], ch->pcall[i]);
+		} else {
+			/* the return to the call just pushed */
+			c->rtop = (c->rtop - 1) & (LSD_FAST_RSTACK - 1);
+			c->rn--;
+		}
+	}
+}
+
 /* Decodes the chunk: the loop over the blocks, its state in locals (the
  * blocks written out alias nothing of it), saved to c around anything
  * out of line.  Returns 0, BAIL or an error. */
@@ -192,7 +208,7 @@ static int run_chunk(struct lsd_fctx *c)
 {
 	struct lsd_block *const out = c->f->out;
 	struct lsd_fchain *const chains = c->d->chains;
-	const unsigned ch_shift = 32 - c->d->ch_log;
+	const unsigned ch_shift = 64 - c->d->ch_log;
 	struct lsd_fpk k;
 	uint32_t cur = 0;
 	uint64_t fup, tnt, insns = 0, blocks = 0;
@@ -257,60 +273,66 @@ static int run_chunk(struct lsd_fctx *c)
 			tnt = c->pk.bits;
 			ntnt = c->pk.nbits;
 		}
-		/* A chain: the blocks the next TNT bits lead through, copied
-		 * out whole.  Not with an event pending (it may bind on the
-		 * way). */
-		if (ntnt && !c->ev && n + LSD_CH_MAX <= LSD_FAST_OUT && chains) {
-			unsigned kk = ntnt < LSD_CH_BITS ? ntnt : LSD_CH_BITS;
-			unsigned bits = (unsigned)(tnt >> (64 - kk));
-			struct lsd_fchain *ch = &chains[((cur ^ (bits << 12) ^ (kk << 28)) *
-							 0x9e3779b1u) >> ch_shift];
+		/* Chains: the blocks the next TNT bits lead through, copied
+		 * out whole, one after the other while bits are left.  Not
+		 * with an event pending (it may bind on the way). */
+		if (ntnt && !c->ev && chains) {
+			/* no block is added on the way: the table stays */
+			const struct lsd_fblk *const fb = c->d->fb;
+			struct lsd_fchain *ch = NULL;
 
-			if (ch->key == lsd_fchain_key(cur, kk, bits) ||
-			    lsd_fast_chain_build(c->d, ch, cur, kk, bits)) {
-				unsigned i;
+			/* n < LSD_FAST_COMMIT: out has room for a chain, and
+			 * the final blocks (fin <= n) are not due yet */
+			while (n < LSD_FAST_COMMIT && !(fb[cur - 1].chmask & 1)) {
+				unsigned kk = ntnt < LSD_CH_BITS ? ntnt : LSD_CH_BITS;
+				unsigned bits = (unsigned)(tnt >> (64 - kk));
+				uint64_t key = lsd_fchain_key(cur, kk, bits);
 
-				/* In fixed units of 4 blocks (out and ch->b have
-				 * room): a copy of variable size is a `rep movs`,
-				 * slow to start for a few hundred bytes. */
-				for (i = 0; i < ch->nb; i += 4)
-					memcpy(out + n + i, ch->b + i, 4 * sizeof(*out));
+				ch = &chains[lsd_fchain_slot(key, ch_shift)];
+				if (ch->key != key && !(ch = lsd_fast_chain(c->d, ch, cur, kk, bits)))
+					break;
+				lsd_fchain_out(out + n, ch->b, ch->nb);
 				fin = n + ch->lastc;
 				n += ch->nb;
-				for (i = 0; i < ch->npush; i++)
-					rs_push(c, ch->push[i], ch->pcall[i]);
+				if (ch->nops)
+					rs_ops(c, ch);
 				tnt <<= ch->used;
 				ntnt -= ch->used;
 				insns += ch->insns;
 				blocks += ch->nb;
 				cur = ch->end;
-				if (ntnt)
-					continue;
-				SAVE();
-				if (!lsd_fast_read_ahead(c))
-					return BAIL;
-				if (c->ev) {
-					/* An event read ahead may bind where
-					 * the chain's last block went. */
-					struct lsd_block *o = &out[n - 1];
-
-					to = o->next;
-					exit = o->exit;
-
-					if ((err = bind(c, &to, &exit, &go)) != 0)
-						return err;
-					o->exit = exit;
-					o->next = to;
-					if (go != 1)
-						fin = n;
-					if (!go)
-						cur = 0;
-					else if (go == 2 && !(cur = lsd_fast_next_block(c, cur, to, 0, &err)))
-						return err ? err : BAIL;
-				}
-				continue;
+				if (!ntnt)
+					break;
 			}
+			/* No chain from cur: block by block. */
+			if (!ch)
+				goto block;
+			if (ntnt)
+				continue;
+			SAVE();
+			if (!lsd_fast_read_ahead(c))
+				return BAIL;
+			if (c->ev) {
+				/* An event read ahead may bind where the
+				 * chain's last block went. */
+				struct lsd_block *o = &out[n - 1];
+
+				to = o->next;
+				exit = o->exit;
+				if ((err = bind(c, &to, &exit, &go)) != 0)
+					return err;
+				o->exit = exit;
+				o->next = to;
+				if (go != 1)
+					fin = n;
+				if (!go)
+					cur = 0;
+				else if (go == 2 && !(cur = lsd_fast_next_block(c, cur, to, 0, &err)))
+					return err ? err : BAIL;
+			}
+			continue;
 		}
+block:
 		f = &c->d->fb[cur - 1];
 		switch (f->kind) {
 		case LSD_K_CALL:

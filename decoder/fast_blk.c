@@ -3,6 +3,7 @@
  * address, the TIP target cache, and the chains of blocks a run of TNT
  * bits leads through (built once, copied out whole by fast.c).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,9 @@ static struct lsd_fblk *fblk_with(struct lsd_fctx *c, uint32_t id, const uint64_
 		 * (position-independent code reading its IP). */
 		f->push = f->kind == LSD_K_ICALL ||
 			  (f->kind == LSD_K_CALL && target != sb->end);
+		/* a chain takes bits through direct branches only */
+		f->chmask = f->kind != LSD_K_OTHER && f->kind != LSD_K_COND &&
+			    f->kind != LSD_K_JMP && f->kind != LSD_K_CALL;
 		f->known = 1;
 	}
 	return f;
@@ -176,14 +180,16 @@ uint32_t lsd_fast_next_block(struct lsd_fctx *c, uint32_t cur, uint64_t to, int 
 /* Builds the chain from block cur for the k TNT bits `bits` (the first in
  * bit k - 1): the blocks they lead through, up to a block needing another
  * bit or another packet, one whose successor is not known yet, or
- * LSD_CH_MAX.  Returns 1, or 0 where there is no chain to make. */
+ * LSD_CH_MAX.  Returns what it made (enum lsd_fchs). */
 int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 		       uint32_t cur, unsigned k, unsigned bits)
 {
 	const struct lsd_fblk *fb = d->fb;
-	unsigned used = 0, nb = 0, npush = 0, lastc = 0;
+	unsigned used = 0, nb = 0, nops = 0, lastc = 0;
+	unsigned open[LSD_CH_PUSH], nopen = 0;	/* the ops of calls not returned */
 	uint64_t insns = 0;
 	uint32_t start = cur;
+	int made = LSD_FCH_CODE;
 
 	ch->key = 0;	/* the slot's old chain is being overwritten */
 	while (nb < LSD_CH_MAX) {
@@ -194,7 +200,7 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 
 		switch (f->kind) {
 		case LSD_K_CALL:
-			if (f->push && npush == LSD_CH_PUSH)
+			if (f->push && nops == LSD_CH_PUSH)
 				goto stop;
 			/* fall through */
 		case LSD_K_OTHER:
@@ -202,20 +208,43 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 			step_direct(f, &to, &nx, &exit);
 			break;
 		case LSD_K_COND:
-			if (used == k)
+			if (used == k) {
+				made = LSD_FCH_BITS;
 				goto stop;
+			}
 			step_cond(f, (bits >> (k - 1 - used)) & 1, &to, &nx, &exit);
+			break;
+		case LSD_K_RET:
+			/* A return to a call made on the way: libipt pops
+			 * what that call pushed, with a taken bit (not
+			 * taken: libipt fails, left to the block loop). */
+			if (!nopen || nops == LSD_CH_PUSH)
+				goto stop;
+			if (used == k || !((bits >> (k - 1 - used)) & 1)) {
+				made = LSD_FCH_BITS;
+				goto stop;
+			}
+			to = ch->push[open[nopen - 1]];
+			nx = fb[ch->pcall[open[nopen - 1]] - 1].fall;
+			exit = LSD_EXIT_RET;
 			break;
 		default:
 			goto stop;
 		}
-		if (!nx)
+		if (!nx) {
+			made = LSD_FCH_PART;
 			goto stop;
-		if (f->kind == LSD_K_CALL && f->push) {
-			ch->pcall[npush] = cur;
-			ch->push[npush++] = f->end;
 		}
-		if (f->kind == LSD_K_COND) {
+		if (f->kind == LSD_K_CALL && f->push) {
+			open[nopen++] = nops;
+			ch->pcall[nops] = cur;
+			ch->push[nops++] = f->end;
+		} else if (f->kind == LSD_K_RET) {
+			nopen--;
+			ch->pcall[nops] = 0;
+			ch->push[nops++] = 0;
+		}
+		if (f->kind == LSD_K_COND || f->kind == LSD_K_RET) {
 			used++;
 			lastc = nb + 1;
 		}
@@ -227,20 +256,78 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 		cur = nx;
 		/* After its last bit libipt reads ahead for events: those
 		 * bind on the way from here, block by block. */
-		if (used == k)
+		if (used == k) {
+			made = LSD_FCH_BITS;
 			break;
+		}
 	}
 stop:
-	if (!used)
-		return 0;	/* nothing the per-block loop does not do as fast */
+	if (!used)	/* nothing the per-block loop does not do as fast */
+		return made == LSD_FCH_CODE ? LSD_FCH_NONE : LSD_FCH_LATER;
 	ch->key = lsd_fchain_key(start, k, bits);
 	ch->used = (uint8_t)used;
 	ch->nb = (uint8_t)nb;
-	ch->npush = (uint8_t)npush;
+	ch->nops = (uint8_t)nops;
 	ch->lastc = (uint8_t)lastc;
 	ch->end = cur;
 	ch->insns = insns;
-	return 1;
+	return made;
+}
+
+/* Copies chain `from` into `to` (the blocks it has, not the array). */
+static void chain_copy(struct lsd_fchain *to, const struct lsd_fchain *from)
+{
+	memcpy(to, from, offsetof(struct lsd_fchain, b));
+	memcpy(to->b, from->b, from->nb * sizeof(*from->b));
+}
+
+struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, uint32_t cur,
+				  unsigned k, unsigned bits)
+{
+	const unsigned shift = 64 - d->ch_log;
+	struct lsd_fblk *f = &d->fb[cur - 1];
+	unsigned m = f->chmask & ((1u << k) - 2), u;
+	struct lsd_fchain *s;
+	uint64_t key;
+
+	/* A chain that stopped at the code after u bits serves every
+	 * pattern that starts with them: with more bits than u, the walk
+	 * goes the same way and stops at the same place.  (With just u
+	 * bits left it would end at the last of them: libipt reads ahead
+	 * there.) */
+	for (; m; m &= m - 1) {
+		u = (unsigned)__builtin_ctz(m);
+		key = lsd_fchain_skey(cur, u, bits >> (k - u));
+		s = &d->chains[lsd_fchain_slot(key, shift)];
+		if (s->key != key)
+			continue;
+		/* and under all k bits from now on, found in one probe */
+		if (s == ch)
+			return s;
+		chain_copy(ch, s);
+		ch->key = lsd_fchain_key(cur, k, bits);
+		return ch;
+	}
+	switch (lsd_fast_chain_build(d, ch, cur, k, bits)) {
+	case LSD_FCH_NONE:
+		f->chmask |= 1;
+		return NULL;
+	case LSD_FCH_LATER:
+		return NULL;
+	case LSD_FCH_CODE:
+		/* in ch under all k bits, and a copy under its u bits for
+		 * the other patterns that start with them */
+		u = ch->used;
+		key = lsd_fchain_skey(cur, u, bits >> (k - u));
+		s = &d->chains[lsd_fchain_slot(key, shift)];
+		if (s != ch)
+			chain_copy(s, ch);
+		s->key = key;
+		f->chmask |= (uint8_t)(1u << u);
+		return ch;
+	default:
+		return ch;
+	}
 }
 
 void lsd_fast_free(struct lsd_decoder *d)

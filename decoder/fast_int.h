@@ -4,6 +4,8 @@
 #ifndef LSD_FAST_INT_H
 #define LSD_FAST_INT_H
 
+#include <string.h>
+
 #include "decoder/run.h"
 
 /* Blocks entered but not handed out: those since the last packet that
@@ -20,7 +22,7 @@
 #define LSD_FAST_TIPC 4096
 /* Chains: the blocks a run of TNT bits leads through from a block, built
  * once and copied out whole (direct-mapped by block and bits; a chain
- * holds at most LSD_CH_MAX blocks and LSD_CH_PUSH calls). */
+ * holds at most LSD_CH_MAX blocks and LSD_CH_PUSH calls and returns). */
 #define LSD_CH_MAX 24
 #define LSD_CH_PUSH 8
 #define LSD_CH_LOG 13
@@ -33,24 +35,60 @@
  * chain, a TNT-64's 47 in six or more.  16 was tried: more distinct bit
  * patterns to build cost more than the fewer lookups gain (README). */
 #define LSD_CH_BITS 8
+/* fast.c takes chains while fewer than LSD_FAST_COMMIT blocks are out;
+ * lsd_fchain_out() copies up to 24 blocks, two at a time */
+_Static_assert(LSD_FAST_COMMIT + LSD_CH_MAX <= LSD_FAST_OUT, "room for a chain");
+_Static_assert(LSD_CH_MAX <= 24 && LSD_CH_MAX % 2 == 0, "lsd_fchain_out()'s units");
 
 /* A chain's key: its first block (id + 1), the bits and how many (one
- * compare finds it); 0: an empty slot. */
+ * compare finds it); 0: an empty slot.  A chain that stopped after u < k
+ * bits at a return, an indirect branch or its length is also kept under
+ * its u bits alone (lsd_fchain_skey()), for every bit pattern that
+ * starts with them. */
 static inline uint64_t lsd_fchain_key(uint32_t cur, unsigned k, unsigned bits)
 {
 	return cur | (uint64_t)bits << 32 | (uint64_t)k << 48;
 }
 
+static inline uint64_t lsd_fchain_skey(uint32_t cur, unsigned u, unsigned bits)
+{
+	return lsd_fchain_key(cur, u, bits) | 1ull << 56;
+}
+
+/* The slot of key in a table of 2^(64 - shift) chains: the high bits of
+ * a multiplicative hash, which every bit of the key reaches. */
+static inline size_t lsd_fchain_slot(uint64_t key, unsigned shift)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> shift);
+}
+
+/* What lsd_fast_chain_build() made. */
+enum lsd_fchs {
+	LSD_FCH_NONE = 0,	/* no chain from this block, ever: it reaches a
+				 * return, an indirect branch or LSD_CH_MAX
+				 * blocks before any bit */
+	LSD_FCH_LATER,		/* none for now: a successor is not known
+				 * yet, or a return's bit is not taken */
+	LSD_FCH_BITS,		/* a chain that took all its bits */
+	LSD_FCH_CODE,		/* one that stopped short of them at the code
+				 * (a return, an indirect branch, its length):
+				 * the same for any bits after those it took */
+	LSD_FCH_PART,		/* one that stopped at a successor not known yet */
+};
+
 struct lsd_fchain {
 	uint64_t key;		/* lsd_fchain_key() of what it was built for */
 	uint8_t used;		/* the bits it takes */
 	uint8_t nb;		/* its blocks */
-	uint8_t npush;		/* its calls that libipt logs */
+	uint8_t nops;		/* its return-stack operations */
 	uint8_t lastc;		/* index + 1 of its last block that took a bit */
 	uint32_t end;		/* id + 1 of the block it stops at */
 	uint64_t insns;
-	uint64_t push[LSD_CH_PUSH];	/* return addresses, in order */
-	uint32_t pcall[LSD_CH_PUSH];	/* id + 1 of the call block of each */
+	/* In order: the return address a call pushes and its call block (id
+	 * + 1), or 0 for a return that pops the last one pushed here (its
+	 * target known: the chain goes on through it). */
+	uint64_t push[LSD_CH_PUSH];
+	uint32_t pcall[LSD_CH_PUSH];
 	struct lsd_block b[LSD_CH_MAX];
 };
 
@@ -143,9 +181,14 @@ uint32_t lsd_fast_head_id(struct lsd_fctx *c, uint64_t ip, int *err);
 uint32_t lsd_fast_next_block(struct lsd_fctx *c, uint32_t cur, uint64_t to, int direct,
 			     int *err);
 /* Builds the chain from block cur for the k TNT bits `bits` (the first in
- * bit k - 1).  Returns 1, or 0 where there is no chain to make. */
+ * bit k - 1) into ch.  Returns what it made (enum lsd_fchs). */
 int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 			 uint32_t cur, unsigned k, unsigned bits);
+/* The chain from block cur for the k bits `bits`, where its own slot (ch)
+ * does not hold it: one kept under fewer of the bits, else built into ch.
+ * Returns NULL where there is none to take. */
+struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, uint32_t cur,
+				  unsigned k, unsigned bits);
 
 /* Where block f goes without a packet (no branch, a direct jump or
  * call): *to, the block there (*nx, id + 1, 0 where not known yet) and
@@ -176,6 +219,31 @@ static inline void step_cond(const struct lsd_fblk *f, int taken, uint64_t *to,
 		*nx = f->fall;
 	}
 	*exit = *to == f->end ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN;
+}
+
+/* Copies a chain's nb blocks (nb <= LSD_CH_MAX, 24) to o in units of two
+ * (48 bytes, three 16-byte moves): a copy of variable size is a `rep
+ * movs`, slow to start for a few hundred bytes, and a loop over units of
+ * four copied 1.5 blocks too many on average.  o and b have room for the
+ * last unit. */
+static inline void lsd_fchain_out(struct lsd_block *restrict o, const struct lsd_block *restrict b,
+				  unsigned nb)
+{
+	switch ((nb + 1) / 2) {
+	case 12: memcpy(o + 22, b + 22, 2 * sizeof(*o));	/* fall through */
+	case 11: memcpy(o + 20, b + 20, 2 * sizeof(*o));	/* fall through */
+	case 10: memcpy(o + 18, b + 18, 2 * sizeof(*o));	/* fall through */
+	case 9: memcpy(o + 16, b + 16, 2 * sizeof(*o));	/* fall through */
+	case 8: memcpy(o + 14, b + 14, 2 * sizeof(*o));	/* fall through */
+	case 7: memcpy(o + 12, b + 12, 2 * sizeof(*o));	/* fall through */
+	case 6: memcpy(o + 10, b + 10, 2 * sizeof(*o));	/* fall through */
+	case 5: memcpy(o + 8, b + 8, 2 * sizeof(*o));	/* fall through */
+	case 4: memcpy(o + 6, b + 6, 2 * sizeof(*o));	/* fall through */
+	case 3: memcpy(o + 4, b + 4, 2 * sizeof(*o));	/* fall through */
+	case 2: memcpy(o + 2, b + 2, 2 * sizeof(*o));	/* fall through */
+	case 1: memcpy(o, b, 2 * sizeof(*o));		/* fall through */
+	default: break;
+	}
 }
 
 #endif

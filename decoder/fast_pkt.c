@@ -242,6 +242,45 @@ int lsd_fast_psb_plus(struct lsd_fctx *c, uint64_t *fup, int *mode)
 	}
 }
 
+/* The packet after a TNT's last bit is most often the next TNT: where it
+ * is one, it goes to c->pk (k, size and bits) without lsd_fast_peek()'s
+ * tests for every other kind.  Returns 1, or 0 where it is not (or not
+ * simply) one. */
+static int tnt_quick(struct lsd_fctx *c)
+{
+	const uint8_t *p = c->buf + c->pos;
+	size_t left = c->len - c->pos;
+	unsigned nbits;
+	uint64_t v;
+
+	if (!left)
+		return 0;
+	if (p[0] && !(p[0] & 1) && p[0] != 0x02) {	/* TNT-8, bits >= 1 */
+		nbits = 30 - (unsigned)__builtin_clz(p[0]);
+		v = (uint64_t)(p[0] >> 1) << (64 - nbits);
+		c->pk.size = 1;
+	} else {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (left < 8 || p[0] != 0x02 || p[1] != 0xa3)
+			return 0;
+		memcpy(&v, p, 8);
+		v >>= 16;
+		if (v < 2)	/* no bits: left to lsd_fast_peek() */
+			return 0;
+		nbits = 63 - (unsigned)__builtin_clzll(v);
+		v <<= 64 - nbits;
+		c->pk.size = 8;
+#else
+		return 0;
+#endif
+	}
+	c->pk.k = LSD_FP_TNT;
+	c->pk.bits = v;
+	c->pk.nbits = nbits;
+	c->pk_pos = c->pos;
+	return 1;
+}
+
 /* Reads ahead as libipt's query decoder does once its TNT bits are used
  * up: the timing packets, and an event (PSB+, FUP + TIP.PGD or TIP) to
  * bind at an IP.  Stops before a packet that decides a branch.  Returns
@@ -250,7 +289,7 @@ int lsd_fast_read_ahead(struct lsd_fctx *c)
 {
 	struct lsd_fpk k;
 
-	if (c->ntnt || c->ev)
+	if (c->ntnt || c->ev || tnt_quick(c))
 		return 1;
 	for (;;) {
 		lsd_fast_peek(c, &k);

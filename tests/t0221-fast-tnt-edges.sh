@@ -3,8 +3,11 @@
 # something else: the next TNT packet (a chain stops at a packet's last
 # bit and the next packet's bits are taken before the block that needs
 # them), a PSB+ between two TNT packets (the smallest PSB period, 256
-# bytes, puts one every few dozen packets), a compressed return, and the
-# FUP + TIP of a signal (testdata/signals).
+# bytes, puts one every few dozen packets), a compressed return, the
+# FUP + TIP of a signal (testdata/signals), and a call and its return
+# inside one chain with libipt's return stack full (testdata/deepcalls:
+# the call overwrites the oldest return address, and the unwinding meets
+# the returns it lost as TIPs).
 #
 # Oracles: the reference path (LOOPSCOPE_REFERENCE=1, libipt's block
 # decoder on every chunk; t0201 checks it against libipt's instruction
@@ -21,7 +24,7 @@ TD=$(readlink -f "$TESTDATA")
 t_need_recorder
 
 # NAME ARGS: recorded with a PSB every 256 bytes in 4 KB chunks.
-for pa in "spin 30 300" "nested" "recursion" "signals" "calls"; do
+for pa in "spin 30 300" "nested" "recursion" "signals" "calls" "deepcalls"; do
 	set -- $pa
 	p=$1
 	shift

@@ -310,6 +310,16 @@ int lsd_sblock_walk(struct lsd_decoder *d, uint64_t start, uint32_t *id,
  * its size, or -LS_EDECODE. */
 int lsd_insn_branch(struct lsd_decoder *d, uint64_t ip, enum lsd_kind *kind,
 		    uint64_t *target);
+/* The kind of capstone's instruction in (decoded with details) as the
+ * static blocks take it, and *target its direct branch target (else 0).
+ * Never fails. */
+enum lsd_kind lsd_cs_branch(csh cs, const cs_insn *in, uint64_t *target);
+/* The 64-bit mode instruction at code (n bytes readable, runtime address
+ * ip) by xinsn.c's tables: its size, with *kind and *target (a direct
+ * branch's, else 0) exactly as capstone gives them through sblock.c; or 0
+ * where the tables are not sure (capstone decides).  Never fails. */
+int lsd_xinsn(const uint8_t *code, size_t n, uint64_t ip, enum lsd_kind *kind,
+	      uint64_t *target);
 
 /* Releases what lsd_split() built in sp (not the image). */
 void lsd_space_release(struct lsd_space *sp);

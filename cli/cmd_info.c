@@ -520,6 +520,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 		t.fast_chunks += st.fast_chunks;
 		t.libipt_chunks += st.libipt_chunks;
 		t.read_ahead += st.read_ahead;
+		t.kept += st.kept;
 		if (in->json) {
 			fprintf(in->out, "%s\n    {\"id\": %" PRIu32 ", \"%s\": %" PRId64
 				", \"instructions\": %" PRIu64 ", \"blocks\": %" PRIu64
@@ -549,15 +550,17 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 	free(ct.seen);
 	if (in->json)
 		fprintf(in->out, "\n  ],\n  \"static_blocks\": %zu,\n  \"fast_chunks\": %"
-			PRIu64 ",\n  \"libipt_chunks\": %" PRIu64 ",\n  \"read_ahead_chunks\": %"
-			PRIu64, ct.nseen, t.fast_chunks, t.libipt_chunks, t.read_ahead);
+			PRIu64 ",\n  \"libipt_chunks\": %" PRIu64 ",\n  \"kept_chunks\": %"
+			PRIu64 ",\n  \"read_ahead_chunks\": %" PRIu64, ct.nseen, t.fast_chunks,
+			t.libipt_chunks, t.kept, t.read_ahead);
 	else
 		fprintf(in->out, "  %-6s %-10s %14" PRIu64 " %12" PRIu64 " %7" PRIu64
 			" %12" PRIu64 " %12" PRIu64 "\n  static blocks: %zu executed\n"
 			"  chunks: %" PRIu64 " by the fast path, %" PRIu64
-			" by libipt's block decoder, %" PRIu64 " read ahead\n", "total",
+			" by libipt's block decoder, %" PRIu64 " kept from the open's scan, %"
+			PRIu64 " read ahead\n", "total",
 			"", t.insns, t.blocks, t.losses, t.lost_bytes, t.lost_insns,
-			ct.nseen, t.fast_chunks, t.libipt_chunks, t.read_ahead);
+			ct.nseen, t.fast_chunks, t.libipt_chunks, t.kept, t.read_ahead);
 	lsd_close(d);
 	return 0;
 }

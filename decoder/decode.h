@@ -113,6 +113,9 @@ struct lsd_stream_stats {
 	uint64_t fast_chunks, libipt_chunks;
 	/* Chunks read and decompressed ahead on a thread (lsd_opts.jobs). */
 	uint64_t read_ahead;
+	/* Chunks the open's scan read and decompressed, kept for the decode
+	 * (up to LSD_KEEP_MAX bytes a decoder), so read once. */
+	uint64_t kept;
 };
 
 struct lsd_callbacks {

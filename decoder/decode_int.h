@@ -196,6 +196,11 @@ struct lsd_decoder {
 	struct lsd_hmod *hmods;		/* per bundle module */
 	size_t nhmods;
 	struct lsd_chunkbuf cbuf;	/* for one stream at a time */
+	/* Chunks lsd_open()'s scan read, kept for the decode (decode_run.c):
+	 * of each stream a prefix, LSD_KEEP_MAX bytes in all. */
+	struct lsd_kept *kept;
+	size_t nkept, kept_bytes;
+	size_t keep_max;		/* LSD_KEEP_MAX, 0 if LOOPSCOPE_KEEP_CHUNKS=0 */
 	struct lsd_prefetch *pf;	/* reading that stream ahead, or NULL */
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
@@ -252,11 +257,32 @@ int lsd_heads_cpu(struct lsd_decoder *d, size_t stream, const uint8_t *buf,
 int lsd_pkt_scan_ips(const uint8_t *buf, size_t len, size_t off, size_t *psb,
 		     struct lsd_addrset *set);
 void lsd_sbtab_release(struct lsd_decoder *d);
-/* Reads chunk c of stream s into slot k (0 or 1) of b, from d->pf where
- * it is reading that stream ahead.  Returns its length, -LS_ENOMEM,
- * -LS_ECORRUPT or a reader error. */
+/* A decompressed chunk the open's scan kept for the decode. */
+struct lsd_kept {
+	size_t s, c;		/* stream, chunk */
+	uint8_t *p;		/* NULL once taken */
+	size_t cap;
+	int64_t len;
+};
+/* What the kept chunks may hold: the open's scan of a trace of up to 32
+ * MiB of PT hands its chunks to the decode instead of each being read,
+ * checked and decompressed twice; longer traces keep their first 32 MiB.
+ * Memory stays bounded, whatever the trace's length. */
+#define LSD_KEEP_MAX (32u << 20)
+/* Keeps chunk c of stream s, just read into d->cbuf.p[0] (len bytes), if
+ * it fits LSD_KEEP_MAX; d->cbuf.p[0] is then the kept one's (NULL).
+ * Returns 1 if kept, 0 if not (then no later chunk of s should be). */
+int lsd_keep_chunk(struct lsd_decoder *d, size_t s, size_t c, int64_t len);
+/* The first chunk from c on of stream s that is not kept. */
+size_t lsd_kept_end(const struct lsd_decoder *d, size_t s, size_t c);
+/* Frees the kept chunks. */
+void lsd_kept_release(struct lsd_decoder *d);
+/* Reads chunk c of stream s into slot k (0 or 1) of b: the kept one
+ * (counted in *nkept if not NULL), or from d->pf where it is reading that
+ * stream ahead.  Returns its length, -LS_ENOMEM, -LS_ECORRUPT or a reader
+ * error. */
 int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
-		       struct lsd_chunkbuf *b, int k);
+		       struct lsd_chunkbuf *b, int k, uint64_t *nkept);
 
 /* prefetch.c: chunks [first, last] of stream s read ahead, in order, on a
  * thread with its own reader of the bundle at path.  Returns 0 (*ppf
@@ -317,6 +343,16 @@ int lsd_sblock_walk(struct lsd_decoder *d, uint64_t start, uint32_t *id,
  * its size, or -LS_EDECODE. */
 int lsd_insn_branch(struct lsd_decoder *d, uint64_t ip, enum lsd_kind *kind,
 		    uint64_t *target);
+/* The kind of capstone's instruction in (decoded with details) as the
+ * static blocks take it, and *target its direct branch target (else 0).
+ * Never fails. */
+enum lsd_kind lsd_cs_branch(csh cs, const cs_insn *in, uint64_t *target);
+/* The 64-bit mode instruction at code (n bytes readable, runtime address
+ * ip) by xinsn.c's tables: its size, with *kind and *target (a direct
+ * branch's, else 0) exactly as capstone gives them through sblock.c; or 0
+ * where the tables are not sure (capstone decides).  Never fails. */
+int lsd_xinsn(const uint8_t *code, size_t n, uint64_t ip, enum lsd_kind *kind,
+	      uint64_t *target);
 
 /* Releases what lsd_split() built in sp (not the image). */
 void lsd_space_release(struct lsd_space *sp);

@@ -8,6 +8,7 @@
 
 #include "decoder/decode_int.h"
 #include "decoder/run.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* The IP of the FUP in the PSB+ at the start of buf, or 0 if tracing was
@@ -28,14 +29,85 @@ void lsd_set_progress(lsd_progress_fn *fn, void *arg)
 	progress_arg = arg;
 }
 
+int lsd_keep_chunk(struct lsd_decoder *d, size_t s, size_t c, int64_t len)
+{
+	struct lsd_kept *e;
+	size_t cap = d->cbuf.cap[0];
+
+	if (len <= 0 || !d->cbuf.p[0] || d->kept_bytes > d->keep_max || cap > d->keep_max - d->kept_bytes ||
+	    (d->o.streams && !d->o.streams[s]))
+		return 0;
+	if (!(d->nkept & (d->nkept + 1))) {	/* 0, 1, 3, 7 ..: grow */
+		void *np = ls_reallocarray(d->kept, 2 * d->nkept + 1, sizeof(*d->kept));
+
+		if (!np)
+			return 0;
+		d->kept = np;
+	}
+	e = &d->kept[d->nkept++];
+	e->s = s;
+	e->c = c;
+	e->p = d->cbuf.p[0];
+	e->cap = cap;
+	e->len = len;
+	d->kept_bytes += cap;
+	d->cbuf.p[0] = NULL;
+	d->cbuf.cap[0] = 0;
+	return 1;
+}
+
+/* The kept entry of chunk c of stream s, or NULL.  Linear: a few dozen
+ * entries at most (LSD_KEEP_MAX over chunks of a MiB or more, or short
+ * traces). */
+static struct lsd_kept *kept_find(const struct lsd_decoder *d, size_t s, size_t c)
+{
+	size_t i;
+
+	for (i = 0; i < d->nkept; i++)
+		if (d->kept[i].s == s && d->kept[i].c == c && d->kept[i].p)
+			return &d->kept[i];
+	return NULL;
+}
+
+size_t lsd_kept_end(const struct lsd_decoder *d, size_t s, size_t c)
+{
+	while (kept_find(d, s, c))
+		c++;
+	return c;
+}
+
+void lsd_kept_release(struct lsd_decoder *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nkept; i++)
+		free(d->kept[i].p);
+	free(d->kept);
+	d->kept = NULL;
+	d->nkept = d->kept_bytes = 0;
+}
+
 int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
-		       struct lsd_chunkbuf *b, int k)
+		       struct lsd_chunkbuf *b, int k, uint64_t *nkept)
 {
 	const struct lsb_chunk *ch = lsb_reader_chunk(d->r, s, c);
+	struct lsd_kept *e;
 	int64_t len;
 
 	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
 		return -LS_ECORRUPT;
+	if (d->nkept && (e = kept_find(d, s, c)) != NULL) {
+		/* Read by the open's scan: taken once, its memory freed
+		 * with the buffer it replaces. */
+		free(b->p[k]);
+		b->p[k] = e->p;
+		b->cap[k] = e->cap;
+		d->kept_bytes -= e->cap;
+		e->p = NULL;
+		if (nkept)
+			++*nkept;
+		return e->len;
+	}
 	if (d->pf && (len = lsd_prefetch_take(d->pf, s, c, &b->p[k], &b->cap[k])) >= 0)
 		return len;
 	if (b->cap[k] < ch->raw_size) {
@@ -69,11 +141,12 @@ static int run_go(struct lsd_run *r)
 			}
 			ch = lsb_reader_chunk(d->r, s, r->c);
 			if (r->c == r->first)
-				r->clen = lsd_read_chunk(d, s, r->c, r->cbuf, r->cur);
+				r->clen = lsd_read_chunk(d, s, r->c, r->cbuf, r->cur, &r->st->kept);
 			r->stop_ip = 0;
 			r->nlen = 0;
 			if (r->c + 1 < r->nchunks) {
-				r->nlen = lsd_read_chunk(d, s, r->c + 1, r->cbuf, !r->cur);
+				r->nlen = lsd_read_chunk(d, s, r->c + 1, r->cbuf, !r->cur,
+							 &r->st->kept);
 				if (r->nlen > 0)
 					r->stop_ip = psb_fup_ip(r->cbuf->p[!r->cur],
 								(size_t)r->nlen);
@@ -177,14 +250,17 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 {
 	struct lsd_stream_stats local;
 	struct lsd_run r;
+	size_t ahead;
 	int err;
 
 	if (!d || i >= lsb_reader_nstreams(d->r))
 		return -LS_EINVAL;
+	ahead = lsd_kept_end(d, i, first);
 	/* A whole stream, read ahead on a thread where the caller allows
-	 * one (the chunks are read in order; a single chunk gains nothing). */
-	if (d->o.jobs > 1 && first < last)
-		(void)lsd_prefetch_start(&d->pf, lsb_reader_path(d->r), i, first, last);
+	 * one (the chunks are read in order; a single chunk gains nothing),
+	 * from the first chunk the open's scan did not keep. */
+	if (d->o.jobs > 1 && ahead < last)
+		(void)lsd_prefetch_start(&d->pf, lsb_reader_path(d->r), i, ahead, last);
 	err = run_begin(&r, d, i, first, last, cb, arg, st ? st : &local, &d->cbuf);
 	if (!err)
 		err = run_go(&r);

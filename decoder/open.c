@@ -203,9 +203,14 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	config_from_meta(d);
 	{
 		static const struct pt_errata none;
+		const char *keep = getenv("LOOPSCOPE_KEEP_CHUNKS");
 
 		if (lsd_env_reference())
 			d->o.reference = 1;
+		/* For comparisons and tests: every chunk read twice, the
+		 * decode's read ahead on a thread, as before chunks were
+		 * kept. */
+		d->keep_max = keep && !strcmp(keep, "0") ? 0 : LSD_KEEP_MAX;
 		/* libipt works around CPU errata the fast path does not
 		 * model: such a recording is decoded by libipt alone. */
 		if (memcmp(&d->base.errata, &none, sizeof(none)))
@@ -254,24 +259,29 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 		err = lsd_heads_static(d);
 	}
 	for (i = 0; !err && i < lsb_reader_nstreams(r); i++) {
-		int several = timeline_spaces(d, i) > 1;
+		int several = timeline_spaces(d, i) > 1, keep;
 		size_t c;
 
 		d->sp = &d->spaces[d->stream_space[i]];
 		if (d->o.jobs > 1 && lsb_reader_nchunks(r, i) > 1)
 			(void)lsd_prefetch_start(&d->pf, lsb_reader_path(r), i, 0,
 						 lsb_reader_nchunks(r, i) - 1);
-		for (c = 0; !err && c < lsb_reader_nchunks(r, i); c++) {
-			int64_t len = lsd_read_chunk(d, i, c, &d->cbuf, 0);
+		for (c = 0, keep = 1; !err && c < lsb_reader_nchunks(r, i); c++) {
+			int64_t len = lsd_read_chunk(d, i, c, &d->cbuf, 0, NULL);
 
-			if (len <= 0)
+			if (len <= 0) {
+				keep = 0;
 				continue;
+			}
 			/* Who ran where, only when it matters: the query
 			 * decoder is slower than the packet scan. */
 			if (several)
 				err = lsd_heads_cpu(d, i, d->cbuf.p[0], (size_t)len, !c);
 			else
 				err = lsd_heads_packets(d, d->cbuf.p[0], (size_t)len);
+			/* A prefix of the stream, handed to the decode. */
+			if (!err && keep)
+				keep = lsd_keep_chunk(d, i, c, len);
 		}
 		(void)lsd_prefetch_stop(d->pf);
 		d->pf = NULL;
@@ -292,6 +302,7 @@ void lsd_close(struct lsd_decoder *d)
 	if (!d)
 		return;
 	lsd_sbtab_release(d);
+	lsd_kept_release(d);
 	lsd_fast_free(d);
 	lsd_heads_release(d);
 	for (i = 0; d->spaces && i <= d->nimgs; i++)

@@ -126,6 +126,26 @@ static enum lsd_kind insn_kind(csh cs, const cs_insn *in)
 	return LSD_K_OTHER;
 }
 
+/* A direct branch's target: capstone's immediate operand. */
+static uint64_t insn_target(const cs_insn *in, enum lsd_kind kind)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if ((kind != LSD_K_JMP && kind != LSD_K_CALL && kind != LSD_K_COND) ||
+	    !x->op_count || x->operands[0].type != X86_OP_IMM)
+		return 0;
+	return (uint64_t)x->operands[0].imm;
+}
+
+/* (decode_int.h) */
+enum lsd_kind lsd_cs_branch(csh cs, const cs_insn *in, uint64_t *target)
+{
+	enum lsd_kind kind = insn_kind(cs, in);
+
+	*target = insn_target(in, kind);
+	return kind;
+}
+
 /* The id of the static block starting at start, creating it. */
 static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		      uint64_t end, uint32_t ninsn, enum lsd_kind kind,
@@ -528,17 +548,6 @@ void lsd_space_release(struct lsd_space *sp)
 	sp->nidx = sp->idxcap = sp->ndyn = sp->dyncap = sp->dmask = 0;
 }
 
-/* A direct branch's target: capstone's immediate operand. */
-static uint64_t insn_target(const cs_insn *in, enum lsd_kind kind)
-{
-	const cs_x86 *x = &in->detail->x86;
-
-	if ((kind != LSD_K_JMP && kind != LSD_K_CALL && kind != LSD_K_COND) ||
-	    !x->op_count || x->operands[0].type != X86_OP_IMM)
-		return 0;
-	return (uint64_t)x->operands[0].imm;
-}
-
 int lsd_insn_branch(struct lsd_decoder *d, uint64_t ip, enum lsd_kind *kind,
 		    uint64_t *target)
 {
@@ -546,12 +555,14 @@ int lsd_insn_branch(struct lsd_decoder *d, uint64_t ip, enum lsd_kind *kind,
 	const uint8_t *p = code;
 	size_t len;
 	uint64_t a = ip;
-	cs_insn *in = cs_malloc(d->cs[d->mode]);
+	cs_insn *in;
 	int n = lsd_image_read(d->sp->img, code, sizeof(code), ip), err;
 
-	if (!in)
-		return -LS_ENOMEM;
 	len = n > 0 ? (size_t)n : 0;
+	if (d->mode == LSD_MODE_64 && (err = lsd_xinsn(code, len, ip, kind, target)) > 0)
+		return err;
+	if (!(in = cs_malloc(d->cs[d->mode])))
+		return -LS_ENOMEM;
 	if (!len || !cs_disasm_iter(d->cs[d->mode], &p, &len, &a, in)) {
 		err = -LS_EDECODE;
 	} else {
@@ -566,7 +577,7 @@ int lsd_insn_branch(struct lsd_decoder *d, uint64_t ip, enum lsd_kind *kind,
 /* Walks [start ..] into *last, *end, *ninsn, *kind, *target with the code
  * in code[0 .. n).  Returns 0, 1: the code ran out before the block
  * ended (more may be mapped), or -LS_EDECODE. */
-static int walk(struct lsd_decoder *d, cs_insn *in, const uint8_t *code,
+static int walk(struct lsd_decoder *d, cs_insn **pin, const uint8_t *code,
 		size_t n, uint64_t start, uint64_t *last, uint64_t *end,
 		uint32_t *ninsn, enum lsd_kind *kind, uint64_t *target)
 {
@@ -576,15 +587,27 @@ static int walk(struct lsd_decoder *d, cs_insn *in, const uint8_t *code,
 
 	for (*ninsn = 0;; ) {
 		uint64_t here = a;
+		int k = d->mode == LSD_MODE_64 ? lsd_xinsn(p, len, a, kind, target) : 0;
 
-		if (!cs_disasm_iter(d->cs[d->mode], &p, &len, &a, in))
-			return len < 16 ? 1 : -LS_EDECODE;
+		if (k > 0) {
+			/* xinsn.c's tables knew it: capstone would say the same. */
+			p += k;
+			len -= (size_t)k;
+			a += (uint64_t)k;
+		} else {
+			/* capstone's instruction, allocated at its first use:
+			 * most blocks need none. */
+			if (!*pin && !(*pin = cs_malloc(d->cs[d->mode])))
+				return -LS_ENOMEM;
+			if (!cs_disasm_iter(d->cs[d->mode], &p, &len, &a, *pin))
+				return len < 16 ? 1 : -LS_EDECODE;
+			*kind = insn_kind(d->cs[d->mode], *pin);
+			*target = insn_target(*pin, *kind);
+		}
 		++*ninsn;
-		*kind = insn_kind(d->cs[d->mode], in);
 		if (*kind != LSD_K_OTHER || lsd_addrset_has(&d->sp->heads, a)) {
 			*last = here;
 			*end = a;
-			*target = insn_target(in, *kind);
 			return 0;
 		}
 	}
@@ -593,30 +616,35 @@ static int walk(struct lsd_decoder *d, cs_insn *in, const uint8_t *code,
 int lsd_sblock_walk(struct lsd_decoder *d, uint64_t start, uint32_t *id,
 		    uint64_t *target)
 {
-	size_t cap = 4096;
-	uint8_t *code = NULL;
-	cs_insn *in = cs_malloc(d->cs[d->mode]);
+	/* Most blocks are a few dozen bytes: a small first read (a longer
+	 * block is walked again with twice the bytes, as before). */
+	uint8_t stackbuf[256], *code = stackbuf, *heap = NULL;
+	size_t cap = sizeof(stackbuf);
+	cs_insn *in = NULL;
 	uint64_t last = 0, end = 0;
 	uint32_t ninsn = 0;
 	enum lsd_kind kind = LSD_K_OTHER;
-	int err = in ? 1 : -LS_ENOMEM;
+	int err = 1;
 
 	/* Bounded as split_new() bounds a block. */
 	while (err == 1 && cap <= (64u << 20)) {
 		int n;
-		void *p = realloc(code, cap);
 
-		if (!p) {
-			err = -LS_ENOMEM;
-			break;
+		if (cap > sizeof(stackbuf)) {
+			void *p = realloc(heap, cap);
+
+			if (!p) {
+				err = -LS_ENOMEM;
+				break;
+			}
+			code = heap = p;
 		}
-		code = p;
 		n = lsd_image_read(d->sp->img, code, cap, start);
 		if (n <= 0) {
 			err = -LS_EDECODE;
 			break;
 		}
-		err = walk(d, in, code, (size_t)n, start, &last, &end, &ninsn,
+		err = walk(d, &in, code, (size_t)n, start, &last, &end, &ninsn,
 			   &kind, target);
 		if (err == 1 && (size_t)n < cap)
 			err = -LS_EDECODE;	/* the mapping ends */
@@ -629,6 +657,6 @@ int lsd_sblock_walk(struct lsd_decoder *d, uint64_t start, uint32_t *id,
 				 (size_t)(end - start), id);
 	if (in)
 		cs_free(in, 1);
-	free(code);
+	free(heap);
 	return err;
 }

@@ -562,6 +562,19 @@ static void test_misc(void)
 	int64_t s;
 
 	TAP_EQ(ls_crc32(0, "123456789", 9), 0xcbf43926u, "crc32 check value");
+	{
+		/* Past the 8-byte steps, and continued from an odd split:
+		 * the values are Python's zlib.crc32() of the same bytes. */
+		uint8_t d[1000];
+		size_t i;
+
+		for (i = 0; i < sizeof(d); i++)
+			d[i] = (uint8_t)(i * 7 + 3);
+		TAP_EQ(ls_crc32(0, d, 13), 0xa97ad5c1u, "crc32 of 13 bytes");
+		TAP_EQ(ls_crc32(0, d, sizeof(d)), 0x17bc2a46u, "crc32 of 1000 bytes");
+		TAP_EQ(ls_crc32(ls_crc32(0, d, 13), d + 13, sizeof(d) - 13), 0x17bc2a46u,
+		       "crc32 of 1000 bytes continued after 13");
+	}
 	ls_buf_put_uleb(&b, UINT64_MAX);
 	ls_buf_put_sleb(&b, INT64_MIN);
 	ls_buf_put_sleb(&b, -65);

@@ -638,6 +638,92 @@ static int replay_frame(struct lsa_loops *l, struct lsa_thr *t,
 	return 1;
 }
 
+/* Whether block_go() would take the leaf call of nodes part[j .. np)
+ * (its first block entered by a call, then its own blocks; part[j - 1]
+ * the block it returned to) as a call that pushes a frame, whose blocks
+ * only count and are pushed, and whose return pops it as a leaf: with no
+ * call being recorded (t->cm.nrec 0) and room for the frame, it does
+ * here what the call's transfer(), its blocks and frame_pop() do (the
+ * calling entry's contribution and its leaf blocks, the function's row,
+ * the blocks' runs at frame level), without the frame; the return's
+ * block is then pushed as replay_frame() pushes it.  Returns 1 if so, 0
+ * if not (nothing done), -LS_ENOMEM. */
+static int replay_leaf(struct lsa_loops *l, struct lsa_thr *t,
+		       const uint32_t *part, uint32_t j, uint32_t np)
+{
+	const struct lsa_memo *m = &t->memo;
+	const struct lsa_frame *top = &t->fr[t->nfr - 1];
+	uint32_t fn = m->node[part[np - 1]].fn, n = np - j, i, k;
+	struct lsa_pent *c = &t->path[t->npath - 1];
+	struct lsa_cnt self = { { 0 } };
+	struct lsa_frow *r = NULL;
+	struct lsa_acc *a;
+
+	uint32_t idx = lsa_loops_mem_get(t, m->node[part[j - 1]].sb->id);
+
+	/* (the block returned to then goes as replay_frame() takes it) */
+	if (t->cm.nrec || t->nfr >= LSA_MAX_FRAMES || t->npath <= top->base ||
+	    t->memo.cur == LSA_NONE || top->cur != t->memo.cur ||
+	    m->node[part[j - 1]].kind != MK_RETURN ||
+	    (idx != LSA_NONE && idx >= top->base))
+		return 0;
+	if (fn != LSA_NONE && !(r = lsa_loops_frow(t, fn)))
+		return -LS_ENOMEM;
+	if (c->acc == LSA_NONE) {
+		uint32_t ai;
+
+		if (lsa_loops_acc_new(l, &ai))
+			return -LS_ENOMEM;
+		c = &t->path[t->npath - 1];
+		c->acc = ai;
+	}
+	if (LS_GROW32(l->sq, l->nsq + n, l->capsq, 1024))
+		return -LS_ENOMEM;
+	for (i = np; i-- > j;) {
+		const struct lsd_sblock *sb = m->node[part[i]].sb;
+
+		lsa_cnt_sb(&self, l, sb);
+		l->sq[l->nsq + (np - 1 - i)] = sb;
+		if (lsa_loops_pre_once(l, t, sb->id, 1))
+			return -LS_ENOMEM;
+	}
+	l->st.blocks += n;
+	if (t->nfr + 1 > l->st.max_frames)
+		l->st.max_frames = t->nfr + 1;
+	if (t->npath + n > l->st.max_path)
+		l->st.max_path = t->npath + n;
+	if (r) {
+		r->calls++;
+		r->self += self.n[0];
+		if (!r->active)		/* the span the frame opened and closed */
+			r->total += self.n[0];
+	}
+	t->insns += self.n[0];
+	t->cm.leaf = n;
+	/* the calling entry's part of transfer() and frame_pop() */
+	a = &l->acc[c->acc];
+	a->callee = fn;
+	a->called = 1;
+	if (!a->nsq && !a->cself.n[0] && a->kids == LSA_NONE && !a->ctot.n[0]) {
+		a->sq = l->nsq;
+		a->nsq = n;
+		l->nsq += n;
+		l->sqlive++;
+	} else {
+		if (a->nsq) {
+			a->nsq = 0;
+			l->sqlive--;
+		}
+		if (!l->sqlive)
+			l->nsq = 0;
+	}
+	for (k = 0; k < LSA_NC; k++)
+		a->cself.n[k] += self.n[k];
+	t->psb = m->node[part[j]].sb;
+	t->landing = 0;
+	return 1;
+}
+
 int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 {
 	struct lsa_memo *m = &t->memo;
@@ -677,10 +763,29 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 	 * the exits the trie matched them by (the last one's its own) */
 	t->psb = m->node[m->root].sb;
 	t->pexit = exit_into(&m->node[part[np - 1]]);
-	/* the frame's own blocks before any leaf call: what block_go()
-	 * does with them, pushed without its checks */
-	while (np && !err && m->node[part[np - 1]].kind == MK_FRAME &&
-	       replay_frame(l, t, m->node[part[np - 1]].sb)) {
+	/* the frame's own blocks and the leaf calls it makes: what
+	 * block_go() does with them, without its checks */
+	while (np && !err) {
+		const struct lsa_mnode *x = &m->node[part[np - 1]];
+		uint32_t j = np - 1;
+		int r;
+
+		if (x->kind == MK_CALLEE) {
+			/* a whole call: its blocks, then the block it
+			 * returned to */
+			while (j && m->node[part[j - 1]].kind == MK_LEAF)
+				j--;
+			if (!j || (r = replay_leaf(l, t, part, j, np)) == 0)
+				break;
+			if (r < 0)
+				return r;
+			np = j;
+			t->pexit = LSD_EXIT_RET;
+			x = &m->node[part[np - 1]];
+		}
+		if (x->kind == MK_CALLEE || x->kind == MK_LEAF ||
+		    !replay_frame(l, t, x->sb))
+			break;
 		np--;
 		t->pexit = np ? exit_into(&m->node[part[np - 1]]) : px;
 		t->pnext = np ? 0 : pn;

@@ -128,8 +128,21 @@ struct lsa_mnode {
 	uint8_t more;		/* ... in pre_more, not pre */
 	uint8_t dep;		/* (a root) some node heads a loop: valid
 				 * while those loops' bodies are as at ver */
-	uint32_t deps;		/* (a root) memo.chain index: those loops */
+	union {
+		uint32_t deps;	/* (a root) memo.chain index: those loops */
+		uint32_t sum;	/* (a term) memo.sum index + 1 (0: none yet) */
+	};
 	uint64_t ver;		/* (a root) the sum of their nbody then */
+};
+
+/* What one pass from a trie's root to a term node adds that is a plain
+ * sum over its nodes: a stop adds it once per iteration ended there, not
+ * once per node (each node's count is the sum of its terms' counts). */
+struct lsa_msum {
+	struct lsa_cnt self;	/* blocks charged to the iteration's entry */
+	uint64_t insns;		/* all blocks' instructions */
+	uint64_t fself;		/* the frame's own blocks' (not a leaf's) */
+	uint64_t blocks;
 };
 
 struct lsa_memo {
@@ -139,6 +152,8 @@ struct lsa_memo {
 	uint32_t ndirty;
 	uint32_t *chain;	/* chains: a length, then loops */
 	uint32_t nchain, capchain;
+	struct lsa_msum *sum;	/* the term nodes' (lsa_mnode.sum) */
+	uint32_t nsum, capsum;
 	struct lsa_kmap roots;	/* (head block id, 0) -> root node + 1 */
 	uint8_t *intrie;	/* by static block id: a node's block */
 	size_t nintrie;

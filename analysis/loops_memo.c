@@ -89,6 +89,7 @@ static void memo_clear(struct lsa_memo *m)
 	m->nnode = 0;
 	m->ndirty = 0;
 	m->nchain = 1;	/* chain 0: none open */
+	m->nsum = 0;
 	m->stale = 0;
 	if (m->intrie)
 		memset(m->intrie, 0, m->nintrie);
@@ -293,6 +294,31 @@ static int root_valid(const struct lsa_thr *t, uint32_t v)
 	return !m->node[v].dep || m->node[v].ver == deps_ver(t, m->node[v].deps);
 }
 
+/* The sum of the pass from m's root to term node v (see struct
+ * lsa_msum): what apply() leaves to the term.  Returns 0 or -LS_ENOMEM. */
+static int sum_make(const struct lsa_loops *l, struct lsa_memo *m, uint32_t v)
+{
+	struct lsa_msum *s;
+	uint32_t u;
+
+	if (LS_GROW32(m->sum, m->nsum + 1, m->capsum, 256))
+		return -LS_ENOMEM;
+	s = &m->sum[m->nsum];
+	memset(s, 0, sizeof(*s));
+	for (u = v; m->node[u].parent != LSA_NONE; u = m->node[u].parent) {
+		const struct lsa_mnode *x = &m->node[u];
+
+		s->blocks++;
+		s->insns += x->sb->ninsn;
+		if (!in_leaf(x->kind))
+			s->fself += x->sb->ninsn;
+		if (!x->chain)
+			lsa_cnt_sb(&s->self, l, x->sb);
+	}
+	m->node[v].sum = ++m->nsum;
+	return 0;
+}
+
 int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 		 uint32_t *leaf)
 {
@@ -362,7 +388,7 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 			v = child_of(m, v, l->sq[a->sq + k], 0, k ? MK_LEAF : MK_CALLEE, xs,
 				     lsa_loops_func_of(l, l->sq[a->sq + k]));
 	}
-	if (v == LSA_NONE)
+	if (v == LSA_NONE || (!m->node[v].sum && sum_make(l, m, v)))
 		return -LS_ENOMEM;
 	root = &m->node[m->root];
 	if (root->dep)
@@ -512,11 +538,10 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 	uint32_t loop = in->loop;
 	int err = 0;
 
-	l->st.blocks += k;
-	l->st.memo_blocks += k;
+	/* (the blocks, the instructions, the frame function's and the
+	 * entry's own counts: by the terms, struct lsa_msum) */
 	if (!x->term && m->ti + x->pdepth + 1 > l->st.max_path)
 		l->st.max_path = m->ti + x->pdepth + 1;
-	t->insns += k * sb->ninsn;
 	if (in_leaf(x->kind)) {
 		/* a leaf's block: its function's exclusive and, outside
 		 * every open span of it, inclusive instructions; its call */
@@ -535,12 +560,8 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 		    (err = lsa_kmap_add(&t->calls, (uint64_t)(x->own - 1) << 32 | x->fn,
 					m->node[x->parent].sb->id, k)))
 			return err;
-	} else if (m->cur != LSA_NONE) {
-		t->fw[m->cur].self += k * sb->ninsn;
 	}
-	if (!x->chain) {
-		cnt_addk(&in->self, l, sb, k);
-	} else {
+	if (x->chain) {
 		/* charged to the innermost entry of trip count 1: its self,
 		 * the totals of each open one, each graph edge's total, and
 		 * through the outermost the totals of the iteration's entry */
@@ -591,7 +612,16 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 		 * before (the runs of one tail are summed per tail in the
 		 * end, however they were grouped) */
 		uint32_t tail = x->parent == m->root ? sb->id : m->node[x->parent].sb->id;
+		const struct lsa_msum *s = &m->sum[x->sum - 1];
+		int j;
 
+		l->st.blocks += k * s->blocks;
+		l->st.memo_blocks += k * s->blocks;
+		t->insns += k * s->insns;
+		if (m->cur != LSA_NONE)
+			t->fw[m->cur].self += k * s->fself;
+		for (j = 0; j < LSA_NC; j++)
+			in->self.n[j] += k * s->self.n[j];
 		l->st.loop_backs += k;
 		in->trips += k;
 		if (tail == in->tail)
@@ -810,6 +840,7 @@ void lsa_memo_release(struct lsa_memo *m)
 	free(m->node);
 	free(m->dirty);
 	free(m->chain);
+	free(m->sum);
 	free(m->intrie);
 	lsa_kmap_release(&m->roots);
 	memset(m, 0, sizeof(*m));

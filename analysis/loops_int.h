@@ -104,6 +104,14 @@ struct lsa_erow {
  * one of its blocks, a leaf call's first block (by a call), its other
  * blocks, a block of the frame after the leaf returned. */
 enum { MK_FRAME, MK_CALLEE, MK_LEAF, MK_RETURN };
+#define LSA_MEMO_MAX 256	/* blocks of an iteration, at most */
+
+/* Whether a node of this kind is a leaf call's block (the callee's
+ * frame), not one of the loop's frame. */
+static inline int lsa_mk_in_leaf(int kind)
+{
+	return kind == MK_CALLEE || kind == MK_LEAF;
+}
 
 struct lsa_mnode {
 	const struct lsd_sblock *sb;
@@ -528,8 +536,8 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 		    size_t n);
 /* Loop head sbid was found: tries holding it go stale. */
 void lsa_memo_new_head(struct lsa_memo *m, uint32_t sbid);
-/* Stops matching, applying what the matched blocks owe.  Returns 0 or
- * -LS_ENOMEM. */
+/* loops_mstop.c.  Stops matching, applying what the matched blocks owe.
+ * Returns 0 or -LS_ENOMEM. */
 int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t);
 void lsa_memo_release(struct lsa_memo *m);
 /* Feeds n executed blocks of the stream, in order. */

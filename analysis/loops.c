@@ -18,8 +18,8 @@
  *
  * This file keeps the paths and finds the loops; loops_scan.c charges a
  * scanned path, loops_frames.c moves the frames, loops_thread.c keeps
- * the threads, loops_memo.c and loops_cmemo.c are the memos, loops_out.c
- * writes the rows.
+ * the threads, loops_memo.c (its stops in loops_mstop.c) and loops_cmemo.c
+ * are the memos, loops_out.c writes the rows.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -104,6 +104,14 @@ struct lsa_erow {
  * one of its blocks, a leaf call's first block (by a call), its other
  * blocks, a block of the frame after the leaf returned. */
 enum { MK_FRAME, MK_CALLEE, MK_LEAF, MK_RETURN };
+#define LSA_MEMO_MAX 256	/* blocks of an iteration, at most */
+
+/* Whether a node of this kind is a leaf call's block (the callee's
+ * frame), not one of the loop's frame. */
+static inline int lsa_mk_in_leaf(int kind)
+{
+	return kind == MK_CALLEE || kind == MK_LEAF;
+}
 
 struct lsa_mnode {
 	const struct lsd_sblock *sb;
@@ -128,8 +136,21 @@ struct lsa_mnode {
 	uint8_t more;		/* ... in pre_more, not pre */
 	uint8_t dep;		/* (a root) some node heads a loop: valid
 				 * while those loops' bodies are as at ver */
-	uint32_t deps;		/* (a root) memo.chain index: those loops */
+	union {
+		uint32_t deps;	/* (a root) memo.chain index: those loops */
+		uint32_t sum;	/* (a term) memo.sum index + 1 (0: none yet) */
+	};
 	uint64_t ver;		/* (a root) the sum of their nbody then */
+};
+
+/* What one pass from a trie's root to a term node adds that is a plain
+ * sum over its nodes: a stop adds it once per iteration ended there, not
+ * once per node (each node's count is the sum of its terms' counts). */
+struct lsa_msum {
+	struct lsa_cnt self;	/* blocks charged to the iteration's entry */
+	uint64_t insns;		/* all blocks' instructions */
+	uint64_t fself;		/* the frame's own blocks' (not a leaf's) */
+	uint64_t blocks;
 };
 
 struct lsa_memo {
@@ -139,6 +160,8 @@ struct lsa_memo {
 	uint32_t ndirty;
 	uint32_t *chain;	/* chains: a length, then loops */
 	uint32_t nchain, capchain;
+	struct lsa_msum *sum;	/* the term nodes' (lsa_mnode.sum) */
+	uint32_t nsum, capsum;
 	struct lsa_kmap roots;	/* (head block id, 0) -> root node + 1 */
 	uint8_t *intrie;	/* by static block id: a node's block */
 	size_t nintrie;
@@ -513,8 +536,8 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 		    size_t n);
 /* Loop head sbid was found: tries holding it go stale. */
 void lsa_memo_new_head(struct lsa_memo *m, uint32_t sbid);
-/* Stops matching, applying what the matched blocks owe.  Returns 0 or
- * -LS_ENOMEM. */
+/* loops_mstop.c.  Stops matching, applying what the matched blocks owe.
+ * Returns 0 or -LS_ENOMEM. */
 int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t);
 void lsa_memo_release(struct lsa_memo *m);
 /* Feeds n executed blocks of the stream, in order. */

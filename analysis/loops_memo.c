@@ -20,7 +20,8 @@
  * tries are dropped then) and, for a trie with blocks that head loops, one
  * of those loops' bodies grown (checked against a version).  Nothing else a
  * trie relies on changes: a block's function, and where its run-once
- * counts go (preo of a block is set once per thread).
+ * counts go (preo of a block is set once per thread).  What matching
+ * stops owe, and the hand-back, are in loops_mstop.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,6 @@
 #include "ls_buf.h"
 #include "ls_err.h"
 
-#define MEMO_MAX 256		/* blocks of an iteration, at most */
 #define MEMO_NODES (1u << 16)	/* trie nodes of a thread, at most */
 #define MEMO_DEPTH 8		/* entries of trip count 1 open at once */
 #define MEMO_DEPS 16		/* loops headed in one trie */
@@ -48,7 +48,7 @@ int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	const struct lsa_acc *a;
 	uint32_t i, k, n = t->npath - ti;
 
-	if (!l->memo || t->deep || n > MEMO_MAX)
+	if (!l->memo || t->deep || n > LSA_MEMO_MAX)
 		return 0;
 	for (i = ti; i < t->npath; i++) {
 		const struct lsa_pent *e = &t->path[i];
@@ -62,7 +62,7 @@ int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 		/* a call, only a leaf that returned to the next block */
 		a = leaf_of(l, e);
 		if (e->acc != LSA_NONE &&
-		    (!a || next->start != e->sb->end || (n += a->nsq) > MEMO_MAX))
+		    (!a || next->start != e->sb->end || (n += a->nsq) > LSA_MEMO_MAX))
 			return 0;
 		/* a leaf's block may have become a loop head since its frame
 		 * ended (its next run in a call would be an entry) */
@@ -89,6 +89,7 @@ static void memo_clear(struct lsa_memo *m)
 	m->nnode = 0;
 	m->ndirty = 0;
 	m->nchain = 1;	/* chain 0: none open */
+	m->nsum = 0;
 	m->stale = 0;
 	if (m->intrie)
 		memset(m->intrie, 0, m->nintrie);
@@ -159,13 +160,6 @@ static const uint16_t kind_mask[4] = {
 	[MK_RETURN] = 1u << LSD_EXIT_RET,
 };
 
-/* Whether a node of this kind is a leaf call's block (the callee's
- * frame), not one of the loop's frame. */
-static int in_leaf(int kind)
-{
-	return kind == MK_CALLEE || kind == MK_LEAF;
-}
-
 /* The chain of loops os[0 .. n) in m's table; 0 (none) when n is 0,
  * LSA_NONE when out of memory. */
 static uint32_t chain_put(struct lsa_memo *m, const uint32_t *os, uint32_t n)
@@ -210,15 +204,15 @@ static uint32_t child_of(struct lsa_memo *m, uint32_t v, const struct lsd_sblock
 		n->kind = (uint8_t)kind;
 		n->vmask = kind_mask[kind];
 		n->chk = kind == MK_FRAME || kind == MK_RETURN;
-		n->opens = in_leaf(kind) ? 0 : x->opens;
+		n->opens = lsa_mk_in_leaf(kind) ? 0 : x->opens;
 		n->own = x->own;
-		n->pown = in_leaf(kind) ? 0 : x->own;
+		n->pown = lsa_mk_in_leaf(kind) ? 0 : x->own;
 		n->chain = x->chain;
-		n->pre = in_leaf(kind) ? 1 : x->pre;
+		n->pre = lsa_mk_in_leaf(kind) ? 1 : x->pre;
 		n->fn = fn;
 		/* its path entry: after the caller's, once a leaf returned */
 		if (kind == MK_RETURN)
-			while (in_leaf(m->node[v].kind))
+			while (lsa_mk_in_leaf(m->node[v].kind))
 				v = m->node[v].parent;
 		n->pdepth = m->node[v].pdepth + 1;
 	}
@@ -293,19 +287,44 @@ static int root_valid(const struct lsa_thr *t, uint32_t v)
 	return !m->node[v].dep || m->node[v].ver == deps_ver(t, m->node[v].deps);
 }
 
+/* The sum of the pass from m's root to term node v (see struct
+ * lsa_msum): what apply() leaves to the term.  Returns 0 or -LS_ENOMEM. */
+static int sum_make(const struct lsa_loops *l, struct lsa_memo *m, uint32_t v)
+{
+	struct lsa_msum *s;
+	uint32_t u;
+
+	if (LS_GROW32(m->sum, m->nsum + 1, m->capsum, 256))
+		return -LS_ENOMEM;
+	s = &m->sum[m->nsum];
+	memset(s, 0, sizeof(*s));
+	for (u = v; m->node[u].parent != LSA_NONE; u = m->node[u].parent) {
+		const struct lsa_mnode *x = &m->node[u];
+
+		s->blocks++;
+		s->insns += x->sb->ninsn;
+		if (!lsa_mk_in_leaf(x->kind))
+			s->fself += x->sb->ninsn;
+		if (!x->chain)
+			lsa_cnt_sb(&s->self, l, x->sb);
+	}
+	m->node[v].sum = ++m->nsum;
+	return 0;
+}
+
 int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 		 uint32_t *leaf)
 {
 	struct lsa_memo *m = &t->memo;
 	const struct lsd_sblock *head = t->path[ti].sb;
 	uint32_t loop = t->head[head->id] - 1, i, v, deps[2 * MEMO_DEPS], nd, k;
-	struct step steps[MEMO_MAX], x;
+	struct step steps[LSA_MEMO_MAX], x;
 	struct lsa_mnode *root;
 	uint64_t *r;
 	int err;
 
 	*leaf = LSA_NONE;
-	if (m->stale || !m->nchain || m->nnode + MEMO_MAX + 1 > MEMO_NODES)
+	if (m->stale || !m->nchain || m->nnode + LSA_MEMO_MAX + 1 > MEMO_NODES)
 		memo_clear(m);
 	err = dry_scan(l, t, ti, loop, steps, deps, &nd);
 	if (err <= 0)
@@ -362,7 +381,7 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 			v = child_of(m, v, l->sq[a->sq + k], 0, k ? MK_LEAF : MK_CALLEE, xs,
 				     lsa_loops_func_of(l, l->sq[a->sq + k]));
 	}
-	if (v == LSA_NONE)
+	if (v == LSA_NONE || (!m->node[v].sum && sum_make(l, m, v)))
 		return -LS_ENOMEM;
 	root = &m->node[m->root];
 	if (root->dep)
@@ -486,225 +505,12 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 	return i;
 }
 
-/* Adds k times sb's counts to c. */
-static void cnt_addk(struct lsa_cnt *c, const struct lsa_loops *l,
-		     const struct lsd_sblock *sb, uint64_t k)
-{
-	const struct lsa_cnt *x = &l->sbc[sb->id];
-	int j;
-
-	if (k == 1) {	/* (most nodes of a stop: the adds vectorize) */
-		lsa_cnt_add(c, x);
-		return;
-	}
-	for (j = 0; j < LSA_NC; j++)
-		c->n[j] += k * x->n[j];
-}
-
-/* What k passes through node v owe: what charge() and, for the entries
- * of trip count 1 the node is charged into, close_inst() add, k times. */
-static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
-{
-	struct lsa_memo *m = &t->memo;
-	const struct lsa_mnode *x = &m->node[v];
-	const struct lsd_sblock *sb = x->sb;
-	struct lsa_inst *in = &l->inst[m->inst];
-	uint32_t loop = in->loop;
-	int err = 0;
-
-	l->st.blocks += k;
-	l->st.memo_blocks += k;
-	if (!x->term && m->ti + x->pdepth + 1 > l->st.max_path)
-		l->st.max_path = m->ti + x->pdepth + 1;
-	t->insns += k * sb->ninsn;
-	if (in_leaf(x->kind)) {
-		/* a leaf's block: its function's exclusive and, outside
-		 * every open span of it, inclusive instructions; its call */
-		if (t->nfr + 1 > l->st.max_frames)
-			l->st.max_frames = t->nfr + 1;
-		if (x->fn != LSA_NONE) {
-			struct lsa_frow *r = &t->fw[x->fn];
-
-			r->self += k * sb->ninsn;
-			if (!r->active)
-				r->total += k * sb->ninsn;
-			if (x->kind == MK_CALLEE)
-				r->calls += k;
-		}
-		if (x->kind == MK_CALLEE &&
-		    (err = lsa_kmap_add(&t->calls, (uint64_t)(x->own - 1) << 32 | x->fn,
-					m->node[x->parent].sb->id, k)))
-			return err;
-	} else if (m->cur != LSA_NONE) {
-		t->fw[m->cur].self += k * sb->ninsn;
-	}
-	if (!x->chain) {
-		cnt_addk(&in->self, l, sb, k);
-	} else {
-		/* charged to the innermost entry of trip count 1: its self,
-		 * the totals of each open one, each graph edge's total, and
-		 * through the outermost the totals of the iteration's entry */
-		const uint32_t *c = &m->chain[x->chain + 1];
-		uint32_t n = m->chain[x->chain], j, parent = loop;
-
-		cnt_addk(&in->tot, l, sb, k);
-		for (j = 0; j < n && !err; j++) {
-			struct lsa_lrow *r = lsa_loops_lrow(t, c[j]);
-
-			if (!r)
-				return -LS_ENOMEM;
-			cnt_addk(&r->total, l, sb, k);
-			if (j == n - 1)
-				cnt_addk(&r->self, l, sb, k);
-			err = lsa_loops_edge_add(t, parent, c[j], 0, k * sb->ninsn);
-			parent = c[j];
-		}
-		if (err)
-			return err;
-	}
-	if (x->opens) {
-		/* an entry of trip count 1: what close_inst() counts */
-		uint32_t lp = x->opens - 1, n = m->chain[x->chain];
-		struct lsa_lrow *r = lsa_loops_lrow(t, lp);
-
-		if (!r)
-			return -LS_ENOMEM;
-		r->entries += k;
-		r->iterations += k;
-		r->tmin = 1;
-		if (r->tmax < 1)
-			r->tmax = 1;
-		if (1 < l->o.trip_limit) {
-			err = lsa_kmap_add(&t->trips, lp, 1, k);
-		} else {
-			r->over_e += k;
-			r->over_s += k;
-		}
-		if (!err)
-			err = lsa_loops_edge_add(t, n > 1 ? m->chain[x->chain + n - 1] : loop,
-						 lp, k, 0);
-		if (err)
-			return err;
-	}
-	if (x->term) {
-		/* back to the head: an iteration, its back branch the block
-		 * before (the runs of one tail are summed per tail in the
-		 * end, however they were grouped) */
-		uint32_t tail = x->parent == m->root ? sb->id : m->node[x->parent].sb->id;
-
-		l->st.loop_backs += k;
-		in->trips += k;
-		if (tail == in->tail)
-			in->tail_run += k;
-		else
-			return lsa_kmap_add(&t->tails, loop, tail, k);
-		return 0;
-	}
-	if (!x->pre)
-		return 0;
-	if (x->more || k > UINT32_MAX - t->pre[sb->id])
-		return lsa_kmap_add(&t->pre_more, sb->id, x->pown, k);
-	t->pre[sb->id] += (uint32_t)k;
-	return 0;
-}
-
-/* An exit that enters a node of this kind, as the trie matched it (the
- * per-block path treats all of them alike). */
-static uint8_t exit_into(const struct lsa_mnode *x)
-{
-	return x->kind == MK_CALLEE ? LSD_EXIT_CALL :
-	       x->kind == MK_RETURN ? LSD_EXIT_RET : LSD_EXIT_FALL;
-}
-
-/* Whether block_go() would take block sb of the memo's frame, entered
- * by an exit that moves no frame, as one that only counts and is pushed:
- * the frame's function known (one span for all its blocks), no call
- * recorded, not on the frame's path (no loop back).  If so its counts
- * are added and it is the previous block; the caller pushes it. */
-static int replay_frame(struct lsa_loops *l, struct lsa_thr *t,
-			const struct lsd_sblock *sb)
-{
-	const struct lsa_frame *top = &t->fr[t->nfr - 1];
-	uint32_t idx = sb->id < t->nmem ? t->mem[sb->id] : LSA_NONE;
-
-	if (t->memo.cur == LSA_NONE || top->cur != t->memo.cur || t->cm.nrec ||
-	    (idx != LSA_NONE && idx >= top->base))
-		return 0;
-	l->st.blocks++;
-	t->insns += sb->ninsn;
-	t->fw[top->cur].self += sb->ninsn;
-	t->psb = sb;
-	t->landing = 0;
-	return 1;
-}
-
-int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
-{
-	struct lsa_memo *m = &t->memo;
-	uint32_t part[MEMO_MAX + 1], np = 0, v, i;
-	uint8_t px = t->pexit;
-	uint64_t pn = t->pnext;
-	int err = 0, took = m->ndirty > 0;
-
-	if (!m->on)
-		return 0;
-	m->on = 0;
-	/* the iteration under way is not charged yet */
-	for (v = m->at; v != m->root; v = m->node[v].parent) {
-		m->node[v].count--;
-		part[np++] = v;
-	}
-	for (i = 0; i < m->ndirty; i++) {
-		uint32_t d = m->dirty[i];
-		uint64_t k = m->node[d].count;
-
-		m->node[d].count = 0;
-		if (k && !err)
-			err = apply(l, t, d, k);
-	}
-	m->ndirty = 0;
-	if (err)
-		return err;
-	if (!np) {
-		/* a frame of unknown function restarts its span at every
-		 * block (lsa_loops_block_one): as it would have at the head
-		 * the memo took last */
-		if (took && m->cur == LSA_NONE && t->fr[t->nfr - 1].func == LSA_NONE)
-			t->fr[t->nfr - 1].start = t->insns - t->psb->ninsn;
-		return 0;
-	}
-	/* its blocks go through the per-block path, after the head, with
-	 * the exits the trie matched them by (the last one's its own) */
-	t->psb = m->node[m->root].sb;
-	t->pexit = exit_into(&m->node[part[np - 1]]);
-	/* the frame's own blocks before any leaf call: what block_go()
-	 * does with them, pushed without its checks */
-	while (np && !err && m->node[part[np - 1]].kind == MK_FRAME &&
-	       replay_frame(l, t, m->node[part[np - 1]].sb)) {
-		np--;
-		t->pexit = np ? exit_into(&m->node[part[np - 1]]) : px;
-		t->pnext = np ? 0 : pn;
-		err = lsa_loops_path_push(l, t, t->psb);
-	}
-	m->replay = 1;
-	while (np && !err) {
-		struct lsd_block b;
-
-		v = part[--np];
-		b.sb = m->node[v].sb;
-		b.exit = np ? exit_into(&m->node[part[np - 1]]) : px;
-		b.next = np ? 0 : pn;
-		err = lsa_loops_block_one(l, t, &b);
-	}
-	m->replay = 0;
-	return err;
-}
-
 void lsa_memo_release(struct lsa_memo *m)
 {
 	free(m->node);
 	free(m->dirty);
 	free(m->chain);
+	free(m->sum);
 	free(m->intrie);
 	lsa_kmap_release(&m->roots);
 	memset(m, 0, sizeof(*m));

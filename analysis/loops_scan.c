@@ -61,22 +61,25 @@ void lsa_loops_inst_free(struct lsa_loops *l, uint32_t i)
 	l->freeinst = i;
 }
 
-/* Adds (loop, count, total) to the kid list *head (merging same loops). */
+/* Adds (loop, count, total) to the kid list *head (merging same loops).
+ * tot may be a kid's own (lsa_loops_kids_move): copied before the pool
+ * can move. */
 static int kid_add(struct lsa_loops *l, uint32_t *head, uint32_t loop,
 		   uint64_t count, const struct lsa_cnt *tot)
 {
+	struct lsa_cnt c = *tot;
 	uint32_t i;
 
 	for (i = *head; i != LSA_NONE; i = l->kid[i].next)
 		if (l->kid[i].loop == loop) {
 			l->kid[i].count += count;
-			lsa_cnt_add(&l->kid[i].tot, tot);
+			lsa_cnt_add(&l->kid[i].tot, &c);
 			return 0;
 		}
 	POOL_ALLOC(l, kid, nkid, capkid, freekid, i);
 	l->kid[i].loop = loop;
 	l->kid[i].count = count;
-	l->kid[i].tot = *tot;
+	l->kid[i].tot = c;
 	l->kid[i].next = *head;
 	*head = i;
 	return 0;

@@ -10,7 +10,9 @@
 # a perturbed copy of its blocks (windows replayed as loops whose
 # iterations repeat and then vary, dropped and swapped blocks, exits
 # changed to any kind, blocks moved to a second thread, batches of random
-# sizes) through both, with the functions named (-y) and without; each
+# sizes; and, with -x, nested loops made of the stream, each left in the
+# middle of an iteration, inner trip counts equal or varying) through
+# both, with the functions named (-y) and without; each
 # run must also show that the memo took blocks, so a memo that never
 # engaged would fail.  The call memo (analysis/
 # loops_cmemo.c) the same way, on each bundle's own stream with sparse
@@ -31,15 +33,20 @@ for p in nested lp_calls lp_jmp lp_recur lp_trips threads signals irred \
 	[ -x "$TD/$p" ] || continue
 	"$LOOPSCOPE" record -q -o "$p.lsc" -- "$TD/$p" </dev/null >/dev/null 2>&1
 	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
-	for seed in 1 2 3 4 5 6; do
+	for seed in 1 2 3 4 5 6 7 8; do
 		case $seed in
 		1|2|3) mode= ;;
 		4) mode="-e 30 -y" ;;
 		5) mode="-e 300" ;;
 		# functions named: a stop pushes the frame's blocks it
-		# matched itself (loops_memo.c replay_frame), a frame of
+		# matched itself, and hands a leaf call back whole
+		# (loops_memo.c replay_frame, replay_leaf), a frame of
 		# unknown function never
 		6) mode="-y" ;;
+		# nested loops left early, inner trip counts equal or
+		# varying: stops at every block of an iteration
+		7) mode="-x -y" ;;
+		8) mode="-x" ;;
 		esac
 		# shellcheck disable=SC2086
 		"$BUILD/tests/memocheck" -s "$seed" $mode "$p.lsc" >mc.out 2>&1
@@ -74,6 +81,14 @@ for seed in 7 14 37; do
 	# shellcheck disable=SC2086
 	"$BUILD/tests/memocheck" -s $seed $names xz.lsc >mc.out
 	t_grep "xz: memocheck on a perturbed stream, seed $seed $names" "^ok 1" mc.out
+done
+# xz's stream with nested loops made of it, left early (memocheck -x).
+for seed in 5 9; do
+	names=
+	[ $seed = 5 ] && names=-y
+	# shellcheck disable=SC2086
+	"$BUILD/tests/memocheck" -s $seed -x $names xz.lsc >mc.out
+	t_grep "xz: memocheck with nested loops left early, seed $seed $names" "^ok 1" mc.out
 done
 # xz's stream with sparse edits: calls the call memo took, then left.
 for seed in 3 11; do

@@ -1,7 +1,7 @@
 /* memocheck.c - the loop detector's iteration memo against its per-block
  * path, on block streams made to be hard for it.
  *
- *   memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE] [-y] FILE.lsc
+ *   memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] FILE.lsc
  *
  * Decodes the bundle's streams (up to -n blocks, default 2M), then builds
  * a perturbed stream from them with a seeded generator: windows of the
@@ -16,7 +16,14 @@
  * (the call memo's case: calls that repeat, then one that does not): a
  * block dropped, doubled (a loop back inside a call), swapped with the
  * next, its exit changed to any kind, or moved to the second thread; the
- * memos must then have taken blocks (either).  With -y the detectors name
+ * memos must then have taken blocks (either).  With -x, the decoded
+ * stream with nested loops made of it now and then, on one thread: the
+ * last blocks replayed as an inner loop (a few trips, then left in the
+ * middle of one more: an early exit) and that, with up to 8 blocks before
+ * it, as an outer loop of a few trips whose inner trip count stays or
+ * varies from one outer iteration to the next, each left early the same
+ * way (the memo's stops: iterations handed back after a call, inside
+ * one, at any block; calls inside, as the stream has them).  With -y the detectors name
  * functions (the bundle's symbols): spans and calls are counted.  Prints
  * TAP lines and "memo_blocks N of M".  Exit status 0 when both hold.  With MEMOCHECK_KEEP
  * set, a difference leaves both profiles in memo.lsprof and ref.lsprof.
@@ -156,6 +163,43 @@ static void edit(const struct held *h, struct out *o, uint32_t rate)
 	}
 }
 
+/* Nested loops left early (-x): see the top of the file. */
+static void nests(const struct held *h, struct out *o)
+{
+	struct lsd_block win[20];
+	size_t j, k;
+
+	for (j = 0; j < h->n; j++) {
+		size_t p, w, t, outer, r, cut;
+
+		put(o, &h->b[j], 0);
+		if (rnd(40) || o->n < 20)
+			continue;
+		/* the last p + w blocks: p before an inner loop of w */
+		p = rnd(9);
+		w = 1 + rnd(11);
+		for (k = 0; k < p + w; k++)
+			win[k] = o->b[o->n - (p + w) + k];
+		t = rnd(6);		/* the inner loop's trips after its first */
+		outer = rnd(3) ? rnd(6) : 0;	/* the outer loop's, after its first */
+		for (r = 0; r <= outer; r++) {
+			/* the inner trip count stays, or varies */
+			size_t tr = r && !rnd(2) ? rnd(6) : t;
+
+			if (r)		/* back to the outer head: its prefix */
+				for (k = 0; k < p + w; k++)
+					put(o, &win[k], 0);
+			for (; tr; tr--)
+				for (k = p; k < p + w; k++)
+					put(o, &win[k], 0);
+			/* left in the middle of one more iteration */
+			cut = rnd((uint32_t)w + 1);
+			for (k = p; k < p + cut; k++)
+				put(o, &win[k], 0);
+		}
+	}
+}
+
 /* Runs one detector over o; the profile's text in *buf. */
 static void run(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symbols *sym,
 		const struct out *o, int reference, char **buf, size_t *len,
@@ -206,11 +250,11 @@ int main(int argc, char **argv)
 	char *pm, *pr;
 	size_t lm, lr, i;
 	uint32_t rate = 0;
-	int c, err, bad = 0, names = 0;
+	int c, err, bad = 0, names = 0, nest = 0;
 
 	rng = 1;
 	h.max = 2u << 20;
-	while ((c = getopt(argc, argv, "s:n:e:y")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:e:xy")) != -1) {
 		if (c == 's')
 			rng = strtoull(optarg, NULL, 0) * 2654435761u + 1;
 		else if (c == 'n')
@@ -219,11 +263,13 @@ int main(int argc, char **argv)
 			rate = (uint32_t)strtoul(optarg, NULL, 0);
 		else if (c == 'y')
 			names = 1;
+		else if (c == 'x')
+			nest = 1;
 		else
 			return 2;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE] [-y] FILE.lsc\n");
+		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] FILE.lsc\n");
 		return 2;
 	}
 	if ((err = lsb_reader_open(&r, argv[optind])) < 0)
@@ -238,7 +284,9 @@ int main(int argc, char **argv)
 			die("decode", err);
 	if (names && lsd_symbols_open(&sym, r, NULL) < 0)
 		sym = NULL;
-	if (rate)
+	if (nest)
+		nests(&h, &ob);
+	else if (rate)
 		edit(&h, &ob, rate);
 	else
 		perturb(&h, &ob);

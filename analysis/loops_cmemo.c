@@ -410,12 +410,7 @@ static int cm_apply(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_cef
 		l->nsq += e->leaf;
 		l->sqlive++;
 	} else {
-		if (a->nsq) {
-			a->nsq = 0;
-			l->sqlive--;
-		}
-		if (!l->sqlive)
-			l->nsq = 0;
+		lsa_loops_sq_drop(l, a);
 	}
 	for (k = 0; k < LSA_NC; k++)
 		a->cself.n[k] += e->cself.n[k];

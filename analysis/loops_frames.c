@@ -171,12 +171,7 @@ int lsa_loops_frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 			l->sqlive++;
 		} else {
 			l->nsq -= leaf;
-			if (a->nsq) {
-				a->nsq = 0;
-				l->sqlive--;
-			}
-			if (!l->sqlive)
-				l->nsq = 0;
+			lsa_loops_sq_drop(l, a);
 		}
 		lsa_cnt_add(&a->cself, &f->fself);
 		lsa_cnt_add(&a->ctot, &f->ftot);

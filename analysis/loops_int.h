@@ -580,6 +580,17 @@ static inline struct lsa_frow *lsa_loops_frow(struct lsa_thr *t, uint32_t func)
  * branch run into t's tails (returns 0 or -LS_ENOMEM), and one execution
  * of path entry e charged to o (returns 0 or -LS_ENOMEM). */
 void lsa_loops_acc_free(struct lsa_loops *l, uint32_t i);
+/* Entry a keeps no leaf call's blocks (lsa_acc.sq) any more; the store
+ * empties when no entry keeps any. */
+static inline void lsa_loops_sq_drop(struct lsa_loops *l, struct lsa_acc *a)
+{
+	if (a->nsq) {
+		a->nsq = 0;
+		l->sqlive--;
+	}
+	if (!l->sqlive)
+		l->nsq = 0;
+}
 void lsa_loops_inst_free(struct lsa_loops *l, uint32_t i);
 int lsa_loops_tail_flush(struct lsa_thr *t, struct lsa_inst *in);
 int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,

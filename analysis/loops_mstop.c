@@ -239,12 +239,7 @@ static int replay_leaf(struct lsa_loops *l, struct lsa_thr *t,
 		l->nsq += n;
 		l->sqlive++;
 	} else {
-		if (a->nsq) {
-			a->nsq = 0;
-			l->sqlive--;
-		}
-		if (!l->sqlive)
-			l->nsq = 0;
+		lsa_loops_sq_drop(l, a);
 	}
 	for (k = 0; k < LSA_NC; k++)
 		a->cself.n[k] += self.n[k];

@@ -549,35 +549,45 @@ int lsd_symbols_load(struct lsd_symbols *s)
 	return 0;
 }
 
-int lsd_symbols_elf(struct lsd_symbols *s, int mod, struct Elf **own, struct Elf **dbg)
+/* Module mod, loaded, in *md.  Returns 0, -LS_ENOENT (out of range) or
+ * why it cannot be loaded. */
+static int mod_loaded(struct lsd_symbols *s, int mod, struct mod **md)
 {
-	if (!s || !own || !dbg)
-		return -LS_EINVAL;
-	*own = *dbg = NULL;
 	if (mod < 0 || (size_t)mod >= s->nmods)
 		return -LS_ENOENT;
 	mod_ensure(s, (size_t)mod);
-	if (s->mods[mod].state < 0)
-		return s->mods[mod].state;
-	*own = s->mods[mod].main.elf;
-	*dbg = s->mods[mod].dbg.elf;
+	*md = &s->mods[mod];
+	return (*md)->state < 0 ? (*md)->state : 0;
+}
+
+int lsd_symbols_elf(struct lsd_symbols *s, int mod, struct Elf **own, struct Elf **dbg)
+{
+	struct mod *md;
+	int err;
+
+	if (!s || !own || !dbg)
+		return -LS_EINVAL;
+	*own = *dbg = NULL;
+	if ((err = mod_loaded(s, mod, &md)) < 0)
+		return err;
+	*own = md->main.elf;
+	*dbg = md->dbg.elf;
 	return 0;
 }
 
 int lsd_symbols_dwarf(struct lsd_symbols *s, int mod, struct Dwarf **dw)
 {
 	const struct lsb_module *m;
+	struct mod *md;
+	int err;
 
 	if (!s || !dw)
 		return -LS_EINVAL;
 	*dw = NULL;
-	if (mod < 0 || (size_t)mod >= s->nmods)
-		return -LS_ENOENT;
-	mod_ensure(s, (size_t)mod);
-	if (s->mods[mod].state < 0)
-		return s->mods[mod].state;
+	if ((err = mod_loaded(s, mod, &md)) < 0)
+		return err;
 	m = lsb_reader_module(s->r, (size_t)mod);
-	*dw = mod_dwarf(s, &s->mods[mod], m ? m->path : NULL);
+	*dw = mod_dwarf(s, md, m ? m->path : NULL);
 	return *dw ? 0 : -LS_ENOENT;
 }
 

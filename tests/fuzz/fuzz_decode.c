@@ -17,7 +17,7 @@
  * lsb_percpu) makes the input a per-CPU stream, with the template's switch
  * sideband and time.* conversion: the decoder then follows the switches
  * and the analyses see the threads side by side (lsd_decode_all).
- * ($LSD_FUZZ_KEEP names a file to keep such an input's bundle in.)
+ * ($LSD_FUZZ_KEEP names a file to keep the input's bundle in.)
  * Without $LSD_FUZZ_BUNDLE the input decodes against
  * an empty image.  Build with `make fuzz` for libFuzzer, or link with
  * replay.c (as `make check` does).
@@ -256,6 +256,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_tmpl_load(&T, "LSD_FUZZ_BUNDLE", 0, FZ_MAX_MODULE, "decode");
 	if (!T.path[0])
 		return 0;
+	/* the input's bundle, for a look with loopscope dump and analyze,
+	 * with and without LOOPSCOPE_REFERENCE=1 */
+	if (getenv("LSD_FUZZ_KEEP"))
+		write_bundle(getenv("LSD_FUZZ_KEEP"), data, size);
 	if (write_bundle(T.path, data, size) < 0 || lsb_reader_open(&r, T.path) < 0) {
 		lsb_reader_close(r);
 		return 0;
@@ -275,12 +279,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct digest fast = digest_of(r, 0), ref = digest_of(r, 1);
 
 		if (fast.h != ref.h || fast.n != ref.n) {
-			const char *keep = getenv("LSD_FUZZ_KEEP");
-
-			/* For a look with loopscope dump, with and without
-			 * LOOPSCOPE_REFERENCE=1. */
-			if (keep)
-				write_bundle(keep, data, size);
 			fprintf(stderr, "fuzz_decode: the fast path's decode differs from "
 				"libipt's (%llu calls against %llu)\n",
 				(unsigned long long)fast.n, (unsigned long long)ref.n);

@@ -14,9 +14,6 @@
 #include "ls_err.h"
 #include "ls_out.h"
 
-/* Bytes of mapped sections (and their block caches: several bytes per
- * code byte) libipt keeps between decoders. */
-#define LSD_ISCACHE_LIMIT (1ull << 30)
 
 /* The images of every process of one run, built in one pass over the
  * sideband so that a forked child starts with its parent's mappings. */
@@ -423,12 +420,18 @@ int lsd_image_build_all(struct lsd_image **pimgs, size_t *pn, struct lsb_reader 
 		err = -LS_ENOMEM;
 	if (err < 0)
 		goto fail;
+	/* No sections kept mapped between libipt's decoders (limit 0;
+	 * libipt's default keeps them): libipt frees a section's block cache when it unmaps it,
+	 * so every chunk's decoder starts with cold caches.  libipt 2.0.5
+	 * decodes some damaged streams otherwise with a block cached than
+	 * without (an indirect branch whose TIP is suppressed resumes at the
+	 * branch), so warm caches made a chunk's losses depend on what was
+	 * decoded before: a second decode, a decode after the fast path's
+	 * chunks, or chunk by chunk.  Costs 5.6% of the reference decode
+	 * (xz, 12 chunks, callgrind Ir). */
 	iscache = pt_iscache_alloc("loopscope");
-	/* Keep sections mapped between decoders: libipt frees a section's
-	 * block cache when the section is unmapped, and a decoder per chunk
-	 * would start cold at every chunk (about 20% of libipt's time). */
 	if (iscache)
-		pt_iscache_set_limit(iscache, LSD_ISCACHE_LIMIT);
+		pt_iscache_set_limit(iscache, 0);
 	for (i = 0; i < c.n; i++) {
 		struct lsd_image *img = &c.imgs[i];
 

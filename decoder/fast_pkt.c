@@ -59,6 +59,35 @@ static int ip_packet(struct lsd_fctx *c, const uint8_t *p, size_t left, struct l
 	return 1;
 }
 
+/* A TNT-8 byte b (even, not 0x02): its bits in *bits, the next one
+ * highest.  Returns how many (0: none). */
+static inline unsigned tnt8_bits(uint8_t b, uint64_t *bits)
+{
+	unsigned n = 30 - (unsigned)__builtin_clz(b);
+
+	*bits = n ? (uint64_t)(b >> 1) << (64 - n) : 0;
+	return n;
+}
+
+/* The TNT-64 packet at p (8 bytes readable): as tnt8_bits(). */
+static inline unsigned tnt64_bits(const uint8_t *p, uint64_t *bits)
+{
+	uint64_t v = 0;
+	unsigned n;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* the 6 payload bytes in one load (the hot packet of loops) */
+	memcpy(&v, p, 8);
+	v >>= 16;
+#else
+	for (unsigned i = 0; i < 6; i++)
+		v |= (uint64_t)p[2 + i] << (8 * i);
+#endif
+	n = v ? 63 - (unsigned)__builtin_clzll(v) : 0;
+	*bits = n ? v << (64 - n) : 0;
+	return n;
+}
+
 void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k)
 {
 	const uint8_t *p = c->buf + c->pos;
@@ -77,13 +106,8 @@ void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k)
 		return;
 	}
 	if (!(b & 1) && b != 0x02) {		/* TNT-8 */
-		unsigned top = 31 - (unsigned)__builtin_clz(b);
-
-		k->k = LSD_FP_TNT;
-		k->nbits = top - 1;
-		k->bits = k->nbits ? ((uint64_t)(b >> 1) << (64 - k->nbits)) : 0;
-		if (!k->nbits)
-			k->k = LSD_FP_OTHER;
+		k->nbits = tnt8_bits(b, &k->bits);
+		k->k = k->nbits ? LSD_FP_TNT : LSD_FP_OTHER;
 		return;
 	}
 	if ((b & 3) == 3) {			/* CYC */
@@ -152,31 +176,12 @@ void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k)
 		k->k = LSD_FP_PSBEND;
 		k->size = 2;
 		return;
-	case 0xa3: {				/* TNT-64 */
-		uint64_t v = 0;
-		unsigned i;
-
-		if (left < 8)
-			return;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		/* the 6 payload bytes in one load (the hot packet of loops) */
-		memcpy(&v, p, 8);
-		v >>= 16;
-		(void)i;
-#else
-		for (i = 0; i < 6; i++)
-			v |= (uint64_t)p[2 + i] << (8 * i);
-#endif
-		if (!v)
+	case 0xa3:				/* TNT-64 */
+		if (left < 8 || !(k->nbits = tnt64_bits(p, &k->bits)))
 			return;
 		k->k = LSD_FP_TNT;
 		k->size = 8;
-		k->nbits = 63 - (unsigned)__builtin_clzll(v);
-		k->bits = k->nbits ? v << (64 - k->nbits) : 0;
-		if (!k->nbits)
-			k->k = LSD_FP_OTHER;
 		return;
-	}
 	case 0x03:				/* CBR */
 		if (left >= 4)
 			k->k = LSD_FP_SKIP, k->size = 4;
@@ -256,23 +261,13 @@ static int tnt_quick(struct lsd_fctx *c)
 	if (!left)
 		return 0;
 	if (p[0] && !(p[0] & 1) && p[0] != 0x02) {	/* TNT-8, bits >= 1 */
-		nbits = 30 - (unsigned)__builtin_clz(p[0]);
-		v = (uint64_t)(p[0] >> 1) << (64 - nbits);
+		nbits = tnt8_bits(p[0], &v);
 		c->pk.size = 1;
 	} else {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		if (left < 8 || p[0] != 0x02 || p[1] != 0xa3)
+		/* no bits: left to lsd_fast_peek() */
+		if (left < 8 || p[0] != 0x02 || p[1] != 0xa3 || !(nbits = tnt64_bits(p, &v)))
 			return 0;
-		memcpy(&v, p, 8);
-		v >>= 16;
-		if (v < 2)	/* no bits: left to lsd_fast_peek() */
-			return 0;
-		nbits = 63 - (unsigned)__builtin_clzll(v);
-		v <<= 64 - nbits;
 		c->pk.size = 8;
-#else
-		return 0;
-#endif
 	}
 	c->pk.k = LSD_FP_TNT;
 	c->pk.bits = v;

@@ -73,7 +73,7 @@ testdata: $(TD_M32_BIN)
 TD_STATIC_SRC := $(wildcard testdata/static/*.c)
 TD_STATIC_BIN := $(TD_STATIC_SRC:testdata/static/%.c=$(BUILD)/testdata/static/%)
 
-$(BUILD)/testdata/static/%: testdata/static/%.c
+$(BUILD)/testdata/static/%: testdata/static/%.c testdata/static/start.h
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -fno-omit-frame-pointer -static -nostdlib -fno-pie -no-pie \
 		-fno-stack-protector -o $@ $<

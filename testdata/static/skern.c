@@ -118,12 +118,4 @@ int main(void)
 	return 0;
 }
 
-__asm__(".globl _start\n"
-	"_start:\n"
-	"	xor %ebp, %ebp\n"
-	"	and $-16, %rsp\n"
-	"	call main\n"
-	"	mov %eax, %edi\n"
-	"	mov $60, %eax\n"
-	"	syscall\n"
-	"	hlt\n");
+#include "start.h"

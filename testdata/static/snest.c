@@ -65,14 +65,4 @@ int main(void)
 	return (int)(sink & 0x7f);
 }
 
-/* The entry: the stack aligned as the ABI wants at a call, main's value
- * to exit(2). */
-__asm__(".globl _start\n"
-	"_start:\n"
-	"	xor %ebp, %ebp\n"
-	"	and $-16, %rsp\n"
-	"	call main\n"
-	"	mov %eax, %edi\n"
-	"	mov $60, %eax\n"
-	"	syscall\n"
-	"	hlt\n");
+#include "start.h"

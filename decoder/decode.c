@@ -456,6 +456,7 @@ static int chunk_start(struct lsd_run *r)
 	r->len = (size_t)r->clen;
 	cfg.begin = (uint8_t *)r->buf;
 	cfg.end = (uint8_t *)r->buf + r->len;
+	lsd_image_cold(r->d->sp->img);
 	r->dec = pt_blk_alloc_decoder(&cfg);
 	if (!r->dec)
 		return -LS_ENOMEM;

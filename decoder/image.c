@@ -420,18 +420,16 @@ int lsd_image_build_all(struct lsd_image **pimgs, size_t *pn, struct lsb_reader 
 		err = -LS_ENOMEM;
 	if (err < 0)
 		goto fail;
-	/* No sections kept mapped between libipt's decoders (limit 0;
-	 * libipt's default keeps them): libipt frees a section's block cache when it unmaps it,
-	 * so every chunk's decoder starts with cold caches.  libipt 2.0.5
-	 * decodes some damaged streams otherwise with a block cached than
-	 * without (an indirect branch whose TIP is suppressed resumes at the
-	 * branch), so warm caches made a chunk's losses depend on what was
-	 * decoded before: a second decode, a decode after the fast path's
-	 * chunks, or chunk by chunk.  Costs 5.6% of the reference decode
-	 * (xz, 12 chunks, callgrind Ir). */
+	/* Sections stay mapped, with libipt's block caches, up to
+	 * LSD_ISCACHE_LIMIT; lsd_image_cold() drops them before each chunk
+	 * libipt decodes (see there).  Limit 0 (every section unmapped when
+	 * a decoder leaves it) cost sqlite3's reference decode 11 minutes
+	 * against seconds: a section's block cache is allocated per
+	 * mapping, and the decoder moves between libsqlite3 and libc at
+	 * every call. */
 	iscache = pt_iscache_alloc("loopscope");
 	if (iscache)
-		pt_iscache_set_limit(iscache, 0);
+		pt_iscache_set_limit(iscache, LSD_ISCACHE_LIMIT);
 	for (i = 0; i < c.n; i++) {
 		struct lsd_image *img = &c.imgs[i];
 
@@ -459,6 +457,14 @@ fail:
 		free(c.imgs);
 	}
 	return err;
+}
+
+void lsd_image_cold(const struct lsd_image *img)
+{
+	if (!img || !img->iscache)
+		return;
+	pt_iscache_set_limit(img->iscache, 0);
+	pt_iscache_set_limit(img->iscache, LSD_ISCACHE_LIMIT);
 }
 
 void lsd_image_release_all(struct lsd_image *imgs, size_t n)

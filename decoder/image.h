@@ -62,6 +62,17 @@ int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
  * why the build failed. */
 int lsd_image_build_all(struct lsd_image **imgs, size_t *n, struct lsb_reader *r,
 			int run, const char *debug_dir, char *errmsg, size_t errlen);
+/* The bytes of sections libipt keeps mapped, with their block caches,
+ * between the chunks' decoders. */
+#define LSD_ISCACHE_LIMIT (1ull << 30)
+/* Unmaps every section no live decoder holds, so that the next decoder
+ * starts with cold block caches: libipt 2.0.5 decodes some damaged
+ * streams otherwise with a block cached than without (an indirect branch
+ * whose TIP is suppressed resumes at the branch), so a chunk's losses
+ * would depend on what was decoded before it (a second decode, the fast
+ * path's chunks, chunk by chunk).  Called before each chunk libipt
+ * decodes; within a chunk the caches stay warm.  Never fails. */
+void lsd_image_cold(const struct lsd_image *img);
 /* Releases the images of lsd_image_build_all() and frees the array. */
 void lsd_image_release_all(struct lsd_image *imgs, size_t n);
 /* lsd_image_build_dir() without a debug directory. */

@@ -249,6 +249,7 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 			lastc = nb + 1;
 		}
 		ch->b[nb].sb = f->sb;
+		ch->b[nb].id = cur - 1;
 		ch->b[nb].exit = exit;
 		ch->b[nb].next = to;
 		nb++;

@@ -83,8 +83,9 @@ struct lsd_sblock {
 struct lsd_block {
 	const struct lsd_sblock *sb;
 	uint8_t exit;		/* enum lsd_exit */
-	/* sb->id, in what was padding: a consumer that only marks or counts
-	 * static blocks by id need not read the static block at all. */
+	/* sb->id (the decoder fills it in), in what was padding: a consumer
+	 * that only marks or counts static blocks by id need not read the
+	 * static block at all. */
 	uint32_t id;
 	uint64_t next;		/* where control went (0: unknown, gap, end); for
 				 * LSD_EXIT_ASYNC where the interrupted code

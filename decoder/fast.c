@@ -662,8 +662,8 @@ int lsd_fast_chunk(struct lsd_run *r)
 		r->d->fspare = NULL;
 		r->fp->tipc_sp = NULL;
 	}
-	/* Not cleared: out[] is written before it is read, the TIP cache
-	 * below (tipc_sp NULL is for no space). */
+	/* Not cleared: sp[], loc[] and out[] are written before they are
+	 * read, the TIP cache below (tipc_sp NULL is for no space). */
 	if (!r->fp) {
 		if (!(r->fp = malloc(sizeof(*r->fp))))
 			return -LS_ENOMEM;

@@ -21,7 +21,7 @@
  * thousands: 1024 missed one in ten). */
 #define LSD_FAST_TIPC 4096
 /* Chains: the blocks a run of TNT bits leads through from a block, built
- * once and copied out whole (direct-mapped by block and bits; a chain
+ * once and handed out whole (direct-mapped by block and bits; a chain
  * holds at most LSD_CH_MAX blocks and LSD_CH_PUSH calls and returns). */
 #define LSD_CH_MAX 24
 #define LSD_CH_PUSH 8

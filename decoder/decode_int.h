@@ -354,6 +354,18 @@ enum lsd_kind lsd_cs_branch(csh cs, const cs_insn *in, uint64_t *target);
 int lsd_xinsn(const uint8_t *code, size_t n, uint64_t ip, enum lsd_kind *kind,
 	      uint64_t *target);
 
+/* One step of a linear sweep over code (the heads' and the entries'
+ * sweeps): the instruction at *p (*len bytes left, at runtime address *a)
+ * in execution mode mode, by xinsn.c's tables for 64-bit code and by
+ * capstone (cs, with in for its result) where they defer.  Advances the
+ * three past it and returns its size; or, where nothing decodes (data,
+ * padding), advances them one byte and returns 0.  The tables give
+ * capstone's size wherever they answer and always defer where capstone
+ * fails (unit_xinsn checks both at every byte offset), so the sweep is
+ * capstone's, at a tenth of its cost.  *len must not be 0. */
+int lsd_sweep_step(csh cs, cs_insn *in, int mode, const uint8_t **p, size_t *len,
+		   uint64_t *a);
+
 /* Releases what lsd_split() built in sp (not the image). */
 void lsd_space_release(struct lsd_space *sp);
 

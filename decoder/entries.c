@@ -70,17 +70,14 @@ static int entry_target(const uint8_t *c, size_t len, uint64_t next, uint64_t *o
 }
 
 /* Sweeps one section: every instruction from its start, a byte at a time
- * over what does not decode.  64-bit code goes through xinsn.c's tables
- * first, which give capstone's size wherever they answer and defer where
- * capstone fails (unit_xinsn checks both at every byte offset), so the
- * sweep is capstone's at a tenth of its cost (libsqlite3's 1.3e9 Ir). */
+ * over what does not decode (lsd_sweep_step(): capstone's sweep at a tenth
+ * of its cost; libsqlite3's took 1.3e9 Ir with capstone alone). */
 static int sweep_section(csh cs, int mode, const uint8_t *data, size_t len,
 			 uint64_t addr, struct ent_list *l)
 {
 	cs_insn *in = cs_malloc(cs);
 	const uint8_t *p = data;
 	uint64_t a = addr, t;
-	enum lsd_kind kind;
 	int err = 0, n;
 
 	if (!in)
@@ -88,20 +85,8 @@ static int sweep_section(csh cs, int mode, const uint8_t *data, size_t len,
 	while (len && !err) {
 		const uint8_t *here = p;
 
-		n = mode == LSD_MODE_64 ? lsd_xinsn(p, len, a, &kind, &t) : 0;
-		if (n > 0) {
-			p += n;
-			len -= (size_t)n;
-			a += (uint64_t)n;
-		} else if (cs_disasm_iter(cs, &p, &len, &a, in)) {
-			n = in->size;
-		} else {
-			p++;	/* data or padding: step a byte */
-			len--;
-			a++;
-			continue;
-		}
-		if (entry_target(here, (size_t)n, a, &t))
+		if ((n = lsd_sweep_step(cs, in, mode, &p, &len, &a)) > 0 &&
+		    entry_target(here, (size_t)n, a, &t))
 			err = ent_push(l, t);
 	}
 	cs_free(in, 1);

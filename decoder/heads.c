@@ -66,11 +66,9 @@ static int direct_disp(const uint8_t *c, size_t len, int64_t *rel)
 }
 
 /* Sweeps file bytes [off, off + n) of a module, its first byte at runtime
- * address runtime: the targets go to *rel as offsets from runtime.  64-bit
- * code goes through xinsn.c's tables first: they give capstone's size
- * wherever they answer and defer where capstone fails (unit_xinsn checks
- * both at every byte offset), so the sweep is capstone's at a fraction of
- * its cost (libsqlite3 and libc: 2.2e9 Ir with capstone alone). */
+ * address runtime: the targets go to *rel as offsets from runtime.  The
+ * sweep is capstone's (lsd_sweep_step(); capstone alone took 2.2e9 Ir for
+ * libsqlite3 and libc). */
 static int sweep(csh cs, int mode, const uint8_t *data, uint64_t off, uint64_t n,
 		 uint64_t runtime, struct lsd_hrange *hr)
 {
@@ -78,8 +76,6 @@ static int sweep(csh cs, int mode, const uint8_t *data, uint64_t off, uint64_t n
 	size_t len = (size_t)n, cap = 0;
 	uint64_t a = runtime;
 	cs_insn *in = cs_malloc(cs);
-	enum lsd_kind kind;
-	uint64_t target;
 	int err = 0, size;
 
 	if (!in)
@@ -88,20 +84,8 @@ static int sweep(csh cs, int mode, const uint8_t *data, uint64_t off, uint64_t n
 		const uint8_t *here = p;
 		int64_t disp;
 
-		size = mode == LSD_MODE_64 ? lsd_xinsn(p, len, a, &kind, &target) : 0;
-		if (size > 0) {
-			p += size;
-			len -= (size_t)size;
-			a += (uint64_t)size;
-		} else if (cs_disasm_iter(cs, &p, &len, &a, in)) {
-			size = in->size;
-		} else {
-			/* Data or padding: step a byte and go on. */
-			p++;
-			len--;
-			a++;
-			continue;
-		}
+		if ((size = lsd_sweep_step(cs, in, mode, &p, &len, &a)) == 0)
+			continue;	/* data or padding: a byte stepped */
 		/* a is the address after the instruction. */
 		if (!direct_disp(here, (size_t)size, &disp))
 			continue;

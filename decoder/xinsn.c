@@ -406,3 +406,24 @@ int lsd_xinsn(const uint8_t *code, size_t n, uint64_t ip, enum lsd_kind *kind,
 	len += imm;
 	return len <= n ? (int)len : 0;
 }
+
+int lsd_sweep_step(csh cs, cs_insn *in, int mode, const uint8_t **p, size_t *len,
+		   uint64_t *a)
+{
+	enum lsd_kind kind;
+	uint64_t target;
+	int n = mode == LSD_MODE_64 ? lsd_xinsn(*p, *len, *a, &kind, &target) : 0;
+
+	if (n > 0) {
+		*p += n;
+		*len -= (size_t)n;
+		*a += (uint64_t)n;
+		return n;
+	}
+	if (cs_disasm_iter(cs, p, len, a, in))
+		return in->size;
+	++*p;
+	--*len;
+	++*a;
+	return 0;
+}

@@ -281,8 +281,9 @@ static int hc_range(struct lsd_decoder *d, csh cs, int mode, size_t mod,
 
 /* Adds the heads of the part of [lo, hi) (file offsets of executable
  * code) that the mapping m covers. */
-static int sweep_range(struct lsd_decoder *d, csh cs, int mode, const struct lsd_mapping *m,
-		       const struct lsd_module_bytes *mb, uint64_t lo, uint64_t hi)
+static int sweep_range(struct lsd_decoder *d, csh cs, int mode,
+		       const struct lsd_mapping *m, const struct lsd_module_bytes *mb,
+		       uint64_t lo, uint64_t hi)
 {
 	uint64_t mlo = m->pgoff, mhi = m->pgoff + (m->end - m->start), rt;
 	const struct lsd_hrange *hr;

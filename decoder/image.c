@@ -14,6 +14,9 @@
 #include "ls_err.h"
 #include "ls_out.h"
 
+/* Bytes of mapped sections (and their block caches: several bytes per
+ * code byte) libipt keeps within a chunk's decode (lsd_image_cold()). */
+#define LSD_ISCACHE_LIMIT (1ull << 30)
 
 /* The images of every process of one run, built in one pass over the
  * sideband so that a forked child starts with its parent's mappings. */

@@ -62,9 +62,6 @@ int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
  * why the build failed. */
 int lsd_image_build_all(struct lsd_image **imgs, size_t *n, struct lsb_reader *r,
 			int run, const char *debug_dir, char *errmsg, size_t errlen);
-/* The bytes of sections libipt keeps mapped, with their block caches,
- * between the chunks' decoders. */
-#define LSD_ISCACHE_LIMIT (1ull << 30)
 /* Unmaps every section no live decoder holds, so that the next decoder
  * starts with cold block caches: libipt 2.0.5 decodes some damaged
  * streams otherwise with a block cached than without (an indirect branch

@@ -17,7 +17,8 @@
  * per stream and N: blocks, spine blocks and their share, calls made from
  * spine blocks (summaries to apply in order), and the bound on the speed-up
  * if the spine cost what a block costs now and the rest split evenly:
- * 1 / (spine share + 1 / N).  Exits 2 on errors.
+ * 1 / (spine share + 1 / N).  Exits 2 on errors, and when no stream
+ * decoded a block (a bundle truncated before its PT).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -150,6 +151,13 @@ int main(int argc, char **argv)
 		err = lsd_decode_all(d, &cb, &c, NULL);
 	if (err < 0)
 		fprintf(stderr, "spine: %s: %s\n", argv[1], ls_errstr(err));
+	for (i = 0; err >= 0 && (size_t)i < c.nstreams && !c.blocks[i]; i++)
+		;
+	if (err >= 0 && (size_t)i == c.nstreams) {
+		/* a truncated bundle, say: nothing to measure is no figure */
+		fprintf(stderr, "spine: %s: no blocks decoded\n", argv[1]);
+		err = -LS_ENOENT;
+	}
 	free(c.blocks);
 	lsd_close(d);
 	lsb_reader_close(r);

@@ -321,6 +321,7 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 
 		v = part[--np];
 		b.sb = m->node[v].sb;
+		b.id = b.sb->id;
 		b.exit = np ? exit_into(&m->node[part[np - 1]]) : px;
 		b.next = np ? 0 : pn;
 		err = lsa_loops_block_one(l, t, &b);

@@ -385,13 +385,54 @@ static int ct_marks(void *arg, size_t stream, const struct lsd_block *b, size_t 
 	/* four at a time: the loop's own count and test were a third of
 	 * its instructions */
 	for (i = 0; i + 4 <= n; i += 4) {
-		seen[b[i].sb->id] = 1;
-		seen[b[i + 1].sb->id] = 1;
-		seen[b[i + 2].sb->id] = 1;
-		seen[b[i + 3].sb->id] = 1;
+		seen[b[i].id] = 1;
+		seen[b[i + 1].id] = 1;
+		seen[b[i + 2].id] = 1;
+		seen[b[i + 3].id] = 1;
 	}
 	for (; i < n; i++)
-		seen[b[i].sb->id] = 1;
+		seen[b[i].id] = 1;
+	return 0;
+}
+
+/* ct_marks() over the runs the decoder hands out by reference (its chains
+ * where it keeps them, not copied into one array). */
+static int ct_span_marks(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns)
+{
+	struct cpu_threads *c = arg;
+	uint8_t *seen;
+	size_t j;
+
+	(void)stream;
+	if (ct_seen_fit(c))
+		return -LS_ENOMEM;
+	seen = c->seen;
+	/* Marks are idempotent: each run in groups of four, the last one
+	 * ending at the run's end (it may mark again what the one before
+	 * did), and a run of fewer at its first, middle and last block: no
+	 * count left over to branch on. */
+	for (j = 0; j < ns; j++) {
+		const struct lsd_block *b = s[j].b;
+		size_t n = s[j].n, i;
+
+		if (n >= 4) {
+			for (i = 0; i + 4 < n; i += 4) {
+				seen[b[i].id] = 1;
+				seen[b[i + 1].id] = 1;
+				seen[b[i + 2].id] = 1;
+				seen[b[i + 3].id] = 1;
+			}
+			b += n - 4;
+			seen[b[0].id] = 1;
+			seen[b[1].id] = 1;
+			seen[b[2].id] = 1;
+			seen[b[3].id] = 1;
+		} else {
+			seen[b[0].id] = 1;
+			seen[b[n / 2].id] = 1;
+			seen[b[n - 1].id] = 1;
+		}
+	}
 	return 0;
 }
 
@@ -463,7 +504,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 {
 	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir, .jobs = jobs };
 	char msg[600];
-	struct lsd_callbacks cb = { .blocks = ct_marks };
+	struct lsd_callbacks cb = { .blocks = ct_marks, .spans = ct_span_marks };
 	struct lsd_callbacks ccb = {
 		.thread = ct_thread, .blocks = ct_blocks, .loss = ct_loss,
 	};

@@ -34,9 +34,11 @@ static inline int put_pend(struct lsd_run *r, uint64_t next)
 		e = &r->batch[r->nbatch++];
 		e->sb = r->pend;
 		e->exit = exit;
+		e->id = r->pend->id;
 		e->next = next;
 	} else if (r->blockfn) {
-		struct lsd_block e = { r->pend, exit, next };
+		struct lsd_block e = { .sb = r->pend, .exit = exit, .id = r->pend->id,
+				       .next = next };
 
 		if ((err = lsd_run_call_block(r, &e)) != 0)
 			return err;

@@ -83,9 +83,20 @@ struct lsd_sblock {
 struct lsd_block {
 	const struct lsd_sblock *sb;
 	uint8_t exit;		/* enum lsd_exit */
+	/* sb->id (the decoder fills it in), in what was padding: a consumer
+	 * that only marks or counts static blocks by id need not read the
+	 * static block at all. */
+	uint32_t id;
 	uint64_t next;		/* where control went (0: unknown, gap, end); for
 				 * LSD_EXIT_ASYNC where the interrupted code
 				 * resumes (the FUP), or the async branch's target */
+};
+
+/* Blocks handed out by reference (struct lsd_callbacks.spans): b[0 .. n),
+ * n >= 1, in execution order. */
+struct lsd_bspan {
+	const struct lsd_block *b;
+	size_t n;
 };
 
 /* A span of trace that could not be decoded, as ptxed reports it: the
@@ -141,6 +152,13 @@ struct lsd_callbacks {
 	 * handed over before the loss or stream_end call that follows its
 	 * blocks, so every callback sees the order block would. */
 	int (*blocks)(void *arg, size_t stream, const struct lsd_block *b, size_t n);
+	/* May be NULL; used only with blocks set.  The same blocks as
+	 * blocks would get, as ns >= 1 runs s[0 .. ns) of consecutive
+	 * blocks, each valid during the call only: the fast path hands its
+	 * chains out where they are kept (no copy of each block), and calls
+	 * it instead of blocks wherever it can; elsewhere blocks is called.
+	 * For analyses that look at each block once and keep nothing. */
+	int (*spans)(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns);
 };
 
 struct lsd_opts {

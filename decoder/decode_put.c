@@ -153,7 +153,7 @@ int lsd_run_flush_tail(struct lsd_run *r)
 
 static int emit(struct lsd_run *r, const struct lsd_sblock *sb, int exit, uint64_t next)
 {
-	struct lsd_block b = { sb, (uint8_t)exit, next };
+	struct lsd_block b = { .sb = sb, .exit = (uint8_t)exit, .id = sb->id, .next = next };
 
 	if (!r->tailing)
 		return deliver(r, &b);

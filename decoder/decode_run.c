@@ -199,6 +199,7 @@ static int run_begin(struct lsd_run *r, struct lsd_decoder *d, size_t i,
 	r->st = st;
 	r->blockfn = cb ? cb->block : NULL;
 	r->batchfn = cb ? cb->blocks : NULL;
+	r->spanfn = r->batchfn ? cb->spans : NULL;
 	r->first = r->c = first;
 	r->last = last;
 	r->nchunks = lsb_reader_nchunks(d->r, i);

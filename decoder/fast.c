@@ -32,23 +32,125 @@
 
 #define BAIL LSD_FAST_BAIL
 
-/* Hands out the final blocks, out[0 .. fin).  Returns 0 or a callback's
- * return. */
-static int commit(struct lsd_fctx *c)
+/* Copies the blocks of runs s[0 .. ns) to o, in order; returns how many.
+ * A run of up to LSD_CH_MAX blocks goes in lsd_fchain_out()'s units: o,
+ * and the array each run is in, have room for one block more (a chain's
+ * whole run or its first blocks, or a run in loc). */
+static size_t spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t ns)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < ns; i++) {
+		if (s[i].n <= LSD_CH_MAX)
+			lsd_fchain_out(o + k, s[i].b, (unsigned)s[i].n);
+		else
+			memcpy(o + k, s[i].b, s[i].n * sizeof(*o));
+		k += s[i].n;
+	}
+	return k;
+}
+
+/* Hands out the n blocks of runs s[0 .. ns): to the spans callback as
+ * they are, else copied into f->out for lsd_run_put().  Returns 0 or a
+ * callback's return. */
+static int put_spans(struct lsd_fctx *c, const struct lsd_bspan *s, size_t ns, size_t n)
+{
+	struct lsd_run *r = c->r;
+
+	if (r->cbret)
+		return r->cbret;
+	if (r->spanfn && !r->nbatch && !r->skip)
+		return r->cbret = r->spanfn(r->arg, r->stream, s, ns);
+	(void)spans_copy(c->f->out, s, ns);
+	return lsd_run_put(r, c->f->out, n);
+}
+
+/* Copies the blocks not handed out into loc as one run: none points into
+ * a chain's slot any more (the slot may be built again), and loc starts
+ * over. */
+static void flatten(struct lsd_fctx *c)
 {
 	struct lsd_fast *f = c->f;
-	int err;
+	struct lsd_bspan *sp = f->sp;
+	size_t i, k;
 
-	if (!c->fin)
-		return 0;
-	err = lsd_run_put(c->r, f->out, c->fin);
-	c->delivered += c->fin;
-	memmove(f->out, f->out + c->fin, (c->n - c->fin) * sizeof(*f->out));
-	c->n -= c->fin;
-	c->fin = 0;
+	if (c->n) {
+		/* Through out: a run may point into loc where the copy goes.
+		 * Exact copies: the rest of a run cut by commit() may end at
+		 * the end of a chain's array. */
+		for (i = 0, k = 0; i < c->nsp; k += sp[i++].n)
+			memcpy(f->out + k, sp[i].b, sp[i].n * sizeof(*f->out));
+		memcpy(f->loc, f->out, c->n * sizeof(*f->loc));
+		sp[0].b = f->loc;
+		sp[0].n = c->n;
+		c->nsp = 1;
+		c->tail_loc = 1;
+	} else {
+		c->nsp = 0;
+		c->tail_loc = 0;
+	}
+	c->nloc = c->n;
+}
+
+/* Hands out the final blocks libipt has read past (the first fin, up to
+ * c->safe), and flattens the others.  Returns 0 or a callback's return. */
+static int commit(struct lsd_fctx *c)
+{
+	struct lsd_bspan *sp = c->f->sp, keep = { NULL, 0 };
+	size_t i, acc, part = 0, fin = c->fin;
+	int err = 0;
+
+	if (c->safe - c->delivered < fin)
+		fin = (size_t)(c->safe - c->delivered);
+	if (fin) {
+		/* runs [0, i) whole, and the first part blocks of run i: found
+		 * from the end, where the few blocks not handed out are */
+		for (i = c->nsp, acc = c->n - fin; acc; ) {
+			i--;
+			if (acc < sp[i].n) {
+				part = sp[i].n - acc;
+				break;
+			}
+			acc -= sp[i].n;
+		}
+		if (part) {
+			keep = sp[i];
+			sp[i].n = part;
+		}
+		err = put_spans(c, sp, i + !!part, fin);
+		if (part) {
+			sp[i].b = keep.b + part;
+			sp[i].n = keep.n - part;
+		}
+		c->delivered += fin;
+		c->n -= fin;
+		c->fin -= fin;
+		memmove(sp, sp + i, (c->nsp - i) * sizeof(*sp));
+		c->nsp -= i;
+	}
+	flatten(c);
 	return err;
 }
 
+/* Makes the last block a copy of its own in loc (it may be a chain's)
+ * and returns it, to change its exit. */
+static struct lsd_block *last_own(struct lsd_fctx *c)
+{
+	struct lsd_fast *f = c->f;
+	struct lsd_bspan *s = &f->sp[c->nsp - 1];
+	struct lsd_block *o;
+
+	if (c->tail_loc)
+		return &f->loc[c->nloc - 1];
+	o = &f->loc[c->nloc++];
+	*o = s->b[--s->n];
+	if (!s->n)
+		c->nsp--;
+	f->sp[c->nsp].b = o;
+	f->sp[c->nsp++].n = 1;
+	c->tail_loc = 1;
+	return o;
+}
 
 /* The pending event binds where control goes next, *to: the current
  * block ends there.  Sets *exit for an asynchronous exit, and *go: 0 when
@@ -112,21 +214,31 @@ static int at_end(struct lsd_fctx *c, uint64_t cur_start)
 	uint64_t x = c->r->stop_ip;
 	size_t j;
 
+	const struct lsd_block *o;
+
 	if (c->ev)
 		return BAIL;
 	if (c->enabled) {
+		/* all in loc[0 .. n), nothing handed out: on BAIL, libipt's
+		 * blocks may end otherwise (the stream ends in them) */
+		flatten(c);
+		o = c->f->loc;
 		for (j = c->fin; j < c->n && x; j++)
-			if (c->f->out[j].sb->start == x)
+			if (o[j].sb->start == x)
 				break;
 		if (!x || (j >= c->n && cur_start != x))
 			return BAIL;
-		for (c->fin = j; j < c->n; j++) {
-			c->insns -= c->f->out[j].sb->ninsn;
-			c->blocks--;
-		}
+		for (c->fin = j; j < c->n; j++)
+			c->insns -= o[j].sb->ninsn;
 		c->n = c->fin;
+		if (c->nsp)
+			c->f->sp[0].n = c->n;
+		if (!c->n)
+			c->nsp = 0;
 	}
+	/* the packets ended where libipt's do: all of them are final */
 	c->fin = c->n;
+	c->safe = c->delivered + c->n;
 	return commit(c);
 }
 
@@ -206,15 +318,16 @@ static void rs_ops(struct lsd_fctx *c, const struct lsd_fchain *ch)
  * out of line.  Returns 0, BAIL or an error. */
 static int run_chunk(struct lsd_fctx *c)
 {
-	struct lsd_block *const out = c->f->out;
+	struct lsd_bspan *const sp = c->f->sp;
+	struct lsd_block *const loc = c->f->loc;
 	struct lsd_fchain *const chains = c->d->chains;
 	const unsigned ch_shift = 64 - c->d->ch_log;
 	struct lsd_fpk k;
 	uint32_t cur = 0;
-	uint64_t fup, tnt, insns = 0, blocks = 0;
+	uint64_t fup, tnt, insns = 0;
 	unsigned ntnt;
-	size_t n, fin;
-	int mode, err = 0;
+	size_t n, fin, nsp, nloc;
+	int mode, tl, err = 0;
 
 	lsd_fast_peek(c, &k);
 	if (k.k != LSD_FP_PSB || !lsd_fast_psb_plus(c, &fup, &mode))
@@ -230,13 +343,30 @@ static int run_chunk(struct lsd_fctx *c)
 	ntnt = c->ntnt;
 	n = c->n;
 	fin = c->fin;
+	nsp = c->nsp;
+	nloc = c->nloc;
+	tl = c->tail_loc;
 #define SAVE() (c->tnt = tnt, c->ntnt = ntnt, c->n = n, c->fin = fin, \
-		c->insns += insns, c->blocks += blocks, insns = blocks = 0)
-#define LOAD() (tnt = c->tnt, ntnt = c->ntnt, n = c->n, fin = c->fin)
+		c->nsp = nsp, c->nloc = nloc, c->tail_loc = tl, \
+		c->insns += insns, insns = 0)
+#define LOAD() (tnt = c->tnt, ntnt = c->ntnt, n = c->n, fin = c->fin, \
+		nsp = c->nsp, nloc = c->nloc, tl = c->tail_loc)
+/* The next block made here, in loc: on the last run where that is loc's. */
+#define PUT1(o) do { \
+		(o) = &loc[nloc++]; \
+		if (tl) { \
+			sp[nsp - 1].n++; \
+		} else { \
+			sp[nsp].b = (o); \
+			sp[nsp++].n = 1; \
+			tl = 1; \
+		} \
+	} while (0)
 #define FAIL(e) do { SAVE(); return (e); } while (0)
 #define END() do { SAVE(); return at_end(c, cur ? c->d->fb[cur - 1].sb->start : 0); } while (0)
 	for (;;) {
 		const struct lsd_fblk *f;
+		struct lsd_block *o;
 		uint64_t to;
 		uint32_t nx;
 		uint8_t exit;
@@ -248,11 +378,11 @@ static int run_chunk(struct lsd_fctx *c)
 		 * without packets. */
 		if (fin >= LSD_FAST_COMMIT || n == LSD_FAST_OUT) {
 			SAVE();
-			if (!c->fin)
-				return BAIL;	/* a path without packets this long */
 			if ((err = commit(c)) != 0)
 				return err;
 			LOAD();
+			if (n == LSD_FAST_OUT)
+				return BAIL;	/* a path without packets this long */
 		}
 		if (!cur) {
 			SAVE();
@@ -273,25 +403,45 @@ static int run_chunk(struct lsd_fctx *c)
 			tnt = c->pk.bits;
 			ntnt = c->pk.nbits;
 		}
-		/* Chains: the blocks the next TNT bits lead through, copied
-		 * out whole, one after the other while bits are left.  Not
+		/* Chains: the blocks the next TNT bits lead through, handed
+		 * out whole where the chain is kept, one after the other
+		 * while bits are left.  Not
 		 * with an event pending (it may bind on the way). */
 		if (ntnt && !c->ev && chains) {
 			/* no block is added on the way: the table stays */
 			const struct lsd_fblk *const fb = c->d->fb;
 			struct lsd_fchain *ch = NULL;
 
-			/* n < LSD_FAST_COMMIT: out has room for a chain, and
-			 * the final blocks (fin <= n) are not due yet */
-			while (n < LSD_FAST_COMMIT && !(fb[cur - 1].chmask & 1)) {
+			/* n < LSD_FAST_COMMIT: sp has room for a run, and the
+			 * final blocks (fin <= n) are not due yet */
+			while (n < LSD_FAST_COMMIT) {
 				unsigned kk = ntnt < LSD_CH_BITS ? ntnt : LSD_CH_BITS;
 				unsigned bits = (unsigned)(tnt >> (64 - kk));
 				uint64_t key = lsd_fchain_key(cur, kk, bits);
 
 				ch = &chains[lsd_fchain_slot(key, ch_shift)];
-				if (ch->key != key && !(ch = lsd_fast_chain(c->d, ch, cur, kk, bits)))
-					break;
-				lsd_fchain_out(out + n, ch->b, ch->nb);
+				if (ch->key != key) {
+					/* No chain starts at cur, ever (a chain
+					 * found there says it is not such a block:
+					 * asked on a miss only). */
+					if (fb[cur - 1].chmask & 1) {
+						ch = NULL;
+						break;
+					}
+					/* The slots may change: nothing handed out
+					 * may point into them. */
+					SAVE();
+					if ((err = commit(c)) != 0)
+						return err;
+					LOAD();
+					if (!(ch = lsd_fast_chain(c->d, ch, cur, kk, bits)))
+						break;
+				}
+				/* by reference: the slot holds it until the
+				 * next build, which hands it out first */
+				sp[nsp].b = ch->b;
+				sp[nsp++].n = ch->nb;
+				tl = 0;
 				fin = n + ch->lastc;
 				n += ch->nb;
 				if (ch->nops)
@@ -299,7 +449,6 @@ static int run_chunk(struct lsd_fctx *c)
 				tnt <<= ch->used;
 				ntnt -= ch->used;
 				insns += ch->insns;
-				blocks += ch->nb;
 				cur = ch->end;
 				if (!ntnt)
 					break;
@@ -315,8 +464,8 @@ static int run_chunk(struct lsd_fctx *c)
 			if (c->ev) {
 				/* An event read ahead may bind where the
 				 * chain's last block went. */
-				struct lsd_block *o = &out[n - 1];
-
+				o = last_own(c);
+				LOAD();
 				to = o->next;
 				exit = o->exit;
 				if ((err = bind(c, &to, &exit, &go)) != 0)
@@ -433,12 +582,13 @@ block:
 				FAIL(BAIL);
 			/* A system call: tracing stops at it. */
 			c->pos += k.size;
-			out[n].sb = f->sb;
-			out[n].exit = LSD_EXIT_SYSCALL;
-			out[n].next = 0;
+			PUT1(o);
+			o->sb = f->sb;
+			o->id = cur - 1;
+			o->exit = LSD_EXIT_SYSCALL;
+			o->next = 0;
 			fin = ++n;
 			insns += f->ninsn;
-			blocks++;
 			c->r->st->syscalls++;
 			c->enabled = 0;
 			cur = 0;
@@ -456,12 +606,13 @@ block:
 			if (go != 1)
 				fin = n + 1;
 		}
-		out[n].sb = f->sb;
-		out[n].exit = exit;
-		out[n].next = to;
+		PUT1(o);
+		o->sb = f->sb;
+		o->id = cur - 1;
+		o->exit = exit;
+		o->next = to;
 		n++;
 		insns += f->ninsn;
-		blocks++;
 		if (!go) {
 			cur = 0;
 			continue;
@@ -480,6 +631,7 @@ block:
 	}
 #undef SAVE
 #undef LOAD
+#undef PUT1
 #undef FAIL
 #undef END
 }
@@ -510,8 +662,8 @@ int lsd_fast_chunk(struct lsd_run *r)
 		r->d->fspare = NULL;
 		r->fp->tipc_sp = NULL;
 	}
-	/* Not cleared: out[] is written before it is read, the TIP cache
-	 * below (tipc_sp NULL is for no space). */
+	/* Not cleared: sp[], loc[] and out[] are written before they are
+	 * read, the TIP cache below (tipc_sp NULL is for no space). */
 	if (!r->fp) {
 		if (!(r->fp = malloc(sizeof(*r->fp))))
 			return -LS_ENOMEM;
@@ -551,7 +703,7 @@ int lsd_fast_chunk(struct lsd_run *r)
 		return BAIL;
 	}
 	r->insns += c.insns;
-	r->blocks += c.blocks;
+	r->blocks += c.delivered;	/* all its blocks, those dropped at its end not */
 	return err;
 }
 

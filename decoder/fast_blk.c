@@ -1,7 +1,7 @@
 /* fast_blk.c - the fast path's blocks: each static block's view
  * (struct lsd_fblk) filled once, the index of whole blocks by head
  * address, the TIP target cache, and the chains of blocks a run of TNT
- * bits leads through (built once, copied out whole by fast.c).
+ * bits leads through (built once, handed out whole by fast.c).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -249,6 +249,7 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 			lastc = nb + 1;
 		}
 		ch->b[nb].sb = f->sb;
+		ch->b[nb].id = cur - 1;
 		ch->b[nb].exit = exit;
 		ch->b[nb].next = to;
 		nb++;

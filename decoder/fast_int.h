@@ -21,11 +21,14 @@
  * thousands: 1024 missed one in ten). */
 #define LSD_FAST_TIPC 4096
 /* Chains: the blocks a run of TNT bits leads through from a block, built
- * once and copied out whole (direct-mapped by block and bits; a chain
+ * once and handed out whole (direct-mapped by block and bits; a chain
  * holds at most LSD_CH_MAX blocks and LSD_CH_PUSH calls and returns). */
 #define LSD_CH_MAX 24
 #define LSD_CH_PUSH 8
-#define LSD_CH_LOG 13
+/* 2^14 slots of 696 bytes (11.4 MB): xz -6 has 16,100 distinct keys,
+ * bzip2 -9 26,000; 2^13 rebuilt chains pushed out of their slot (and each
+ * miss hands out blocks first): info --decode Ir -2% (xz), -7% (bzip2). */
+#define LSD_CH_LOG 14
 /* Fewer for little code: two entries per block head (rounded up to a
  * power of two), at least 2^LSD_CH_LOG_MIN.  Any program with libc has
  * over 2^12 heads and so the whole table; a tiny static one (the fuzz
@@ -92,8 +95,17 @@ struct lsd_fchain {
 	struct lsd_block b[LSD_CH_MAX];
 };
 
+/* The blocks not yet handed out are runs (sp[]): a chain's own blocks,
+ * where its slot keeps them (not copied; the slots change only after
+ * every run pointing into them is handed out or copied into loc), or
+ * blocks made one at a time in loc. */
 struct lsd_fast {
-	struct lsd_block out[LSD_FAST_OUT];
+	struct lsd_bspan sp[LSD_FAST_OUT];
+	/* +1: lsd_fchain_out() may read and write one block past a run */
+	struct lsd_block loc[LSD_FAST_OUT + 1];
+	/* The runs copied into one array, for a consumer without the spans
+	 * callback, and as scratch where runs are copied into loc. */
+	struct lsd_block out[LSD_FAST_OUT + 1];
 	uint64_t tipc_ip[LSD_FAST_TIPC];
 	uint32_t tipc_id[LSD_FAST_TIPC];
 	const struct lsd_space *tipc_sp;
@@ -144,13 +156,23 @@ struct lsd_fctx {
 	int enabled;
 	enum lsd_fev ev;
 	uint64_t ev_ip, ev_to;
-	size_t n, fin;		/* blocks in out; the final ones, out[0 .. fin) */
+	size_t n, fin;		/* blocks not handed out; the final ones, the first fin */
+	size_t nsp, nloc;	/* their runs in f->sp; blocks in f->loc */
+	int tail_loc;		/* the last run is loc's last blocks: a block goes on it */
 	/* The packet read ahead stopped at, parsed, at pk_pos (SIZE_MAX:
 	 * none): the branch it decides takes it without a second parse. */
 	struct lsd_fpk pk;
 	size_t pk_pos;
-	uint64_t insns, blocks;	/* of the blocks in out, handed out or not */
-	uint64_t delivered;	/* blocks handed out */
+	uint64_t insns;		/* of the blocks made, handed out or not */
+	uint64_t delivered;	/* blocks handed out (on success: all the chunk's) */
+	/* delivered + fin where libipt had read past the packets that made
+	 * them: lsd_fast_read_ahead() with no TNT bit left.  libipt reads
+	 * ahead when it fetches a TNT packet, so an error after it fails
+	 * the packet's first bit; the blocks its bits made may go out only
+	 * when the fast path has read past it too (a chunk left to libipt
+	 * is decoded again from its start, and the blocks handed out are
+	 * not handed out again: they must be libipt's). */
+	uint64_t safe;
 };
 
 #define LSD_FAST_EOS (LSD_FAST_BAIL + 1)

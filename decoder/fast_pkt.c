@@ -284,7 +284,12 @@ int lsd_fast_read_ahead(struct lsd_fctx *c)
 {
 	struct lsd_fpk k;
 
-	if (c->ntnt || c->ev || tnt_quick(c))
+	if (c->ntnt || c->ev)
+		return 1;
+	/* Past every packet that made the final blocks: they may go out
+	 * (if this fails, the chunk goes to libipt and none does). */
+	c->safe = c->delivered + c->fin;
+	if (tnt_quick(c))
 		return 1;
 	for (;;) {
 		lsd_fast_peek(c, &k);

@@ -31,6 +31,7 @@ struct lsd_run {
 	int cbret;			/* non-zero return of a callback */
 	int (*blockfn)(void *arg, size_t stream, const struct lsd_block *b);
 	int (*batchfn)(void *arg, size_t stream, const struct lsd_block *b, size_t n);
+	int (*spanfn)(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns);
 	struct lsd_block *batch;	/* LSD_BATCH blocks, with batchfn */
 	size_t nbatch;
 	uint64_t insns, blocks;		/* hot counters, into *st at the end */

@@ -280,6 +280,7 @@ static int parts_push(struct lsd_decoder *d, uint32_t first, uint32_t id)
 	b = &d->pre[d->nparts++];
 	b->sb = sb;
 	b->exit = LSD_EXIT_FALL;
+	b->id = sb->id;
 	b->next = 0;
 	return 0;
 }

@@ -2,6 +2,11 @@
  * in one process, on the same streams with the same image.
  *
  *   ptbench [-r REPEAT] FILE.lsc
+ *   ptbench -i FILE.lsc
+ *
+ * -i: libipt's block decoder alone, once, its counts printed (pt_bytes,
+ * insns, blocks, ipt_s): for an instruction count of libipt's side
+ * (callgrind), without our decodes beside it.
  *
  * libipt alone: the image of decoder/image.h built (libipt cannot decode
  * without it; our open builds the same), then pt_blk over each whole
@@ -160,15 +165,20 @@ int main(int argc, char **argv)
 	uint64_t bytes = 0, insns = 0, blocks = 0, ipt_insns = 0, ipt_blocks = 0;
 	uint64_t binsns, bblocks;
 	size_t s, nsb = 0;
-	int rep, repeat = 5;
+	int rep, repeat = 5, ipt_only = 0;
 
-	if (argc == 4 && !strcmp(argv[1], "-r")) {
+	if (argc == 3 && !strcmp(argv[1], "-i")) {
+		ipt_only = 1;
+		repeat = 1;
+		argv++;
+		argc--;
+	} else if (argc == 4 && !strcmp(argv[1], "-r")) {
 		repeat = atoi(argv[2]);
 		argv += 2;
 		argc -= 2;
 	}
 	if (argc != 2 || repeat < 1 || repeat > MAX_REPEAT) {
-		fprintf(stderr, "usage: ptbench [-r REPEAT] FILE.lsc\n");
+		fprintf(stderr, "usage: ptbench [-r REPEAT] FILE.lsc | -i FILE.lsc\n");
 		return 2;
 	}
 	if (lsb_reader_open(&r, argv[1]) < 0) {
@@ -210,6 +220,12 @@ int main(int argc, char **argv)
 		ipt_insns = ni;
 		ipt_blocks = nb;
 		bytes = nbytes;
+		if (ipt_only) {
+			printf("pt_bytes %" PRIu64 " insns %" PRIu64 " blocks %" PRIu64
+			       " ipt_s %.4f\n", bytes, ipt_insns, ipt_blocks, ipt);
+			lsb_reader_close(r);
+			return 0;
+		}
 
 		topen = 0;
 		t = ours(r, &o, &cb, &topen, &insns, &blocks, &nsb);

@@ -166,7 +166,8 @@ struct lsd_fctx {
 	uint64_t insns;		/* of the blocks made, handed out or not */
 	uint64_t delivered;	/* blocks handed out (on success: all the chunk's) */
 	/* delivered + fin where libipt had read past the packets that made
-	 * them: lsd_fast_read_ahead() with no TNT bit left.  libipt reads
+	 * them, and no event after them: lsd_fast_read_ahead() with no TNT
+	 * bit left, stopped at a TNT or TIP.  libipt reads
 	 * ahead when it fetches a TNT packet, so an error after it fails
 	 * the packet's first bit; the blocks its bits made may go out only
 	 * when the fast path has read past it too (a chunk left to libipt

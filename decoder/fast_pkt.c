@@ -279,18 +279,30 @@ static int tnt_quick(struct lsd_fctx *c)
 /* Reads ahead as libipt's query decoder does once its TNT bits are used
  * up: the timing packets, and an event (PSB+, FUP + TIP.PGD or TIP) to
  * bind at an IP.  Stops before a packet that decides a branch.  Returns
- * 1, or 0 to leave the chunk to libipt. */
+ * 1, or 0 to leave the chunk to libipt.
+ *
+ * libipt's block ends only once the events its query decoder read ahead
+ * are processed, and an error there fails that block (it reads ahead
+ * right after the packet that decided the block's branch).  So the final
+ * blocks become safe to hand out (c->safe) only where the read ahead
+ * stops at a branch's packet with nothing but timing packets before it.
+ * A MODE.Exec is an event bound to the next TIP: it is taken only where
+ * a TIP or TIP.PGE with an IP follows (after timing packets), as in a far
+ * branch; before anything else libipt fails ("trace stream does not
+ * match query" before a TNT).  A MODE.TSX while tracing binds to a FUP,
+ * which it consumes: left to libipt. */
 int lsd_fast_read_ahead(struct lsd_fctx *c)
 {
 	struct lsd_fpk k;
+	const uint64_t safe = c->delivered + c->fin;
+	int exec = 0;		/* a MODE.Exec waits for its TIP */
 
 	if (c->ntnt || c->ev)
 		return 1;
-	/* Past every packet that made the final blocks: they may go out
-	 * (if this fails, the chunk goes to libipt and none does). */
-	c->safe = c->delivered + c->fin;
-	if (tnt_quick(c))
+	if (tnt_quick(c)) {
+		c->safe = safe;
 		return 1;
+	}
 	for (;;) {
 		lsd_fast_peek(c, &k);
 		switch (k.k) {
@@ -298,10 +310,17 @@ int lsd_fast_read_ahead(struct lsd_fctx *c)
 			c->pos += k.size;
 			continue;
 		case LSD_FP_MODE:
-			if (!mode_ok(&k))
+			if (!mode_ok(&k) || ((k.bits >> 5) == 1 && c->enabled))
 				return 0;
+			exec |= (k.bits >> 5) == 0;
 			c->pos += k.size;
 			continue;
+		default:
+			if (exec && ((k.k != LSD_FP_TIP && k.k != LSD_FP_PGE) || k.suppressed))
+				return 0;
+			break;
+		}
+		switch (k.k) {
 		case LSD_FP_PSB: {
 			uint64_t fup;
 			int mode;
@@ -338,6 +357,8 @@ int lsd_fast_read_ahead(struct lsd_fctx *c)
 		default:
 			c->pk = k;
 			c->pk_pos = c->pos;
+			if (!exec && (k.k == LSD_FP_TNT || k.k == LSD_FP_TIP))
+				c->safe = safe;
 			return 1;
 		}
 	}

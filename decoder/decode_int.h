@@ -412,4 +412,19 @@ lsd_split_prefetch(const struct lsd_decoder *d, uint64_t start)
 const struct lsd_dcent *lsd_split_known(struct lsd_decoder *d, uint64_t start,
 					uint64_t last, uint8_t mode);
 
+/* The length of the CYC packet at p (p[0] & 3 == 3; left >= 1 bytes
+ * readable), or 0 where libipt fails on it: cut by the end, or more than
+ * 8 extension bytes (5 bits of the count in the header and 7 in each;
+ * libipt's shift passes 64 on a ninth: "unknown packet").  The packet
+ * scan and the fast path skip CYCs by it. */
+static inline size_t lsd_pkt_cyc_len(const uint8_t *p, size_t left)
+{
+	size_t n = 1;
+	int more = p[0] & 4;
+
+	for (; more && n <= 8 && n < left; n++)
+		more = p[n] & 1;
+	return more ? 0 : n;
+}
+
 #endif

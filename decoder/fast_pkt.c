@@ -111,21 +111,11 @@ void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k)
 		return;
 	}
 	if ((b & 3) == 3) {			/* CYC */
-		size_t i = 1;
-
-		if (b & 4) {
-			while (i < left && (p[i] & 1))
-				i++;
-			if (i >= left)
-				return;
-			i++;
-			/* libipt takes at most 9 extension bytes (a 64-bit
-			 * count) and fails on more: left to it */
-			if (i - 1 > 9)
-				return;
-		}
-		k->k = LSD_FP_SKIP;
-		k->size = i;
+		/* one libipt fails on is left to it */
+		if ((k->size = lsd_pkt_cyc_len(p, left)) != 0)
+			k->k = LSD_FP_SKIP;
+		else
+			k->size = 1;
 		return;
 	}
 	switch (b & 0x1f) {

@@ -214,12 +214,7 @@ int lsd_pkt_scan_ips(const uint8_t *buf, size_t len, size_t off, size_t *psb,
 			break;
 		}
 		if ((op & 3) == 3) {				/* CYC */
-			int more = op & 4;
-
-			/* libipt takes at most 8 more bytes. */
-			for (n = 1; more && n <= 8 && n < left; n++)
-				more = p[n] & 1;
-			if (more)
+			if (!(n = lsd_pkt_cyc_len(p, left)))
 				return 1;
 			pos += n;
 			continue;

@@ -685,6 +685,7 @@ int lsd_fast_chunk(struct lsd_run *r)
 	c.buf = r->buf;
 	c.len = r->len;
 	c.pk_pos = SIZE_MAX;
+	c.tsc_pos = c.tma_pos = SIZE_MAX;
 	if (c.f->tipc_sp != c.sp) {
 		/* both: a TIP to address 0 must not find another space's id */
 		memset(c.f->tipc_ip, 0, sizeof(c.f->tipc_ip));

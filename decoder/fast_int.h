@@ -163,6 +163,10 @@ struct lsd_fctx {
 	 * none): the branch it decides takes it without a second parse. */
 	struct lsd_fpk pk;
 	size_t pk_pos;
+	/* The last TSC and TMA seen (SIZE_MAX: none in this chunk): libipt
+	 * takes one TMA after each TSC, and fails on any other ("unexpected
+	 * packet context"). */
+	size_t tsc_pos, tma_pos;
 	uint64_t insns;		/* of the blocks made, handed out or not */
 	uint64_t delivered;	/* blocks handed out (on success: all the chunk's) */
 	/* delivered + fin where libipt had read past the packets that made

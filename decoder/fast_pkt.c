@@ -130,8 +130,10 @@ void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k)
 	}
 	switch (b) {
 	case 0x19:				/* TSC */
-		if (left >= 8)
+		if (left >= 8) {
 			k->k = LSD_FP_SKIP, k->size = 8;
+			c->tsc_pos = c->pos;
+		}
 		return;
 	case 0x59:				/* MTC */
 		if (left >= 2)
@@ -177,8 +179,14 @@ void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k)
 			k->k = LSD_FP_SKIP, k->size = 4;
 		return;
 	case 0x73:				/* TMA */
-		if (left >= 7)
+		/* the frequency's high byte holds one bit; one TMA after a
+		 * TSC (peeked again: the same one) */
+		if (left >= 7 && !(p[6] & 0xfe) && c->tsc_pos != SIZE_MAX &&
+		    (c->tma_pos == SIZE_MAX || c->tma_pos < c->tsc_pos ||
+		     c->tma_pos == c->pos)) {
 			k->k = LSD_FP_SKIP, k->size = 7;
+			c->tma_pos = c->pos;
+		}
 		return;
 	default:
 		return;

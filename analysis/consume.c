@@ -26,51 +26,22 @@ static int fan_block(void *arg, size_t stream, const struct lsd_block *b)
 	return err;
 }
 
-/* b[0 .. n) block by block to consumer c. */
-static int fan_one(const struct lsa_consumer *c, size_t stream, const struct lsd_block *b,
-		   size_t n)
-{
-	size_t k;
-	int err = 0;
-
-	for (k = 0; k < n && err >= 0 && c->cb->block; k++)
-		err = c->cb->block(c->arg, stream, &b[k]);
-	return err;
-}
-
 /* A batch goes whole to consumers that take batches, block by block to
  * the others. */
 static int fan_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
 {
 	struct lsa_consumers *s = arg;
-	size_t i;
+	size_t i, k;
 	int err = 0;
 
 	for (i = 0; i < s->n && err >= 0; i++) {
 		const struct lsa_consumer *c = &s->c[i];
 
-		err = c->cb->blocks ? c->cb->blocks(c->arg, stream, b, n) :
-		      fan_one(c, stream, b, n);
-	}
-	return err;
-}
-
-/* Runs go whole to consumers that take them, run by run to the others. */
-static int fan_spans(void *arg, size_t stream, const struct lsd_bspan *sp, size_t ns)
-{
-	struct lsa_consumers *s = arg;
-	size_t i, j;
-	int err = 0;
-
-	for (i = 0; i < s->n && err >= 0; i++) {
-		const struct lsa_consumer *c = &s->c[i];
-
-		if (c->cb->spans)
-			err = c->cb->spans(c->arg, stream, sp, ns);
-		else
-			for (j = 0; j < ns && err >= 0; j++)
-				err = c->cb->blocks ? c->cb->blocks(c->arg, stream, sp[j].b, sp[j].n) :
-				      fan_one(c, stream, sp[j].b, sp[j].n);
+		if (c->cb->blocks)
+			err = c->cb->blocks(c->arg, stream, b, n);
+		else if (c->cb->block)
+			for (k = 0; k < n && err >= 0; k++)
+				err = c->cb->block(c->arg, stream, &b[k]);
 	}
 	return err;
 }
@@ -126,7 +97,6 @@ static int fan_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 const struct lsd_callbacks lsa_consumers_callbacks = {
 	.block = fan_block,
 	.blocks = fan_blocks,
-	.spans = fan_spans,
 	.loss = fan_loss,
 	.stream_begin = fan_begin,
 	.stream_end = fan_end,

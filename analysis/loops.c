@@ -415,16 +415,29 @@ int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
 	return err > 0 ? 0 : err;
 }
 
-/* Thread t's blocks b[0 .. n), on the memos where they match.  Returns 0
- * or an error. */
-static int run_blocks(struct lsa_loops *l, struct lsa_thr *t,
-		      const struct lsd_block *b, size_t n)
+int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
+		     const struct lsd_block *b, size_t n)
 {
-	size_t i = 0;
-	int err = 0;
-	/* a call made: a call the memo recorded may begin */
-	int called = (unsigned)t->pexit - LSD_EXIT_CALL < 2;
+	struct lsa_thr *t;
+	size_t i = 0, slot;
+	int err = 0, called;
 
+	if (!l || (n && !b))
+		return -LS_EINVAL;
+	t = lsa_loops_thread(l, stream);
+	if (!t)
+		return -LS_ENOMEM;
+	/* Threads share the loop and body tables: a memo checked against
+	 * them stops before another thread may change them. */
+	slot = (size_t)(t - l->thr) + 1;
+	if (l->last != slot) {
+		if (l->last && ((err = lsa_loops_memo_stop(l, &l->thr[l->last - 1])) ||
+				(err = lsa_cm_stop(l, &l->thr[l->last - 1]))))
+			return err;
+		l->last = slot;
+	}
+	/* a call made: a call the memo recorded may begin */
+	called = (unsigned)t->pexit - LSD_EXIT_CALL < 2;
 	while (i < n && !err) {
 		if (t->memo.on) {
 			i = lsa_memo_run(t, b, i, n);
@@ -448,59 +461,6 @@ static int run_blocks(struct lsa_loops *l, struct lsa_thr *t,
 		if (called)
 			err = 0;
 	}
-	return err;
-}
-
-/* The thread of stream, the memos of the thread before it stopped (threads
- * share the loop and body tables: a memo checked against them stops
- * before another thread may change them).  Returns the thread, or NULL
- * with *err set. */
-static struct lsa_thr *thread_on(struct lsa_loops *l, size_t stream, int *err)
-{
-	struct lsa_thr *t = lsa_loops_thread(l, stream);
-	size_t slot;
-
-	*err = 0;
-	if (!t) {
-		*err = -LS_ENOMEM;
-		return NULL;
-	}
-	slot = (size_t)(t - l->thr) + 1;
-	if (l->last != slot) {
-		if (l->last && ((*err = lsa_loops_memo_stop(l, &l->thr[l->last - 1])) ||
-				(*err = lsa_cm_stop(l, &l->thr[l->last - 1]))))
-			return NULL;
-		l->last = slot;
-	}
-	return t;
-}
-
-int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
-		     const struct lsd_block *b, size_t n)
-{
-	struct lsa_thr *t;
-	int err;
-
-	if (!l || (n && !b))
-		return -LS_EINVAL;
-	if (!(t = thread_on(l, stream, &err)))
-		return err;
-	return run_blocks(l, t, b, n);
-}
-
-int lsa_loops_spans(struct lsa_loops *l, size_t stream,
-		    const struct lsd_bspan *s, size_t ns)
-{
-	struct lsa_thr *t;
-	size_t i;
-	int err;
-
-	if (!l || (ns && !s))
-		return -LS_EINVAL;
-	if (!(t = thread_on(l, stream, &err)))
-		return err;
-	for (i = 0; i < ns && !err; i++)
-		err = run_blocks(l, t, s[i].b, s[i].n);
 	return err;
 }
 

@@ -543,10 +543,6 @@ void lsa_memo_release(struct lsa_memo *m);
 /* Feeds n executed blocks of the stream, in order. */
 int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 		     const struct lsd_block *b, size_t n);
-/* The same for runs s[0 .. ns) of consecutive blocks (the decoder's
- * spans callback). */
-int lsa_loops_spans(struct lsa_loops *l, size_t stream,
-		    const struct lsd_bspan *s, size_t ns);
 
 /* Who receives accounted work: an open loop entry, or a frame's level. */
 struct lsa_owner {

@@ -491,12 +491,6 @@ static int cb_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t
 	return lsa_loops_blocks(arg, stream, b, n);
 }
 
-/* The fast path's runs, where its chains are kept (not copied). */
-static int cb_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns)
-{
-	return lsa_loops_spans(arg, stream, s, ns);
-}
-
 static int cb_loss(void *arg, size_t stream, const struct lsd_loss *ls)
 {
 	struct lsa_loops *l = arg;
@@ -533,7 +527,6 @@ static int cb_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 const struct lsd_callbacks lsa_loops_callbacks = {
 	.block = cb_block,
 	.blocks = cb_blocks,
-	.spans = cb_spans,
 	.loss = cb_loss,
 	.stream_begin = cb_begin,
 	.stream_end = cb_end,
@@ -569,28 +562,6 @@ static int pair_blocks(void *arg, size_t stream, const struct lsd_block *b, size
 		return q->also->blocks(q->arg, stream, b, n);
 	for (i = 0; i < n && !err && q->also->block; i++)
 		err = q->also->block(q->arg, stream, &b[i]);
-	return err;
-}
-
-/* Runs to both: the other consumer takes them as runs, or each run as a
- * batch. */
-static int pair_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns)
-{
-	struct pair *q = arg;
-	size_t i;
-	int err = lsa_loops_spans(q->l, stream, s, ns);
-
-	if (!err && q->also->spans)
-		return q->also->spans(q->arg, stream, s, ns);
-	for (i = 0; i < ns && !err; i++) {
-		size_t k;
-
-		if (q->also->blocks)
-			err = q->also->blocks(q->arg, stream, s[i].b, s[i].n);
-		else
-			for (k = 0; k < s[i].n && !err && q->also->block; k++)
-				err = q->also->block(q->arg, stream, &s[i].b[k]);
-	}
 	return err;
 }
 
@@ -638,7 +609,6 @@ static const struct lsd_callbacks pair_callbacks = {
 	.thread = pair_thread,
 	.block = pair_block,
 	.blocks = pair_blocks,
-	.spans = pair_spans,
 	.loss = pair_loss,
 	.stream_begin = pair_begin,
 	.stream_end = pair_end,

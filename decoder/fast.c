@@ -61,6 +61,8 @@ static int put_spans(struct lsd_fctx *c, const struct lsd_bspan *s, size_t ns, s
 		return r->cbret;
 	if (r->spanfn && !r->nbatch && !r->skip)
 		return r->cbret = r->spanfn(r->arg, r->stream, s, ns);
+	if (ns == 1)		/* loc's one run, where chains are copied */
+		return lsd_run_put(r, s[0].b, n);
 	(void)spans_copy(c->f->out, s, ns);
 	return lsd_run_put(r, c->f->out, n);
 }
@@ -430,18 +432,34 @@ static int run_chunk(struct lsd_fctx *c)
 					}
 					/* The slots may change: nothing handed out
 					 * may point into them. */
-					SAVE();
-					if ((err = commit(c)) != 0)
-						return err;
-					LOAD();
+					if (!c->copy) {
+						SAVE();
+						if ((err = commit(c)) != 0)
+							return err;
+						LOAD();
+					}
 					if (!(ch = lsd_fast_chain(c->d, ch, cur, kk, bits)))
 						break;
 				}
-				/* by reference: the slot holds it until the
-				 * next build, which hands it out first */
-				sp[nsp].b = ch->b;
-				sp[nsp++].n = ch->nb;
-				tl = 0;
+				if (c->copy) {
+					/* onto loc's run: handed out as one */
+					lsd_fchain_out(loc + nloc, ch->b, ch->nb);
+					if (tl) {
+						sp[nsp - 1].n += ch->nb;
+					} else {
+						sp[nsp].b = loc + nloc;
+						sp[nsp++].n = ch->nb;
+						tl = 1;
+					}
+					nloc += ch->nb;
+				} else {
+					/* by reference: the slot holds it until
+					 * the next build, which hands it out
+					 * first */
+					sp[nsp].b = ch->b;
+					sp[nsp++].n = ch->nb;
+					tl = 0;
+				}
 				fin = n + ch->lastc;
 				n += ch->nb;
 				if (ch->nops)
@@ -685,6 +703,9 @@ int lsd_fast_chunk(struct lsd_run *r)
 	c.buf = r->buf;
 	c.len = r->len;
 	c.pk_pos = SIZE_MAX;
+	/* a consumer that takes no runs gets the chains copied as they are
+	 * taken, once (copied at the hand-out, its runs cost analyze 1%) */
+	c.copy = !r->spanfn;
 	c.tsc_pos = c.tma_pos = SIZE_MAX;
 	if (c.f->tipc_sp != c.sp) {
 		/* both: a TIP to address 0 must not find another space's id */

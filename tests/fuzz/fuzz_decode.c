@@ -10,9 +10,10 @@
  * executed CFG together (lsa_loops_analyze_with): the profile must read
  * back (lsp_check), equal byte for byte the detector's per-block path's
  * (no iteration memo), and the structural loops be found, else abort().
- * Decoded once more by the fast path and once by libipt's block decoder
- * alone (lsd_opts.reference), every callback, in order, and every
- * stream's counts must be the same, else abort().
+ * Decoded twice more by the fast path (blocks one by one, which it copies,
+ * and in runs, which it hands out where its chains are kept) and once by
+ * libipt's block decoder alone (lsd_opts.reference), every callback, in
+ * order, and every stream's counts must be the same, else abort().
  * A template whose first stream is per CPU (t0301 makes one with
  * lsb_percpu) makes the input a per-CPU stream, with the template's switch
  * sideband and time.* conversion: the decoder then follows the switches
@@ -101,6 +102,27 @@ static int dg_block(void *arg, size_t stream, const struct lsd_block *b)
 	return 0;
 }
 
+/* The same blocks taken in batches, and in runs: the fast path hands
+ * chains out by reference to a consumer with the spans callback, and
+ * copies them for any other; both must make libipt's calls. */
+static int dg_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dg_block(arg, stream, &b[i]);
+	return 0;
+}
+
+static int dg_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns)
+{
+	size_t i;
+
+	for (i = 0; i < ns; i++)
+		dg_blocks(arg, stream, s[i].b, s[i].n);
+	return 0;
+}
+
 static int dg_loss(void *arg, size_t stream, const struct lsd_loss *l)
 {
 	struct digest *g = arg;
@@ -137,8 +159,9 @@ static void dg_stats(struct digest *g, const struct lsd_stream_stats *st)
 }
 
 /* The decode of bundle r, whole and chunk by chunk, as a digest, by the
- * fast path or (reference) by libipt alone. */
-static struct digest digest_of(struct lsb_reader *r, int reference)
+ * fast path or (reference) by libipt alone; runs: in runs (the spans
+ * callback), else block by block. */
+static struct digest digest_of(struct lsb_reader *r, int reference, int runs)
 {
 	struct lsd_opts o = { .size = sizeof(o), .reference = reference };
 	struct lsd_callbacks cb = { .block = dg_block, .loss = dg_loss,
@@ -147,6 +170,12 @@ static struct digest digest_of(struct lsb_reader *r, int reference)
 	struct lsd_stream_stats st[8];
 	struct lsd_decoder *d;
 	size_t i, k, n = lsb_reader_nstreams(r);
+
+	if (runs) {
+		cb.block = NULL;
+		cb.blocks = dg_blocks;
+		cb.spans = dg_spans;
+	}
 
 	if (lsd_open(&d, r, &o) < 0)
 		return g;
@@ -276,12 +305,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lsd_close(d);
 	}
 	{
-		struct digest fast = digest_of(r, 0), ref = digest_of(r, 1);
+		struct digest fast = digest_of(r, 0, 0), ref = digest_of(r, 1, 0),
+			      runs = digest_of(r, 0, 1);
 
-		if (fast.h != ref.h || fast.n != ref.n) {
+		if (fast.h != ref.h || fast.n != ref.n || runs.h != ref.h || runs.n != ref.n) {
 			fprintf(stderr, "fuzz_decode: the fast path's decode differs from "
-				"libipt's (%llu calls against %llu)\n",
-				(unsigned long long)fast.n, (unsigned long long)ref.n);
+				"libipt's (%llu calls, %llu in runs, against %llu)\n",
+				(unsigned long long)fast.n, (unsigned long long)runs.n,
+				(unsigned long long)ref.n);
 			abort();
 		}
 		fz_digest(fast.h ^ fast.n, prof);

@@ -171,6 +171,12 @@ static int run_go(struct lsd_run *r)
 				    r->insns - r->told_insns);
 			r->told_insns = r->insns;
 		}
+		/* The blocks libipt made again of a chunk the fast path gave
+		 * up on are dropped where the batch goes out: it goes out
+		 * now, before the count is cleared (else the blocks already
+		 * handed out went out twice). */
+		if (!err && r->skip)
+			err = lsd_run_batch_flush(r);
 		r->skip = 0;
 		r->in_chunk = 0;
 		r->cur = !r->cur;

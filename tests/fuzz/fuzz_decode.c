@@ -10,10 +10,11 @@
  * executed CFG together (lsa_loops_analyze_with): the profile must read
  * back (lsp_check), equal byte for byte the detector's per-block path's
  * (no iteration memo), and the structural loops be found, else abort().
- * Decoded twice more by the fast path (blocks one by one, which it copies,
- * and in runs, which it hands out where its chains are kept) and once by
- * libipt's block decoder alone (lsd_opts.reference), every callback, in
- * order, and every stream's counts must be the same, else abort().
+ * Decoded three times more by the fast path (block by block and in
+ * batches, where it copies its chains, and in runs, where it hands them
+ * out where they are kept) and once by libipt's block decoder alone
+ * (lsd_opts.reference), every callback, in order, and every stream's
+ * counts must be the same, else abort().
  * A template whose first stream is per CPU (t0301 makes one with
  * lsb_percpu) makes the input a per-CPU stream, with the template's switch
  * sideband and time.* conversion: the decoder then follows the switches
@@ -159,9 +160,9 @@ static void dg_stats(struct digest *g, const struct lsd_stream_stats *st)
 }
 
 /* The decode of bundle r, whole and chunk by chunk, as a digest, by the
- * fast path or (reference) by libipt alone; runs: in runs (the spans
- * callback), else block by block. */
-static struct digest digest_of(struct lsb_reader *r, int reference, int runs)
+ * fast path or (reference) by libipt alone; how: block by block (0), in
+ * batches (1, as analyze takes them), in runs (2, the spans callback). */
+static struct digest digest_of(struct lsb_reader *r, int reference, int how)
 {
 	struct lsd_opts o = { .size = sizeof(o), .reference = reference };
 	struct lsd_callbacks cb = { .block = dg_block, .loss = dg_loss,
@@ -171,10 +172,10 @@ static struct digest digest_of(struct lsb_reader *r, int reference, int runs)
 	struct lsd_decoder *d;
 	size_t i, k, n = lsb_reader_nstreams(r);
 
-	if (runs) {
+	if (how) {
 		cb.block = NULL;
 		cb.blocks = dg_blocks;
-		cb.spans = dg_spans;
+		cb.spans = how == 2 ? dg_spans : NULL;
 	}
 
 	if (lsd_open(&d, r, &o) < 0)
@@ -305,13 +306,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lsd_close(d);
 	}
 	{
-		struct digest fast = digest_of(r, 0, 0), ref = digest_of(r, 1, 0),
-			      runs = digest_of(r, 0, 1);
+		struct digest ref = digest_of(r, 1, 0), fast = digest_of(r, 0, 0),
+			      batches = digest_of(r, 0, 1), runs = digest_of(r, 0, 2);
 
-		if (fast.h != ref.h || fast.n != ref.n || runs.h != ref.h || runs.n != ref.n) {
+		if (fast.h != ref.h || fast.n != ref.n || batches.h != ref.h ||
+		    batches.n != ref.n || runs.h != ref.h || runs.n != ref.n) {
 			fprintf(stderr, "fuzz_decode: the fast path's decode differs from "
-				"libipt's (%llu calls, %llu in runs, against %llu)\n",
-				(unsigned long long)fast.n, (unsigned long long)runs.n,
+				"libipt's (%llu calls, %llu in batches, %llu in runs, "
+				"against %llu)\n", (unsigned long long)fast.n,
+				(unsigned long long)batches.n, (unsigned long long)runs.n,
 				(unsigned long long)ref.n);
 			abort();
 		}

@@ -259,7 +259,8 @@ static int wait_enable(struct lsd_fctx *c, uint32_t *id1)
 		case LSD_FP_EOS:
 			return LSD_FAST_EOS;
 		case LSD_FP_PGE:
-			if (k.suppressed)
+			/* with no MODE.Exec yet, libipt fails on the code */
+			if (k.suppressed || !c->mode64)
 				return BAIL;
 			c->pos += k.size;
 			c->enabled = 1;

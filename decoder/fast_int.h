@@ -160,6 +160,7 @@ struct lsd_fctx {
 	size_t nsp, nloc;	/* their runs in f->sp; blocks in f->loc */
 	int tail_loc;		/* the last run is loc's last blocks: a block goes on it */
 	int copy;		/* chains are copied into loc as they are taken */
+	int mode64;		/* a MODE.Exec for 64-bit code seen in the chunk */
 	/* The packet read ahead stopped at, parsed, at pk_pos (SIZE_MAX:
 	 * none): the branch it decides takes it without a second parse. */
 	struct lsd_fpk pk;

@@ -229,6 +229,7 @@ int lsd_fast_psb_plus(struct lsd_fctx *c, uint64_t *fup, int *mode)
 			if (!mode_ok(&k))
 				return 0;
 			*mode |= (k.bits >> 5) == 0;
+			c->mode64 |= (k.bits >> 5) == 0;
 			break;
 		case LSD_FP_FUP:
 			if (k.suppressed || *fup)
@@ -311,6 +312,7 @@ int lsd_fast_read_ahead(struct lsd_fctx *c)
 			if (!mode_ok(&k) || ((k.bits >> 5) == 1 && c->enabled))
 				return 0;
 			exec |= (k.bits >> 5) == 0;
+			c->mode64 |= exec;
 			c->pos += k.size;
 			continue;
 		default:

@@ -183,6 +183,10 @@ static int run_go(struct lsd_run *r)
 		r->clen = r->nlen;
 		r->c++;
 	}
+	/* A decode that stops on an error hands out the blocks made before
+	 * it, as block by block it did (not after a callback's error). */
+	if (err && !r->cbret && r->batchfn)
+		(void)lsd_run_batch_flush(r);
 	if (err && r->dec) {
 		pt_blk_free_decoder(r->dec);
 		r->dec = NULL;

@@ -183,10 +183,6 @@ static int run_go(struct lsd_run *r)
 		r->clen = r->nlen;
 		r->c++;
 	}
-	/* A decode that stops on an error hands out the blocks made before
-	 * it, as block by block it did (not after a callback's error). */
-	if (err && !r->cbret && r->batchfn)
-		(void)lsd_run_batch_flush(r);
 	if (err && r->dec) {
 		pt_blk_free_decoder(r->dec);
 		r->dec = NULL;
@@ -236,8 +232,15 @@ static int run_begin(struct lsd_run *r, struct lsd_decoder *d, size_t i,
 static int run_end(struct lsd_run *r, int err)
 {
 	r->done = 1;
-	if (!err && r->batchfn)
-		err = lsd_run_batch_flush(r);
+	/* The last batch, also where the run stops on an error (its own or
+	 * another stream's): block by block its blocks went out already.
+	 * Not after a callback's error (batch_flush() keeps it). */
+	if (r->batchfn) {
+		int e = lsd_run_batch_flush(r);
+
+		if (!err)
+			err = e;
+	}
 	if (!err)
 		err = lsd_run_tell_thread(r);
 	r->st->insns += r->insns;

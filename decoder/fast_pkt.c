@@ -293,17 +293,20 @@ static int tnt_quick(struct lsd_fctx *c)
 int lsd_fast_read_ahead(struct lsd_fctx *c)
 {
 	struct lsd_fpk k;
-	const uint64_t safe = c->delivered + c->fin;
 	int exec = 0;		/* a MODE.Exec waits for its TIP */
 
 	if (c->ntnt || c->ev)
 		return 1;
+	/* (the read ahead moves neither delivered nor fin) */
 	if (tnt_quick(c)) {
-		c->safe = safe;
+		c->safe = c->delivered + c->fin;
 		return 1;
 	}
 	for (;;) {
 		lsd_fast_peek(c, &k);
+		if (exec && k.k != LSD_FP_SKIP && k.k != LSD_FP_MODE &&
+		    ((k.k != LSD_FP_TIP && k.k != LSD_FP_PGE) || k.suppressed))
+			return 0;
 		switch (k.k) {
 		case LSD_FP_SKIP:
 			c->pos += k.size;
@@ -315,12 +318,6 @@ int lsd_fast_read_ahead(struct lsd_fctx *c)
 			c->mode64 |= exec;
 			c->pos += k.size;
 			continue;
-		default:
-			if (exec && ((k.k != LSD_FP_TIP && k.k != LSD_FP_PGE) || k.suppressed))
-				return 0;
-			break;
-		}
-		switch (k.k) {
 		case LSD_FP_PSB: {
 			uint64_t fup;
 			int mode;
@@ -358,7 +355,7 @@ int lsd_fast_read_ahead(struct lsd_fctx *c)
 			c->pk = k;
 			c->pk_pos = c->pos;
 			if (!exec && (k.k == LSD_FP_TNT || k.k == LSD_FP_TIP))
-				c->safe = safe;
+				c->safe = c->delivered + c->fin;
 			return 1;
 		}
 	}

@@ -94,27 +94,53 @@ static void flatten(struct lsd_fctx *c)
 	c->nloc = c->n;
 }
 
+/* Where the first fin of the c->n blocks not handed out end: runs
+ * [0, *pi) whole and the first *ppart blocks of run *pi, found from the
+ * end, where the few blocks not handed out are. */
+static void cut_at(const struct lsd_fctx *c, size_t fin, size_t *pi, size_t *ppart)
+{
+	const struct lsd_bspan *sp = c->f->sp;
+	size_t i = c->nsp, acc = c->n - fin, part = 0;
+
+	while (acc) {
+		i--;
+		if (acc < sp[i].n) {
+			part = sp[i].n - acc;
+			break;
+		}
+		acc -= sp[i].n;
+	}
+	*pi = i;
+	*ppart = part;
+}
+
 /* Hands out the final blocks libipt has read past (the first fin, up to
- * c->safe), and flattens the others.  Returns 0 or a callback's return. */
-static int commit(struct lsd_fctx *c)
+ * c->safe), and flattens the others.  Before the chunk's end (!all) the
+ * last of them stays unless tracing stopped after it: libipt gives it
+ * its exit only when its next block decodes, and gives it a gap where
+ * that fails (an instruction it cannot decode there, a packet that does
+ * not match), which the fast path may find only later.  Returns 0 or a
+ * callback's return. */
+static int commit(struct lsd_fctx *c, int all)
 {
 	struct lsd_bspan *sp = c->f->sp, keep = { NULL, 0 };
-	size_t i, acc, part = 0, fin = c->fin;
+	size_t i = 0, part = 0, fin = c->fin;
 	int err = 0;
 
 	if (c->safe - c->delivered < fin)
 		fin = (size_t)(c->safe - c->delivered);
 	if (fin) {
-		/* runs [0, i) whole, and the first part blocks of run i: found
-		 * from the end, where the few blocks not handed out are */
-		for (i = c->nsp, acc = c->n - fin; acc; ) {
-			i--;
-			if (acc < sp[i].n) {
-				part = sp[i].n - acc;
-				break;
-			}
-			acc -= sp[i].n;
+		cut_at(c, fin, &i, &part);
+		if (!all) {
+			const struct lsd_block *b = part ? &sp[i].b[part - 1] :
+						      &sp[i - 1].b[sp[i - 1].n - 1];
+
+			if (b->exit != LSD_EXIT_SYSCALL && b->exit != LSD_EXIT_ASYNC &&
+			    b->exit != LSD_EXIT_END && --fin)
+				cut_at(c, fin, &i, &part);
 		}
+	}
+	if (fin) {
 		if (part) {
 			keep = sp[i];
 			sp[i].n = part;
@@ -241,7 +267,7 @@ static int at_end(struct lsd_fctx *c, uint64_t cur_start)
 	/* the packets ended where libipt's do: all of them are final */
 	c->fin = c->n;
 	c->safe = c->delivered + c->n;
-	return commit(c);
+	return commit(c, 1);
 }
 
 /* Tracing is off: waits for TIP.PGE.  Returns 0 (enabled, *id1 the block
@@ -381,7 +407,7 @@ static int run_chunk(struct lsd_fctx *c)
 		 * without packets. */
 		if (fin >= LSD_FAST_COMMIT || n == LSD_FAST_OUT) {
 			SAVE();
-			if ((err = commit(c)) != 0)
+			if ((err = commit(c, 0)) != 0)
 				return err;
 			LOAD();
 			if (n == LSD_FAST_OUT)
@@ -435,7 +461,7 @@ static int run_chunk(struct lsd_fctx *c)
 					 * may point into them. */
 					if (!c->copy) {
 						SAVE();
-						if ((err = commit(c)) != 0)
+						if ((err = commit(c, 0)) != 0)
 							return err;
 						LOAD();
 					}

@@ -135,9 +135,14 @@ static int commit(struct lsd_fctx *c, int all)
 			const struct lsd_block *b = part ? &sp[i].b[part - 1] :
 						      &sp[i - 1].b[sp[i - 1].n - 1];
 
+			/* one block less: the last of run i - 1 or of run i's part */
 			if (b->exit != LSD_EXIT_SYSCALL && b->exit != LSD_EXIT_ASYNC &&
-			    b->exit != LSD_EXIT_END && --fin)
-				cut_at(c, fin, &i, &part);
+			    b->exit != LSD_EXIT_END) {
+				fin--;
+				if (!part)
+					part = sp[--i].n;
+				part--;
+			}
 		}
 	}
 	if (fin) {

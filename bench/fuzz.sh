@@ -23,10 +23,16 @@
 # that took over 10 s, are not counted).  Prints one line per target: executions,
 # executions per second, seconds, libFuzzer's final cov: (edges) and ft:
 # (features), and crash files.  Exits 1 if any target crashed.
-# Usage: bench/fuzz.sh [-r RUNS] [-t SECONDS] [-o OUT] [TARGET...]
+# With -j JOBS a target runs as JOBS processes side by side, each for
+# RUNS/JOBS executions (rounded up) on the one corpus directory, which
+# libFuzzer re-reads every second, so each process takes up what the
+# others found; the line then sums their executions and rates and gives
+# the largest cov: and ft:, and a crash in one stops the others.
+# Usage: bench/fuzz.sh [-r RUNS] [-t SECONDS] [-o OUT] [-j JOBS] [TARGET...]
 #   -r RUNS     executions per target (default 1000000)
 #   -t SECONDS  also stop a target after this long (default: no limit)
 #   -o OUT      work directory (default /tmp/loopscope-fuzz)
+#   -j JOBS     processes per target (default 1)
 # (`make fuzz` and `make` first: the templates are recorded with
 # build/loopscope and cut with build/tests/lsb_dump, which make check
 # builds, or `make build/tests/lsb_dump`.)
@@ -35,15 +41,20 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 runs=1000000
 secs=0
 out=/tmp/loopscope-fuzz
-while getopts r:t:o: c; do
+jobs=1
+while getopts r:t:o:j: c; do
 	case $c in
 	r) runs=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	o) out=$OPTARG ;;
+	j) jobs=$OPTARG ;;
 	*) sed -n 's/^# Usage: /usage: /p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+case $jobs in
+''|*[!0-9]*|0) echo "fuzz.sh: -j wants a number of processes, not '$jobs'" >&2; exit 2 ;;
+esac
 targets=${*:-bundle profile perfdata decode memacc}
 F=$top/build-fuzz/fuzz
 B=$top/build
@@ -86,22 +97,63 @@ for t in $targets; do
 		head -c 4096 "$out/tmpl.memacc/memacc" >"$w/seeds/memacc" ;;
 	*) cp "$top/tests/fuzz/corpus/$t"/* "$w/seeds/" ;;
 	esac
+	n0=$(find "$w/crashes" -type f ! -name "slow-unit-*" | wc -l)
 	t0=$(date +%s)
-	LSD_FUZZ_BUNDLE=$out/tmpl.$t.lsc nice -n 19 "$F/fuzz_$t" -runs="$runs" \
-		-max_total_time="$secs" -timeout=60 -print_final_stats=1 \
-		-artifact_prefix="$w/crashes/" "$w/corpus" "$w/seeds" >"$w/log" 2>&1
+	per=$(((runs + jobs - 1) / jobs))
+	pids=
+	k=1
+	while [ "$k" -le "$jobs" ]; do
+		# one process: its log is $w/log, as before
+		lg=$w/log
+		[ "$jobs" -gt 1 ] && lg=$w/log.$k
+		LSD_FUZZ_BUNDLE=$out/tmpl.$t.lsc nice -n 19 "$F/fuzz_$t" -runs="$per" \
+			-max_total_time="$secs" -timeout=60 -print_final_stats=1 \
+			-artifact_prefix="$w/crashes/" "$w/corpus" "$w/seeds" >"$lg" 2>&1 &
+		pids="$pids $!"
+		k=$((k + 1))
+	done
+	# until all are done, or a crash file stops the rest
+	while :; do
+		left=
+		for p in $pids; do
+			kill -0 "$p" 2>/dev/null && left="$left $p"
+		done
+		[ -z "$left" ] && break
+		if [ "$(find "$w/crashes" -type f ! -name "slow-unit-*" | wc -l)" -gt "$n0" ]; then
+			sleep 5		# the crashing process writes its stats
+			kill $left 2>/dev/null
+		fi
+		sleep 1
+	done
+	wait
 	el=$(($(date +%s) - t0))
-	ex=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w/log" | tail -1)
-	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$w/log" | tail -1)
-	cov=$(grep -o 'cov: [0-9]*' "$w/log" | tail -1 | cut -d' ' -f2)
-	ft=$(grep -o 'ft: [0-9]*' "$w/log" | tail -1 | cut -d' ' -f2)
+	ex=0 eps=0 cov= ft=
+	k=1
+	while [ "$k" -le "$jobs" ]; do
+		lg=$w/log
+		[ "$jobs" -gt 1 ] && lg=$w/log.$k
+		k=$((k + 1))
+		e=$(sed -n 's/^stat::number_of_executed_units: *//p' "$lg" | tail -1)
+		# a process stopped by the others' crash: its last status line
+		[ -n "$e" ] || e=$(sed -n 's/^#\([0-9][0-9]*\)[^0-9].*/\1/p' "$lg" | tail -1)
+		r=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$lg" | tail -1)
+		c=$(grep -o 'cov: [0-9]*' "$lg" | tail -1 | cut -d' ' -f2)
+		f=$(grep -o 'ft: [0-9]*' "$lg" | tail -1 | cut -d' ' -f2)
+		ex=$((ex + ${e:-0}))
+		eps=$((eps + ${r:-0}))
+		[ -n "$c" ] && { [ -z "$cov" ] || [ "$c" -gt "$cov" ]; } && cov=$c
+		[ -n "$f" ] && { [ -z "$ft" ] || [ "$f" -gt "$ft" ]; } && ft=$f
+	done
 	nc=$(find "$w/crashes" -type f ! -name "slow-unit-*" | wc -l)
 	printf '%-9s %10s %8s %8s %7s %7s %7s\n' "$t" "${ex:-?}" "${eps:-?}" "$el" \
 		"${cov:-?}" "${ft:-?}" "$nc"
 	if [ "$nc" -ne 0 ]; then
 		bad=1
 		find "$w/crashes" -type f ! -name "slow-unit-*" | sed 's/^/  crash: /'
-		grep -m1 -A8 'ERROR: \|runtime error\|deadly signal' "$w/log" | sed 's/^/  /'
+		for lg in "$w"/log "$w"/log.*; do
+			[ "$lg" -nt "$w/seeds" ] &&
+				grep -m1 -A8 'ERROR: \|runtime error\|deadly signal' "$lg"
+		done | sed 's/^/  /'
 	fi
 done
 exit $bad

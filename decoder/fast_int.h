@@ -188,7 +188,8 @@ struct lsd_fctx {
 void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k);
 /* PSB+ at c->pos: the PSB, then up to PSBEND.  *fup gets the FUP's IP
  * (0: none, tracing off there), *mode whether a MODE.Exec said 64-bit.
- * Returns 1, or 0 for anything the fast path leaves to libipt. */
+ * Returns 1, or 0 for anything the fast path leaves to libipt (a FUP at
+ * IP 0 among them). */
 int lsd_fast_psb_plus(struct lsd_fctx *c, uint64_t *fup, int *mode);
 /* Reads ahead as libipt's query decoder does once its TNT bits are used
  * up: the timing packets, and an event (PSB+, FUP + TIP.PGD or TIP) to

@@ -232,7 +232,9 @@ int lsd_fast_psb_plus(struct lsd_fctx *c, uint64_t *fup, int *mode)
 			c->mode64 |= (k.bits >> 5) == 0;
 			break;
 		case LSD_FP_FUP:
-			if (k.suppressed || *fup)
+			/* (a FUP at IP 0 says tracing is on there: not the
+			 * "no FUP" that *fup 0 means; libipt fails on it) */
+			if (k.suppressed || *fup || !k.ip)
 				return 0;
 			*fup = k.ip;
 			break;

@@ -82,6 +82,12 @@ template() {
 	"$B/tests/lsb_dump" -x "$out/tmpl.$1" "$out/tmpl.$1.lsc" >/dev/null || exit 1
 }
 
+# the log of process k of target directory $w: $w/log for one process,
+# as before -j
+log_of() {
+	if [ "$jobs" -gt 1 ]; then echo "$w/log.$1"; else echo "$w/log"; fi
+}
+
 printf '%-9s %10s %8s %8s %7s %7s %7s\n' target execs exec/s seconds cov ft crashes
 bad=0
 for t in $targets; do
@@ -103,9 +109,7 @@ for t in $targets; do
 	pids=
 	k=1
 	while [ "$k" -le "$jobs" ]; do
-		# one process: its log is $w/log, as before
-		lg=$w/log
-		[ "$jobs" -gt 1 ] && lg=$w/log.$k
+		lg=$(log_of "$k")
 		LSD_FUZZ_BUNDLE=$out/tmpl.$t.lsc nice -n 19 "$F/fuzz_$t" -runs="$per" \
 			-max_total_time="$secs" -timeout=60 -print_final_stats=1 \
 			-artifact_prefix="$w/crashes/" "$w/corpus" "$w/seeds" >"$lg" 2>&1 &
@@ -130,8 +134,7 @@ for t in $targets; do
 	ex=0 eps=0 cov= ft=
 	k=1
 	while [ "$k" -le "$jobs" ]; do
-		lg=$w/log
-		[ "$jobs" -gt 1 ] && lg=$w/log.$k
+		lg=$(log_of "$k")
 		k=$((k + 1))
 		e=$(sed -n 's/^stat::number_of_executed_units: *//p' "$lg" | tail -1)
 		# a process stopped by the others' crash: its last status line
@@ -150,9 +153,10 @@ for t in $targets; do
 	if [ "$nc" -ne 0 ]; then
 		bad=1
 		find "$w/crashes" -type f ! -name "slow-unit-*" | sed 's/^/  crash: /'
-		for lg in "$w"/log "$w"/log.*; do
-			[ "$lg" -nt "$w/seeds" ] &&
-				grep -m1 -A8 'ERROR: \|runtime error\|deadly signal' "$lg"
+		k=1
+		while [ "$k" -le "$jobs" ]; do
+			grep -m1 -A8 'ERROR: \|runtime error\|deadly signal' "$(log_of "$k")"
+			k=$((k + 1))
 		done | sed 's/^/  /'
 	fi
 done

@@ -7,6 +7,8 @@
 
 #define LSA_NONE UINT32_MAX
 #define LSA_NC (1 + LSP_NCLASS)	/* instructions, then the classes */
+/* Unrolls the loop that follows over a struct lsa_cnt (GCC and clang). */
+#define LSA_UNROLL _Pragma("GCC unroll 10")
 #define LSA_MAX_FRAMES (1u << 20)
 /* The exits that leave no frame (bits by enum lsd_exit): between blocks
  * of the function a frame runs they change nothing (transfer()). */
@@ -429,6 +431,8 @@ static inline void lsa_cnt_sb(struct lsa_cnt *a, const struct lsa_loops *l,
 	const struct lsa_cnt *c = &l->sbc[sb->id];
 	int k;
 
+	/* (unrolled: the per-block path's scan does this for every block) */
+	LSA_UNROLL
 	for (k = 0; k < LSA_NC; k++)
 		a->n[k] += c->n[k];
 }
@@ -554,6 +558,7 @@ static inline void lsa_cnt_add(struct lsa_cnt *a, const struct lsa_cnt *b)
 {
 	int k;
 
+	LSA_UNROLL
 	for (k = 0; k < LSA_NC; k++)
 		a->n[k] += b->n[k];
 }
@@ -625,10 +630,23 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 
 /* loops_scan.c, for loops_cmemo.c. */
 int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out);
-/* Counts one run of block id at frame level (charge()).  Returns 0 or
+/* lsa_loops_pre_once() where the fast case does not hold. */
+int lsa_loops_pre_once_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
+			    uint64_t k);
+/* Counts k runs of block id at frame level (charge()).  Inline: the call
+ * memo counts every block of a call it applies.  Returns 0 or
  * -LS_ENOMEM. */
-int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
-		       uint64_t k);
+static inline int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t,
+				     uint32_t id, uint64_t k)
+{
+	if (id < t->npre && (!t->pre[id] || !t->preo[id]) &&
+	    k <= UINT32_MAX - t->pre[id]) {
+		t->pre[id] += (uint32_t)k;
+		t->preo[id] = 0;
+		return 0;
+	}
+	return lsa_loops_pre_once_slow(l, t, id, k);
+}
 
 /* loops_cmemo.c.  Recording: a call into sb is made, before its frame
  * is pushed; a block goes on (after its transfer(); x the exit into it);

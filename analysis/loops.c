@@ -339,7 +339,8 @@ static int land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi)
 /* lsa_loops_block_one(); returns 1 (not 0) after a block that called.
  * always_inline: lsa_loops_blocks() runs it for every block the memos
  * do not take, and the call's own cost was a tenth of it. */
-static inline __attribute__((always_inline)) int block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
+static inline __attribute__((always_inline)) int
+block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 {
 	const struct lsd_sblock *sb = b->sb;
 	uint32_t idx, f;

@@ -395,7 +395,7 @@ static int cm_apply(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_cef
 			r->total += s->len;
 	}
 	for (i = 0; i < m->nbuf; i++)
-		if ((err = lsa_loops_pre_once(l, t, m->buf[i].sb->id, 1)))
+		if ((err = lsa_loops_pre_add(l, t, m->buf[i].sb->id, 0, 1)))
 			return err;
 	/* the calling entry's part of frame_pop() */
 	a = &l->acc[c->acc];

@@ -630,22 +630,26 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 
 /* loops_scan.c, for loops_cmemo.c. */
 int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out);
-/* lsa_loops_pre_once() where the fast case does not hold. */
-int lsa_loops_pre_once_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
-			    uint64_t k);
-/* Counts k runs of block id at frame level (charge()).  Inline: the call
- * memo counts every block of a call it applies.  Returns 0 or
- * -LS_ENOMEM. */
-static inline int lsa_loops_pre_once(struct lsa_loops *l, struct lsa_thr *t,
-				     uint32_t id, uint64_t k)
+/* lsa_loops_pre_add() where the fast case does not hold (the table
+ * grows, or the count goes to pre_more). */
+int lsa_loops_pre_add_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
+			   uint32_t own, uint64_t k);
+/* Counts k runs of block id, no loop head yet, under owner own (loop + 1,
+ * 0: frame level): if it heads a loop later, they were entries of trip
+ * count 1 (see lsa_loops_flush_thread).  Its first owner's count is in
+ * pre/preo, the others' (and past 32 bits) in pre_more.  Inline: the
+ * scan does this for most entries, the call memo for every block of a
+ * call it applies.  Returns 0 or -LS_ENOMEM. */
+static inline int lsa_loops_pre_add(struct lsa_loops *l, struct lsa_thr *t,
+				    uint32_t id, uint32_t own, uint64_t k)
 {
-	if (id < t->npre && (!t->pre[id] || !t->preo[id]) &&
+	if (id < t->npre && (!t->pre[id] || t->preo[id] == own) &&
 	    k <= UINT32_MAX - t->pre[id]) {
 		t->pre[id] += (uint32_t)k;
-		t->preo[id] = 0;
+		t->preo[id] = own;
 		return 0;
 	}
-	return lsa_loops_pre_once_slow(l, t, id, k);
+	return lsa_loops_pre_add_slow(l, t, id, own, k);
 }
 
 /* loops_cmemo.c.  Recording: a call into sb is made, before its frame

@@ -213,7 +213,7 @@ static int replay_leaf(struct lsa_loops *l, struct lsa_thr *t,
 
 		lsa_cnt_sb(&self, l, sb);
 		l->sq[l->nsq + (np - 1 - i)] = sb;
-		if (lsa_loops_pre_once(l, t, sb->id, 1))
+		if (lsa_loops_pre_add(l, t, sb->id, 0, 1))
 			return -LS_ENOMEM;
 	}
 	l->st.blocks += n;

@@ -143,34 +143,17 @@ static int pre_grow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id)
 	return 0;
 }
 
-int lsa_loops_pre_once_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
-			    uint64_t k)
+int lsa_loops_pre_add_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
+			   uint32_t own, uint64_t k)
 {
 	if (id >= t->npre && pre_grow(l, t, id))
 		return -LS_ENOMEM;
-	if ((!t->pre[id] || !t->preo[id]) && k <= UINT32_MAX - t->pre[id]) {
+	if ((!t->pre[id] || t->preo[id] == own) && k <= UINT32_MAX - t->pre[id]) {
 		t->pre[id] += (uint32_t)k;
-		t->preo[id] = 0;
-		return 0;
-	}
-	return lsa_kmap_add(&t->pre_more, id, 0, k) ? -LS_ENOMEM : 0;
-}
-
-/* charge() of a block that runs here once: where its run goes when the
- * fast case below cannot take it (the table grows, or the block already
- * ran under another owner: pre_more). */
-static int pre_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
-		    uint32_t own)
-{
-	if (id >= t->npre && pre_grow(l, t, id))
-		return -LS_ENOMEM;
-	/* (past 32 bits a block's count goes on in pre_more) */
-	if ((!t->pre[id] || t->preo[id] == own) && t->pre[id] != UINT32_MAX) {
-		t->pre[id]++;
 		t->preo[id] = own;
 		return 0;
 	}
-	return lsa_kmap_add(&t->pre_more, id, own, 1) ? -LS_ENOMEM : 0;
+	return lsa_kmap_add(&t->pre_more, id, own, k) ? -LS_ENOMEM : 0;
 }
 
 /* charge() of an entry that made calls: what they contributed (struct
@@ -211,25 +194,18 @@ static int charge_acc(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o
  * Inline, the common case alone (a block that made no call, its run-once
  * count in place): the scan does this for every entry.  always_inline:
  * with three callers GCC calls it, which cost xz's analysis 3% more Ir. */
-static inline __attribute__((always_inline)) int charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
-			 struct lsa_pent *e)
+static inline __attribute__((always_inline)) int
+charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
+       struct lsa_pent *e)
 {
-	uint32_t id = e->sb->id;
-
 	/* A block that is no loop head yet, run once here: if it turns out
-	 * to head a loop, this was an entry of trip count 1 (counted when
-	 * the thread ends; see lsa_loops_flush_thread). */
-	if (!t->head[id] && e->inst == LSA_NONE) {
-		uint32_t own = o.inst == LSA_NONE ? 0 : l->inst[o.inst].loop + 1;
-		int err;
+	 * to head a loop, this was an entry of trip count 1. */
+	if (!t->head[e->sb->id] && e->inst == LSA_NONE) {
+		int err = lsa_loops_pre_add(l, t, e->sb->id, o.inst == LSA_NONE ? 0 :
+					    l->inst[o.inst].loop + 1, 1);
 
-		if (id < t->npre && (!t->pre[id] || t->preo[id] == own) &&
-		    t->pre[id] != UINT32_MAX) {
-			t->pre[id]++;
-			t->preo[id] = own;
-		} else if ((err = pre_slow(l, t, id, own))) {
+		if (err)
 			return err;
-		}
 	}
 	if (o.inst != LSA_NONE)
 		lsa_cnt_sb(&l->inst[o.inst].self, l, e->sb);

@@ -115,7 +115,7 @@ static int grow_blocks(struct lsa_cfg *c, uint32_t id)
 {
 	size_t n = c->nblk ? c->nblk : 1024, i;
 	struct lsa_cfg_block *b;
-	uint32_t *a;
+	uint32_t *a, (*ec)[2];
 
 	while (n <= id)
 		n *= 2;
@@ -127,10 +127,15 @@ static int grow_blocks(struct lsa_cfg *c, uint32_t id)
 	if (!a)
 		return -LS_ENOMEM;
 	c->active = a;
+	ec = ls_reallocarray(c->ecache, n, sizeof(*ec));
+	if (!ec)
+		return -LS_ENOMEM;
+	c->ecache = ec;
 	for (i = c->nblk; i < n; i++) {
 		memset(&b[i], 0, sizeof(b[i]));
 		b[i].func = LSA_CFG_NONE;
 		a[i] = 0;
+		ec[i][0] = ec[i][1] = 0;
 	}
 	c->nblk = n;
 	return 0;
@@ -208,48 +213,71 @@ static int out_edge(struct lsa_cfg *c, uint32_t from, int why)
 	       -LS_ENOMEM : 0;
 }
 
-/* The edge from the previous block (exit prev_exit) to block id. */
-static int transition(struct lsa_cfg *c, uint32_t id, const struct lsd_sblock *sb)
+/* Counts one more of the edge (p, id, kind), why none: from p's edge
+ * cache where it holds that edge, else the table (lsa_cfg_edge_add(),
+ * which also makes it; edge indexes never move).  Returns the edge
+ * index or -LS_ENOMEM. */
+static inline long flow_edge(struct lsa_cfg *c, uint32_t p, uint32_t id, int kind)
+{
+	uint32_t *slot = &c->ecache[p][kind == LSA_CFG_NOTTAKEN];
+	long r;
+
+	if (*slot) {
+		struct lsa_cfg_edge *e = &c->edges[*slot - 1];
+
+		if (e->to == id && e->kind == kind && !e->why) {
+			e->count++;
+			return (long)*slot - 1;
+		}
+	}
+	r = lsa_cfg_edge_add(c, p, id, kind, 0, 1);
+	if (r >= 0)
+		*slot = (uint32_t)r + 1;
+	return r;
+}
+
+/* The edge from the previous block (exit prev_exit) to block id.
+ * always_inline, as feed_one(): once per block. */
+static inline __attribute__((always_inline)) int
+transition(struct lsa_cfg *c, uint32_t id, const struct lsd_sblock *sb)
 {
 	uint32_t p = c->w.prev;
-	const struct lsd_sblock *psb;
 	long r = 0;
 	int err;
 
 	if (p == LSA_CFG_NONE)
 		return lsa_cfg_edge_add(c, LSA_CFG_NONE, id, LSA_CFG_IN,
 					c->w.in_why, 1) < 0 ? -LS_ENOMEM : 0;
-	psb = c->blk[p].sb;
 	switch (c->w.prev_exit) {
 	case LSD_EXIT_FALL:
-		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_FALL, 0, 1);
+		r = flow_edge(c, p, id, LSA_CFG_FALL);
 		break;
 	case LSD_EXIT_COND_TAKEN:
-		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_TAKEN, 0, 1);
+		r = flow_edge(c, p, id, LSA_CFG_TAKEN);
 		break;
 	case LSD_EXIT_COND_NOT:
-		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_NOTTAKEN, 0, 1);
+		r = flow_edge(c, p, id, LSA_CFG_NOTTAKEN);
 		break;
 	case LSD_EXIT_JUMP:
-		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_JUMP, 0, 1);
+		r = flow_edge(c, p, id, LSA_CFG_JUMP);
 		break;
 	case LSD_EXIT_IJUMP:
-		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_IJUMP, 0, 1);
+		r = flow_edge(c, p, id, LSA_CFG_IJUMP);
 		break;
 	case LSD_EXIT_CALL:
 	case LSD_EXIT_ICALL:
-		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_CALL, 0, 1);
-		if (r >= 0 && (err = push_frame(c, p, psb->end)) < 0)
+		r = flow_edge(c, p, id, LSA_CFG_CALL);
+		if (r >= 0 && (err = push_frame(c, p, c->blk[p].sb->end)) < 0)
 			return err;
 		break;
 	case LSD_EXIT_RET:
-		r = lsa_cfg_edge_add(c, p, id, LSA_CFG_RET, 0, 1);
+		r = flow_edge(c, p, id, LSA_CFG_RET);
 		if (r >= 0 && (err = on_return(c, id, sb->start)) < 0)
 			return err;
 		break;
 	case LSD_EXIT_SYSCALL:
-		if (sb->start == psb->end) {
-			r = lsa_cfg_edge_add(c, p, id, LSA_CFG_SYSRET, 0, 1);
+		if (sb->start == c->blk[p].sb->end) {
+			r = flow_edge(c, p, id, LSA_CFG_SYSRET);
 			break;
 		}
 		r = out_edge(c, p, LSA_CFG_W_SYSCALL);
@@ -267,19 +295,12 @@ static int transition(struct lsa_cfg *c, uint32_t id, const struct lsd_sblock *s
 	return r < 0 ? -LS_ENOMEM : 0;
 }
 
-int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b)
+/* The walk of stream's thread loaded and open, before its blocks.
+ * Returns 0 or -LS_ENOMEM. */
+static int feed_begin(struct lsa_cfg *c, size_t stream)
 {
-	const struct lsd_sblock *sb;
-	uint32_t id;
 	int err;
 
-	if (!c || !b || !b->sb || c->finished)
-		return -LS_EINVAL;
-	sb = b->sb;
-	id = sb->id;
-	if (id == LSA_CFG_NONE)
-		return -LS_EINVAL;
-	/* the walk of the stream's thread */
 	if ((c->cur == LSA_CFG_NONE || c->w.stream != stream ||
 	     c->sctx[stream] != c->cur) && (err = lsa_cfg_ctx_enter(c, stream)) < 0)
 		return err;
@@ -291,6 +312,21 @@ int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b)
 		c->w.insns = 0;
 		c->st.streams++;
 	}
+	return 0;
+}
+
+/* One block of the loaded walk.  always_inline: a batch runs it per
+ * block, and the call was a fifth of its cost.  Returns 0, -LS_EINVAL
+ * or -LS_ENOMEM. */
+static inline __attribute__((always_inline)) int feed_one(struct lsa_cfg *c, const struct lsd_block *b)
+{
+	const struct lsd_sblock *sb = b->sb;
+	uint32_t id;
+	int err;
+
+	if (!sb || sb->id == LSA_CFG_NONE)
+		return -LS_EINVAL;
+	id = sb->id;
 	if (id >= c->nblk && (err = grow_blocks(c, id)) < 0)
 		return err;
 	c->blk[id].sb = sb;
@@ -311,6 +347,37 @@ int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b)
 		c->w.prev = LSA_CFG_NONE;
 		c->w.in_why = LSA_CFG_W_RESUME;
 	}
+	return 0;
+}
+
+int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b)
+{
+	int err;
+
+	if (!c || !b || !b->sb || c->finished)
+		return -LS_EINVAL;
+	if ((err = feed_begin(c, stream)) < 0)
+		return err;
+	return feed_one(c, b);
+}
+
+int lsa_cfg_feed_n(struct lsa_cfg *c, size_t stream, const struct lsd_block *b,
+		   size_t n)
+{
+	size_t i;
+	int err;
+
+	if (!c || (n && !b) || c->finished)
+		return -LS_EINVAL;
+	if (!n)
+		return 0;
+	/* a batch is one thread's (the decoder hands it over before a
+	 * thread switch), so its walk is loaded once */
+	if ((err = feed_begin(c, stream)) < 0)
+		return err;
+	for (i = 0; i < n; i++)
+		if ((err = feed_one(c, &b[i])) < 0)
+			return err;
 	return 0;
 }
 
@@ -342,6 +409,11 @@ static int cb_block(void *arg, size_t stream, const struct lsd_block *b)
 	return lsa_cfg_feed(arg, stream, b);
 }
 
+static int cb_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	return lsa_cfg_feed_n(arg, stream, b, n);
+}
+
 static int cb_begin(void *arg, size_t stream, const struct lsb_stream *s)
 {
 	return lsa_cfg_ctx_stream(arg, stream, s && s->kind == LSB_STREAM_CPU);
@@ -371,6 +443,7 @@ static int cb_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 
 const struct lsd_callbacks lsa_cfg_callbacks = {
 	.block = cb_block,
+	.blocks = cb_blocks,
 	.stream_begin = cb_begin,
 	.stream_end = cb_end,
 	.thread = cb_thread,
@@ -404,7 +477,7 @@ void lsa_cfg_free(struct lsa_cfg *c)
 	free(c->names);
 	free(c->own_sb);
 	lsa_cfg_ctx_free(c);
-	free(c->blk), free(c->active), free(c->edges), free(c->slots);
+	free(c->blk), free(c->active), free(c->ecache), free(c->edges), free(c->slots);
 	free(c->w.frames), free(c->funcs), free(c->fblocks), free(c->by_addr);
 	free(c->out_off), free(c->in_off), free(c->out_list), free(c->in_list);
 	free(c);

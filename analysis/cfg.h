@@ -160,6 +160,12 @@ extern const struct lsd_callbacks lsa_cfg_callbacks;
 /* Feeds one executed block.  Returns -LS_ENOMEM, -LS_EINVAL (after
  * lsa_cfg_finish). */
 int lsa_cfg_feed(struct lsa_cfg *c, size_t stream, const struct lsd_block *b);
+/* Feeds n executed blocks of one thread in order, as n lsa_cfg_feed()
+ * calls would (the decoder's batches: lsa_cfg_callbacks.blocks).
+ * Returns -LS_ENOMEM, -LS_EINVAL (a block without its static block;
+ * after lsa_cfg_finish). */
+int lsa_cfg_feed_n(struct lsa_cfg *c, size_t stream, const struct lsd_block *b,
+		   size_t n);
 /* Ends the walk of the thread whose block came last: its last block and
  * open calls leave their functions.  Returns -LS_ENOMEM. */
 int lsa_cfg_stream_end(struct lsa_cfg *c);

@@ -38,6 +38,12 @@ struct lsa_cfg {
 
 	struct lsa_cfg_block *blk;	/* indexed by static block id */
 	uint32_t *active;	/* per block: open frames of it (this thread) */
+	/* The edge cache, by static block id: index + 1 of the last edge
+	 * the stream took from the block, of kind NOTTAKEN ([1]) and of
+	 * any other kind ([0]) (0: none).  A block's exit fixes the kinds
+	 * of its edges and all but indirect branches have one target per
+	 * kind, so most transitions find their edge in one compare. */
+	uint32_t (*ecache)[2];
 	size_t nblk;
 
 	struct lsa_cfg_edge *edges;

@@ -36,8 +36,10 @@ struct lsa_loops_opts {
 	 * same profile, slower; also set by LOOPSCOPE_REFERENCE=1). */
 	int reference;
 	/* Threads for lsa_loops_analyze(): 2 or more decode on a second
-	 * thread while the detector runs (lsd_decode_all_piped); 0 or 1,
-	 * one thread.  The profile is the same. */
+	 * thread while the detector runs (lsd_decode_all_piped), and run
+	 * lsa_loops_analyze_with()'s second consumer on a third
+	 * (lsd_decode_all_tee); 0 or 1, one thread.  The profile is the
+	 * same. */
 	unsigned jobs;
 };
 
@@ -82,7 +84,10 @@ int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
 
 /* lsa_loops_analyze() with a second consumer of the same decode (another
  * analysis' callbacks and their argument; may be NULL): one pass over
- * the trace feeds both. */
+ * the trace feeds both.  With o->jobs of 2 or more its callbacks run on
+ * a thread of their own (see lsd_decode_all_tee()): they must then
+ * touch neither the decoder, its reader, the symbols nor the profile
+ * before the decode returns. */
 int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 			   struct lsd_symbols *sym, struct lsp_profile *p,
 			   const struct lsa_loops_opts *o,

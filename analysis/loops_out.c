@@ -533,87 +533,6 @@ const struct lsd_callbacks lsa_loops_callbacks = {
 	.thread = cb_thread,
 };
 
-/* The detector and another consumer of the same decode. */
-struct pair {
-	struct lsa_loops *l;
-	const struct lsd_callbacks *also;
-	void *arg;
-};
-
-static int pair_block(void *arg, size_t stream, const struct lsd_block *b)
-{
-	struct pair *q = arg;
-	int err = lsa_loops_block(q->l, stream, b);
-
-	if (!err && q->also->block)
-		err = q->also->block(q->arg, stream, b);
-	return err;
-}
-
-/* A batch to both, each block to the detector first: the other consumer
- * takes the batch whole where it can. */
-static int pair_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
-{
-	struct pair *q = arg;
-	size_t i;
-	int err = cb_blocks(q->l, stream, b, n);
-
-	if (!err && q->also->blocks)
-		return q->also->blocks(q->arg, stream, b, n);
-	for (i = 0; i < n && !err && q->also->block; i++)
-		err = q->also->block(q->arg, stream, &b[i]);
-	return err;
-}
-
-static int pair_loss(void *arg, size_t stream, const struct lsd_loss *ls)
-{
-	struct pair *q = arg;
-	int err = cb_loss(q->l, stream, ls);
-
-	if (!err && q->also->loss)
-		err = q->also->loss(q->arg, stream, ls);
-	return err;
-}
-
-static int pair_begin(void *arg, size_t stream, const struct lsb_stream *s)
-{
-	struct pair *q = arg;
-	int err = cb_begin(q->l, stream, s);
-
-	if (!err && q->also->stream_begin)
-		err = q->also->stream_begin(q->arg, stream, s);
-	return err;
-}
-
-static int pair_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
-{
-	struct pair *q = arg;
-	int err = lsa_loops_stream_end(q->l, stream);
-
-	if (!err && q->also->stream_end)
-		err = q->also->stream_end(q->arg, stream, st);
-	return err;
-}
-
-static int pair_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
-{
-	struct pair *q = arg;
-	int err = cb_thread(q->l, stream, pid, tid);
-
-	if (!err && q->also->thread)
-		err = q->also->thread(q->arg, stream, pid, tid);
-	return err;
-}
-
-static const struct lsd_callbacks pair_callbacks = {
-	.thread = pair_thread,
-	.block = pair_block,
-	.blocks = pair_blocks,
-	.loss = pair_loss,
-	.stream_begin = pair_begin,
-	.stream_end = pair_end,
-};
-
 /* Loop pidx's inline chain from its label's lookup: the inlined functions,
  * innermost first, ';' between.  Returns 0 or -LS_ENOMEM. */
 static int set_inline(struct lsa_loops *l, uint32_t pidx,
@@ -751,7 +670,6 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 			   const struct lsd_callbacks *also, void *also_arg)
 {
 	struct lsa_loops *l;
-	struct pair q;
 	uint32_t run;
 	int err;
 
@@ -762,20 +680,19 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	err = lsa_loops_new(&l, d, r, sym, p, run, o);
 	if (err)
 		return err;
-	q.l = l;
-	q.also = also;
-	q.arg = also_arg;
 	/* each per-thread stream's end (its stream_end callback) writes its
 	 * rows; the threads of per-CPU streams end at finish */
-	if (also) {
-		err = lsd_decode_all(d, &pair_callbacks, &q, NULL);
-	} else if (l->o.jobs > 1 && l->memo) {	/* the reference: one thread */
+	if (l->o.jobs > 1 && l->memo) {	/* the reference: one thread */
 		/* the detector then reads symbols, never the reader */
 		if (sym)
 			lsd_symbols_load(sym);
-		err = lsd_decode_all_piped(d, &lsa_loops_callbacks, l, NULL);
+		/* the other consumer on a thread of its own: with the decode's
+		 * (mostly waiting) on 2 cores as fast as on 3 (bench/) */
+		err = lsd_decode_all_tee(d, &lsa_loops_callbacks, l, also, also_arg,
+					 2, NULL);
 	} else {
-		err = lsd_decode_all(d, &lsa_loops_callbacks, l, NULL);
+		err = lsd_decode_all_tee(d, &lsa_loops_callbacks, l, also, also_arg,
+					 0, NULL);
 	}
 	if (!err)
 		err = lsa_loops_finish(l);

@@ -232,6 +232,19 @@ int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
  * lsd_decode_all(). */
 int lsd_decode_all_piped(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 			 void *arg, struct lsd_stream_stats *st);
+/* Two analyses of one decode: cb (with arg) and tee (with tee_arg; NULL:
+ * none) each get every callback lsd_decode_all() makes, in its order.
+ * threads 0: all on the calling thread, cb's call first each time; 1: as
+ * lsd_decode_all_piped(), both on the calling thread; 2 or more: tee's
+ * on a third thread of their own, side by side with cb's, from the same
+ * buffers, so that neither waits for the other beyond the queue's
+ * length.  tee's callbacks must then not use d or its reader at all
+ * (stream_end too), nor anything cb's touch.  Falls back to fewer
+ * threads where no thread can be made.  Returns as lsd_decode_all(), or
+ * the first callback error of either. */
+int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+		       void *arg, const struct lsd_callbacks *tee, void *tee_arg,
+		       int threads, struct lsd_stream_stats *st);
 /* Progress for a command line: when fn is set, it is called each time
  * decoding reads a chunk, with the bundle, the chunk's PT bytes and the
  * instructions decoded since the previous call of that stream's decode,

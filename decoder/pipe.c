@@ -1,5 +1,6 @@
 /* pipe.c - lsd_decode_all() on a second thread, the callbacks on the
- * caller's, through a bounded queue.
+ * caller's, through a bounded queue; and two analyses of one decode
+ * (lsd_decode_all_tee()), the second on a third thread if asked.
  *
  * The decoding thread turns every callback into an event in one of a few
  * fixed buffers (blocks copied, losses and stream statistics by value);
@@ -10,6 +11,10 @@
  * the decoder waits until the stream_end callback has returned, so that
  * callback may use the decoder and the reader.  Memory: NBUF buffers,
  * whatever the trace's length.
+ *
+ * A second consumer (the tee's) replays the same buffers on a thread of
+ * its own; a buffer is refilled once both took it, and a stream's end
+ * waits for both stream_end callbacks.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,6 +26,7 @@
 #define NBUF 4
 #define NBLK 16384
 #define NEV 1024
+#define NCONS 2		/* consumers of the buffers: the caller, the tee's */
 
 enum { EV_BLOCKS, EV_LOSS, EV_BEGIN, EV_END, EV_THREAD };
 
@@ -51,18 +57,33 @@ struct pipe {
 	pthread_mutex_t mu;
 	pthread_cond_t filled, emptied, acked;
 	struct pbuf *buf;
-	unsigned head, tail, count;	/* ring of NBUF; count filled */
-	uint64_t ends_sent, ends_done;
+	unsigned tail;		/* the buffer being filled (ring of NBUF) */
+	uint64_t pub;		/* buffers published so far */
+	uint64_t took[NCONS];	/* ... and taken by each consumer */
+	uint64_t ends_sent, ends_done[NCONS];
+	unsigned ncons;		/* consumers with a thread of their own */
 	int cerr;		/* a callback's error: decoding stops */
 	int pstop;		/* the decoding thread's copy of it: it then
 				 * writes no buffer (it may own none) */
 	int perr;		/* lsd_decode_all()'s return */
 	int done;
 	struct lsd_decoder *d;
-	const struct lsd_callbacks *cb;
-	void *arg;
+	const struct lsd_callbacks *cb[NCONS];	/* cb[1] NULL: no tee */
+	void *arg[NCONS];
 	struct lsd_stream_stats *st;
 };
+
+/* The least of the consumers' counts (under mu). */
+static uint64_t least(const struct pipe *p, const uint64_t *v)
+{
+	uint64_t m = v[0];
+	unsigned k;
+
+	for (k = 1; k < p->ncons; k++)
+		if (v[k] < m)
+			m = v[k];
+	return m;
+}
 
 /* Hands the buffer being filled to the caller's thread; waits for a free
  * one.  Returns the callbacks' error, if any. */
@@ -78,9 +99,10 @@ static int publish(struct pipe *p)
 	pthread_mutex_lock(&p->mu);
 	p->ends_sent += b->ends;
 	p->tail = (p->tail + 1) % NBUF;
-	p->count++;
-	pthread_cond_signal(&p->filled);
-	while (p->count == NBUF && !p->cerr)
+	p->pub++;
+	pthread_cond_broadcast(&p->filled);
+	/* the next buffer is free once every consumer took it */
+	while (p->pub - least(p, p->took) == NBUF && !p->cerr)
 		pthread_cond_wait(&p->emptied, &p->mu);
 	err = p->cerr;
 	pthread_mutex_unlock(&p->mu);
@@ -200,7 +222,7 @@ static int p_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 	if ((err = publish(p)))
 		return err;
 	pthread_mutex_lock(&p->mu);
-	while (p->ends_done < want && !p->cerr)
+	while (least(p, p->ends_done) < want && !p->cerr)
 		pthread_cond_wait(&p->acked, &p->mu);
 	err = p->cerr;
 	pthread_mutex_unlock(&p->mu);
@@ -227,15 +249,14 @@ static void *producer(void *arg)
 	pthread_mutex_lock(&p->mu);
 	p->perr = err ? err : e2;
 	p->done = 1;
-	pthread_cond_signal(&p->filled);
+	pthread_cond_broadcast(&p->filled);
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
-/* The calls one buffer holds; returns the first error. */
-static int replay(struct pipe *p, const struct pbuf *b)
+/* The calls one buffer holds, to cb with arg; returns the first error. */
+static int replay(const struct lsd_callbacks *cb, void *arg, const struct pbuf *b)
 {
-	const struct lsd_callbacks *cb = p->cb;
 	uint32_t i, j;
 	int err = 0;
 
@@ -245,46 +266,196 @@ static int replay(struct pipe *p, const struct pbuf *b)
 		switch (e->kind) {
 		case EV_BLOCKS:
 			if (cb->blocks) {
-				err = cb->blocks(p->arg, e->stream, &b->blk[e->u.b.first], e->u.b.n);
+				err = cb->blocks(arg, e->stream, &b->blk[e->u.b.first], e->u.b.n);
 				break;
 			}
 			for (j = 0; j < e->u.b.n && !err && cb->block; j++)
-				err = cb->block(p->arg, e->stream, &b->blk[e->u.b.first + j]);
+				err = cb->block(arg, e->stream, &b->blk[e->u.b.first + j]);
 			break;
 		case EV_LOSS:
 			if (cb->loss)
-				err = cb->loss(p->arg, e->stream, &e->u.loss);
+				err = cb->loss(arg, e->stream, &e->u.loss);
 			break;
 		case EV_BEGIN:
 			if (cb->stream_begin)
-				err = cb->stream_begin(p->arg, e->stream, e->u.s);
+				err = cb->stream_begin(arg, e->stream, e->u.s);
 			break;
 		case EV_END:
 			if (cb->stream_end)
-				err = cb->stream_end(p->arg, e->stream, &e->u.st);
+				err = cb->stream_end(arg, e->stream, &e->u.st);
 			break;
 		case EV_THREAD:
 			if (cb->thread)
-				err = cb->thread(p->arg, e->stream, e->u.th.pid, e->u.th.tid);
+				err = cb->thread(arg, e->stream, e->u.th.pid, e->u.th.tid);
 			break;
 		}
 	}
 	return err;
 }
 
-int lsd_decode_all_piped(struct lsd_decoder *d, const struct lsd_callbacks *cb,
-			 void *arg, struct lsd_stream_stats *st)
+/* Consumer k's loop: replays each published buffer in order (both
+ * callback sets when k is 0 and the tee's has no thread: side), until
+ * the decoder is done.  After an error anywhere the rest is drained
+ * unseen.  Returns the first error of any consumer. */
+static int consume(struct pipe *p, unsigned k, int side)
+{
+	for (;;) {
+		const struct pbuf *b;
+		int e = 0, stop;
+
+		pthread_mutex_lock(&p->mu);
+		while (p->took[k] == p->pub && !p->done)
+			pthread_cond_wait(&p->filled, &p->mu);
+		if (p->took[k] == p->pub) {
+			pthread_mutex_unlock(&p->mu);
+			break;
+		}
+		b = &p->buf[p->took[k] % NBUF];
+		stop = p->cerr;
+		pthread_mutex_unlock(&p->mu);
+		if (!stop) {
+			e = replay(p->cb[k], p->arg[k], b);
+			if (!e && side)
+				e = replay(p->cb[1], p->arg[1], b);
+		}
+		pthread_mutex_lock(&p->mu);
+		if (e && !p->cerr) {
+			p->cerr = e;
+			pthread_cond_broadcast(&p->acked);
+		}
+		p->ends_done[k] += b->ends;
+		p->took[k]++;
+		pthread_cond_signal(&p->emptied);
+		pthread_cond_signal(&p->acked);
+		pthread_mutex_unlock(&p->mu);
+	}
+	pthread_mutex_lock(&p->mu);
+	{
+		int err = p->cerr;
+
+		pthread_mutex_unlock(&p->mu);
+		return err;
+	}
+}
+
+static void *side_main(void *arg)
+{
+	consume(arg, 1, 0);
+	return NULL;
+}
+
+/* Both callback sets, in order, on the calling thread (no thread could
+ * be made, or none was asked for). */
+struct both {
+	const struct lsd_callbacks *cb[2];
+	void *arg[2];
+};
+
+static int b_blocks(void *arg, size_t stream, const struct lsd_block *blk, size_t n)
+{
+	struct both *q = arg;
+	int k, err = 0;
+	size_t j;
+
+	for (k = 0; k < 2 && !err; k++) {
+		if (q->cb[k]->blocks) {
+			err = q->cb[k]->blocks(q->arg[k], stream, blk, n);
+			continue;
+		}
+		for (j = 0; j < n && !err && q->cb[k]->block; j++)
+			err = q->cb[k]->block(q->arg[k], stream, &blk[j]);
+	}
+	return err;
+}
+
+static int b_block(void *arg, size_t stream, const struct lsd_block *blk)
+{
+	return b_blocks(arg, stream, blk, 1);
+}
+
+static int b_loss(void *arg, size_t stream, const struct lsd_loss *l)
+{
+	struct both *q = arg;
+	int k, err = 0;
+
+	for (k = 0; k < 2 && !err; k++)
+		if (q->cb[k]->loss)
+			err = q->cb[k]->loss(q->arg[k], stream, l);
+	return err;
+}
+
+static int b_begin(void *arg, size_t stream, const struct lsb_stream *s)
+{
+	struct both *q = arg;
+	int k, err = 0;
+
+	for (k = 0; k < 2 && !err; k++)
+		if (q->cb[k]->stream_begin)
+			err = q->cb[k]->stream_begin(q->arg[k], stream, s);
+	return err;
+}
+
+static int b_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
+{
+	struct both *q = arg;
+	int k, err = 0;
+
+	for (k = 0; k < 2 && !err; k++)
+		if (q->cb[k]->stream_end)
+			err = q->cb[k]->stream_end(q->arg[k], stream, st);
+	return err;
+}
+
+static int b_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
+{
+	struct both *q = arg;
+	int k, err = 0;
+
+	for (k = 0; k < 2 && !err; k++)
+		if (q->cb[k]->thread)
+			err = q->cb[k]->thread(q->arg[k], stream, pid, tid);
+	return err;
+}
+
+static const struct lsd_callbacks both_callbacks = {
+	.block = b_block,
+	.blocks = b_blocks,
+	.loss = b_loss,
+	.stream_begin = b_begin,
+	.stream_end = b_end,
+	.thread = b_thread,
+};
+
+/* lsd_decode_all() to cb, or to cb and tee (both on this thread). */
+static int decode_here(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+		       void *arg, const struct lsd_callbacks *tee, void *tee_arg,
+		       struct lsd_stream_stats *st)
+{
+	struct both q = { { cb, tee }, { arg, tee_arg } };
+
+	return tee ? lsd_decode_all(d, &both_callbacks, &q, st) :
+		     lsd_decode_all(d, cb, arg, st);
+}
+
+int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+		       void *arg, const struct lsd_callbacks *tee, void *tee_arg,
+		       int threads, struct lsd_stream_stats *st)
 {
 	struct pipe p;
-	pthread_t th;
-	int err = 0;
+	pthread_t th, side;
+	int err = 0, have_side = 0;
 
 	if (!d || !cb)
 		return -LS_EINVAL;
+	if (threads < 1)
+		return decode_here(d, cb, arg, tee, tee_arg, st);
 	memset(&p, 0, sizeof(p));
 	p.d = d;
-	p.cb = cb;
-	p.arg = arg;
+	p.cb[0] = cb;
+	p.arg[0] = arg;
+	p.cb[1] = tee;
+	p.arg[1] = tee_arg;
+	p.ncons = 1;
 	p.st = st;
 	p.buf = calloc(NBUF, sizeof(*p.buf));
 	if (!p.buf)
@@ -293,42 +464,30 @@ int lsd_decode_all_piped(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 	pthread_cond_init(&p.filled, NULL);
 	pthread_cond_init(&p.emptied, NULL);
 	pthread_cond_init(&p.acked, NULL);
+	/* the tee's thread first: the decoder then counts it from its
+	 * first buffer on */
+	if (tee && threads >= 2 && !pthread_create(&side, NULL, side_main, &p)) {
+		have_side = 1;
+		p.ncons = 2;
+	}
 	if (pthread_create(&th, NULL, producer, &p)) {
-		/* no second thread: the plain decode */
-		err = lsd_decode_all(d, cb, arg, st);
+		/* no decoding thread: the plain decode */
+		if (have_side) {
+			pthread_mutex_lock(&p.mu);
+			p.done = 1;
+			pthread_cond_broadcast(&p.filled);
+			pthread_mutex_unlock(&p.mu);
+			pthread_join(side, NULL);
+		}
+		err = decode_here(d, cb, arg, tee, tee_arg, st);
 		goto out;
 	}
-	for (;;) {
-		const struct pbuf *b;
-		int e;
-
-		pthread_mutex_lock(&p.mu);
-		while (!p.count && !p.done)
-			pthread_cond_wait(&p.filled, &p.mu);
-		if (!p.count) {
-			pthread_mutex_unlock(&p.mu);
-			break;
-		}
-		b = &p.buf[p.head];
-		pthread_mutex_unlock(&p.mu);
-		/* after an error the rest is drained unseen */
-		e = err ? 0 : replay(&p, b);
-		pthread_mutex_lock(&p.mu);
-		if (e && !err) {
-			err = e;
-			p.cerr = e;
-			pthread_cond_broadcast(&p.acked);
-		}
-		p.ends_done += b->ends;
-		p.head = (p.head + 1) % NBUF;
-		p.count--;
-		pthread_cond_signal(&p.emptied);
-		pthread_cond_signal(&p.acked);
-		pthread_mutex_unlock(&p.mu);
-	}
+	err = consume(&p, 0, tee && !have_side);
 	pthread_join(th, NULL);
+	if (have_side)
+		pthread_join(side, NULL);
 	if (!err)
-		err = p.perr;
+		err = p.cerr ? p.cerr : p.perr;
 out:
 	pthread_cond_destroy(&p.acked);
 	pthread_cond_destroy(&p.emptied);
@@ -336,4 +495,10 @@ out:
 	pthread_mutex_destroy(&p.mu);
 	free(p.buf);
 	return err;
+}
+
+int lsd_decode_all_piped(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+			 void *arg, struct lsd_stream_stats *st)
+{
+	return lsd_decode_all_tee(d, cb, arg, NULL, NULL, 1, st);
 }

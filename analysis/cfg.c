@@ -46,6 +46,7 @@ int lsa_cfg_new(struct lsa_cfg **pc, struct lsd_symbols *sym,
 	c->img = o ? o->img : NULL;
 	if (o && o->obs)
 		c->obs = *o->obs;
+	c->jobs = o ? o->jobs : 0;
 	c->w.prev = LSA_CFG_NONE;
 	c->cur = LSA_CFG_NONE;
 	*pc = c;
@@ -455,7 +456,10 @@ int lsa_cfg_build(struct lsa_cfg *c, struct lsd_decoder *d)
 
 	if (!c || !d)
 		return -LS_EINVAL;
-	if ((err = lsd_decode_all(d, &lsa_cfg_callbacks, c, NULL)) < 0 ||
+	/* the graph's callbacks touch neither d nor its reader: the decode
+	 * may run ahead on a thread of its own */
+	if ((err = c->jobs > 1 ? lsd_decode_all_piped(d, &lsa_cfg_callbacks, c, NULL) :
+		   lsd_decode_all(d, &lsa_cfg_callbacks, c, NULL)) < 0 ||
 	    (err = lsa_cfg_ctx_end_all(c)) < 0)
 		return err;
 	return lsa_cfg_finish(c);

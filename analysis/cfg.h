@@ -139,6 +139,10 @@ struct lsa_cfg_opts {
 	const struct lsd_image *img;
 	/* May be NULL; copied.  Its callbacks may each be NULL. */
 	const struct lsa_cfg_observer *obs;
+	/* 2 or more: lsa_cfg_build() decodes on a second thread
+	 * (lsd_decode_all_piped()) while the graph is built on the
+	 * caller's; the graph is the same. */
+	unsigned jobs;
 };
 
 struct lsa_cfg_stats {
@@ -174,8 +178,8 @@ int lsa_cfg_stream_end(struct lsa_cfg *c);
  * between functions, and indexes the edges.  Returns -LS_ENOMEM. */
 int lsa_cfg_finish(struct lsa_cfg *c);
 /* Decodes every stream of d into c (lsd_decode_all(): a thread's runs on
- * several CPUs in the order they ran) and finishes it.  Returns a decoder
- * error or as above. */
+ * several CPUs in the order they ran; piped with lsa_cfg_opts.jobs) and
+ * finishes it.  Returns a decoder error or as above. */
 int lsa_cfg_build(struct lsa_cfg *c, struct lsd_decoder *d);
 void lsa_cfg_free(struct lsa_cfg *c);
 

@@ -35,6 +35,7 @@ struct lsa_cfg {
 	struct lsd_symbols *sym;
 	const struct lsd_image *img;
 	struct lsa_cfg_observer obs;	/* all NULL: none */
+	unsigned jobs;		/* lsa_cfg_opts.jobs */
 
 	struct lsa_cfg_block *blk;	/* indexed by static block id */
 	uint32_t *active;	/* per block: open frames of it (this thread) */

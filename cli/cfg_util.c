@@ -18,7 +18,8 @@ int cli_cfg_open_obs(struct cli_cfg *cc, const char *file, const char *debug_dir
 		     const struct lsa_cfg_observer *obs)
 {
 	struct lsd_opts o = { .size = sizeof(o), .debug_dir = debug_dir };
-	struct lsa_cfg_opts co = { .size = sizeof(co), .obs = obs };
+	struct lsa_cfg_opts co = { .size = sizeof(co), .obs = obs,
+				   .jobs = cli_online_cpus() };
 	char msg[512] = "";
 	int err;
 

@@ -14,7 +14,8 @@
 # (ptcorrupt: losses); a sampled bundle (--cpi).  teecheck compares the
 # tee's callbacks with lsd_decode_all()'s, call for call, on 0, 1 and 2
 # threads, and that a callback error on either side ends the decode with
-# that error.
+# that error.  A view that builds the graph alone from a bundle (export
+# --edges) pipes its decode too: its edges are those of -j1's profile.
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -44,6 +45,11 @@ for a in "gotonest 10 5 11" "lp_threads" "vg_sig" "lp_jmp" "lp_recur"; do
 	t_ok "$n: recorded" test -s "$n.lsc"
 	jobs_same "$n.lsc" --cfg --structural
 	t_ok "$n: teecheck" "$BUILD/tests/teecheck" "$n.lsc"
+	# a graph-only view of the bundle builds the graph with the decode
+	# piped (lsa_cfg_opts.jobs): the edges of -j1's profile
+	"$LOOPSCOPE" export --edges --format=csv "$n.lsc" >b.csv 2>/dev/null
+	"$LOOPSCOPE" export --edges --format=csv j1.lsprof >p.csv 2>/dev/null
+	t_ok "$n: export --edges of the bundle, as of the profile" cmp b.csv p.csv
 done
 
 # Per-CPU streams: two programs' threads on two CPUs, with migration.

@@ -18,7 +18,7 @@
 #include "decoder/decode.h"
 #include "formats/profile.h"
 
-#define LSA_CONSUMERS_MAX 8
+#define LSA_CONSUMERS_MAX LSD_FAN_MAX
 
 struct lsa_consumer {
 	const char *name;	/* for messages */
@@ -33,6 +33,9 @@ struct lsa_consumer {
 };
 
 struct lsa_consumers {
+	/* First: a pointer to the set is one to its fan (the decode's
+	 * callbacks are the fan's, decoder/fan.c). */
+	struct lsd_fan fan;
 	struct lsa_consumer c[LSA_CONSUMERS_MAX];
 	size_t n;
 };
@@ -41,8 +44,9 @@ struct lsa_consumers {
  * Returns 0, or -LS_EINVAL (NULL, or LSA_CONSUMERS_MAX are there). */
 int lsa_consumers_add(struct lsa_consumers *s, const struct lsa_consumer *c);
 /* Callbacks to pass to the decode with the set as arg: each calls every
- * consumer's, and stops at the first error. */
-extern const struct lsd_callbacks lsa_consumers_callbacks;
+ * consumer's, and stops at the first error (lsd_fan_callbacks: the set
+ * begins with its fan). */
+#define lsa_consumers_callbacks lsd_fan_callbacks
 /* No stream callbacks: for a consumer that reads a graph another
  * consumer of the set feeds (analyze --cpi --cfg build one graph). */
 extern const struct lsd_callbacks lsa_consumers_none;

@@ -32,29 +32,22 @@ export LOOPSCOPE_CACHE="$tmp/cache"
 . "$top/bench/inputs.sh"
 bench_inputs "$tmp" "${3:-1000000}" 10
 
-wall() {	# wall CMD...: best wall seconds of REP runs
+best_of() {	# best_of FMT AWKEXPR CMD...: least AWKEXPR over REP runs timed with FMT
+	fmt=$1 expr=$2
+	shift 2
 	best=
 	i=0
 	while [ "$i" -lt "$REP" ]; do
-		/usr/bin/time -f '%e' -o "$tmp/t" "$@" >/dev/null 2>&1
-		s=$(awk '{ printf "%.2f", $1 }' "$tmp/t")
+		/usr/bin/time -f "$fmt" -o "$tmp/t" "$@" >/dev/null 2>&1
+		s=$(awk "{ printf \"%.2f\", $expr }" "$tmp/t")
 		if [ -z "$best" ] || awk "BEGIN { exit !($s < $best) }"; then best=$s; fi
 		i=$((i + 1))
 	done
 	echo "$best"
 }
 
-cpu() {	# cpu CMD...: best user + system seconds of REP runs
-	best=
-	i=0
-	while [ "$i" -lt "$REP" ]; do
-		/usr/bin/time -f '%U %S' -o "$tmp/t" "$@" >/dev/null 2>&1
-		s=$(awk '{ printf "%.2f", $1 + $2 }' "$tmp/t")
-		if [ -z "$best" ] || awk "BEGIN { exit !($s < $best) }"; then best=$s; fi
-		i=$((i + 1))
-	done
-	echo "$best"
-}
+wall() { best_of '%e' '$1' "$@"; }		# best wall seconds
+cpu() { best_of '%U %S' '$1 + $2' "$@"; }	# best user + system seconds
 
 if [ "${CPI:-1}" = only ]; then :; else
 printf '%-8s %8s %10s %10s %12s %12s %12s %10s %10s %10s %8s %8s\n' program insns analyze "+cfg" \

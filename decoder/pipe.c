@@ -344,96 +344,15 @@ static void *side_main(void *arg)
 	return NULL;
 }
 
-/* Both callback sets, in order, on the calling thread (no thread could
- * be made, or none was asked for). */
-struct both {
-	const struct lsd_callbacks *cb[2];
-	void *arg[2];
-};
-
-static int b_blocks(void *arg, size_t stream, const struct lsd_block *blk, size_t n)
-{
-	struct both *q = arg;
-	int k, err = 0;
-	size_t j;
-
-	for (k = 0; k < 2 && !err; k++) {
-		if (q->cb[k]->blocks) {
-			err = q->cb[k]->blocks(q->arg[k], stream, blk, n);
-			continue;
-		}
-		for (j = 0; j < n && !err && q->cb[k]->block; j++)
-			err = q->cb[k]->block(q->arg[k], stream, &blk[j]);
-	}
-	return err;
-}
-
-static int b_block(void *arg, size_t stream, const struct lsd_block *blk)
-{
-	return b_blocks(arg, stream, blk, 1);
-}
-
-static int b_loss(void *arg, size_t stream, const struct lsd_loss *l)
-{
-	struct both *q = arg;
-	int k, err = 0;
-
-	for (k = 0; k < 2 && !err; k++)
-		if (q->cb[k]->loss)
-			err = q->cb[k]->loss(q->arg[k], stream, l);
-	return err;
-}
-
-static int b_begin(void *arg, size_t stream, const struct lsb_stream *s)
-{
-	struct both *q = arg;
-	int k, err = 0;
-
-	for (k = 0; k < 2 && !err; k++)
-		if (q->cb[k]->stream_begin)
-			err = q->cb[k]->stream_begin(q->arg[k], stream, s);
-	return err;
-}
-
-static int b_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
-{
-	struct both *q = arg;
-	int k, err = 0;
-
-	for (k = 0; k < 2 && !err; k++)
-		if (q->cb[k]->stream_end)
-			err = q->cb[k]->stream_end(q->arg[k], stream, st);
-	return err;
-}
-
-static int b_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
-{
-	struct both *q = arg;
-	int k, err = 0;
-
-	for (k = 0; k < 2 && !err; k++)
-		if (q->cb[k]->thread)
-			err = q->cb[k]->thread(q->arg[k], stream, pid, tid);
-	return err;
-}
-
-static const struct lsd_callbacks both_callbacks = {
-	.block = b_block,
-	.blocks = b_blocks,
-	.loss = b_loss,
-	.stream_begin = b_begin,
-	.stream_end = b_end,
-	.thread = b_thread,
-};
-
-/* lsd_decode_all() to cb, or to cb and tee (both on this thread). */
+/* lsd_decode_all() to cb, or to cb and tee (both on this thread, in
+ * that order). */
 static int decode_here(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		       void *arg, const struct lsd_callbacks *tee, void *tee_arg,
 		       struct lsd_stream_stats *st)
 {
-	struct both q = { { cb, tee }, { arg, tee_arg } };
+	struct lsd_fan f = { { cb, tee }, { arg, tee_arg }, 2 };
 
-	return tee ? lsd_decode_all(d, &both_callbacks, &q, st) :
+	return tee ? lsd_decode_all(d, &lsd_fan_callbacks, &f, st) :
 		     lsd_decode_all(d, cb, arg, st);
 }
 

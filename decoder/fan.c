@@ -1,0 +1,77 @@
+/* fan.c - several analyses' callbacks as one set (struct lsd_fan,
+ * decode.h): every callback to each member in the order they were
+ * added, a batch whole to members that take batches and block by block
+ * to the others, the first error ending it. */
+#include "decoder/decode.h"
+#include "ls_err.h"
+
+int lsd_fan_add(struct lsd_fan *f, const struct lsd_callbacks *cb, void *arg)
+{
+	if (!f || !cb || f->n >= LSD_FAN_MAX)
+		return -LS_EINVAL;
+	f->cb[f->n] = cb;
+	f->arg[f->n++] = arg;
+	return 0;
+}
+
+static int fan_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	const struct lsd_fan *f = arg;
+	size_t i, k;
+	int err = 0;
+
+	for (i = 0; i < f->n && err >= 0; i++) {
+		const struct lsd_callbacks *cb = f->cb[i];
+
+		if (cb->blocks)
+			err = cb->blocks(f->arg[i], stream, b, n);
+		else if (cb->block)
+			for (k = 0; k < n && err >= 0; k++)
+				err = cb->block(f->arg[i], stream, &b[k]);
+	}
+	return err;
+}
+
+static int fan_block(void *arg, size_t stream, const struct lsd_block *b)
+{
+	return fan_blocks(arg, stream, b, 1);
+}
+
+/* The other callbacks: each member's, where it has one. */
+#define FAN_EACH(name, call) \
+	const struct lsd_fan *f = arg; \
+	size_t i; \
+	int err = 0; \
+	for (i = 0; i < f->n && err >= 0; i++) \
+		if (f->cb[i]->name) \
+			err = f->cb[i]->call; \
+	return err
+
+static int fan_loss(void *arg, size_t stream, const struct lsd_loss *l)
+{
+	FAN_EACH(loss, loss(f->arg[i], stream, l));
+}
+
+static int fan_begin(void *arg, size_t stream, const struct lsb_stream *s)
+{
+	FAN_EACH(stream_begin, stream_begin(f->arg[i], stream, s));
+}
+
+static int fan_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
+{
+	FAN_EACH(stream_end, stream_end(f->arg[i], stream, st));
+}
+
+static int fan_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
+{
+	FAN_EACH(thread, thread(f->arg[i], stream, pid, tid));
+}
+
+const struct lsd_callbacks lsd_fan_callbacks = {
+	.block = fan_block,
+	.blocks = fan_blocks,
+	.loss = fan_loss,
+	.stream_begin = fan_begin,
+	.stream_end = fan_end,
+	.thread = fan_thread,
+};

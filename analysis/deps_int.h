@@ -66,6 +66,13 @@ struct deps_tab {
 	uint32_t oddnext;	/* re-pick uni when nodd reaches it (0: 64) */
 	struct deps_run *run;
 	uint32_t nrun, caprun;
+	/* The starts of the array's entries by granule (deps_near.c), so
+	 * that a query of another length or alignment probes the entries
+	 * near it, not every byte before it; nearbad: the index is not
+	 * complete (out of memory), probe every byte. */
+	struct deps_near *near;
+	uint32_t nnear, nearcap, neargen;
+	uint8_t nearbad;
 	uint32_t cmin;		/* compaction step: 0 never */
 	uint32_t next;		/* compact when n reaches it */
 	uint64_t *size;		/* NULL or a count of entries to keep */
@@ -78,6 +85,16 @@ struct deps_it {
 };
 
 #define DEPS_MAXOV 256	/* entries overlapping one access, at most */
+
+/* A 64-byte granule of a table's near index: bit b of mask set when an
+ * entry of the table's array starts at g * 64 + b.  A slot is in use
+ * only when gen is its table's neargen, so that emptying the index
+ * costs nothing. */
+struct deps_near {
+	uint64_t g;
+	uint64_t mask;
+	uint32_t gen;
+};
 
 /* An open loop entry of a thread's nest. */
 struct deps_nent {
@@ -190,6 +207,15 @@ struct lsa_deps {
 	struct lsa_kmap fdie;	/* (module, function) -> its DIE (deps_dwarf.c) */
 };
 
+/* Mixes every bit of an address into the low ones (addresses step by
+ * 4 or 8). */
+static inline size_t deps_hash(uint64_t a)
+{
+	uint64_t h = (a ^ (a >> 33)) * 0xff51afd7ed558ccdull;
+
+	return (size_t)(h ^ (h >> 33));
+}
+
 /* deps_tab.c.  The entry of addr in t, or NULL; an element of a run is
  * copied to *tmp (read only: deps_tab_get to change it). */
 const struct deps_ent *deps_tab_peek(const struct deps_tab *t, uint64_t addr,
@@ -219,8 +245,9 @@ void deps_tab_len(struct deps_tab *t, struct deps_ent *e, unsigned size);
 /* The entries of t whose bytes overlap [addr, addr + len) into out (at
  * most DEPS_MAXOV; runs' elements copied into buf, DEPS_MAXOV long), by
  * address: only an exact match is possible when every entry of t is len
- * long and aligned to it, as addr is; else every start from addr -
- * maxlen + 1 is probed.  Returns how many. */
+ * long and aligned to it, as addr is; else the starts from addr - maxlen
+ * + 1 that the near index knows (every one, when it cannot tell) are
+ * probed.  Returns how many. */
 size_t deps_tab_overlaps(const struct deps_tab *t, uint64_t addr, unsigned len,
 			 const struct deps_ent **out, struct deps_ent *buf);
 /* Whether writes of t's iteration cover all of [addr, addr + len): 1
@@ -233,6 +260,19 @@ int deps_tab_covered(const struct deps_tab *t, uint64_t addr, unsigned len,
  * 0 or -LS_ENOMEM. */
 int deps_spool_next(struct deps_spool *s, uint64_t *damaged);
 void deps_spool_release(struct deps_spool *s);
+
+/* deps_near.c.  Notes an entry of t's array starting at addr (out of
+ * memory sets t->nearbad). */
+void deps_near_add(struct deps_tab *t, uint64_t addr);
+/* Forgets every start (the array was emptied or is re-added). */
+void deps_near_reset(struct deps_tab *t);
+void deps_near_release(struct deps_tab *t);
+/* The entries of t starting in [lo, hi) whose bytes reach past addr,
+ * ascending, into out as deps_tab_overlaps; -1 when the index cannot
+ * answer (t->nearbad, or a range too wide), the caller probing every
+ * byte then. */
+long deps_near_overlaps(const struct deps_tab *t, uint64_t lo, uint64_t addr, uint64_t hi,
+			const struct deps_ent **out, struct deps_ent *buf);
 
 /* deps_dwarf.c.  The name of the local variable or parameter at CFA
  * offset cfaoff in the function starting at ELF address fn_vaddr of

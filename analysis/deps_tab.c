@@ -7,14 +7,6 @@
 #include "ls_buf.h"
 #include "ls_err.h"
 
-static size_t hash_addr(uint64_t a)
-{
-	/* Addresses step by 4 or 8: mix every bit into the low ones. */
-	uint64_t h = (a ^ (a >> 33)) * 0xff51afd7ed558ccdull;
-
-	return (size_t)(h ^ (h >> 33));
-}
-
 /* The index of addr's entry in t's array, or DEPS_NONE. */
 static uint32_t tab_find(const struct deps_tab *t, uint64_t addr)
 {
@@ -22,7 +14,7 @@ static uint32_t tab_find(const struct deps_tab *t, uint64_t addr)
 
 	if (!t->ixcap)
 		return DEPS_NONE;
-	for (j = hash_addr(addr) & (t->ixcap - 1); t->ix[j].idx != DEPS_NONE;
+	for (j = deps_hash(addr) & (t->ixcap - 1); t->ix[j].idx != DEPS_NONE;
 	     j = (j + 1) & (t->ixcap - 1))
 		if (t->ix[j].addr == addr)
 			return t->ix[j].idx;
@@ -100,7 +92,7 @@ static int regrow(struct deps_tab *t, uint32_t ncap)
 	for (i = 0; i < t->n; i++) {
 		size_t j;
 
-		for (j = hash_addr(t->e[i].addr) & (ncap - 1); nix[j].idx != DEPS_NONE;
+		for (j = deps_hash(t->e[i].addr) & (ncap - 1); nix[j].idx != DEPS_NONE;
 		     j = (j + 1) & (ncap - 1))
 			;
 		nix[j].addr = t->e[i].addr;
@@ -169,11 +161,12 @@ struct deps_ent *deps_tab_get(struct deps_tab *t, uint64_t addr, int *isnew)
 		e->odepth = -1;
 		*isnew = 1;
 	}
-	for (j = hash_addr(addr) & (t->ixcap - 1); t->ix[j].idx != DEPS_NONE;
+	for (j = deps_hash(addr) & (t->ixcap - 1); t->ix[j].idx != DEPS_NONE;
 	     j = (j + 1) & (t->ixcap - 1))
 		;
 	t->ix[j].addr = addr;
 	t->ix[j].idx = t->n++;
+	deps_near_add(t, addr);
 	size_add(t, 1);
 	return e;
 }
@@ -318,12 +311,17 @@ static void compact(struct deps_tab *t)
 		for (i = 0; i < kept; i++) {
 			size_t h;
 
-			for (h = hash_addr(t->e[i].addr) & (t->ixcap - 1);
+			for (h = deps_hash(t->e[i].addr) & (t->ixcap - 1);
 			     t->ix[h].idx != DEPS_NONE; h = (h + 1) & (t->ixcap - 1))
 				;
 			t->ix[h].addr = t->e[i].addr;
 			t->ix[h].idx = i;
 		}
+		/* The entries gone into runs leave the near index. */
+		deps_near_reset(t);
+		t->nearbad = 0;
+		for (i = 0; i < kept; i++)
+			deps_near_add(t, t->e[i].addr);
 	}
 out:
 	free(ak);
@@ -353,7 +351,7 @@ void deps_tab_clear(struct deps_tab *t)
 		for (i = 0; i < t->n; i++) {
 			size_t j;
 
-			for (j = hash_addr(t->e[i].addr) & (t->ixcap - 1);
+			for (j = deps_hash(t->e[i].addr) & (t->ixcap - 1);
 			     t->ix[j].idx != i; j = (j + 1) & (t->ixcap - 1))
 				;
 			t->ix[j].idx = DEPS_NONE;
@@ -361,6 +359,8 @@ void deps_tab_clear(struct deps_tab *t)
 	}
 	t->n = 0;
 	t->nrun = 0;
+	deps_near_reset(t);
+	t->nearbad = 0;
 	t->next = t->cmin;
 	t->maxlen = t->uni = t->mixed = 0;
 	if (t->nodd)
@@ -374,6 +374,7 @@ void deps_tab_release(struct deps_tab *t)
 	free(t->ix);
 	free(t->run);
 	free(t->odd);
+	deps_near_release(t);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -383,7 +384,7 @@ static int odd_has(const struct deps_tab *t, uint64_t g)
 
 	if (!t->oddcap)
 		return 0;
-	for (j = hash_addr(g + 1) & (t->oddcap - 1); t->odd[j]; j = (j + 1) & (t->oddcap - 1))
+	for (j = deps_hash(g + 1) & (t->oddcap - 1); t->odd[j]; j = (j + 1) & (t->oddcap - 1))
 		if (t->odd[j] == g + 1)
 			return 1;
 	return 0;
@@ -406,7 +407,7 @@ static void odd_add(struct deps_tab *t, uint64_t g)
 		}
 		for (i = 0; i < t->oddcap; i++)
 			if (t->odd[i]) {
-				for (j = hash_addr(t->odd[i]) & (nc - 1); no[j]; j = (j + 1) & (nc - 1))
+				for (j = deps_hash(t->odd[i]) & (nc - 1); no[j]; j = (j + 1) & (nc - 1))
 					;
 				no[j] = t->odd[i];
 			}
@@ -414,7 +415,7 @@ static void odd_add(struct deps_tab *t, uint64_t g)
 		t->odd = no;
 		t->oddcap = nc;
 	}
-	for (j = hash_addr(g + 1) & (t->oddcap - 1); t->odd[j]; j = (j + 1) & (t->oddcap - 1))
+	for (j = deps_hash(g + 1) & (t->oddcap - 1); t->odd[j]; j = (j + 1) & (t->oddcap - 1))
 		;
 	t->odd[j] = g + 1;
 	t->nodd++;
@@ -500,6 +501,13 @@ size_t deps_tab_overlaps(const struct deps_tab *t, uint64_t addr, unsigned len,
 		return n;
 	}
 	lo = t->maxlen > 1 && addr >= t->maxlen - 1u ? addr - (t->maxlen - 1u) : addr;
+	if (addr + len > addr) {
+		long m = deps_near_overlaps(t, lo, addr, addr + len, out, buf);
+
+		if (m >= 0)
+			return (size_t)m;
+	}
+	/* Every start that could reach addr. */
 	for (a = lo; a < addr + len && n < DEPS_MAXOV; a++) {
 		const struct deps_ent *e = deps_tab_peek(t, a, &buf[n]);
 

@@ -11,7 +11,15 @@
  * layout of recorder/lsc_proto.h decode to the values put in; a record
  * cut in the middle of an access is counted as damaged and the next
  * record still decodes; an allocation record (size byte 0, then the
- * block's size) decodes with size 0. */
+ * block's size) decodes with size 0.
+ *
+ * Overlaps: a table of strided runs and of entries 1 to 16 bytes long
+ * at random addresses, compacted and split again, answers random
+ * queries of 1 to 128 bytes with the entries a byte model of the same
+ * table says overlap the query, in address order (the model is the
+ * definition: every entry sharing a byte with the query), through its
+ * near index and with the index marked incomplete (every byte probed),
+ * across clears that reuse the index. */
 #include <stdio.h>
 #include <string.h>
 
@@ -136,6 +144,109 @@ static void test_tab(void)
 	deps_tab_release(&t);
 }
 
+/* The overlaps test's window and its model: mlen[a] the length of the
+ * entry at W0 + a (0: none). */
+#define W0 0x10000ull
+#define WN 4096u
+static uint8_t mlen[WN];
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+static int put(struct deps_tab *t, uint64_t a, unsigned len, uint64_t k)
+{
+	int isnew;
+	struct deps_ent *e = deps_tab_get(t, W0 + a, &isnew);
+
+	if (!e)
+		return 0;
+	if (isnew) {
+		/* Fields a run may share: k steps its iteration. */
+		e->w = 1;
+		e->wit = k;
+	}
+	deps_tab_len(t, e, len);
+	if (len > mlen[a])
+		mlen[a] = (uint8_t)len;
+	return 1;
+}
+
+/* How many of n random queries answered as the model does. */
+static unsigned queries(struct deps_tab *t, unsigned n, int bad)
+{
+	static struct deps_ent buf[DEPS_MAXOV];
+	const struct deps_ent *out[DEPS_MAXOV];
+	unsigned q, good = 0;
+
+	for (q = 0; q < n; q++) {
+		uint64_t qa = 64 + rnd(WN - 256);
+		unsigned ql = rnd(4) ? 1u << rnd(5) : 1 + rnd(128), a, want = 0;
+		size_t got, i;
+		int same = 1;
+
+		if (rnd(2))
+			qa &= ~(uint64_t)(ql - 1 < 8 ? ql - 1 : 7);
+		if (bad)
+			t->nearbad = 1;
+		got = deps_tab_overlaps(t, W0 + qa, ql, out, buf);
+		for (a = qa > 255 ? (unsigned)qa - 255 : 0; a < qa + ql; a++)
+			if (mlen[a] && a + mlen[a] > qa) {
+				if (want >= got || out[want]->addr != W0 + a)
+					same = 0;
+				want++;
+			}
+		for (i = 0; same && i < got; i++)
+			same = out[i]->len == mlen[out[i]->addr - W0];
+		good += same && got == want;
+	}
+	return good;
+}
+
+static void test_overlaps(int bad)
+{
+	struct deps_tab t;
+	unsigned round, g, k, ok = 1, good = 0, asked = 0;
+
+	memset(&t, 0, sizeof(t));
+	memset(mlen, 0, sizeof(mlen));
+	t.cmin = t.next = 4096;
+	for (round = 0; round < 6; round++) {
+		if (round == 3) {
+			deps_tab_clear(&t);
+			memset(mlen, 0, sizeof(mlen));
+		}
+		/* Sweeps over arrays: runs once compacted. */
+		for (g = 0; g < 8; g++) {
+			unsigned len = 1u << rnd(4), n = 8 + rnd(40);
+			uint64_t base = (64 + rnd(WN - 64 - 16 * 48)) & ~7ull;
+
+			for (k = 0; k < n; k++)
+				ok &= (unsigned)put(&t, base + (uint64_t)k * (len < 8 ? 8 : len), len, k + 1);
+		}
+		t.next = 0;
+		deps_tab_maybe_compact(&t);
+		good += queries(&t, 1000, bad);
+		/* Scattered accesses of every size, some splitting runs. */
+		for (k = 0; k < 300; k++)
+			ok &= (unsigned)put(&t, 32 + rnd(WN - 64), 1u << rnd(5), 1000 + k);
+		good += queries(&t, 1000, bad);
+		t.next = 0;
+		deps_tab_maybe_compact(&t);
+		good += queries(&t, 1000, bad);
+		asked += 3000;
+	}
+	TAP_OK(ok, "overlaps%s: the table took every access", bad ? " (every byte)" : "");
+	TAP_OK(t.nrun > 0, "... and holds runs");
+	TAP_EQ(good, asked, "... every query answered as the byte model does");
+	deps_tab_release(&t);
+}
+
 static void test_spool(void)
 {
 	struct deps_spool s;
@@ -215,6 +326,8 @@ int main(void)
 {
 	test_tab();
 	test_runs();
+	test_overlaps(0);
+	test_overlaps(1);
 	test_spool();
 	return TAP_DONE();
 }

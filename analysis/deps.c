@@ -115,18 +115,26 @@ int64_t lsa_deps_load(struct lsa_deps *D)
 /* The site of the instruction at ip (in sb), + 1; 0: out of memory. */
 static uint32_t site_of(struct lsa_deps *D, uint64_t ip, const struct lsd_sblock *sb)
 {
-	uint64_t *v = lsa_kmap_get(&D->siteidx, ip, 0);
+	/* A loop's few instructions access again and again: a direct-mapped
+	 * cache before the map (a site's number never changes). */
+	struct deps_sitec *c = &D->sitec[(ip ^ ip >> 9) & (DEPS_SITEC - 1)];
+	uint64_t *v;
 
+	if (c->site && c->ip == ip)
+		return c->site;
+	v = lsa_kmap_get(&D->siteidx, ip, 0);
 	if (!v)
 		return 0;
-	if (*v)
-		return (uint32_t)*v;
-	if (LS_GROW32(D->site, D->nsite + 1, D->capsite, 256))
-		return 0;
-	D->site[D->nsite].ip = ip;
-	D->site[D->nsite].sb = sb;
-	*v = ++D->nsite;
-	return (uint32_t)*v;
+	if (!*v) {
+		if (LS_GROW32(D->site, D->nsite + 1, D->capsite, 256))
+			return 0;
+		D->site[D->nsite].ip = ip;
+		D->site[D->nsite].sb = sb;
+		*v = ++D->nsite;
+	}
+	c->ip = ip;
+	c->site = (uint32_t)*v;
+	return c->site;
 }
 
 /* --- allocations ------------------------------------------------------ */

@@ -169,6 +169,13 @@ struct deps_site {
 	const struct lsd_sblock *sb;
 };
 
+#define DEPS_SITEC 512	/* direct-mapped cache of site_of, entries */
+
+struct deps_sitec {
+	uint64_t ip;
+	uint32_t site;		/* 0: empty */
+};
+
 struct deps_lpc {
 	uint64_t entries, iterations;
 };
@@ -188,6 +195,7 @@ struct lsa_deps {
 	struct deps_site *site;
 	uint32_t nsite, capsite;
 	struct lsa_kmap siteidx;	/* (ip, 0) -> site */
+	struct deps_sitec sitec[DEPS_SITEC];	/* the hot part of siteidx */
 	struct deps_rec *rec;
 	uint32_t nrec, caprec;
 	struct lsa_kmap recidx;	/* (loop << 2 | kind, src << 32 | dst) -> rec */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/cfg.h"
 #include "analysis/consume.h"
 #include "analysis/loops.h"
 #include "analysis/cgraph.h"
@@ -46,6 +47,10 @@ struct shard {
 	struct lsa_sview *sv;
 	struct lsa_cgraph *cg;
 	struct lsa_cpiview *cv;
+	/* The graph the dependences read (ca->deps): the CPI's, or g_own
+	 * fed by a consumer of its own, which the graph records and the
+	 * structural loops then share. */
+	struct lsa_cfg *g, *g_own;
 	struct lsd_image img;
 	int have_img;
 	struct lsp_profile *p;
@@ -63,6 +68,8 @@ static void shard_close(struct shard *s)
 	s->cg = NULL;
 	lsa_cpiview_free(s->cv);
 	s->cv = NULL;
+	lsa_cfg_free(s->g_own);
+	s->g = s->g_own = NULL;
 	if (s->have_img)
 		lsd_image_release(&s->img);
 	s->have_img = 0;
@@ -93,6 +100,28 @@ static int new_cpi(struct shard *s)
 	return lsa_cpiview_new(&s->cv, s->r, s->sym, &co);
 }
 
+static int graph_finish(void *arg, struct lsp_profile *p)
+{
+	(void)p;
+	return lsa_cfg_finish(arg);
+}
+
+/* The graph the dependences read, when no CPI builds one: fed and
+ * finished by a consumer of its own, added first.  Returns 0 or a
+ * negative LS_E* code. */
+static int add_graph(struct shard *s)
+{
+	struct lsa_cfg_opts co = { .size = sizeof(co), .img = s->have_img ? &s->img : NULL };
+	struct lsa_consumer c = { .name = "graph", .cb = &lsa_cfg_callbacks,
+				  .finish = graph_finish };
+	int err;
+
+	if ((err = lsa_cfg_new(&s->g_own, s->sym, &co)) < 0)
+		return err;
+	s->g = c.arg = s->g_own;
+	return lsa_consumers_add(&s->set, &c);
+}
+
 /* The consumers of the decode besides the loop detector that s->ca asks
  * for, into s->set.  Returns 0, 1 after printing the error, or a
  * negative LS_E* code. */
@@ -103,7 +132,7 @@ static int add_consumers(struct shard *s)
 	int err;
 
 	memset(&s->set, 0, sizeof(s->set));
-	if (!s->ca || (!s->ca->structural && !s->ca->cfg && !s->ca->cpi))
+	if (!s->ca || (!s->ca->structural && !s->ca->cfg && !s->ca->cpi && !s->ca->deps))
 		return 0;
 	/* code bytes find the targets of branches never taken */
 	if (lsd_image_build_dir(&s->img, s->r, 0, LSB_RUN_TRACE, s->debug_dir) >= 0) {
@@ -115,7 +144,11 @@ static int add_consumers(struct shard *s)
 	 * consumers, finishing first, then feed nothing. */
 	if (s->ca->cpi && (err = new_cpi(s)) != 0)
 		return err;
-	so.cfg = s->cv ? lsa_cpiview_graph(s->cv) : NULL;
+	if (s->cv)
+		s->g = lsa_cpiview_graph(s->cv);
+	else if (s->ca->deps && (err = add_graph(s)) < 0)
+		return err;
+	so.cfg = s->g;
 	if (!s->ca->structural && s->ca->cfg) {
 		if ((err = so.cfg ? lsa_cgraph_new_on(&s->cg, s->r, s->sym, so.cfg) :
 			   lsa_cgraph_new(&s->cg, s->r, s->sym, so.img)) < 0)
@@ -352,7 +385,8 @@ int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
 	cli_warn_missing_code(s.r, debug_dir);
 	/* the structural loops, the graph and the CPI are the whole graph's: not cut
 	 * (shards split the code at other heads) */
-	if (nshards == 1 && jobs > 1 && !(ca && (ca->structural || ca->cfg || ca->cpi)) &&
+	if (nshards == 1 && jobs > 1 &&
+	    !(ca && (ca->structural || ca->cfg || ca->cpi || ca->deps)) &&
 	    (n = cli_shard_plan(s.r, jobs)) != 1) {
 		struct lsb_reader *r = s.r;
 
@@ -371,6 +405,10 @@ int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
 	shard_run(&s);
 	n = shard_finish(&s, id);
 	*st = s.st;
+	/* the dependences: a second decode by the same decoder, whose
+	 * blocks the graph holds */
+	if (!n && ca && ca->deps)
+		n = cli_deps_on(path, s.r, s.d, s.sym, s.g, p);
 	shard_close(&s);
 	return n;
 }

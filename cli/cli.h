@@ -41,6 +41,9 @@ struct cli_analyses {
 	int cfg;		/* the executed CFG's records (analysis/cgraph.h) */
 	int cpi;		/* the sampled-CPI records (analysis/cpiview.h) */
 	int no_skid_fix;	/* with cpi: samples charged where they landed */
+	/* The dependences (analysis/deps.h), found by a second decode
+	 * with the memory accesses over the graph built by the first. */
+	int deps;
 };
 /* cli_analyze_bundle() with the analyses ca (may be NULL: loops only). */
 int cli_analyze_bundle_with(const char *path, const char *debug_dir,
@@ -80,11 +83,15 @@ int cmd_export(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_deps(int argc, char **argv);
-/* `analyze --deps`: the dependences of bundle file (recorded with --mem)
- * and a verdict per loop into p, whose loops were found in file.
- * Returns 0, or 1 after printing the error. */
-int cli_deps_into_profile(const char *file, const char *debug_dir,
-			  struct lsp_profile *p);
+struct lsd_decoder;
+struct lsd_symbols;
+struct lsa_cfg;
+/* `analyze --deps`: the dependences of bundle file (recorded with --mem,
+ * open in r, decoded by d, whose blocks the finished graph cfg holds)
+ * and a verdict per loop into p, whose loops were found in file: one
+ * more decode.  Returns 0, or 1 after printing the error. */
+int cli_deps_on(const char *file, struct lsb_reader *r, struct lsd_decoder *d,
+		struct lsd_symbols *sym, const struct lsa_cfg *cfg, struct lsp_profile *p);
 
 struct lsb_reader;
 /* Opens a bundle for a command: a missing file gets the 'record' hint, a

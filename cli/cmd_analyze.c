@@ -327,11 +327,10 @@ int cmd_analyze(int argc, char **argv)
 		return 1;
 	}
 	memset(&st, 0, sizeof(st));
+	ca.deps = deps;
 	if (cli_analyze_into(file, debug_dir, allow_missing, jobs, &ca, shard, nshards, p, &st))
 		goto out;
 	warn_stats(file, p, 0, &st);
-	if (deps && cli_deps_into_profile(file, debug_dir, p))
-		goto out;
 	if (lsp_write(p, output, errmsg, sizeof(errmsg)) < 0) {
 		cli_error("%s", errmsg);
 		goto out;

@@ -182,28 +182,34 @@ struct deps_run {
 	struct lsa_deps_stats st;
 };
 
-static void deps_close(struct deps_run *dr)
+/* The analysis and the loops (the graph's decode stays open). */
+static void deps_free(struct deps_run *dr)
 {
 	lsa_deps_free(dr->D);
 	lsa_sloops_free(dr->sl);
+	dr->D = NULL;
+	dr->sl = NULL;
+}
+
+static void deps_close(struct deps_run *dr)
+{
+	deps_free(dr);
 	cli_cfg_close(&dr->cc);
 	memset(dr, 0, sizeof(*dr));
 }
 
-/* Decodes file into its CFG and loops, then again with the memory
- * accesses: the dependences.  Returns 0, or 1 after printing the error. */
-static int deps_open(struct deps_run *dr, const char *file, const char *debug_dir,
-		     long compact)
+/* The loops of the finished graph cfg of file (open in r, decoded by d),
+ * then a decode with the memory accesses: the dependences into dr->D.
+ * Returns 0, or 1 after printing the error (dr->D and dr->sl freed). */
+static int deps_start(struct deps_run *dr, const char *file, struct lsb_reader *r,
+		      struct lsd_decoder *d, struct lsd_symbols *sym,
+		      const struct lsa_cfg *cfg, long compact)
 {
 	int64_t bytes;
 	int err;
 
-	memset(dr, 0, sizeof(*dr));
-	if (cli_cfg_open(&dr->cc, file, debug_dir))
-		return 1;
-	if ((err = lsa_sloops_find(&dr->sl, dr->cc.cfg, NULL)) < 0 ||
-	    (err = lsa_deps_new(&dr->D, dr->cc.d, dr->cc.r, dr->cc.sym, dr->cc.cfg,
-				dr->sl)) < 0) {
+	if ((err = lsa_sloops_find(&dr->sl, cfg, NULL)) < 0 ||
+	    (err = lsa_deps_new(&dr->D, d, r, sym, cfg, dr->sl)) < 0) {
 		cli_error("cannot find the loops of '%s': %s", file, ls_errstr(err));
 		goto fail;
 	}
@@ -234,20 +240,37 @@ static int deps_open(struct deps_run *dr, const char *file, const char *debug_di
 			    dr->st.mismatched, dr->st.unplaced);
 	return 0;
 fail:
-	deps_close(dr);
+	deps_free(dr);
 	return 1;
 }
 
-int cli_deps_into_profile(const char *file, const char *debug_dir, struct lsp_profile *p)
+/* Decodes file into its CFG and loops, then again with the memory
+ * accesses: the dependences.  Returns 0, or 1 after printing the error. */
+static int deps_open(struct deps_run *dr, const char *file, const char *debug_dir,
+		     long compact)
+{
+	memset(dr, 0, sizeof(*dr));
+	if (cli_cfg_open(&dr->cc, file, debug_dir))
+		return 1;
+	if (deps_start(dr, file, dr->cc.r, dr->cc.d, dr->cc.sym, dr->cc.cfg, compact)) {
+		deps_close(dr);
+		return 1;
+	}
+	return 0;
+}
+
+int cli_deps_on(const char *file, struct lsb_reader *r, struct lsd_decoder *d,
+		struct lsd_symbols *sym, const struct lsa_cfg *cfg, struct lsp_profile *p)
 {
 	struct deps_run dr;
 	size_t unmatched;
 	int err;
 
-	if (deps_open(&dr, file, debug_dir, -1))
+	memset(&dr, 0, sizeof(dr));
+	if (deps_start(&dr, file, r, d, sym, cfg, -1))
 		return 1;
 	err = lsa_deps_to_profile(dr.D, p, &unmatched);
-	deps_close(&dr);
+	deps_free(&dr);
 	if (err < 0) {
 		cli_error("'%s': %s", file, ls_errstr(err));
 		return 1;

@@ -103,14 +103,10 @@ int cmd_html(int argc, char **argv)
 	}
 	if (r == 0) {
 		/* a bundle: analyzed as 'analyze --cpi' does, for the lines */
-		struct cli_analyses ca = { .cpi = 1 };
+		struct cli_analyses ca = { .cpi = 1, .deps = deps };
 
 		if (cli_analyze_bundle_with(file, debug_dir, &ca, &p) < 0)
 			return 1;
-		if (deps && cli_deps_into_profile(file, debug_dir, p)) {
-			lsp_free(p);
-			return 1;
-		}
 	} else if (cli_load_profile(file, debug_dir, &p)) {
 		/* a profile, or a file that cannot be read: the loader says why */
 		return 1;

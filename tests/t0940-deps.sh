@@ -217,6 +217,16 @@ t_grep "the verdict record of fig4's outer loop" \
 	"^verdict	$id17	duplicate-array	8$" k0.lsprof
 t_grep "its deciding dependence: B's WAR, 2" \
 	"^dep	$id17	WAR	1		B\[\]	0x[0-9a-f]*	.*kern.c	20	0x[0-9a-f]*	.*kern.c	20	2	1	1$" k0.lsprof
+# The dependences read the graph the first decode built beside the
+# detector: its own, or the one the graph records and structural loops
+# share, threaded or not; the records are the same every way.
+grep -E '^(verdict|dep)	' k0.lsprof >k0.deps
+for o in "--jobs=1" "--structural" "--cfg"; do
+	"$LOOPSCOPE" analyze --deps $o -q -o k0o.lsprof k0.lsc
+	t_eq "analyze --deps $o: the same dependence records" "" \
+		"$(grep -E '^(verdict|dep)	' k0o.lsprof | diff - k0.deps)"
+done
+t_grep "... and --cfg's graph records beside them" "^cblock	" k0o.lsprof
 "$LOOPSCOPE" report --min-percent=0 k0.lsprof >flat.txt
 t_grep "flat report: the verdict line" \
 	"^  parallel: duplicate-array (WAR B\[\] kern.c:20 -> kern.c:20 x2)$" flat.txt

@@ -46,9 +46,18 @@ struct deps_run {
 #define DEPS_RUN_MIN 4		/* entries a run replaces, at least */
 #define DEPS_COMPACT 4096	/* default: compact after this many new entries */
 
+/* A granule of a table's odd set, in use when gen is the table's oddgen
+ * (so that emptying the set costs nothing). */
+struct deps_odd {
+	uint64_t g;
+	uint32_t gen;
+};
+
 /* Entries in a dense array, an open-addressing index over them, and
- * runs (sorted by address, their address ranges disjoint) for the
- * entries compaction took out of the array. */
+ * runs (their address ranges disjoint) for the entries compaction took
+ * out of the array: in a pool in no order, and rix, their pool indices
+ * sorted by address (a run split or gone moves 4 bytes a run, not a
+ * run). */
 struct deps_tab {
 	struct deps_ent *e;
 	uint32_t n, cap;
@@ -61,11 +70,13 @@ struct deps_tab {
 	 * not aligned to it, + 1, in an open-addressing set: a query of
 	 * length uni, aligned, in no such granule can only meet the entry
 	 * at its own address. */
-	uint64_t *odd;
-	uint32_t nodd, oddcap;
+	struct deps_odd *odd;
+	uint32_t nodd, oddcap, oddgen;
 	uint32_t oddnext;	/* re-pick uni when nodd reaches it (0: 64) */
 	struct deps_run *run;
 	uint32_t nrun, caprun;
+	uint32_t *rix;		/* nrun pool indices, by address */
+	uint32_t caprix;
 	/* The starts of the array's entries by granule (deps_near.c), so
 	 * that a query of another length or alignment probes the entries
 	 * near it, not every byte before it; nearbad: the index is not
@@ -77,6 +88,12 @@ struct deps_tab {
 	uint32_t next;		/* compact when n reaches it */
 	uint64_t *size;		/* NULL or a count of entries to keep */
 };
+
+/* The run at position i of t's address order. */
+static inline const struct deps_run *deps_run_at(const struct deps_tab *t, uint32_t i)
+{
+	return &t->run[t->rix[i]];
+}
 
 /* A position in a table's entries (deps_tab_next). */
 struct deps_it {

@@ -94,13 +94,13 @@ static void run_marks(const struct deps_tab *t, uint64_t lo, uint64_t hi, uint64
 	while (a < b) {
 		uint32_t mid = a + (b - a) / 2;
 
-		if (t->run[mid].p.addr <= lo)
+		if (deps_run_at(t, mid)->p.addr <= lo)
 			a = mid + 1;
 		else
 			b = mid;
 	}
-	for (a = a ? a - 1 : 0; a < t->nrun && t->run[a].p.addr < hi; a++) {
-		const struct deps_run *r = &t->run[a];
+	for (a = a ? a - 1 : 0; a < t->nrun && deps_run_at(t, a)->p.addr < hi; a++) {
+		const struct deps_run *r = deps_run_at(t, a);
 		uint64_t k = 0, x;
 
 		if (r->p.addr < lo)

@@ -30,14 +30,14 @@ static uint32_t run_find(const struct deps_tab *t, uint64_t addr, uint64_t *k)
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (t->run[mid].p.addr <= addr)
+		if (deps_run_at(t, mid)->p.addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return DEPS_NONE;
-	r = &t->run[lo - 1];
+	r = deps_run_at(t, lo - 1);
 	if ((addr - r->p.addr) % r->stride || (addr - r->p.addr) / r->stride >= r->n)
 		return DEPS_NONE;
 	*k = (addr - r->p.addr) / r->stride;
@@ -73,7 +73,7 @@ const struct deps_ent *deps_tab_peek(const struct deps_tab *t, uint64_t addr,
 		return &t->e[i];
 	if (!t->nrun || (i = run_find(t, addr, &k)) == DEPS_NONE)
 		return NULL;
-	run_elem(&t->run[i], k, tmp);
+	run_elem(deps_run_at(t, i), k, tmp);
 	return tmp;
 }
 
@@ -104,15 +104,42 @@ static int regrow(struct deps_tab *t, uint32_t ncap)
 	return 0;
 }
 
-/* Element k of run ri leaves it (the run shrinks or splits in two).
- * Returns 0 or -LS_ENOMEM. */
+/* A new run at position pos of the address order, its pool slot
+ * returned (NULL: out of memory); the caller fills it. */
+static struct deps_run *run_insert(struct deps_tab *t, uint32_t pos)
+{
+	if (LS_GROW32(t->run, t->nrun + 1, t->caprun, 16) ||
+	    LS_GROW32(t->rix, t->nrun + 1, t->caprix, 16))
+		return NULL;
+	memmove(&t->rix[pos + 1], &t->rix[pos], (size_t)(t->nrun - pos) * sizeof(*t->rix));
+	t->rix[pos] = t->nrun;
+	return &t->run[t->nrun++];
+}
+
+/* The run at position pos leaves: the pool's last run takes its slot. */
+static void run_remove(struct deps_tab *t, uint32_t pos)
+{
+	uint32_t slot = t->rix[pos], last = t->nrun - 1, q;
+	uint64_t k;
+
+	memmove(&t->rix[pos], &t->rix[pos + 1], (size_t)(last - pos) * sizeof(*t->rix));
+	t->nrun = last;
+	if (slot == last)
+		return;
+	t->run[slot] = t->run[last];
+	/* (its first element finds its position; rix there still says last) */
+	q = run_find(t, t->run[slot].p.addr, &k);
+	t->rix[q] = slot;
+}
+
+/* Element k of the run at position ri leaves it (the run shrinks or
+ * splits in two).  Returns 0 or -LS_ENOMEM. */
 static int run_take(struct deps_tab *t, uint32_t ri, uint64_t k)
 {
-	struct deps_run *r = &t->run[ri];
+	struct deps_run *r = &t->run[t->rix[ri]], *s;
 
 	if (r->n == 1) {
-		memmove(r, r + 1, (size_t)(t->nrun - ri - 1) * sizeof(*r));
-		t->nrun--;
+		run_remove(t, ri);
 		size_add(t, -1);
 	} else if (k == 0) {
 		run_elem(r, 1, &r->p);
@@ -120,15 +147,13 @@ static int run_take(struct deps_tab *t, uint32_t ri, uint64_t k)
 	} else if (k == r->n - 1) {
 		r->n--;
 	} else {
-		if (LS_GROW32(t->run, t->nrun + 1, t->caprun, 16))
+		if (!(s = run_insert(t, ri + 1)))
 			return -LS_ENOMEM;
-		r = &t->run[ri];	/* the array may have moved */
-		memmove(r + 2, r + 1, (size_t)(t->nrun - ri - 1) * sizeof(*r));
-		r[1] = r[0];
-		run_elem(r, k + 1, &r[1].p);
-		r[1].n = r->n - k - 1;
+		r = &t->run[t->rix[ri]];	/* the pool may have moved */
+		*s = *r;
+		run_elem(r, k + 1, &s->p);
+		s->n = r->n - k - 1;
 		r->n = k;
-		t->nrun++;
 		size_add(t, 1);
 	}
 	return 0;
@@ -152,7 +177,7 @@ struct deps_ent *deps_tab_get(struct deps_tab *t, uint64_t addr, int *isnew)
 		return NULL;
 	e = &t->e[t->n];
 	if (ri != DEPS_NONE) {
-		run_elem(&t->run[ri], k, e);
+		run_elem(deps_run_at(t, ri), k, e);
 		if (run_take(t, ri, k) < 0)
 			return NULL;
 	} else {
@@ -192,8 +217,8 @@ const struct deps_ent *deps_tab_next(const struct deps_tab *t, struct deps_it *i
 	if (it->i < t->n)
 		return &t->e[it->i++];
 	while (it->r < t->nrun) {
-		if (it->k < t->run[it->r].n) {
-			run_elem(&t->run[it->r], it->k++, tmp);
+		if (it->k < deps_run_at(t, it->r)->n) {
+			run_elem(deps_run_at(t, it->r), it->k++, tmp);
 			return tmp;
 		}
 		it->r++;
@@ -244,14 +269,18 @@ static uint32_t run_slot(const struct deps_tab *t, uint64_t lo, uint64_t hi)
 	while (a < b) {
 		uint32_t mid = a + (b - a) / 2;
 
-		if (t->run[mid].p.addr <= lo)
+		if (deps_run_at(t, mid)->p.addr <= lo)
 			a = mid + 1;
 		else
 			b = mid;
 	}
-	if (a && t->run[a - 1].p.addr + (t->run[a - 1].n - 1) * t->run[a - 1].stride >= lo)
-		return DEPS_NONE;
-	if (a < t->nrun && t->run[a].p.addr <= hi)
+	if (a) {
+		const struct deps_run *r = deps_run_at(t, a - 1);
+
+		if (r->p.addr + (r->n - 1) * r->stride >= lo)
+			return DEPS_NONE;
+	}
+	if (a < t->nrun && deps_run_at(t, a)->p.addr <= hi)
 		return DEPS_NONE;
 	return a;
 }
@@ -272,6 +301,7 @@ static void compact(struct deps_tab *t)
 	for (i = 0; i + 1 < n; i = j) {
 		const struct deps_ent *a = &t->e[ak[i].idx], *b = &t->e[ak[i + 1].idx];
 		uint64_t s = b->addr - a->addr, dwit = b->wit - a->wit, drit[DEPS_NR];
+		struct deps_run *nr;
 		uint32_t slot;
 		int m;
 
@@ -286,16 +316,13 @@ static void compact(struct deps_tab *t)
 		slot = run_slot(t, a->addr, t->e[ak[j - 1].idx].addr);
 		if (slot == DEPS_NONE)
 			continue;
-		if (LS_GROW32(t->run, t->nrun + 1, t->caprun, 16))
+		if (!(nr = run_insert(t, slot)))
 			break;
-		memmove(&t->run[slot + 1], &t->run[slot],
-			(size_t)(t->nrun - slot) * sizeof(*t->run));
-		t->run[slot].p = *a;
-		t->run[slot].stride = s;
-		t->run[slot].n = j - i;
-		t->run[slot].dwit = dwit;
-		memcpy(t->run[slot].drit, drit, sizeof(drit));
-		t->nrun++;
+		nr->p = *a;
+		nr->stride = s;
+		nr->n = j - i;
+		nr->dwit = dwit;
+		memcpy(nr->drit, drit, sizeof(drit));
 		size_add(t, 1 - (int64_t)(j - i));
 		for (m = 0; (uint32_t)m < j - i; m++)
 			gone[ak[i + (uint32_t)m].idx] = 1;
@@ -337,6 +364,17 @@ void deps_tab_maybe_compact(struct deps_tab *t)
 	t->next = t->n + (t->n > t->cmin ? t->n : t->cmin);
 }
 
+/* Empties t's odd set: a new generation (a pending table is emptied
+ * every iteration, and its set may have grown big once). */
+static void odd_reset(struct deps_tab *t)
+{
+	t->nodd = 0;
+	if (t->oddcap && ++t->oddgen == 0) {
+		memset(t->odd, 0, (size_t)t->oddcap * sizeof(*t->odd));
+		t->oddgen = 1;
+	}
+}
+
 /* Empties t, keeping its memory (a pending table is emptied every
  * iteration: clearing costs its entries, not its capacity). */
 void deps_tab_clear(struct deps_tab *t)
@@ -363,9 +401,8 @@ void deps_tab_clear(struct deps_tab *t)
 	t->nearbad = 0;
 	t->next = t->cmin;
 	t->maxlen = t->uni = t->mixed = 0;
-	if (t->nodd)
-		memset(t->odd, 0, (size_t)t->oddcap * sizeof(*t->odd));
-	t->nodd = t->oddnext = 0;
+	odd_reset(t);
+	t->oddnext = 0;
 }
 
 void deps_tab_release(struct deps_tab *t)
@@ -373,6 +410,7 @@ void deps_tab_release(struct deps_tab *t)
 	free(t->e);
 	free(t->ix);
 	free(t->run);
+	free(t->rix);
 	free(t->odd);
 	deps_near_release(t);
 	memset(t, 0, sizeof(*t));
@@ -384,8 +422,9 @@ static int odd_has(const struct deps_tab *t, uint64_t g)
 
 	if (!t->oddcap)
 		return 0;
-	for (j = deps_hash(g + 1) & (t->oddcap - 1); t->odd[j]; j = (j + 1) & (t->oddcap - 1))
-		if (t->odd[j] == g + 1)
+	for (j = deps_hash(g) & (t->oddcap - 1); t->odd[j].gen == t->oddgen;
+	     j = (j + 1) & (t->oddcap - 1))
+		if (t->odd[j].g == g)
 			return 1;
 	return 0;
 }
@@ -399,25 +438,30 @@ static void odd_add(struct deps_tab *t, uint64_t g)
 		return;
 	if ((t->nodd + 1) * 2 > t->oddcap) {
 		uint32_t nc = t->oddcap ? t->oddcap * 2 : 16, i;
-		uint64_t *no = nc <= (1u << 30) ? calloc(nc, sizeof(*no)) : NULL;
+		struct deps_odd *no = nc <= (1u << 30) ? calloc(nc, sizeof(*no)) : NULL;
 
 		if (!no) {
 			t->mixed = 1;
 			return;
 		}
 		for (i = 0; i < t->oddcap; i++)
-			if (t->odd[i]) {
-				for (j = deps_hash(t->odd[i]) & (nc - 1); no[j]; j = (j + 1) & (nc - 1))
+			if (t->odd[i].gen == t->oddgen) {
+				for (j = deps_hash(t->odd[i].g) & (nc - 1); no[j].gen;
+				     j = (j + 1) & (nc - 1))
 					;
-				no[j] = t->odd[i];
+				no[j].g = t->odd[i].g;
+				no[j].gen = 1;
 			}
 		free(t->odd);
 		t->odd = no;
 		t->oddcap = nc;
+		t->oddgen = 1;
 	}
-	for (j = deps_hash(g + 1) & (t->oddcap - 1); t->odd[j]; j = (j + 1) & (t->oddcap - 1))
+	for (j = deps_hash(g) & (t->oddcap - 1); t->odd[j].gen == t->oddgen;
+	     j = (j + 1) & (t->oddcap - 1))
 		;
-	t->odd[j] = g + 1;
+	t->odd[j].g = g;
+	t->odd[j].gen = t->oddgen;
 	t->nodd++;
 }
 
@@ -452,9 +496,7 @@ static void odd_repick(struct deps_tab *t)
 			best = l;
 	if (best != t->uni && !t->mixed) {
 		t->uni = (uint8_t)best;
-		if (t->oddcap)
-			memset(t->odd, 0, (size_t)t->oddcap * sizeof(*t->odd));
-		t->nodd = 0;
+		odd_reset(t);
 		for (i = 0; i < t->n; i++)
 			odd_mark(t, t->e[i].addr, t->e[i].len);
 		for (i = 0; i < t->nrun; i++)

@@ -177,6 +177,27 @@ static int put(struct deps_tab *t, uint64_t a, unsigned len, uint64_t k)
 	return 1;
 }
 
+/* Whether t's runs are in address order through rix, each pool slot
+ * once, their ranges disjoint. */
+static int runs_ordered(const struct deps_tab *t)
+{
+	static uint8_t seen[1u << 16];
+	uint32_t i;
+	int ok = t->nrun <= sizeof(seen);
+
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; ok && i < t->nrun; i++) {
+		const struct deps_run *r = deps_run_at(t, i), *q;
+
+		ok = t->rix[i] < t->nrun && !seen[t->rix[i]]++ && r->n > 0;
+		if (ok && i) {
+			q = deps_run_at(t, i - 1);
+			ok = q->p.addr + (q->n - 1) * q->stride < r->p.addr;
+		}
+	}
+	return ok;
+}
+
 /* How many of n random queries answered as the model does. */
 static unsigned queries(struct deps_tab *t, unsigned n, int bad)
 {
@@ -211,7 +232,7 @@ static unsigned queries(struct deps_tab *t, unsigned n, int bad)
 static void test_overlaps(int bad)
 {
 	struct deps_tab t;
-	unsigned round, g, k, ok = 1, good = 0, asked = 0;
+	unsigned round, g, k, ok = 1, good = 0, asked = 0, ordered = 1, removed = 0;
 
 	memset(&t, 0, sizeof(t));
 	memset(mlen, 0, sizeof(mlen));
@@ -233,8 +254,13 @@ static void test_overlaps(int bad)
 		deps_tab_maybe_compact(&t);
 		good += queries(&t, 1000, bad);
 		/* Scattered accesses of every size, some splitting runs. */
-		for (k = 0; k < 300; k++)
+		for (k = 0; k < 300; k++) {
+			uint32_t before = t.nrun;
+
 			ok &= (unsigned)put(&t, 32 + rnd(WN - 64), 1u << rnd(5), 1000 + k);
+			removed += t.nrun < before;
+			ordered &= (unsigned)runs_ordered(&t);
+		}
 		good += queries(&t, 1000, bad);
 		t.next = 0;
 		deps_tab_maybe_compact(&t);
@@ -243,6 +269,8 @@ static void test_overlaps(int bad)
 	}
 	TAP_OK(ok, "overlaps%s: the table took every access", bad ? " (every byte)" : "");
 	TAP_OK(t.nrun > 0, "... and holds runs");
+	TAP_OK(ordered && removed > 0, "... in address order after splits and %u removals",
+	       removed);
 	TAP_EQ(good, asked, "... every query answered as the byte model does");
 	deps_tab_release(&t);
 }

@@ -95,6 +95,9 @@ static inline const struct deps_run *deps_run_at(const struct deps_tab *t, uint3
 	return &t->run[t->rix[i]];
 }
 
+/* deps_tab.c.  How many of t's runs start at or before addr. */
+uint32_t deps_run_upper(const struct deps_tab *t, uint64_t addr);
+
 /* A position in a table's entries (deps_tab_next). */
 struct deps_it {
 	uint32_t i, r;

@@ -88,17 +88,9 @@ void deps_near_release(struct deps_tab *t)
  * [lo, hi). */
 static void run_marks(const struct deps_tab *t, uint64_t lo, uint64_t hi, uint64_t *bm)
 {
-	uint32_t a = 0, b = t->nrun;
+	uint32_t a = deps_run_upper(t, lo);
 
 	/* The last run starting at or before lo may reach into the range. */
-	while (a < b) {
-		uint32_t mid = a + (b - a) / 2;
-
-		if (deps_run_at(t, mid)->p.addr <= lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
 	for (a = a ? a - 1 : 0; a < t->nrun && deps_run_at(t, a)->p.addr < hi; a++) {
 		const struct deps_run *r = deps_run_at(t, a);
 		uint64_t k = 0, x;

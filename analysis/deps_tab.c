@@ -21,11 +21,9 @@ static uint32_t tab_find(const struct deps_tab *t, uint64_t addr)
 	return DEPS_NONE;
 }
 
-/* The run holding addr, or DEPS_NONE; *k its element. */
-static uint32_t run_find(const struct deps_tab *t, uint64_t addr, uint64_t *k)
+uint32_t deps_run_upper(const struct deps_tab *t, uint64_t addr)
 {
 	uint32_t lo = 0, hi = t->nrun;
-	const struct deps_run *r;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -35,6 +33,15 @@ static uint32_t run_find(const struct deps_tab *t, uint64_t addr, uint64_t *k)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The position of the run holding addr, or DEPS_NONE; *k its element. */
+static uint32_t run_find(const struct deps_tab *t, uint64_t addr, uint64_t *k)
+{
+	uint32_t lo = deps_run_upper(t, addr);
+	const struct deps_run *r;
+
 	if (!lo)
 		return DEPS_NONE;
 	r = deps_run_at(t, lo - 1);
@@ -264,16 +271,8 @@ static int run_fits(const struct deps_ent *a, const struct deps_ent *b, uint64_t
  * would meet another run's range. */
 static uint32_t run_slot(const struct deps_tab *t, uint64_t lo, uint64_t hi)
 {
-	uint32_t a = 0, b = t->nrun;
+	uint32_t a = deps_run_upper(t, lo);
 
-	while (a < b) {
-		uint32_t mid = a + (b - a) / 2;
-
-		if (deps_run_at(t, mid)->p.addr <= lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
 	if (a) {
 		const struct deps_run *r = deps_run_at(t, a - 1);
 

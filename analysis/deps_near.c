@@ -105,12 +105,14 @@ static void run_marks(const struct deps_tab *t, uint64_t lo, uint64_t hi, uint64
 long deps_near_overlaps(const struct deps_tab *t, uint64_t lo, uint64_t addr, uint64_t hi,
 			const struct deps_ent **out, struct deps_ent *buf)
 {
-	uint64_t bm[NEAR_SPAN / 64 + 1], g;
-	size_t n = 0, w;
+	uint64_t bm[NEAR_SPAN / 64], g;
+	size_t n = 0, w, nw;
 
 	if (t->nearbad || hi <= lo || hi - lo > NEAR_SPAN)
 		return -1;
-	memset(bm, 0, sizeof(bm));
+	/* (most queries span a word or two of the bitmap) */
+	nw = (size_t)(hi - lo + 63) / 64;
+	memset(bm, 0, nw * sizeof(*bm));
 	if (t->nnear)
 		for (g = lo / 64; g <= (hi - 1) / 64; g++) {
 			const struct deps_near *s = near_slot(t, g);
@@ -128,7 +130,7 @@ long deps_near_overlaps(const struct deps_tab *t, uint64_t lo, uint64_t addr, ui
 	if (t->nrun)
 		run_marks(t, lo, hi, bm);
 	/* Ascending, as probing every byte finds them. */
-	for (w = 0; w < sizeof(bm) / sizeof(bm[0]) && n < DEPS_MAXOV; w++)
+	for (w = 0; w < nw && n < DEPS_MAXOV; w++)
 		for (g = bm[w]; g && n < DEPS_MAXOV; g &= g - 1) {
 			uint64_t a = lo + w * 64 + (uint64_t)__builtin_ctzll(g);
 			const struct deps_ent *e = deps_tab_peek(t, a, &buf[n]);

@@ -79,11 +79,12 @@ struct deps_tab {
 	uint32_t caprix;
 	/* The starts of the array's entries by granule (deps_near.c), so
 	 * that a query of another length or alignment probes the entries
-	 * near it, not every byte before it; nearbad: the index is not
-	 * complete (out of memory), probe every byte. */
+	 * near it, not every byte before it.  Built by the first such query
+	 * (nearon), kept up to date from then until the table is emptied;
+	 * nearbad: not complete (out of memory), probe every byte. */
 	struct deps_near *near;
 	uint32_t nnear, nearcap, neargen;
-	uint8_t nearbad;
+	uint8_t nearon, nearbad;
 	uint32_t cmin;		/* compaction step: 0 never */
 	uint32_t next;		/* compact when n reaches it */
 	uint64_t *size;		/* NULL or a count of entries to keep */
@@ -276,12 +277,12 @@ void deps_tab_len(struct deps_tab *t, struct deps_ent *e, unsigned size);
  * long and aligned to it, as addr is; else the starts from addr - maxlen
  * + 1 that the near index knows (every one, when it cannot tell) are
  * probed.  Returns how many. */
-size_t deps_tab_overlaps(const struct deps_tab *t, uint64_t addr, unsigned len,
+size_t deps_tab_overlaps(struct deps_tab *t, uint64_t addr, unsigned len,
 			 const struct deps_ent **out, struct deps_ent *buf);
 /* Whether writes of t's iteration cover all of [addr, addr + len): 1
  * with *waddr the address of the entry holding addr's first byte, else
  * 0.  buf as for deps_tab_overlaps. */
-int deps_tab_covered(const struct deps_tab *t, uint64_t addr, unsigned len,
+int deps_tab_covered(struct deps_tab *t, uint64_t addr, unsigned len,
 		     uint64_t *waddr, struct deps_ent *buf);
 /* The next access of s into its fields: 1, or 0 at the end; a record
  * that does not decode is counted in *damaged and dropped.  Returns 1,
@@ -289,17 +290,18 @@ int deps_tab_covered(const struct deps_tab *t, uint64_t addr, unsigned len,
 int deps_spool_next(struct deps_spool *s, uint64_t *damaged);
 void deps_spool_release(struct deps_spool *s);
 
-/* deps_near.c.  Notes an entry of t's array starting at addr (out of
- * memory sets t->nearbad). */
+/* deps_near.c.  Notes an entry of t's array starting at addr, when the
+ * index is on (out of memory sets t->nearbad). */
 void deps_near_add(struct deps_tab *t, uint64_t addr);
-/* Forgets every start (the array was emptied or is re-added). */
+/* Forgets every start and turns the index off (the array was emptied
+ * or its entries moved). */
 void deps_near_reset(struct deps_tab *t);
 void deps_near_release(struct deps_tab *t);
 /* The entries of t starting in [lo, hi) whose bytes reach past addr,
- * ascending, into out as deps_tab_overlaps; -1 when the index cannot
- * answer (t->nearbad, or a range too wide), the caller probing every
- * byte then. */
-long deps_near_overlaps(const struct deps_tab *t, uint64_t lo, uint64_t addr, uint64_t hi,
+ * ascending, into out as deps_tab_overlaps (the index built first if
+ * off); -1 when the index cannot answer (t->nearbad, or a range too
+ * wide), the caller probing every byte then. */
+long deps_near_overlaps(struct deps_tab *t, uint64_t lo, uint64_t addr, uint64_t hi,
 			const struct deps_ent **out, struct deps_ent *buf);
 
 /* deps_dwarf.c.  The name of the local variable or parameter at CFA

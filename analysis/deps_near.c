@@ -49,7 +49,7 @@ void deps_near_add(struct deps_tab *t, uint64_t addr)
 {
 	struct deps_near *s;
 
-	if (t->nearbad)
+	if (!t->nearon || t->nearbad)
 		return;
 	if ((t->nnear + 1) * 2 > t->nearcap && near_grow(t) < 0) {
 		t->nearbad = 1;
@@ -67,6 +67,7 @@ void deps_near_add(struct deps_tab *t, uint64_t addr)
 
 void deps_near_reset(struct deps_tab *t)
 {
+	t->nearon = t->nearbad = 0;
 	t->nnear = 0;
 	if (!t->nearcap)
 		return;
@@ -102,13 +103,22 @@ static void run_marks(const struct deps_tab *t, uint64_t lo, uint64_t hi, uint64
 	}
 }
 
-long deps_near_overlaps(const struct deps_tab *t, uint64_t lo, uint64_t addr, uint64_t hi,
+long deps_near_overlaps(struct deps_tab *t, uint64_t lo, uint64_t addr, uint64_t hi,
 			const struct deps_ent **out, struct deps_ent *buf)
 {
 	uint64_t bm[NEAR_SPAN / 64], g;
 	size_t n = 0, w, nw;
+	uint32_t i;
 
-	if (t->nearbad || hi <= lo || hi - lo > NEAR_SPAN)
+	if (hi <= lo || hi - lo > NEAR_SPAN)
+		return -1;
+	/* Tables of one aligned length never ask: they pay nothing. */
+	if (!t->nearon && !t->nearbad) {
+		t->nearon = 1;
+		for (i = 0; i < t->n && !t->nearbad; i++)
+			deps_near_add(t, t->e[i].addr);
+	}
+	if (t->nearbad)
 		return -1;
 	/* (most queries span a word or two of the bitmap) */
 	nw = (size_t)(hi - lo + 63) / 64;

@@ -343,11 +343,9 @@ static void compact(struct deps_tab *t)
 			t->ix[h].addr = t->e[i].addr;
 			t->ix[h].idx = i;
 		}
-		/* The entries gone into runs leave the near index. */
+		/* The entries gone into runs leave the near index (built
+		 * again when next needed). */
 		deps_near_reset(t);
-		t->nearbad = 0;
-		for (i = 0; i < kept; i++)
-			deps_near_add(t, t->e[i].addr);
 	}
 out:
 	free(ak);
@@ -397,7 +395,6 @@ void deps_tab_clear(struct deps_tab *t)
 	t->n = 0;
 	t->nrun = 0;
 	deps_near_reset(t);
-	t->nearbad = 0;
 	t->next = t->cmin;
 	t->maxlen = t->uni = t->mixed = 0;
 	odd_reset(t);
@@ -524,7 +521,7 @@ int deps_tab_regular(const struct deps_tab *t, const struct deps_tab *u)
 	       (!t->uni || !u->uni || t->uni == u->uni);
 }
 
-size_t deps_tab_overlaps(const struct deps_tab *t, uint64_t addr, unsigned len,
+size_t deps_tab_overlaps(struct deps_tab *t, uint64_t addr, unsigned len,
 			 const struct deps_ent **out, struct deps_ent *buf)
 {
 	uint64_t a, lo;
@@ -558,7 +555,7 @@ size_t deps_tab_overlaps(const struct deps_tab *t, uint64_t addr, unsigned len,
 	return n;
 }
 
-int deps_tab_covered(const struct deps_tab *t, uint64_t addr, unsigned len,
+int deps_tab_covered(struct deps_tab *t, uint64_t addr, unsigned len,
 		     uint64_t *waddr, struct deps_ent *buf)
 {
 	const struct deps_ent *ov[DEPS_MAXOV];

@@ -46,13 +46,6 @@ struct deps_run {
 #define DEPS_RUN_MIN 4		/* entries a run replaces, at least */
 #define DEPS_COMPACT 4096	/* default: compact after this many new entries */
 
-/* A granule of a table's odd set, in use when gen is the table's oddgen
- * (so that emptying the set costs nothing). */
-struct deps_odd {
-	uint64_t g;
-	uint32_t gen;
-};
-
 /* Entries in a dense array, an open-addressing index over them, and
  * runs (their address ranges disjoint) for the entries compaction took
  * out of the array: in a pool in no order, and rix, their pool indices
@@ -70,8 +63,8 @@ struct deps_tab {
 	 * not aligned to it, + 1, in an open-addressing set: a query of
 	 * length uni, aligned, in no such granule can only meet the entry
 	 * at its own address. */
-	struct deps_odd *odd;
-	uint32_t nodd, oddcap, oddgen;
+	uint64_t *odd;
+	uint32_t nodd, oddcap;
 	uint32_t oddnext;	/* re-pick uni when nodd reaches it (0: 64) */
 	struct deps_run *run;
 	uint32_t nrun, caprun;
@@ -79,11 +72,13 @@ struct deps_tab {
 	uint32_t caprix;
 	/* The starts of the array's entries by granule (deps_near.c), so
 	 * that a query of another length or alignment probes the entries
-	 * near it, not every byte before it.  Built by the first such query
-	 * (nearon), kept up to date from then until the table is emptied;
-	 * nearbad: not complete (out of memory), probe every byte. */
+	 * near it, not every byte before it.  Built once such queries have
+	 * probed as many addresses as there are entries to index (nslow of
+	 * them so far), kept up to date from then (nearon) until the table
+	 * is emptied or compacted; nearbad: not complete (out of memory),
+	 * probe every byte. */
 	struct deps_near *near;
-	uint32_t nnear, nearcap, neargen;
+	uint32_t nnear, nearcap, neargen, nslow;
 	uint8_t nearon, nearbad;
 	uint32_t cmin;		/* compaction step: 0 never */
 	uint32_t next;		/* compact when n reaches it */
@@ -298,9 +293,10 @@ void deps_near_add(struct deps_tab *t, uint64_t addr);
 void deps_near_reset(struct deps_tab *t);
 void deps_near_release(struct deps_tab *t);
 /* The entries of t starting in [lo, hi) whose bytes reach past addr,
- * ascending, into out as deps_tab_overlaps (the index built first if
- * off); -1 when the index cannot answer (t->nearbad, or a range too
- * wide), the caller probing every byte then. */
+ * ascending, into out as deps_tab_overlaps (the index built first when
+ * off and worth it); -1 when the index does not answer (not yet worth
+ * building, t->nearbad, or a range too wide), the caller probing every
+ * byte then. */
 long deps_near_overlaps(struct deps_tab *t, uint64_t lo, uint64_t addr, uint64_t hi,
 			const struct deps_ent **out, struct deps_ent *buf);
 

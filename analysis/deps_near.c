@@ -68,7 +68,7 @@ void deps_near_add(struct deps_tab *t, uint64_t addr)
 void deps_near_reset(struct deps_tab *t)
 {
 	t->nearon = t->nearbad = 0;
-	t->nnear = 0;
+	t->nnear = t->nslow = 0;
 	if (!t->nearcap)
 		return;
 	/* A new generation frees every slot; at the wrap, really free them. */
@@ -112,8 +112,13 @@ long deps_near_overlaps(struct deps_tab *t, uint64_t lo, uint64_t addr, uint64_t
 
 	if (hi <= lo || hi - lo > NEAR_SPAN)
 		return -1;
-	/* Tables of one aligned length never ask: they pay nothing. */
+	/* Tables of one aligned length never ask: they pay nothing.  Else
+	 * the index is built once the byte probes so far have cost what
+	 * building it does (a table of short entries, rarely asked, never
+	 * pays for one). */
 	if (!t->nearon && !t->nearbad) {
+		if ((uint64_t)++t->nslow * (hi - lo) < t->n)
+			return -1;
 		t->nearon = 1;
 		for (i = 0; i < t->n && !t->nearbad; i++)
 			deps_near_add(t, t->e[i].addr);

@@ -361,15 +361,20 @@ void deps_tab_maybe_compact(struct deps_tab *t)
 	t->next = t->n + (t->n > t->cmin ? t->n : t->cmin);
 }
 
-/* Empties t's odd set: a new generation (a pending table is emptied
- * every iteration, and its set may have grown big once). */
+/* Empties t's odd set.  A pending table is emptied every iteration and
+ * its set may have grown big once: a set far bigger than what it holds
+ * is given back (grown again as needed), so that emptying costs what
+ * was added, not the biggest iteration's size. */
 static void odd_reset(struct deps_tab *t)
 {
-	t->nodd = 0;
-	if (t->oddcap && ++t->oddgen == 0) {
+	if (t->nodd && t->oddcap > 64 && (size_t)t->nodd * 8 < t->oddcap) {
+		free(t->odd);
+		t->odd = NULL;
+		t->oddcap = 0;
+	} else if (t->nodd) {
 		memset(t->odd, 0, (size_t)t->oddcap * sizeof(*t->odd));
-		t->oddgen = 1;
 	}
+	t->nodd = 0;
 }
 
 /* Empties t, keeping its memory (a pending table is emptied every
@@ -418,9 +423,8 @@ static int odd_has(const struct deps_tab *t, uint64_t g)
 
 	if (!t->oddcap)
 		return 0;
-	for (j = deps_hash(g) & (t->oddcap - 1); t->odd[j].gen == t->oddgen;
-	     j = (j + 1) & (t->oddcap - 1))
-		if (t->odd[j].g == g)
+	for (j = deps_hash(g + 1) & (t->oddcap - 1); t->odd[j]; j = (j + 1) & (t->oddcap - 1))
+		if (t->odd[j] == g + 1)
 			return 1;
 	return 0;
 }
@@ -434,30 +438,25 @@ static void odd_add(struct deps_tab *t, uint64_t g)
 		return;
 	if ((t->nodd + 1) * 2 > t->oddcap) {
 		uint32_t nc = t->oddcap ? t->oddcap * 2 : 16, i;
-		struct deps_odd *no = nc <= (1u << 30) ? calloc(nc, sizeof(*no)) : NULL;
+		uint64_t *no = nc <= (1u << 30) ? calloc(nc, sizeof(*no)) : NULL;
 
 		if (!no) {
 			t->mixed = 1;
 			return;
 		}
 		for (i = 0; i < t->oddcap; i++)
-			if (t->odd[i].gen == t->oddgen) {
-				for (j = deps_hash(t->odd[i].g) & (nc - 1); no[j].gen;
-				     j = (j + 1) & (nc - 1))
+			if (t->odd[i]) {
+				for (j = deps_hash(t->odd[i]) & (nc - 1); no[j]; j = (j + 1) & (nc - 1))
 					;
-				no[j].g = t->odd[i].g;
-				no[j].gen = 1;
+				no[j] = t->odd[i];
 			}
 		free(t->odd);
 		t->odd = no;
 		t->oddcap = nc;
-		t->oddgen = 1;
 	}
-	for (j = deps_hash(g) & (t->oddcap - 1); t->odd[j].gen == t->oddgen;
-	     j = (j + 1) & (t->oddcap - 1))
+	for (j = deps_hash(g + 1) & (t->oddcap - 1); t->odd[j]; j = (j + 1) & (t->oddcap - 1))
 		;
-	t->odd[j].g = g;
-	t->odd[j].gen = t->oddgen;
+	t->odd[j] = g + 1;
 	t->nodd++;
 }
 

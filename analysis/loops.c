@@ -459,6 +459,16 @@ int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 				break;
 			if ((err = lsa_loops_memo_stop(l, t)))
 				break;
+			/* the blocks matched ended at the head of a loop the
+			 * stop's replay entered (one nested in the iteration,
+			 * which the trie did not have iterating): its own
+			 * trie may take its iterations from the first, as
+			 * block_go() lets it where it pushes a head */
+			if (t->memo.rehead) {
+				lsa_memo_head(l, t);
+				if (t->memo.on)
+					continue;
+			}
 		}
 		if (t->cm.on) {		/* a call the call memo matches */
 			i = lsa_cm_run(l, t, b, i, n, &err);

@@ -177,6 +177,9 @@ struct lsa_memo {
 	int on;
 	int enter;		/* the entry's first iteration ended: make it */
 	int replay;		/* blocks going through the per-block path */
+	/* the stop's replay ended by pushing a loop head: where block_go()
+	 * would have begun matching, had it taken the blocks */
+	int rehead;
 };
 
 /* The call memo (loops_cmemo.c).  A call whose frames enter no loop

@@ -248,6 +248,19 @@ static int replay_leaf(struct lsa_loops *l, struct lsa_thr *t,
 	return 1;
 }
 
+/* After a replay of at least one block (the previous one, t->psb):
+ * whether it was pushed on the path, not a loop back (which gives its
+ * entry an open loop), and heads a loop; sets memo.rehead if so.
+ * Returns err. */
+static int pushed_head(struct lsa_thr *t, int err)
+{
+	const struct lsa_pent *e = t->npath ? &t->path[t->npath - 1] : NULL;
+
+	t->memo.rehead = !err && e && e->sb == t->psb && e->inst == LSA_NONE &&
+			 lsa_loops_head(t, e->sb->id);
+	return err;
+}
+
 int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 {
 	struct lsa_memo *m = &t->memo;
@@ -256,6 +269,7 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 	uint64_t pn = t->pnext;
 	int err = 0, took = m->ndirty > 0;
 
+	m->rehead = 0;
 	if (!m->on)
 		return 0;
 	m->on = 0;
@@ -315,6 +329,8 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 		t->pnext = np ? 0 : pn;
 		err = lsa_loops_path_push(l, t, t->psb);
 	}
+	if (!np)
+		return pushed_head(t, err);
 	m->replay = 1;
 	while (np && !err) {
 		struct lsd_block b;
@@ -327,5 +343,5 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 		err = lsa_loops_block_one(l, t, &b);
 	}
 	m->replay = 0;
-	return err;
+	return pushed_head(t, err);
 }

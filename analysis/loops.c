@@ -211,19 +211,83 @@ struct lsa_frow *lsa_loops_frow_grow(struct lsa_thr *t, uint32_t func)
 int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
 		       uint64_t count, uint64_t total)
 {
-	uint64_t *v = lsa_kmap_get(&t->edges,
-				   parent == LSA_NONE ? 0 : (uint64_t)parent + 1, child);
+	/* (parents are loops: fewer than LSA_NONE of them) */
+	uint32_t a = parent == LSA_NONE ? 0 : parent + 1;
+	struct lsa_lrow *r = lsa_loops_lrow(t, child);
+	uint64_t *v;
 
-	if (!v)
+	if (!r)
 		return -LS_ENOMEM;
-	if (!*v) {
-		if (LS_GROW(t->erows, t->nerows + 1, t->caperows, 64))
+	/* a loop is mostly entered from one parent: its last edge first */
+	if (!r->erow || r->epar != a) {
+		v = lsa_kmap_get(&t->edges, a, child);
+		if (!v)
 			return -LS_ENOMEM;
-		t->erows[t->nerows].count = t->erows[t->nerows].total = 0;
-		*v = ++t->nerows;
+		if (!*v) {
+			if (LS_GROW(t->erows, t->nerows + 1, t->caperows, 64))
+				return -LS_ENOMEM;
+			t->erows[t->nerows].count = t->erows[t->nerows].total = 0;
+			*v = ++t->nerows;
+		}
+		r->epar = a;
+		r->erow = (uint32_t)*v;
 	}
-	t->erows[*v - 1].count += count;
-	t->erows[*v - 1].total += total;
+	t->erows[r->erow - 1].count += count;
+	t->erows[r->erow - 1].total += total;
+	return 0;
+}
+
+int lsa_loops_trip_add(struct lsa_thr *t, uint32_t loop, uint64_t trips, uint64_t k)
+{
+	struct lsa_lrow *r;
+
+	if (trips >= LSA_TSMALL)
+		return lsa_kmap_add(&t->trips, loop, trips, k);
+	if (!(r = lsa_loops_lrow(t, loop)))
+		return -LS_ENOMEM;
+	r->tsm[trips] += k;
+	return 0;
+}
+
+int lsa_loops_tail_add(struct lsa_thr *t, uint32_t loop, uint32_t tail, uint64_t k)
+{
+	struct lsa_lrow *r;
+
+	if (tail == LSA_NONE)
+		return lsa_kmap_add(&t->tails, loop, tail, k);
+	if (!(r = lsa_loops_lrow(t, loop)))
+		return -LS_ENOMEM;
+	if (r->ctail != tail + 1) {
+		if (r->ctail && lsa_kmap_add(&t->tails, loop, r->ctail - 1, r->crun))
+			return -LS_ENOMEM;
+		r->ctail = tail + 1;
+		r->crun = 0;
+	}
+	r->crun += k;
+	return 0;
+}
+
+int lsa_loops_maps_put(struct lsa_thr *t)
+{
+	uint32_t i;
+	int k;
+
+	for (i = 0; i < t->nlr; i++) {
+		struct lsa_lrow *r = &t->lr[i];
+
+		for (k = 0; k < LSA_TSMALL; k++)
+			if (r->tsm[k]) {
+				if (lsa_kmap_add(&t->trips, i, (uint64_t)k, r->tsm[k]))
+					return -LS_ENOMEM;
+				r->tsm[k] = 0;
+			}
+		if (r->ctail) {
+			if (lsa_kmap_add(&t->tails, i, r->ctail - 1, r->crun))
+				return -LS_ENOMEM;
+			r->ctail = 0;
+			r->crun = 0;
+		}
+	}
 	return 0;
 }
 /* ---- membership (lsa_loops_mem_get/set in loops_int.h) ---- */

@@ -75,9 +75,22 @@ struct lsa_frame {
 	struct lsa_cnt fself, ftot;	/* frame level: outside the frame's loops */
 };
 
+/* Trip counts below this are binned in the loop's row (lsa_lrow.tsm),
+ * not in the thread's trips map: most entries make few trips. */
+#define LSA_TSMALL 16
+
 struct lsa_lrow {
 	uint64_t entries, iterations, tmin, tmax, over_e, over_s;
 	struct lsa_cnt self, total;
+	/* What goes into the thread's maps at its end (lsa_loops_maps_put)
+	 * kept here while it comes: the trip-count bins below LSA_TSMALL,
+	 * the run of the back branch met last (block id + 1, 0: none), and
+	 * the loop call graph edge into this loop met last (its parent
+	 * key, as t->edges has it, and t->erows index + 1, 0: none). */
+	uint64_t tsm[LSA_TSMALL];
+	uint64_t crun;
+	uint32_t ctail;
+	uint32_t epar, erow;
 };
 
 struct lsa_frow {
@@ -312,6 +325,13 @@ struct lsa_thr {
 				 * known as a loop head */
 	uint32_t *preo;		/* ... charged to loop + 1 (0: frame level) */
 	struct lsa_kmap pre_more;	/* (block id, loop + 1): the other owners */
+	/* pre_more's adds, summed here first (direct-mapped by key; k 0:
+	 * a free slot): a block that keeps running once under two owners
+	 * adds to one key over and over.  NULL until the first. */
+	struct lsa_pmc {
+		uint32_t id, own;
+		uint64_t k;
+	} *pmc;
 	size_t npre;
 	struct lsa_kmap trips;	/* (loop, trips) -> entries */
 	struct lsa_kmap edges;	/* (parent + 1, child) -> erow index */
@@ -601,6 +621,15 @@ static inline void lsa_loops_sq_drop(struct lsa_loops *l, struct lsa_acc *a)
 }
 void lsa_loops_inst_free(struct lsa_loops *l, uint32_t i);
 int lsa_loops_tail_flush(struct lsa_thr *t, struct lsa_inst *in);
+/* Adds k entries of trip count trips (below the trip limit) of loop to
+ * t's histogram.  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_trip_add(struct lsa_thr *t, uint32_t loop, uint64_t trips, uint64_t k);
+/* Adds k iterations of loop whose back branch was block tail.  Returns 0
+ * or -LS_ENOMEM. */
+int lsa_loops_tail_add(struct lsa_thr *t, uint32_t loop, uint32_t tail, uint64_t k);
+/* Moves what the loop rows hold for the trips and tails maps into them
+ * (before they are read).  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_maps_put(struct lsa_thr *t);
 int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 		     struct lsa_pent *e);
 
@@ -637,6 +666,11 @@ int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out);
  * grows, or the count goes to pre_more). */
 int lsa_loops_pre_add_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
 			   uint32_t own, uint64_t k);
+/* Adds k to pre_more's (id, own) (through t->pmc).  Returns 0 or
+ * -LS_ENOMEM. */
+int lsa_loops_more_add(struct lsa_thr *t, uint32_t id, uint32_t own, uint64_t k);
+/* Moves what t->pmc holds into pre_more.  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_more_put(struct lsa_thr *t);
 /* Counts k runs of block id, no loop head yet, under owner own (loop + 1,
  * 0: frame level): if it heads a loop later, they were entries of trip
  * count 1 (see lsa_loops_flush_thread).  Its first owner's count is in

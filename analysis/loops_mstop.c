@@ -95,7 +95,7 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 		if (r->tmax < 1)
 			r->tmax = 1;
 		if (1 < l->o.trip_limit) {
-			err = lsa_kmap_add(&t->trips, lp, 1, k);
+			err = lsa_loops_trip_add(t, lp, 1, k);
 		} else {
 			r->over_e += k;
 			r->over_s += k;
@@ -126,13 +126,13 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 		if (tail == in->tail)
 			in->tail_run += k;
 		else
-			return lsa_kmap_add(&t->tails, loop, tail, k);
+			return lsa_loops_tail_add(t, loop, tail, k);
 		return 0;
 	}
 	if (!x->pre)
 		return 0;
 	if (x->more || k > UINT32_MAX - t->pre[sb->id])
-		return lsa_kmap_add(&t->pre_more, sb->id, x->pown, k);
+		return lsa_loops_more_add(t, sb->id, x->pown, k);
 	t->pre[sb->id] += (uint32_t)k;
 	return 0;
 }

@@ -221,6 +221,8 @@ static int add_early_entries(struct lsa_loops *l, struct lsa_thr *t)
 		    lsa_loops_entry_ok(l, t, (uint32_t)i, t->preo[id]))
 			err = early_add(l, t, (uint32_t)i, t->pre[id]);
 	}
+	if (!err)
+		err = lsa_loops_more_put(t);
 	for (i = 0; i < t->pre_more.cap && !err; i++) {
 		const struct lsa_kent *e = &t->pre_more.t[i];
 		uint32_t loop;
@@ -307,7 +309,7 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 {
 	struct bent *ents = NULL;
 	size_t i, n = 0, from;
-	int err = 0;
+	int err = lsa_loops_maps_put(t);
 
 	for (i = 0; i < t->trips.cap && !err; i++) {
 		const struct lsa_kent *e = &t->trips.t[i];
@@ -451,6 +453,8 @@ void lsa_thr_release(struct lsa_thr *t)
 	lsa_memo_release(&t->memo);
 	lsa_cm_release(&t->cm);
 	lsa_kmap_release(&t->pre_more);
+	free(t->pmc);
+	t->pmc = NULL;
 	t->pre = t->preo = NULL;
 	t->npre = 0;
 	lsa_kmap_release(&t->trips);

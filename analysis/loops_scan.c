@@ -118,7 +118,7 @@ int lsa_loops_tail_flush(struct lsa_thr *t, struct lsa_inst *in)
 	int err = 0;
 
 	if (in->tail != LSA_NONE && in->tail_run)
-		err = lsa_kmap_add(&t->tails, in->loop, in->tail, in->tail_run);
+		err = lsa_loops_tail_add(t, in->loop, in->tail, in->tail_run);
 	in->tail = LSA_NONE;
 	in->tail_run = 0;
 	return err;
@@ -153,7 +153,47 @@ int lsa_loops_pre_add_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
 		t->preo[id] = own;
 		return 0;
 	}
-	return lsa_kmap_add(&t->pre_more, id, own, k) ? -LS_ENOMEM : 0;
+	return lsa_loops_more_add(t, id, own, k);
+}
+
+#define PMC_LOG 10
+
+int lsa_loops_more_add(struct lsa_thr *t, uint32_t id, uint32_t own, uint64_t k)
+{
+	struct lsa_pmc *c;
+
+	/* (a count of 0 still makes its key: as the map alone did) */
+	if (!k)
+		return lsa_kmap_add(&t->pre_more, id, own, k) ? -LS_ENOMEM : 0;
+	if (!t->pmc && !(t->pmc = calloc((size_t)1 << PMC_LOG, sizeof(*t->pmc))))
+		return -LS_ENOMEM;
+	c = &t->pmc[(uint32_t)((id * 0x9e3779b1u) ^ (own * 0x85ebca6bu)) >>
+		    (32 - PMC_LOG)];
+	if (c->k && (c->id != id || c->own != own)) {
+		if (lsa_kmap_add(&t->pre_more, c->id, c->own, c->k))
+			return -LS_ENOMEM;
+		c->k = 0;
+	}
+	if (!c->k) {
+		c->id = id;
+		c->own = own;
+	}
+	c->k += k;
+	return 0;
+}
+
+int lsa_loops_more_put(struct lsa_thr *t)
+{
+	size_t i;
+
+	for (i = 0; t->pmc && i < (size_t)1 << PMC_LOG; i++)
+		if (t->pmc[i].k) {
+			if (lsa_kmap_add(&t->pre_more, t->pmc[i].id, t->pmc[i].own,
+					 t->pmc[i].k))
+				return -LS_ENOMEM;
+			t->pmc[i].k = 0;
+		}
+	return 0;
 }
 
 /* charge() of an entry that made calls: what they contributed (struct
@@ -246,7 +286,7 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 	lsa_cnt_add(&r->total, &tot);
 	lsa_cnt_sub(&r->total, &in->same);
 	if (trips < l->o.trip_limit) {
-		err = lsa_kmap_add(&t->trips, loop, trips, 1);
+		err = lsa_loops_trip_add(t, loop, trips, 1);
 	} else {
 		r->over_e++;
 		r->over_s += trips;

@@ -178,18 +178,16 @@ int lsa_loops_entry_ok(const struct lsa_loops *l, const struct lsa_thr *t,
 
 /* ---- per thread rows ---- */
 
-struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop)
+struct lsa_lrow *lsa_loops_lrow_grow(struct lsa_thr *t, uint32_t loop)
 {
-	if (loop >= t->nlr) {
-		uint32_t n = loop < 64 ? 128 : loop * 2;
-		struct lsa_lrow *p = ls_reallocarray(t->lr, n, sizeof(*p));
+	uint32_t n = loop < 64 ? 128 : loop * 2;
+	struct lsa_lrow *p = ls_reallocarray(t->lr, n, sizeof(*p));
 
-		if (!p)
-			return NULL;
-		memset(p + t->nlr, 0, (n - t->nlr) * sizeof(*p));
-		t->lr = p;
-		t->nlr = n;
-	}
+	if (!p)
+		return NULL;
+	memset(p + t->nlr, 0, (n - t->nlr) * sizeof(*p));
+	t->lr = p;
+	t->nlr = n;
 	return &t->lr[loop];
 }
 

@@ -442,8 +442,13 @@ int lsa_loops_stream_begin(struct lsa_loops *l, size_t stream, int cpu,
  * -LS_ENOMEM. */
 int lsa_loops_set_thread(struct lsa_loops *l, size_t stream, uint32_t pid,
 			 uint32_t tid);
+/* lsa_loops_lrow() where the rows must grow. */
+struct lsa_lrow *lsa_loops_lrow_grow(struct lsa_thr *t, uint32_t loop);
 /* Thread t's row of loop, grown when new; NULL: out of memory. */
-struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop);
+static inline struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop)
+{
+	return loop < t->nlr ? &t->lr[loop] : lsa_loops_lrow_grow(t, loop);
+}
 /* The state of stream's thread, made on first use; NULL: out of memory. */
 struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream);
 
@@ -666,9 +671,26 @@ int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out);
  * grows, or the count goes to pre_more). */
 int lsa_loops_pre_add_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
 			   uint32_t own, uint64_t k);
+/* lsa_loops_more_add() where its slot of t->pmc holds another key. */
+int lsa_loops_more_add_slow(struct lsa_thr *t, uint32_t id, uint32_t own, uint64_t k);
+#define LSA_PMC_LOG 10
+static inline size_t lsa_loops_pmc_slot(uint32_t id, uint32_t own)
+{
+	return (uint32_t)((id * 0x9e3779b1u) ^ (own * 0x85ebca6bu)) >> (32 - LSA_PMC_LOG);
+}
 /* Adds k to pre_more's (id, own) (through t->pmc).  Returns 0 or
  * -LS_ENOMEM. */
-int lsa_loops_more_add(struct lsa_thr *t, uint32_t id, uint32_t own, uint64_t k);
+static inline int lsa_loops_more_add(struct lsa_thr *t, uint32_t id, uint32_t own,
+				     uint64_t k)
+{
+	struct lsa_pmc *c = t->pmc ? &t->pmc[lsa_loops_pmc_slot(id, own)] : NULL;
+
+	if (k && c && c->k && c->id == id && c->own == own) {
+		c->k += k;
+		return 0;
+	}
+	return lsa_loops_more_add_slow(t, id, own, k);
+}
 /* Moves what t->pmc holds into pre_more.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_more_put(struct lsa_thr *t);
 /* Counts k runs of block id, no loop head yet, under owner own (loop + 1,
@@ -680,13 +702,14 @@ int lsa_loops_more_put(struct lsa_thr *t);
 static inline int lsa_loops_pre_add(struct lsa_loops *l, struct lsa_thr *t,
 				    uint32_t id, uint32_t own, uint64_t k)
 {
-	if (id < t->npre && (!t->pre[id] || t->preo[id] == own) &&
-	    k <= UINT32_MAX - t->pre[id]) {
+	if (id >= t->npre)
+		return lsa_loops_pre_add_slow(l, t, id, own, k);
+	if ((!t->pre[id] || t->preo[id] == own) && k <= UINT32_MAX - t->pre[id]) {
 		t->pre[id] += (uint32_t)k;
 		t->preo[id] = own;
 		return 0;
 	}
-	return lsa_loops_pre_add_slow(l, t, id, own, k);
+	return lsa_loops_more_add(t, id, own, k);
 }
 
 /* loops_cmemo.c.  Recording: a call into sb is made, before its frame

@@ -156,19 +156,16 @@ int lsa_loops_pre_add_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id,
 	return lsa_loops_more_add(t, id, own, k);
 }
 
-#define PMC_LOG 10
-
-int lsa_loops_more_add(struct lsa_thr *t, uint32_t id, uint32_t own, uint64_t k)
+int lsa_loops_more_add_slow(struct lsa_thr *t, uint32_t id, uint32_t own, uint64_t k)
 {
 	struct lsa_pmc *c;
 
 	/* (a count of 0 still makes its key: as the map alone did) */
 	if (!k)
 		return lsa_kmap_add(&t->pre_more, id, own, k) ? -LS_ENOMEM : 0;
-	if (!t->pmc && !(t->pmc = calloc((size_t)1 << PMC_LOG, sizeof(*t->pmc))))
+	if (!t->pmc && !(t->pmc = calloc((size_t)1 << LSA_PMC_LOG, sizeof(*t->pmc))))
 		return -LS_ENOMEM;
-	c = &t->pmc[(uint32_t)((id * 0x9e3779b1u) ^ (own * 0x85ebca6bu)) >>
-		    (32 - PMC_LOG)];
+	c = &t->pmc[lsa_loops_pmc_slot(id, own)];
 	if (c->k && (c->id != id || c->own != own)) {
 		if (lsa_kmap_add(&t->pre_more, c->id, c->own, c->k))
 			return -LS_ENOMEM;
@@ -186,7 +183,7 @@ int lsa_loops_more_put(struct lsa_thr *t)
 {
 	size_t i;
 
-	for (i = 0; t->pmc && i < (size_t)1 << PMC_LOG; i++)
+	for (i = 0; t->pmc && i < (size_t)1 << LSA_PMC_LOG; i++)
 		if (t->pmc[i].k) {
 			if (lsa_kmap_add(&t->pre_more, t->pmc[i].id, t->pmc[i].own,
 					 t->pmc[i].k))

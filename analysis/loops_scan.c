@@ -99,6 +99,12 @@ void lsa_loops_kids_free(struct lsa_loops *l, uint32_t i)
 /* Moves list src into list *dst. */
 int lsa_loops_kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src)
 {
+	/* into an empty list: the list itself (its loops are distinct; what
+	 * a list holds is summed, in no order) */
+	if (*dst == LSA_NONE) {
+		*dst = src;
+		return 0;
+	}
 	while (src != LSA_NONE) {
 		uint32_t next = l->kid[src].next;
 		int err = kid_add(l, dst, l->kid[src].loop, l->kid[src].count,

@@ -81,6 +81,11 @@ static int know_grow(struct lsa_thr *t, uint32_t id)
 		return -LS_ENOMEM;
 	t->inb2 = p;
 	memset(p + n, 0, (m - n) * sizeof(*p));
+	p = ls_reallocarray(t->notb, m, sizeof(*p));
+	if (!p)
+		return -LS_ENOMEM;
+	t->notb = p;
+	memset(p + n, 0, (m - n) * sizeof(*p));
 	return grow_by_id(&t->head, &t->inb, &t->nk, id);
 }
 
@@ -161,6 +166,8 @@ static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 		return 0;
 	if (!lsa_kmap_get(&t->body, loop, sbid))
 		return -LS_ENOMEM;
+	if (t->notb[sbid] == loop + 1)
+		t->notb[sbid] = 0;
 	if (t->body.n != n) {
 		t->nbody[loop]++;
 		if (!lsa_kmap_get(&l->body, loop, sbid))

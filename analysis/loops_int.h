@@ -349,6 +349,8 @@ struct lsa_thr {
 	uint32_t *head;		/* static block id -> loop + 1 (0: no loop head) */
 	uint32_t *inb;		/* static block id -> last loop whose body has it + 1 */
 	uint32_t *inb2;		/* ... and the one before (lsa_loops_in_body) */
+	uint32_t *notb;		/* ... a loop + 1 whose body did not have it
+				 * when last asked (body_add clears it) */
 	size_t nk;		/* entries of head and inb */
 	/* (loop, block id): the block was in an iteration, in some thread
 	 * (the loops' line ranges) */
@@ -508,8 +510,14 @@ static inline int lsa_loops_in_body_note(struct lsa_thr *t, uint32_t loop, uint3
 {
 	if (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)
 		return 1;
-	if (!lsa_kmap_find(&t->body, loop, sbid))
+	/* (most answers at a loop's exit are no: the scan asks the open
+	 * entries about the block after it, innermost first) */
+	if (t->notb[sbid] == loop + 1)
 		return 0;
+	if (!lsa_kmap_find(&t->body, loop, sbid)) {
+		t->notb[sbid] = loop + 1;
+		return 0;
+	}
 	lsa_loops_inb_note(t, loop, sbid);
 	return 1;
 }

@@ -465,6 +465,8 @@ void lsa_thr_release(struct lsa_thr *t)
 	free(t->head);
 	free(t->inb);
 	free(t->inb2);
+	free(t->notb);
+	t->notb = NULL;
 	free(t->nbody);
 	t->head = t->inb = t->inb2 = NULL;
 	t->nk = 0;

@@ -177,7 +177,8 @@ struct lsa_memo {
 	uint32_t nchain, capchain;
 	struct lsa_msum *sum;	/* the term nodes' (lsa_mnode.sum) */
 	uint32_t nsum, capsum;
-	struct lsa_kmap roots;	/* (head block id, 0) -> root node + 1 */
+	uint32_t *rootof;	/* head block id -> root node + 1 (0: none) */
+	size_t nrootof;
 	uint8_t *intrie;	/* by static block id: a node's block */
 	size_t nintrie;
 	int stale;		/* a node's block heads a loop now: the tries

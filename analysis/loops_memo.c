@@ -84,8 +84,6 @@ void lsa_memo_new_head(struct lsa_memo *m, uint32_t sbid)
 
 static void memo_clear(struct lsa_memo *m)
 {
-	size_t i;
-
 	m->nnode = 0;
 	m->ndirty = 0;
 	m->nchain = 1;	/* chain 0: none open */
@@ -93,9 +91,8 @@ static void memo_clear(struct lsa_memo *m)
 	m->stale = 0;
 	if (m->intrie)
 		memset(m->intrie, 0, m->nintrie);
-	for (i = 0; i < m->roots.cap; i++)
-		m->roots.t[i].a = LSA_KMAP_EMPTY;
-	m->roots.n = 0;
+	if (m->rootof)
+		memset(m->rootof, 0, m->nrootof * sizeof(*m->rootof));
 }
 
 /* A new node under parent (LSA_NONE: a root); LSA_NONE when out of memory. */
@@ -320,7 +317,7 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 	uint32_t loop = t->head[head->id] - 1, i, v, deps[2 * MEMO_DEPS], nd, k;
 	struct step steps[LSA_MEMO_MAX], x;
 	struct lsa_mnode *root;
-	uint64_t *r;
+	uint32_t *r;
 	int err;
 
 	*leaf = LSA_NONE;
@@ -329,19 +326,27 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 	err = dry_scan(l, t, ti, loop, steps, deps, &nd);
 	if (err <= 0)
 		return err;
-	r = lsa_kmap_get(&m->roots, head->id, 0);
-	if (!r)
-		return -LS_ENOMEM;
+	if (head->id >= m->nrootof) {
+		size_t nn = (size_t)head->id + 1 < 1024 ? 1024 : ((size_t)head->id + 1) * 2;
+		uint32_t *p = ls_reallocarray(m->rootof, nn, sizeof(*p));
+
+		if (!p)
+			return -LS_ENOMEM;
+		memset(p + m->nrootof, 0, (nn - m->nrootof) * sizeof(*p));
+		m->rootof = p;
+		m->nrootof = nn;
+	}
+	r = &m->rootof[head->id];
 	/* a trie made when those loops' bodies were smaller: its nodes are
 	 * left unreachable until the tries are dropped */
-	if (*r && !root_valid(t, (uint32_t)(*r - 1)))
+	if (*r && !root_valid(t, *r - 1))
 		*r = 0;
 	if (!*r) {
 		if ((v = node_new(m, head, LSA_NONE, 0)) == LSA_NONE)
 			return -LS_ENOMEM;
-		*r = (uint64_t)v + 1;
+		*r = v + 1;
 	}
-	m->root = v = (uint32_t)(*r - 1);
+	m->root = v = *r - 1;
 	root = &m->node[v];
 	if (nd) {
 		/* the trie's loops: the root's and this iteration's */
@@ -429,15 +434,12 @@ void lsa_memo_head(struct lsa_loops *l, struct lsa_thr *t)
 {
 	struct lsa_memo *m = &t->memo;
 	const struct lsd_sblock *head = t->path[t->npath - 1].sb;
-	uint64_t *r;
+	uint32_t r;
 
-	if (m->stale || t->deep || !m->roots.n)
+	if (m->stale || t->deep || head->id >= m->nrootof || !(r = m->rootof[head->id]) ||
+	    lsa_loops_func_of(l, head) != t->fr[t->nfr - 1].cur || !root_valid(t, r - 1))
 		return;
-	r = lsa_kmap_find(&m->roots, head->id, 0);
-	if (!r || !*r || lsa_loops_func_of(l, head) != t->fr[t->nfr - 1].cur ||
-	    !root_valid(t, (uint32_t)(*r - 1)))
-		return;
-	begin(l, t, (uint32_t)(*r - 1), LSA_NONE, t->head[head->id]);
+	begin(l, t, r - 1, LSA_NONE, t->head[head->id]);
 }
 
 int lsa_memo_enter(struct lsa_loops *l, struct lsa_thr *t)
@@ -512,6 +514,6 @@ void lsa_memo_release(struct lsa_memo *m)
 	free(m->chain);
 	free(m->sum);
 	free(m->intrie);
-	lsa_kmap_release(&m->roots);
+	free(m->rootof);
 	memset(m, 0, sizeof(*m));
 }

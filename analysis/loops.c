@@ -213,30 +213,23 @@ struct lsa_frow *lsa_loops_frow_grow(struct lsa_thr *t, uint32_t func)
 	return &t->fw[func];
 }
 
-int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
-		       uint64_t count, uint64_t total)
+int lsa_loops_edge_add_slow(struct lsa_thr *t, uint32_t parent, uint32_t child,
+			    uint64_t count, uint64_t total)
 {
-	/* (parents are loops: fewer than LSA_NONE of them) */
 	uint32_t a = parent == LSA_NONE ? 0 : parent + 1;
 	struct lsa_lrow *r = lsa_loops_lrow(t, child);
 	uint64_t *v;
 
-	if (!r)
+	if (!r || !(v = lsa_kmap_get(&t->edges, a, child)))
 		return -LS_ENOMEM;
-	/* a loop is mostly entered from one parent: its last edge first */
-	if (!r->erow || r->epar != a) {
-		v = lsa_kmap_get(&t->edges, a, child);
-		if (!v)
+	if (!*v) {
+		if (LS_GROW(t->erows, t->nerows + 1, t->caperows, 64))
 			return -LS_ENOMEM;
-		if (!*v) {
-			if (LS_GROW(t->erows, t->nerows + 1, t->caperows, 64))
-				return -LS_ENOMEM;
-			t->erows[t->nerows].count = t->erows[t->nerows].total = 0;
-			*v = ++t->nerows;
-		}
-		r->epar = a;
-		r->erow = (uint32_t)*v;
+		t->erows[t->nerows].count = t->erows[t->nerows].total = 0;
+		*v = ++t->nerows;
 	}
+	r->epar = a;
+	r->erow = (uint32_t)*v;
 	t->erows[r->erow - 1].count += count;
 	t->erows[r->erow - 1].total += total;
 	return 0;

@@ -452,6 +452,25 @@ static inline struct lsa_lrow *lsa_loops_lrow(struct lsa_thr *t, uint32_t loop)
 {
 	return loop < t->nlr ? &t->lr[loop] : lsa_loops_lrow_grow(t, loop);
 }
+/* lsa_loops_edge_add() of an edge other than child's last. */
+int lsa_loops_edge_add_slow(struct lsa_thr *t, uint32_t parent, uint32_t child,
+			    uint64_t count, uint64_t total);
+/* Adds count entries of child under parent (LSA_NONE: none) with total
+ * instructions to t's loop call graph.  Inline: a loop is mostly entered
+ * from one parent, whose edge its row keeps.  Returns 0 or -LS_ENOMEM. */
+static inline int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
+				     uint64_t count, uint64_t total)
+{
+	/* (parents are loops: fewer than LSA_NONE of them) */
+	uint32_t a = parent == LSA_NONE ? 0 : parent + 1;
+	struct lsa_lrow *r = child < t->nlr ? &t->lr[child] : NULL;
+
+	if (!r || !r->erow || r->epar != a)
+		return lsa_loops_edge_add_slow(t, parent, child, count, total);
+	t->erows[r->erow - 1].count += count;
+	t->erows[r->erow - 1].total += total;
+	return 0;
+}
 /* The state of stream's thread, made on first use; NULL: out of memory. */
 struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream);
 
@@ -542,10 +561,7 @@ static inline uint32_t lsa_loops_head(const struct lsa_thr *t, uint32_t sbid)
 {
 	return sbid < t->nk ? t->head[sbid] : 0;
 }
-/* Adds count entries of child under parent (LSA_NONE: none) with total
- * instructions to t's loop call graph.  Returns 0 or -LS_ENOMEM. */
-int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_t child,
-		       uint64_t count, uint64_t total);
+
 /* One block through the per-block path (the blocks the memo does not
  * take).  Returns 0, -LS_EINVAL or -LS_ENOMEM. */
 int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,

@@ -327,14 +327,11 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 	if (err <= 0)
 		return err;
 	if (head->id >= m->nrootof) {
-		size_t nn = (size_t)head->id + 1 < 1024 ? 1024 : ((size_t)head->id + 1) * 2;
-		uint32_t *p = ls_reallocarray(m->rootof, nn, sizeof(*p));
+		size_t old = m->nrootof;
 
-		if (!p)
+		if (LS_GROW(m->rootof, (size_t)head->id + 1, m->nrootof, 1024))
 			return -LS_ENOMEM;
-		memset(p + m->nrootof, 0, (nn - m->nrootof) * sizeof(*p));
-		m->rootof = p;
-		m->nrootof = nn;
+		memset(m->rootof + old, 0, (m->nrootof - old) * sizeof(*m->rootof));
 	}
 	r = &m->rootof[head->id];
 	/* a trie made when those loops' bodies were smaller: its nodes are

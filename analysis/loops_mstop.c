@@ -329,8 +329,6 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 		t->pnext = np ? 0 : pn;
 		err = lsa_loops_path_push(l, t, t->psb);
 	}
-	if (!np)
-		return pushed_head(t, err);
 	m->replay = 1;
 	while (np && !err) {
 		struct lsd_block b;

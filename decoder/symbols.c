@@ -34,6 +34,7 @@
 
 #include "decoder/modfile.h"
 #include "decoder/inlines.h"
+#include "decoder/linecache.h"
 #include "decoder/symbols.h"
 #include "decoder/symtab.h"
 #include "ls_crc32.h"
@@ -59,6 +60,8 @@ struct mod {
 	Dwarf *dw;		/* opened on the first lookup of lines */
 	int dw_tried;
 	struct lsd_inl *inl;	/* its units' inlined ranges */
+	struct lsd_lcache *lc;	/* answers kept in the build-id cache */
+	int lc_tried;
 	struct load_seg *loads;
 	size_t nloads;
 	struct lsd_symtab tab;
@@ -352,6 +355,7 @@ static int mod_load(struct lsd_symbols *s, size_t i, struct mod *md)
 
 static void mod_release(struct mod *md)
 {
+	lsd_lcache_close(md->lc);
 	lsd_inl_free(md->inl);
 	if (md->dw)
 		dwarf_end(md->dw);
@@ -499,15 +503,42 @@ static Dwarf *mod_dwarf(struct lsd_symbols *s, struct mod *md, const char *name)
 	return md->dw;
 }
 
-static void find_lines(struct lsd_symbols *s, struct mod *md, uint64_t vaddr,
-		       struct lsd_symbol_info *info)
+/* Module mod's answers in the build-id cache, opened at its first lines
+ * lookup: keyed by the module's build-id and the file its DWARF is read
+ * from (NULL: not kept, as for a module without a build-id). */
+static struct lsd_lcache *mod_lcache(struct lsd_symbols *s, struct mod *md, int mod)
 {
+	const struct lsb_module *m;
+	const struct elf_file *f;
+
+	if (!md->lc_tried && md->dwelf) {
+		md->lc_tried = 1;
+		m = lsb_reader_module(s->r, (size_t)mod);
+		f = md->dwelf == md->main.elf ? &md->main : &md->dbg;
+		if (m && m->build_id_len > 1)
+			md->lc = lsd_lcache_open(m->build_id, m->build_id_len,
+						 f->data, f->len);
+	}
+	return md->lc;
+}
+
+static void find_lines(struct lsd_symbols *s, struct mod *md, int mod,
+		       uint64_t vaddr, struct lsd_symbol_info *info)
+{
+	struct lsd_lcache *lc = mod_lcache(s, md, mod);
 	Dwarf_Die cudie;
 	Dwarf_Line *ln;
 	int line;
 
-	if (!mod_dwarf(s, md, info->module) || !dwarf_addrdie(md->dw, vaddr, &cudie))
+	if (lc && lsd_lcache_get(lc, vaddr, info))
 		return;
+	if (!mod_dwarf(s, md, info->module))
+		return;
+	if (!dwarf_addrdie(md->dw, vaddr, &cudie)) {
+		if (lc)		/* an answer too: no unit has vaddr */
+			lsd_lcache_put(lc, vaddr, info);
+		return;
+	}
 	ln = dwarf_getsrc_die(&cudie, vaddr);
 	if (ln && !dwarf_lineno(ln, &line)) {
 		info->file = abs_path(s, &cudie, dwarf_linesrc(ln, NULL, NULL));
@@ -519,6 +550,9 @@ static void find_lines(struct lsd_symbols *s, struct mod *md, uint64_t vaddr,
 	 * once, not the unit's DIE tree at every lookup. */
 	info->ninline = lsd_inl_chain(&md->inl, &cudie, vaddr, info->inlined,
 				      LSD_MAX_INLINE);
+	/* (out of memory only costs the next analysis a DWARF read) */
+	if (lc)
+		lsd_lcache_put(lc, vaddr, info);
 }
 
 /* Module i's symbols, read at the first use. */
@@ -635,6 +669,6 @@ int lsd_symbols_lookup(struct lsd_symbols *s, int mod, uint64_t off,
 		info->func_start = off - info->func_off;
 	}
 	if (want_lines)
-		find_lines(s, md, info->vaddr, info);
+		find_lines(s, md, mod, info->vaddr, info);
 	return 0;
 }

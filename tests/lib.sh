@@ -52,6 +52,18 @@ t_grep() {	# t_grep "description" pattern file
 	fi
 }
 
+# The file offset of an ELF vaddr, from readelf's PT_LOAD lines.
+t_v2off() {	# t_v2off BINARY HEX_VADDR
+	v=$((0x${2#0x}))
+	readelf -lW "$1" | awk '$1 == "LOAD" {print $2, $3, $5}' |
+	while read -r off va fsz; do
+		if [ "$v" -ge $((va)) ] && [ "$v" -lt $((va + fsz)) ]; then
+			printf '%x\n' $((v - va + off))
+			break
+		fi
+	done
+}
+
 # The real recordings (../shared/testdata-real beside the checkout; CI
 # clones with shared/ beside it).  Read-only: never written.
 T_REAL=$LSTOP/../shared/testdata-real

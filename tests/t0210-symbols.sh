@@ -8,23 +8,11 @@
 TD=$BUILD/testdata
 SYMQ=$BUILD/tests/symq
 
-# File offset of an ELF vaddr, from readelf's PT_LOAD lines.
-v2off() {	# v2off BINARY HEX_VADDR
-	v=$((0x${2#0x}))
-	readelf -lW "$1" | awk '$1 == "LOAD" {print $2, $3, $5}' |
-	while read -r off va fsz; do
-		if [ "$v" -ge $((va)) ] && [ "$v" -lt $((va + fsz)) ]; then
-			printf '%x\n' $((v - va + off))
-			break
-		fi
-	done
-}
-
 # symq's answer for one vaddr of BINARY in module MODULE of BUNDLE.
 q() {	# q BUNDLE MODULE BINARY HEX_VADDR [symq options]
 	qb=$1 qm=$2 qbin=$3 qv=$4
 	shift 4
-	"$SYMQ" "$@" "$qb" "$qm" "$(v2off "$qbin" "$qv")"
+	"$SYMQ" "$@" "$qb" "$qm" "$(t_v2off "$qbin" "$qv")"
 }
 
 BIN=$TD/calls
@@ -116,11 +104,11 @@ mkdir -p "$T_TMP/dbg$T_TMP/bin"
 mv "$BIN" "$T_TMP/dbg$BIN"
 cp "$TD/spin" "$BIN"
 t_fail "--no-embed: another build at the recorded path is refused" \
-	"$SYMQ" "$T_TMP/ref.lsc" calls "$(v2off "$T_TMP/dbg$BIN" "$v")"
+	"$SYMQ" "$T_TMP/ref.lsc" calls "$(t_v2off "$T_TMP/dbg$BIN" "$v")"
 t_grep "the message names the file found and the recorded module" \
 	"build-id mismatch: the trace ran '$BIN' with build-id [0-9a-f]*, but '$BIN' has build-id [0-9a-f]*" "$T_TMP/last.err"
 t_eq "--no-embed: DEBUG_DIR/<path> with the right build-id is taken" "work+0x0" \
-	"$("$SYMQ" -d "$T_TMP/dbg" "$T_TMP/ref.lsc" calls "$(v2off "$T_TMP/dbg$BIN" "$v")" | cut -f2)"
+	"$("$SYMQ" -d "$T_TMP/dbg" "$T_TMP/ref.lsc" calls "$(t_v2off "$T_TMP/dbg$BIN" "$v")" | cut -f2)"
 rm -f "$BIN"
 t_fail "--no-embed: a module found nowhere fails" \
 	"$SYMQ" "$T_TMP/ref.lsc" calls 1000

@@ -294,8 +294,25 @@ int lsd_image_cache_path(const uint8_t *bid, size_t n, const char *suffix,
 	return id_path(dir, bid, n, suffix, path, len);
 }
 
+/* Whether the file at path holds exactly the n bytes at data. */
+static int same_bytes(const char *path, const void *data, size_t n)
+{
+	void *f;
+	size_t len;
+	int same;
+
+	if (lsd_modfile_map(path, &f, &len) < 0)
+		return 0;
+	same = len == n && !memcmp(f, data, n);
+	lsd_modfile_unmap(f, len);
+	return same;
+}
+
 /* A file holding the module's bytes: DIR/<build-id hex>, written once
- * (to a temporary name, then renamed, so a reader never sees half). */
+ * (to a temporary name, then renamed, so a reader never sees half).  A
+ * file there with other bytes (damaged, or another build of the same
+ * build-id: stripped or not) is written again: libipt must read what
+ * the fast path reads. */
 static char *cache_file(const char *dir, const struct lsb_module *m,
 			const struct lsd_module_bytes *mb)
 {
@@ -304,7 +321,8 @@ static char *cache_file(const char *dir, const struct lsb_module *m,
 
 	if (id_path(dir, m->build_id, m->build_id_len, "", path, sizeof(path)) < 0)
 		return NULL;
-	if (!stat(path, &st) && (size_t)st.st_size == mb->len)
+	if (!stat(path, &st) && (size_t)st.st_size == mb->len &&
+	    same_bytes(path, mb->data, mb->len))
 		return strdup(path);
 	if (ls_out_write_file(path, mb->data, mb->len) < 0)
 		return NULL;

@@ -64,3 +64,26 @@ damage "trailing garbage (checksum valid)" 'recrc(b + bytearray(12))'
 # Without a usable cache directory the decode sweeps every time.
 LOOPSCOPE_CACHE=/dev/null/x "$SB" "$T_TMP/c.lsc" >"$T_TMP/nocache.sb" 2>&1
 t_eq "no cache directory: the same result" "$(cat "$T_TMP/cold.sb")" "$(cat "$T_TMP/nocache.sb")"
+
+# The module files of the cache (DIR/<build-id>, what libipt reads) are
+# taken only with the bundle's bytes: one damaged in its code (same size)
+# is written again, and libipt's decode (the reference path, every chunk)
+# gives the cold decode's blocks.
+LOOPSCOPE_REFERENCE=1 "$SB" "$T_TMP/c.lsc" >"$T_TMP/ref.sb"
+t_eq "the reference decode gives the cold decode's blocks" "$(cat "$T_TMP/cold.sb")" "$(cat "$T_TMP/ref.sb")"
+id=$(readelf -n "$TESTDATA/calls" | sed -n 's/.*Build ID: //p')
+mf=$LOOPSCOPE_CACHE/$id
+cp "$mf" "$T_TMP/good.mod"
+off=$(readelf -SW "$TESTDATA/calls" | awk '$2 == ".text" {print $5}')
+python3 - "$mf" "$((0x$off))" <<'PY'
+import sys
+p, o = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(p, 'rb').read())
+for i in range(o, o + 64):
+    b[i] = 0xcc
+open(p, 'wb').write(bytes(b))
+PY
+t_ok "(the module file damaged: its size kept)" test "$(stat -c %s "$mf")" = "$(stat -c %s "$T_TMP/good.mod")"
+LOOPSCOPE_REFERENCE=1 "$SB" "$T_TMP/c.lsc" >"$T_TMP/ref2.sb"
+t_eq "a damaged module file: the same blocks" "$(cat "$T_TMP/cold.sb")" "$(cat "$T_TMP/ref2.sb")"
+t_ok "and the module file is written again" cmp "$mf" "$T_TMP/good.mod"

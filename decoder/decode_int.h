@@ -354,6 +354,13 @@ enum lsd_kind lsd_cs_branch(csh cs, const cs_insn *in, uint64_t *target);
 int lsd_xinsn(const uint8_t *code, size_t n, uint64_t ip, enum lsd_kind *kind,
 	      uint64_t *target);
 
+/* The classes of the 64-bit mode instruction at code (n bytes readable)
+ * as bits (1 << LSD_IC_*) into *cls, exactly as iclass.c's rule gives
+ * them from capstone, for the general-purpose opcodes: its size, or 0
+ * where xinsn.c defers (SSE, AVX, x87 and whatever lsd_xinsn() leaves to
+ * capstone).  Never fails. */
+int lsd_xinsn_class(const uint8_t *code, size_t n, unsigned *cls);
+
 /* One step of a linear sweep over code (the heads' and the entries'
  * sweeps): the instruction at *p (*len bytes left, at runtime address *a)
  * in execution mode mode, by xinsn.c's tables for 64-bit code and by

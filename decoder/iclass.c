@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decoder/decode_int.h"
 #include "decoder/iclass.h"
 #include "ls_err.h"
 
@@ -324,6 +325,35 @@ int lsd_iclass_count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
 	if (!c || (!code && len) || !out || mode < 0 || mode >= LSD_MODE_MAX)
 		return -LS_EINVAL;
 	for (n = 0; n < ninsn; n++) {
+		if (!cs_disasm_iter(c->cs[mode], &p, &left, &addr, c->insn))
+			return -LS_EDECODE;
+		classify(c->insn, out);
+	}
+	return (int)n;
+}
+
+int lsd_iclass_block(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
+		     size_t len, uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX])
+{
+	const uint8_t *p = code;
+	size_t left = len;
+	uint64_t addr = ip;
+	uint32_t n;
+
+	if (!c || (!code && len) || !out || mode < 0 || mode >= LSD_MODE_MAX)
+		return -LS_EINVAL;
+	for (n = 0; n < ninsn; n++) {
+		unsigned cls = 0;
+		int k = mode == LSD_MODE_64 && left ? lsd_xinsn_class(p, left, &cls) : 0;
+
+		if (k > 0) {
+			for (int i = 0; i < LSD_IC_MAX; i++)
+				out[i] += cls >> i & 1;
+			p += k;
+			left -= (size_t)k;
+			addr += (uint64_t)k;
+			continue;
+		}
 		if (!cs_disasm_iter(c->cs[mode], &p, &left, &addr, c->insn))
 			return -LS_EDECODE;
 		classify(c->insn, out);

@@ -213,7 +213,7 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		sb->mod_off = off;
 	}
 	if (d->ic)
-		lsd_iclass_count(d->ic, d->mode, code, codelen, start, ninsn, sb->iclass);
+		lsd_iclass_block(d->ic, d->mode, code, codelen, start, ninsn, sb->iclass);
 	sb->last_kind = (uint8_t)kind;
 	sb->mode = d->mode;
 	sp->idx[h] = (uint32_t)t->n + 1;

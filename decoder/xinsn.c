@@ -427,3 +427,169 @@ int lsd_sweep_step(csh cs, cs_insn *in, int mode, const uint8_t **p, size_t *len
 	++*a;
 	return 0;
 }
+
+/* Class bits (1 << LSD_IC_*) and the rule of iclass.c, for the
+ * general-purpose opcodes only.  The rule reads capstone's access flags,
+ * so their quirks are kept where the tables answer (a rotate's memory
+ * read only, test's written; setcc to memory, read or written by the
+ * condition, is left to capstone): the counts are capstone's
+ * (unit_xinsn compares them on every instruction it sweeps). */
+#define K_L (1u << LSD_IC_LOAD)
+#define K_S (1u << LSD_IC_STORE)
+#define K_B (1u << LSD_IC_BRANCH)
+#define K_C (1u << LSD_IC_CALL)
+#define K_R (1u << LSD_IC_RET)
+#define K_I (1u << LSD_IC_INT)
+#define K_O (1u << LSD_IC_OTHER)
+
+/* The classes of a one-byte opcode op (ModRM: mem names memory, reg its
+ * reg field); 0: not sure. */
+static unsigned class_one(unsigned op, int mem, unsigned reg, unsigned rex,
+			  unsigned rep, unsigned o16)
+{
+	/* an operation on r/m: reads, and writes unless only compared */
+	const unsigned rmw = mem ? K_L | K_S | K_I : K_I;
+	const unsigned rd = mem ? K_L | K_I : K_I;
+
+	if (op < 0x40 && (op & 7) < 4)		/* ALU; cmp (38-3b) only reads */
+		return (op & 2) || op >> 3 == 7 ? rd : rmw;
+	if (op < 0x40 && (op & 7) < 6)		/* ALU AL/eAX, imm */
+		return K_I;
+	if (op >= 0x50 && op <= 0x57)
+		return K_S;
+	if (op >= 0x58 && op <= 0x5f)
+		return K_L;
+	if ((op >= 0x70 && op <= 0x7f) || op == 0xeb || op == 0xe9)
+		return K_B;
+	if (op >= 0xb0 && op <= 0xbf)
+		return K_I;
+	switch (op) {
+	case 0x63: case 0x8a: case 0x8b:	/* movsxd, mov r, r/m: moves */
+		return mem ? K_L : K_I;
+	case 0x88: case 0x89:			/* mov r/m, r */
+		return mem ? K_S : K_I;
+	case 0x86: case 0x87:			/* xchg: a move */
+		return mem ? K_L | K_S : K_I;
+	case 0x84: case 0x85: case 0x69: case 0x6b:	/* test, imul */
+		return rd;
+	case 0x8d: case 0x98: case 0x99: case 0x9e: case 0x9f: case 0xa8:
+	case 0xa9: case 0xf5: case 0xf8: case 0xf9: case 0xfc: case 0xfd:
+	case 0x91: case 0x92: case 0x93: case 0x94: case 0x95: case 0x96:
+	case 0x97:			/* lea, cdqe, cqo, sahf, lahf, test, flags, xchg */
+		return o16 && op >= 0x91 && op <= 0x97 ? 0 : K_I;
+	case 0x90:
+		if (o16)
+			return 0;
+		return rep == 0xf3 || !(rex & 1) ? K_O : K_I;	/* pause, nop; xchg r8 */
+	case 0xd0: case 0xd1: case 0xd2: case 0xd3: case 0xc0: case 0xc1:
+		/* shifts; capstone 4 marks a rotate's memory read only */
+		return reg < 4 ? rd : rmw;
+	case 0x68: case 0x6a: case 0x9c:	/* push imm, pushf */
+		return K_S;
+	case 0x9d:
+		return K_L;
+	case 0xc9:				/* leave */
+		return K_L | K_I;
+	case 0x80: case 0x81: case 0x83:	/* group 1: /7 is cmp */
+		return reg == 7 ? rd : rmw;
+	case 0xa4: case 0xa5:			/* movs */
+		return K_L | K_S;
+	case 0xa6: case 0xa7: case 0xae: case 0xaf:	/* cmps, scas */
+		return K_L | K_I;
+	case 0xaa: case 0xab:			/* stos */
+		return K_S;
+	case 0xac: case 0xad:			/* lods */
+		return K_L;
+	case 0xe8:
+		return K_C | K_S;
+	case 0xc2: case 0xc3:
+		return K_R | K_L;
+	case 0xf6: case 0xf7:	/* test (written, says capstone 4); not, neg; mul .. idiv */
+		return reg == 0 || reg == 2 || reg == 3 ? rmw : rd;
+	case 0xfe:
+		return rmw;		/* inc, dec */
+	case 0xff:
+		switch (reg) {
+		case 0: case 1:
+			return rmw;
+		case 2:
+			return K_C | K_S | (mem ? K_L : 0);
+		case 4:
+			return K_B | (mem ? K_L : 0);
+		case 6:
+			return K_S | (mem ? K_L : 0);
+		}
+		return 0;
+	case 0x8f:				/* pop r/m */
+		return K_L | (mem ? K_S : 0);
+	case 0xc6: case 0xc7:			/* mov r/m, imm */
+		return mem ? K_S : K_I;
+	}
+	return 0;
+}
+
+/* The same for a two-byte (0F) opcode. */
+static unsigned class_two(unsigned op, int mem)
+{
+	const unsigned rmw = mem ? K_L | K_S | K_I : K_I;
+	const unsigned rd = mem ? K_L | K_I : K_I;
+
+	if (op >= 0x80 && op <= 0x8f)
+		return K_B;
+	if (op >= 0x40 && op <= 0x4f)		/* cmovcc */
+		return rd;
+	if (op >= 0x90 && op <= 0x9f)		/* setcc; to memory capstone 4 says
+						 * read or written by the condition */
+		return mem ? 0 : K_I;
+	if (op >= 0xc8 && op <= 0xcf)		/* bswap */
+		return K_I;
+	switch (op) {
+	case 0x05: case 0x1e: case 0x1f: case 0x18:	/* syscall, endbr, nop, prefetch */
+		return K_O;
+	case 0xaf: case 0xa3: case 0xb8: case 0xbc: case 0xbd:	/* imul, bt, popcnt, bsf, bsr */
+		return rd;
+	case 0xab: case 0xb3: case 0xbb:	/* bts, btr, btc */
+	case 0xa4: case 0xa5: case 0xac: case 0xad:	/* shld, shrd */
+	case 0xc0: case 0xc1:			/* xadd */
+		return rmw;
+	case 0xb6: case 0xb7: case 0xbe: case 0xbf:	/* movzx, movsx: moves */
+		return mem ? K_L : K_I;
+	}
+	return 0;		/* SSE, MMX and the rest: capstone */
+}
+
+/* (decode_int.h) */
+int lsd_xinsn_class(const uint8_t *code, size_t n, unsigned *cls)
+{
+	const uint8_t *p = code, *end;
+	unsigned op, rex = 0, rep = 0, o16 = 0, reg = 0;
+	enum lsd_kind kind;
+	uint64_t target;
+	int len = lsd_xinsn(code, n, 0, &kind, &target), mem = 0;
+
+	if (len <= 0)
+		return 0;
+	end = code + len;
+	/* the prefixes lsd_xinsn() took, then the opcode and ModRM */
+	for (;; p++) {
+		if (*p == 0x66)
+			o16 = 1;
+		else if (*p == 0xf2 || *p == 0xf3)
+			rep = *p;
+		else if (*p != 0x26 && *p != 0x2e && *p != 0x36 && *p != 0x3e &&
+			 *p != 0x64 && *p != 0x65)
+			break;
+	}
+	if ((*p & 0xf0) == 0x40)
+		rex = *p++;
+	op = *p++;
+	if (op == 0x0f)
+		op = 0x100 | *p++;
+	if (p < end) {		/* a ModRM byte, where the opcode has one */
+		mem = *p >> 6 != 3;
+		reg = (*p >> 3) & 7;
+	}
+	*cls = op & 0x100 ? class_two(op & 0xff, mem) :
+			    class_one(op, mem, reg, rex, rep, o16);
+	return *cls ? len : 0;
+}

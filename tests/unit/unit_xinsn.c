@@ -26,11 +26,42 @@
 #include <unistd.h>
 
 #include "decoder/decode_int.h"
+#include "decoder/iclass.h"
 #include "tap.h"
 
 struct tally {
 	size_t asked, answered, wrong;
+	size_t cls_answered, cls_wrong;	/* lsd_xinsn_class() */
 };
+
+/* iclass.c's capstone classes (the oracle), opened in main(). */
+static struct lsd_iclass_ctx *ic;
+
+/* Compares lsd_xinsn_class() at code (n bytes, capstone's size want)
+ * with lsd_iclass_count() over capstone. */
+static void check_class(const char *path, const uint8_t *code, size_t n,
+			uint64_t ip, int want, struct tally *t)
+{
+	uint16_t out[LSD_IC_MAX] = { 0 };
+	unsigned cls = 0, wcls = 0;
+	int got = lsd_xinsn_class(code, n, &cls), i;
+
+	if (!got)
+		return;
+	t->cls_answered++;
+	if (lsd_iclass_count(ic, LSD_MODE_64, code, n, ip, 1, out) == 1)
+		for (i = 0; i < LSD_IC_MAX; i++)
+			wcls |= out[i] ? 1u << i : 0;
+	if (got != want || cls != wcls) {
+		if (t->cls_wrong++ < 20) {
+			printf("# %s at 0x%llx: classes capstone %#x, xinsn %#x (%d bytes):",
+			       path, (unsigned long long)ip, wcls, cls, got);
+			for (i = 0; i < got && i < 15; i++)
+				printf(" %02x", code[i]);
+			putchar('\n');
+		}
+	}
+}
 
 static void report_wrong(const char *path, uint64_t ip, const uint8_t *p, size_t n,
 			 int want, int got, int wkind, int gkind)
@@ -59,6 +90,7 @@ static int check_at(csh cs, cs_insn *in, const char *path, const uint8_t *code,
 		want_kind = lsd_cs_branch(cs, in, &want_tgt);
 	}
 	*csize = want;
+	check_class(path, code, n, ip, want, t);
 	got = lsd_xinsn(code, n, ip, &got_kind, &got_tgt);
 	t->asked++;
 	if (!got)
@@ -181,7 +213,7 @@ int main(int argc, char **argv)
 	};
 	const char *build = getenv("BUILD");
 	char path[4096];
-	struct tally t = { 0, 0, 0 }, tlibc = { 0, 0, 0 };
+	struct tally t = { 0 }, tlibc = { 0 };
 	size_t i, nprog = 0;
 	csh cs;
 	cs_insn *in;
@@ -192,7 +224,8 @@ int main(int argc, char **argv)
 	(void)argv;
 	hand_cases();
 	elf_version(EV_CURRENT);
-	if (lsd_cs_open_mode(&cs, LSD_CS_DETAIL, LSD_MODE_64) < 0 || !(in = cs_malloc(cs))) {
+	if (lsd_cs_open_mode(&cs, LSD_CS_DETAIL, LSD_MODE_64) < 0 || !(in = cs_malloc(cs)) ||
+	    lsd_iclass_open(&ic) < 0) {
 		TAP_OK(0, "capstone opens");
 		return TAP_DONE();
 	}
@@ -222,6 +255,13 @@ int main(int argc, char **argv)
 	       tlibc.asked, tlibc.answered);
 	TAP_OK(tlibc.answered * 10 >= tlibc.asked * 9,
 	       "xinsn answers at least 90%% of libc's instructions");
+	TAP_EQ(t.cls_wrong, 0, "xinsn's classes are capstone's wherever it answers "
+	       "(%zu answered)", t.cls_answered);
+	TAP_EQ(tlibc.cls_wrong, 0, "and on libc (%zu of %zu boundaries answered)",
+	       tlibc.cls_answered, tlibc.asked);
+	TAP_OK(tlibc.cls_answered * 10 >= tlibc.asked * 7,
+	       "xinsn classes at least 70%% of libc's instructions");
+	lsd_iclass_close(ic);
 	cs_free(in, 1);
 	cs_close(&cs);
 	return TAP_DONE();

@@ -415,6 +415,8 @@ static int ct_span_marks(void *arg, size_t stream, const struct lsd_bspan *s, si
 		const struct lsd_block *b = s[j].b;
 		size_t n = s[j].n, i;
 
+		if (s[j].again)		/* marked when first handed out */
+			continue;
 		if (n >= 4) {
 			for (i = 0; i + 4 < n; i += 4) {
 				seen[b[i].id] = 1;

@@ -93,10 +93,13 @@ struct lsd_block {
 };
 
 /* Blocks handed out by reference (struct lsd_callbacks.spans): b[0 .. n),
- * n >= 1, in execution order. */
+ * n >= 1, in execution order.  again: these very block records (a chain
+ * where the decoder keeps it) were handed out before by this decoder, so
+ * an analysis that only notes which blocks ran may skip them. */
 struct lsd_bspan {
 	const struct lsd_block *b;
 	size_t n;
+	int again;
 };
 
 /* A span of trace that could not be decoded, as ptxed reports it: the

@@ -24,6 +24,7 @@
  * The packets are parsed in fast_pkt.c; the blocks' views, the index of
  * heads and the chains of blocks in fast_blk.c.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,17 +51,45 @@ static size_t spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t 
 	return k;
 }
 
+/* Sets s[0 .. ns).again.  A run made of a chain's whole array, where
+ * its slot keeps it, is made with again -1; every other run with 0, and
+ * a run cut short or moved off its chain's first block is set to 0.  So
+ * at delivery a run of -1 still starts at its chain's first block: again
+ * when it is the whole chain and the slot handed it out before (the slot
+ * is marked so; building or copying into a slot clears the mark). */
+static void spans_again(struct lsd_bspan *s, size_t ns)
+{
+	size_t i;
+
+	for (i = 0; i < ns; i++) {
+		struct lsd_fchain *ch;
+
+		if (s[i].again >= 0)
+			continue;
+		ch = (struct lsd_fchain *)(void *)((char *)(uintptr_t)s[i].b -
+						   offsetof(struct lsd_fchain, b));
+		if (s[i].n != ch->nb) {
+			s[i].again = 0;
+			continue;
+		}
+		s[i].again = ch->out;
+		ch->out = 1;
+	}
+}
+
 /* Hands out the n blocks of runs s[0 .. ns): to the spans callback as
  * they are, else copied into f->out for lsd_run_put().  Returns 0 or a
  * callback's return. */
-static int put_spans(struct lsd_fctx *c, const struct lsd_bspan *s, size_t ns, size_t n)
+static int put_spans(struct lsd_fctx *c, struct lsd_bspan *s, size_t ns, size_t n)
 {
 	struct lsd_run *r = c->r;
 
 	if (r->cbret)
 		return r->cbret;
-	if (r->spanfn && !r->nbatch && !r->skip)
+	if (r->spanfn && !r->nbatch && !r->skip) {
+		spans_again(s, ns);
 		return r->cbret = r->spanfn(r->arg, r->stream, s, ns);
+	}
 	if (ns == 1)		/* loc's one run, where chains are copied */
 		return lsd_run_put(r, s[0].b, n);
 	(void)spans_copy(c->f->out, s, ns);
@@ -85,6 +114,7 @@ static void flatten(struct lsd_fctx *c)
 		memcpy(f->loc, f->out, c->n * sizeof(*f->loc));
 		sp[0].b = f->loc;
 		sp[0].n = c->n;
+		sp[0].again = 0;
 		c->nsp = 1;
 		c->tail_loc = 1;
 	} else {
@@ -123,7 +153,7 @@ static void cut_at(const struct lsd_fctx *c, size_t fin, size_t *pi, size_t *ppa
  * callback's return. */
 static int commit(struct lsd_fctx *c, int all)
 {
-	struct lsd_bspan *sp = c->f->sp, keep = { NULL, 0 };
+	struct lsd_bspan *sp = c->f->sp, keep = { NULL, 0, 0 };
 	size_t i = 0, part = 0, fin = c->fin;
 	int err = 0;
 
@@ -154,6 +184,7 @@ static int commit(struct lsd_fctx *c, int all)
 		if (part) {
 			sp[i].b = keep.b + part;
 			sp[i].n = keep.n - part;
+			sp[i].again = 0;
 		}
 		c->delivered += fin;
 		c->n -= fin;
@@ -180,6 +211,7 @@ static struct lsd_block *last_own(struct lsd_fctx *c)
 	if (!s->n)
 		c->nsp--;
 	f->sp[c->nsp].b = o;
+	f->sp[c->nsp].again = 0;
 	f->sp[c->nsp++].n = 1;
 	c->tail_loc = 1;
 	return o;
@@ -392,6 +424,7 @@ static int run_chunk(struct lsd_fctx *c)
 			sp[nsp - 1].n++; \
 		} else { \
 			sp[nsp].b = (o); \
+			sp[nsp].again = 0; \
 			sp[nsp++].n = 1; \
 			tl = 1; \
 		} \
@@ -480,6 +513,7 @@ static int run_chunk(struct lsd_fctx *c)
 						sp[nsp - 1].n += ch->nb;
 					} else {
 						sp[nsp].b = loc + nloc;
+						sp[nsp].again = 0;
 						sp[nsp++].n = ch->nb;
 						tl = 1;
 					}
@@ -489,6 +523,7 @@ static int run_chunk(struct lsd_fctx *c)
 					 * the next build, which hands it out
 					 * first */
 					sp[nsp].b = ch->b;
+					sp[nsp].again = -1;	/* (spans_again()) */
 					sp[nsp++].n = ch->nb;
 					tl = 0;
 				}

@@ -192,6 +192,7 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 	int made = LSD_FCH_CODE;
 
 	ch->key = 0;	/* the slot's old chain is being overwritten */
+	ch->out = 0;
 	while (nb < LSD_CH_MAX) {
 		const struct lsd_fblk *f = &fb[cur - 1];
 		uint64_t to;
@@ -280,6 +281,7 @@ static void chain_copy(struct lsd_fchain *to, const struct lsd_fchain *from)
 {
 	memcpy(to, from, offsetof(struct lsd_fchain, b));
 	memcpy(to->b, from->b, from->nb * sizeof(*from->b));
+	to->out = 0;	/* (its own blocks: not handed out from here yet) */
 }
 
 struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, uint32_t cur,

@@ -85,6 +85,9 @@ struct lsd_fchain {
 	uint8_t nb;		/* its blocks */
 	uint8_t nops;		/* its return-stack operations */
 	uint8_t lastc;		/* index + 1 of its last block that took a bit */
+	/* its blocks were handed out whole from here (lsd_bspan.again);
+	 * cleared where the slot is built or copied into */
+	uint8_t out;
 	uint32_t end;		/* id + 1 of the block it stops at */
 	uint64_t insns;
 	/* In order: the return address a call pushes and its call block (id

@@ -28,6 +28,12 @@
 # (bench/kernels/, 10^9 instructions each, built -O2).  Every analyze's
 # profile must equal the reference's byte for byte, and every decode's
 # counts the reference decode's (said on stderr if not).
+# BASE=PATH (a loopscope binary of another build, e.g. one built from the
+# commit before the fast path, fe409f4, the build the issue measured)
+# adds its `analyze` of the same bundles, in the same run, with a
+# build-id cache of its own: a last table of its CPU seconds (best,
+# median) against --jobs=1's and their ratio.  Its profile is not
+# compared (an older profile format).
 # Usage: bench/analyze.sh [BUILD [REPEAT [JOBS]]]   (JOBS default: nproc)
 # A quick run of the script itself: ONLY=REGEX runs only the programs
 # whose name matches (e.g. ONLY=xz), TEXT=BYTES compresses that much text
@@ -91,6 +97,7 @@ row() {
 echo "best of $REPEAT_WORD"
 header
 : >"$tmp/medians"
+: >"$tmp/base"
 run() {	# run NAME STDIN CMD...
 	local name=$1 in=$2; shift 2
 	[ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]] && return
@@ -120,6 +127,14 @@ run() {	# run NAME STDIN CMD...
 	read -r aref maref <<<"$(LOOPSCOPE_REFERENCE=1 both "$LS" analyze -q -o "$tmp/r.lsprof" "$tmp/b.lsc")"
 	read -r a1 w1 ma1 mw1 <<<"$(measure "$LS" analyze -q -j 1 -o "$tmp/f1.lsprof" "$tmp/b.lsc")"
 	read -r aN wN maN mwN <<<"$(measure "$LS" analyze -q -j "$J" -o "$tmp/fn.lsprof" "$tmp/b.lsc")"
+	if [ -n "${BASE:-}" ]; then
+		local base mbase
+		read -r base mbase <<<"$(LOOPSCOPE_CACHE="$tmp/cache-base" both "$BASE" analyze -q \
+			-o "$tmp/b.lsprof" "$tmp/b.lsc")"
+		awk -v n="$name" -v b="$base" -v mb="$mbase" -v a="$a1" -v ma="$ma1" 'BEGIN {
+			printf "%-16s | %8.2f %8.2f | %8.2f %8.2f | %6.2f %6.2f\n",
+				n, b, mb, a, ma, b / a, mb / ma }' >>"$tmp/base"
+	fi
 	cmp -s "$tmp/r.lsprof" "$tmp/f1.lsprof" || echo "$name: --jobs=1's profile differs from the reference's" >&2
 	cmp -s "$tmp/r.lsprof" "$tmp/fn.lsprof" || echo "$name: --jobs=$J's profile differs from the reference's" >&2
 	row "$name" "$insns" "$blocks" "$nat" "$none" "$cg" "$rec" "$ipt" "$dref" "$d1" "$dw1" \
@@ -137,3 +152,10 @@ echo
 echo "median of $REPEAT_WORD"
 header
 cat "$tmp/medians"
+if [ -n "${BASE:-}" ]; then
+	echo
+	echo "analyze by $BASE against this build's --jobs=1 (CPU s)"
+	printf '%-16s | %8s %8s | %8s %8s | %6s %6s\n' program "base" "base med" "an j1" \
+		"an med" "base/an" "med"
+	cat "$tmp/base"
+fi

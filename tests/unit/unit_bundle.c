@@ -574,6 +574,26 @@ static void test_misc(void)
 		TAP_EQ(ls_crc32(0, d, sizeof(d)), 0x17bc2a46u, "crc32 of 1000 bytes");
 		TAP_EQ(ls_crc32(ls_crc32(0, d, 13), d + 13, sizeof(d) - 13), 0x17bc2a46u,
 		       "crc32 of 1000 bytes continued after 13");
+		TAP_EQ(ls_crc32_table(0, d, sizeof(d)), 0x17bc2a46u,
+		       "crc32 of 1000 bytes by the tables alone");
+	}
+	{
+		/* The folding way (where the CPU has carry-less multiply)
+		 * against the tables: every length to 1 KB, every alignment,
+		 * from a state other than 0. */
+		static uint8_t d[1024 + 16];
+		uint64_t x = 0x9e3779b97f4a7c15u;
+		size_t i, n, a, bad = 0;
+
+		for (i = 0; i < sizeof(d); i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			d[i] = (uint8_t)x;
+		}
+		for (a = 0; a < 16; a++)
+			for (n = 0; n + a <= sizeof(d) - 16; n++)
+				bad += ls_crc32(0x12345678u, d + a, n) !=
+				       ls_crc32_table(0x12345678u, d + a, n);
+		TAP_EQ(bad, 0, "crc32: every length to 1 KB at every alignment as the tables give it");
 	}
 	ls_buf_put_uleb(&b, UINT64_MAX);
 	ls_buf_put_sleb(&b, INT64_MIN);

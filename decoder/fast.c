@@ -52,11 +52,13 @@ static size_t spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t 
 }
 
 /* Sets s[0 .. ns).again.  A run made of a chain's whole array, where
- * its slot keeps it, is made with again -1; every other run with 0, and
- * a run cut short or moved off its chain's first block is set to 0.  So
- * at delivery a run of -1 still starts at its chain's first block: again
- * when it is the whole chain and the slot handed it out before (the slot
- * is marked so; building or copying into a slot clears the mark). */
+ * its slot keeps it, is made with again 1 when the slot handed it out
+ * whole before (a slot is not built again while a run points into it,
+ * and a part of such a run is of blocks handed out), else -1; every
+ * other run with 0, and a run cut short or moved off its chain's first
+ * block is set to 0.  So at delivery a run of -1 still starts at its
+ * chain's first block: the slot is marked as handing it out when it is
+ * the whole chain (building or copying into a slot clears the mark). */
 static void spans_again(struct lsd_bspan *s, size_t ns)
 {
 	size_t i;
@@ -64,16 +66,13 @@ static void spans_again(struct lsd_bspan *s, size_t ns)
 	for (i = 0; i < ns; i++) {
 		struct lsd_fchain *ch;
 
-		if (s[i].again >= 0)
+		if (s[i].again >= 0)	/* (most: chains handed out before) */
 			continue;
 		ch = (struct lsd_fchain *)(void *)((char *)(uintptr_t)s[i].b -
 						   offsetof(struct lsd_fchain, b));
-		if (s[i].n != ch->nb) {
-			s[i].again = 0;
-			continue;
-		}
-		s[i].again = ch->out;
-		ch->out = 1;
+		s[i].again = 0;
+		if (s[i].n == ch->nb)
+			ch->out = 1;
 	}
 }
 
@@ -523,7 +522,7 @@ static int run_chunk(struct lsd_fctx *c)
 					 * the next build, which hands it out
 					 * first */
 					sp[nsp].b = ch->b;
-					sp[nsp].again = -1;	/* (spans_again()) */
+					sp[nsp].again = ch->out ? 1 : -1;	/* (spans_again()) */
 					sp[nsp++].n = ch->nb;
 					tl = 0;
 				}

@@ -290,6 +290,11 @@ const struct lsd_sblock *lsd_sblock_at(const struct lsd_decoder *d, uint64_t ip)
  * Returns the count, or -LS_ENOENT where pid has nothing mapped. */
 int lsd_sblock_code(const struct lsd_decoder *d, uint32_t pid, uint64_t ip,
 		    uint8_t *buf, size_t size);
+/* The bytes of bundle module mod that d's images hold (an embedded
+ * module's, decompressed at lsd_open(); a referenced one's file), valid
+ * until lsd_close().  Returns 0, or -LS_ENOENT when d has none of them. */
+int lsd_module_bytes(const struct lsd_decoder *d, size_t mod, const void **data,
+		     size_t *len);
 /* Whether sb's last instruction is no branch (sb ends before a head and
  * falls through into it). */
 int lsd_sblock_falls(const struct lsd_sblock *sb);

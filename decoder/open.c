@@ -329,6 +329,19 @@ size_t lsd_nsblocks(const struct lsd_decoder *d)
 	return d ? d->sbt.n : 0;
 }
 
+int lsd_module_bytes(const struct lsd_decoder *d, size_t mod, const void **data,
+		     size_t *len)
+{
+	const struct lsd_module_bytes *mb;
+
+	if (!d || !d->nimgs || mod >= d->imgs[0].nmods || !d->imgs[0].mods[mod].data)
+		return -LS_ENOENT;
+	mb = &d->imgs[0].mods[mod];
+	*data = mb->data;
+	*len = mb->len;
+	return 0;
+}
+
 const struct lsd_sblock *lsd_sblock(const struct lsd_decoder *d, size_t id)
 {
 	return d && id < d->sbt.n ? lsd_sb(d, id) : NULL;

@@ -62,6 +62,8 @@ struct mod {
 	struct lsd_inl *inl;	/* its units' inlined ranges */
 	struct lsd_lcache *lc;	/* answers kept in the build-id cache */
 	int lc_tried;
+	const void *lent;	/* the module's bytes, held by the caller */
+	size_t nlent;
 	struct load_seg *loads;
 	size_t nloads;
 	struct lsd_symtab tab;
@@ -317,7 +319,17 @@ static int mod_load(struct lsd_symbols *s, size_t i, struct mod *md)
 
 	if (!m)
 		return -LS_ENOENT;
-	err = lsb_reader_module_data(s->r, i, &md->main.data, &md->main.len);
+	if (md->lent && (m->flags & LSB_MOD_EMBEDDED)) {
+		/* a copy: libelf writes into an image whose debug sections
+		 * libdw decompresses */
+		md->main.data = malloc(md->nlent ? md->nlent : 1);
+		md->main.len = md->nlent;
+		err = md->main.data ? 0 : -LS_ENOMEM;
+		if (!err)
+			memcpy(md->main.data, md->lent, md->nlent);
+	} else {
+		err = lsb_reader_module_data(s->r, i, &md->main.data, &md->main.len);
+	}
 	if (err == -LS_ENOENT) {
 		err = find_reference(s, m, &md->main);
 	} else if (err >= 0) {
@@ -404,6 +416,14 @@ void lsd_symbols_close(struct lsd_symbols *s)
 	lsd_debuginfod_end(s->dbgd);
 	free(s->debug_dir);
 	free(s);
+}
+
+void lsd_symbols_lend(struct lsd_symbols *s, size_t mod, const void *data, size_t len)
+{
+	if (!s || mod >= s->nmods)
+		return;
+	s->mods[mod].lent = data;
+	s->mods[mod].nlent = data ? len : 0;
 }
 
 const char *lsd_symbols_errmsg(const struct lsd_symbols *s)

@@ -199,19 +199,8 @@ static int shard_open(struct shard *s)
 		cli_reader_error(s->r, err);
 		goto fail;
 	}
-	if (lsd_symbols_open(&s->sym, s->r, s->debug_dir) < 0) {
-		s->sym = NULL;	/* loops without names */
-	} else {
-		/* the modules the decoder decompressed, not decompressed again
-		 * (shard_close() closes the symbols first) */
-		size_t i, n = lsb_reader_nmodules(s->r);
-		const void *data;
-		size_t len;
-
-		for (i = 0; i < n; i++)
-			if (!lsd_module_bytes(s->d, i, &data, &len))
-				lsd_symbols_lend(s->sym, i, data, len);
-	}
+	/* (NULL: loops without names; shard_close() closes them first) */
+	s->sym = cli_symbols_open(s->r, s->d, s->debug_dir);
 	if ((err = add_consumers(s)) != 0) {
 		if (err < 0)
 			cli_error("'%s': %s", s->path, ls_errstr(err));

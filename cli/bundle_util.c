@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "decoder/decode.h"
 #include "decoder/modfile.h"
 #include "decoder/symbols.h"
 #include "formats/bundle.h"
@@ -267,4 +268,19 @@ int cli_need_referenced(struct lsb_reader *r, const char *debug_dir)
 			 "as lost instead", bad > 1 ? "them" : "it", bad > 1 ? "them" : "it",
 			 bad > 1 ? "them" : "it");
 	return bad ? -1 : 0;
+}
+
+struct lsd_symbols *cli_symbols_open(struct lsb_reader *r, const struct lsd_decoder *d,
+				     const char *debug_dir)
+{
+	struct lsd_symbols *sym;
+	size_t i, n = lsb_reader_nmodules(r), len;
+	const void *data;
+
+	if (lsd_symbols_open(&sym, r, debug_dir) < 0)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!lsd_module_bytes(d, i, &data, &len))
+			lsd_symbols_lend(sym, i, data, len);
+	return sym;
 }

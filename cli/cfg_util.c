@@ -33,8 +33,8 @@ int cli_cfg_open_obs(struct cli_cfg *cc, const char *file, const char *debug_dir
 		return -1;
 	}
 	cli_warn_missing_code(cc->r, debug_dir);
-	if (lsd_symbols_open(&cc->sym, cc->r, debug_dir) < 0)
-		cc->sym = NULL;	/* functions then come from call targets */
+	/* (NULL: functions then come from call targets; closed before d) */
+	cc->sym = cli_symbols_open(cc->r, cc->d, debug_dir);
 	/* Code bytes find the targets of branches never taken. */
 	if (lsd_image_build_dir(&cc->img, cc->r, 0, LSB_RUN_TRACE, debug_dir) >= 0) {
 		cc->have_img = 1;

@@ -106,6 +106,14 @@ void cli_reader_error(struct lsb_reader *r, int err);
  * count losses.  Also warns when DEBUGINFOD_URLS is set in a build
  * without debuginfod support. */
 void cli_warn_missing_code(struct lsb_reader *r, const char *debug_dir);
+struct lsd_decoder;
+struct lsd_symbols;
+/* The symbols of r's modules for a command that decodes r with d: the
+ * modules d decompressed are lent to them (copied at their first lookup,
+ * not decompressed again), so the symbols must be closed before d.
+ * NULL when they cannot be opened (names then stay unknown). */
+struct lsd_symbols *cli_symbols_open(struct lsb_reader *r, const struct lsd_decoder *d,
+				     const char *debug_dir);
 /* For a bundle made by 'loopscope record': prints an error naming each
  * module it only references (--no-embed) that the traced run executed
  * and no file of that build can be had for (not at its path, nor in

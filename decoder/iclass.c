@@ -314,8 +314,11 @@ static void classify(const cs_insn *in, uint16_t out[LSD_IC_MAX])
 		out[LSD_IC_OTHER]++;
 }
 
-int lsd_iclass_count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
-		     size_t len, uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX])
+/* lsd_iclass_count() (tables 0: capstone alone) and lsd_iclass_block()
+ * (tables 1: xinsn's tables first in 64-bit code, capstone where they
+ * defer). */
+static int count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code, size_t len,
+		 uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX], int tables)
 {
 	const uint8_t *p = code;
 	size_t left = len;
@@ -324,27 +327,10 @@ int lsd_iclass_count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
 
 	if (!c || (!code && len) || !out || mode < 0 || mode >= LSD_MODE_MAX)
 		return -LS_EINVAL;
-	for (n = 0; n < ninsn; n++) {
-		if (!cs_disasm_iter(c->cs[mode], &p, &left, &addr, c->insn))
-			return -LS_EDECODE;
-		classify(c->insn, out);
-	}
-	return (int)n;
-}
-
-int lsd_iclass_block(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
-		     size_t len, uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX])
-{
-	const uint8_t *p = code;
-	size_t left = len;
-	uint64_t addr = ip;
-	uint32_t n;
-
-	if (!c || (!code && len) || !out || mode < 0 || mode >= LSD_MODE_MAX)
-		return -LS_EINVAL;
+	tables = tables && mode == LSD_MODE_64;
 	for (n = 0; n < ninsn; n++) {
 		unsigned cls = 0;
-		int k = mode == LSD_MODE_64 && left ? lsd_xinsn_class(p, left, &cls) : 0;
+		int k = tables && left ? lsd_xinsn_class(p, left, &cls) : 0;
 
 		if (k > 0) {
 			for (int i = 0; i < LSD_IC_MAX; i++)
@@ -359,4 +345,16 @@ int lsd_iclass_block(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
 		classify(c->insn, out);
 	}
 	return (int)n;
+}
+
+int lsd_iclass_count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
+		     size_t len, uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX])
+{
+	return count(c, mode, code, len, ip, ninsn, out, 0);
+}
+
+int lsd_iclass_block(struct lsd_iclass_ctx *c, int mode, const uint8_t *code,
+		     size_t len, uint64_t ip, uint32_t ninsn, uint16_t out[LSD_IC_MAX])
+{
+	return count(c, mode, code, len, ip, ninsn, out, 1);
 }

@@ -67,8 +67,18 @@ static size_t str_hash(const char *s)
 	return (size_t)(h ^ (h >> 32));
 }
 
-static int idx_put(struct lsd_lcache *c, size_t i);
+/* Indexes answer i (the table has room). */
+static void idx_put(struct lsd_lcache *c, size_t i)
+{
+	size_t h;
 
+	for (h = addr_hash(c->e[i].vaddr) & (c->capidx - 1); c->idx[h];
+	     h = (h + 1) & (c->capidx - 1))
+		;
+	c->idx[h] = (uint32_t)i + 1;
+}
+
+/* Doubles the index and indexes answers [0, c->ne) again. */
 static int idx_grow(struct lsd_lcache *c)
 {
 	size_t cap = c->capidx ? 2 * c->capidx : 256, i;
@@ -81,18 +91,6 @@ static int idx_grow(struct lsd_lcache *c)
 	c->capidx = cap;
 	for (i = 0; i < c->ne; i++)
 		idx_put(c, i);
-	return 0;
-}
-
-/* Indexes answer i (the table has room). */
-static int idx_put(struct lsd_lcache *c, size_t i)
-{
-	size_t h;
-
-	for (h = addr_hash(c->e[i].vaddr) & (c->capidx - 1); c->idx[h];
-	     h = (h + 1) & (c->capidx - 1))
-		;
-	c->idx[h] = (uint32_t)i + 1;
 	return 0;
 }
 
@@ -201,9 +199,11 @@ static void lc_load(struct lsd_lcache *c)
 		e->file = fo == LC_NONE ? NULL : str_intern(c, c->arena + fo, 1);
 		if (fo != LC_NONE && !e->file)
 			goto drop;
-		c->ne = i + 1;
-		if ((c->ne * 2 > c->capidx && idx_grow(c)) || idx_put(c, i))
+		/* (grown over answers [0, i): i goes in once) */
+		if ((i + 1) * 2 > c->capidx && idx_grow(c))
 			goto drop;
+		idx_put(c, i);
+		c->ne = i + 1;
 	}
 	c->ninl = nref;
 	c->nread = ne;
@@ -297,7 +297,8 @@ int lsd_lcache_put(struct lsd_lcache *c, uint64_t vaddr,
 	e.ninl = (uint32_t)nin;
 	c->ninl += (size_t)nin;
 	c->e[c->ne] = e;
-	return idx_put(c, c->ne++);
+	idx_put(c, c->ne++);
+	return 0;
 }
 
 /* The offset of s in the strings written (the table's order). */

@@ -317,12 +317,10 @@ static char *cache_file(const char *dir, const struct lsb_module *m,
 			const struct lsd_module_bytes *mb)
 {
 	char path[4200];
-	struct stat st;
 
 	if (id_path(dir, m->build_id, m->build_id_len, "", path, sizeof(path)) < 0)
 		return NULL;
-	if (!stat(path, &st) && (size_t)st.st_size == mb->len &&
-	    same_bytes(path, mb->data, mb->len))
+	if (same_bytes(path, mb->data, mb->len))
 		return strdup(path);
 	if (ls_out_write_file(path, mb->data, mb->len) < 0)
 		return NULL;

@@ -4,6 +4,7 @@
 
 #include "decoder/inlines.h"
 #include "ls_buf.h"
+#include "ls_err.h"
 
 struct range {
 	uint64_t lo, hi;	/* [lo, hi) */
@@ -90,9 +91,9 @@ int lsd_inl_chain(struct lsd_inl **pc, Dwarf_Die *cudie, uint64_t vaddr,
 	if (max > 64)
 		max = 64;
 	if (!*pc && !(*pc = calloc(1, sizeof(**pc))))
-		return 0;
+		return -LS_ENOMEM;
 	if (!(u = unit_of(*pc, cudie)))
-		return 0;
+		return -LS_ENOMEM;
 	/* the max deepest ranges holding vaddr, deepest (innermost) first:
 	 * proper nesting gives one per depth */
 	for (i = 0; i < u->n; i++) {

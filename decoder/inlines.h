@@ -18,8 +18,8 @@ struct lsd_inl;
 /* The names of the inlined subroutines of unit cudie whose code ranges
  * hold vaddr, innermost first, at most max into names[] (strings stay
  * valid while the Dwarf is open).  *pc is the table (made when NULL, the
- * unit's part on its first lookup).  Returns their number; 0 also when
- * out of memory. */
+ * unit's part on its first lookup).  Returns their number, or -LS_ENOMEM
+ * (the table could not be made: the answer is not known). */
 int lsd_inl_chain(struct lsd_inl **pc, Dwarf_Die *cudie, uint64_t vaddr,
 		  const char **names, int max);
 void lsd_inl_free(struct lsd_inl *c);

@@ -443,8 +443,9 @@ static size_t ptr_hash(const void *p)
 /* Source file `name` of compilation unit cu, absolute: a relative name
  * (gcc writes them relative to the build directory) joined to the unit's
  * DW_AT_comp_dir.  Returns name itself where it is absolute, has no
- * comp_dir, or memory runs out. */
-static const char *abs_path(struct lsd_symbols *s, Dwarf_Die *cu, const char *name)
+ * comp_dir, or memory runs out (then *lost is set: not the answer). */
+static const char *abs_path(struct lsd_symbols *s, Dwarf_Die *cu, const char *name,
+			    int *lost)
 {
 	Dwarf_Attribute at;
 	const char *dir, *rel;
@@ -457,8 +458,10 @@ static const char *abs_path(struct lsd_symbols *s, Dwarf_Die *cu, const char *na
 		size_t ncap = s->cappaths ? 2 * s->cappaths : 256;
 		struct abspath *np = calloc(ncap, sizeof(*np));
 
-		if (!np)
+		if (!np) {
+			*lost = 1;
 			return name;
+		}
 		for (i = 0; i < s->cappaths; i++) {
 			if (!s->paths[i].dw)
 				continue;
@@ -481,8 +484,10 @@ static const char *abs_path(struct lsd_symbols *s, Dwarf_Die *cu, const char *na
 	for (rel = name; rel[0] == '.' && rel[1] == '/'; rel += 2)
 		;
 	abs = malloc(strlen(dir) + strlen(rel) + 2);
-	if (!abs)
+	if (!abs) {
+		*lost = 1;
 		return name;
+	}
 	sprintf(abs, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", rel);
 	s->paths[h].dw = name;
 	s->paths[h].abs = abs;
@@ -542,36 +547,55 @@ static struct lsd_lcache *mod_lcache(struct lsd_symbols *s, struct mod *md, int 
 	return md->lc;
 }
 
+/* Whether dw's address ranges are read and no unit holds vaddr: a
+ * dwarf_addrdie() that failed for that reason, not for memory. */
+static int no_unit(Dwarf *dw, uint64_t vaddr)
+{
+	Dwarf_Aranges *ar;
+	size_t n;
+
+	return dwarf_getaranges(dw, &ar, &n) == 0 && !dwarf_getarange_addr(ar, vaddr);
+}
+
 static void find_lines(struct lsd_symbols *s, struct mod *md, int mod,
 		       uint64_t vaddr, struct lsd_symbol_info *info)
 {
 	struct lsd_lcache *lc = mod_lcache(s, md, mod);
 	Dwarf_Die cudie;
+	Dwarf_Lines *lines;
 	Dwarf_Line *ln;
-	int line;
+	size_t nlines;
+	int line, n, lost = 0;
 
 	if (lc && lsd_lcache_get(lc, vaddr, info))
 		return;
 	if (!mod_dwarf(s, md, info->module))
 		return;
 	if (!dwarf_addrdie(md->dw, vaddr, &cudie)) {
-		if (lc)		/* an answer too: no unit has vaddr */
+		/* an answer too where no unit has vaddr, not where libdw
+		 * could not tell (out of memory) */
+		if (lc && no_unit(md->dw, vaddr))
 			lsd_lcache_put(lc, vaddr, info);
 		return;
 	}
 	ln = dwarf_getsrc_die(&cudie, vaddr);
+	if (!ln && dwarf_getsrclines(&cudie, &lines, &nlines) != 0)
+		lost = 1;	/* the unit's line table unread: no answer */
 	if (ln && !dwarf_lineno(ln, &line)) {
-		info->file = abs_path(s, &cudie, dwarf_linesrc(ln, NULL, NULL));
+		info->file = abs_path(s, &cudie, dwarf_linesrc(ln, NULL, NULL), &lost);
 		info->line = info->file ? line : 0;
 	}
 	/* The inlined subroutines whose ranges hold vaddr, innermost first,
 	 * as eu-addr2line -i gives them (dwarf_getscopes' first scope and
 	 * its concrete parents); from a table of the unit's ranges, walked
 	 * once, not the unit's DIE tree at every lookup. */
-	info->ninline = lsd_inl_chain(&md->inl, &cudie, vaddr, info->inlined,
-				      LSD_MAX_INLINE);
-	/* (out of memory only costs the next analysis a DWARF read) */
-	if (lc)
+	n = lsd_inl_chain(&md->inl, &cudie, vaddr, info->inlined, LSD_MAX_INLINE);
+	info->ninline = n < 0 ? 0 : n;
+	/* An answer cut short by memory is this run's loss, not the
+	 * module's: kept, a later analysis would read it from the cache.
+	 * (A put that runs out of memory only costs the next analysis a
+	 * DWARF read.) */
+	if (lc && n >= 0 && !lost)
 		lsd_lcache_put(lc, vaddr, info);
 }
 

@@ -15,6 +15,7 @@ int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 		      uint32_t func, int async)
 {
 	struct lsa_frame *f;
+	int k;
 
 	if (t->nfr >= LSA_MAX_FRAMES || async)
 		lsa_cm_abort(t);
@@ -25,13 +26,18 @@ int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 	if (LS_GROW32(t->fr, t->nfr + 1, t->capfr, 64))
 		return -LS_ENOMEM;
 	f = &t->fr[t->nfr++];
-	memset(f, 0, sizeof(*f));
+	/* field by field, not a memset (a `rep stos`: see
+	 * lsa_loops_inst_new()) */
 	f->base = t->npath;
 	f->func = f->cur = func;
 	f->kids = LSA_NONE;
 	f->ret = ret;
 	f->start = t->insns;
+	f->cur_start = 0;
 	f->async = async;
+	LSA_UNROLL
+	for (k = 0; k < LSA_NC; k++)
+		f->fself.n[k] = f->ftot.n[k] = 0;
 	if (t->nfr > l->st.max_frames)
 		l->st.max_frames = t->nfr;
 	if (func != LSA_NONE) {

@@ -26,10 +26,19 @@ int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out)
 {
 	uint32_t i;
 
+	struct lsa_acc *a;
+	int k;
+
 	POOL_ALLOC(l, acc, nacc, capacc, freeacc, i);
-	memset(&l->acc[i], 0, sizeof(l->acc[i]));
-	l->acc[i].kids = LSA_NONE;
-	l->acc[i].callee = LSA_NONE;
+	/* field by field, as lsa_loops_inst_new() */
+	a = &l->acc[i];
+	LSA_UNROLL
+	for (k = 0; k < LSA_NC; k++)
+		a->cself.n[k] = a->ctot.n[k] = 0;
+	a->kids = LSA_NONE;
+	a->callee = LSA_NONE;
+	a->called = 0;
+	a->next = a->sq = a->nsq = 0;
 	*out = i;
 	return 0;
 }
@@ -46,11 +55,21 @@ void lsa_loops_acc_free(struct lsa_loops *l, uint32_t i)
 int lsa_loops_inst_new(struct lsa_loops *l, uint32_t loop, uint32_t *out)
 {
 	uint32_t i;
+	struct lsa_inst *in;
+	int k;
 
 	POOL_ALLOC(l, inst, ninst, capinst, freeinst, i);
-	memset(&l->inst[i], 0, sizeof(l->inst[i]));
-	l->inst[i].loop = loop;
-	l->inst[i].tail = LSA_NONE;
+	/* field by field: a memset of the whole was a `rep stos`, whose
+	 * start-up cost more than the stores (one per loop entry, one per
+	 * path entry that calls) */
+	in = &l->inst[i];
+	in->loop = loop;
+	in->tail = LSA_NONE;
+	in->tail_run = in->trips = 0;
+	in->next = 0;
+	LSA_UNROLL
+	for (k = 0; k < LSA_NC; k++)
+		in->self.n[k] = in->tot.n[k] = in->same.n[k] = 0;
 	*out = i;
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include "ls_crc32.h"
 #include "ls_buf.h"
 #include "ls_err.h"
+#include "ls_sort.h"
 #include "ls_out.h"
 
 struct ent_list {
@@ -239,13 +240,6 @@ static int add_dynamic(Elf *elf, struct ent_list *l)
 	return err;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct xsec {
 	uint64_t start, end;
 	const uint8_t *data;	/* the section's bytes, NULL if unknown */
@@ -328,9 +322,10 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
 		err = ent_push(&l, eh.e_entry);
 	for (i = 0; i < t->nzero && !err; i++)
 		err = ent_push(&l, t->zero[i].start);
+	if (!err)
+		err = ls_sort_u64(l.a, l.n);
 	if (err)
 		goto out;
-	qsort(l.a, l.n, sizeof(*l.a), cmp_u64);
 	/* Keep the entries in code that no symbol covers, once each. */
 	for (i = 0; i < l.n; i++) {
 		uint64_t a = l.a[i];

@@ -7,6 +7,7 @@
 #include "decoder/symtab.h"
 #include "ls_buf.h"
 #include "ls_err.h"
+#include "ls_sort.h"
 
 static int add_sym(struct lsd_symtab *t, uint64_t start, uint64_t size,
 		   const char *name, int rank)
@@ -286,11 +287,48 @@ static int cmp_sym(const void *a, const void *b)
 	return -strcmp(x->name, y->name);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Sorts t's symbols by cmp_sym(): by start with a radix sort, then the
+ * few with one start (aliases, nested symbols) by the rest.  The order
+ * is qsort()'s, as cmp_sym() tells apart any two symbols that differ.
+ * Returns 0 or -LS_ENOMEM. */
+static int sort_syms(struct lsd_symtab *t)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	size_t n = t->nsyms, i, j;
+	uint64_t *keys = malloc(n * sizeof(*keys));
+	uint32_t *ord = malloc(n * sizeof(*ord));
+	struct lsd_sym *to = malloc(n * sizeof(*to));
 
-	return x < y ? -1 : x > y;
+	if (!keys || !ord || !to || n > UINT32_MAX) {
+		free(keys);
+		free(ord);
+		free(to);
+		return -LS_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		keys[i] = t->syms[i].start;
+	if (ls_sort_order(keys, n, ord) < 0) {
+		free(keys);
+		free(ord);
+		free(to);
+		return -LS_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		to[i] = t->syms[ord[i]];
+	/* insertion sort of each run of one start */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && to[j - 1].start == to[j].start &&
+		     cmp_sym(&to[j - 1], &to[j]) > 0; j--) {
+			struct lsd_sym x = to[j];
+
+			to[j] = to[j - 1];
+			to[j - 1] = x;
+		}
+	free(t->syms);
+	t->syms = to;
+	t->capsyms = n;
+	free(keys);
+	free(ord);
+	return 0;
 }
 
 /* Flattens the symbols into segments with a sweep over all boundaries: a
@@ -307,7 +345,8 @@ int lsd_symtab_flatten(struct lsd_symtab *t)
 	t->nsegs = 0;
 	if (!n)
 		return 0;
-	qsort(t->syms, n, sizeof(*t->syms), cmp_sym);
+	if (sort_syms(t) < 0)
+		return -LS_ENOMEM;
 	pts = malloc(2 * n * sizeof(*pts));
 	stack = malloc(n * sizeof(*stack));
 	t->segs = malloc(2 * n * sizeof(*t->segs));
@@ -320,7 +359,11 @@ int lsd_symtab_flatten(struct lsd_symtab *t)
 		pts[npts++] = t->syms[i].start;
 		pts[npts++] = t->syms[i].end;
 	}
-	qsort(pts, npts, sizeof(*pts), cmp_u64);
+	if (ls_sort_u64(pts, npts) < 0) {
+		free(pts);
+		free(stack);
+		return -LS_ENOMEM;
+	}
 	for (i = 0; i < npts; i++) {
 		int32_t cur;
 

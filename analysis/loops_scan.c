@@ -231,7 +231,8 @@ static int charge_acc(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o
 		uint32_t loop = in->loop, i;
 
 		lsa_cnt_add(&in->self, &a->cself);
-		lsa_cnt_add(&in->tot, &a->ctot);
+		if (a->ctot.n[0])	/* (none: the callees ran no loop) */
+			lsa_cnt_add(&in->tot, &a->ctot);
 		if (a->called)
 			err = lsa_kmap_add(&t->calls, (uint64_t)loop << 32 | a->callee,
 				       e->sb->id, 1);
@@ -244,7 +245,8 @@ static int charge_acc(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o
 		lsa_loops_kids_free(l, a->kids);
 	} else {
 		lsa_cnt_add(&o.fr->fself, &a->cself);
-		lsa_cnt_add(&o.fr->ftot, &a->ctot);
+		if (a->ctot.n[0])
+			lsa_cnt_add(&o.fr->ftot, &a->ctot);
 		err = lsa_loops_kids_move(l, &o.fr->kids, a->kids);
 	}
 	lsa_loops_acc_free(l, e->acc);
@@ -295,7 +297,10 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 
 	if (!r)
 		return -LS_ENOMEM;
-	lsa_cnt_add(&tot, &in->tot);
+	/* (a count with no instructions is all 0: a block has one, and an
+	 * innermost entry has no nested totals, most have no recursion) */
+	if (in->tot.n[0])
+		lsa_cnt_add(&tot, &in->tot);
 	if (!r->entries || trips < r->tmin)
 		r->tmin = trips;
 	if (trips > r->tmax)
@@ -306,7 +311,8 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 	/* entries of this loop nested in this entry (recursion) have added
 	 * their totals already: count their instructions once */
 	lsa_cnt_add(&r->total, &tot);
-	lsa_cnt_sub(&r->total, &in->same);
+	if (in->same.n[0])
+		lsa_cnt_sub(&r->total, &in->same);
 	if (trips < l->o.trip_limit) {
 		err = lsa_loops_trip_add(t, loop, trips, 1);
 	} else {

@@ -102,7 +102,8 @@ static int sweep_section(csh cs, int mode, const uint8_t *data, size_t len,
  * version, capstone version, build-id or CRC do not match is ignored, and
  * rewritten after a new sweep; failures only cost a sweep. */
 #define EC_MAGIC "LSENTRS\n"
-#define EC_VERSION 2u	/* 2: 32-bit modules swept as 32-bit code */
+#define EC_VERSION 3u	/* 2: 32-bit modules swept as 32-bit code; 3: the
+			 * targets sorted, once each */
 #define EC_HEAD (8 + 4 + 4 + 4 + 64 + 8)
 
 static int ec_path(const uint8_t *bid, size_t n, char *path, size_t len)
@@ -180,6 +181,42 @@ static void ec_save(const uint8_t *bid, size_t n, const struct ent_list *l)
 	ok = fwrite(h, 1, sizeof(h), f) == sizeof(h) &&
 	     (!l->n || fwrite(l->a, 8, l->n, f) == l->n) && fwrite(&crc, 4, 1, f) == 1;
 	ls_out_finish(&o, ok ? 0 : -LS_EIO);
+}
+
+/* Sorts l ascending and keeps each address once.  Returns 0 or
+ * -LS_ENOMEM. */
+static int ent_sort_unique(struct ent_list *l)
+{
+	size_t i, n = 0;
+	int err = ls_sort_u64(l->a, l->n);
+
+	if (err)
+		return err;
+	for (i = 0; i < l->n; i++)
+		if (!n || l->a[n - 1] != l->a[i])
+			l->a[n++] = l->a[i];
+	l->n = n;
+	return 0;
+}
+
+/* l[0 .. n0) sorted and unique, the rest not: l sorted (the tail sorted
+ * and merged in).  Returns 0 or -LS_ENOMEM. */
+static int ent_merge(struct ent_list *l, size_t n0)
+{
+	size_t i = 0, j = n0, k = 0;
+	uint64_t *m;
+	int err = ls_sort_u64(l->a + n0, l->n - n0);
+
+	if (err || !n0 || n0 == l->n || l->a[n0 - 1] <= l->a[n0])
+		return err;
+	if (!(m = malloc(l->n * sizeof(*m))))
+		return -LS_ENOMEM;
+	while (i < n0 || j < l->n)
+		m[k++] = j == l->n || (i < n0 && l->a[i] <= l->a[j]) ? l->a[i++] : l->a[j++];
+	free(l->a);
+	l->a = m;
+	l->cap = l->n;
+	return 0;
 }
 
 /* Addends of RELATIVE and IRELATIVE relocations: pointers to the
@@ -274,7 +311,7 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
 {
 	struct ent_list l = { NULL, 0, 0 };
 	struct xsec *xs = NULL;
-	size_t nxs = 0, capxs = 0, i, k, nadd = 0;
+	size_t nxs = 0, capxs = 0, i, k, nadd = 0, n0;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
 	GElf_Shdr sh;
@@ -311,9 +348,14 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
 	}
 	if (!cached) {
 		cs_close(&cs);
+		/* kept sorted, once each: a later open sorts only what is
+		 * added below (a big library's sweep holds 10^5 targets) */
+		if (!err)
+			err = ent_sort_unique(&l);
 		if (!err)
 			ec_save(build_id, build_id_len, &l);
 	}
+	n0 = l.n;
 	if (!err)
 		err = add_relocs(elf, &l);
 	if (!err)
@@ -323,7 +365,7 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
 	for (i = 0; i < t->nzero && !err; i++)
 		err = ent_push(&l, t->zero[i].start);
 	if (!err)
-		err = ls_sort_u64(l.a, l.n);
+		err = ent_merge(&l, n0);
 	if (err)
 		goto out;
 	/* Keep the entries in code that no symbol covers, once each. */

@@ -235,6 +235,14 @@ const struct lsb_module *lsb_reader_module(const struct lsb_reader *r, size_t i)
  * Returns -LS_ENOENT if the module is a reference only. */
 int lsb_reader_module_data(struct lsb_reader *r, size_t i, void **data,
 			   size_t *len);
+/* Reads and checks the stored bytes of embedded module i as
+ * lsb_reader_module_data() does, without decompressing them: *pcrc gets
+ * their CRC-32, *stored their length, *len the module's length (what
+ * lsb_reader_module_data() would give).  They name the module's bytes
+ * in a cache (decoder/image.c).  Returns 0 or lsb_reader_module_data()'s
+ * errors. */
+int lsb_reader_module_stored(struct lsb_reader *r, size_t i, uint32_t *pcrc,
+			     uint64_t *stored, uint64_t *len);
 
 /* Calls cb for every sideband event / sample / memory-access record in file
  * order; a non-zero return from cb stops the walk and is returned.  A

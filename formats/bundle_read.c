@@ -936,6 +936,27 @@ const struct lsb_module *lsb_reader_module(const struct lsb_reader *r, size_t i)
 	return r && i < r->nmods ? &r->mods[i].m : NULL;
 }
 
+int lsb_reader_module_stored(struct lsb_reader *r, size_t i, uint32_t *pcrc,
+			     uint64_t *stored, uint64_t *len)
+{
+	const struct r_sec *s;
+	int err;
+
+	if (!r || i >= r->nmods || !pcrc || !stored || !len)
+		return -LS_EINVAL;
+	if (!(r->mods[i].m.flags & LSB_MOD_EMBEDDED))
+		return -LS_ENOENT;
+	s = &r->secs[r->mods[i].sec];
+	if ((err = read_stored(r, r->mods[i].sec)) < 0)
+		return err;
+	if (s->raw < s->aux32)
+		return lsb_rsec_damaged(r, r->mods[i].sec, "module shorter than its header");
+	*pcrc = s->pcrc;
+	*stored = s->stored;
+	*len = s->raw - s->aux32;
+	return 0;
+}
+
 int lsb_reader_module_data(struct lsb_reader *r, size_t i, void **data,
 			   size_t *len)
 {

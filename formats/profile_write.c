@@ -35,7 +35,16 @@ void lsp_put_str(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = 0;
 
+		/* a run of plain bytes in one write */
+		while (s[n] && (unsigned char)s[n] >= 0x20 && s[n] != '\\' && s[n] != 0x7f)
+			n++;
+		if (n) {
+			fwrite_unlocked(s, 1, n, f);
+			s += n - 1;
+			continue;
+		}
 		if (c == '\\')
 			fputs("\\\\", f);
 		else if (c == '\t')
@@ -51,12 +60,39 @@ void lsp_put_str(FILE *f, const char *s)
 	}
 }
 
+/* A tab and v in decimal (0x and hex with hex): what fprintf's "\t%"
+ * PRIu64 writes, without its format parsing and locking, a fifth of a
+ * short analysis' writing of its profile. */
+static void put_tu(FILE *f, uint64_t v)
+{
+	char b[24], *p = b + sizeof(b);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	*--p = '\t';
+	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), f);
+}
+
+static void put_tx(FILE *f, uint64_t v)
+{
+	char b[24], *p = b + sizeof(b);
+
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	*--p = 'x';
+	*--p = '0';
+	*--p = '\t';
+	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), f);
+}
+
 static void put_idx(FILE *f, uint32_t i)
 {
 	if (i == LSP_NONE)
 		fputs("\t-", f);
 	else
-		fprintf(f, "\t%" PRIu32, i);
+		put_tu(f, i);
 }
 
 static void put_ic(FILE *f, const uint64_t *ic)
@@ -64,7 +100,7 @@ static void put_ic(FILE *f, const uint64_t *ic)
 	unsigned c;
 
 	for (c = 0; c < LSP_NCLASS; c++)
-		fprintf(f, "\t%" PRIu64, ic[c]);
+		put_tu(f, ic[c]);
 }
 
 static size_t put_header(const struct lsp_profile *p, FILE *f)
@@ -107,18 +143,26 @@ static size_t put_header(const struct lsp_profile *p, FILE *f)
 	for (i = 0; i < p->n_funcs; i++, n++) {
 		const struct lsp_func *fn = &p->funcs[i];
 
-		fprintf(f, "func\t%zu\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64 "\t",
-			i, fn->module, fn->off, fn->vaddr);
+		fputs("func", f);
+		put_tu(f, i);
+		put_tu(f, fn->module);
+		put_tx(f, fn->off);
+		put_tx(f, fn->vaddr);
+		fputc('\t', f);
 		lsp_put_str(f, fn->name);
 		fputc('\t', f);
 		lsp_put_str(f, fn->file);
-		fprintf(f, "\t%" PRIu32 "\n", fn->line);
+		put_tu(f, fn->line);
+		fputc('\n', f);
 	}
 	for (i = 0; i < p->n_loops; i++, n++) {
 		const struct lsp_loop *l = &p->loops[i];
 
-		fprintf(f, "loop\t%zu\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64, i,
-			l->module, l->head_off, l->head_vaddr);
+		fputs("loop", f);
+		put_tu(f, i);
+		put_tu(f, l->module);
+		put_tx(f, l->head_off);
+		put_tx(f, l->head_vaddr);
 		put_idx(f, l->func);
 		fputc('\t', f);
 		lsp_put_str(f, l->file);
@@ -139,48 +183,70 @@ static size_t put_rows(const struct lsp_profile *p, FILE *f)
 	for (i = 0; i < p->n_lstats; i++, n++) {
 		const struct lsp_lstat *s = &p->lstats[i];
 
-		fprintf(f, "lstat\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64
-			"\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-			"\t%" PRIu64, s->loop, s->thread, s->entries, s->iterations,
-			s->self, s->total, s->trip_min, s->trip_max, s->over_entries,
-			s->over_sum);
+		const uint64_t v[] = { s->loop, s->thread, s->entries, s->iterations,
+				       s->self, s->total, s->trip_min, s->trip_max,
+				       s->over_entries, s->over_sum };
+
+		fputs("lstat", f);
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+			put_tu(f, v[k]);
 		put_ic(f, s->self_ic);
 		put_ic(f, s->total_ic);
 		fputc('\n', f);
 	}
-	for (i = 0; i < p->n_trips; i++, n++)
-		fprintf(f, "trip\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\n",
-			p->trips[i].loop, p->trips[i].thread, p->trips[i].trips,
-			p->trips[i].entries);
+	for (i = 0; i < p->n_trips; i++, n++) {
+		fputs("trip", f);
+		put_tu(f, p->trips[i].loop);
+		put_tu(f, p->trips[i].thread);
+		put_tu(f, p->trips[i].trips);
+		put_tu(f, p->trips[i].entries);
+		fputc('\n', f);
+	}
 	for (i = 0; i < p->n_edges; i++, n++) {
 		fputs("edge", f);
 		put_idx(f, p->edges[i].parent);
-		fprintf(f, "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64 "\n",
-			p->edges[i].child, p->edges[i].thread, p->edges[i].count,
-			p->edges[i].total);
+		put_tu(f, p->edges[i].child);
+		put_tu(f, p->edges[i].thread);
+		put_tu(f, p->edges[i].count);
+		put_tu(f, p->edges[i].total);
+		fputc('\n', f);
 	}
 	for (i = 0; i < p->n_tails; i++, n++) {
-		fprintf(f, "tail\t%" PRIu32 "\t%" PRIu32 "\t0x%" PRIx64 "\t0x%" PRIx64
-			"\t%" PRIu64 "\t%" PRIu32 "\t", p->tails[i].loop, p->tails[i].thread,
-			p->tails[i].off, p->tails[i].vaddr, p->tails[i].count,
-			p->tails[i].line);
+		fputs("tail", f);
+		put_tu(f, p->tails[i].loop);
+		put_tu(f, p->tails[i].thread);
+		put_tx(f, p->tails[i].off);
+		put_tx(f, p->tails[i].vaddr);
+		put_tu(f, p->tails[i].count);
+		put_tu(f, p->tails[i].line);
+		fputc('\t', f);
 		lsp_put_str(f, p->tails[i].file);
 		fputc('\n', f);
 	}
 	for (i = 0; i < p->n_calls; i++, n++) {
 		const struct lsp_call *c = &p->calls[i];
 
-		fprintf(f, "call\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu32 "\t0x%" PRIx64
-			"\t0x%" PRIx64, c->loop, c->thread, c->module, c->off, c->vaddr);
+		fputs("call", f);
+		put_tu(f, c->loop);
+		put_tu(f, c->thread);
+		put_tu(f, c->module);
+		put_tx(f, c->off);
+		put_tx(f, c->vaddr);
 		put_idx(f, c->callee);
-		fprintf(f, "\t%" PRIu64 "\n", c->count);
+		put_tu(f, c->count);
+		fputc('\n', f);
 	}
 	for (i = 0; i < p->n_fstats; i++, n++) {
 		const struct lsp_fstat *s = &p->fstats[i];
 
-		fprintf(f, "fstat\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64 "\t%" PRIu64
-			"\t%" PRIu64 "\t%" PRIu64 "\n", s->func, s->thread, s->self,
-			s->total, s->loop_level, s->calls);
+		fputs("fstat", f);
+		put_tu(f, s->func);
+		put_tu(f, s->thread);
+		put_tu(f, s->self);
+		put_tu(f, s->total);
+		put_tu(f, s->loop_level);
+		put_tu(f, s->calls);
+		fputc('\n', f);
 	}
 	for (i = 0; i < p->n_verdicts; i++, n++)
 		fprintf(f, "verdict\t%" PRIu32 "\t%s\t%" PRIu32 "\n", p->verdicts[i].loop,

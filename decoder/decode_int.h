@@ -204,14 +204,8 @@ struct lsd_decoder {
 	struct lsd_prefetch *pf;	/* reading that stream ahead, or NULL */
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
-	/* fast.c's chains of blocks: a table of 2^ch_log slots, each the
-	 * index + 1 of its chain in a pool (0: none yet), which gives a
-	 * slot its chain at its first use (lsd_fchain_new()): the chains
-	 * used lie together, not one per page of a table of slots */
-	uint32_t *chidx;
-	struct lsd_fchain *chains;
-	uint32_t nchains;
-	unsigned ch_log;		/* log2 of the table's slots */
+	struct lsd_fchain *chains;	/* fast.c's chains of blocks */
+	unsigned ch_log;		/* log2 of their table's entries */
 	struct lsd_fast *fspare;	/* a run's fast-path state, kept for the
 					 * next run (fast.c) */
 };

@@ -385,7 +385,6 @@ static int run_chunk(struct lsd_fctx *c)
 {
 	struct lsd_bspan *const sp = c->f->sp;
 	struct lsd_block *const loc = c->f->loc;
-	const uint32_t *const chidx = c->d->chidx;
 	struct lsd_fchain *const chains = c->d->chains;
 	const unsigned ch_shift = 64 - c->d->ch_log;
 	struct lsd_fpk k;
@@ -485,10 +484,9 @@ static int run_chunk(struct lsd_fctx *c)
 				unsigned kk = ntnt < LSD_CH_BITS ? ntnt : LSD_CH_BITS;
 				unsigned bits = (unsigned)(tnt >> (64 - kk));
 				uint64_t key = lsd_fchain_key(cur, kk, bits);
-				size_t sl = lsd_fchain_slot(key, ch_shift);
 
-				ch = chidx[sl] ? &chains[chidx[sl] - 1] : NULL;
-				if (!ch || ch->key != key) {
+				ch = &chains[lsd_fchain_slot(key, ch_shift)];
+				if (ch->key != key) {
 					/* No chain starts at cur, ever (a chain
 					 * found there says it is not such a block:
 					 * asked on a miss only). */
@@ -504,8 +502,7 @@ static int run_chunk(struct lsd_fctx *c)
 							return err;
 						LOAD();
 					}
-					if (!(ch = lsd_fast_chain(c->d, lsd_fchain_new(c->d, sl),
-								 cur, kk, bits)))
+					if (!(ch = lsd_fast_chain(c->d, ch, cur, kk, bits)))
 						break;
 				}
 				if (c->copy) {
@@ -758,18 +755,8 @@ int lsd_fast_chunk(struct lsd_run *r)
 	}
 	/* Without memory for chains, block by block. */
 	if (!r->d->chains) {
-		size_t n;
-
 		r->d->ch_log = ch_log_for(r->d);
-		n = (size_t)1 << r->d->ch_log;
-		/* (the pool not cleared: its pages are touched as it fills) */
-		r->d->chidx = calloc(n, sizeof(*r->d->chidx));
-		r->d->chains = r->d->chidx ? malloc(n * sizeof(*r->d->chains)) : NULL;
-		r->d->nchains = 0;
-		if (!r->d->chains) {
-			free(r->d->chidx);
-			r->d->chidx = NULL;
-		}
+		r->d->chains = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chains));
 	}
 	/* Blocks batched before this chunk go out first. */
 	if ((err = lsd_run_batch_flush(r)) != 0)

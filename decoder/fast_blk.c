@@ -301,8 +301,8 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
 	for (; m; m &= m - 1) {
 		u = (unsigned)__builtin_ctz(m);
 		key = lsd_fchain_skey(cur, u, bits >> (k - u));
-		s = lsd_fchain_find(d, lsd_fchain_slot(key, shift));
-		if (!s || s->key != key)
+		s = &d->chains[lsd_fchain_slot(key, shift)];
+		if (s->key != key)
 			continue;
 		/* and under all k bits from now on, found in one probe */
 		if (s == ch)
@@ -322,7 +322,7 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
 		 * the other patterns that start with them */
 		u = ch->used;
 		key = lsd_fchain_skey(cur, u, bits >> (k - u));
-		s = lsd_fchain_new(d, lsd_fchain_slot(key, shift));
+		s = &d->chains[lsd_fchain_slot(key, shift)];
 		if (s != ch)
 			chain_copy(s, ch);
 		s->key = key;
@@ -339,9 +339,6 @@ void lsd_fast_free(struct lsd_decoder *d)
 	d->fspare = NULL;
 	free(d->chains);
 	d->chains = NULL;
-	free(d->chidx);
-	d->chidx = NULL;
-	d->nchains = 0;
 	free(d->fb);
 	d->fb = NULL;
 	d->capfb = 0;

@@ -98,29 +98,6 @@ struct lsd_fchain {
 	struct lsd_block b[LSD_CH_MAX];
 };
 
-/* The chain in slot sl of d's table, NULL if the slot has none yet. */
-static inline struct lsd_fchain *lsd_fchain_find(const struct lsd_decoder *d, size_t sl)
-{
-	uint32_t ix = d->chidx[sl];
-
-	return ix ? &d->chains[ix - 1] : NULL;
-}
-
-/* The chain of slot sl, made (empty) at the slot's first use: the pool
- * has room for one per slot. */
-static inline struct lsd_fchain *lsd_fchain_new(struct lsd_decoder *d, size_t sl)
-{
-	struct lsd_fchain *ch = lsd_fchain_find(d, sl);
-
-	if (!ch) {
-		ch = &d->chains[d->nchains++];
-		ch->key = 0;
-		ch->out = 0;
-		d->chidx[sl] = d->nchains;
-	}
-	return ch;
-}
-
 /* The blocks not yet handed out are runs (sp[]): a chain's own blocks,
  * where its slot keeps them (not copied; the slots change only after
  * every run pointing into them is handed out or copied into loc), or

@@ -155,6 +155,14 @@ static int ec_load(const uint8_t *bid, size_t n, struct ent_list *l)
 			memcpy(l->a, buf + EC_HEAD, count * 8);
 			l->n = l->cap = count;
 			ok = 1;
+			/* as saved: ascending, each once (merged with) */
+			for (size_t i = 1; i < count && ok; i++)
+				ok = l->a[i - 1] < l->a[i];
+			if (!ok) {
+				free(l->a);
+				l->a = NULL;
+				l->n = l->cap = 0;
+			}
 		}
 	}
 	fclose(f);

@@ -334,8 +334,9 @@ static char *cache_file(const char *dir, const struct lsb_module *m,
  * module section is stored as recorded then maps DIR/<build-id hex>
  * (checked against the record's CRC) instead of decompressing it: a
  * short analysis spent a fifth of its time on that and its copies.  40
- * bytes, little-endian: magic, version, stored CRC, stored length,
- * length, CRC of the bytes, CRC of the 36 bytes before. */
+ * bytes in the machine's byte order (as the cache's other files): magic,
+ * version, stored CRC, stored length, length, CRC of the bytes, CRC of
+ * the 36 bytes before. */
 #define SUM_MAGIC "LSMODSUM"
 #define SUM_VERSION 1u
 #define SUM_LEN 40
@@ -448,10 +449,9 @@ static int load_modules(struct build_ctx *c, const char *debug_dir,
 			char *errmsg, size_t errlen)
 {
 	struct lsb_reader *r = c->r;
+	char dir[4096];
 	size_t i;
 	int err;
-
-	char dir[4096];
 
 	c->nmods = lsb_reader_nmodules(r);
 	c->mods = calloc(c->nmods ? c->nmods : 1, sizeof(*c->mods));

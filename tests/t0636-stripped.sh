@@ -100,9 +100,28 @@ EC="$LOOPSCOPE_CACHE/$id.entries"
 t_ok "the entries sweep is cached: $id.entries" test -s "$EC"
 "$LOOPSCOPE" analyze -o again.lsprof stripped.lsc >/dev/null 2>&1
 t_ok "analyze with the cached sweep: the same profile" cmp stripped.lsprof again.lsprof
+cp "$EC" ec.good
 printf 'junk' | dd of="$EC" bs=1 seek=100 conv=notrunc 2>/dev/null
 "$LOOPSCOPE" analyze -o again.lsprof stripped.lsc >/dev/null 2>&1
 t_ok "a damaged cache file is ignored: the same profile" cmp stripped.lsprof again.lsprof
+# The targets are kept ascending, each once (version 3): a file whose
+# checksum holds but whose first two targets are swapped is not what
+# we write, and is swept again (its CRC-32 from gzip's trailer, the same
+# CRC; the header is 92 bytes, then 8 bytes a target, then the CRC).
+t_ok "the sweep was written again, as before" cmp "$EC" ec.good
+n=$(wc -c <ec.good)
+t_ok "the cached sweep holds two targets or more" test "$n" -ge $((92 + 2 * 8 + 4))
+{
+	head -c 92 ec.good
+	dd if=ec.good bs=1 skip=100 count=8 2>/dev/null
+	dd if=ec.good bs=1 skip=92 count=8 2>/dev/null
+	dd if=ec.good bs=1 skip=108 count=$((n - 108 - 4)) 2>/dev/null
+} >ec.swap
+gzip -c ec.swap | tail -c 8 | head -c 4 >>ec.swap
+cp ec.swap "$EC"
+"$LOOPSCOPE" analyze -o again.lsprof stripped.lsc >/dev/null 2>&1
+t_ok "targets out of order: swept again, the same profile" cmp stripped.lsprof again.lsprof
+t_ok "and the sweep written again" cmp "$EC" ec.good
 
 # debuginfod: a real server on a free local port serves srv/calls.debug.
 t_debuginfod srv debuginfo "$id"

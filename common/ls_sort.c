@@ -76,6 +76,8 @@ int ls_sort_order(const uint64_t *keys, size_t n, uint32_t *order)
 	uint32_t *tmp, *src = order, *dst;
 	int pass[8], np, p;
 
+	if (n > UINT32_MAX)
+		return -LS_EINVAL;
 	for (i = 0; i < n; i++)
 		order[i] = (uint32_t)i;
 	if (n < 2)

@@ -11,8 +11,8 @@
 int ls_sort_u64(uint64_t *a, size_t n);
 
 /* order[0 .. n) gets the indices of keys[0 .. n) in ascending order of
- * key, equal keys in index order (stable).  n < 2^32.  Returns 0, or
- * -LS_ENOMEM. */
+ * key, equal keys in index order (stable).  Returns 0, -LS_EINVAL (n of
+ * 2^32 or more: the indices are 32-bit) or -LS_ENOMEM. */
 int ls_sort_order(const uint64_t *keys, size_t n, uint32_t *order);
 
 #endif

@@ -294,11 +294,12 @@ static int cmp_sym(const void *a, const void *b)
 static int sort_syms(struct lsd_symtab *t)
 {
 	size_t n = t->nsyms, i, j;
+	int err;
 	uint64_t *keys = malloc(n * sizeof(*keys));
 	uint32_t *ord = malloc(n * sizeof(*ord));
 	struct lsd_sym *to = malloc(n * sizeof(*to));
 
-	if (!keys || !ord || !to || n > UINT32_MAX) {
+	if (!keys || !ord || !to) {
 		free(keys);
 		free(ord);
 		free(to);
@@ -306,11 +307,11 @@ static int sort_syms(struct lsd_symtab *t)
 	}
 	for (i = 0; i < n; i++)
 		keys[i] = t->syms[i].start;
-	if (ls_sort_order(keys, n, ord) < 0) {
+	if ((err = ls_sort_order(keys, n, ord)) < 0) {
 		free(keys);
 		free(ord);
 		free(to);
-		return -LS_ENOMEM;
+		return err;
 	}
 	for (i = 0; i < n; i++)
 		to[i] = t->syms[ord[i]];
@@ -339,14 +340,15 @@ int lsd_symtab_flatten(struct lsd_symtab *t)
 	size_t n = t->nsyms, npts = 0, i, j = 0, top = 0;
 	uint64_t *pts;
 	int32_t *stack;
+	int err;
 
 	free(t->segs);
 	t->segs = NULL;
 	t->nsegs = 0;
 	if (!n)
 		return 0;
-	if (sort_syms(t) < 0)
-		return -LS_ENOMEM;
+	if ((err = sort_syms(t)) < 0)
+		return err;
 	pts = malloc(2 * n * sizeof(*pts));
 	stack = malloc(n * sizeof(*stack));
 	t->segs = malloc(2 * n * sizeof(*t->segs));

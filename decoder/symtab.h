@@ -53,7 +53,7 @@ void lsd_symtab_release(struct lsd_symtab *t);
 int lsd_symtab_add_owned(struct lsd_symtab *t, uint64_t start, uint64_t size,
 			 const char *name, int rank);
 /* Rebuilds the segments from every function added.  Returns 0,
- * -LS_ENOMEM. */
+ * -LS_ENOMEM, -LS_EINVAL (2^32 functions or more). */
 int lsd_symtab_flatten(struct lsd_symtab *t);
 /* Adds a synthetic function "MODNAME+0xVADDR" at each entry of elf's code
  * no function of t covers: direct call targets and addresses the code

@@ -78,9 +78,19 @@ static size_t read_all(const uint8_t *data, size_t size)
 				if (c->raw_size <= sizeof(buf))
 					lsb_reader_read_chunk(r, c, buf, sizeof(buf));
 			}
-		for (i = 0; i < lsb_reader_nmodules(r); i++)
-			if (lsb_reader_module_data(r, i, &mod, &len) == 0)
+		for (i = 0; i < lsb_reader_nmodules(r); i++) {
+			uint64_t stored, mlen;
+			uint32_t pcrc;
+			int named = lsb_reader_module_stored(r, i, &pcrc, &stored, &mlen) == 0;
+
+			if (lsb_reader_module_data(r, i, &mod, &len) == 0) {
+				/* what names the bytes (decoder/image.c's
+				 * cache) says their length */
+				if (named && mlen != len)
+					abort();
 				free(mod);
+			}
+		}
 		lsb_reader_events(r, on_ev, &sink);
 		lsb_reader_samples(r, on_smp, &sink);
 		lsb_reader_memacc(r, on_mem, &sink);

@@ -15,12 +15,13 @@ ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags libzstd libelf libdw capstone 2>/de
 
 # debuginfod (symbols by build-id from DEBUGINFOD_URLS): optional.  Without
 # elfutils' header the build goes on, and DEBUGINFOD_URLS does nothing
-# (the commands say so when it is set).
+# (the commands say so when it is set).  The library is loaded with
+# dlopen() when DEBUGINFOD_URLS is used (decoder/debuginfod.c), not linked.
 HAVE_DEBUGINFOD := $(shell printf '\043include <elfutils/debuginfod.h>\n' | \
 	$(CC) -E -x c - >/dev/null 2>&1 && echo yes)
 ifeq ($(HAVE_DEBUGINFOD),yes)
 ALL_CFLAGS += -DLS_HAVE_DEBUGINFOD
-LIBS += $(shell $(PKG_CONFIG) --libs libdebuginfod 2>/dev/null || echo -ldebuginfod)
+LIBS += -ldl
 else
 $(info note: elfutils/debuginfod.h not found (Debian: libdebuginfod-dev, or 'make deps'): building without debuginfod support)
 endif

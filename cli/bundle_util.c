@@ -82,6 +82,10 @@ void cli_warn_missing_code(struct lsb_reader *r, const char *debug_dir)
 		cli_warning("DEBUGINFOD_URLS is set, but this loopscope was built without "
 			    "debuginfod support (elfutils/debuginfod.h was missing: install "
 			    "libdebuginfod-dev and rebuild): debug files are not fetched");
+	else if (urls && *urls && !lsd_debuginfod_usable())
+		cli_warning("DEBUGINFOD_URLS is set, but debuginfod's client library "
+			    "(libdebuginfod.so.1) cannot be loaded (Debian: install "
+			    "libdebuginfod1): debug files are not fetched");
 
 	lsb_reader_events(r, on_missing_event, &m);
 	/* The program's own files first: the kernel's are expected missing. */

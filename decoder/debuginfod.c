@@ -3,10 +3,14 @@
  * the servers DEBUGINFOD_URLS names, through elfutils' client library.
  *
  * The library keeps its own cache (DEBUGINFOD_CACHE_PATH, else
- * ~/.cache/debuginfod_client), so a file is downloaded once.  Built
- * without the library (no elfutils/debuginfod.h when compiling), every
- * lookup says -LS_EUNSUP and lsd_debuginfod_built() 0, for the CLI to
- * say why DEBUGINFOD_URLS had no effect.
+ * ~/.cache/debuginfod_client), so a file is downloaded once.  It is
+ * loaded (dlopen) at the first lookup with DEBUGINFOD_URLS set, not
+ * linked: with libcurl and the TLS and Kerberos libraries it pulls in it
+ * cost every run of every command 4.6 ms of loading and 60% of its page
+ * faults.  Built without its header (elfutils/debuginfod.h), every
+ * lookup says -LS_EUNSUP and lsd_debuginfod_built() 0; where the
+ * library cannot be loaded, the same and lsd_debuginfod_usable() 0: for
+ * the CLI to say why DEBUGINFOD_URLS had no effect.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +21,58 @@
 #include "ls_err.h"
 
 #ifdef LS_HAVE_DEBUGINFOD
+#include <dlfcn.h>
+#include <pthread.h>
 #include <elfutils/debuginfod.h>
+
+#define DBGD_SONAME "libdebuginfod.so.1"
+
+typedef int (*find_fn)(debuginfod_client *, const unsigned char *, int, char **);
+
+static struct {
+	debuginfod_client *(*begin)(void);
+	find_fn find_exec, find_debug;
+	void (*end)(debuginfod_client *);
+	int ok;
+} lib;
+
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+/* fn = symbol name of h: dlsym()'s object pointer copied into the
+ * function pointer (POSIX guarantees they convert). */
+#define SYM(h, fn, name) do {						\
+		void *p_ = dlsym((h), (name));				\
+		_Static_assert(sizeof(p_) == sizeof(fn), "pointer sizes");	\
+		memcpy(&(fn), &p_, sizeof(p_));				\
+	} while (0)
+
+/* Loads the client library and its four calls (kept loaded). */
+static void lib_load(void)
+{
+	/* (another file name: for tests, and installs that keep it elsewhere) */
+	const char *so = getenv("LOOPSCOPE_DEBUGINFOD_LIB");
+	void *h = dlopen(so && *so ? so : DBGD_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return;
+	SYM(h, lib.begin, "debuginfod_begin");
+	SYM(h, lib.find_exec, "debuginfod_find_executable");
+	SYM(h, lib.find_debug, "debuginfod_find_debuginfo");
+	SYM(h, lib.end, "debuginfod_end");
+	lib.ok = lib.begin && lib.find_exec && lib.find_debug && lib.end;
+	if (!lib.ok)
+		dlclose(h);
+}
 
 int lsd_debuginfod_built(void)
 {
 	return 1;
+}
+
+int lsd_debuginfod_usable(void)
+{
+	pthread_once(&lib_once, lib_load);
+	return lib.ok;
 }
 
 static int find(void **client, const uint8_t *id, size_t len, char *path,
@@ -35,10 +86,11 @@ static int find(void **client, const uint8_t *id, size_t len, char *path,
 		return -LS_EINVAL;
 	if (!urls || !*urls)
 		return -LS_ENOENT;
-	if (!*client && !(*client = debuginfod_begin()))
+	if (!lsd_debuginfod_usable())
+		return -LS_EUNSUP;
+	if (!*client && !(*client = lib.begin()))
 		return -LS_ENOMEM;
-	fd = exec ? debuginfod_find_executable(*client, id, (int)len, &got)
-		  : debuginfod_find_debuginfo(*client, id, (int)len, &got);
+	fd = (exec ? lib.find_exec : lib.find_debug)(*client, id, (int)len, &got);
 	if (fd < 0)
 		return -LS_ENOENT;
 	close(fd);
@@ -61,13 +113,18 @@ int lsd_debuginfod_find_exec(void **client, const uint8_t *id, size_t len,
 
 void lsd_debuginfod_end(void *client)
 {
-	if (client)
-		debuginfod_end(client);
+	if (client && lib.ok)	/* (a client was made: the library is loaded) */
+		lib.end(client);
 }
 
 #else
 
 int lsd_debuginfod_built(void)
+{
+	return 0;
+}
+
+int lsd_debuginfod_usable(void)
 {
 	return 0;
 }

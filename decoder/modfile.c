@@ -88,13 +88,15 @@ int lsd_modfile_buildid_path(char *out, size_t cap, const char *dir,
 }
 
 /* What the debuginfod servers said, for the message of a module not found. */
-enum { DBGD_UNBUILT, DBGD_NOURLS, DBGD_MISSING, DBGD_WRONG };
+enum { DBGD_UNBUILT, DBGD_NOURLS, DBGD_NOLIB, DBGD_MISSING, DBGD_WRONG };
 
 static const char *const servers[] = {
 	/* in parentheses: one string, not two elements (clang asks) */
 	[DBGD_UNBUILT] = ("debuginfod not asked (this loopscope was built "
 			  "without libdebuginfod)"),
 	[DBGD_NOURLS] = "debuginfod not asked (DEBUGINFOD_URLS is unset)",
+	[DBGD_NOLIB] = ("debuginfod not asked (its client library, "
+			"libdebuginfod.so.1, cannot be loaded)"),
 	[DBGD_MISSING] = "not on the debuginfod servers of DEBUGINFOD_URLS",
 	[DBGD_WRONG] = "the debuginfod servers gave another build",
 };
@@ -110,8 +112,10 @@ static int from_servers(const struct lsb_module *m, void **data, size_t *len,
 	char msg[8];
 	int err;
 
+	/* (the library loaded only where DEBUGINFOD_URLS asks for it) */
 	*state = !lsd_debuginfod_built() ? DBGD_UNBUILT
-		 : !urls || !*urls ? DBGD_NOURLS : DBGD_MISSING;
+		 : !urls || !*urls ? DBGD_NOURLS
+		 : !lsd_debuginfod_usable() ? DBGD_NOLIB : DBGD_MISSING;
 	if (*state != DBGD_MISSING || !m->build_id_len)
 		return -LS_ENOENT;
 	err = lsd_debuginfod_find_exec(&client, m->build_id, m->build_id_len,

@@ -93,6 +93,9 @@ int lsd_symbols_dwarf(struct lsd_symbols *s, int mod, struct Dwarf **dw);
 /* Whether this build can ask debuginfod servers (libdebuginfod was there
  * when it was compiled). */
 int lsd_debuginfod_built(void);
+/* Whether it can here: built so, and the client library (loaded at the
+ * first call, not at start) loads. */
+int lsd_debuginfod_usable(void);
 /* Asks the servers of DEBUGINFOD_URLS for the separate debug file of
  * build-id id[0..len), through *client (made at the first call, NULL
  * before; lsd_debuginfod_end() frees it); its path in the client's cache

@@ -143,6 +143,15 @@ for b in stripped nodebug; do
 			cmp want.out got.out
 	done
 done
+# The client library (and libcurl, TLS, Kerberos behind it) is loaded
+# when a lookup uses DEBUGINFOD_URLS, not at every start: ld.so's own
+# account of the files it loads (LD_DEBUG=files).
+LD_DEBUG=files "$LOOPSCOPE" report stripped.lsprof >/dev/null 2>ld.out
+t_eq "without DEBUGINFOD_URLS libdebuginfod is not loaded" 0 "$(grep -c 'file=libdebuginfod' ld.out)"
+DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH=$T_TMP/cache-ld LD_DEBUG=files \
+	"$LOOPSCOPE" analyze -o ld.lsprof stripped.lsc >/dev/null 2>ld.out
+t_grep "with it, a lookup loads it" 'file=libdebuginfod.*dynamically loaded' ld.out
+t_ok "and its profile is the one with the debug file" cmp stripped-d.lsprof ld.lsprof
 "$LOOPSCOPE" report --min-percent=0 stripped-d.lsprof >d.out
 t_grep "stripped + debuginfod: work's loop at calls.c:16" "calls\.c:16) in work" d.out
 

@@ -64,6 +64,20 @@ t_fail "a URL with no server: analyze fails" env DEBUGINFOD_URLS=http://127.0.0.
 t_grep "... saying the servers do not have it" \
 	"'$T_TMP/bin/calls' (build-id $id) .* not on the debuginfod servers of DEBUGINFOD_URLS" last.err
 
+# The client library is loaded when a lookup needs it: where it cannot
+# be (LOOPSCOPE_DEBUGINFOD_LIB names a file that is not there), the
+# commands say so rather than that the servers lack the module.
+t_fail "no client library: analyze fails" env DEBUGINFOD_URLS="$URL" \
+	LOOPSCOPE_DEBUGINFOD_LIB=libnone-such.so.0 DEBUGINFOD_CACHE_PATH="$T_TMP/dc5" \
+	"$LOOPSCOPE" analyze -q -o nolib.lsprof ne.lsc
+t_grep "... naming the module, debuginfod not asked" \
+	"'$T_TMP/bin/calls' (build-id $id) .*debuginfod not asked (its client library, libdebuginfod.so.1, cannot be loaded)" last.err
+DEBUGINFOD_URLS="$URL" LOOPSCOPE_DEBUGINFOD_LIB=libnone-such.so.0 \
+	DEBUGINFOD_CACHE_PATH="$T_TMP/dc5" "$LOOPSCOPE" analyze -q --allow-missing \
+	-o nolib.lsprof ne.lsc 2>nolib.err
+t_grep "... and with --allow-missing, a warning that nothing is fetched" \
+	"DEBUGINFOD_URLS is set, but debuginfod's client library (libdebuginfod.so.1) cannot be loaded" nolib.err
+
 # loopscope-batch --local: its tasks get DEBUGINFOD_URLS and
 # DEBUGINFOD_CACHE_PATH; the merged profile is 'merge' of analyze's.
 BATCH=$LSTOP/cluster/loopscope-batch

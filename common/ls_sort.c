@@ -8,12 +8,18 @@
 #include "ls_err.h"
 #include "ls_sort.h"
 
-/* Prefix sums of the eight digits' counts; *pass gets, in order, the
- * digits that are not the same in every key; returns their number. */
-static int digits(size_t (*cnt)[256], size_t n, int *pass)
+/* The counts of the eight digits of keys[0 .. n), made prefix sums in
+ * cnt; pass gets, in order, the digits that are not the same in every
+ * key.  Returns their number. */
+static int plan(const uint64_t *keys, size_t n, size_t cnt[8][256], int *pass)
 {
+	size_t i;
 	int d, np = 0;
 
+	memset(cnt, 0, 8 * sizeof(*cnt));
+	for (i = 0; i < n; i++)
+		for (d = 0; d < 8; d++)
+			cnt[d][(keys[i] >> (8 * d)) & 0xff]++;
 	for (d = 0; d < 8; d++) {
 		size_t sum = 0, v;
 		int same = 0;
@@ -34,23 +40,15 @@ static int digits(size_t (*cnt)[256], size_t n, int *pass)
 
 int ls_sort_u64(uint64_t *a, size_t n)
 {
-	size_t (*cnt)[256], i;
+	size_t cnt[8][256], i;
 	uint64_t *tmp, *src = a, *dst;
 	int pass[8], np, p;
 
 	if (n < 2)
 		return 0;
-	cnt = calloc(8, sizeof(*cnt));
-	tmp = malloc(n * sizeof(*tmp));
-	if (!cnt || !tmp) {
-		free(cnt);
-		free(tmp);
+	if (!(tmp = malloc(n * sizeof(*tmp))))
 		return -LS_ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		for (p = 0; p < 8; p++)
-			cnt[p][(a[i] >> (8 * p)) & 0xff]++;
-	np = digits(cnt, n, pass);
+	np = plan(a, n, cnt, pass);
 	dst = tmp;
 	for (p = 0; p < np; p++) {
 		size_t *c = cnt[pass[p]];
@@ -66,13 +64,12 @@ int ls_sort_u64(uint64_t *a, size_t n)
 	if (src != a)
 		memcpy(a, src, n * sizeof(*a));
 	free(tmp);
-	free(cnt);
 	return 0;
 }
 
 int ls_sort_order(const uint64_t *keys, size_t n, uint32_t *order)
 {
-	size_t (*cnt)[256], i;
+	size_t cnt[8][256], i;
 	uint32_t *tmp, *src = order, *dst;
 	int pass[8], np, p;
 
@@ -82,17 +79,9 @@ int ls_sort_order(const uint64_t *keys, size_t n, uint32_t *order)
 		order[i] = (uint32_t)i;
 	if (n < 2)
 		return 0;
-	cnt = calloc(8, sizeof(*cnt));
-	tmp = malloc(n * sizeof(*tmp));
-	if (!cnt || !tmp) {
-		free(cnt);
-		free(tmp);
+	if (!(tmp = malloc(n * sizeof(*tmp))))
 		return -LS_ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		for (p = 0; p < 8; p++)
-			cnt[p][(keys[i] >> (8 * p)) & 0xff]++;
-	np = digits(cnt, n, pass);
+	np = plan(keys, n, cnt, pass);
 	dst = tmp;
 	for (p = 0; p < np; p++) {
 		size_t *c = cnt[pass[p]];
@@ -109,6 +98,5 @@ int ls_sort_order(const uint64_t *keys, size_t n, uint32_t *order)
 	if (src != order)
 		memcpy(order, src, n * sizeof(*order));
 	free(tmp);
-	free(cnt);
 	return 0;
 }

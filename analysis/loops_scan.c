@@ -24,9 +24,8 @@
 
 int lsa_loops_acc_new(struct lsa_loops *l, uint32_t *out)
 {
-	uint32_t i;
-
 	struct lsa_acc *a;
+	uint32_t i;
 	int k;
 
 	POOL_ALLOC(l, acc, nacc, capacc, freeacc, i);

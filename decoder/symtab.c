@@ -290,25 +290,21 @@ static int cmp_sym(const void *a, const void *b)
 /* Sorts t's symbols by cmp_sym(): by start with a radix sort, then the
  * few with one start (aliases, nested symbols) by the rest.  The order
  * is qsort()'s, as cmp_sym() tells apart any two symbols that differ.
- * Returns 0 or -LS_ENOMEM. */
+ * Returns 0 or ls_sort_order()'s errors. */
 static int sort_syms(struct lsd_symtab *t)
 {
 	size_t n = t->nsyms, i, j;
-	int err;
 	uint64_t *keys = malloc(n * sizeof(*keys));
 	uint32_t *ord = malloc(n * sizeof(*ord));
 	struct lsd_sym *to = malloc(n * sizeof(*to));
+	int err = keys && ord && to ? 0 : -LS_ENOMEM;
 
-	if (!keys || !ord || !to) {
-		free(keys);
-		free(ord);
-		free(to);
-		return -LS_ENOMEM;
-	}
-	for (i = 0; i < n; i++)
+	for (i = 0; !err && i < n; i++)
 		keys[i] = t->syms[i].start;
-	if ((err = ls_sort_order(keys, n, ord)) < 0) {
-		free(keys);
+	if (!err)
+		err = ls_sort_order(keys, n, ord);
+	free(keys);
+	if (err) {
 		free(ord);
 		free(to);
 		return err;
@@ -327,7 +323,6 @@ static int sort_syms(struct lsd_symtab *t)
 	free(t->syms);
 	t->syms = to;
 	t->capsyms = n;
-	free(keys);
 	free(ord);
 	return 0;
 }

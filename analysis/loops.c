@@ -177,6 +177,28 @@ static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 	return 0;
 }
 
+/* Block sb heads a loop in thread t from the start (loops_know.c): *loop
+ * gets its number.  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_know_head(struct lsa_loops *l, struct lsa_thr *t,
+			const struct lsd_sblock *sb, uint32_t *loop)
+{
+	if ((sb->id >= l->nsb && sb_grow(l, sb->id)) ||
+	    (sb->id >= t->nk && know_grow(t, sb->id)))
+		return -LS_ENOMEM;
+	return loop_of(l, t, sb, loop);
+}
+
+/* Block sbid is in loop's body in thread t from the start.  Returns 0 or
+ * -LS_ENOMEM. */
+int lsa_loops_know_body(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
+			uint32_t sbid)
+{
+	if ((sbid >= l->nsb && sb_grow(l, sbid)) ||
+	    (sbid >= t->nk && know_grow(t, sbid)))
+		return -LS_ENOMEM;
+	return body_add(l, t, loop, sbid);
+}
+
 int lsa_loops_entry_ok(const struct lsa_loops *l, const struct lsa_thr *t,
 		       uint32_t loop, uint32_t owner)
 {

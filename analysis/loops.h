@@ -76,15 +76,36 @@ int lsa_loops_finish(struct lsa_loops *l);
 void lsa_loops_get_stats(const struct lsa_loops *l, struct lsa_loops_stats *st);
 void lsa_loops_free(struct lsa_loops *l);
 
+/* What a detector's threads learned of the trace: the loop heads (each
+ * found at its loop's first loop back) and which blocks ran in each
+ * loop's iterations.  The detector decides with what it knows when it
+ * decides (is this head, run once, an entry of trip count 1? is this
+ * block of an entry's last iteration the loop's?), so one pass charges
+ * the same executions otherwise before a loop is found than after;
+ * given all of it from the start, every decision takes the thread's
+ * final knowledge, and the profile depends on the executions only, not
+ * on their order.  lsa_loops_analyze() makes two passes so. */
+struct lsa_know;
+/* Makes l a learning pass: each thread's knowledge goes into a new *pk
+ * at its end, and no rows are written.  Call before the first block.
+ * Returns 0, -LS_EINVAL or -LS_ENOMEM. */
+int lsa_loops_learn(struct lsa_loops *l, struct lsa_know **pk);
+/* Gives l's threads k's knowledge from their start, thread by thread in
+ * the order the learning pass made them (the same decode makes them in
+ * the same order).  k must outlive l.  Call before the first block. */
+void lsa_loops_know(struct lsa_loops *l, const struct lsa_know *k);
+void lsa_know_free(struct lsa_know *k);
+
 /* Decodes every stream of the bundle behind d and profiles it into p: the
- * whole of `loopscope analyze`.  Returns a decoder or detector error. */
+ * whole of `loopscope analyze`, two passes (see struct lsa_know).
+ * Returns a decoder or detector error. */
 int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
 		      struct lsd_symbols *sym, struct lsp_profile *p,
 		      const struct lsa_loops_opts *o, struct lsa_loops_stats *st);
 
 /* lsa_loops_analyze() with a second consumer of the same decode (another
- * analysis' callbacks and their argument; may be NULL): one pass over
- * the trace feeds both.  With o->jobs of 2 or more its callbacks run on
+ * analysis' callbacks and their argument; may be NULL): the second pass
+ * over the trace feeds both.  With o->jobs of 2 or more its callbacks run on
  * a thread of their own (see lsd_decode_all_tee()): they must then
  * touch neither the decoder, its reader, the symbols nor the profile
  * before the decode returns. */

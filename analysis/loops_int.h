@@ -420,6 +420,11 @@ struct lsa_loops {
 	size_t nsref;
 	struct lsa_loops_stats st;
 	int memo;		/* iteration memos allowed (not the reference) */
+	/* A learning pass: each thread's knowledge goes into learn at its
+	 * end, no rows are written.  Or a pass that knows: each thread
+	 * starts with know's (loops_know.c). */
+	struct lsa_know *learn;
+	const struct lsa_know *know;
 	size_t last;		/* the thread that ran the last block, + 1 */
 };
 
@@ -662,6 +667,18 @@ int lsa_loops_tail_add(struct lsa_thr *t, uint32_t loop, uint32_t tail, uint64_t
 int lsa_loops_maps_put(struct lsa_thr *t);
 int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 		     struct lsa_pent *e);
+
+/* loops.c, for loops_know.c: block sb heads a loop (*loop its number)
+ * and block sbid is in loop's body, in thread t from its start.  Each
+ * returns 0 or -LS_ENOMEM. */
+int lsa_loops_know_head(struct lsa_loops *l, struct lsa_thr *t,
+			const struct lsd_sblock *sb, uint32_t *loop);
+int lsa_loops_know_body(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
+			uint32_t sbid);
+/* loops_know.c: thread t's knowledge into l->learn (at its end), and
+ * l->know's for t into t (at its start).  Each returns 0 or -LS_ENOMEM. */
+int lsa_know_take(struct lsa_loops *l, const struct lsa_thr *t);
+int lsa_know_give(struct lsa_loops *l, struct lsa_thr *t);
 
 /* loops_thread.c, for loops.c: ends thread t (closes its frames, writes
  * its rows).  Returns 0 or -LS_ENOMEM. */

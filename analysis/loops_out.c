@@ -669,12 +669,36 @@ static int label_loops(struct lsa_loops *l)
 	return err;
 }
 
+/* One pass of the detector l over the bundle (with also beside it). */
+static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
+		const struct lsd_callbacks *also, void *also_arg)
+{
+	int err;
+
+	/* each per-thread stream's end (its stream_end callback) ends its
+	 * thread; the threads of per-CPU streams end at finish */
+	if (l->o.jobs > 1 && l->memo) {	/* the reference: one thread */
+		/* the detector then reads symbols, never the reader */
+		if (sym)
+			lsd_symbols_load(sym);
+		/* the other consumer on a thread of its own: with the decode's
+		 * (mostly waiting) on 2 cores as fast as on 3 (bench/) */
+		err = lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
+					 2, NULL);
+	} else {
+		err = lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
+					 0, NULL);
+	}
+	return err ? err : lsa_loops_finish(l);
+}
+
 int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 			   struct lsd_symbols *sym, struct lsp_profile *p,
 			   const struct lsa_loops_opts *o,
 			   struct lsa_loops_stats *st,
 			   const struct lsd_callbacks *also, void *also_arg)
 {
+	struct lsa_know *k = NULL;
 	struct lsa_loops *l;
 	uint32_t run;
 	int err;
@@ -683,25 +707,23 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		return -LS_EINVAL;
 	/* a new profile has its one run, empty; else this is one more */
 	run = p->n_threads ? p->nruns : 0;
+	/* The first pass learns each thread's loops, the second profiles
+	 * them knowing all of it from the start (struct lsa_know). */
 	err = lsa_loops_new(&l, d, r, sym, p, run, o);
 	if (err)
 		return err;
-	/* each per-thread stream's end (its stream_end callback) writes its
-	 * rows; the threads of per-CPU streams end at finish */
-	if (l->o.jobs > 1 && l->memo) {	/* the reference: one thread */
-		/* the detector then reads symbols, never the reader */
-		if (sym)
-			lsd_symbols_load(sym);
-		/* the other consumer on a thread of its own: with the decode's
-		 * (mostly waiting) on 2 cores as fast as on 3 (bench/) */
-		err = lsd_decode_all_tee(d, &lsa_loops_callbacks, l, also, also_arg,
-					 2, NULL);
-	} else {
-		err = lsd_decode_all_tee(d, &lsa_loops_callbacks, l, also, also_arg,
-					 0, NULL);
-	}
+	err = lsa_loops_learn(l, &k);
 	if (!err)
-		err = lsa_loops_finish(l);
+		err = pass(l, sym, NULL, NULL);
+	lsa_loops_free(l);
+	if (!err)
+		err = lsa_loops_new(&l, d, r, sym, p, run, o);
+	if (err) {
+		lsa_know_free(k);
+		return err;
+	}
+	lsa_loops_know(l, k);
+	err = pass(l, sym, also, also_arg);
 	if (!err)
 		err = label_loops(l);
 	if (!err)
@@ -709,6 +731,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	if (st)
 		lsa_loops_get_stats(l, st);
 	lsa_loops_free(l);
+	lsa_know_free(k);
 	return err;
 }
 

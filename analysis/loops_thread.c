@@ -106,7 +106,7 @@ struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
 		return NULL;
 	if (!t->used) {
 		t->used = 1;
-		if (lsa_loops_frame_push(l, t, 0, LSA_NONE, 0))
+		if (lsa_loops_frame_push(l, t, 0, LSA_NONE, 0) || lsa_know_give(l, t))
 			return NULL;
 	}
 	return t;
@@ -127,8 +127,9 @@ int lsa_loops_thread_end(struct lsa_loops *l, struct lsa_thr *t)
 	t->deep = 0;
 	while (t->nfr && !err)
 		err = lsa_loops_frame_pop(l, t);
+	/* (a learning pass writes no rows) */
 	if (!err)
-		err = lsa_loops_flush_thread(l, t);
+		err = l->learn ? lsa_know_take(l, t) : lsa_loops_flush_thread(l, t);
 	t->done = 1;
 	lsa_thr_release(t);
 	return err;

@@ -1,7 +1,7 @@
 /* memocheck.c - the loop detector's iteration memo against its per-block
  * path, on block streams made to be hard for it.
  *
- *   memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] FILE.lsc
+ *   memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] [-k] FILE.lsc
  *
  * Decodes the bundle's streams (up to -n blocks, default 2M), then builds
  * a perturbed stream from them with a seeded generator: windows of the
@@ -24,7 +24,10 @@
  * varies from one outer iteration to the next, each left early the same
  * way (the memo's stops: iterations handed back after a call, inside
  * one, at any block; calls inside, as the stream has them).  With -y the detectors name
- * functions (the bundle's symbols): spans and calls are counted.  Prints
+ * functions (the bundle's symbols): spans and calls are counted.  With -k
+ * each detector makes two passes, as lsa_loops_analyze() does: the first
+ * learns the threads' loops, the second knows them from the start (no
+ * trie goes stale for a loop found later).  Prints
  * TAP lines and "memo_blocks N of M".  Exit status 0 when both hold.  With MEMOCHECK_KEEP
  * set, a difference leaves both profiles in memo.lsprof and ref.lsprof.
  */
@@ -200,22 +203,14 @@ static void nests(const struct held *h, struct out *o)
 	}
 }
 
-/* Runs one detector over o; the profile's text in *buf. */
-static void run(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symbols *sym,
-		const struct out *o, int reference, char **buf, size_t *len,
-		struct lsa_loops_stats *st)
+/* Feeds o to l in batches of random sizes (the same for every run). */
+static void feed(struct lsa_loops *l, const struct out *o)
 {
-	struct lsa_loops_opts lo = { .size = sizeof(lo), .reference = reference };
-	struct lsp_profile *p;
-	struct lsa_loops *l;
-	size_t i = 0;
 	uint64_t save = rng;
-	FILE *f;
+	size_t i = 0;
 	int err;
 
-	if ((err = lsp_new(&p, 0)) < 0 || (err = lsa_loops_new(&l, d, r, sym, p, 0, &lo)) < 0)
-		die("detector", err);
-	rng = 12345;	/* the same batches for both */
+	rng = 12345;
 	while (i < o->n) {
 		size_t n = 1 + rnd(64), k;
 
@@ -227,14 +222,44 @@ static void run(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symbols 
 	}
 	if ((err = lsa_loops_finish(l)) < 0)
 		die("finish", err);
+	rng = save;
+}
+
+/* Runs one detector over o; the profile's text in *buf.  know: a first
+ * pass learns the threads' loops, which the second knows from the start
+ * (as lsa_loops_analyze() runs it), each pass on the same path. */
+static void run(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symbols *sym,
+		const struct out *o, int reference, int know, char **buf, size_t *len,
+		struct lsa_loops_stats *st)
+{
+	struct lsa_loops_opts lo = { .size = sizeof(lo), .reference = reference };
+	struct lsa_know *k = NULL;
+	struct lsp_profile *p;
+	struct lsa_loops *l;
+	FILE *f;
+	int err;
+
+	if ((err = lsp_new(&p, 0)) < 0)
+		die("profile", err);
+	if (know) {
+		if ((err = lsa_loops_new(&l, d, r, sym, p, 0, &lo)) < 0 ||
+		    (err = lsa_loops_learn(l, &k)) < 0)
+			die("detector", err);
+		feed(l, o);
+		lsa_loops_free(l);
+	}
+	if ((err = lsa_loops_new(&l, d, r, sym, p, 0, &lo)) < 0)
+		die("detector", err);
+	lsa_loops_know(l, k);
+	feed(l, o);
 	lsa_loops_get_stats(l, st);
 	lsa_loops_free(l);
+	lsa_know_free(k);
 	f = open_memstream(buf, len);
 	if (!f || lsp_write_file(p, f, "memocheck", NULL, 0) < 0)
 		die("profile", -LS_EIO);
 	fclose(f);
 	lsp_free(p);
-	rng = save;
 }
 
 int main(int argc, char **argv)
@@ -250,11 +275,11 @@ int main(int argc, char **argv)
 	char *pm, *pr;
 	size_t lm, lr, i;
 	uint32_t rate = 0;
-	int c, err, bad = 0, names = 0, nest = 0;
+	int c, err, bad = 0, names = 0, nest = 0, know = 0;
 
 	rng = 1;
 	h.max = 2u << 20;
-	while ((c = getopt(argc, argv, "s:n:e:xy")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:e:xyk")) != -1) {
 		if (c == 's')
 			rng = strtoull(optarg, NULL, 0) * 2654435761u + 1;
 		else if (c == 'n')
@@ -265,11 +290,13 @@ int main(int argc, char **argv)
 			names = 1;
 		else if (c == 'x')
 			nest = 1;
+		else if (c == 'k')
+			know = 1;
 		else
 			return 2;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] FILE.lsc\n");
+		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] [-k] FILE.lsc\n");
 		return 2;
 	}
 	if ((err = lsb_reader_open(&r, argv[optind])) < 0)
@@ -290,8 +317,8 @@ int main(int argc, char **argv)
 		edit(&h, &ob, rate);
 	else
 		perturb(&h, &ob);
-	run(d, r, sym, &ob, 0, &pm, &lm, &sm);
-	run(d, r, sym, &ob, 1, &pr, &lr, &sr);
+	run(d, r, sym, &ob, 0, know, &pm, &lm, &sm);
+	run(d, r, sym, &ob, 1, know, &pr, &lr, &sr);
 	if (lm == lr && !memcmp(pm, pr, lm)) {
 		printf("ok 1 - %s: the memo's profile equals the per-block path's (%zu blocks)\n",
 		       argv[optind], ob.n);

@@ -6,7 +6,9 @@
  * 4 * ninsn (a call's return lands there), module -1 (no file), and the
  * function given (the detector's function cache is filled by hand, since
  * no symbols exist).  Each scenario runs twice, through the iteration
- * memo and through the reference path (lsa_loops_opts.reference), and
+ * memo and through the reference path (lsa_loops_opts.reference), each
+ * in the two passes lsa_loops_analyze() makes (the thread's loops learned
+ * first, then known from its start), and
  * the profile is checked against counts derived by hand below: an
  * iteration is an execution of the head inside the loop, an entry's trip
  * count its iterations, self the loop's own instructions and those of
@@ -64,23 +66,18 @@ static void blocks_set(const struct bdef *b, int n)
 	}
 }
 
-/* Runs the steps as stream 0 of thread 1/1; functions start at fstart[]. */
-static void run(struct run *R, const struct bdef *b, int nb,
-		const uint64_t *fstart, int nf, const struct step *s, int ns,
-		int reference)
+/* A detector over R's blocks, with the function of each block set as
+ * symbols would give it.  Returns 0 or -LS_ENOMEM. */
+static int detector(struct run *R, struct lsa_loops **pl, const struct bdef *b,
+		    int nb, const uint64_t *fstart, int nf, int reference)
 {
 	struct lsa_loops_opts o = { .size = sizeof(o), .reference = reference };
 	struct lsa_loops *l;
-	int i;
+	int i, err;
 
-	memset(R, 0, sizeof(*R));
-	blocks_set(b, nb);
-	R->d.sbt.pages = page;
-	R->d.sbt.npages = 1;
-	R->d.sbt.n = R->d.sbt.cap = NSB;
-	if ((R->err = lsp_new(&R->p, 0)) < 0 ||
-	    (R->err = lsa_loops_new(&l, &R->d, &R->r, NULL, R->p, 0, &o)) < 0)
-		return;
+	if ((err = lsa_loops_new(pl, &R->d, &R->r, NULL, R->p, 0, &o)) < 0)
+		return err;
+	l = *pl;
 	/* The function of every block, as symbols would give it: the
 	 * detector's cache (function + 2, 1: none) filled in advance. */
 	l->sbloop = calloc(NSB, sizeof(*l->sbloop));
@@ -88,9 +85,8 @@ static void run(struct run *R, const struct bdef *b, int nb,
 	l->sbc = calloc(NSB, sizeof(*l->sbc));	/* filled by the detector */
 	l->funcs = calloc(8, sizeof(*l->funcs));
 	if (!l->sbloop || !l->sbfunc || !l->sbc || !l->funcs) {
-		R->err = -LS_ENOMEM;
 		lsa_loops_free(l);
-		return;
+		return -LS_ENOMEM;
 	}
 	l->nsb = NSB;
 	l->capfuncs = 8;
@@ -102,17 +98,68 @@ static void run(struct run *R, const struct bdef *b, int nb,
 	l->nfuncs = (uint32_t)nf;
 	for (i = 0; i < nb; i++)
 		l->sbfunc[i] = b[i].func == NOFUNC ? 1 : b[i].func + 2;
-	R->err = lsa_loops_stream_begin(l, 0, 0, 1, 1);
-	for (i = 0; i < ns && !R->err; i++) {
+	return 0;
+}
+
+/* Feeds the steps to l as stream 0 of thread 1/1.  Returns its error. */
+static int feed(struct lsa_loops *l, const struct step *s, int ns)
+{
+	int i, err = lsa_loops_stream_begin(l, 0, 0, 1, 1);
+
+	for (i = 0; i < ns && !err; i++) {
 		struct lsd_block x = { .sb = &sbs[s[i].b], .exit = (uint8_t)s[i].exit,
 				       .next = s[i].next < 0 ? 0 : sbs[s[i].next].start };
 
-		R->err = lsa_loops_block(l, 0, &x);
+		err = lsa_loops_block(l, 0, &x);
 	}
-	if (!R->err)
-		R->err = lsa_loops_stream_end(l, 0);
+	return err ? err : lsa_loops_stream_end(l, 0);
+}
+
+/* Runs the steps as stream 0 of thread 1/1; functions start at fstart[].
+ * Two passes, as lsa_loops_analyze() makes them: the first learns the
+ * thread's loops, the second knows them from its first block; one = 1:
+ * the second alone (what a single pass gives). */
+static void run_passes(struct run *R, const struct bdef *b, int nb,
+		       const uint64_t *fstart, int nf, const struct step *s, int ns,
+		       int reference, int one)
+{
+	struct lsa_know *k = NULL;
+	struct lsa_loops *l;
+
+	memset(R, 0, sizeof(*R));
+	blocks_set(b, nb);
+	R->d.sbt.pages = page;
+	R->d.sbt.npages = 1;
+	R->d.sbt.n = R->d.sbt.cap = NSB;
+	if ((R->err = lsp_new(&R->p, 0)) < 0)
+		return;
+	if (!one) {
+		if ((R->err = detector(R, &l, b, nb, fstart, nf, reference)) < 0)
+			return;
+		if (!(R->err = lsa_loops_learn(l, &k)))
+			R->err = feed(l, s, ns);
+		lsa_loops_free(l);
+		if (R->err) {
+			lsa_know_free(k);
+			return;
+		}
+	}
+	if ((R->err = detector(R, &l, b, nb, fstart, nf, reference)) < 0) {
+		lsa_know_free(k);
+		return;
+	}
+	lsa_loops_know(l, k);
+	R->err = feed(l, s, ns);
 	lsa_loops_get_stats(l, &R->st);
 	lsa_loops_free(l);
+	lsa_know_free(k);
+}
+
+static void run(struct run *R, const struct bdef *b, int nb,
+		const uint64_t *fstart, int nf, const struct step *s, int ns,
+		int reference)
+{
+	run_passes(R, b, nb, fstart, nf, s, ns, reference, 0);
 }
 
 static const struct lsp_lstat *lstat_of(const struct run *R, uint64_t head)
@@ -388,6 +435,111 @@ static void t_signal(int ref)
 	lsp_free(R.p);
 }
 
+/* The profile loop index of the loop at head (LSP_NONE: none). */
+static uint32_t loop_idx(const struct run *R, uint64_t head)
+{
+	size_t i;
+
+	for (i = 0; i < R->p->n_loops; i++)
+		if (R->p->loops[i].head_off == head)
+			return (uint32_t)i;
+	return LSP_NONE;
+}
+
+/* Entries of the loop at child under the loop at parent (0: the top
+ * level) in the loop call graph. */
+static uint64_t edge_of(const struct run *R, uint64_t parent, uint64_t child)
+{
+	uint32_t pi = parent ? loop_idx(R, parent) : LSP_NONE, ci = loop_idx(R, child);
+	size_t i;
+
+	if (ci == LSP_NONE || (parent && pi == LSP_NONE))
+		return 0;
+	for (i = 0; i < R->p->n_edges; i++)
+		if (R->p->edges[i].parent == pi && R->p->edges[i].child == ci)
+			return R->p->edges[i].count;
+	return 0;
+}
+
+/* A loop whose first entry makes one trip, with a loop nested in it,
+ * found as a loop only by a later entry that goes back to its head.
+ * main calls f twice; f's outer loop (head O, bottom test Z) holds an
+ * inner loop (I, its own test); then R returns.
+ *   main: 0x1000 (1 insn, calls f), 0x1004 (1, calls f), 0x1008 (1, end)
+ *   f:    0x2000 (2), O 0x2010 (1), I 0x2020 (3), Z 0x2030 (2), R 0x2040 (1)
+ * early = 1, the call that makes one outer trip first:
+ *   call 1: O, I I I (inner trips 3), Z not taken: 1 outer trip
+ *   call 2: O, I I (2), Z taken, O, I (1), Z not taken: 2 outer trips
+ * early = 0: the two calls the other way round; the same executions.
+ * Hand count, knowing from the start that O and I head loops (the second
+ * pass; the same in both orders):
+ *   inner: 3 entries (trips 3, 2, 1), 6 iterations, self = total = 6 * 3
+ *          = 18, every entry under outer;
+ *   outer: 2 entries (trips 1, 2), 3 iterations, self = 3 * (1 + 2) = 9
+ *          (O and Z), total 9 + 18 = 27, both entries at the top level;
+ *   thread: 3 (main) + 2 * (2 + 1) (f outside its loop) + 27 = 36
+ *          instructions, 9 outside every loop.
+ * A single pass, with early = 1, met O as no loop head in call 1: it
+ * charged O, Z and the inner entry of call 1 to f's frame (outer: self
+ * 6, total 15), whose caller sits in no loop (inner: one entry at the top
+ * level). */
+static void t_early(int ref, int early)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1004, 1, 0 }, { 0x2000, 2, 1 },
+		{ 0x2010, 1, 1 }, { 0x2020, 3, 1 }, { 0x2030, 2, 1 },
+		{ 0x2040, 1, 1 }, { 0x1008, 1, 0 },
+	};
+	static const uint64_t f[] = { 0x1000, 0x2000 };
+	/* f making one outer trip (returning to block ret), and two */
+#define ONE(ret)							\
+	{ 2, LSD_EXIT_FALL, 3 }, { 3, LSD_EXIT_FALL, 4 },		\
+	{ 4, LSD_EXIT_COND_TAKEN, 4 }, { 4, LSD_EXIT_COND_TAKEN, 4 },	\
+	{ 4, LSD_EXIT_COND_NOT, 5 }, { 5, LSD_EXIT_COND_NOT, 6 },	\
+	{ 6, LSD_EXIT_RET, ret }
+#define TWO(ret)							\
+	{ 2, LSD_EXIT_FALL, 3 }, { 3, LSD_EXIT_FALL, 4 },		\
+	{ 4, LSD_EXIT_COND_TAKEN, 4 }, { 4, LSD_EXIT_COND_NOT, 5 },	\
+	{ 5, LSD_EXIT_COND_TAKEN, 3 }, { 3, LSD_EXIT_FALL, 4 },		\
+	{ 4, LSD_EXIT_COND_NOT, 5 }, { 5, LSD_EXIT_COND_NOT, 6 },	\
+	{ 6, LSD_EXIT_RET, ret }
+	static const struct step s1[] = {
+		{ 0, LSD_EXIT_CALL, 2 }, ONE(1),
+		{ 1, LSD_EXIT_CALL, 2 }, TWO(7), { 7, LSD_EXIT_END, -1 },
+	};
+	static const struct step s0[] = {
+		{ 0, LSD_EXIT_CALL, 2 }, TWO(1),
+		{ 1, LSD_EXIT_CALL, 2 }, ONE(7), { 7, LSD_EXIT_END, -1 },
+	};
+#undef ONE
+#undef TWO
+	const struct step *s = early ? s1 : s0;
+	int ns = (int)(early ? sizeof(s1) / sizeof(s1[0]) : sizeof(s0) / sizeof(s0[0]));
+	const char *w = early ? "early (one trip first)" : "early (two trips first)";
+	struct run R;
+
+	run(&R, b, 8, f, 2, s, ns, ref);
+	TAP_EQ(R.err, 0, "%s (%s): the detector runs", w, mode(ref));
+	LOOP_EQ(&R, 0x2020, 3, 6, 18, 18, "early inner");
+	LOOP_EQ(&R, 0x2010, 2, 3, 9, 27, "early outer");
+	TAP_EQ(trips_of(&R, 0x2010, 1), 1, "%s: an outer entry of trip count 1", w);
+	TAP_EQ(trips_of(&R, 0x2010, 2), 1, "%s: one of 2", w);
+	TAP_EQ(edge_of(&R, 0x2010, 0x2020), 3, "%s: every inner entry under outer", w);
+	TAP_EQ(edge_of(&R, 0, 0x2020), 0, "%s: none at the top level", w);
+	TAP_EQ(edge_of(&R, 0, 0x2010), 2, "%s: both outer entries at the top level", w);
+	TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 36, "%s: 36 instructions", w);
+	TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 9, "%s: 9 outside loops", w);
+	lsp_free(R.p);
+	if (!early)
+		return;
+	/* what the second pass is for: one pass decides otherwise */
+	run_passes(&R, b, 8, f, 2, s, ns, ref, 1);
+	TAP_EQ(R.err, 0, "%s, one pass (%s): the detector runs", w, mode(ref));
+	LOOP_EQ(&R, 0x2010, 2, 3, 6, 15, "early outer, one pass");
+	TAP_EQ(edge_of(&R, 0, 0x2020), 1, "%s, one pass: an inner entry at the top level", w);
+	lsp_free(R.p);
+}
+
 int main(void)
 {
 	int ref;
@@ -398,6 +550,8 @@ int main(void)
 		t_recursion(ref);
 		t_longjmp(ref);
 		t_signal(ref);
+		t_early(ref, 1);
+		t_early(ref, 0);
 	}
 	return TAP_DONE();
 }

@@ -425,6 +425,10 @@ struct lsa_loops {
 	 * starts with know's (loops_know.c). */
 	struct lsa_know *learn;
 	const struct lsa_know *know;
+	/* Run-once counts (lsa_thr.pre) kept: a single pass's.  A learning
+	 * pass writes no rows, and in a pass that knows, a block that heads
+	 * a loop is known as one before it runs: its runs are entries. */
+	int pre_on;
 	size_t last;		/* the thread that ran the last block, + 1 */
 };
 
@@ -744,6 +748,8 @@ int lsa_loops_more_put(struct lsa_thr *t);
 static inline int lsa_loops_pre_add(struct lsa_loops *l, struct lsa_thr *t,
 				    uint32_t id, uint32_t own, uint64_t k)
 {
+	if (!l->pre_on)
+		return 0;
 	if (id >= t->npre)
 		return lsa_loops_pre_add_slow(l, t, id, own, k);
 	if ((!t->pre[id] || t->preo[id] == own) && k <= UINT32_MAX - t->pre[id]) {

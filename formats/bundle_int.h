@@ -146,5 +146,24 @@ int lsb_rsec_damaged(struct lsb_reader *r, size_t i, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Reads, checks and decompresses section i's payload into r->raw. */
 int lsb_rsec_load(struct lsb_reader *r, size_t i);
+/* bundle_read.c, for bundle_tab.c.  Reads len bytes at off (retrying on
+ * EINTR); returns 0, -LS_EIO or -LS_ETRUNC (the file ends first), the
+ * message in r->err. */
+int lsb_rpread(struct lsb_reader *r, void *buf, size_t len, uint64_t off);
+/* Reads section i's stored bytes into r->stored and checks them against
+ * the indexed header and the payload checksum.  Returns 0 or a negative
+ * LS_E* code (the section marked damaged where it is). */
+int lsb_rsec_stored(struct lsb_reader *r, size_t i);
+/* Decompresses section i's zstd frame src[0 .. srclen) into out (grown),
+ * or into fixed when out is NULL, producing exactly want bytes; with
+ * prefix, stops once want bytes came out.  Returns 0 or a negative LS_E*
+ * code (-LS_ECORRUPT for a frame that does not give want bytes). */
+int lsb_rsec_inflate(struct lsb_reader *r, size_t i, const uint8_t *src,
+		     size_t srclen, struct ls_buf *out, uint8_t *fixed,
+		     uint64_t want, int prefix);
+/* bundle_tab.c, for lsb_reader_open(): the tables from the sections found
+ * (metadata, streams, chunks, modules).  A damaged section is left out
+ * and counted; returns 0, or -LS_ENOMEM or a read's error. */
+int lsb_rtab_load(struct lsb_reader *r);
 
 #endif

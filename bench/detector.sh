@@ -2,7 +2,8 @@
 # bench/detector.sh - the loop detector's speed per core, measured side by
 # side in one process (tests/tools/anbench.c): the decoder alone (no-op
 # callback), the detector alone (replaying up to 8M decoded blocks held in
-# memory) and decode + detector (`loopscope analyze`'s work).  CPU seconds
+# memory, one pass) and decode + detector (`loopscope analyze`'s work: two
+# passes, the loops learned, then profiled).  CPU seconds
 # of one thread, best of 3 (1 for the real programs).  Bundles: testdata
 # programs and real programs recorded with `loopscope record` (sw): xz and
 # bzip2 compressing 2 MB of text, sqlite3 running a query script.

@@ -1,8 +1,9 @@
 /* anbench.c - the loop detector's speed, side by side in one process:
  *   decode   the decoder alone (a no-op block callback),
- *   detector the detector alone, replaying blocks held in memory (the
- *            first -n blocks of the streams, default 8M),
- *   both     decode + detector (what `loopscope analyze` does).
+ *   detector the detector alone, one pass, replaying blocks held in
+ *            memory (the first -n blocks of the streams, default 8M),
+ *   both     decode + detector in lsa_loops_analyze()'s two passes (what
+ *            `loopscope analyze` does: the loops learned, then profiled).
  * CPU seconds of this thread, best of -r runs.  Prints key/value pairs:
  *   blocks N decode_s S detector_blocks M detector_s S both_s S
  *   decode_blocks_s X detector_blocks_s Y both_blocks_s Z

@@ -143,6 +143,7 @@ static int loop_of(struct lsa_loops *l, struct lsa_thr *t,
 			memset(t->nbody + n, 0, (t->nnbody - n) * sizeof(*t->nbody));
 		}
 		t->head[sb->id] = loop + 1;
+		l->st.know_new += l->know != NULL;
 		lsa_memo_new_head(&t->memo, sb->id);
 		lsa_cm_new_head(&t->cm, sb->id);
 	}
@@ -170,6 +171,7 @@ static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 		t->notb[sbid] = 0;
 	if (t->body.n != n) {
 		t->nbody[loop]++;
+		l->st.know_new += l->know != NULL;
 		if (!lsa_kmap_get(&l->body, loop, sbid))
 			return -LS_ENOMEM;
 	}

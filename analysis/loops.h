@@ -55,6 +55,10 @@ struct lsa_loops_stats {
 	uint64_t memo_blocks, memo_starts;
 	/* the call memo: calls it applied, their blocks */
 	uint64_t cmemo_calls, cmemo_blocks;
+	/* a pass that knows (lsa_loops_know()): loop heads and body blocks
+	 * it met that the learning pass had not learned (0, unless the two
+	 * passes saw other streams) */
+	uint64_t know_new;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

@@ -109,6 +109,7 @@ int lsa_know_give(struct lsa_loops *l, struct lsa_thr *t)
 {
 	size_t slot = (size_t)(t - l->thr), i;
 	const struct lsa_kthr *kt;
+	uint64_t known = l->st.know_new;	/* (what is given is not new) */
 	uint32_t *loop;
 	int err = 0;
 
@@ -124,5 +125,6 @@ int lsa_know_give(struct lsa_loops *l, struct lsa_thr *t)
 		err = lsa_loops_know_body(l, t, loop[kt->body[i] >> 32],
 					  (uint32_t)kt->body[i]);
 	free(loop);
+	l->st.know_new = known;
 	return err;
 }

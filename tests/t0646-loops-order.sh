@@ -23,7 +23,7 @@ for o in 1 0; do
 	else
 		"$LOOPSCOPE" record -q -o o$o.lsc -- "$TD/lp_order" >/dev/null 2>&1
 	fi
-	"$LD" o$o.lsc lp_order >o$o.ld 2>/dev/null
+	"$LD" o$o.lsc lp_order >o$o.ld 2>o$o.st
 	grep -E '^(loop|edge|tloop|tail) .*work' o$o.ld | sort >o$o.rows
 done
 # the loops: outer heads the lower address of work's two
@@ -47,6 +47,7 @@ for o in 1 0; do
 	it=$(row o$o.ld "$IN" total | cut -d= -f2)
 	t_eq "... outer total = outer self + inner total" "$ot" "$((os + it))"
 	t_eq "... the inner loop's self is its total" "$it" "$is"
+	t_grep "... the second pass knew every loop and body block" " know_new 0$" o$o.st
 	LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" analyze -q -o r$o.lsprof o$o.lsc
 	"$LOOPSCOPE" analyze -q -j1 -o f$o.lsprof o$o.lsc
 	t_ok "... the fast path's profile is the reference's" cmp r$o.lsprof f$o.lsprof

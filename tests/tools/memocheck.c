@@ -351,6 +351,15 @@ int main(int argc, char **argv)
 		       sr.memo_blocks, sm.blocks, sr.blocks);
 		bad = 1;
 	}
+	if (know && (sm.know_new || sr.know_new)) {
+		printf("not ok 3 - %s: the second passes met %" PRIu64 " and %" PRIu64
+		       " facts their first did not learn\n", argv[optind], sm.know_new,
+		       sr.know_new);
+		bad = 1;
+	} else if (know) {
+		printf("ok 3 - %s: the second passes knew every loop and body block\n",
+		       argv[optind]);
+	}
 	printf("# memo_blocks %" PRIu64 " of %" PRIu64 ", cmemo_blocks %" PRIu64 " in %"
 	       PRIu64 " calls\n", sm.memo_blocks, sm.blocks, sm.cmemo_blocks, sm.cmemo_calls);
 	free(pm);

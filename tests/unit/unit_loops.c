@@ -529,6 +529,7 @@ static void t_early(int ref, int early)
 	TAP_EQ(edge_of(&R, 0, 0x2010), 2, "%s: both outer entries at the top level", w);
 	TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 36, "%s: 36 instructions", w);
 	TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 9, "%s: 9 outside loops", w);
+	TAP_EQ(R.st.know_new, 0, "%s: the second pass knew every loop and body block", w);
 	lsp_free(R.p);
 	if (!early)
 		return;

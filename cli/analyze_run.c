@@ -362,9 +362,27 @@ static int no_trace(struct lsb_reader *r, const char *path)
 	return 1;
 }
 
+static int analyze_into(const char *path, const char *debug_dir, int allow_missing,
+			unsigned jobs, const struct cli_analyses *ca, uint32_t k,
+			uint32_t nshards, struct lsp_profile *p, struct lsa_loops_stats *st);
+
 int cli_analyze_into(const char *path, const char *debug_dir, int allow_missing,
 		     unsigned jobs, const struct cli_analyses *ca, uint32_t k,
 		     uint32_t nshards, struct lsp_profile *p, struct lsa_loops_stats *st)
+{
+	int ret;
+
+	/* one progress line over the loops' two passes (struct lsa_know),
+	 * and the dependences' decode */
+	cli_progress_passes(2 + (ca && ca->deps));
+	ret = analyze_into(path, debug_dir, allow_missing, jobs, ca, k, nshards, p, st);
+	cli_progress_passes(1);
+	return ret;
+}
+
+static int analyze_into(const char *path, const char *debug_dir, int allow_missing,
+			unsigned jobs, const struct cli_analyses *ca, uint32_t k,
+			uint32_t nshards, struct lsp_profile *p, struct lsa_loops_stats *st)
 {
 	struct shard s = { .path = path, .debug_dir = debug_dir, .k = k,
 			   .n = nshards, .jobs = jobs, .ca = ca, .p = p };

@@ -71,6 +71,7 @@ static struct {
 	double start, last_draw, pass_start;
 	const struct lsb_reader *r;	/* the bundle being decoded */
 	int group;		/* readers other than r count to its pass */
+	unsigned passes;	/* decodes of it that make one line (0: 1) */
 	uint64_t total, bytes, insns;	/* PT bytes of it, decoded so far */
 	pthread_t watcher;
 	int watching, stop;
@@ -100,13 +101,14 @@ static void human(char *buf, size_t len, double n, const char *unit)
 	snprintf(buf, len, i ? "%.1f %s%s" : "%.0f %s%s", n, pre[i], unit);
 }
 
-/* Draws the line for the current counts; with the lock held. */
-static void draw(const char *what)
+/* Draws the line for the current counts; with the lock held.  force:
+ * whatever the time since the last line (the pass's final counts). */
+static void draw(const char *what, int force)
 {
 	double t = now(), el = t - pg.pass_start;
 	char a[32], b[32], c[32], d[32], eta[32] = "";
 
-	if (t - pg.start < pg.delay || (pg.shown && t - pg.last_draw < 0.25))
+	if (t - pg.start < pg.delay || (!force && pg.shown && t - pg.last_draw < 0.25))
 		return;
 	pg.last_draw = t;
 	human(a, sizeof(a), (double)pg.bytes, "B");
@@ -186,6 +188,8 @@ static void pass_begin(const struct lsb_reader *r)
 	for (s = 0; s < lsb_reader_nstreams(r); s++)
 		for (k = 0; k < lsb_reader_nchunks(r, s); k++)
 			pg.total += lsb_reader_chunk(r, s, k)->raw_size;
+	if (pg.passes > 1)
+		pg.total *= pg.passes;
 }
 
 static void on_chunk(void *arg, const struct lsb_reader *r, uint64_t bytes,
@@ -200,7 +204,8 @@ static void on_chunk(void *arg, const struct lsb_reader *r, uint64_t bytes,
 		}
 		pg.bytes += bytes;
 		pg.insns += insns;
-		draw("decoding");
+		draw(pg.passes == 2 ? "decoding twice" : pg.passes > 2 ? "decoding thrice" :
+		     "decoding", pg.shown && pg.bytes >= pg.total);
 		if (pg.shown && pg.bytes >= pg.total) {
 			/* The pass is done: what the command prints next
 			 * starts on a clean line. */
@@ -244,6 +249,14 @@ void cli_progress_group(const struct lsb_reader *r)
 	pg.group = r != NULL;
 	if (r && pg.enabled)
 		pass_begin(r);
+	pthread_mutex_unlock(&pg.lock);
+}
+
+void cli_progress_passes(unsigned n)
+{
+	pthread_mutex_lock(&pg.lock);
+	pg.passes = n;
+	pg.r = NULL;	/* the next chunk begins the line's pass */
 	pthread_mutex_unlock(&pg.lock);
 }
 

@@ -34,6 +34,10 @@ struct lsb_reader;
 /* The decodes of several readers of bundle r (its shards, on threads)
  * are one pass: its PT bytes in all; NULL: back to one pass per reader. */
 void cli_progress_group(const struct lsb_reader *r);
+/* The next n decodes of a bundle are one line (0 or 1: each its own):
+ * its PT bytes n times over, so that the time left covers them all
+ * (analyze decodes twice, struct lsa_know; thrice with --deps). */
+void cli_progress_passes(unsigned n);
 /* Erases the progress line (before a message, and at exit). */
 void cli_progress_clear(void);
 /* While a command records: a line with the size of the bundle file at

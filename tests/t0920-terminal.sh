@@ -37,6 +37,12 @@ ptk=$("$LOOPSCOPE" info t.lsc | awk '$1 == "pt" { split($2, a, "/"); printf "%.1
 script -qc "'$LOOPSCOPE' analyze -o a.lsprof t.lsc" /dev/null >pty.txt 2>&1
 tr '\r' '\n' <pty.txt >pty.lines
 t_grep "analyze on a terminal: a progress line" "decoding.*: .* of .* of PT (100%), .* instructions" pty.lines
+# analyze decodes twice (the loops learned, then profiled: struct
+# lsa_know): one line over both, the PT and the instructions twice over
+pt2k=$("$LOOPSCOPE" info t.lsc | awk '$1 == "pt" { split($2, a, "/"); printf "%.1f kB", 2 * a[1] / 1000 }')
+t_grep "... one line over its two decodes: $pt2k of PT, twice $total instructions" \
+	"decoding twice.*: $pt2k of $pt2k of PT (100%), $(awk -v n="$total" 'BEGIN { printf "%.1f k", 2 * n / 1000 }') instructions" pty.lines
+t_eq "... and no line of one decode" 0 "$(grep decoding pty.lines | grep -vc 'decoding twice')"
 t_grep "... erased before the summary" "$ESC\[Kloopscope: [0-9]* loops" pty.lines
 script -qc "'$LOOPSCOPE' analyze -q -o a.lsprof t.lsc" /dev/null >ptyq.txt 2>&1
 t_eq "analyze -q on a terminal: nothing" "" "$(cat ptyq.txt)"

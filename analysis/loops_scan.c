@@ -288,12 +288,19 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		      struct lsa_owner p)
 {
 	struct lsa_inst *in = &l->inst[ii];
-	struct lsa_lrow *r = lsa_loops_lrow(t, in->loop);
+	struct lsa_lrow *r;
 	struct lsa_cnt tot = in->self;
 	uint64_t trips = in->trips;
 	uint32_t loop = in->loop;
 	int err;
 
+	if (l->learn) {
+		/* rows and counts are not kept: what a frame's entries hand
+		 * on is which loops they entered (the memos read that) */
+		lsa_loops_inst_free(l, ii);
+		return p.inst != LSA_NONE ? 0 : kid_add(l, &p.fr->kids, loop, 1, &tot);
+	}
+	r = lsa_loops_lrow(t, in->loop);
 	if (!r)
 		return -LS_ENOMEM;
 	/* (a count with no instructions is all 0: a block has one, and an

@@ -421,8 +421,10 @@ struct lsa_loops {
 	struct lsa_loops_stats st;
 	int memo;		/* iteration memos allowed (not the reference) */
 	/* A learning pass: each thread's knowledge goes into learn at its
-	 * end, no rows are written.  Or a pass that knows: each thread
-	 * starts with know's (loops_know.c). */
+	 * end, and it keeps no rows (its memo passes are counted, not
+	 * applied; its entries close into their frames' kid lists alone).
+	 * Or a pass that knows: each thread starts with know's
+	 * (loops_know.c). */
 	struct lsa_know *learn;
 	const struct lsa_know *know;
 	/* Run-once counts (lsa_thr.pre) kept: a single pass's.  A learning

@@ -89,6 +89,15 @@ static int know_grow(struct lsa_thr *t, uint32_t id)
 	return grow_by_id(&t->head, &t->inb, &t->nk, id);
 }
 
+/* The detector's and thread t's tables by block id, grown to hold id
+ * (the per-block path asks it of every block).  Returns 0 or
+ * -LS_ENOMEM. */
+static inline int ids_grow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id)
+{
+	return (id >= l->nsb && sb_grow(l, id)) || (id >= t->nk && know_grow(t, id)) ?
+	       -LS_ENOMEM : 0;
+}
+
 uint32_t lsa_loops_func_lookup(struct lsa_loops *l, const struct lsd_sblock *sb)
 {
 	struct lsd_symbol_info info;
@@ -184,10 +193,9 @@ static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 int lsa_loops_know_head(struct lsa_loops *l, struct lsa_thr *t,
 			const struct lsd_sblock *sb, uint32_t *loop)
 {
-	if ((sb->id >= l->nsb && sb_grow(l, sb->id)) ||
-	    (sb->id >= t->nk && know_grow(t, sb->id)))
-		return -LS_ENOMEM;
-	return loop_of(l, t, sb, loop);
+	int err = ids_grow(l, t, sb->id);
+
+	return err ? err : loop_of(l, t, sb, loop);
 }
 
 /* Block sbid is in loop's body in thread t from the start.  Returns 0 or
@@ -195,10 +203,9 @@ int lsa_loops_know_head(struct lsa_loops *l, struct lsa_thr *t,
 int lsa_loops_know_body(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 			uint32_t sbid)
 {
-	if ((sbid >= l->nsb && sb_grow(l, sbid)) ||
-	    (sbid >= t->nk && know_grow(t, sbid)))
-		return -LS_ENOMEM;
-	return body_add(l, t, loop, sbid);
+	int err = ids_grow(l, t, sbid);
+
+	return err ? err : body_add(l, t, loop, sbid);
 }
 
 int lsa_loops_entry_ok(const struct lsa_loops *l, const struct lsa_thr *t,
@@ -434,8 +441,7 @@ block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 
 	if (!sb)
 		return -LS_EINVAL;
-	if ((sb->id >= l->nsb && sb_grow(l, sb->id)) ||
-	    (sb->id >= t->nk && know_grow(t, sb->id)))
+	if (ids_grow(l, t, sb->id))
 		return -LS_ENOMEM;
 	l->st.blocks++;
 	if (!l->sbc[sb->id].n[0]) {	/* first seen (a block has instructions) */

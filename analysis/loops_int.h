@@ -427,10 +427,6 @@ struct lsa_loops {
 	 * (loops_know.c). */
 	struct lsa_know *learn;
 	const struct lsa_know *know;
-	/* Run-once counts (lsa_thr.pre) kept: a single pass's.  A learning
-	 * pass writes no rows, and in a pass that knows, a block that heads
-	 * a loop is known as one before it runs: its runs are entries. */
-	int pre_on;
 	size_t last;		/* the thread that ran the last block, + 1 */
 };
 
@@ -741,6 +737,14 @@ static inline int lsa_loops_more_add(struct lsa_thr *t, uint32_t id, uint32_t ow
 }
 /* Moves what t->pmc holds into pre_more.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_more_put(struct lsa_thr *t);
+/* Whether run-once counts (lsa_thr.pre) are kept: a single pass's.  A
+ * learning pass writes no rows, and in a pass that knows, a block that
+ * heads a loop is known as one before it runs: its runs are entries. */
+static inline int lsa_loops_pre_on(const struct lsa_loops *l)
+{
+	return !l->learn && !l->know;
+}
+
 /* Counts k runs of block id, no loop head yet, under owner own (loop + 1,
  * 0: frame level): if it heads a loop later, they were entries of trip
  * count 1 (see lsa_loops_flush_thread).  Its first owner's count is in
@@ -750,7 +754,7 @@ int lsa_loops_more_put(struct lsa_thr *t);
 static inline int lsa_loops_pre_add(struct lsa_loops *l, struct lsa_thr *t,
 				    uint32_t id, uint32_t own, uint64_t k)
 {
-	if (!l->pre_on)
+	if (!lsa_loops_pre_on(l))
 		return 0;
 	if (id >= t->npre)
 		return lsa_loops_pre_add_slow(l, t, id, own, k);

@@ -35,16 +35,13 @@ int lsa_loops_learn(struct lsa_loops *l, struct lsa_know **pk)
 	if (!*pk)
 		return -LS_ENOMEM;
 	l->learn = *pk;
-	l->pre_on = 0;
 	return 0;
 }
 
 void lsa_loops_know(struct lsa_loops *l, const struct lsa_know *k)
 {
-	if (l && !l->learn && k) {
+	if (l && !l->learn)
 		l->know = k;
-		l->pre_on = 0;
-	}
 }
 
 void lsa_know_free(struct lsa_know *k)

@@ -421,7 +421,7 @@ void lsa_memo_start(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 	for (v = m->node[leaf].parent; v != m->root; v = m->node[v].parent) {
 		uint32_t id = m->node[v].sb->id;
 
-		if (m->node[v].pre && l->pre_on)
+		if (m->node[v].pre && lsa_loops_pre_on(l))
 			m->node[v].more = !(t->pre[id] && t->preo[id] == m->node[v].pown);
 	}
 	begin(l, t, m->root, ii, l->inst[ii].loop + 1);

@@ -129,7 +129,7 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 			return lsa_loops_tail_add(t, loop, tail, k);
 		return 0;
 	}
-	if (!x->pre || !l->pre_on)
+	if (!x->pre || !lsa_loops_pre_on(l))
 		return 0;
 	if (x->more || k > UINT32_MAX - t->pre[sb->id])
 		return lsa_loops_more_add(t, sb->id, x->pown, k);

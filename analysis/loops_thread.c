@@ -181,7 +181,6 @@ int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
 		l->o.trip_limit = p->trip_limit ? p->trip_limit : LSP_TRIP_LIMIT;
 	l->freeacc = l->freeinst = l->freekid = LSA_NONE;
 	l->memo = !l->o.reference && !lsd_env_reference();
-	l->pre_on = 1;
 	*pl = l;
 	return 0;
 }

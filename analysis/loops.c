@@ -509,6 +509,134 @@ block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	return err ? err : (unsigned)b->exit - LSD_EXIT_CALL < 2;
 }
 
+/* ---- the learning pass ---- */
+
+/* A loop back to path entry ti (of function f) in a learning pass: what
+ * it teaches (the head, the blocks of the iteration), then the path above
+ * the head popped (the scan of a learning pass charges nothing). */
+static int learn_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint32_t f)
+{
+	struct lsa_owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
+	uint32_t loop, i;
+	int err;
+
+	l->st.loop_backs++;
+	err = loop_of(l, t, t->path[ti].sb, &loop);
+	for (i = ti; i < t->npath && !err; i++)
+		err = body_add(l, t, loop, t->path[i].sb->id);
+	if (!err)
+		err = lsa_fm_back(t, ti, f);
+	return err ? err : lsa_loops_scan(l, t, ti + 1, o);
+}
+
+/* block_go() of a learning pass: the frames and paths alone, none of the
+ * accounting.  Returns the path entry + 1 whose iteration begins after
+ * the block (pushed, or looped back to), 0 (a landing), or an error. */
+static inline __attribute__((always_inline)) int
+learn_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
+{
+	const struct lsd_sblock *sb = b->sb;
+	struct lsa_frame *top;
+	uint32_t idx, f, k;
+	int err;
+
+	if (!sb)
+		return -LS_EINVAL;
+	if (ids_grow(l, t, sb->id))
+		return -LS_ENOMEM;
+	l->st.blocks++;
+	lsa_fm_put(&t->fm, b);
+	f = lsa_loops_func_of(l, sb);
+	top = &t->fr[t->nfr - 1];
+	if (t->psb && (!(LSA_EXITS_LOCAL >> t->pexit & 1) ||
+		       (top->cur != LSA_NONE && f != LSA_NONE && f != top->cur))) {
+		err = lsa_loops_transfer(l, t, t->pexit, sb);
+		if (err)
+			return err;
+		top = &t->fr[t->nfr - 1];
+	}
+	if (top->cur == LSA_NONE) {	/* as block_go() */
+		top->cur = f;
+		if (top->func == LSA_NONE)
+			top->func = f;
+	}
+	idx = lsa_loops_mem_get(t, sb->id);
+	if (idx != LSA_NONE && idx >= top->base) {
+		if (t->landing) {
+			struct lsa_owner o = { LSA_NONE, top };
+
+			err = lsa_loops_scan(l, t, idx + 1, o);
+			k = 0;
+		} else {
+			err = learn_back(l, t, idx, f);
+			k = idx + 1;
+		}
+	} else {
+		err = path_push(l, t, sb);
+		k = t->npath;
+	}
+	if (!err && k)
+		err = lsa_fm_mark(t, k - 1, f);
+	t->psb = sb;
+	t->pexit = b->exit;
+	t->pnext = b->next;
+	t->landing = 0;
+	return err ? err : (int)k;
+}
+
+int lsa_loops_learn_blocks(struct lsa_loops *l, struct lsa_thr *t,
+			   const struct lsd_block *b, size_t n)
+{
+	struct lsa_fmemo *m = &t->fm;
+	size_t i = 0;
+	int r;
+
+	if (!m->log && (!(m->log = malloc(LSA_FM_LOG * sizeof(*m->log))) ||
+			!(m->buf = malloc(LSA_FM_MAX * sizeof(*m->buf)))))
+		return -LS_ENOMEM;
+	while (i < n) {
+		if (m->on) {
+			size_t from = i;
+
+			i = lsa_fm_run(t, b, i, n);
+			if (m->on)
+				break;
+			/* left the trie: the iteration's blocks through the
+			 * per-block path, from where they are (here, or
+			 * rebuilt from the trie) */
+			if (m->n <= i - from) {
+				i -= m->n;
+				lsa_fm_unwind(t);
+			} else if ((r = lsa_loops_learn_stop(l, t))) {
+				return r;
+			}
+		}
+		r = learn_go(l, t, &b[i++]);
+		if (r < 0)
+			return r;
+		/* (a trie's block heads a loop: most blocks pushed do not) */
+		if (r && t->head[b[i - 1].sb->id])
+			lsa_fm_begin(l, t, (uint32_t)r - 1);
+	}
+	return 0;
+}
+
+int lsa_loops_learn_stop(struct lsa_loops *l, struct lsa_thr *t)
+{
+	struct lsa_fmemo *m = &t->fm;
+	int err = 0;
+
+	/* Matching that begins in the blocks rebuilt ends in them, or is
+	 * under way at their end with fewer blocks: this ends. */
+	while ((m->on || m->n) && !err) {
+		size_t k = lsa_fm_pending(t, m->buf);
+
+		if (k)
+			err = lsa_loops_learn_blocks(l, t, m->buf, k);
+	}
+	return err;
+}
+
 int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
 			const struct lsd_block *b)
 {
@@ -529,6 +657,8 @@ int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 	t = lsa_loops_thread(l, stream);
 	if (!t)
 		return -LS_ENOMEM;
+	if (l->learn)
+		return lsa_loops_learn_blocks(l, t, b, n);
 	/* Threads share the loop and body tables: a memo checked against
 	 * them stops before another thread may change them. */
 	slot = (size_t)(t - l->thr) + 1;

@@ -59,6 +59,9 @@ struct lsa_loops_stats {
 	 * it met that the learning pass had not learned (0, unless the two
 	 * passes saw other streams) */
 	uint64_t know_new;
+	/* the learning pass: blocks it took block by block, and the
+	 * blocks and iterations its memo matched whole (struct lsa_know) */
+	uint64_t learn_blocks, learn_memo_blocks, learn_memo_iters;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

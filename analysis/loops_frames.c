@@ -21,6 +21,7 @@ int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 		lsa_cm_abort(t);
 	if (t->nfr >= LSA_MAX_FRAMES) {
 		t->deep++;
+		lsa_fm_dirty(t);
 		return 0;
 	}
 	if (LS_GROW32(t->fr, t->nfr + 1, t->capfr, 64))
@@ -40,7 +41,7 @@ int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 		f->fself.n[k] = f->ftot.n[k] = 0;
 	if (t->nfr > l->st.max_frames)
 		l->st.max_frames = t->nfr;
-	if (func != LSA_NONE) {
+	if (func != LSA_NONE && !l->learn) {
 		struct lsa_frow *r = lsa_loops_frow(t, func);
 
 		if (!r)
@@ -147,6 +148,10 @@ int lsa_loops_frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 	err = lsa_loops_scan(l, t, f->base, o);
 	if (err)
 		return err;
+	if (l->learn) {		/* (a learning pass keeps no counts) */
+		t->nfr--;
+		return 0;
+	}
 	f = &t->fr[t->nfr - 1];
 	err = span_close(t, f->func, f->start);
 	if (!err && f->cur != f->func)
@@ -258,7 +263,7 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 	case LSD_EXIT_CALL:
 	case LSD_EXIT_ICALL:
 		tf = lsa_loops_func_of(l, sb);
-		if (t->npath > top->base) {
+		if (t->npath > top->base && !l->learn) {
 			struct lsa_pent *c = &t->path[t->npath - 1];
 
 			if (c->acc == LSA_NONE) {
@@ -290,6 +295,7 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			return err;
 		}
 		lsa_cm_abort(t);
+		lsa_fm_dirty(t);	/* decided by the frames below */
 		k = frame_by_ret(t, sb->start);
 		if (k != LSA_NONE) {
 			l->st.unwinds++;
@@ -325,6 +331,7 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		 * tail call (PLT stubs, resolvers) */
 		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off) {
 			lsa_cm_abort(t);	/* decided by the frames below */
+			lsa_fm_dirty(t);
 			for (k = t->nfr - 1; k-- > 0;)
 				if (t->fr[k].cur == tf) {
 					l->st.unwinds++;
@@ -334,6 +341,10 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		}
 		/* a tail call (PLT stubs too): tf's span opens, the
 		 * previous tail callee's closes */
+		if (l->learn) {
+			top->cur = tf;
+			return 0;
+		}
 		if (top->cur != top->func &&
 		    span_close(t, top->cur, top->cur_start))
 			return -LS_ENOMEM;
@@ -351,6 +362,7 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 	case LSD_EXIT_SYSCALL:
 		if (sb->start == p->end)
 			return 0;
+		lsa_fm_dirty(t);
 		k = frame_by_ret(t, sb->start);	/* sigreturn */
 		if (k != LSA_NONE && t->fr[k].async) {
 			l->st.unwinds++;
@@ -363,6 +375,7 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		 * (the FUP), else after the block */
 		uint64_t resume = t->pnext ? t->pnext : p->end;
 
+		lsa_fm_dirty(t);	/* (resume is no block's: not in a trie) */
 		if (sb->start == resume)
 			return 0;	/* interrupted, resumed at once */
 		return lsa_loops_frame_push(l, t, resume, lsa_loops_func_of(l, sb), 1);
@@ -376,6 +389,7 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		 * one opened. */
 		t->gaps++;
 		lsa_cm_abort(t);
+		lsa_fm_dirty(t);
 		tf = lsa_loops_func_of(l, sb);
 		if (tf != LSA_NONE && tf == top->cur) {
 			t->landing = 1;

@@ -297,6 +297,79 @@ struct lsa_cmemo {
 	uint32_t nbuf;
 };
 
+/* The learning pass's memo (loops_fmemo.c).  A learning pass keeps
+ * only what the blocks teach (which blocks head loops, which run in
+ * their iterations), and all of it comes from the structure alone:
+ * frames, paths and loop backs, which the block sequence decides.  An
+ * iteration of any loop (nested loops and calls in it too) that ran
+ * from its head back to it without anything that consults the frames
+ * below (an unwind, a longjmp, a signal, a hole: lsa_fm_dirty) teaches
+ * whatever it teaches the first time; run again, block for block, it
+ * teaches nothing and leaves the state as it found it.  So the
+ * iterations the per-block path ran are kept in a trie per head
+ * (from the log of the blocks taken), and later iterations are matched
+ * against it, a compare per block, and dropped when they end at the
+ * head.  Blocks matched of an iteration that leaves the trie go through
+ * the per-block path after all. */
+#define LSA_FM_MAX 1024		/* blocks of an iteration, at most */
+#define LSA_FM_LOG 2048		/* blocks the log keeps (a power of 2) */
+#define LSA_FM_NODES (1u << 18)	/* trie nodes of a thread, at most */
+#define LSA_FM_NOPOS UINT64_MAX	/* an iteration that may not be kept */
+
+struct lsa_fnode {
+	const struct lsd_sblock *sb;
+	uint32_t child, sib, parent;	/* LSA_NONE: none (parent: at a root) */
+	uint32_t id;		/* sb->id */
+	uint16_t xx;		/* the exit into the block << 8 | its exit */
+	uint8_t term;		/* sb heads the trie: an iteration ends */
+	uint8_t top;		/* a block of the head's frame (not a callee's) */
+	/* (a root) lsa_fmemo.tops index of the blocks of the head's frame
+	 * the trie holds (LSA_NONE: too many to list) */
+	uint32_t aux;
+};
+
+/* A head's trie: its root, what it grew and what it took. */
+struct lsa_fhead {
+	uint32_t root;		/* root node + 1 (0: none) */
+	uint32_t nodes;		/* nodes made since the tries were dropped */
+	uint64_t taken;		/* ... and blocks matched whole */
+	uint8_t bad;		/* matching that left the trie in a row */
+};
+
+/* A block taken, in the log. */
+struct lsa_flog {
+	const struct lsd_sblock *sb;
+	uint8_t exit;
+};
+
+struct lsa_fmemo {
+	struct lsa_fnode *node;
+	uint32_t nnode, capnode;
+	struct lsa_fhead *head;	/* by head block id */
+	size_t nhead;
+	uint32_t *tops;		/* lists: a length, then block ids */
+	uint32_t ntops, captops;
+	struct lsa_flog *log;	/* block at position p: log[p % LSA_FM_LOG] */
+	struct lsd_block *buf;	/* an unfinished iteration's blocks, rebuilt */
+	uint64_t pos;		/* blocks taken */
+	uint64_t dirty;		/* no iteration begun before this position is kept */
+	uint64_t *start;	/* by path entry: where its iteration began */
+	uint32_t capstart;
+	uint32_t tries;		/* match attempts refused (bad heads retry) */
+	/* matching */
+	int on;
+	uint32_t rt;		/* the trie's root */
+	uint32_t at;		/* the node reached (rt: none of the iteration's
+				 * blocks yet) */
+	uint32_t ti;		/* the head's path entry */
+	uint32_t base;		/* its frame's first path entry */
+	uint32_t n;		/* the iteration's blocks matched */
+	uint8_t px;		/* exit of the last block taken */
+	int wide;		/* check the head's frame's blocks one by one */
+	uint64_t done;		/* iterations matched since matching began */
+	uint64_t taken, iters;	/* blocks and iterations matched whole */
+};
+
 struct lsa_thr {
 	int used, done;
 	uint32_t pid, tid;
@@ -342,6 +415,7 @@ struct lsa_thr {
 	struct lsa_kmap calls;	/* (loop << 32 | callee, block id) -> count */
 	struct lsa_memo memo;
 	struct lsa_cmemo cm;
+	struct lsa_fmemo fm;
 	/* What the thread's own blocks taught it: which blocks head loops
 	 * and which blocks ran in their iterations.  Kept per thread so that
 	 * a thread's profile is decided by its blocks alone, whichever
@@ -420,6 +494,7 @@ struct lsa_loops {
 	size_t nsref;
 	struct lsa_loops_stats st;
 	int memo;		/* iteration memos allowed (not the reference) */
+	int fmemo;		/* a learning pass's memo (not the reference) */
 	/* A learning pass: each thread's knowledge goes into learn at its
 	 * end, and it keeps no rows (its memo passes are counted, not
 	 * applied; its entries close into their frames' kid lists alone).
@@ -792,6 +867,49 @@ int lsa_cm_stop(struct lsa_loops *l, struct lsa_thr *t);
 /* Block sbid heads a loop now: tries holding it go stale. */
 void lsa_cm_new_head(struct lsa_cmemo *m, uint32_t sbid);
 void lsa_cm_release(struct lsa_cmemo *m);
+
+/* loops_fmemo.c: the learning pass's memo (struct lsa_fmemo). */
+/* Block b was taken: into the log. */
+static inline void lsa_fm_put(struct lsa_fmemo *m, const struct lsd_block *b)
+{
+	struct lsa_flog *g = &m->log[m->pos++ & (LSA_FM_LOG - 1)];
+
+	g->sb = b->sb;
+	g->exit = b->exit;
+}
+/* Something no iteration may span happened at the block just taken (its
+ * outcome depends on the frames below the loop's). */
+static inline void lsa_fm_dirty(struct lsa_thr *t)
+{
+	t->fm.dirty = t->fm.pos;
+}
+/* Path entry k (just pushed, or looped back to) of sb, function f,
+ * begins an iteration.  Returns 0 or -LS_ENOMEM. */
+int lsa_fm_mark(struct lsa_thr *t, uint32_t k, uint32_t f);
+/* Loop back to path entry ti (of function f): the iteration that ended
+ * goes into its head's trie, if it may.  Returns 0 or -LS_ENOMEM. */
+int lsa_fm_back(struct lsa_thr *t, uint32_t ti, uint32_t f);
+/* After the block that looped back to, or pushed, path entry ti:
+ * matching begins if ti's block has a trie. */
+void lsa_fm_begin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti);
+/* Matches b[i .. n); returns the index of the first block not taken.
+ * Matching stops (fm.on 0) where a block leaves the trie. */
+size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t n);
+/* Matching stopped: the blocks matched of the unfinished iteration are
+ * taken back (the log and the iteration's start where it began), to go
+ * through the per-block path. */
+void lsa_fm_unwind(struct lsa_thr *t);
+/* lsa_fm_unwind(), with those blocks rebuilt into buf (LSA_FM_MAX
+ * entries) in order; returns their number. */
+size_t lsa_fm_pending(struct lsa_thr *t, struct lsd_block *buf);
+void lsa_fm_release(struct lsa_fmemo *m);
+/* loops.c: the learning pass's blocks b[0 .. n) of thread t; and its
+ * stop (at the thread's end): the blocks matched of an unfinished
+ * iteration through the per-block path.  Each returns 0, -LS_EINVAL or
+ * -LS_ENOMEM. */
+int lsa_loops_learn_blocks(struct lsa_loops *l, struct lsa_thr *t,
+			   const struct lsd_block *b, size_t n);
+int lsa_loops_learn_stop(struct lsa_loops *l, struct lsa_thr *t);
 
 /* loops_out.c: writes a finished thread's rows into the profile. */
 int lsa_loops_flush_thread(struct lsa_loops *l, struct lsa_thr *t);

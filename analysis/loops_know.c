@@ -35,6 +35,9 @@ int lsa_loops_learn(struct lsa_loops *l, struct lsa_know **pk)
 	if (!*pk)
 		return -LS_ENOMEM;
 	l->learn = *pk;
+	/* (its memos would keep what it does not: its own is lsa_fmemo) */
+	l->fmemo = l->memo;
+	l->memo = 0;
 	return 0;
 }
 

@@ -278,14 +278,12 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 		m->node[v].count--;
 		part[np++] = v;
 	}
-	/* (what a pass adds up is rows and counts alone, which a learning
-	 * pass does not keep: its passes are counted, not applied) */
 	for (i = 0; i < m->ndirty; i++) {
 		uint32_t d = m->dirty[i];
 		uint64_t k = m->node[d].count;
 
 		m->node[d].count = 0;
-		if (k && !err && !l->learn)
+		if (k && !err)
 			err = apply(l, t, d, k);
 	}
 	m->ndirty = 0;

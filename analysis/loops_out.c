@@ -452,6 +452,7 @@ void lsa_thr_release(struct lsa_thr *t)
 	free(t->preo);
 	lsa_memo_release(&t->memo);
 	lsa_cm_release(&t->cm);
+	lsa_fm_release(&t->fm);
 	lsa_kmap_release(&t->pre_more);
 	free(t->pmc);
 	t->pmc = NULL;
@@ -677,7 +678,7 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 
 	/* each per-thread stream's end (its stream_end callback) ends its
 	 * thread; the threads of per-CPU streams end at finish */
-	if (l->o.jobs > 1 && l->memo) {	/* the reference: one thread */
+	if (l->o.jobs > 1 && (l->memo || l->fmemo)) {	/* the reference: one thread */
 		/* the detector then reads symbols, never the reader */
 		if (sym)
 			lsd_symbols_load(sym);
@@ -698,6 +699,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 			   struct lsa_loops_stats *st,
 			   const struct lsd_callbacks *also, void *also_arg)
 {
+	struct lsa_loops_stats lst = { 0 };
 	struct lsa_know *k = NULL;
 	struct lsa_loops *l;
 	uint32_t run;
@@ -715,6 +717,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	err = lsa_loops_learn(l, &k);
 	if (!err)
 		err = pass(l, sym, NULL, NULL);
+	lsa_loops_get_stats(l, &lst);
 	lsa_loops_free(l);
 	if (!err)
 		err = lsa_loops_new(&l, d, r, sym, p, run, o);
@@ -728,8 +731,12 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		err = label_loops(l);
 	if (!err)
 		p->nruns = run + 1;
-	if (st)
+	if (st) {
 		lsa_loops_get_stats(l, st);
+		st->learn_blocks = lst.blocks;
+		st->learn_memo_blocks = lst.learn_memo_blocks;
+		st->learn_memo_iters = lst.learn_memo_iters;
+	}
 	lsa_loops_free(l);
 	lsa_know_free(k);
 	return err;

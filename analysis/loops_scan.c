@@ -294,12 +294,6 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 	uint32_t loop = in->loop;
 	int err;
 
-	if (l->learn) {
-		/* rows and counts are not kept: what a frame's entries hand
-		 * on is which loops they entered (the memos read that) */
-		lsa_loops_inst_free(l, ii);
-		return p.inst != LSA_NONE ? 0 : kid_add(l, &p.fr->kids, loop, 1, &tot);
-	}
 	r = lsa_loops_lrow(t, in->loop);
 	if (!r)
 		return -LS_ENOMEM;
@@ -387,6 +381,19 @@ int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct l
 	uint32_t bottom = t->nos, i;
 	int err = 0;
 
+	if (l->learn) {		/* nothing charged: the entries popped */
+		for (i = lo; i < t->npath; i++) {
+			struct lsa_pent *e = &t->path[i];
+
+			t->mem[e->sb->id] = e->prev;
+			if (e->acc != LSA_NONE)
+				lsa_loops_acc_free(l, e->acc);
+			if (e->inst != LSA_NONE)
+				lsa_loops_inst_free(l, e->inst);
+		}
+		t->npath = lo;
+		return 0;
+	}
 	for (i = lo; i < t->npath && !err; i++) {
 		struct lsa_pent *e = &t->path[i];
 		struct lsa_owner o;

@@ -119,7 +119,7 @@ int lsa_loops_thread_end(struct lsa_loops *l, struct lsa_thr *t)
 
 	if (!t->used || t->done)
 		return 0;
-	err = lsa_loops_memo_stop(l, t);
+	err = l->learn ? lsa_loops_learn_stop(l, t) : lsa_loops_memo_stop(l, t);
 	if (!err)
 		err = lsa_cm_stop(l, t);
 	if (err)
@@ -131,6 +131,8 @@ int lsa_loops_thread_end(struct lsa_loops *l, struct lsa_thr *t)
 	if (!err)
 		err = l->learn ? lsa_know_take(l, t) : lsa_loops_flush_thread(l, t);
 	t->done = 1;
+	l->st.learn_memo_blocks += t->fm.taken;
+	l->st.learn_memo_iters += t->fm.iters;
 	lsa_thr_release(t);
 	return err;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t0640-loops-memo: the loop detector's iteration memo (analysis/
-# loops_memo.c) gives the profile the per-block path gives, byte for
-# byte, on streams made to be hard for it.
+# loops_memo.c), its call memo (loops_cmemo.c) and its learning pass's
+# memo of whole iterations (loops_fmemo.c) give the profile the per-block
+# path gives, byte for byte, on streams made to be hard for them.
 #
 # The oracle is the detector's own per-block path (lsa_loops_opts.
 # reference, also LOOPSCOPE_REFERENCE=1), which every other loop test
@@ -13,9 +14,11 @@
 # sizes; and, with -x, nested loops made of the stream, each left in the
 # middle of an iteration, inner trip counts equal or varying) through
 # both, with the functions named (-y) and without, in one pass and in the
-# two that analyze makes (-k: the loops learned first); each
-# run must also show that the memo took blocks, so a memo that never
-# engaged would fail.  The call memo (analysis/
+# two that analyze makes (-k: the loops learned first, the first pass of
+# each with its own path: with -k the learning memo's knowledge must
+# give the profile the per-block learning gives, and the second pass
+# must meet nothing the first did not learn); each run must also show
+# that the memos took blocks, so a memo that never engaged would fail.  The call memo (analysis/
 # loops_cmemo.c) the same way, on each bundle's own stream with sparse
 # edits (memocheck -e: blocks dropped, doubled, swapped, exits changed,
 # moved to a second thread), with the functions named (-y: spans and
@@ -34,15 +37,23 @@ for p in nested lp_calls lp_jmp lp_recur lp_trips threads signals irred \
 	[ -x "$TD/$p" ] || continue
 	"$LOOPSCOPE" record -q -o "$p.lsc" -- "$TD/$p" </dev/null >/dev/null 2>&1
 	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
-	for seed in 1 2 3 4 5 6 7 8; do
+	for seed in 1 2 3 4 5 6 7 8 9 10; do
 		case $seed in
-		1|2) mode= ;;
+		1) mode= ;;
 		# two passes, as analyze makes them: the loops known
 		# from the start (no trie goes stale for a loop found
-		# later, every entry of trip count 1 one)
-		3) mode=-k ;;
+		# later, every entry of trip count 1 one); the first
+		# pass's own memo of whole iterations (loops_fmemo.c)
+		# against the per-block path's learning, with and
+		# without functions named
+		2|3) mode=-k ;;
+		9) mode="-k -y" ;;
 		4) mode="-e 30 -y" ;;
+		# edits: exits changed to any kind (signals, holes,
+		# returns made up) inside iterations the first pass's
+		# memo keeps or matches
 		5) mode="-e 300 -k" ;;
+		10) mode="-e 30 -k -y" ;;
 		# functions named: a stop pushes the frame's blocks it
 		# matched itself, and hands a leaf call back whole
 		# (loops_memo.c replay_frame, replay_leaf), a frame of
@@ -51,7 +62,7 @@ for p in nested lp_calls lp_jmp lp_recur lp_trips threads signals irred \
 		# nested loops left early, inner trip counts equal or
 		# varying: stops at every block of an iteration
 		7) mode="-x -y -k" ;;
-		8) mode="-x" ;;
+		8) mode="-x -k" ;;
 		esac
 		# shellcheck disable=SC2086
 		"$BUILD/tests/memocheck" -s "$seed" $mode "$p.lsc" >mc.out 2>&1

@@ -47,7 +47,7 @@ for o in 1 0; do
 	it=$(row o$o.ld "$IN" total | cut -d= -f2)
 	t_eq "... outer total = outer self + inner total" "$ot" "$((os + it))"
 	t_eq "... the inner loop's self is its total" "$it" "$is"
-	t_grep "... the second pass knew every loop and body block" " know_new 0$" o$o.st
+	t_grep "... the second pass knew every loop and body block" " know_new 0 " o$o.st
 	LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" analyze -q -o r$o.lsprof o$o.lsc
 	"$LOOPSCOPE" analyze -q -j1 -o f$o.lsprof o$o.lsc
 	t_ok "... the fast path's profile is the reference's" cmp r$o.lsprof f$o.lsprof

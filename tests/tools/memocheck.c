@@ -27,7 +27,8 @@
  * functions (the bundle's symbols): spans and calls are counted.  With -k
  * each detector makes two passes, as lsa_loops_analyze() does: the first
  * learns the threads' loops, the second knows them from the start (no
- * trie goes stale for a loop found later).  Prints
+ * trie goes stale for a loop found later), and the first pass's own memo
+ * (whole iterations, struct lsa_fmemo) must have taken blocks.  Prints
  * TAP lines and "memo_blocks N of M".  Exit status 0 when both hold.  With MEMOCHECK_KEEP
  * set, a difference leaves both profiles in memo.lsprof and ref.lsprof.
  */
@@ -230,7 +231,7 @@ static void feed(struct lsa_loops *l, const struct out *o)
  * (as lsa_loops_analyze() runs it), each pass on the same path. */
 static void run(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symbols *sym,
 		const struct out *o, int reference, int know, char **buf, size_t *len,
-		struct lsa_loops_stats *st)
+		struct lsa_loops_stats *st, struct lsa_loops_stats *lst)
 {
 	struct lsa_loops_opts lo = { .size = sizeof(lo), .reference = reference };
 	struct lsa_know *k = NULL;
@@ -246,6 +247,7 @@ static void run(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symbols 
 		    (err = lsa_loops_learn(l, &k)) < 0)
 			die("detector", err);
 		feed(l, o);
+		lsa_loops_get_stats(l, lst);
 		lsa_loops_free(l);
 	}
 	if ((err = lsa_loops_new(&l, d, r, sym, p, 0, &lo)) < 0)
@@ -266,7 +268,7 @@ int main(int argc, char **argv)
 {
 	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1 };
 	struct lsd_callbacks cb = { .block = hold };
-	struct lsa_loops_stats sm, sr;
+	struct lsa_loops_stats sm, sr, lsm = { 0 }, lsr = { 0 };
 	struct held h = { 0 };
 	struct out ob = { 0 };
 	struct lsb_reader *r;
@@ -317,8 +319,8 @@ int main(int argc, char **argv)
 		edit(&h, &ob, rate);
 	else
 		perturb(&h, &ob);
-	run(d, r, sym, &ob, 0, know, &pm, &lm, &sm);
-	run(d, r, sym, &ob, 1, know, &pr, &lr, &sr);
+	run(d, r, sym, &ob, 0, know, &pm, &lm, &sm, &lsm);
+	run(d, r, sym, &ob, 1, know, &pr, &lr, &sr, &lsr);
 	if (lm == lr && !memcmp(pm, pr, lm)) {
 		printf("ok 1 - %s: the memo's profile equals the per-block path's (%zu blocks)\n",
 		       argv[optind], ob.n);
@@ -359,6 +361,15 @@ int main(int argc, char **argv)
 	} else if (know) {
 		printf("ok 3 - %s: the second passes knew every loop and body block\n",
 		       argv[optind]);
+	}
+	/* (the learning pass's memo: whole iterations, any loop) */
+	if (know && lsm.learn_memo_blocks && !lsr.learn_memo_blocks) {
+		printf("ok 4 - %s: the learning pass's memo took %" PRIu64 " blocks in %" PRIu64
+		       " iterations\n", argv[optind], lsm.learn_memo_blocks, lsm.learn_memo_iters);
+	} else if (know) {
+		printf("not ok 4 - %s: the learning passes' memos took %" PRIu64 " and %" PRIu64
+		       " blocks\n", argv[optind], lsm.learn_memo_blocks, lsr.learn_memo_blocks);
+		bad = 1;
 	}
 	printf("# memo_blocks %" PRIu64 " of %" PRIu64 ", cmemo_blocks %" PRIu64 " in %"
 	       PRIu64 " calls\n", sm.memo_blocks, sm.blocks, sm.cmemo_blocks, sm.cmemo_calls);

@@ -47,7 +47,7 @@ struct run {
 	struct lsd_decoder d;
 	struct lsb_reader r;
 	struct lsp_profile *p;
-	struct lsa_loops_stats st;
+	struct lsa_loops_stats st, lst;	/* the second pass's, the first's */
 	int err;
 };
 
@@ -101,17 +101,24 @@ static int detector(struct run *R, struct lsa_loops **pl, const struct bdef *b,
 	return 0;
 }
 
+/* Blocks handed to the detector at once by feed(): 1, or all of them
+ * (a decoder's batch: what the memos match may be replayed from it). */
+static int batch = 1;
+
 /* Feeds the steps to l as stream 0 of thread 1/1.  Returns its error. */
 static int feed(struct lsa_loops *l, const struct step *s, int ns)
 {
+	struct lsd_block x[64];
 	int i, err = lsa_loops_stream_begin(l, 0, 0, 1, 1);
 
-	for (i = 0; i < ns && !err; i++) {
-		struct lsd_block x = { .sb = &sbs[s[i].b], .exit = (uint8_t)s[i].exit,
-				       .next = s[i].next < 0 ? 0 : sbs[s[i].next].start };
-
-		err = lsa_loops_block(l, 0, &x);
-	}
+	for (i = 0; i < ns && i < 64; i++)
+		x[i] = (struct lsd_block){ .sb = &sbs[s[i].b], .exit = (uint8_t)s[i].exit,
+					   .id = (uint32_t)s[i].b,
+					   .next = s[i].next < 0 ? 0 : sbs[s[i].next].start };
+	if (batch > 1 && !err)
+		err = lsa_loops_blocks(l, 0, x, (size_t)ns);
+	for (i = 0; batch == 1 && i < ns && !err; i++)
+		err = lsa_loops_block(l, 0, &x[i]);
 	return err ? err : lsa_loops_stream_end(l, 0);
 }
 
@@ -138,6 +145,7 @@ static void run_passes(struct run *R, const struct bdef *b, int nb,
 			return;
 		if (!(R->err = lsa_loops_learn(l, &k)))
 			R->err = feed(l, s, ns);
+		lsa_loops_get_stats(l, &R->lst);
 		lsa_loops_free(l);
 		if (R->err) {
 			lsa_know_free(k);
@@ -541,6 +549,64 @@ static void t_early(int ref, int early)
 	lsp_free(R.p);
 }
 
+/* 7. The learning pass's memo (loops_fmemo.c) and what lies below the
+ * head.  f runs twice from main (b0, b1, b2: 1 instruction each):
+ *   F 0x2000 1 insn, R 0x2030 1 insn (f's entry and return),
+ *   H 0x2010 2 insns, X 0x2020 3 insns (X jumps to H).
+ * Call 1: F H X H X H X H R.  H recurs on the path: a loop headed by H,
+ * body {H, X}, one entry of 4 iterations; its self 4 * 2 + 3 * 3 = 17
+ * (R is no block of an iteration: f's frame).  The learning pass keeps
+ * the iteration X H (from H's push) and takes the second, X H, whole.
+ * Call 2: F X H X H X H R.  Now X is on the path below H when it
+ * recurs: a loop headed by X, body {X, H}, one entry of 3 iterations,
+ * self 3 * 3 + 3 * 2 = 15; H, run under X's entry, is no entry of its
+ * own (X is in H's body: one cycle).  H, a head with a trie, is pushed
+ * after X: the trie's X H is there, but X is below on the path, so the
+ * memo must not take it (had it, X would head no loop).  It keeps X's
+ * iteration H X (from X's push) and takes the second whole: the
+ * learning pass takes 2 iterations of 2 blocks.
+ *   thread: 3 + (1 + 17 + 1) + (1 + 15 + 1) = 39 instructions,
+ *          7 outside every loop. */
+static void t_fmemo(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1004, 1, 0 }, { 0x1008, 1, 0 },
+		{ 0x2000, 1, 1 }, { 0x2010, 2, 1 }, { 0x2020, 3, 1 }, { 0x2030, 1, 1 },
+	};
+	static const uint64_t f[] = { 0x1000, 0x2000 };
+	static const struct step s[] = {
+		{ 0, LSD_EXIT_CALL, 3 },
+		{ 3, LSD_EXIT_FALL, 4 }, { 4, LSD_EXIT_FALL, 5 }, { 5, LSD_EXIT_JUMP, 4 },
+		{ 4, LSD_EXIT_FALL, 5 }, { 5, LSD_EXIT_JUMP, 4 }, { 4, LSD_EXIT_FALL, 5 },
+		{ 5, LSD_EXIT_JUMP, 4 }, { 4, LSD_EXIT_COND_TAKEN, 6 }, { 6, LSD_EXIT_RET, 1 },
+		{ 1, LSD_EXIT_CALL, 3 },
+		{ 3, LSD_EXIT_JUMP, 5 }, { 5, LSD_EXIT_JUMP, 4 }, { 4, LSD_EXIT_FALL, 5 },
+		{ 5, LSD_EXIT_JUMP, 4 }, { 4, LSD_EXIT_FALL, 5 }, { 5, LSD_EXIT_JUMP, 4 },
+		{ 4, LSD_EXIT_COND_TAKEN, 6 }, { 6, LSD_EXIT_RET, 2 },
+		{ 2, LSD_EXIT_END, -1 },
+	};
+	int ns = (int)(sizeof(s) / sizeof(s[0]));
+	struct run R;
+
+	for (batch = 1; batch <= ns; batch += ns - 1) {
+		const char *w = batch == 1 ? "block by block" : "one batch";
+
+		run(&R, b, 7, f, 2, s, ns, ref);
+		TAP_EQ(R.err, 0, "fmemo, %s (%s): the detector runs", w, mode(ref));
+		LOOP_EQ(&R, 0x2010, 1, 4, 17, 17, "fmemo H");
+		LOOP_EQ(&R, 0x2020, 1, 3, 15, 15, "fmemo X");
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 39, "fmemo, %s: 39 instructions", w);
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 7, "fmemo, %s: 7 outside loops", w);
+		TAP_EQ(R.st.know_new, 0, "fmemo, %s: the second pass knew every loop and body block", w);
+		TAP_EQ(R.lst.learn_memo_iters, ref ? 0 : 2,
+		       "fmemo, %s (%s): the learning pass took %d iterations whole", w, mode(ref),
+		       ref ? 0 : 2);
+		TAP_EQ(R.lst.learn_memo_blocks, ref ? 0 : 4, "fmemo, %s: of 2 blocks each", w);
+		lsp_free(R.p);
+	}
+	batch = 1;
+}
+
 int main(void)
 {
 	int ref;
@@ -553,6 +619,7 @@ int main(void)
 		t_signal(ref);
 		t_early(ref, 1);
 		t_early(ref, 0);
+		t_fmemo(ref);
 	}
 	return TAP_DONE();
 }

@@ -247,54 +247,66 @@ size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t
 	struct lsa_fmemo *m = &t->fm;
 	struct lsa_fnode *nd = m->node;
 	struct lsa_flog *log = m->log;
+	const struct lsd_block *last = NULL;
 	struct lsa_fhead *hd;
-	uint32_t at = m->at, rt = m->rt, c, prev, k = m->n;
+	/* (in locals: the loop's stores would make the compiler read them
+	 * again) */
+	const uint32_t rt = m->rt, nn = m->nnode, base = m->base, ti = m->ti;
+	const int wide = m->wide;
+	uint32_t at = m->at, c, prev, k = m->n;
 	uint64_t pos = m->pos, done = 0, taken = 0;
 	uint8_t px = m->px;
 
 	while (i < n) {
 		const struct lsd_block *x = &b[i];
+		const struct lsd_sblock *sb = x->sb;
 		uint16_t xx = (uint16_t)(px << 8 | x->exit);
+		struct lsa_fnode *cn;
 
 		/* (a sequence kept goes into consecutive nodes where it
 		 * leaves the trie: the child is mostly the next node, whose
 		 * address needs no load) */
 		c = at + 1;
-		prev = LSA_NONE;
-		if (c >= m->nnode || nd[c].parent != at || nd[c].sb != x->sb || nd[c].xx != xx) {
+		cn = &nd[c];
+		if (__builtin_expect(c >= nn || cn->parent != at || cn->sb != sb || cn->xx != xx, 0)) {
+			prev = LSA_NONE;
 			for (c = nd[at].child; c != LSA_NONE; prev = c, c = nd[c].sib)
-				if (nd[c].sb == x->sb && nd[c].xx == xx)
+				if (nd[c].sb == sb && nd[c].xx == xx)
 					break;
 			if (c == LSA_NONE)
 				break;
+			cn = &nd[c];
+			if (prev != LSA_NONE) {		/* to the front */
+				nd[prev].sib = cn->sib;
+				cn->sib = nd[at].child;
+				nd[at].child = c;
+			}
 		}
 		/* a block of the head's frame on its path below the head:
 		 * a loop back the trie does not have */
-		if (m->wide && nd[c].top && !nd[c].term) {
-			uint32_t v = lsa_loops_mem_get(t, nd[c].id);
+		if (wide && cn->top && !cn->term) {
+			uint32_t v = lsa_loops_mem_get(t, cn->id);
 
-			if (v != LSA_NONE && v >= m->base && v < m->ti)
+			if (v != LSA_NONE && v >= base && v < ti)
 				break;
 		}
-		if (prev != LSA_NONE) {		/* to the front */
-			nd[prev].sib = nd[c].sib;
-			nd[c].sib = nd[at].child;
-			nd[at].child = c;
-		}
-		log[pos++ & (LSA_FM_LOG - 1)] = (struct lsa_flog){ x->sb, x->exit };
+		log[pos++ & (LSA_FM_LOG - 1)] = (struct lsa_flog){ sb, x->exit };
 		px = x->exit;
 		at = c;
 		k++;
 		i++;
-		if (nd[c].term) {	/* back at the head: nothing new */
+		if (cn->term) {		/* back at the head: nothing new */
 			done++;
 			taken += k;
 			k = 0;
 			at = rt;
-			t->psb = x->sb;
-			t->pexit = x->exit;
-			t->pnext = x->next;
+			last = x;
 		}
+	}
+	if (last) {
+		t->psb = last->sb;
+		t->pexit = last->exit;
+		t->pnext = last->next;
 	}
 	m->at = at;
 	m->px = px;

@@ -94,8 +94,10 @@ void lsa_loops_free(struct lsa_loops *l);
  * on their order.  lsa_loops_analyze() makes two passes so. */
 struct lsa_know;
 /* Makes l a learning pass: each thread's knowledge goes into a new *pk
- * at its end, and no rows are written.  Call before the first block.
- * Returns 0, -LS_EINVAL or -LS_ENOMEM. */
+ * at its end, and no rows are written (what it learns follows from the
+ * frames and paths alone: it keeps no counts, and an iteration that
+ * repeats one it ran, block for block, it skips).  Call before the
+ * first block.  Returns 0, -LS_EINVAL or -LS_ENOMEM. */
 int lsa_loops_learn(struct lsa_loops *l, struct lsa_know **pk);
 /* Gives l's threads k's knowledge from their start, thread by thread in
  * the order the learning pass made them (the same decode makes them in

@@ -496,10 +496,10 @@ struct lsa_loops {
 	int memo;		/* iteration memos allowed (not the reference) */
 	int fmemo;		/* a learning pass's memo (not the reference) */
 	/* A learning pass: each thread's knowledge goes into learn at its
-	 * end, and it keeps no rows (its memo passes are counted, not
-	 * applied; its entries close into their frames' kid lists alone).
-	 * Or a pass that knows: each thread starts with know's
-	 * (loops_know.c). */
+	 * end; it keeps the frames and paths alone (no counts, no rows, no
+	 * iteration or call memo) and skips what repeats (struct
+	 * lsa_fmemo).  Or a pass that knows: each thread starts with
+	 * know's (loops_know.c). */
 	struct lsa_know *learn;
 	const struct lsa_know *know;
 	size_t last;		/* the thread that ran the last block, + 1 */

@@ -2,8 +2,10 @@
 # bench/detector.sh - the loop detector's speed per core, measured side by
 # side in one process (tests/tools/anbench.c): the decoder alone (no-op
 # callback), the detector alone (replaying up to 8M decoded blocks held in
-# memory, one pass) and decode + detector (`loopscope analyze`'s work: two
-# passes, the loops learned, then profiled).  CPU seconds
+# memory, one pass), the same blocks through analyze's two passes apart
+# (the learning pass: structure alone, its memo of whole iterations; then
+# the pass that knows what it learned) and decode + detector (`loopscope
+# analyze`'s work: two passes, the loops learned, then profiled).  CPU seconds
 # of one thread, best of 3 (1 for the real programs).  Bundles: testdata
 # programs and real programs recorded with `loopscope record` (sw): xz and
 # bzip2 compressing 2 MB of text, sqlite3 running a query script.
@@ -20,16 +22,17 @@ trap 'rm -rf "$tmp"' EXIT
 . "$top/bench/inputs.sh"
 bench_inputs "$tmp" 2000000 5000
 
-printf '%-16s %11s %9s %9s %9s %12s %12s %12s %8s\n' program blocks "decode s" \
-	"detect s" "both s" "decode bl/s" "detect bl/s" "both bl/s" both/dec
+printf '%-16s %11s %9s %9s %9s %9s %9s %12s %12s %12s %8s\n' program blocks "decode s" \
+	"detect s" "learn s" "know s" "both s" "decode bl/s" "detect bl/s" "both bl/s" both/dec
 run() {	# run REPEAT NAME CMD...
 	local rep=$1 name=$2; shift 2
 	"$LS" record -q -o "$tmp/b.lsc" -- "$@" >/dev/null 2>&1 </dev/null || {
 		echo "$name: record failed" >&2; return; }
 	"$BENCH" -r "$rep" "$tmp/b.lsc" | awk -v n="$name" '{
 		for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
-		printf "%-16s %11d %9.3f %9.3f %9.3f %12.4g %12.4g %12.4g %8.2f\n",
-			n, v["blocks"], v["decode_s"], v["detector_s"], v["both_s"],
+		printf "%-16s %11d %9.3f %9.3f %9.3f %9.3f %9.3f %12.4g %12.4g %12.4g %8.2f\n",
+			n, v["blocks"], v["decode_s"], v["detector_s"], v["learn_s"],
+			v["know_s"], v["both_s"],
 			v["decode_blocks_s"], v["detector_blocks_s"], v["both_blocks_s"],
 			v["both_s"] / v["decode_s"] }'
 }

@@ -525,7 +525,7 @@ static int learn_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint3
 	for (i = ti; i < t->npath && !err; i++)
 		err = body_add(l, t, loop, t->path[i].sb->id);
 	if (!err)
-		err = lsa_fm_back(t, ti, f);
+		err = lsa_fm_back(l, t, ti, f);
 	return err ? err : lsa_loops_scan(l, t, ti + 1, o);
 }
 
@@ -584,6 +584,33 @@ learn_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	return err ? err : (int)k;
 }
 
+/* Matching stopped after blocks the per-block path would only push
+ * (lsa_fm_pushes): pushed here, as it would (without its lookups).
+ * Returns 1 (done), 0 (not such blocks) or -LS_ENOMEM. */
+static int learn_pushes(struct lsa_loops *l, struct lsa_thr *t)
+{
+	struct lsa_fmemo *m = &t->fm;
+	size_t k = lsa_fm_pushes(t, m->buf), j;
+	uint64_t pos = m->pos - k;
+	uint32_t f;
+	int err = 0;
+
+	if (!k)
+		return 0;
+	f = lsa_loops_func_of(l, t->path[m->ti].sb);
+	for (j = 0; j < k && !err; j++) {
+		err = path_push(l, t, m->buf[j].sb);
+		if (!err)
+			err = lsa_fm_mark_at(t, t->npath - 1, f, ++pos);
+	}
+	l->st.blocks += k;
+	t->psb = m->buf[k - 1].sb;
+	t->pexit = m->buf[k - 1].exit;
+	t->pnext = 0;
+	t->landing = 0;
+	return err ? err : 1;
+}
+
 int lsa_loops_learn_blocks(struct lsa_loops *l, struct lsa_thr *t,
 			   const struct lsd_block *b, size_t n)
 {
@@ -604,7 +631,11 @@ int lsa_loops_learn_blocks(struct lsa_loops *l, struct lsa_thr *t,
 			/* left the trie: the iteration's blocks through the
 			 * per-block path, from where they are (here, or
 			 * rebuilt from the trie) */
-			if (m->n <= i - from) {
+			if ((r = learn_pushes(l, t)) < 0)
+				return r;
+			if (r) {
+				;
+			} else if (m->n <= i - from) {
 				i -= m->n;
 				lsa_fm_unwind(t);
 			} else if ((r = lsa_loops_learn_stop(l, t))) {

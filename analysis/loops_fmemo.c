@@ -26,8 +26,11 @@
  * into it and its own, so that a node's children differ in their block
  * or exits.  Matching walks a trie, moving the child taken to the front
  * of its siblings; an iteration that leaves it goes through the
- * per-block path from its first block (loops.c).  A head whose
- * iterations keep leaving the trie is tried once in LSA_FM_RETRY. */
+ * per-block path from its first block (loops.c), unless the blocks it
+ * matched are ones that path would only push (LSA_FN_PUSH: most often
+ * an entry's last iteration, leaving the loop): then they are pushed
+ * as they are.  A head whose iterations keep leaving the trie is tried
+ * once in LSA_FM_RETRY. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +58,7 @@ static int heads_grow(struct lsa_fmemo *m, uint32_t id)
 	return 0;
 }
 
-int lsa_fm_mark(struct lsa_thr *t, uint32_t k, uint32_t f)
+int lsa_fm_mark_at(struct lsa_thr *t, uint32_t k, uint32_t f, uint64_t pos)
 {
 	struct lsa_fmemo *m = &t->fm;
 
@@ -71,7 +74,7 @@ int lsa_fm_mark(struct lsa_thr *t, uint32_t k, uint32_t f)
 	/* the head's function running (no tail call away; both may be
 	 * unknown), every frame the iteration may push a frame of its own */
 	m->start[k] = t->fr[t->nfr - 1].cur == f && !t->deep &&
-		      t->nfr < LSA_MAX_FRAMES - LSA_FM_MAX ? m->pos : LSA_FM_NOPOS;
+		      t->nfr < LSA_MAX_FRAMES - LSA_FM_MAX ? pos : LSA_FM_NOPOS;
 	return 0;
 }
 
@@ -88,7 +91,7 @@ static void fm_clear(struct lsa_fmemo *m)
 }
 
 static int node_new(struct lsa_fmemo *m, const struct lsd_sblock *sb, uint16_t xx,
-		    int top, uint32_t parent, uint32_t *out)
+		    int flags, uint32_t parent, uint32_t *out)
 {
 	struct lsa_fnode *n;
 
@@ -99,7 +102,7 @@ static int node_new(struct lsa_fmemo *m, const struct lsd_sblock *sb, uint16_t x
 	n->id = sb->id;
 	n->xx = xx;
 	n->term = 0;
-	n->top = (uint8_t)top;
+	n->top = (uint8_t)flags;
 	n->aux = LSA_NONE;
 	n->child = LSA_NONE;
 	n->parent = parent;
@@ -131,7 +134,7 @@ static void tops_add(struct lsa_fmemo *m, uint32_t rt, uint32_t id)
 		tp[++tp[0]] = id;
 }
 
-int lsa_fm_back(struct lsa_thr *t, uint32_t ti, uint32_t f)
+int lsa_fm_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint32_t f)
 {
 	struct lsa_fmemo *m = &t->fm;
 	uint64_t s = ti < m->capstart ? m->start[ti] : LSA_FM_NOPOS, p;
@@ -139,7 +142,7 @@ int lsa_fm_back(struct lsa_thr *t, uint32_t ti, uint32_t f)
 	struct lsa_fhead *hd;
 	uint32_t at, c, id, n0;
 	uint8_t px;
-	int err, depth = 0;
+	int err, depth = 0, push = 1;
 
 	/* kept: begun where it could be, clean since, its head block (at
 	 * s - 1) and its blocks still in the log */
@@ -164,7 +167,7 @@ int lsa_fm_back(struct lsa_thr *t, uint32_t ti, uint32_t f)
 	if (m->nnode + (m->pos - s) + 1 > LSA_FM_NODES)
 		fm_clear(m);
 	if (!hd->root) {
-		if ((err = node_new(m, h->sb, 0, 1, LSA_NONE, &at)))
+		if ((err = node_new(m, h->sb, 0, LSA_FN_TOP | LSA_FN_PUSH, LSA_NONE, &at)))
 			return err;
 		hd->root = at + 1;
 		if (LS_GROW32(m->tops, m->ntops + LSA_FM_TOPS + 1, m->captops, 1024))
@@ -176,9 +179,11 @@ int lsa_fm_back(struct lsa_thr *t, uint32_t ti, uint32_t f)
 	at = hd->root - 1;
 	px = h->exit;
 	n0 = m->nnode;
+	m->head[id].seen = ++m->epoch;	/* (the head again ends it) */
 	for (p = s; p < m->pos; p++) {
 		const struct lsa_flog *g = &m->log[p & (LSA_FM_LOG - 1)];
 		uint16_t xx = (uint16_t)(px << 8 | g->exit);
+		uint32_t gid = g->sb->id;
 
 		/* the frames of a kept iteration follow its calls and
 		 * returns (anything else made it dirty) */
@@ -186,18 +191,29 @@ int lsa_fm_back(struct lsa_thr *t, uint32_t ti, uint32_t f)
 			depth++;
 		else if (px == LSD_EXIT_RET)
 			depth--;
+		/* still blocks the per-block path only pushes: no frame
+		 * moved, no tail call, none met before (a loop back) */
+		if (push) {
+			if (gid >= m->nhead && (err = heads_grow(m, gid)))
+				return err;
+			push = (LSA_EXITS_LOCAL >> px & 1) && lsa_loops_func_of(l, g->sb) == f &&
+			       m->head[gid].seen != m->epoch;
+			m->head[gid].seen = m->epoch;
+		}
 		for (c = m->node[at].child; c != LSA_NONE; c = m->node[c].sib)
 			if (m->node[c].sb == g->sb && m->node[c].xx == xx)
 				break;
 		if (c == LSA_NONE) {
-			if ((err = node_new(m, g->sb, xx, !depth, at, &c)))
+			if ((err = node_new(m, g->sb, xx, (!depth ? LSA_FN_TOP : 0) |
+					    (push ? LSA_FN_PUSH : 0), at, &c)))
 				return err;
 			if (!depth && p + 1 < m->pos)
-				tops_add(m, hd->root - 1, g->sb->id);
+				tops_add(m, m->head[id].root - 1, gid);
 		}
 		at = c;
 		px = g->exit;
 	}
+	hd = &m->head[id];	/* (the table may have grown) */
 	m->node[at].term = 1;
 	hd->nodes += m->nnode - n0;
 	return 0;
@@ -284,7 +300,7 @@ size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t
 		}
 		/* a block of the head's frame on its path below the head:
 		 * a loop back the trie does not have */
-		if (wide && cn->top && !cn->term) {
+		if (wide && (cn->top & LSA_FN_TOP) && !cn->term) {
 			uint32_t v = lsa_loops_mem_get(t, cn->id);
 
 			if (v != LSA_NONE && v >= base && v < ti)
@@ -335,6 +351,29 @@ void lsa_fm_unwind(struct lsa_thr *t)
 	m->pos -= m->n;
 	m->n = 0;
 	m->start[m->ti] = m->pos;
+}
+
+size_t lsa_fm_pushes(struct lsa_thr *t, struct lsd_block *buf)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const struct lsa_fnode *nd = &m->node[m->at];
+	size_t k = m->n, j = k;
+	uint32_t at = m->at;
+
+	/* (the last block's exit is the next block's to follow; after an
+	 * interrupt it would read the block's own next, not kept) */
+	if (!k || !(nd->top & LSA_FN_PUSH) || (nd->xx & 0xff) == LSD_EXIT_ASYNC)
+		return 0;
+	while (j && at != m->rt) {
+		nd = &m->node[at];
+		buf[--j] = (struct lsd_block){ .sb = nd->sb, .exit = (uint8_t)(nd->xx & 0xff),
+					       .id = nd->id };
+		at = nd->parent;
+	}
+	m->on = 0;
+	m->n = 0;
+	m->start[m->ti] = m->pos - k;
+	return k;
 }
 
 size_t lsa_fm_pending(struct lsa_thr *t, struct lsd_block *buf)

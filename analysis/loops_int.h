@@ -322,18 +322,27 @@ struct lsa_fnode {
 	uint32_t id;		/* sb->id */
 	uint16_t xx;		/* the exit into the block << 8 | its exit */
 	uint8_t term;		/* sb heads the trie: an iteration ends */
-	uint8_t top;		/* a block of the head's frame (not a callee's) */
+	uint8_t top;		/* LSA_FN_* */
 	/* (a root) lsa_fmemo.tops index of the blocks of the head's frame
 	 * the trie holds (LSA_NONE: too many to list) */
 	uint32_t aux;
 };
 
-/* A head's trie: its root, what it grew and what it took. */
+/* lsa_fnode.top: a block of the head's frame (not a callee's); and one
+ * the per-block path would only push, as every block before it in the
+ * iteration (all of the head's frame and function, entered by exits that
+ * leave no frame, none twice). */
+#define LSA_FN_TOP 1
+#define LSA_FN_PUSH 2
+
+/* By static block id: a head's trie, its root, what it grew and what it
+ * took; and the block's mark while a sequence goes into a trie. */
 struct lsa_fhead {
 	uint32_t root;		/* root node + 1 (0: none) */
 	uint32_t nodes;		/* nodes made since the tries were dropped */
 	uint64_t taken;		/* ... and blocks matched whole */
 	uint8_t bad;		/* matching that left the trie in a row */
+	uint32_t seen;		/* lsa_fmemo.epoch when met last */
 };
 
 /* A block taken, in the log. */
@@ -356,6 +365,7 @@ struct lsa_fmemo {
 	uint64_t *start;	/* by path entry: where its iteration began */
 	uint32_t capstart;
 	uint32_t tries;		/* match attempts refused (bad heads retry) */
+	uint32_t epoch;		/* sequences gone into tries */
 	/* matching */
 	int on;
 	uint32_t rt;		/* the trie's root */
@@ -884,11 +894,20 @@ static inline void lsa_fm_dirty(struct lsa_thr *t)
 	t->fm.dirty = t->fm.pos;
 }
 /* Path entry k (just pushed, or looped back to) of sb, function f,
- * begins an iteration.  Returns 0 or -LS_ENOMEM. */
-int lsa_fm_mark(struct lsa_thr *t, uint32_t k, uint32_t f);
+ * begins an iteration with the block at log position pos.  Returns 0 or
+ * -LS_ENOMEM. */
+int lsa_fm_mark_at(struct lsa_thr *t, uint32_t k, uint32_t f, uint64_t pos);
+static inline int lsa_fm_mark(struct lsa_thr *t, uint32_t k, uint32_t f)
+{
+	return lsa_fm_mark_at(t, k, f, t->fm.pos);
+}
 /* Loop back to path entry ti (of function f): the iteration that ended
  * goes into its head's trie, if it may.  Returns 0 or -LS_ENOMEM. */
-int lsa_fm_back(struct lsa_thr *t, uint32_t ti, uint32_t f);
+int lsa_fm_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint32_t f);
+/* Matching stopped with blocks matched that the per-block path would
+ * only push (LSA_FN_PUSH): those blocks into buf (LSA_FM_MAX entries),
+ * in order, their number returned, the log keeping them; else 0. */
+size_t lsa_fm_pushes(struct lsa_thr *t, struct lsd_block *buf);
 /* After the block that looped back to, or pushed, path entry ti:
  * matching begins if ti's block has a trie. */
 void lsa_fm_begin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti);

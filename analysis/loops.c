@@ -429,6 +429,19 @@ static int land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi)
 	o.inst = t->path[xi].inst;	/* its earlier execution */
 	return lsa_loops_charge(l, t, o, &t->path[xi]);
 }
+/* Whether control from the previous block into a block of function f
+ * may move frames (lsa_loops_transfer() has work): between blocks of the
+ * function the top frame runs, by exits that leave no frame, none does.
+ * Both block paths ask it, and must agree (the learning pass's memo
+ * stands on their frames being the same). */
+static inline int moves(const struct lsa_thr *t, uint32_t f)
+{
+	const struct lsa_frame *top = &t->fr[t->nfr - 1];
+
+	return t->psb && (!(LSA_EXITS_LOCAL >> t->pexit & 1) ||
+			  (top->cur != LSA_NONE && f != LSA_NONE && f != top->cur));
+}
+
 /* lsa_loops_block_one(); returns 1 (not 0) after a block that called.
  * always_inline: lsa_loops_blocks() runs it for every block the memos
  * do not take, and the call's own cost was a tenth of it. */
@@ -452,17 +465,10 @@ block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 			l->sbc[sb->id].n[1 + k] = sb->iclass[k];
 	}
 	f = lsa_loops_func_of(l, sb);
-	if (t->psb) {
-		const struct lsa_frame *top = &t->fr[t->nfr - 1];
-
-		/* between blocks of the function the frame runs no frame
-		 * moves: transfer() would return at once */
-		if (!(LSA_EXITS_LOCAL >> t->pexit & 1) ||
-		    (top->cur != LSA_NONE && f != LSA_NONE && f != top->cur)) {
-			err = lsa_loops_transfer(l, t, t->pexit, sb);
-			if (err)
-				return err;
-		}
+	if (moves(t, f)) {
+		err = lsa_loops_transfer(l, t, t->pexit, sb);
+		if (err)
+			return err;
 	}
 	if (t->fr[t->nfr - 1].cur == LSA_NONE) {
 		/* a frame whose function was unknown: the one it runs */
@@ -547,14 +553,12 @@ learn_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	l->st.blocks++;
 	lsa_fm_put(&t->fm, b);
 	f = lsa_loops_func_of(l, sb);
-	top = &t->fr[t->nfr - 1];
-	if (t->psb && (!(LSA_EXITS_LOCAL >> t->pexit & 1) ||
-		       (top->cur != LSA_NONE && f != LSA_NONE && f != top->cur))) {
+	if (moves(t, f)) {
 		err = lsa_loops_transfer(l, t, t->pexit, sb);
 		if (err)
 			return err;
-		top = &t->fr[t->nfr - 1];
 	}
+	top = &t->fr[t->nfr - 1];
 	if (top->cur == LSA_NONE) {	/* as block_go() */
 		top->cur = f;
 		if (top->func == LSA_NONE)
@@ -633,12 +637,10 @@ int lsa_loops_learn_blocks(struct lsa_loops *l, struct lsa_thr *t,
 			 * rebuilt from the trie) */
 			if ((r = learn_pushes(l, t)) < 0)
 				return r;
-			if (r) {
-				;
-			} else if (m->n <= i - from) {
+			if (!r && m->n <= i - from) {
 				i -= m->n;
 				lsa_fm_unwind(t);
-			} else if ((r = lsa_loops_learn_stop(l, t))) {
+			} else if (!r && (r = lsa_loops_learn_stop(l, t))) {
 				return r;
 			}
 		}

@@ -102,7 +102,7 @@ static int node_new(struct lsa_fmemo *m, const struct lsd_sblock *sb, uint16_t x
 	n->id = sb->id;
 	n->xx = xx;
 	n->term = 0;
-	n->top = (uint8_t)flags;
+	n->flags = (uint8_t)flags;
 	n->aux = LSA_NONE;
 	n->child = LSA_NONE;
 	n->parent = parent;
@@ -300,7 +300,7 @@ size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t
 		}
 		/* a block of the head's frame on its path below the head:
 		 * a loop back the trie does not have */
-		if (wide && (cn->top & LSA_FN_TOP) && !cn->term) {
+		if (wide && (cn->flags & LSA_FN_TOP) && !cn->term) {
 			uint32_t v = lsa_loops_mem_get(t, cn->id);
 
 			if (v != LSA_NONE && v >= base && v < ti)
@@ -353,23 +353,36 @@ void lsa_fm_unwind(struct lsa_thr *t)
 	m->start[m->ti] = m->pos;
 }
 
-size_t lsa_fm_pushes(struct lsa_thr *t, struct lsd_block *buf)
+/* The blocks matched of the unfinished iteration, into buf in order;
+ * returns their number.  (A block's own next is not kept: a transfer
+ * reads it after an interrupt alone, which no kept iteration holds
+ * before its end.) */
+static size_t rebuild(const struct lsa_fmemo *m, struct lsd_block *buf)
 {
-	struct lsa_fmemo *m = &t->fm;
-	const struct lsa_fnode *nd = &m->node[m->at];
-	size_t k = m->n, j = k;
+	size_t j = m->n;
 	uint32_t at = m->at;
 
-	/* (the last block's exit is the next block's to follow; after an
-	 * interrupt it would read the block's own next, not kept) */
-	if (!k || !(nd->top & LSA_FN_PUSH) || (nd->xx & 0xff) == LSD_EXIT_ASYNC)
-		return 0;
 	while (j && at != m->rt) {
-		nd = &m->node[at];
+		const struct lsa_fnode *nd = &m->node[at];
+
 		buf[--j] = (struct lsd_block){ .sb = nd->sb, .exit = (uint8_t)(nd->xx & 0xff),
 					       .id = nd->id };
 		at = nd->parent;
 	}
+	return m->n;
+}
+
+size_t lsa_fm_pushes(struct lsa_thr *t, struct lsd_block *buf)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const struct lsa_fnode *nd = &m->node[m->at];
+	size_t k;
+
+	/* (the last block's exit is the next block's to follow; after an
+	 * interrupt it would read the block's own next, not kept) */
+	if (!m->n || !(nd->flags & LSA_FN_PUSH) || (nd->xx & 0xff) == LSD_EXIT_ASYNC)
+		return 0;
+	k = rebuild(m, buf);
 	m->on = 0;
 	m->n = 0;
 	m->start[m->ti] = m->pos - k;
@@ -378,19 +391,8 @@ size_t lsa_fm_pushes(struct lsa_thr *t, struct lsd_block *buf)
 
 size_t lsa_fm_pending(struct lsa_thr *t, struct lsd_block *buf)
 {
-	struct lsa_fmemo *m = &t->fm;
-	size_t k = m->n, j = k;
-	uint32_t at = m->at;
+	size_t k = rebuild(&t->fm, buf);
 
-	/* (the blocks' own next is not kept: a transfer reads it after an
-	 * interrupt alone, which no kept iteration holds) */
-	while (j && at != m->rt) {
-		const struct lsa_fnode *nd = &m->node[at];
-
-		buf[--j] = (struct lsd_block){ .sb = nd->sb, .exit = (uint8_t)(nd->xx & 0xff),
-					       .id = nd->id };
-		at = nd->parent;
-	}
 	lsa_fm_unwind(t);
 	return k;
 }

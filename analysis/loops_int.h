@@ -322,13 +322,13 @@ struct lsa_fnode {
 	uint32_t id;		/* sb->id */
 	uint16_t xx;		/* the exit into the block << 8 | its exit */
 	uint8_t term;		/* sb heads the trie: an iteration ends */
-	uint8_t top;		/* LSA_FN_* */
+	uint8_t flags;		/* LSA_FN_* */
 	/* (a root) lsa_fmemo.tops index of the blocks of the head's frame
 	 * the trie holds (LSA_NONE: too many to list) */
 	uint32_t aux;
 };
 
-/* lsa_fnode.top: a block of the head's frame (not a callee's); and one
+/* lsa_fnode.flags: a block of the head's frame (not a callee's); and one
  * the per-block path would only push, as every block before it in the
  * iteration (all of the head's frame and function, entered by exits that
  * leave no frame, none twice). */

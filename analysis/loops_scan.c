@@ -370,6 +370,25 @@ static int trip1(struct lsa_loops *l, const struct lsa_thr *t, struct lsa_owner 
 				  l->inst[o.inst].loop + 1);
 }
 
+/* Pops path entries [lo, npath), restoring their blocks' membership and
+ * freeing what they hold, nothing charged.  (Entries of one frame: each
+ * block is on them once, so the order does not matter.) */
+static void drop(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo)
+{
+	uint32_t i;
+
+	for (i = lo; i < t->npath; i++) {
+		struct lsa_pent *e = &t->path[i];
+
+		t->mem[e->sb->id] = e->prev;
+		if (e->acc != LSA_NONE)
+			lsa_loops_acc_free(l, e->acc);
+		if (e->inst != LSA_NONE)
+			lsa_loops_inst_free(l, e->inst);
+	}
+	t->npath = lo;
+}
+
 /* Accounts path entries [lo, npath) to base, then pops them.  Open loop
  * entries and known heads among them take the entries above that belong
  * to their bodies (a prefix); the rest goes to the owner below.  The
@@ -382,16 +401,7 @@ int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct l
 	int err = 0;
 
 	if (l->learn) {		/* nothing charged: the entries popped */
-		for (i = lo; i < t->npath; i++) {
-			struct lsa_pent *e = &t->path[i];
-
-			t->mem[e->sb->id] = e->prev;
-			if (e->acc != LSA_NONE)
-				lsa_loops_acc_free(l, e->acc);
-			if (e->inst != LSA_NONE)
-				lsa_loops_inst_free(l, e->inst);
-		}
-		t->npath = lo;
+		drop(l, t, lo);
 		return 0;
 	}
 	for (i = lo; i < t->npath && !err; i++) {
@@ -427,15 +437,8 @@ int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct l
 	while (!err && t->nos > bottom)
 		err = os_pop(l, t, bottom, base);
 	/* stopped by an error: every entry popped, what they hold freed */
-	while (err && t->npath > lo) {
-		struct lsa_pent *e = &t->path[--t->npath];
-
-		t->mem[e->sb->id] = e->prev;
-		if (e->acc != LSA_NONE)
-			lsa_loops_acc_free(l, e->acc);
-		if (e->inst != LSA_NONE)
-			lsa_loops_inst_free(l, e->inst);
-	}
+	if (err)
+		drop(l, t, lo);
 	t->npath = lo;
 	t->nos = bottom;
 	return err;

@@ -205,6 +205,7 @@ struct lsd_decoder {
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
 	struct lsd_fchain *chains;	/* fast.c's chains of blocks */
+	struct lsd_fchead *chead;	/* ... their headers, by slot */
 	unsigned ch_log;		/* log2 of their table's entries */
 	struct lsd_fast *fspare;	/* a run's fast-path state, kept for the
 					 * next run (fast.c) */

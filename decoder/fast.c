@@ -386,6 +386,7 @@ static int run_chunk(struct lsd_fctx *c)
 	struct lsd_bspan *const sp = c->f->sp;
 	struct lsd_block *const loc = c->f->loc;
 	struct lsd_fchain *const chains = c->d->chains;
+	const struct lsd_fchead *const chead = c->d->chead;
 	const unsigned ch_shift = 64 - c->d->ch_log;
 	struct lsd_fpk k;
 	uint32_t cur = 0;
@@ -485,8 +486,11 @@ static int run_chunk(struct lsd_fctx *c)
 				unsigned bits = (unsigned)(tnt >> (64 - kk));
 				uint64_t key = lsd_fchain_key(cur, kk, bits);
 
-				ch = &chains[lsd_fchain_slot(key, ch_shift)];
-				if (ch->key != key) {
+				const size_t slot = lsd_fchain_slot(key, ch_shift);
+				const struct lsd_fchead *h = &chead[slot];
+
+				ch = &chains[slot];
+				if (h->key != key) {
 					/* No chain starts at cur, ever (a chain
 					 * found there says it is not such a block:
 					 * asked on a miss only). */
@@ -504,36 +508,40 @@ static int run_chunk(struct lsd_fctx *c)
 					}
 					if (!(ch = lsd_fast_chain(c->d, ch, cur, kk, bits)))
 						break;
+					h = &chead[ch - chains];
 				}
+				/* (the chain's blocks are read by the copy or
+				 * the consumer, off the walk's path: it goes
+				 * on with the header alone) */
 				if (c->copy) {
 					/* onto loc's run: handed out as one */
-					lsd_fchain_out(loc + nloc, ch->b, ch->nb);
+					lsd_fchain_out(loc + nloc, ch->b, h->nb);
 					if (tl) {
-						sp[nsp - 1].n += ch->nb;
+						sp[nsp - 1].n += h->nb;
 					} else {
 						sp[nsp].b = loc + nloc;
 						sp[nsp].again = 0;
-						sp[nsp++].n = ch->nb;
+						sp[nsp++].n = h->nb;
 						tl = 1;
 					}
-					nloc += ch->nb;
+					nloc += h->nb;
 				} else {
 					/* by reference: the slot holds it until
 					 * the next build, which hands it out
 					 * first */
 					sp[nsp].b = ch->b;
 					sp[nsp].again = ch->out ? 1 : -1;	/* (spans_again()) */
-					sp[nsp++].n = ch->nb;
+					sp[nsp++].n = h->nb;
 					tl = 0;
 				}
-				fin = n + ch->lastc;
-				n += ch->nb;
-				if (ch->nops)
+				fin = n + h->lastc;
+				n += h->nb;
+				if (h->nops)
 					rs_ops(c, ch);
-				tnt <<= ch->used;
-				ntnt -= ch->used;
-				insns += ch->insns;
-				cur = ch->end;
+				tnt <<= h->used;
+				ntnt -= h->used;
+				insns += h->insns;
+				cur = h->end;
 				if (!ntnt)
 					break;
 			}
@@ -757,6 +765,13 @@ int lsd_fast_chunk(struct lsd_run *r)
 	if (!r->d->chains) {
 		r->d->ch_log = ch_log_for(r->d);
 		r->d->chains = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chains));
+		r->d->chead = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chead));
+		if (!r->d->chains || !r->d->chead) {
+			free(r->d->chains);
+			free(r->d->chead);
+			r->d->chains = NULL;
+			r->d->chead = NULL;
+		}
 	}
 	/* Blocks batched before this chunk go out first. */
 	if ((err = lsd_run_batch_flush(r)) != 0)

@@ -292,6 +292,7 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
 	unsigned m = f->chmask & ((1u << k) - 2), u;
 	struct lsd_fchain *s;
 	uint64_t key;
+	int made;
 
 	/* A chain that stopped at the code after u bits serves every
 	 * pattern that starts with them: with more bits than u, the walk
@@ -309,9 +310,12 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
 			return s;
 		chain_copy(ch, s);
 		ch->key = lsd_fchain_key(cur, k, bits);
+		lsd_fchain_sync(d, ch);
 		return ch;
 	}
-	switch (lsd_fast_chain_build(d, ch, cur, k, bits)) {
+	made = lsd_fast_chain_build(d, ch, cur, k, bits);
+	lsd_fchain_sync(d, ch);		/* (key 0 where it made none) */
+	switch (made) {
 	case LSD_FCH_NONE:
 		f->chmask |= 1;
 		return NULL;
@@ -326,6 +330,7 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
 		if (s != ch)
 			chain_copy(s, ch);
 		s->key = key;
+		lsd_fchain_sync(d, s);
 		f->chmask |= (uint8_t)(1u << u);
 		return ch;
 	default:
@@ -339,6 +344,8 @@ void lsd_fast_free(struct lsd_decoder *d)
 	d->fspare = NULL;
 	free(d->chains);
 	d->chains = NULL;
+	free(d->chead);
+	d->chead = NULL;
 	free(d->fb);
 	d->fb = NULL;
 	d->capfb = 0;

@@ -28,7 +28,7 @@
 P=$T_M32
 T=$BUILD/tests
 cd "$T_TMP" || exit 1
-[ -x "$P" ] || t_skip_m32
+t_m32_runs || t_skip_m32
 
 "$T/sstep" -o ss.txt "$P" >/dev/null 2>&1
 t_eq "the program exits 84 natively (loop32.c)" 84 $?

@@ -41,7 +41,7 @@ if [ $rc != 2 ]; then
 d = json.load(open(sys.argv[1]))["decode"]
 print(sum(s["instructions"] for s in d), sum(s["losses"] for s in d), sum(s["lost_bytes"] for s in d))' info.json)"
 else
-	echo "ok - # SKIP no $T_M32 (gcc-multilib)"
+	echo "ok - # SKIP no $T_M32 (gcc-multilib), or it does not run here"
 fi
 
 q=$T_REAL/quipper/perf.data.intel_pt-4.14

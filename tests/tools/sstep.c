@@ -464,7 +464,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sstep: PTRACE_TRACEME: %s\n", strerror(errno));
 			_exit(125);
 		}
-		execvp(argv[argi], argv + argi);
+		/* (a path: execv, which fails on a binary the kernel cannot
+		 * run, where execvp would run it as a shell script and this
+		 * would single-step the shell) */
+		if (strchr(argv[argi], '/'))
+			execv(argv[argi], argv + argi);
+		else
+			execvp(argv[argi], argv + argi);
 		fprintf(stderr, "sstep: %s: %s\n", argv[argi], strerror(errno));
 		_exit(127);
 	}

@@ -59,7 +59,7 @@ static size_t spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t 
  * block is set to 0.  So at delivery a run of -1 still starts at its
  * chain's first block: the slot is marked as handing it out when it is
  * the whole chain (building or copying into a slot clears the mark). */
-static void spans_again(struct lsd_bspan *s, size_t ns)
+static void spans_again(const struct lsd_decoder *d, struct lsd_bspan *s, size_t ns)
 {
 	size_t i;
 
@@ -71,7 +71,7 @@ static void spans_again(struct lsd_bspan *s, size_t ns)
 		ch = (struct lsd_fchain *)(void *)((char *)(uintptr_t)s[i].b -
 						   offsetof(struct lsd_fchain, b));
 		s[i].again = 0;
-		if (s[i].n == ch->nb)
+		if (s[i].n == lsd_fchain_head(d, ch)->nb)
 			ch->out = 1;
 	}
 }
@@ -86,7 +86,7 @@ static int put_spans(struct lsd_fctx *c, struct lsd_bspan *s, size_t ns, size_t 
 	if (r->cbret)
 		return r->cbret;
 	if (r->spanfn && !r->nbatch && !r->skip) {
-		spans_again(s, ns);
+		spans_again(c->d, s, ns);
 		return r->cbret = r->spanfn(r->arg, r->stream, s, ns);
 	}
 	if (ns == 1)		/* loc's one run, where chains are copied */
@@ -363,11 +363,11 @@ static void rs_push(struct lsd_fctx *c, uint64_t ip, uint32_t call)
 
 
 /* A chain's calls and returns, in order, on the return stack. */
-static void rs_ops(struct lsd_fctx *c, const struct lsd_fchain *ch)
+static void rs_ops(struct lsd_fctx *c, const struct lsd_fchain *ch, unsigned nops)
 {
 	unsigned i;
 
-	for (i = 0; i < ch->nops; i++) {
+	for (i = 0; i < nops; i++) {
 		if (ch->pcall[i]) {
 			rs_push(c, ch->push[i], ch->pcall[i]);
 		} else {
@@ -537,7 +537,7 @@ static int run_chunk(struct lsd_fctx *c)
 				fin = n + h->lastc;
 				n += h->nb;
 				if (h->nops)
-					rs_ops(c, ch);
+					rs_ops(c, ch, h->nops);
 				tnt <<= h->used;
 				ntnt -= h->used;
 				insns += h->insns;

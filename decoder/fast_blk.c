@@ -190,8 +190,9 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 	uint64_t insns = 0;
 	uint32_t start = cur;
 	int made = LSD_FCH_CODE;
+	struct lsd_fchead *h = lsd_fchain_head(d, ch);
 
-	ch->key = 0;	/* the slot's old chain is being overwritten */
+	h->key = 0;	/* the slot's old chain is being overwritten */
 	ch->out = 0;
 	while (nb < LSD_CH_MAX) {
 		const struct lsd_fblk *f = &fb[cur - 1];
@@ -266,21 +267,26 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 stop:
 	if (!used)	/* nothing the per-block loop does not do as fast */
 		return made == LSD_FCH_CODE ? LSD_FCH_NONE : LSD_FCH_LATER;
-	ch->key = lsd_fchain_key(start, k, bits);
-	ch->used = (uint8_t)used;
-	ch->nb = (uint8_t)nb;
-	ch->nops = (uint8_t)nops;
-	ch->lastc = (uint8_t)lastc;
-	ch->end = cur;
-	ch->insns = insns;
+	h->key = lsd_fchain_key(start, k, bits);
+	h->used = (uint8_t)used;
+	h->nb = (uint8_t)nb;
+	h->nops = (uint8_t)nops;
+	h->lastc = (uint8_t)lastc;
+	h->end = cur;
+	h->insns = insns;
 	return made;
 }
 
-/* Copies chain `from` into `to` (the blocks it has, not the array). */
-static void chain_copy(struct lsd_fchain *to, const struct lsd_fchain *from)
+/* Copies chain `from` of d's table into `to`, header too (the blocks it
+ * has, not the array). */
+static void chain_copy(const struct lsd_decoder *d, struct lsd_fchain *to,
+		       const struct lsd_fchain *from)
 {
+	const struct lsd_fchead *hf = lsd_fchain_head(d, from);
+
+	*lsd_fchain_head(d, to) = *hf;
 	memcpy(to, from, offsetof(struct lsd_fchain, b));
-	memcpy(to->b, from->b, from->nb * sizeof(*from->b));
+	memcpy(to->b, from->b, hf->nb * sizeof(*from->b));
 	to->out = 0;	/* (its own blocks: not handed out from here yet) */
 }
 
@@ -292,7 +298,6 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
 	unsigned m = f->chmask & ((1u << k) - 2), u;
 	struct lsd_fchain *s;
 	uint64_t key;
-	int made;
 
 	/* A chain that stopped at the code after u bits serves every
 	 * pattern that starts with them: with more bits than u, the walk
@@ -303,19 +308,16 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
 		u = (unsigned)__builtin_ctz(m);
 		key = lsd_fchain_skey(cur, u, bits >> (k - u));
 		s = &d->chains[lsd_fchain_slot(key, shift)];
-		if (s->key != key)
+		if (lsd_fchain_head(d, s)->key != key)
 			continue;
 		/* and under all k bits from now on, found in one probe */
 		if (s == ch)
 			return s;
-		chain_copy(ch, s);
-		ch->key = lsd_fchain_key(cur, k, bits);
-		lsd_fchain_sync(d, ch);
+		chain_copy(d, ch, s);
+		lsd_fchain_head(d, ch)->key = lsd_fchain_key(cur, k, bits);
 		return ch;
 	}
-	made = lsd_fast_chain_build(d, ch, cur, k, bits);
-	lsd_fchain_sync(d, ch);		/* (key 0 where it made none) */
-	switch (made) {
+	switch (lsd_fast_chain_build(d, ch, cur, k, bits)) {
 	case LSD_FCH_NONE:
 		f->chmask |= 1;
 		return NULL;
@@ -324,13 +326,12 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
 	case LSD_FCH_CODE:
 		/* in ch under all k bits, and a copy under its u bits for
 		 * the other patterns that start with them */
-		u = ch->used;
+		u = lsd_fchain_head(d, ch)->used;
 		key = lsd_fchain_skey(cur, u, bits >> (k - u));
 		s = &d->chains[lsd_fchain_slot(key, shift)];
 		if (s != ch)
-			chain_copy(s, ch);
-		s->key = key;
-		lsd_fchain_sync(d, s);
+			chain_copy(d, s, ch);
+		lsd_fchain_head(d, s)->key = key;
 		f->chmask |= (uint8_t)(1u << u);
 		return ch;
 	default:

@@ -25,8 +25,8 @@
  * holds at most LSD_CH_MAX blocks and LSD_CH_PUSH calls and returns). */
 #define LSD_CH_MAX 24
 #define LSD_CH_PUSH 8
-/* 2^14 slots of 696 bytes (11.4 MB): xz -6 has 16,100 distinct keys,
- * bzip2 -9 26,000; 2^13 rebuilt chains pushed out of their slot (and each
+/* 2^14 slots of 680 bytes (11.1 MB) and their headers (384 KB): xz -6
+ * has 16,100 distinct keys, bzip2 -9 26,000; 2^13 rebuilt chains pushed out of their slot (and each
  * miss hands out blocks first): info --decode Ir -2% (xz), -7% (bzip2). */
 #define LSD_CH_LOG 14
 /* Fewer for little code: two entries per block head (rounded up to a
@@ -79,36 +79,32 @@ enum lsd_fchs {
 	LSD_FCH_PART,		/* one that stopped at a successor not known yet */
 };
 
-struct lsd_fchain {
+/* A chain's header, kept apart from its blocks (lsd_decoder.chead, by
+ * the chain's slot: lsd_fchain_head()): what the walk reads to go on to
+ * the next chain.  Each lookup depends on the one before, so its latency
+ * is the walk's: 2^14 headers of 24 bytes (384 KB) stay in L2, where
+ * 2^14 chains of 680 bytes (11.1 MB) do not. */
+struct lsd_fchead {
 	uint64_t key;		/* lsd_fchain_key() of what it was built for */
+	uint64_t insns;
+	uint32_t end;		/* id + 1 of the block it stops at */
 	uint8_t used;		/* the bits it takes */
 	uint8_t nb;		/* its blocks */
 	uint8_t nops;		/* its return-stack operations */
 	uint8_t lastc;		/* index + 1 of its last block that took a bit */
+};
+
+/* The rest of a chain, in its slot of lsd_decoder.chains. */
+struct lsd_fchain {
 	/* its blocks were handed out whole from here (lsd_bspan.again);
 	 * cleared where the slot is built or copied into */
 	uint8_t out;
-	uint32_t end;		/* id + 1 of the block it stops at */
-	uint64_t insns;
 	/* In order: the return address a call pushes and its call block (id
 	 * + 1), or 0 for a return that pops the last one pushed here (its
 	 * target known: the chain goes on through it). */
 	uint64_t push[LSD_CH_PUSH];
 	uint32_t pcall[LSD_CH_PUSH];
 	struct lsd_block b[LSD_CH_MAX];
-};
-
-/* A chain's header, kept apart from its blocks (lsd_decoder.chead, by
- * the chain's slot): what the walk reads to go on to the next chain.
- * Each lookup depends on the one before, so its latency is the walk's:
- * 2^14 headers of 24 bytes (384 KB) stay in L2, where 2^14 chains of 696
- * bytes (11.4 MB) do not.  A copy of the chain's own fields, written
- * wherever they are (lsd_fchain_sync()). */
-struct lsd_fchead {
-	uint64_t key;
-	uint64_t insns;
-	uint32_t end;
-	uint8_t used, nb, nops, lastc;
 };
 
 /* The blocks not yet handed out are runs (sp[]): a chain's own blocks,
@@ -127,18 +123,11 @@ struct lsd_fast {
 	const struct lsd_space *tipc_sp;
 };
 
-/* Chain ch of d's table: its header from its fields. */
-static inline void lsd_fchain_sync(const struct lsd_decoder *d, const struct lsd_fchain *ch)
+/* The header of chain ch of d's table. */
+static inline struct lsd_fchead *lsd_fchain_head(const struct lsd_decoder *d,
+						 const struct lsd_fchain *ch)
 {
-	struct lsd_fchead *h = &d->chead[ch - d->chains];
-
-	h->key = ch->key;
-	h->insns = ch->insns;
-	h->end = ch->end;
-	h->used = ch->used;
-	h->nb = ch->nb;
-	h->nops = ch->nops;
-	h->lastc = ch->lastc;
+	return &d->chead[ch - d->chains];
 }
 
 /* What was read ahead of the decoding: an event bound to an IP. */

@@ -103,13 +103,20 @@ uint32_t lsa_loops_func_lookup(struct lsa_loops *l, const struct lsd_sblock *sb)
 	struct lsd_symbol_info info;
 	uint64_t *v;
 	uint32_t f;
+	int found;
 
 	if (l->sbfunc[sb->id])
 		return l->sbfunc[sb->id] - 2;
 	l->sbfunc[sb->id] = 1;
-	if (!l->sym || sb->module < 0 ||
-	    lsd_symbols_lookup(l->sym, sb->module, sb->mod_off, 0, &info) < 0 ||
-	    !info.function)
+	if (!l->sym || sb->module < 0)
+		return LSA_NONE;
+	if (l->symlock)
+		pthread_mutex_lock(l->symlock);
+	found = lsd_symbols_lookup(l->sym, sb->module, sb->mod_off, 0, &info) >= 0 &&
+		info.function;
+	if (l->symlock)
+		pthread_mutex_unlock(l->symlock);
+	if (!found)
 		return LSA_NONE;
 	v = lsa_kmap_get(&l->funcidx, (uint64_t)sb->module + 1, info.func_start);
 	if (!v)
@@ -120,11 +127,33 @@ uint32_t lsa_loops_func_lookup(struct lsa_loops *l, const struct lsd_sblock *sb)
 		l->funcs[l->nfuncs].module = sb->module;
 		l->funcs[l->nfuncs].off = info.func_start;
 		l->funcs[l->nfuncs].pidx = LSA_NONE;
+		l->funcs[l->nfuncs].sb = sb;
 		*v = ++l->nfuncs;
 	}
 	f = (uint32_t)(*v - 1);
 	l->sbfunc[sb->id] = f + 2;
 	return f;
+}
+
+int lsa_loops_sb_see(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb)
+{
+	int k;
+
+	if (ids_grow(l, t, sb->id))
+		return -LS_ENOMEM;
+	if (!l->sbc[sb->id].n[0]) {	/* as block_go() */
+		l->sbc[sb->id].n[0] = sb->ninsn;
+		for (k = 0; k < LSP_NCLASS; k++)
+			l->sbc[sb->id].n[1 + k] = sb->iclass[k];
+	}
+	return 0;
+}
+
+uint32_t lsa_loops_func_sb(struct lsa_loops *l, const struct lsd_sblock *sb)
+{
+	if (sb->id >= l->nsb && sb_grow(l, sb->id))
+		return LSA_NONE;
+	return lsa_loops_func_of(l, sb);
 }
 
 /* The loop headed by sb (numbered when new), known to thread t from now
@@ -350,6 +379,7 @@ static inline int path_push(struct lsa_loops *l, struct lsa_thr *t,
 	e->prev = lsa_loops_mem_get(t, sb->id);
 	e->inst = LSA_NONE;
 	e->acc = LSA_NONE;
+	e->lb = 0;
 	err = lsa_loops_mem_set(t, sb->id, t->npath);
 	if (err)
 		return err;
@@ -375,6 +405,11 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 
 	l->st.loop_backs++;
 	lsa_cm_abort(t);
+	if (t->sn && ti < t->sn->snp) {	/* a piece's: what the cut's entries held */
+		if (t->sn->snp > ti + 1 || t->sn->pacc[ti])
+			lsa_psn_note(t, PE_BACK, ti);
+		t->sn->pacc[ti] = 0;
+	}
 	if (h->inst == LSA_NONE) {
 		uint32_t ii;
 
@@ -394,7 +429,8 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	/* an iteration the memo can take from now on: into its trie (after
 	 * the head's loop is made and the bodies grown, as the scan sees
 	 * them) */
-	if (lsa_memo_fits(l, t, ti) && lsa_memo_add(l, t, ti, &leaf))
+	if ((!t->sn || t->sn->snp <= ti + 1) && lsa_memo_fits(l, t, ti) &&
+	    lsa_memo_add(l, t, ti, &leaf))
 		return -LS_ENOMEM;
 	o.inst = h->inst;
 	err = lsa_loops_scan(l, t, ti + 1, o);
@@ -422,6 +458,10 @@ static int land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi)
 	int err;
 
 	lsa_cm_abort(t);
+	if (t->sn && xi < t->sn->snp) {
+		lsa_psn_note(t, PE_LAND, xi);
+		t->sn->pacc[xi] = 0;
+	}
 	err = lsa_loops_scan(l, t, xi + 1, o);
 
 	if (err)
@@ -527,6 +567,9 @@ static int learn_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint3
 	int err;
 
 	l->st.loop_backs++;
+	/* (a second pass charges the head here: its call's counts taken) */
+	t->path[ti].lb++;
+	t->path[ti].acc = LSA_NONE;
 	err = loop_of(l, t, t->path[ti].sb, &loop);
 	for (i = ti; i < t->npath && !err; i++)
 		err = body_add(l, t, loop, t->path[i].sb->id);
@@ -570,6 +613,7 @@ learn_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 			struct lsa_owner o = { LSA_NONE, top };
 
 			err = lsa_loops_scan(l, t, idx + 1, o);
+			t->path[idx].acc = LSA_NONE;	/* (as learn_back()) */
 			k = 0;
 		} else {
 			err = learn_back(l, t, idx, f);
@@ -678,18 +722,53 @@ int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
 	return err > 0 ? 0 : err;
 }
 
+/* A learning pass's blocks of a per-thread stream, its frames and paths
+ * kept at every cut (lsa_know_snap()), its memo stopped there first. */
+static int learn_cuts(struct lsa_loops *l, struct lsa_thr *t,
+		      const struct lsd_block *b, size_t n)
+{
+	int err = 0;
+
+	if (!t->ncut)
+		t->ncut = l->snap;
+	while (n && !err) {
+		size_t k = t->ncut - t->nblk < n ? (size_t)(t->ncut - t->nblk) : n;
+
+		err = lsa_loops_learn_blocks(l, t, b, k);
+		t->nblk += k;
+		b += k;
+		n -= k;
+		if (!err && t->nblk == t->ncut) {
+			err = lsa_loops_learn_stop(l, t);
+			if (!err)
+				err = lsa_know_snap(l, t);
+			t->ncut += l->snap;
+		}
+	}
+	return err;
+}
+
 int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 		     const struct lsd_block *b, size_t n)
 {
 	struct lsa_thr *t;
-	size_t i = 0, slot;
-	int err = 0, called;
 
 	if (!l || (n && !b))
 		return -LS_EINVAL;
 	t = lsa_loops_thread(l, stream);
 	if (!t)
 		return -LS_ENOMEM;
+	if (l->learn && l->snap && stream < l->nsref && !l->sref[stream].cpu)
+		return learn_cuts(l, t, b, n);
+	return lsa_loops_thr_blocks(l, t, b, n);
+}
+
+int lsa_loops_thr_blocks(struct lsa_loops *l, struct lsa_thr *t,
+			 const struct lsd_block *b, size_t n)
+{
+	size_t i = 0, slot;
+	int err = 0, called;
+
 	if (l->learn)
 		return lsa_loops_learn_blocks(l, t, b, n);
 	/* Threads share the loop and body tables: a memo checked against

@@ -62,6 +62,8 @@ struct lsa_loops_stats {
 	/* the learning pass: blocks it took block by block, and the
 	 * blocks and iterations its memo matched whole (struct lsa_know) */
 	uint64_t learn_blocks, learn_memo_blocks, learn_memo_iters;
+	/* the second pass in pieces (lsa_loops_opts.jobs): pieces joined */
+	uint64_t pieces;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

@@ -74,7 +74,8 @@ int lsa_loops_span_open(struct lsa_thr *t, uint32_t f)
 	return 0;
 }
 
-static int span_close(struct lsa_thr *t, uint32_t f, uint64_t start)
+/* (cur: the span of the top frame's cur, not its func) */
+static int span_close(struct lsa_thr *t, uint32_t f, uint64_t start, int cur)
 {
 	struct lsa_frow *r;
 
@@ -83,8 +84,18 @@ static int span_close(struct lsa_thr *t, uint32_t f, uint64_t start)
 	r = lsa_loops_frow(t, f);
 	if (!r)
 		return -LS_ENOMEM;
-	if (r->active <= 1)
+	if (start == LSA_MARK && t->sn) {
+		/* a piece's frame begun before the cut: the joiner knows
+		 * where, and counts it if this says so */
+		if (r->active <= 1 && t->sn->popev == LSA_NONE)
+			lsa_psn_note(t, PE_SPAN, t->nfr - 1);
+		else if (r->active <= 1 && cur)
+			t->sn->ev[t->sn->popev].sc = 1;
+		else if (r->active <= 1)
+			t->sn->ev[t->sn->popev].sf = 1;
+	} else if (r->active <= 1) {
 		r->total += t->insns - start;
+	}
 	if (r->active)
 		r->active--;
 	if (t->cm.nrec)
@@ -130,20 +141,39 @@ static uint32_t leaf_call(struct lsa_loops *l, struct lsa_thr *t)
 	return n;
 }
 
+static int frame_pop(struct lsa_loops *l, struct lsa_thr *t);
+
 /* Ends the top frame: accounts its path and hands its frame level to the
  * entry that called it (or, for the outermost frame, to the thread). */
 int lsa_loops_frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 {
-	struct lsa_frame *f = &t->fr[t->nfr - 1];
-	struct lsa_owner o = { LSA_NONE, f };
-	uint32_t leaf;
 	int err;
 
 	if (t->deep) {
 		t->deep--;
 		return 0;
 	}
-	leaf = leaf_call(l, t);
+	if (!t->sn)
+		return frame_pop(l, t);
+	/* a piece's: the end of a frame begun before the cut is noted */
+	if (t->nfr - 1 < t->sn->snf)
+		lsa_psn_note(t, PE_POP, t->nfr - 1);
+	err = frame_pop(l, t);
+	t->sn->popev = LSA_NONE;
+	if (t->nfr < t->sn->snf)
+		t->sn->snf = t->nfr;
+	return err;
+}
+
+static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
+{
+	struct lsa_frame *f = &t->fr[t->nfr - 1];
+	struct lsa_owner o = { LSA_NONE, f };
+	uint32_t leaf;
+	int err;
+
+	/* (a joiner of pieces: the sums alone, the spans the worker's) */
+	leaf = l->pre ? 0 : leaf_call(l, t);
 	t->cm.leaf = leaf;
 	err = lsa_loops_scan(l, t, f->base, o);
 	if (err)
@@ -153,9 +183,9 @@ int lsa_loops_frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 		return 0;
 	}
 	f = &t->fr[t->nfr - 1];
-	err = span_close(t, f->func, f->start);
-	if (!err && f->cur != f->func)
-		err = span_close(t, f->cur, f->cur_start);
+	err = l->pre ? 0 : span_close(t, f->func, f->start, 0);
+	if (!err && !l->pre && f->cur != f->func)
+		err = span_close(t, f->cur, f->cur_start, 1);
 	if (err)
 		return err;
 	if (t->nfr > 1 && f->base > t->fr[t->nfr - 2].base) {
@@ -276,6 +306,9 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			}
 			l->acc[c->acc].callee = tf;
 			l->acc[c->acc].called = 1;
+		} else if (t->npath > top->base) {
+			/* a learning pass: where the entry's call went */
+			t->path[t->npath - 1].acc = tf + 1;
 		}
 		if (l->memo)
 			lsa_cm_call(t, sb);
@@ -346,7 +379,7 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			return 0;
 		}
 		if (top->cur != top->func &&
-		    span_close(t, top->cur, top->cur_start))
+		    span_close(t, top->cur, top->cur_start, 1))
 			return -LS_ENOMEM;
 		if (tf != top->func) {
 			if (lsa_loops_span_open(t, tf))

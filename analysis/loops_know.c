@@ -20,12 +20,114 @@ struct lsa_kthr {
 	uint32_t nhead;
 	uint64_t *body;		/* index into head << 32 | block id */
 	size_t nbody;
+	struct lsa_ksnap *snap;
+	size_t nsnap, capsnap, bytes;
+	uint64_t every;		/* blocks between cuts (0: lsa_loops.snap) */
 };
 
 struct lsa_know {
 	struct lsa_kthr *t;
 	size_t n;
+	/* a block of each function of the learning pass (its numbers are
+	 * the snapshots') */
+	const struct lsd_sblock **fsb;
+	uint32_t nfsb;
 };
+
+/* k's entry for thread slot `slot`, made when new; NULL: out of memory. */
+static struct lsa_kthr *kthr_of(struct lsa_know *k, size_t slot)
+{
+	if (slot >= k->n) {
+		void *p = ls_reallocarray(k->t, slot + 1, sizeof(*k->t));
+
+		if (!p)
+			return NULL;
+		k->t = p;
+		memset(k->t + k->n, 0, (slot + 1 - k->n) * sizeof(*k->t));
+		k->n = slot + 1;
+	}
+	return &k->t[slot];
+}
+
+static void snap_free(struct lsa_ksnap *s)
+{
+	free(s->fr);
+	free(s->pe);
+}
+
+int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
+{
+	struct lsa_kthr *kt = kthr_of(l->learn, (size_t)(t - l->thr));
+	struct lsa_ksnap *s;
+	uint32_t i;
+	size_t j, k;
+
+	if (!kt)
+		return -LS_ENOMEM;
+	if (!kt->every)
+		kt->every = l->snap;
+	if (t->nblk % kt->every)
+		return 0;	/* (a cut the thinning dropped) */
+	if (LS_GROW(kt->snap, kt->nsnap + 1, kt->capsnap, 16))
+		return -LS_ENOMEM;
+	s = &kt->snap[kt->nsnap];
+	memset(s, 0, sizeof(*s));
+	s->fr = malloc((t->nfr ? t->nfr : 1) * sizeof(*s->fr));
+	s->pe = malloc((t->npath ? t->npath : 1) * sizeof(*s->pe));
+	if (!s->fr || !s->pe) {
+		snap_free(s);
+		return -LS_ENOMEM;
+	}
+	kt->nsnap++;
+	s->at = t->nblk;
+	s->deep = t->deep;
+	s->gaps = t->gaps;
+	s->pnext = t->pnext;
+	s->psb = t->psb;
+	s->pexit = t->pexit;
+	s->landing = t->landing;
+	s->nfr = t->nfr;
+	s->npe = t->npath;
+	for (i = 0; i < t->nfr; i++) {
+		const struct lsa_frame *f = &t->fr[i];
+
+		s->fr[i] = (struct lsa_sfr){ f->ret, f->base, f->func, f->cur, f->async };
+	}
+	for (i = 0; i < t->npath; i++) {
+		const struct lsa_pent *e = &t->path[i];
+
+		s->pe[i] = (struct lsa_spe){ e->sb, e->lb, e->acc };
+	}
+	kt->bytes += sizeof(*s) + t->nfr * sizeof(*s->fr) + t->npath * sizeof(*s->pe);
+	if (kt->bytes <= LSA_SNAP_BYTES)
+		return 0;
+	/* too many: the cuts twice as far apart */
+	kt->every *= 2;
+	kt->bytes = 0;
+	for (j = k = 0; j < kt->nsnap; j++) {
+		if (kt->snap[j].at % kt->every) {
+			snap_free(&kt->snap[j]);
+			continue;
+		}
+		kt->bytes += sizeof(*s) + kt->snap[j].nfr * sizeof(*s->fr) +
+			     kt->snap[j].npe * sizeof(*s->pe);
+		kt->snap[k++] = kt->snap[j];
+	}
+	kt->nsnap = k;
+	return 0;
+}
+
+const struct lsa_ksnap *lsa_know_snaps(const struct lsa_know *k, size_t slot,
+				       size_t *n)
+{
+	*n = k && slot < k->n ? k->t[slot].nsnap : 0;
+	return *n ? k->t[slot].snap : NULL;
+}
+
+const struct lsd_sblock *lsa_know_func(const struct lsa_know *k, uint32_t f)
+{
+	return k && f < k->nfsb ? k->fsb[f] : NULL;
+}
 
 int lsa_loops_learn(struct lsa_loops *l, struct lsa_know **pk)
 {
@@ -54,10 +156,16 @@ void lsa_know_free(struct lsa_know *k)
 	if (!k)
 		return;
 	for (i = 0; i < k->n; i++) {
+		size_t j;
+
 		free(k->t[i].head);
 		free(k->t[i].body);
+		for (j = 0; j < k->t[i].nsnap; j++)
+			snap_free(&k->t[i].snap[j]);
+		free(k->t[i].snap);
 	}
 	free(k->t);
+	free(k->fsb);
 	free(k);
 }
 
@@ -65,19 +173,22 @@ int lsa_know_take(struct lsa_loops *l, const struct lsa_thr *t)
 {
 	struct lsa_know *k = l->learn;
 	size_t slot = (size_t)(t - l->thr), i;
-	struct lsa_kthr *kt;
+	struct lsa_kthr *kt = kthr_of(k, slot);
 	uint32_t *hx;
 
-	if (slot >= k->n) {
-		void *p = ls_reallocarray(k->t, slot + 1, sizeof(*k->t));
+	if (!kt)
+		return -LS_ENOMEM;
+	/* the functions so far (a later thread's take has these too) */
+	if (l->nfuncs > k->nfsb) {
+		void *p = ls_reallocarray(k->fsb, l->nfuncs, sizeof(*k->fsb));
 
 		if (!p)
 			return -LS_ENOMEM;
-		k->t = p;
-		memset(k->t + k->n, 0, (slot + 1 - k->n) * sizeof(*k->t));
-		k->n = slot + 1;
+		k->fsb = p;
+		for (i = 0; i < l->nfuncs; i++)
+			k->fsb[i] = l->funcs[i].sb;
+		k->nfsb = l->nfuncs;
 	}
-	kt = &k->t[slot];
 	hx = malloc((l->nloops ? l->nloops : 1) * sizeof(*hx));
 	kt->head = malloc((l->nloops ? l->nloops : 1) * sizeof(*kt->head));
 	kt->body = malloc((t->body.n ? t->body.n : 1) * sizeof(*kt->body));
@@ -107,7 +218,12 @@ int lsa_know_take(struct lsa_loops *l, const struct lsa_thr *t)
 
 int lsa_know_give(struct lsa_loops *l, struct lsa_thr *t)
 {
-	size_t slot = (size_t)(t - l->thr), i;
+	return lsa_know_give_slot(l, t, (size_t)(t - l->thr));
+}
+
+int lsa_know_give_slot(struct lsa_loops *l, struct lsa_thr *t, size_t slot)
+{
+	size_t i;
 	const struct lsa_kthr *kt;
 	uint64_t known = l->st.know_new;	/* (what is given is not new) */
 	uint32_t *loop;

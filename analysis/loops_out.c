@@ -670,6 +670,28 @@ static int label_loops(struct lsa_loops *l)
 	return err;
 }
 
+/* The environment's number `name` (for tests and comparisons), or dflt
+ * where it is not set or no number. */
+static uint64_t env_num(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return dflt;
+	n = strtoull(v, &end, 10);
+	return *end ? dflt : (uint64_t)n;
+}
+
+/* Blocks per piece of a second pass on several threads (where the
+ * learning pass keeps snapshots): LOOPSCOPE_PIECE_BLOCKS (0: no pieces;
+ * small ones test the joins), else LSA_PIECE_BLOCKS. */
+static uint64_t piece_blocks(void)
+{
+	return env_num("LOOPSCOPE_PIECE_BLOCKS", LSA_PIECE_BLOCKS);
+}
+
 /* One pass of the detector l over the bundle (with also beside it). */
 static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		const struct lsd_callbacks *also, void *also_arg)
@@ -679,13 +701,29 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 	/* each per-thread stream's end (its stream_end callback) ends its
 	 * thread; the threads of per-CPU streams end at finish */
 	if (l->o.jobs > 1 && (l->memo || l->fmemo)) {	/* the reference: one thread */
+		struct lsa_pieces *ps = NULL;
+
 		/* the detector then reads symbols, never the reader */
 		if (sym)
 			lsd_symbols_load(sym);
-		/* the other consumer on a thread of its own: with the decode's
-		 * (mostly waiting) on 2 cores as fast as on 3 (bench/) */
-		err = lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
+		/* the second pass in pieces (where the learning pass cut the
+		 * streams), on `jobs` workers (LOOPSCOPE_PIECE_WORKERS=0: one
+		 * after the other on this thread, as where no thread can be
+		 * made) */
+		if (l->know && l->memo && piece_blocks() &&
+		    (err = lsa_pieces_new(&ps, l, (unsigned)env_num("LOOPSCOPE_PIECE_WORKERS",
+								     l->o.jobs),
+					  piece_blocks())))
+			return err;
+		/* The other consumer on a thread of its own: with the decode's
+		 * (mostly waiting) on 2 cores as fast as on 3 (bench/).  With
+		 * pieces alone the decode stays here, beside the workers (its
+		 * own thread cost more than it saved: bench/). */
+		err = ps ? lsd_decode_all_tee(l->d, &lsa_pieces_callbacks, ps, also, also_arg,
+					      also ? 2 : 0, NULL) :
+		      lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
 					 2, NULL);
+		lsa_pieces_free(ps);
 	} else {
 		err = lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
 					 0, NULL);
@@ -715,6 +753,9 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	if (err)
 		return err;
 	err = lsa_loops_learn(l, &k);
+	/* several jobs: the second pass in pieces, whose cuts this keeps */
+	if (!err && l->o.jobs > 1 && l->fmemo)
+		l->snap = piece_blocks();
 	if (!err)
 		err = pass(l, sym, NULL, NULL);
 	lsa_loops_get_stats(l, &lst);

@@ -103,6 +103,12 @@ static int kid_add(struct lsa_loops *l, uint32_t *head, uint32_t loop,
 	return 0;
 }
 
+int lsa_loops_kid_add(struct lsa_loops *l, uint32_t *head, uint32_t loop,
+		      uint64_t count, const struct lsa_cnt *tot)
+{
+	return kid_add(l, head, loop, count, tot);
+}
+
 void lsa_loops_kids_free(struct lsa_loops *l, uint32_t i)
 {
 	while (i != LSA_NONE) {
@@ -232,7 +238,7 @@ static int charge_acc(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o
 		lsa_cnt_add(&in->self, &a->cself);
 		if (a->ctot.n[0])	/* (none: the callees ran no loop) */
 			lsa_cnt_add(&in->tot, &a->ctot);
-		if (a->called)
+		if (a->called && !l->pre)
 			err = lsa_kmap_add(&t->calls, (uint64_t)loop << 32 | a->callee,
 				       e->sb->id, 1);
 		for (i = a->kids; !err && i != LSA_NONE; i = l->kid[i].next) {
@@ -261,6 +267,9 @@ static inline __attribute__((always_inline)) int
 charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
        struct lsa_pent *e)
 {
+	/* (a joiner of pieces: what the entry held before the cut alone) */
+	if (__builtin_expect(l->pre, 0))
+		return e->acc == LSA_NONE ? 0 : charge_acc(l, t, o, e);
 	/* A block that is no loop head yet, run once here: if it turns out
 	 * to head a loop, this was an entry of trip count 1. */
 	if (!t->head[e->sb->id] && e->inst == LSA_NONE) {
@@ -301,26 +310,30 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 	 * innermost entry has no nested totals, most have no recursion) */
 	if (in->tot.n[0])
 		lsa_cnt_add(&tot, &in->tot);
-	if (!r->entries || trips < r->tmin)
-		r->tmin = trips;
-	if (trips > r->tmax)
-		r->tmax = trips;
-	r->entries++;
-	r->iterations += trips;
+	/* (a joiner of pieces: the sums alone; the worker that saw the
+	 * entry end counted it, with its trips) */
+	if (!l->pre) {
+		if (!r->entries || trips < r->tmin)
+			r->tmin = trips;
+		if (trips > r->tmax)
+			r->tmax = trips;
+		r->entries++;
+		r->iterations += trips;
+	}
 	lsa_cnt_add(&r->self, &in->self);
 	/* entries of this loop nested in this entry (recursion) have added
 	 * their totals already: count their instructions once */
 	lsa_cnt_add(&r->total, &tot);
 	if (in->same.n[0])
 		lsa_cnt_sub(&r->total, &in->same);
-	if (trips < l->o.trip_limit) {
+	err = 0;
+	if (!l->pre && trips < l->o.trip_limit) {
 		err = lsa_loops_trip_add(t, loop, trips, 1);
-	} else {
+	} else if (!l->pre) {
 		r->over_e++;
 		r->over_s += trips;
-		err = 0;
 	}
-	if (!err)
+	if (!err && !l->pre)
 		err = lsa_loops_tail_flush(t, in);
 	lsa_loops_inst_free(l, ii);
 	if (err)
@@ -329,10 +342,10 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		lsa_cnt_add(&l->inst[p.inst].tot, &tot);
 		if (l->inst[p.inst].loop == loop)
 			lsa_cnt_add(&l->inst[p.inst].same, &tot);
-		return lsa_loops_edge_add(t, l->inst[p.inst].loop, loop, 1, tot.n[0]);
+		return lsa_loops_edge_add(t, l->inst[p.inst].loop, loop, !l->pre, tot.n[0]);
 	}
 	lsa_cnt_add(&p.fr->ftot, &tot);
-	return kid_add(l, &p.fr->kids, loop, 1, &tot);
+	return kid_add(l, &p.fr->kids, loop, !l->pre, &tot);
 }
 
 static int os_push(struct lsa_thr *t, uint32_t ii)
@@ -381,7 +394,7 @@ static void drop(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo)
 		struct lsa_pent *e = &t->path[i];
 
 		t->mem[e->sb->id] = e->prev;
-		if (e->acc != LSA_NONE)
+		if (e->acc != LSA_NONE && !l->learn)	/* (a callee there) */
 			lsa_loops_acc_free(l, e->acc);
 		if (e->inst != LSA_NONE)
 			lsa_loops_inst_free(l, e->inst);
@@ -441,5 +454,7 @@ int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct l
 		drop(l, t, lo);
 	t->npath = lo;
 	t->nos = bottom;
+	if (t->sn && lo < t->sn->snp)	/* a piece's: the cut's entries left */
+		t->sn->snp = lo;
 	return err;
 }

@@ -112,6 +112,21 @@ struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream)
 	return t;
 }
 
+struct lsa_thr *lsa_loops_wk_thread(struct lsa_loops *l, size_t kslot)
+{
+	struct lsa_thr *t;
+
+	if (!l->nthr && slot_new(l, 0, 0) == LSA_NONE)
+		return NULL;
+	t = &l->thr[0];
+	lsa_thr_release(t);
+	memset(t, 0, sizeof(*t));
+	t->used = 1;
+	if (lsa_loops_frame_push(l, t, 0, LSA_NONE, 0) || lsa_know_give_slot(l, t, kslot))
+		return NULL;
+	return t;
+}
+
 /* Closes thread t's frames and writes its rows into the profile. */
 int lsa_loops_thread_end(struct lsa_loops *l, struct lsa_thr *t)
 {

@@ -1,0 +1,721 @@
+/* loops_piece.c - one thread's second pass cut into pieces: what a worker
+ * runs of a piece on its own, and how the thread that holds the true
+ * state (the joiner) joins the pieces in order (loops_pieces.c runs the
+ * workers).
+ *
+ * The second pass's decisions take the thread's final knowledge and the
+ * frames and paths alone, and those follow from the blocks: the learning
+ * pass keeps them at each cut (struct lsa_ksnap).  So a worker starts a
+ * piece from the cut's frames and paths, every count 0 but the trips of
+ * the open loop entries (which the learning pass counted: a trip count
+ * decides a histogram bin, no sum can), and runs every block of the
+ * piece as the one pass would.  What the entries and frames open at the
+ * cut held before it, the joiner holds.  It goes where the one pass would
+ * send it only when one of the moves that hand sums on touches them: a
+ * loop back or a landing that pops or charges entries begun before the
+ * cut, the end of a frame begun before it.  The worker notes those moves
+ * (struct lsa_psn), and the joiner makes them again with what it holds
+ * (lsa_loops.pre: the sums alone; the worker counted the entries, trips,
+ * calls and blocks).  Those sums only ever go to other entries and frames
+ * of the cut, or into rows, which are sums too.  The spans of functions
+ * whose frames began before the cut are the joiner's as well (it knows
+ * where they began; the worker, whose active spans are the true ones,
+ * notes whether each counts).  Then the joiner adds what the worker's
+ * frames and entries hold at the piece's end to its own, takes the new
+ * ones, and adds the worker's rows to the thread's.  The profile is the
+ * one pass's, byte for byte. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops_int.h"
+#include "ls_buf.h"
+#include "ls_err.h"
+
+#define GROWN(p, n, cap, k) (LS_GROW32((p), (n) + (k), (cap), 64) ? -LS_ENOMEM : 0)
+
+void lsa_psn_note(struct lsa_thr *t, int kind, uint32_t at)
+{
+	struct lsa_psn *sn = t->sn;
+
+	if (LS_GROW32(sn->ev, sn->nev + 1, sn->capev, 256)) {
+		sn->err = 1;
+		return;
+	}
+	sn->ev[sn->nev] = (struct lsa_pev){ (uint8_t)kind, 0, 0, at, t->insns };
+	if (kind == PE_POP)
+		sn->popev = sn->nev;
+	sn->nev++;
+}
+
+/* ---- the rows a piece added ---- */
+
+/* Moves t's rows into r, t's zeroed.  Its loop and function rows keep
+ * their places (the iteration memo's stops add into rows it knows are
+ * there); the maps and the graph edges' rows start again.  Returns 0 or
+ * -LS_ENOMEM. */
+static int rows_take(struct lsa_prows *r, struct lsa_thr *t)
+{
+	uint32_t i;
+
+	r->lr = malloc((t->nlr ? t->nlr : 1) * sizeof(*r->lr));
+	r->fw = malloc((t->nfw ? t->nfw : 1) * sizeof(*r->fw));
+	if (!r->lr || !r->fw)
+		return -LS_ENOMEM;
+	if (t->nlr)
+		memcpy(r->lr, t->lr, t->nlr * sizeof(*r->lr));
+	if (t->nfw)
+		memcpy(r->fw, t->fw, t->nfw * sizeof(*r->fw));
+	r->nlr = t->nlr;
+	r->nfw = t->nfw;
+	r->trips = t->trips;
+	r->edges = t->edges;
+	r->tails = t->tails;
+	r->calls = t->calls;
+	r->erows = t->erows;
+	if (t->nlr)
+		memset(t->lr, 0, t->nlr * sizeof(*t->lr));
+	for (i = 0; i < t->nfw; i++)
+		t->fw[i].self = t->fw[i].total = t->fw[i].calls = t->fw[i].active = 0;
+	t->erows = NULL;
+	t->nerows = t->caperows = 0;
+	memset(&t->trips, 0, sizeof(t->trips));
+	memset(&t->edges, 0, sizeof(t->edges));
+	memset(&t->tails, 0, sizeof(t->tails));
+	memset(&t->calls, 0, sizeof(t->calls));
+	return 0;
+}
+
+void lsa_prows_release(struct lsa_prows *r)
+{
+	free(r->lr);
+	free(r->fw);
+	free(r->erows);
+	lsa_kmap_release(&r->trips);
+	lsa_kmap_release(&r->edges);
+	lsa_kmap_release(&r->tails);
+	lsa_kmap_release(&r->calls);
+	memset(r, 0, sizeof(*r));
+}
+
+void lsa_pres_release(struct lsa_pres *res)
+{
+	lsa_prows_release(&res->rows);
+	free(res->ev);
+	free(res->fr);
+	free(res->pe);
+	free(res->kid);
+	free(res->lhead);
+	free(res->fsb);
+	memset(res, 0, sizeof(*res));
+}
+
+/* The joiner's loop of a worker's loop head (LSA_NONE: it has none). */
+static uint32_t loop_at(const struct lsa_loops *l, const struct lsd_sblock *head)
+{
+	return head && head->id < l->nsb && l->sbloop[head->id] ?
+	       l->sbloop[head->id] - 1 : LSA_NONE;
+}
+
+/* The joiner's function of a worker's function f. */
+static uint32_t func_at(struct lsa_loops *l, const struct lsa_pres *res, uint64_t f)
+{
+	if (f >= res->nfsb || !res->fsb[f])
+		return LSA_NONE;
+	return lsa_loops_func_sb(l, res->fsb[f]);
+}
+
+/* Adds the rows res holds into thread t of l.  Returns 0, -LS_ENOMEM, or
+ * -LS_EINVAL where a loop of them is none of l's. */
+static int rows_join(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *res)
+{
+	const struct lsa_prows *r = &res->rows;
+	uint32_t i, *lm;
+	size_t k;
+	int err = 0;
+
+	lm = malloc((r->nlr ? r->nlr : 1) * sizeof(*lm));
+	if (!lm)
+		return -LS_ENOMEM;
+	for (i = 0; i < r->nlr; i++)
+		lm[i] = i < res->nlhead ? loop_at(l, res->lhead[i]) : LSA_NONE;
+	for (i = 0; i < r->nlr && !err; i++) {
+		const struct lsa_lrow *s = &r->lr[i];
+		struct lsa_lrow *d;
+
+		if (!s->entries && !s->iterations && !s->self.n[0] && !s->total.n[0])
+			continue;
+		if (lm[i] == LSA_NONE || !(d = lsa_loops_lrow(t, lm[i]))) {
+			err = lm[i] == LSA_NONE ? -LS_EINVAL : -LS_ENOMEM;
+			break;
+		}
+		if (s->entries && (!d->entries || s->tmin < d->tmin))
+			d->tmin = s->tmin;
+		if (s->tmax > d->tmax)
+			d->tmax = s->tmax;
+		d->entries += s->entries;
+		d->iterations += s->iterations;
+		d->over_e += s->over_e;
+		d->over_s += s->over_s;
+		lsa_cnt_add(&d->self, &s->self);
+		lsa_cnt_add(&d->total, &s->total);
+	}
+	for (k = 0; k < r->trips.cap && !err; k++) {
+		const struct lsa_kent *e = &r->trips.t[k];
+
+		if (e->a == LSA_KMAP_EMPTY)
+			continue;
+		err = e->a < r->nlr && lm[e->a] != LSA_NONE ?
+		      lsa_loops_trip_add(t, lm[e->a], e->b, e->v) : -LS_EINVAL;
+	}
+	for (k = 0; k < r->tails.cap && !err; k++) {
+		const struct lsa_kent *e = &r->tails.t[k];
+
+		if (e->a == LSA_KMAP_EMPTY)
+			continue;
+		err = e->a < r->nlr && lm[e->a] != LSA_NONE ?
+		      (lsa_kmap_add(&t->tails, lm[e->a], e->b, e->v) ? -LS_ENOMEM : 0) :
+		      -LS_EINVAL;
+	}
+	for (k = 0; k < r->calls.cap && !err; k++) {
+		const struct lsa_kent *e = &r->calls.t[k];
+		uint32_t loop = (uint32_t)(e->a >> 32), callee = (uint32_t)e->a;
+
+		if (e->a == LSA_KMAP_EMPTY)
+			continue;
+		if (loop >= r->nlr || lm[loop] == LSA_NONE) {
+			err = -LS_EINVAL;
+			break;
+		}
+		if (callee != LSA_NONE)
+			callee = func_at(l, res, callee);
+		if (lsa_kmap_add(&t->calls, (uint64_t)lm[loop] << 32 | callee, e->b, e->v))
+			err = -LS_ENOMEM;
+	}
+	for (k = 0; k < r->edges.cap && !err; k++) {
+		const struct lsa_kent *e = &r->edges.t[k];
+		uint32_t parent = LSA_NONE;
+
+		if (e->a == LSA_KMAP_EMPTY)
+			continue;
+		if (e->a && (e->a - 1 >= r->nlr || (parent = lm[e->a - 1]) == LSA_NONE))
+			err = -LS_EINVAL;
+		else if (e->b >= r->nlr || lm[e->b] == LSA_NONE)
+			err = -LS_EINVAL;
+		else
+			err = lsa_loops_edge_add(t, parent, lm[e->b], r->erows[e->v - 1].count,
+						 r->erows[e->v - 1].total);
+	}
+	for (i = 0; i < r->nfw && !err; i++) {
+		const struct lsa_frow *s = &r->fw[i];
+		struct lsa_frow *d;
+		uint32_t f;
+
+		if (!s->self && !s->total && !s->calls)
+			continue;
+		f = func_at(l, res, i);
+		if (f == LSA_NONE)
+			continue;	/* (no name: its rows are written nowhere) */
+		if (!(d = lsa_loops_frow(t, f))) {
+			err = -LS_ENOMEM;
+			break;
+		}
+		d->self += s->self;
+		d->total += s->total;
+		d->calls += s->calls;
+	}
+	free(lm);
+	return err;
+}
+
+/* ---- the worker ---- */
+
+/* Frees what t's frames and path hold in l's pools and empties them,
+ * membership restored. */
+static void thr_drop(struct lsa_loops *l, struct lsa_thr *t)
+{
+	uint32_t i;
+
+	for (i = t->npath; i-- > 0;) {
+		struct lsa_pent *e = &t->path[i];
+
+		t->mem[e->sb->id] = e->prev;
+		if (e->acc != LSA_NONE) {
+			lsa_loops_kids_free(l, l->acc[e->acc].kids);
+			lsa_loops_acc_free(l, e->acc);
+		}
+		if (e->inst != LSA_NONE)
+			lsa_loops_inst_free(l, e->inst);
+	}
+	for (i = 0; i < t->nfr; i++)
+		lsa_loops_kids_free(l, t->fr[i].kids);
+	t->npath = t->nfr = 0;
+	l->nsq = 0;
+	l->sqlive = 0;
+}
+
+int lsa_pw_init(struct lsa_pworker *w, const struct lsa_loops *model,
+		pthread_mutex_t *symlock)
+{
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->kslot = SIZE_MAX;
+	err = lsa_loops_new(&w->l, model->d, model->r, model->sym, model->p,
+			    model->run, &model->o);
+	if (err)
+		return err;
+	w->l->know = model->know;
+	w->l->memo = model->memo;
+	w->l->symlock = symlock;
+	return 0;
+}
+
+void lsa_pw_free(struct lsa_pworker *w)
+{
+	if (w->t) {
+		thr_drop(w->l, w->t);
+		w->t->sn = NULL;
+	}
+	lsa_loops_free(w->l);
+	free(w->sn.pacc);
+	free(w->sn.ev);
+	memset(w, 0, sizeof(*w));
+}
+
+/* The worker's function of the learning pass's function f. */
+static uint32_t func_learnt(struct lsa_loops *l, uint32_t f)
+{
+	const struct lsd_sblock *sb = f == LSA_NONE ? NULL : lsa_know_func(l->know, f);
+
+	return sb ? lsa_loops_func_sb(l, sb) : LSA_NONE;
+}
+
+int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s)
+{
+	static const struct lsa_sfr start = { 0, 0, LSA_NONE, LSA_NONE, 0 };
+	struct lsa_loops *l = w->l;
+	struct lsa_psn *sn = &w->sn;
+	struct lsa_thr *t;
+	uint32_t i, nfr = s ? s->nfr : 1, npe = s ? s->npe : 0;
+	int err;
+
+	/* a thread per knowledge; its memos' tries kept from piece to piece */
+	if (w->kslot != kslot) {
+		if (w->t)
+			thr_drop(l, w->t);
+		w->t = NULL;
+		w->kslot = SIZE_MAX;
+		if (!(t = lsa_loops_wk_thread(l, kslot)))
+			return -LS_ENOMEM;
+		w->t = t;
+		w->kslot = kslot;
+	}
+	t = w->t;
+	thr_drop(l, t);
+	t->sn = sn;
+	t->insns = 0;
+	memset(&t->outside, 0, sizeof(t->outside));
+	t->deep = s ? s->deep : 0;
+	t->gaps = s ? s->gaps : 0;
+	t->psb = s ? s->psb : NULL;
+	t->pexit = s ? s->pexit : 0;
+	t->pnext = s ? s->pnext : 0;
+	t->landing = s ? s->landing : 0;
+	if (LS_GROW32(t->fr, nfr, t->capfr, 64) ||
+	    (npe > sn->npacc && !(sn->pacc = realloc(sn->pacc, npe))))
+		return -LS_ENOMEM;
+	if (npe > sn->npacc)
+		sn->npacc = npe;
+	for (i = 0; i < nfr; i++) {
+		const struct lsa_sfr *x = s ? &s->fr[i] : &start;
+		struct lsa_frame *f = &t->fr[i];
+		struct lsa_frow *r;
+		int k;
+
+		f->base = x->base;
+		f->func = func_learnt(l, x->func);
+		f->cur = func_learnt(l, x->cur);
+		f->kids = LSA_NONE;
+		f->ret = x->ret;
+		f->start = f->cur_start = LSA_MARK;
+		f->async = x->async;
+		for (k = 0; k < LSA_NC; k++)
+			f->fself.n[k] = f->ftot.n[k] = 0;
+		/* the spans open: span_close() counts the outermost */
+		if (f->func != LSA_NONE) {
+			if (!(r = lsa_loops_frow(t, f->func)))
+				return -LS_ENOMEM;
+			r->active++;
+		}
+		if (f->cur != LSA_NONE && f->cur != f->func) {
+			if (!(r = lsa_loops_frow(t, f->cur)))
+				return -LS_ENOMEM;
+			r->active++;
+		}
+		t->nfr = i + 1;
+	}
+	for (i = 0; i < npe; i++) {
+		const struct lsa_spe *x = &s->pe[i];
+		uint32_t loop = lsa_loops_head(t, x->sb->id), k;
+
+		sn->pacc[i] = x->callee1 != LSA_NONE;
+		if ((err = lsa_loops_sb_see(l, t, x->sb)) ||
+		    (err = lsa_loops_path_push(l, t, x->sb)))
+			return err;
+		if (x->lb) {
+			if (!loop)
+				return -LS_EINVAL;
+			if ((err = lsa_loops_inst_new(l, loop - 1, &k)))
+				return err;
+			l->inst[k].trips = (uint64_t)x->lb + 1;
+			t->path[i].inst = k;
+		}
+		if (x->callee1 != LSA_NONE) {
+			if ((err = lsa_loops_acc_new(l, &k)))
+				return err;
+			l->acc[k].callee = x->callee1 ? func_learnt(l, x->callee1 - 1) : LSA_NONE;
+			l->acc[k].called = 1;
+			t->path[i].acc = k;
+		}
+	}
+	sn->snf = nfr;
+	sn->snp = npe;
+	sn->nev = 0;
+	sn->popev = LSA_NONE;
+	sn->err = 0;
+	return 0;
+}
+
+int lsa_pw_blocks(struct lsa_pworker *w, const struct lsd_block *b, size_t n)
+{
+	return lsa_loops_thr_blocks(w->l, w->t, b, n);
+}
+
+/* Kid list k of w's detector into res.  Returns 0 or -LS_ENOMEM. */
+static int kids_put(const struct lsa_loops *l, uint32_t k, struct lsa_pres *res,
+		    uint32_t *at, uint32_t *n)
+{
+	*at = res->nkid;
+	for (; k != LSA_NONE; k = l->kid[k].next) {
+		if (GROWN(res->kid, res->nkid, res->capkid, 1))
+			return -LS_ENOMEM;
+		res->kid[res->nkid].head = l->loops[l->kid[k].loop].head;
+		res->kid[res->nkid].count = l->kid[k].count;
+		res->kid[res->nkid++].tot = l->kid[k].tot;
+	}
+	*n = res->nkid - *at;
+	return 0;
+}
+
+/* What the joiner needs to read res's numbers: the worker's loop heads
+ * and a block of each of its functions, as they are now (the worker goes
+ * on, its tables growing).  Returns 0 or -LS_ENOMEM. */
+static int names_take(const struct lsa_loops *l, struct lsa_pres *res)
+{
+	uint32_t i;
+
+	res->nlhead = res->nfsb = 0;
+	if (GROWN(res->lhead, res->nlhead, res->caplhead, l->nloops) ||
+	    GROWN(res->fsb, res->nfsb, res->capfsb, l->nfuncs))
+		return -LS_ENOMEM;
+	for (i = 0; i < l->nloops; i++)
+		res->lhead[i] = l->loops[i].head;
+	for (i = 0; i < l->nfuncs; i++)
+		res->fsb[i] = l->funcs[i].sb;
+	res->nlhead = l->nloops;
+	res->nfsb = l->nfuncs;
+	return 0;
+}
+
+int lsa_pw_end(struct lsa_pworker *w, int last, struct lsa_pres *res)
+{
+	struct lsa_loops *l = w->l;
+	struct lsa_thr *t = w->t;
+	struct lsa_psn *sn = &w->sn;
+	uint32_t i;
+	int err;
+
+	res->nev = res->nfr = res->npe = res->nkid = 0;
+	lsa_prows_release(&res->rows);
+	err = lsa_loops_memo_stop(l, t);
+	if (!err)
+		err = lsa_cm_stop(l, t);
+	/* (a stop's blocks may begin recording a call: it would end in
+	 * another piece, on other frames) */
+	t->cm.nrec = 0;
+	if (!err && last) {	/* the thread's end: every frame closed */
+		t->deep = 0;
+		while (t->nfr && !err)
+			err = lsa_loops_frame_pop(l, t);
+	}
+	if (!err && sn->err)
+		err = -LS_ENOMEM;
+	/* the back branches' runs of the entries still open: counted here
+	 * (the next piece's begin none) */
+	for (i = 0; i < t->npath && !err; i++)
+		if (t->path[i].inst != LSA_NONE)
+			err = lsa_loops_tail_flush(t, &l->inst[t->path[i].inst]);
+	if (!err)
+		err = lsa_loops_maps_put(t);
+	if (!err)
+		err = names_take(l, res);
+	if (!err)
+		err = rows_take(&res->rows, t);
+	if (!err && (GROWN(res->ev, 0, res->capev, sn->nev) ||
+		     GROWN(res->fr, 0, res->capfr, t->nfr) ||
+		     GROWN(res->pe, 0, res->cappe, t->npath)))
+		err = -LS_ENOMEM;
+	if (err)
+		return err;
+	memcpy(res->ev, sn->ev, sn->nev * sizeof(*res->ev));
+	res->nev = sn->nev;
+	res->snf = sn->snf;
+	res->snp = sn->snp;
+	for (i = 0; i < t->nfr && !err; i++) {
+		const struct lsa_frame *f = &t->fr[i];
+		struct lsa_pfr *x = &res->fr[i];
+
+		x->ret = f->ret;
+		x->start = f->start;
+		x->cur_start = f->cur_start;
+		x->base = f->base;
+		x->func = f->func;
+		x->cur = f->cur;
+		x->async = f->async;
+		x->fself = f->fself;
+		x->ftot = f->ftot;
+		err = kids_put(l, f->kids, res, &x->kid, &x->nkid);
+	}
+	res->nfr = t->nfr;
+	for (i = 0; i < t->npath && !err; i++) {
+		const struct lsa_pent *e = &t->path[i];
+		struct lsa_ppe *x = &res->pe[i];
+
+		memset(x, 0, sizeof(*x));
+		x->sb = e->sb;
+		if (e->inst != LSA_NONE) {
+			const struct lsa_inst *in = &l->inst[e->inst];
+
+			x->loop = l->loops[in->loop].head;
+			x->self = in->self;
+			x->tot = in->tot;
+			x->same = in->same;
+		}
+		if (e->acc != LSA_NONE) {
+			const struct lsa_acc *a = &l->acc[e->acc];
+
+			x->acc = 1;
+			x->callee = a->callee;
+			x->called = (uint32_t)a->called;
+			x->cself = a->cself;
+			x->ctot = a->ctot;
+			err = kids_put(l, a->kids, res, &x->kid, &x->nkid);
+		}
+	}
+	res->npe = t->npath;
+	res->outside = t->outside;
+	res->insns = t->insns;
+	res->blocks = l->st.blocks;
+	l->st.blocks = 0;
+	return err;
+}
+
+/* ---- the joiner ---- */
+
+/* Kid list res->kid[at .. at + n) onto list *head of l.  Returns 0,
+ * -LS_ENOMEM or -LS_EINVAL. */
+static int kids_get(struct lsa_loops *l, const struct lsa_pres *res, uint32_t at,
+		    uint32_t n, uint32_t *head)
+{
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		const struct lsa_pkid *k = &res->kid[at + i];
+		uint32_t loop = loop_at(l, k->head);
+
+		err = loop == LSA_NONE ? -LS_EINVAL :
+		      lsa_loops_kid_add(l, head, loop, k->count, &k->tot);
+	}
+	return err;
+}
+
+/* The moves the worker noted, made with what t holds (l->pre).  Returns
+ * 0, -LS_ENOMEM or -LS_EINVAL. */
+static int replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *res,
+		  uint64_t insns)
+{
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < res->nev && !err; i++) {
+		const struct lsa_pev *ev = &res->ev[i];
+		struct lsa_owner o;
+		struct lsa_frame *f;
+		struct lsa_frow *r;
+		uint32_t k;
+
+		if (!t->nfr)
+			return -LS_EINVAL;
+		o.fr = &t->fr[t->nfr - 1];
+		o.inst = LSA_NONE;
+		switch (ev->kind) {
+		case PE_BACK:
+		case PE_LAND:
+			if (ev->at >= t->npath || ev->at < o.fr->base)
+				return -LS_EINVAL;
+			k = ev->at;
+			if (ev->kind == PE_BACK && t->path[k].inst == LSA_NONE) {
+				uint32_t h = lsa_loops_head(t, t->path[k].sb->id), ii;
+
+				if (!h)
+					return -LS_EINVAL;
+				if ((err = lsa_loops_inst_new(l, h - 1, &ii)))
+					return err;
+				t->path[k].inst = ii;
+			}
+			if (ev->kind == PE_BACK)
+				o.inst = t->path[k].inst;
+			err = lsa_loops_scan(l, t, k + 1, o);
+			o.fr = &t->fr[t->nfr - 1];
+			o.inst = t->path[k].inst;
+			if (!err)
+				err = lsa_loops_charge(l, t, o, &t->path[k]);
+			break;
+		case PE_POP:
+		case PE_SPAN:
+			if (ev->at != t->nfr - 1)
+				return -LS_EINVAL;
+			f = o.fr;
+			/* spans the worker found counting: from where this
+			 * frame's began */
+			if ((ev->kind == PE_SPAN || ev->sc) && f->cur != LSA_NONE) {
+				if (!(r = lsa_loops_frow(t, f->cur)))
+					return -LS_ENOMEM;
+				r->total += insns + ev->insns - f->cur_start;
+			}
+			f = &t->fr[t->nfr - 1];
+			if (ev->kind == PE_POP && ev->sf && f->func != LSA_NONE) {
+				if (!(r = lsa_loops_frow(t, f->func)))
+					return -LS_ENOMEM;
+				r->total += insns + ev->insns - f->start;
+			}
+			if (ev->kind == PE_POP)
+				err = lsa_loops_frame_pop(l, t);
+			break;
+		default:
+			return -LS_EINVAL;
+		}
+	}
+	return err;
+}
+
+/* The frames and entries the piece ended with: added to t's where t has
+ * them (the cut's), taken where new.  Returns 0, -LS_ENOMEM or
+ * -LS_EINVAL. */
+static int merge(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *res,
+		 uint64_t insns)
+{
+	uint32_t i;
+	int err = 0;
+
+	if (t->nfr != res->snf || t->npath != res->snp || res->snf > res->nfr ||
+	    res->snp > res->npe)
+		return -LS_EINVAL;
+	for (i = 0; i < res->nfr && !err; i++) {
+		const struct lsa_pfr *x = &res->fr[i];
+		struct lsa_frame *f;
+
+		if (i >= res->snf) {
+			if (LS_GROW32(t->fr, t->nfr + 1, t->capfr, 64))
+				return -LS_ENOMEM;
+			f = &t->fr[t->nfr++];
+			memset(f, 0, sizeof(*f));
+			f->base = x->base;
+			f->ret = x->ret;
+			f->async = x->async;
+			f->kids = LSA_NONE;
+			f->func = f->cur = LSA_NONE;
+			f->start = f->cur_start = 0;
+		}
+		f = &t->fr[i];
+		if (f->base != x->base)
+			return -LS_EINVAL;
+		if (x->func != LSA_NONE)
+			f->func = func_at(l, res, x->func);
+		if (x->cur != LSA_NONE)
+			f->cur = func_at(l, res, x->cur);
+		if (x->start != LSA_MARK)
+			f->start = insns + x->start;
+		if (x->cur_start != LSA_MARK)
+			f->cur_start = insns + x->cur_start;
+		lsa_cnt_add(&f->fself, &x->fself);
+		lsa_cnt_add(&f->ftot, &x->ftot);
+		err = kids_get(l, res, x->kid, x->nkid, &t->fr[i].kids);
+	}
+	for (i = 0; i < res->npe && !err; i++) {
+		const struct lsa_ppe *x = &res->pe[i];
+		struct lsa_pent *e;
+		uint32_t k;
+
+		if (i >= res->snp && ((err = lsa_loops_sb_see(l, t, x->sb)) ||
+				      (err = lsa_loops_path_push(l, t, x->sb))))
+			return err;
+		e = &t->path[i];
+		if (e->sb != x->sb)
+			return -LS_EINVAL;
+		if (x->loop) {
+			if (e->inst == LSA_NONE) {
+				uint32_t loop = loop_at(l, x->loop);
+
+				if (loop == LSA_NONE)
+					return -LS_EINVAL;
+				if ((err = lsa_loops_inst_new(l, loop, &k)))
+					return err;
+				e = &t->path[i];
+				e->inst = k;
+			}
+			lsa_cnt_add(&l->inst[e->inst].self, &x->self);
+			lsa_cnt_add(&l->inst[e->inst].tot, &x->tot);
+			lsa_cnt_add(&l->inst[e->inst].same, &x->same);
+		}
+		if (x->acc) {
+			struct lsa_acc *a;
+
+			if (e->acc == LSA_NONE) {
+				if ((err = lsa_loops_acc_new(l, &k)))
+					return err;
+				e = &t->path[i];
+				e->acc = k;
+			}
+			a = &l->acc[e->acc];
+			a->callee = x->callee == LSA_NONE ? LSA_NONE : func_at(l, res, x->callee);
+			a->called = (int)x->called;
+			lsa_cnt_add(&a->cself, &x->cself);
+			lsa_cnt_add(&a->ctot, &x->ctot);
+			err = kids_get(l, res, x->kid, x->nkid, &l->acc[e->acc].kids);
+		}
+	}
+	return err;
+}
+
+int lsa_piece_join(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *res,
+		   uint64_t *insns)
+{
+	int err;
+
+	l->pre = 1;
+	err = replay(l, t, res, *insns);
+	l->pre = 0;
+	if (!err)
+		err = merge(l, t, res, *insns);
+	if (!err)
+		err = rows_join(l, t, res);
+	if (err)
+		return err;
+	lsa_cnt_add(&t->outside, &res->outside);
+	*insns += res->insns;
+	t->insns = *insns;
+	l->st.blocks += res->blocks;
+	return 0;
+}

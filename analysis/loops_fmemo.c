@@ -330,7 +330,7 @@ size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t
 	m->pos = pos;
 	m->done += done;
 	m->iters += done;
-	t->path[ti].lb += (uint32_t)done;	/* (loop backs to it: lsa_ksnap) */
+	t->path[ti].lb += done;	/* (loop backs to it: lsa_ksnap) */
 	m->taken += taken;
 	hd = &m->head[nd[rt].id];
 	hd->taken += taken;

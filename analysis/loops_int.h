@@ -67,7 +67,7 @@ struct lsa_pent {
 	 * function the entry's call went to + 1 (0: unknown), LSA_NONE: no
 	 * call (what a piece of the second pass begins with, lsa_ksnap) */
 	uint32_t acc;
-	uint32_t lb;		/* a learning pass's loop backs to it */
+	uint64_t lb;		/* a learning pass's loop backs to it */
 };
 
 /* A call frame.  Its path is path[base .. next frame's base). */
@@ -847,7 +847,7 @@ struct lsa_sfr {
 };
 struct lsa_spe {
 	const struct lsd_sblock *sb;
-	uint32_t lb;
+	uint64_t lb;
 	uint32_t callee1;	/* LSA_NONE: no call; else function + 1 */
 };
 struct lsa_ksnap {
@@ -860,8 +860,8 @@ struct lsa_ksnap {
 	struct lsa_sfr *fr;
 	struct lsa_spe *pe;
 };
-/* Memory a thread's snapshots may take: past it, every other one goes
- * and the cuts are twice as far apart. */
+/* Memory the snapshots may take: past it, every other one of the thread
+ * that holds the most goes, and its cuts are twice as far apart. */
 #define LSA_SNAP_BYTES (64u << 20)
 /* loops_know.c: keeps thread t's frames and paths as they are after its
  * first t->nblk blocks (a learning pass, its memo stopped).  Returns 0

@@ -32,6 +32,7 @@ struct lsa_know {
 	 * the snapshots') */
 	const struct lsd_sblock **fsb;
 	uint32_t nfsb;
+	size_t bytes;		/* the snapshots' */
 };
 
 /* k's entry for thread slot `slot`, made when new; NULL: out of memory. */
@@ -55,12 +56,35 @@ static void snap_free(struct lsa_ksnap *s)
 	free(s->pe);
 }
 
+static size_t snap_bytes(const struct lsa_ksnap *s)
+{
+	return sizeof(*s) + s->nfr * sizeof(*s->fr) + s->npe * sizeof(*s->pe);
+}
+
+/* Every other snapshot of kt goes: its cuts twice as far apart. */
+static void snap_thin(struct lsa_know *k, struct lsa_kthr *kt)
+{
+	size_t j, n;
+
+	kt->every *= 2;
+	for (j = n = 0; j < kt->nsnap; j++) {
+		if (kt->snap[j].at % kt->every) {
+			kt->bytes -= snap_bytes(&kt->snap[j]);
+			k->bytes -= snap_bytes(&kt->snap[j]);
+			snap_free(&kt->snap[j]);
+			continue;
+		}
+		kt->snap[n++] = kt->snap[j];
+	}
+	kt->nsnap = n;
+}
+
 int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
 {
 	struct lsa_kthr *kt = kthr_of(l->learn, (size_t)(t - l->thr));
 	struct lsa_ksnap *s;
 	uint32_t i;
-	size_t j, k;
+	size_t j;
 
 	if (!kt)
 		return -LS_ENOMEM;
@@ -98,22 +122,19 @@ int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
 
 		s->pe[i] = (struct lsa_spe){ e->sb, e->lb, e->acc };
 	}
-	kt->bytes += sizeof(*s) + t->nfr * sizeof(*s->fr) + t->npath * sizeof(*s->pe);
-	if (kt->bytes <= LSA_SNAP_BYTES)
-		return 0;
-	/* too many: the cuts twice as far apart */
-	kt->every *= 2;
-	kt->bytes = 0;
-	for (j = k = 0; j < kt->nsnap; j++) {
-		if (kt->snap[j].at % kt->every) {
-			snap_free(&kt->snap[j]);
-			continue;
-		}
-		kt->bytes += sizeof(*s) + kt->snap[j].nfr * sizeof(*s->fr) +
-			     kt->snap[j].npe * sizeof(*s->pe);
-		kt->snap[k++] = kt->snap[j];
+	kt->bytes += snap_bytes(s);
+	l->learn->bytes += snap_bytes(s);
+	/* too many: the thread that holds the most keeps fewer */
+	while (l->learn->bytes > LSA_SNAP_BYTES) {
+		struct lsa_kthr *most = kt;
+
+		for (j = 0; j < l->learn->n; j++)
+			if (l->learn->t[j].bytes > most->bytes)
+				most = &l->learn->t[j];
+		if (!most->nsnap)
+			break;
+		snap_thin(l->learn, most);
 	}
-	kt->nsnap = k;
 	return 0;
 }
 

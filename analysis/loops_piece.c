@@ -367,7 +367,7 @@ int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s)
 				return -LS_EINVAL;
 			if ((err = lsa_loops_inst_new(l, loop - 1, &k)))
 				return err;
-			l->inst[k].trips = (uint64_t)x->lb + 1;
+			l->inst[k].trips = x->lb + 1;
 			t->path[i].inst = k;
 		}
 		if (x->callee1 != LSA_NONE) {
@@ -467,7 +467,8 @@ int lsa_pw_end(struct lsa_pworker *w, int last, struct lsa_pres *res)
 		err = -LS_ENOMEM;
 	if (err)
 		return err;
-	memcpy(res->ev, sn->ev, sn->nev * sizeof(*res->ev));
+	if (sn->nev)
+		memcpy(res->ev, sn->ev, sn->nev * sizeof(*res->ev));
 	res->nev = sn->nev;
 	res->snf = sn->snf;
 	res->snp = sn->snp;

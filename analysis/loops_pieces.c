@@ -102,8 +102,13 @@ static void run_piece(struct lsa_pieces *ps, struct lsa_pworker *w, struct piece
 	while (!last) {
 		struct seg *s = &ps->sg[k % ps->nsg];
 
-		while (k >= ps->sgn || s->state != S_READY)
+		while (!ps->quit && (k >= ps->sgn || s->state != S_READY))
 			pthread_cond_wait(&ps->work, &ps->mu);
+		if (ps->quit) {		/* the decode stopped: no more */
+			p->err = -LS_EINVAL;
+			p->state = P_DONE;
+			return;
+		}
 		last = s->last;
 		end = s->end;
 		pthread_mutex_unlock(&ps->mu);

@@ -2,7 +2,7 @@
  * tests to compare with hand-derived counts (independent of the report
  * code).
  *
- *   loopdump FILE.lsc [MODULE_SUBSTRING]
+ *   loopdump [-j JOBS] FILE.lsc [MODULE_SUBSTRING]
  *
  * Per loop of the module (merged over threads unless -t): one line
  *   loop FUNC+0xOFF LINE entries=E iterations=I self=S total=T min=A max=B trips=t:n,t:n
@@ -10,7 +10,10 @@
  * entries=E iterations=I", then per loop its edges ("edge PARENT -> CHILD count total"), tails and
  * calls, per function "func NAME self total loop_level calls", and per
  * thread "thread insns outside toplevel" where toplevel is the sum of the
- * totals of the loops entered at the top level.  Exits 2 on errors.
+ * totals of the loops entered at the top level.  The detector's own
+ * statistics go to stderr (with -j above 1, a thread's second pass in
+ * pieces: "pieces" counts them, and the counts of the detector's work
+ * other than "blocks" are the joiner's alone).  Exits 2 on errors.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -67,8 +70,14 @@ int main(int argc, char **argv)
 	size_t i, j;
 	int err;
 
+	if (argc > 3 && !strcmp(argv[1], "-j")) {
+		lo.jobs = (unsigned)atoi(argv[2]);
+		o.jobs = lo.jobs;
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: loopdump FILE.lsc [MODULE_SUBSTRING]\n");
+		fprintf(stderr, "usage: loopdump [-j JOBS] FILE.lsc [MODULE_SUBSTRING]\n");
 		return 2;
 	}
 	sub = argc > 2 ? argv[2] : NULL;
@@ -192,12 +201,13 @@ int main(int argc, char **argv)
 		PRIu64 " max_path %" PRIu64 " memo_blocks %" PRIu64
 		" memo_starts %" PRIu64 " cmemo_calls %" PRIu64 " cmemo_blocks %"
 		PRIu64 " know_new %" PRIu64 " learn_blocks %" PRIu64
-		" learn_memo_blocks %" PRIu64 " learn_memo_iters %" PRIu64 "\n",
+		" learn_memo_blocks %" PRIu64 " learn_memo_iters %" PRIu64
+		" pieces %" PRIu64 "\n",
 		st.blocks, st.loop_backs,
 		st.frame_mismatches, st.unwinds, st.resets, st.max_frames,
 		st.max_path, st.memo_blocks, st.memo_starts, st.cmemo_calls,
 		st.cmemo_blocks, st.know_new, st.learn_blocks, st.learn_memo_blocks,
-		st.learn_memo_iters);
+		st.learn_memo_iters, st.pieces);
 	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);

@@ -1,0 +1,120 @@
+#!/bin/sh
+# t0659-analyze-pieces.sh - one thread's second pass cut into pieces run
+# side by side (analysis/loops_piece.c, loops_pieces.c): the same profile
+# bytes as the one pass.
+#
+# The oracle is `analyze -j1`, whose second pass runs the thread's blocks
+# in order on one detector (t0640, t0646 and unit_loops check that pass
+# against hand counts, t0208 its blocks against libipt).  With --jobs
+# above one the learning pass keeps the frames and paths every
+# LOOPSCOPE_PIECE_BLOCKS blocks and the second pass cuts the stream
+# there: each piece's worker starts from the cut's frames and paths with
+# its counts at 0, and the calling thread joins the pieces in order.
+# Pieces of 1, 3, 17 and 250 blocks put cuts inside every kind of state
+# the detector has (inside calls and returns, signal handlers, longjmp,
+# recursion, tail calls, open loop entries of every depth, the memos'
+# matching), on programs with nests, calls, threads, signals, longjmp
+# and recursion; with the workers on threads of their own and one after
+# the other on the calling thread (LOOPSCOPE_PIECE_WORKERS=0).  Damaged
+# streams (losses), a per-CPU bundle (whose streams are not cut) and a
+# sampled bundle with the graph beside (--cfg --structural --cpi) too.
+# loopdump's "pieces" says the pieces were joined: the stream's blocks
+# over the piece length, rounded up.
+. "$LSTOP/tests/lib.sh"
+cd "$T_TMP" || exit 1
+TD=$(readlink -f "$TESTDATA")
+
+t_need_recorder
+
+# pieces_same B JOBS OPTS: analyze OPTS of B with JOBS jobs, pieces of
+# several lengths, workers threaded and not: -j1's profile bytes.
+pieces_same() {
+	b=$1; j=$2; shift 2
+	"$LOOPSCOPE" analyze -q -j1 "$@" -o j1.lsprof "$b" 2>j1.err
+	t_eq "$b: analyze $* -j1 runs" 0 $?
+	for pb in 1 3 17 250 ""; do
+		LOOPSCOPE_PIECE_BLOCKS=$pb "$LOOPSCOPE" analyze -q -j"$j" "$@" \
+			-o jp.lsprof "$b" 2>jp.err
+		t_ok "$b: pieces of ${pb:-default} blocks, -j$j $*: -j1's profile" \
+			cmp j1.lsprof jp.lsprof
+	done
+	for pb in 1 17; do
+		LOOPSCOPE_PIECE_BLOCKS=$pb LOOPSCOPE_PIECE_WORKERS=0 "$LOOPSCOPE" analyze \
+			-q -j"$j" "$@" -o jp.lsprof "$b" 2>jp.err
+		t_ok "$b: pieces of $pb blocks on the calling thread: -j1's profile" \
+			cmp j1.lsprof jp.lsprof
+	done
+}
+
+# blocks B: the blocks the detector saw (loopdump's statistics)
+blocks() {
+	"$BUILD/tests/loopdump" "$1" 2>&1 >/dev/null | sed -n 's/^blocks \([0-9]*\) .*/\1/p'
+}
+
+for a in "nested" "gotonest 10 5 11" "lp_calls" "lp_jmp" "lp_recur" "recursion" \
+	 "deepcalls" "vg_sig" "signals" "plt" "irred" "lp_order" "lp_trips" \
+	 "midjump" "fig1"; do
+	n=${a%% *}
+	# shellcheck disable=SC2086
+	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$n.lsc" -- \
+		"$TD/"$a >/dev/null 2>&1 </dev/null
+	t_ok "$n: recorded" test -s "$n.lsc"
+	pieces_same "$n.lsc" 2
+done
+
+# Several threads: each shard of threads gets two jobs, and cuts its
+# threads' streams.
+for n in lp_threads threads; do
+	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$n.lsc" -- \
+		"$TD/$n" >/dev/null 2>&1 </dev/null
+	t_ok "$n: recorded" test -s "$n.lsc"
+	pieces_same "$n.lsc" 6
+done
+
+# The pieces were joined: as many as the stream's blocks make (one
+# thread), and none where the learning pass kept no cut.
+nb=$(blocks nested.lsc)
+t_ok "nested: loopdump counts its blocks" test "${nb:-0}" -gt 1000
+LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 2 nested.lsc >p.out 2>p.err
+t_eq "nested: pieces of 17 blocks: ceil(blocks / 17) joined" \
+	"pieces $(( (nb + 16) / 17 ))" "$(grep -o 'pieces [0-9]*' p.err)"
+"$BUILD/tests/loopdump" nested.lsc >s.out 2>/dev/null
+# (loopdump prints the detector's rows unsorted: the call rows of a
+# loop come in the order the joiner met their callees)
+sort s.out >s.sorted
+sort p.out >p.sorted
+t_ok "nested: loopdump's rows with pieces are -j1's" cmp s.sorted p.sorted
+# Cuts at every block: the snapshots would take more than 64 MiB
+# (nested's paths reach hundreds of entries), so every other one of them
+# goes, as often as needed: fewer pieces, the same rows.
+LOOPSCOPE_PIECE_BLOCKS=1 "$BUILD/tests/loopdump" -j 2 nested.lsc >p.out 2>p.err
+np=$(sed -n 's/.* pieces \([0-9]*\)$/\1/p' p.err)
+t_ok "nested: pieces of 1 block: thinned to fewer than its blocks" \
+	test "${np:-0}" -gt 1 -a "${np:-0}" -lt "$nb"
+sort p.out >p.sorted
+t_ok "nested: ... and the same rows" cmp s.sorted p.sorted
+LOOPSCOPE_PIECE_BLOCKS=0 "$BUILD/tests/loopdump" -j 2 nested.lsc >/dev/null 2>p.err
+t_grep "nested: LOOPSCOPE_PIECE_BLOCKS=0: no pieces" "pieces 0$" p.err
+
+# Per-CPU streams are not cut: the same profile.
+"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_a.lsc -- "$TD/nested" >/dev/null 2>&1
+"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_b.lsc -- "$TD/calls" >/dev/null 2>&1
+"$BUILD/tests/lsb_percpu" -c 2 -m -k 4096 pc.lsc pc_a.lsc pc_b.lsc >/dev/null 2>&1
+t_ok "a per-CPU bundle" test -s pc.lsc
+pieces_same pc.lsc 2
+
+# Damaged streams: losses, resets and landings at the damage.
+sid=$("$LOOPSCOPE" info --format=json nested.lsc | sed -n 's/.*"streams": \[{"id": \([0-9]*\).*/\1/p')
+[ -n "$sid" ] || sid=1
+"$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
+"$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
+for b in smash.lsc cut.lsc; do
+	t_ok "$b written" test -s "$b"
+	pieces_same "$b" 2
+done
+
+# A sampled bundle, the graph on a thread of its own beside the pieces.
+if "$LOOPSCOPE" record -q --sample-freq=2000 --psb-period 512 --chunk-size 4096 \
+	-o s.lsc -- "$TD/spin" 20 100 >/dev/null 2>&1; then
+	pieces_same s.lsc 2 --cpi --cfg --structural
+fi

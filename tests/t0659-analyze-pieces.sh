@@ -16,7 +16,8 @@
 # matching), on programs with nests, calls, threads, signals, longjmp
 # and recursion; with the workers on threads of their own and one after
 # the other on the calling thread (LOOPSCOPE_PIECE_WORKERS=0).  Damaged
-# streams (losses), a per-CPU bundle (whose streams are not cut) and a
+# streams (losses), a per-CPU bundle and the real recording of
+# ../shared/testdata-real (whose per-CPU streams are not cut), and a
 # sampled bundle with the graph beside (--cfg --structural --cpi) too.
 # loopdump's "pieces" says the pieces were joined: the stream's blocks
 # over the piece length, rounded up.
@@ -102,6 +103,15 @@ t_grep "nested: LOOPSCOPE_PIECE_BLOCKS=0: no pieces" "pieces 0$" p.err
 "$BUILD/tests/lsb_percpu" -c 2 -m -k 4096 pc.lsc pc_a.lsc pc_b.lsc >/dev/null 2>&1
 t_ok "a per-CPU bundle" test -s pc.lsc
 pieces_same pc.lsc 2
+
+# The real recording (per-CPU streams, none cut; without its binaries
+# every block is a loss): the same profile.
+Q=$T_REAL/quipper/perf.data.intel_pt-4.14
+if [ -f "$Q" ]; then
+	"$LOOPSCOPE" import -q "$Q" -o q.lsc >/dev/null 2>&1
+	t_ok "quipper: imported" test -s q.lsc
+	pieces_same q.lsc 2
+fi
 
 # Damaged streams: losses, resets and landings at the damage.
 sid=$("$LOOPSCOPE" info --format=json nested.lsc | sed -n 's/.*"streams": \[{"id": \([0-9]*\).*/\1/p')

@@ -9,7 +9,8 @@
  * (lsd_decode_chunk), then fed once more to the loop detector and the
  * executed CFG together (lsa_loops_analyze_with): the profile must read
  * back (lsp_check), equal byte for byte the detector's per-block path's
- * (no iteration memo), and the structural loops be found, else abort().
+ * (no iteration memo) and its second pass's in pieces of 7 blocks, and
+ * the structural loops be found, else abort().
  * Decoded three times more by the fast path (block by block and in
  * batches, where it copies its chains, and in runs, where it hands them
  * out where they are kept) and once by libipt's block decoder alone
@@ -264,6 +265,33 @@ out:
 	lsp_free(q);
 }
 
+/* The second pass in pieces (two jobs, a cut every 7 blocks, the pieces
+ * one after the other on this thread: LOOPSCOPE_PIECE_BLOCKS and
+ * LOOPSCOPE_PIECE_WORKERS, set once) must give profile p byte for byte. */
+static void same_in_pieces(struct lsd_decoder *d, struct lsb_reader *r,
+			   const struct lsp_profile *p)
+{
+	struct lsa_loops_opts lo = { .size = sizeof(lo), .jobs = 2 };
+	struct lsp_profile *q = NULL;
+	char *a = NULL, *b = NULL;
+	size_t la = 0, lb = 0;
+
+	setenv("LOOPSCOPE_PIECE_BLOCKS", "7", 0);
+	setenv("LOOPSCOPE_PIECE_WORKERS", "0", 0);
+	if (lsp_new(&q, 16) < 0 || lsa_loops_analyze(d, r, NULL, q, &lo, NULL) < 0)
+		goto out;
+	a = profile_text(p, &la);
+	b = profile_text(q, &lb);
+	if (a && b && (la != lb || memcmp(a, b, la))) {
+		fprintf(stderr, "fuzz_decode: the loop profile in pieces differs from the one pass's\n");
+		abort();
+	}
+out:
+	free(a);
+	free(b);
+	lsp_free(q);
+}
+
 /* The loop detector and the CFG over whatever the decoder makes of the
  * input: errors are fine (out of memory), broken invariants are not.
  * Returns the loop profile's digest when one is asked for (fz_digest),
@@ -287,6 +315,7 @@ static uint64_t analyses(struct lsd_decoder *d, struct lsb_reader *r)
 		abort();
 	}
 	same_without_memo(d, r, p);
+	same_in_pieces(d, r, p);
 	if (lsa_cfg_finish(c) >= 0 && lsa_sloops_find(&s, c, NULL) < 0)
 		abort();
 	if (fz_want_digest())

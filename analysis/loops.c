@@ -722,32 +722,6 @@ int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
 	return err > 0 ? 0 : err;
 }
 
-/* A learning pass's blocks of a per-thread stream, its frames and paths
- * kept at every cut (lsa_know_snap()), its memo stopped there first. */
-static int learn_cuts(struct lsa_loops *l, struct lsa_thr *t,
-		      const struct lsd_block *b, size_t n)
-{
-	int err = 0;
-
-	if (!t->ncut)
-		t->ncut = l->snap;
-	while (n && !err) {
-		size_t k = t->ncut - t->nblk < n ? (size_t)(t->ncut - t->nblk) : n;
-
-		err = lsa_loops_learn_blocks(l, t, b, k);
-		t->nblk += k;
-		b += k;
-		n -= k;
-		if (!err && t->nblk == t->ncut) {
-			err = lsa_loops_learn_stop(l, t);
-			if (!err)
-				err = lsa_know_snap(l, t);
-			t->ncut += l->snap;
-		}
-	}
-	return err;
-}
-
 int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 		     const struct lsd_block *b, size_t n)
 {
@@ -759,7 +733,7 @@ int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 	if (!t)
 		return -LS_ENOMEM;
 	if (l->learn && l->snap && stream < l->nsref && !l->sref[stream].cpu)
-		return learn_cuts(l, t, b, n);
+		return lsa_know_cuts(l, t, b, n);
 	return lsa_loops_thr_blocks(l, t, b, n);
 }
 

@@ -456,42 +456,6 @@ struct lsa_thr {
 	uint64_t nblk, ncut;
 };
 
-/* A piece worker's thread (loops_piece.c) begins at a cut with the frames
- * and paths the learning pass kept there (struct lsa_ksnap) and every
- * count 0: what those frames and entries held before the cut is the
- * joiner's, and so are the moves that hand it on (a loop back or a
- * landing that pops or charges entries begun before the cut, the end of
- * a frame begun before it).  The worker makes each move too, with its
- * own counts, and notes it here in order, for the joiner to make again
- * with what it holds.  Frames and entries below snf and snp are the
- * cut's still there (each only shrinks). */
-enum { PE_BACK, PE_LAND, PE_POP, PE_SPAN };
-struct lsa_pev {
-	uint8_t kind;		/* PE_* */
-	uint8_t sf, sc;		/* PE_POP: its frame's span of func, of cur,
-				 * counts (the worker's active spans say so) */
-	uint32_t at;		/* path entry (BACK, LAND), frame (POP, SPAN:
-				 * the span of its cur, which a tail call ended) */
-	uint64_t insns;		/* the worker's instructions then */
-};
-/* A frame's start before the cut: the joiner has it. */
-#define LSA_MARK UINT64_MAX
-struct lsa_psn {
-	uint32_t snf, snp;
-	/* by path entry below snp: it made a call before the cut whose
-	 * counts the joiner holds, not yet charged */
-	uint8_t *pacc;
-	uint32_t npacc;
-	struct lsa_pev *ev;
-	uint32_t nev, capev;
-	uint32_t popev;		/* the PE_POP of the frame_pop() under way, or
-				 * LSA_NONE */
-	int err;		/* an event could not be kept (out of memory) */
-};
-/* Notes event kind at `at` (loops_piece.c). */
-void lsa_psn_note(struct lsa_thr *t, int kind, uint32_t at);
-
-
 struct lsa_loopdef {
 	const struct lsd_sblock *head;
 	uint32_t func;
@@ -833,45 +797,6 @@ int lsa_loops_know_head(struct lsa_loops *l, struct lsa_thr *t,
 			const struct lsd_sblock *sb, uint32_t *loop);
 int lsa_loops_know_body(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 			uint32_t sbid);
-/* What a learning pass keeps of a per-thread stream's frames and paths
- * at a cut (every lsa_loops.snap blocks; fewer when they would take too
- * much memory): where a piece of the second pass begins.  The frames and
- * paths follow from the blocks alone, so a pass that knows has the same
- * there; its open loop entries are the path entries looped back to (lb >
- * 0: trips lb + 1), its calling entries those whose call went to callee
- * + 1 (pass 1's functions, lsa_know_func()). */
-struct lsa_sfr {
-	uint64_t ret;
-	uint32_t base, func, cur;
-	int async;
-};
-struct lsa_spe {
-	const struct lsd_sblock *sb;
-	uint64_t lb;
-	uint32_t callee1;	/* LSA_NONE: no call; else function + 1 */
-};
-struct lsa_ksnap {
-	uint64_t at;		/* the thread's blocks before the cut */
-	uint64_t deep, gaps, pnext;
-	const struct lsd_sblock *psb;
-	uint8_t pexit;
-	int landing;
-	uint32_t nfr, npe;
-	struct lsa_sfr *fr;
-	struct lsa_spe *pe;
-};
-/* Memory the snapshots may take: past it, every other one of the thread
- * that holds the most goes, and its cuts are twice as far apart. */
-#define LSA_SNAP_BYTES (64u << 20)
-/* loops_know.c: keeps thread t's frames and paths as they are after its
- * first t->nblk blocks (a learning pass, its memo stopped).  Returns 0
- * or -LS_ENOMEM. */
-int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t);
-/* The snapshots of thread slot `slot`, *n of them, in order. */
-const struct lsa_ksnap *lsa_know_snaps(const struct lsa_know *k, size_t slot,
-				       size_t *n);
-/* A block of the learning pass's function f (NULL: none). */
-const struct lsd_sblock *lsa_know_func(const struct lsa_know *k, uint32_t f);
 
 /* loops_know.c: thread t's knowledge into l->learn (at its end), and
  * l->know's for t into t (at its start).  Each returns 0 or -LS_ENOMEM. */
@@ -1051,106 +976,6 @@ int lsa_loops_learn_stop(struct lsa_loops *l, struct lsa_thr *t);
 int lsa_loops_flush_thread(struct lsa_loops *l, struct lsa_thr *t);
 void lsa_thr_release(struct lsa_thr *t);
 
-/* loops_piece.c: a thread's second pass in pieces (see there). */
-
-/* A loop of a kid list, by head (the joiner numbers loops otherwise). */
-struct lsa_pkid {
-	const struct lsd_sblock *head;
-	uint64_t count;
-	struct lsa_cnt tot;
-};
-
-/* A frame and a path entry as a piece ended (function numbers the
- * worker's: lsa_pres.fsb names them). */
-struct lsa_pfr {
-	uint64_t ret, start, cur_start;	/* the worker's, or LSA_MARK */
-	uint32_t base, func, cur;
-	int async;
-	struct lsa_cnt fself, ftot;
-	uint32_t kid, nkid;	/* lsa_pres.kid[kid ..) */
-};
-struct lsa_ppe {
-	const struct lsd_sblock *sb;
-	const struct lsd_sblock *loop;	/* its open entry's head, or NULL */
-	struct lsa_cnt self, tot, same;
-	int acc;		/* the fields below hold an lsa_acc's */
-	uint32_t callee, called;
-	struct lsa_cnt cself, ctot;
-	uint32_t kid, nkid;
-};
-
-/* The rows a piece added in the worker (its numbers). */
-struct lsa_prows {
-	struct lsa_lrow *lr;
-	uint32_t nlr;
-	struct lsa_frow *fw;
-	uint32_t nfw;
-	struct lsa_kmap trips, edges, tails, calls;
-	struct lsa_erow *erows;
-};
-
-/* What a worker made of a piece: its notes, its rows, where it ended. */
-struct lsa_pres {
-	struct lsa_pev *ev;
-	uint32_t nev, capev;
-	struct lsa_prows rows;
-	uint32_t snf, snp;	/* the cut's frames and entries left */
-	struct lsa_pfr *fr;
-	uint32_t nfr, capfr;
-	struct lsa_ppe *pe;
-	uint32_t npe, cappe;
-	struct lsa_pkid *kid;
-	uint32_t nkid, capkid;
-	struct lsa_cnt outside;
-	uint64_t insns;		/* the piece's instructions */
-	uint64_t blocks;
-	/* the worker's loop heads and a block of each of its functions */
-	const struct lsd_sblock **lhead, **fsb;
-	uint32_t nlhead, caplhead, nfsb, capfsb;
-};
-
-struct lsa_pworker {
-	struct lsa_loops *l;	/* a detector of its own, knowing what the
-				 * first pass learned */
-	struct lsa_thr *t;	/* slot 0 of l */
-	size_t kslot;		/* whose knowledge t has (SIZE_MAX: none) */
-	struct lsa_psn sn;
-};
-
-/* A worker for the second pass model makes (which must know: see
- * lsa_loops_know()), looking symbols up under symlock (may be NULL).
- * Returns 0, -LS_ENOMEM or -LS_EINVAL. */
-int lsa_pw_init(struct lsa_pworker *w, const struct lsa_loops *model,
-		pthread_mutex_t *symlock);
-void lsa_pw_free(struct lsa_pworker *w);
-/* A piece of the thread whose knowledge is slot kslot's begins, at the
- * cut s (NULL: the thread's start).  Returns 0, -LS_ENOMEM or
- * -LS_EINVAL (s names a loop the knowledge has not). */
-int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s);
-/* Its next blocks.  Returns as lsa_loops_blocks(). */
-int lsa_pw_blocks(struct lsa_pworker *w, const struct lsd_block *b, size_t n);
-/* It ends (last: the thread ends with it): into res.  Returns 0 or
- * -LS_ENOMEM. */
-int lsa_pw_end(struct lsa_pworker *w, int last, struct lsa_pres *res);
-/* Joins a piece, which a worker made res of, into thread t of l, in the
- * order of the thread's pieces; *insns: the thread's instructions before
- * the piece, then after it.  Returns 0, -LS_ENOMEM, or -LS_EINVAL where
- * res and t disagree. */
-int lsa_piece_join(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *res,
-		   uint64_t *insns);
-void lsa_prows_release(struct lsa_prows *r);
-void lsa_pres_release(struct lsa_pres *res);
-
-/* loops_pieces.c: the pieces of a second pass l (which must know), cut
- * where the learning pass kept snapshots (piece_blocks apart, or more),
- * run by `workers` threads (0: on the caller's); its callbacks, with the
- * pieces as arg, take the place of lsa_loops_callbacks.  lsa_pieces_new
- * returns 0, -LS_EINVAL or -LS_ENOMEM. */
-#define LSA_PIECE_BLOCKS (1u << 18)
-struct lsa_pieces;
-int lsa_pieces_new(struct lsa_pieces **pps, struct lsa_loops *l, unsigned workers,
-		   uint64_t piece_blocks);
-void lsa_pieces_free(struct lsa_pieces *ps);
-extern const struct lsd_callbacks lsa_pieces_callbacks;
+#include "analysis/loops_piece.h"
 
 #endif

@@ -138,6 +138,32 @@ int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
 	return 0;
 }
 
+/* A learning pass's blocks of a per-thread stream, its frames and paths
+ * kept at every cut (lsa_know_snap()), its memo stopped there first. */
+int lsa_know_cuts(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
+		  size_t n)
+{
+	int err = 0;
+
+	if (!t->ncut)
+		t->ncut = l->snap;
+	while (n && !err) {
+		size_t k = t->ncut - t->nblk < n ? (size_t)(t->ncut - t->nblk) : n;
+
+		err = lsa_loops_learn_blocks(l, t, b, k);
+		t->nblk += k;
+		b += k;
+		n -= k;
+		if (!err && t->nblk == t->ncut) {
+			err = lsa_loops_learn_stop(l, t);
+			if (!err)
+				err = lsa_know_snap(l, t);
+			t->ncut += l->snap;
+		}
+	}
+	return err;
+}
+
 const struct lsa_ksnap *lsa_know_snaps(const struct lsa_know *k, size_t slot,
 				       size_t *n)
 {

@@ -321,11 +321,16 @@ int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s)
 	t->pexit = s ? s->pexit : 0;
 	t->pnext = s ? s->pnext : 0;
 	t->landing = s ? s->landing : 0;
-	if (LS_GROW32(t->fr, nfr, t->capfr, 64) ||
-	    (npe > sn->npacc && !(sn->pacc = realloc(sn->pacc, npe))))
+	if (LS_GROW32(t->fr, nfr, t->capfr, 64))
 		return -LS_ENOMEM;
-	if (npe > sn->npacc)
+	if (npe > sn->npacc) {
+		uint8_t *p = realloc(sn->pacc, npe);
+
+		if (!p)
+			return -LS_ENOMEM;
+		sn->pacc = p;
 		sn->npacc = npe;
+	}
 	for (i = 0; i < nfr; i++) {
 		const struct lsa_sfr *x = s ? &s->fr[i] : &start;
 		struct lsa_frame *f = &t->fr[i];

@@ -13,8 +13,9 @@
 # Pieces of 1, 3 and 17 blocks put cuts inside every kind of state
 # the detector has (inside calls and returns, signal handlers, longjmp,
 # recursion, tail calls, open loop entries of every depth, the memos'
-# matching), on programs with nests, calls, threads, signals, longjmp
-# and recursion; with the workers on threads of their own and one after
+# matching), on programs with nests, calls, threads, signals, longjmp,
+# recursion, tail calls and irreducible loops (seven, fifteen with
+# LS_SLOW_TESTS=1); with the workers on threads of their own and one after
 # the other on the calling thread (LOOPSCOPE_PIECE_WORKERS=0).  Damaged
 # streams (losses), a per-CPU bundle and the real recording of
 # ../shared/testdata-real (whose per-CPU streams are not cut), and a
@@ -50,9 +51,13 @@ blocks() {
 	"$BUILD/tests/loopdump" "$1" 2>&1 >/dev/null | sed -n 's/^blocks \([0-9]*\) .*/\1/p'
 }
 
-for a in "nested" "gotonest 10 5 11" "lp_calls" "lp_jmp" "lp_recur" "recursion" \
-	 "deepcalls" "vg_sig" "signals" "plt" "irred" "lp_order" "lp_trips" \
-	 "midjump" "fig1"; do
+# (LS_SLOW_TESTS=1: eight programs more, of the same kinds)
+progs='"nested" "lp_calls" "lp_jmp" "lp_recur" "vg_sig" "plt" "irred"'
+[ "${LS_SLOW_TESTS:-0}" = 1 ] && progs="$progs"' "gotonest 10 5 11" "recursion"'
+[ "${LS_SLOW_TESTS:-0}" = 1 ] && progs="$progs"' "deepcalls" "signals" "lp_order"'
+[ "${LS_SLOW_TESTS:-0}" = 1 ] && progs="$progs"' "lp_trips" "midjump" "fig1"'
+eval "set -- $progs"
+for a in "$@"; do
 	n=${a%% *}
 	# shellcheck disable=SC2086
 	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$n.lsc" -- \

@@ -135,17 +135,25 @@ uint32_t lsa_loops_func_lookup(struct lsa_loops *l, const struct lsd_sblock *sb)
 	return f;
 }
 
-int lsa_loops_sb_see(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb)
+/* Block sb's instructions and classes into l->sbc, where it is first
+ * seen (a block has instructions): before any charge or memo can read
+ * them. */
+static inline void sbc_fill(struct lsa_loops *l, const struct lsd_sblock *sb)
 {
 	int k;
 
+	if (l->sbc[sb->id].n[0])
+		return;
+	l->sbc[sb->id].n[0] = sb->ninsn;
+	for (k = 0; k < LSP_NCLASS; k++)
+		l->sbc[sb->id].n[1 + k] = sb->iclass[k];
+}
+
+int lsa_loops_sb_see(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb)
+{
 	if (ids_grow(l, t, sb->id))
 		return -LS_ENOMEM;
-	if (!l->sbc[sb->id].n[0]) {	/* as block_go() */
-		l->sbc[sb->id].n[0] = sb->ninsn;
-		for (k = 0; k < LSP_NCLASS; k++)
-			l->sbc[sb->id].n[1 + k] = sb->iclass[k];
-	}
+	sbc_fill(l, sb);
 	return 0;
 }
 
@@ -497,13 +505,7 @@ block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	if (ids_grow(l, t, sb->id))
 		return -LS_ENOMEM;
 	l->st.blocks++;
-	if (!l->sbc[sb->id].n[0]) {	/* first seen (a block has instructions) */
-		int k;
-
-		l->sbc[sb->id].n[0] = sb->ninsn;
-		for (k = 0; k < LSP_NCLASS; k++)
-			l->sbc[sb->id].n[1 + k] = sb->iclass[k];
-	}
+	sbc_fill(l, sb);
 	f = lsa_loops_func_of(l, sb);
 	if (moves(t, f)) {
 		err = lsa_loops_transfer(l, t, t->pexit, sb);

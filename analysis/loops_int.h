@@ -588,8 +588,9 @@ static inline int lsa_loops_edge_add(struct lsa_thr *t, uint32_t parent, uint32_
 }
 /* The state of stream's thread, made on first use; NULL: out of memory. */
 struct lsa_thr *lsa_loops_thread(struct lsa_loops *l, size_t stream);
-/* A piece worker's thread (slot 0 of l, a new state), knowing what thread
- * slot kslot of l->know learned; NULL: out of memory. */
+/* A piece worker's thread (slot 0 of l, a new state, no frames yet),
+ * knowing what thread slot kslot of l->know learned; NULL: out of
+ * memory. */
 struct lsa_thr *lsa_loops_wk_thread(struct lsa_loops *l, size_t kslot);
 
 /* Adds static block sb's counts (lsa_loops.sbc) to a. */

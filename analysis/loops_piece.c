@@ -334,7 +334,6 @@ int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s)
 	for (i = 0; i < nfr; i++) {
 		const struct lsa_sfr *x = s ? &s->fr[i] : &start;
 		struct lsa_frame *f = &t->fr[i];
-		struct lsa_frow *r;
 		int k;
 
 		f->base = x->base;
@@ -347,16 +346,9 @@ int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s)
 		for (k = 0; k < LSA_NC; k++)
 			f->fself.n[k] = f->ftot.n[k] = 0;
 		/* the spans open: span_close() counts the outermost */
-		if (f->func != LSA_NONE) {
-			if (!(r = lsa_loops_frow(t, f->func)))
-				return -LS_ENOMEM;
-			r->active++;
-		}
-		if (f->cur != LSA_NONE && f->cur != f->func) {
-			if (!(r = lsa_loops_frow(t, f->cur)))
-				return -LS_ENOMEM;
-			r->active++;
-		}
+		if (lsa_loops_span_open(t, f->func) ||
+		    (f->cur != f->func && lsa_loops_span_open(t, f->cur)))
+			return -LS_ENOMEM;
 		t->nfr = i + 1;
 	}
 	for (i = 0; i < npe; i++) {

@@ -286,9 +286,9 @@ static int cut_blocks(struct lsa_pieces *ps, const struct lsd_block *b, size_t n
 	int err;
 
 	while (n) {
-		struct seg *s = &ps->sg[(ps->sgn - 1) % ps->nsg];
 		uint64_t cut = ps->next < ps->nsnap ? ps->snaps[ps->next].at : UINT64_MAX;
 		size_t k = n;
+		struct seg *s;
 
 		if (!ps->open && (err = piece_new(ps, ps->nblk ? &ps->snaps[ps->next - 1] : NULL)))
 			return err;

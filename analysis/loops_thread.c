@@ -121,10 +121,8 @@ struct lsa_thr *lsa_loops_wk_thread(struct lsa_loops *l, size_t kslot)
 	t = &l->thr[0];
 	lsa_thr_release(t);
 	memset(t, 0, sizeof(*t));
-	t->used = 1;
-	if (lsa_loops_frame_push(l, t, 0, LSA_NONE, 0) || lsa_know_give_slot(l, t, kslot))
-		return NULL;
-	return t;
+	t->used = 1;	/* (its frames come from the piece's cut) */
+	return lsa_know_give_slot(l, t, kslot) ? NULL : t;
 }
 
 /* Closes thread t's frames and writes its rows into the profile. */

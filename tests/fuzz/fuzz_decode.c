@@ -241,22 +241,22 @@ static char *profile_text(const struct lsp_profile *p, size_t *len)
 	return buf;
 }
 
-/* The detector's per-block path (no iteration memo) must give profile p
- * byte for byte. */
-static void same_without_memo(struct lsd_decoder *d, struct lsb_reader *r,
-			      const struct lsp_profile *p)
+/* The loop profile analyzed with options lo must be p byte for byte,
+ * else abort() saying which it was (what). */
+static void same_profile(struct lsd_decoder *d, struct lsb_reader *r,
+			 const struct lsp_profile *p, const struct lsa_loops_opts *lo,
+			 const char *what)
 {
-	struct lsa_loops_opts lo = { .size = sizeof(lo), .reference = 1 };
 	struct lsp_profile *q = NULL;
 	char *a = NULL, *b = NULL;
 	size_t la = 0, lb = 0;
 
-	if (lsp_new(&q, 16) < 0 || lsa_loops_analyze(d, r, NULL, q, &lo, NULL) < 0)
+	if (lsp_new(&q, 16) < 0 || lsa_loops_analyze(d, r, NULL, q, lo, NULL) < 0)
 		goto out;
 	a = profile_text(p, &la);
 	b = profile_text(q, &lb);
 	if (a && b && (la != lb || memcmp(a, b, la))) {
-		fprintf(stderr, "fuzz_decode: the memo's loop profile differs from the per-block path's\n");
+		fprintf(stderr, "fuzz_decode: %s\n", what);
 		abort();
 	}
 out:
@@ -265,31 +265,23 @@ out:
 	lsp_free(q);
 }
 
-/* The second pass in pieces (two jobs, a cut every 7 blocks, the pieces
- * one after the other on this thread: LOOPSCOPE_PIECE_BLOCKS and
- * LOOPSCOPE_PIECE_WORKERS, set once) must give profile p byte for byte. */
-static void same_in_pieces(struct lsd_decoder *d, struct lsb_reader *r,
-			   const struct lsp_profile *p)
+/* The detector's per-block path (no iteration memo), and its second pass
+ * in pieces (two jobs, a cut every 7 blocks, the pieces one after the
+ * other on this thread: LOOPSCOPE_PIECE_BLOCKS and
+ * LOOPSCOPE_PIECE_WORKERS, set once), must give profile p byte for
+ * byte. */
+static void same_other_ways(struct lsd_decoder *d, struct lsb_reader *r,
+			    const struct lsp_profile *p)
 {
-	struct lsa_loops_opts lo = { .size = sizeof(lo), .jobs = 2 };
-	struct lsp_profile *q = NULL;
-	char *a = NULL, *b = NULL;
-	size_t la = 0, lb = 0;
+	struct lsa_loops_opts ref = { .size = sizeof(ref), .reference = 1 };
+	struct lsa_loops_opts pieces = { .size = sizeof(pieces), .jobs = 2 };
 
+	same_profile(d, r, p, &ref,
+		     "the memo's loop profile differs from the per-block path's");
 	setenv("LOOPSCOPE_PIECE_BLOCKS", "7", 0);
 	setenv("LOOPSCOPE_PIECE_WORKERS", "0", 0);
-	if (lsp_new(&q, 16) < 0 || lsa_loops_analyze(d, r, NULL, q, &lo, NULL) < 0)
-		goto out;
-	a = profile_text(p, &la);
-	b = profile_text(q, &lb);
-	if (a && b && (la != lb || memcmp(a, b, la))) {
-		fprintf(stderr, "fuzz_decode: the loop profile in pieces differs from the one pass's\n");
-		abort();
-	}
-out:
-	free(a);
-	free(b);
-	lsp_free(q);
+	same_profile(d, r, p, &pieces,
+		     "the loop profile in pieces differs from the one pass's");
 }
 
 /* The loop detector and the CFG over whatever the decoder makes of the
@@ -314,8 +306,7 @@ static uint64_t analyses(struct lsd_decoder *d, struct lsb_reader *r)
 		fprintf(stderr, "fuzz_decode: the loop profile does not read back: %s\n", msg);
 		abort();
 	}
-	same_without_memo(d, r, p);
-	same_in_pieces(d, r, p);
+	same_other_ways(d, r, p);
 	if (lsa_cfg_finish(c) >= 0 && lsa_sloops_find(&s, c, NULL) < 0)
 		abort();
 	if (fz_want_digest())

@@ -104,6 +104,25 @@ t_need_recorder() {
 	fi
 }
 
+# t_first_stream B: the id of bundle B's first stream (1 where info says
+# none), for ptcorrupt.
+t_first_stream() {
+	_sid=$("$LOOPSCOPE" info --format=json "$1" |
+		sed -n 's/.*"streams": \[{"id": \([0-9]*\).*/\1/p')
+	echo "${_sid:-1}"
+}
+
+# t_percpu_bundle: pc.lsc in the cwd, testdata's nested and calls
+# recorded and laid on two CPUs by lsb_percpu, with migration (threads
+# move between streams).
+t_percpu_bundle() {
+	"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_a.lsc -- \
+		"$TESTDATA/nested" >/dev/null 2>&1
+	"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_b.lsc -- \
+		"$TESTDATA/calls" >/dev/null 2>&1
+	"$BUILD/tests/lsb_percpu" -c 2 -m -k 4096 pc.lsc pc_a.lsc pc_b.lsc >/dev/null 2>&1
+}
+
 # t_m32 NAME [pt32rec options]: NAME.lsc in the cwd, testdata/m32/loop32's
 # trace written by pt32rec (its stdout in NAME.rec) and imported as a raw
 # capture (t0540-t0543).  Returns 2 where the program is not built (gcc

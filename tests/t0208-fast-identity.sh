@@ -109,8 +109,7 @@ t_ok "the fast path decodes a stream without return compression" \
 # Damaged streams: smashed packets, a flipped byte, a cut stream.  The
 # chunk with the damage goes to libipt, from its start; the fast path
 # hands out nothing twice.
-sid=$("$LOOPSCOPE" info --format=json nested.lsc | sed -n 's/.*"streams": \[{"id": \([0-9]*\).*/\1/p')
-[ -n "$sid" ] || sid=1
+sid=$(t_first_stream nested.lsc)
 "$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
 "$BUILD/tests/ptcorrupt" write nested.lsc flip.lsc "$sid" flip:5000:0x40 flip:7001:0x01 >/dev/null 2>&1
 "$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
@@ -127,9 +126,7 @@ t_ok "smash.lsc: a chunk goes to libipt" \
 # Per-CPU streams: with PT time the decoder follows thread switches,
 # which libipt's block decoder does (no fast path); the same streams
 # without time (no time.* conversion) go through the fast path.
-"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_a.lsc -- "$TD/nested" >/dev/null 2>&1
-"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_b.lsc -- "$TD/calls" >/dev/null 2>&1
-"$BUILD/tests/lsb_percpu" -c 2 -m -k 4096 pc.lsc pc_a.lsc pc_b.lsc >/dev/null 2>&1
+t_percpu_bundle
 t_ok "a per-CPU bundle of nested and calls on two CPUs" test -s pc.lsc
 compare pc.lsc
 

@@ -53,9 +53,7 @@ for a in "gotonest 10 5 11" "lp_threads" "vg_sig" "lp_jmp" "lp_recur"; do
 done
 
 # Per-CPU streams: two programs' threads on two CPUs, with migration.
-"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_a.lsc -- "$TD/nested" >/dev/null 2>&1
-"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_b.lsc -- "$TD/calls" >/dev/null 2>&1
-"$BUILD/tests/lsb_percpu" -c 2 -m -k 4096 pc.lsc pc_a.lsc pc_b.lsc >/dev/null 2>&1
+t_percpu_bundle
 t_ok "a per-CPU bundle" test -s pc.lsc
 jobs_same pc.lsc --cfg --structural
 t_ok "pc: teecheck" "$BUILD/tests/teecheck" pc.lsc
@@ -63,8 +61,7 @@ t_ok "pc: teecheck" "$BUILD/tests/teecheck" pc.lsc
 # Damaged streams: losses where the damage is.
 "$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o nested.lsc -- "$TD/nested" \
 	>/dev/null 2>&1
-sid=$("$LOOPSCOPE" info --format=json nested.lsc | sed -n 's/.*"streams": \[{"id": \([0-9]*\).*/\1/p')
-[ -n "$sid" ] || sid=1
+sid=$(t_first_stream nested.lsc)
 "$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
 "$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
 for b in smash.lsc cut.lsc; do

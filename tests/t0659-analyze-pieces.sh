@@ -101,9 +101,7 @@ LOOPSCOPE_PIECE_BLOCKS=0 "$BUILD/tests/loopdump" -j 2 nested.lsc >/dev/null 2>p.
 t_grep "nested: LOOPSCOPE_PIECE_BLOCKS=0: no pieces" "pieces 0$" p.err
 
 # Per-CPU streams are not cut: the same profile.
-"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_a.lsc -- "$TD/nested" >/dev/null 2>&1
-"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 -o pc_b.lsc -- "$TD/calls" >/dev/null 2>&1
-"$BUILD/tests/lsb_percpu" -c 2 -m -k 4096 pc.lsc pc_a.lsc pc_b.lsc >/dev/null 2>&1
+t_percpu_bundle
 t_ok "a per-CPU bundle" test -s pc.lsc
 pieces_same pc.lsc 2
 
@@ -117,8 +115,7 @@ if [ -f "$Q" ]; then
 fi
 
 # Damaged streams: losses, resets and landings at the damage.
-sid=$("$LOOPSCOPE" info --format=json nested.lsc | sed -n 's/.*"streams": \[{"id": \([0-9]*\).*/\1/p')
-[ -n "$sid" ] || sid=1
+sid=$(t_first_stream nested.lsc)
 "$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
 "$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
 for b in smash.lsc cut.lsc; do

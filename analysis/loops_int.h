@@ -128,6 +128,7 @@ struct lsa_erow {
  * blocks, a block of the frame after the leaf returned. */
 enum { MK_FRAME, MK_CALLEE, MK_LEAF, MK_RETURN };
 #define LSA_MEMO_MAX 256	/* blocks of an iteration, at most */
+_Static_assert(LSA_MEMO_MAX + 2 < 65535, "a node's pdepth fits 16 bits");
 
 /* Whether a node of this kind is a leaf call's block (the callee's
  * frame), not one of the loop's frame. */
@@ -150,7 +151,7 @@ struct lsa_mnode {
 	uint32_t pown;		/* ... and counted once under (loop + 1, 0:
 				 * the frame, as a leaf's blocks are) */
 	uint32_t fn;		/* a leaf's block: the function called */
-	uint32_t pdepth;	/* path entries (frames' too) above the root */
+	uint16_t pdepth;	/* path entries (frames' too) above the root */
 	uint16_t vmask;		/* the exits it may be entered by */
 	uint8_t kind;		/* MK_* */
 	uint8_t chk;		/* a block of the frame: not on its path */
@@ -159,6 +160,10 @@ struct lsa_mnode {
 	uint8_t more;		/* ... in pre_more, not pre */
 	uint8_t dep;		/* (a root) some node heads a loop: valid
 				 * while those loops' bodies are as at ver */
+	/* passes are counted: a stop applies more than the term's sum
+	 * (a term, a leaf's block, a chain, an entry opened, run-once
+	 * counts); the others' passes are in their terms' sums alone */
+	uint8_t cnt;
 	union {
 		uint32_t deps;	/* (a root) memo.chain index: those loops */
 		uint32_t sum;	/* (a term) memo.sum index + 1 (0: none yet) */
@@ -174,6 +179,7 @@ struct lsa_msum {
 	uint64_t insns;		/* all blocks' instructions */
 	uint64_t fself;		/* the frame's own blocks' (not a leaf's) */
 	uint64_t blocks;
+	uint32_t mdepth;	/* the deepest node's pdepth (not the term's) */
 };
 
 struct lsa_memo {

@@ -187,7 +187,8 @@ static uint32_t chain_put(struct lsa_memo *m, const uint32_t *os, uint32_t n)
  * what step x says (a leaf's block: charged as x, its block counted once
  * at the frame level). */
 static uint32_t child_of(struct lsa_memo *m, uint32_t v, const struct lsd_sblock *sb,
-			 int term, int kind, const struct step *x, uint32_t fn)
+			 int term, int kind, const struct step *x, uint32_t fn,
+			 int pre_on)
 {
 	uint32_t c;
 
@@ -207,6 +208,8 @@ static uint32_t child_of(struct lsa_memo *m, uint32_t v, const struct lsd_sblock
 		n->chain = x->chain;
 		n->pre = lsa_mk_in_leaf(kind) ? 1 : x->pre;
 		n->fn = fn;
+		n->cnt = term || lsa_mk_in_leaf(kind) || n->chain || n->opens ||
+			 (n->pre && pre_on);
 		/* its path entry: after the caller's, once a leaf returned */
 		if (kind == MK_RETURN)
 			while (lsa_mk_in_leaf(m->node[v].kind))
@@ -300,6 +303,8 @@ static int sum_make(const struct lsa_loops *l, struct lsa_memo *m, uint32_t v)
 
 		s->blocks++;
 		s->insns += x->sb->ninsn;
+		if (u != v && x->pdepth > s->mdepth)
+			s->mdepth = x->pdepth;
 		if (!lsa_mk_in_leaf(x->kind))
 			s->fself += x->sb->ninsn;
 		if (!x->chain)
@@ -318,7 +323,7 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 	struct step steps[LSA_MEMO_MAX], x;
 	struct lsa_mnode *root;
 	uint32_t *r;
-	int err;
+	int err, pre_on = lsa_loops_pre_on(l);
 
 	*leaf = LSA_NONE;
 	if (m->stale || !m->nchain || m->nnode + LSA_MEMO_MAX + 1 > MEMO_NODES)
@@ -377,11 +382,11 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 
 		if (i > ti)
 			v = child_of(m, v, i == t->npath ? head : t->path[i].sb,
-				     i == t->npath, kind, xs, LSA_NONE);
+				     i == t->npath, kind, xs, LSA_NONE, pre_on);
 		/* the blocks of the leaf it called, in the callee's frame */
 		for (k = 0; a && i < t->npath && k < a->nsq && v != LSA_NONE; k++)
 			v = child_of(m, v, l->sq[a->sq + k], 0, k ? MK_LEAF : MK_CALLEE, xs,
-				     lsa_loops_func_of(l, l->sq[a->sq + k]));
+				     lsa_loops_func_of(l, l->sq[a->sq + k]), pre_on);
 	}
 	if (v == LSA_NONE || (!m->node[v].sum && sum_make(l, m, v)))
 		return -LS_ENOMEM;
@@ -481,7 +486,7 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 		    (node[c].chk && !node[c].term && mem[sb->id] - base < lim))
 			break;
 		px = b[i].exit;
-		if (!node[c].count++)
+		if (node[c].cnt && !node[c].count++)
 			dirty[nd++] = c;
 		if (!node[c].term) {
 			v = c;

@@ -38,9 +38,8 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 	int err = 0;
 
 	/* (the blocks, the instructions, the frame function's and the
-	 * entry's own counts: by the terms, struct lsa_msum) */
-	if (!x->term && m->ti + x->pdepth + 1 > l->st.max_path)
-		l->st.max_path = m->ti + x->pdepth + 1;
+	 * entry's own counts, the deepest path: by the terms, struct
+	 * lsa_msum) */
 	if (lsa_mk_in_leaf(x->kind)) {
 		/* a leaf's block: its function's exclusive and, outside
 		 * every open span of it, inclusive instructions; its call */
@@ -114,6 +113,8 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 		const struct lsa_msum *s = &m->sum[x->sum - 1];
 		int j;
 
+		if (s->mdepth && m->ti + s->mdepth + 1 > l->st.max_path)
+			l->st.max_path = m->ti + s->mdepth + 1;
 		l->st.blocks += k * s->blocks;
 		l->st.memo_blocks += k * s->blocks;
 		t->insns += k * s->insns;
@@ -275,7 +276,7 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 	m->on = 0;
 	/* the iteration under way is not charged yet */
 	for (v = m->at; v != m->root; v = m->node[v].parent) {
-		m->node[v].count--;
+		m->node[v].count -= m->node[v].cnt;
 		part[np++] = v;
 	}
 	for (i = 0; i < m->ndirty; i++) {

@@ -5,16 +5,17 @@
 # The last line is "N passed, N failed".
 # TESTS='t06* unit_loops' runs only the tests whose names match one of
 # the patterns (shell globs, without .sh or .c), for work on one part.
+# The tests run LS_TEST_JOBS at a time (default: the online CPUs; 1: one
+# after the other); each one's lines come whole, in the order they end.
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$top/$BUILD" 2>/dev/null && pwd || echo "$BUILD")
 export BUILD LSTOP="$top" LOOPSCOPE="$BUILD/loopscope" TESTDATA="$BUILD/testdata"
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The decoder's cache of embedded executables goes where the tests can
-# throw it away, not into the user's ~/.cache.
+# throw it away, not into the user's ~/.cache.  (Writers of the cache
+# rename a finished file into place: tests may share it.)
 export LOOPSCOPE_CACHE="$tmp/cache"
 
 wanted() {
@@ -27,11 +28,14 @@ wanted() {
 	return 1
 }
 
+# run_one N NAME CMD...: runs test N, writes its lines to $tmp/res.N and
+# its counts to $tmp/cnt.N, then prints the lines (under a lock, so that
+# a test's lines stay together).
 run_one() {
-	name=$1; shift
-	out="$tmp/out"
+	i=$1 name=$2; shift 2
+	out="$tmp/out.$i" err="$tmp/err.$i" res="$tmp/res.$i"
 	t0=$(date +%s)
-	"$@" >"$out" 2>"$tmp/err"
+	"$@" >"$out" 2>"$err" </dev/null
 	rc=$?
 	secs=$(($(date +%s) - t0))
 	p=$(grep -c '^ok' "$out")
@@ -41,28 +45,77 @@ run_one() {
 		f=1
 	fi
 	if [ "$f" -ne 0 ]; then
-		echo "--- $name: $p passed, $f failed ($secs s)"
-		grep '^not ok\|^#' "$out" | head -40
-		tail -20 "$tmp/err"
+		{
+			echo "--- $name: $p passed, $f failed ($secs s)"
+			grep '^not ok\|^#' "$out" | head -40
+			tail -20 "$err"
+		} >"$res"
 	elif grep -q '^ok .*# skip' "$out"; then
-		echo "--- $name: $p passed, skipped: $(sed -n 's/^ok .*# skip //p' "$out" | paste -sd';' -) ($secs s)"
+		echo "--- $name: $p passed, skipped: $(sed -n 's/^ok .*# skip //p' "$out" | paste -sd';' -) ($secs s)" >"$res"
 	else
-		echo "--- $name: $p passed ($secs s)"
+		echo "--- $name: $p passed ($secs s)" >"$res"
 	fi
-	pass=$((pass + p))
-	fail=$((fail + f))
+	rm -f "$out" "$err"
+	echo "$p $f" >"$tmp/cnt.$i"
+	until mkdir "$tmp/lock" 2>/dev/null; do sleep 0.1; done
+	cat "$res"
+	rmdir "$tmp/lock"
 }
 
+# The list: N, name, how to run it.
+n=0
 for t in "$top"/tests/unit/*.c; do
 	[ -e "$t" ] || continue
-	n=$(basename "$t" .c)
-	wanted "$n" || continue
-	run_one "$n" "$BUILD/tests/$n"
+	name=$(basename "$t" .c)
+	wanted "$name" || continue
+	n=$((n + 1))
+	printf '%s\t%s\t%s\n' "$n" "$name" "$BUILD/tests/$name" >>"$tmp/list"
 done
 for t in "$top"/tests/t[0-9]*.sh; do
 	[ -e "$t" ] || continue
-	wanted "$(basename "$t" .sh)" || continue
-	run_one "$(basename "$t")" sh "$t"
+	name=$(basename "$t" .sh)
+	wanted "$name" || continue
+	n=$((n + 1))
+	printf '%s\t%s\t%s\n' "$n" "$(basename "$t")" "$t" >>"$tmp/list"
+done
+
+# A lane takes the next test no other lane has claimed (mkdir is atomic),
+# so the long tests do not all wait in one lane.
+lane() {
+	[ -e "$tmp/list" ] || return 0
+	while IFS='	' read -r i name path; do
+		mkdir "$tmp/claim.$i" 2>/dev/null || continue
+		case $path in
+		*.sh) run_one "$i" "$name" sh "$path" ;;
+		*) run_one "$i" "$name" "$path" ;;
+		esac
+	done <"$tmp/list"
+}
+
+jobs=${LS_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
+k=1
+while [ "$k" -lt "$jobs" ]; do
+	lane &
+	k=$((k + 1))
+done
+lane
+wait
+
+pass=0
+fail=0
+i=1
+while [ "$i" -le "$n" ]; do
+	if [ -e "$tmp/cnt.$i" ]; then
+		read -r p f <"$tmp/cnt.$i"
+	else	# (a lane that died: the test never ran)
+		name=$(sed -n "${i}p" "$tmp/list" | cut -f2)
+		echo "--- $name: did not run"
+		p=0 f=1
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	i=$((i + 1))
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -5,8 +5,9 @@
 # The last line is "N passed, N failed".
 # TESTS='t06* unit_loops' runs only the tests whose names match one of
 # the patterns (shell globs, without .sh or .c), for work on one part.
-# The tests run LS_TEST_JOBS at a time (default: the online CPUs; 1: one
-# after the other); each one's lines come whole, in the order they end.
+# The tests run LS_TEST_JOBS at a time (default: the online CPUs, at most
+# 8; 1: one after the other); each one's lines come whole, in the order
+# they end.
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$top/$BUILD" 2>/dev/null && pwd || echo "$BUILD")
@@ -57,9 +58,15 @@ run_one() {
 	fi
 	rm -f "$out" "$err"
 	echo "$p $f" >"$tmp/cnt.$i"
-	until mkdir "$tmp/lock" 2>/dev/null; do sleep 0.1; done
+	# (a lane killed while it held the lock would hold it for ever:
+	# after a minute the lines go out anyway)
+	w=0
+	until mkdir "$tmp/lock" 2>/dev/null || [ "$w" -ge 600 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
 	cat "$res"
-	rmdir "$tmp/lock"
+	rmdir "$tmp/lock" 2>/dev/null
 }
 
 # The list: N, name, how to run it.
@@ -92,8 +99,11 @@ lane() {
 	done <"$tmp/list"
 }
 
+# (at most 8 by default: each test runs its own analyses, most of them
+# on every CPU already)
 jobs=${LS_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
+[ -n "${LS_TEST_JOBS:-}" ] || [ "$jobs" -le 8 ] || jobs=8
 k=1
 while [ "$k" -lt "$jobs" ]; do
 	lane &

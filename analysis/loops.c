@@ -203,14 +203,13 @@ int lsa_loops_in_body(const struct lsa_thr *t, uint32_t loop, uint32_t sbid)
 	       lsa_kmap_find(&t->body, loop, sbid) != NULL;
 }
 
-/* Notes that block sbid ran in an iteration of loop in thread t. */
-static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
-		    uint32_t sbid)
+/* body_add() where the block is not one of the last two loops' noted
+ * for it. */
+static int body_add_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
+			 uint32_t sbid)
 {
 	size_t n = t->body.n;
 
-	if (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)
-		return 0;
 	if (!lsa_kmap_get(&t->body, loop, sbid))
 		return -LS_ENOMEM;
 	if (t->notb[sbid] == loop + 1)
@@ -223,6 +222,17 @@ static int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 	}
 	lsa_loops_inb_note(t, loop, sbid);
 	return 0;
+}
+
+/* Notes that block sbid ran in an iteration of loop in thread t.
+ * Inline: both passes note every block on the path at a loop back, and
+ * most were noted before (the call's own cost was most of it). */
+static inline int body_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
+			   uint32_t sbid)
+{
+	if (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)
+		return 0;
+	return body_add_slow(l, t, loop, sbid);
 }
 
 /* Block sb heads a loop in thread t from the start (loops_know.c): *loop

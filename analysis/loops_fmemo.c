@@ -58,23 +58,16 @@ static int heads_grow(struct lsa_fmemo *m, uint32_t id)
 	return 0;
 }
 
-int lsa_fm_mark_at(struct lsa_thr *t, uint32_t k, uint32_t f, uint64_t pos)
+int lsa_fm_mark_grow(struct lsa_thr *t, uint32_t k)
 {
 	struct lsa_fmemo *m = &t->fm;
+	uint32_t n = k < 256 ? 512 : k * 2;
+	uint64_t *p = ls_reallocarray(m->start, n, sizeof(*p));
 
-	if (k >= m->capstart) {
-		uint32_t n = k < 256 ? 512 : k * 2;
-		uint64_t *p = ls_reallocarray(m->start, n, sizeof(*p));
-
-		if (!p)
-			return -LS_ENOMEM;
-		m->start = p;
-		m->capstart = n;
-	}
-	/* the head's function running (no tail call away; both may be
-	 * unknown), every frame the iteration may push a frame of its own */
-	m->start[k] = t->fr[t->nfr - 1].cur == f && !t->deep &&
-		      t->nfr < LSA_MAX_FRAMES - LSA_FM_MAX ? pos : LSA_FM_NOPOS;
+	if (!p)
+		return -LS_ENOMEM;
+	m->start = p;
+	m->capstart = n;
 	return 0;
 }
 

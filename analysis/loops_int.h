@@ -945,7 +945,24 @@ static inline void lsa_fm_dirty(struct lsa_thr *t)
 /* Path entry k (just pushed, or looped back to) of sb, function f,
  * begins an iteration with the block at log position pos.  Returns 0 or
  * -LS_ENOMEM. */
-int lsa_fm_mark_at(struct lsa_thr *t, uint32_t k, uint32_t f, uint64_t pos);
+/* Room in the marks for path entry k.  Returns 0 or -LS_ENOMEM. */
+int lsa_fm_mark_grow(struct lsa_thr *t, uint32_t k);
+/* Inline: the learning pass marks every block it pushes or loops back
+ * to (the call's own cost was half of it). */
+static inline int lsa_fm_mark_at(struct lsa_thr *t, uint32_t k, uint32_t f, uint64_t pos)
+{
+	struct lsa_fmemo *m = &t->fm;
+
+	int err;
+
+	if (__builtin_expect(k >= m->capstart, 0) && (err = lsa_fm_mark_grow(t, k)))
+		return err;
+	/* the head's function running (no tail call away; both may be
+	 * unknown), every frame the iteration may push a frame of its own */
+	m->start[k] = t->fr[t->nfr - 1].cur == f && !t->deep &&
+		      t->nfr < LSA_MAX_FRAMES - LSA_FM_MAX ? pos : LSA_FM_NOPOS;
+	return 0;
+}
 static inline int lsa_fm_mark(struct lsa_thr *t, uint32_t k, uint32_t f)
 {
 	return lsa_fm_mark_at(t, k, f, t->fm.pos);

@@ -271,8 +271,10 @@ charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 	if (__builtin_expect(l->pre, 0))
 		return e->acc == LSA_NONE ? 0 : charge_acc(l, t, o, e);
 	/* A block that is no loop head yet, run once here: if it turns out
-	 * to head a loop, this was an entry of trip count 1. */
-	if (!t->head[e->sb->id] && e->inst == LSA_NONE) {
+	 * to head a loop, this was an entry of trip count 1 (a single
+	 * pass's count: asked first, so that a pass that knows reads
+	 * nothing for it) */
+	if (lsa_loops_pre_on(l) && !t->head[e->sb->id] && e->inst == LSA_NONE) {
 		int err = lsa_loops_pre_add(l, t, e->sb->id, o.inst == LSA_NONE ? 0 :
 					    l->inst[o.inst].loop + 1, 1);
 

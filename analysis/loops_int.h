@@ -942,17 +942,15 @@ static inline void lsa_fm_dirty(struct lsa_thr *t)
 {
 	t->fm.dirty = t->fm.pos;
 }
-/* Path entry k (just pushed, or looped back to) of sb, function f,
- * begins an iteration with the block at log position pos.  Returns 0 or
- * -LS_ENOMEM. */
 /* Room in the marks for path entry k.  Returns 0 or -LS_ENOMEM. */
 int lsa_fm_mark_grow(struct lsa_thr *t, uint32_t k);
-/* Inline: the learning pass marks every block it pushes or loops back
- * to (the call's own cost was half of it). */
+/* Path entry k (just pushed, or looped back to) of sb, function f,
+ * begins an iteration with the block at log position pos.  Returns 0 or
+ * -LS_ENOMEM.  Inline: the learning pass marks every block it pushes or
+ * loops back to (the call's own cost was half of it). */
 static inline int lsa_fm_mark_at(struct lsa_thr *t, uint32_t k, uint32_t f, uint64_t pos)
 {
 	struct lsa_fmemo *m = &t->fm;
-
 	int err;
 
 	if (__builtin_expect(k >= m->capstart, 0) && (err = lsa_fm_mark_grow(t, k)))

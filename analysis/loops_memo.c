@@ -475,15 +475,29 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 
 	for (; i < n; i++) {
 		const struct lsd_sblock *sb = b[i].sb;
-		uint32_t c;
+		uint32_t c = node[v].child, p;
 
 		/* the block, entered as the trie has it (a frame's blocks by
-		 * exits that move no frame, a leaf by its call and return) */
-		for (c = node[v].child; c != LSA_NONE &&
-		     (node[c].sb != sb || !(node[c].vmask >> px & 1)); c = node[c].sib)
-			;
-		if (c == LSA_NONE ||
-		    (node[c].chk && !node[c].term && mem[sb->id] - base < lim))
+		 * exits that move no frame, a leaf by its call and return;
+		 * which the parent's kind and the exit tell apart, so one
+		 * child at most matches) */
+		if (__builtin_expect(c == LSA_NONE || node[c].sb != sb ||
+				     !(node[c].vmask >> px & 1), 0)) {
+			for (p = c; p != LSA_NONE; p = c) {
+				c = node[p].sib;
+				if (c != LSA_NONE && node[c].sb == sb &&
+				    node[c].vmask >> px & 1)
+					break;
+			}
+			if (c == LSA_NONE)
+				break;
+			/* to the front: an iteration mostly takes the
+			 * branch the last one took */
+			node[p].sib = node[c].sib;
+			node[c].sib = node[v].child;
+			node[v].child = c;
+		}
+		if (node[c].chk && !node[c].term && mem[sb->id] - base < lim)
 			break;
 		px = b[i].exit;
 		if (node[c].cnt && !node[c].count++)

@@ -251,82 +251,115 @@ void lsa_fm_begin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	m->wide = m->node[rt].aux == LSA_NONE || tops_below(t, m, rt, base, ti);
 }
 
-size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t n)
+/* The child of node at for block sb entered as xx says (moved to the
+ * front of its siblings), or NULL. */
+static struct lsa_fnode *fm_child(struct lsa_fnode *nd, uint32_t at,
+				  const struct lsd_sblock *sb, uint16_t xx)
+{
+	uint32_t c, prev = LSA_NONE;
+
+	for (c = nd[at].child; c != LSA_NONE; prev = c, c = nd[c].sib)
+		if (nd[c].sb == sb && nd[c].xx == xx)
+			break;
+	if (c == LSA_NONE)
+		return NULL;
+	if (prev != LSA_NONE) {
+		nd[prev].sib = nd[c].sib;
+		nd[c].sib = nd[at].child;
+		nd[at].child = c;
+	}
+	return &nd[c];
+}
+
+/* Whether block id of the head's frame is on its path below the head: a
+ * loop back the trie does not have. */
+static int fm_below(const struct lsa_thr *t, uint32_t id)
+{
+	uint32_t v = lsa_loops_mem_get(t, id);
+
+	return v != LSA_NONE && v >= t->fm.base && v < t->fm.ti;
+}
+
+/* lsa_fm_run()'s walk over b[i .. n), from node at (log position pos);
+ * *pterm gets the log position after the last block that ended an
+ * iteration, *last that block (left as they are where none did), *pat
+ * the node reached.  Returns the iterations ended; *pi the first block
+ * not taken.  always_inline with wide constant: the common walk (no
+ * block of the frame to check) keeps its state in registers. */
+static inline __attribute__((always_inline)) uint64_t
+fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, size_t n,
+	uint32_t *pat, uint64_t *ppos, uint64_t *pterm,
+	const struct lsd_block **last, uint8_t *ppx, const int wide)
 {
 	struct lsa_fmemo *m = &t->fm;
 	struct lsa_fnode *nd = m->node;
 	struct lsa_flog *log = m->log;
-	const struct lsd_block *last = NULL;
-	struct lsa_fhead *hd;
-	/* (in locals: the loop's stores would make the compiler read them
-	 * again) */
-	const uint32_t rt = m->rt, nn = m->nnode, base = m->base, ti = m->ti;
-	const int wide = m->wide;
-	uint32_t at = m->at, c, prev, k = m->n;
-	uint64_t pos = m->pos, done = 0, taken = 0;
-	uint8_t px = m->px;
+	const struct lsd_block *x = b + *pi, *end = b + n;
+	const uint32_t nn = m->nnode;
+	uint32_t at = *pat;
+	uint64_t pos = *ppos, done = 0;
+	uint8_t px = *ppx;
 
-	while (i < n) {
-		const struct lsd_block *x = &b[i];
+	for (; x < end; x++) {
 		const struct lsd_sblock *sb = x->sb;
 		uint16_t xx = (uint16_t)(px << 8 | x->exit);
-		struct lsa_fnode *cn;
+		uint32_t c = at + 1;
+		struct lsa_fnode *cn = &nd[c];
 
 		/* (a sequence kept goes into consecutive nodes where it
 		 * leaves the trie: the child is mostly the next node, whose
 		 * address needs no load) */
-		c = at + 1;
-		cn = &nd[c];
-		if (__builtin_expect(c >= nn || cn->parent != at || cn->sb != sb || cn->xx != xx, 0)) {
-			prev = LSA_NONE;
-			for (c = nd[at].child; c != LSA_NONE; prev = c, c = nd[c].sib)
-				if (nd[c].sb == sb && nd[c].xx == xx)
-					break;
-			if (c == LSA_NONE)
+		if (__builtin_expect(c >= nn || cn->parent != at || cn->sb != sb ||
+				     cn->xx != xx, 0)) {
+			if (!(cn = fm_child(nd, at, sb, xx)))
 				break;
-			cn = &nd[c];
-			if (prev != LSA_NONE) {		/* to the front */
-				nd[prev].sib = cn->sib;
-				cn->sib = nd[at].child;
-				nd[at].child = c;
-			}
+			c = (uint32_t)(cn - nd);
 		}
-		/* a block of the head's frame on its path below the head:
-		 * a loop back the trie does not have */
-		if (wide && (cn->flags & LSA_FN_TOP) && !cn->term) {
-			uint32_t v = lsa_loops_mem_get(t, cn->id);
-
-			if (v != LSA_NONE && v >= base && v < ti)
-				break;
-		}
+		/* a block of the head's frame on its path below the head */
+		if (wide && (cn->flags & LSA_FN_TOP) && !cn->term && fm_below(t, cn->id))
+			break;
 		log[pos++ & (LSA_FM_LOG - 1)] = (struct lsa_flog){ sb, x->exit };
 		px = x->exit;
 		at = c;
-		k++;
-		i++;
 		if (cn->term) {		/* back at the head: nothing new */
 			done++;
-			taken += k;
-			k = 0;
-			at = rt;
-			last = x;
+			at = m->rt;
+			*pterm = pos;
+			*last = x;
 		}
 	}
+	*pi = (size_t)(x - b);
+	*pat = at;
+	*ppos = pos;
+	*ppx = px;
+	return done;
+}
+
+size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t n)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const struct lsd_block *last = NULL;
+	struct lsa_fhead *hd;
+	/* the log position the unfinished iteration began at, then the
+	 * one after the last iteration matched whole */
+	uint64_t begun = m->pos - m->n, term = begun, done;
+
+	if (m->wide)
+		done = fm_walk(t, b, &i, n, &m->at, &m->pos, &term, &last, &m->px, 1);
+	else
+		done = fm_walk(t, b, &i, n, &m->at, &m->pos, &term, &last, &m->px, 0);
 	if (last) {
 		t->psb = last->sb;
 		t->pexit = last->exit;
 		t->pnext = last->next;
 	}
-	m->at = at;
-	m->px = px;
-	m->n = k;
-	m->pos = pos;
+	m->n = (uint32_t)(m->pos - term);
 	m->done += done;
 	m->iters += done;
-	t->path[ti].lb += done;	/* (loop backs to it: lsa_ksnap) */
-	m->taken += taken;
-	hd = &m->head[nd[rt].id];
-	hd->taken += taken;
+	t->path[m->ti].lb += done;	/* (loop backs to it: lsa_ksnap) */
+	m->taken += term - begun;
+	hd = &m->head[m->node[m->rt].id];
+	hd->taken += term - begun;
 	if (i < n) {		/* left the trie */
 		m->on = 0;
 		if (m->done)

@@ -796,7 +796,13 @@ int lsa_loops_thr_blocks(struct lsa_loops *l, struct lsa_thr *t,
 		}
 		if (called && lsa_cm_begin(t, &b[i]))
 			continue;
-		err = block_go(l, t, &b[i++]);
+		/* the blocks no memo takes, one by one, until one calls (a
+		 * recorded call may begin) or starts the iteration memo
+		 * (block_go() alone starts it, lsa_cm_begin() the call
+		 * memo) */
+		do
+			err = block_go(l, t, &b[i++]);
+		while (!err && i < n && !t->memo.on);
 		called = err > 0;
 		if (called)
 			err = 0;

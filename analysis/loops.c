@@ -644,31 +644,21 @@ learn_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	return err ? err : (int)k;
 }
 
-/* Matching stopped after blocks the per-block path would only push
- * (lsa_fm_pushes): pushed here, as it would (without its lookups).
- * Returns 1 (done), 0 (not such blocks) or -LS_ENOMEM. */
-static int learn_pushes(struct lsa_loops *l, struct lsa_thr *t)
+int lsa_loops_learn_one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 {
-	struct lsa_fmemo *m = &t->fm;
-	size_t k = lsa_fm_pushes(t, m->buf), j;
-	uint64_t pos = m->pos - k;
-	uint32_t f;
-	int err = 0;
+	return learn_go(l, t, b);
+}
 
-	if (!k)
-		return 0;
-	f = lsa_loops_func_of(l, t->path[m->ti].sb);
-	for (j = 0; j < k && !err; j++) {
-		err = path_push(l, t, m->buf[j].sb);
-		if (!err)
-			err = lsa_fm_mark_at(t, t->npath - 1, f, ++pos);
-	}
-	l->st.blocks += k;
-	t->psb = m->buf[k - 1].sb;
-	t->pexit = m->buf[k - 1].exit;
-	t->pnext = 0;
-	t->landing = 0;
-	return err ? err : 1;
+/* After the block of path entry ti, the last taken (nx the next, NULL:
+ * not known yet): matching may begin, with its loop's iterations
+ * (most blocks taken head no loop) or with the call it makes. */
+static inline void learn_begin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
+			       const struct lsd_block *nx)
+{
+	if (t->head[t->path[ti].sb->id])
+		lsa_fm_begin(l, t, ti, nx);
+	if (!t->fm.on && (unsigned)t->pexit - LSD_EXIT_CALL < 2)
+		lsa_fm_cbegin(l, t, ti, nx);
 }
 
 int lsa_loops_learn_blocks(struct lsa_loops *l, struct lsa_thr *t,
@@ -678,52 +668,36 @@ int lsa_loops_learn_blocks(struct lsa_loops *l, struct lsa_thr *t,
 	size_t i = 0;
 	int r;
 
-	if (!m->log && (!(m->log = malloc(LSA_FM_LOG * sizeof(*m->log))) ||
-			!(m->buf = malloc(LSA_FM_MAX * sizeof(*m->buf)))))
+	if (!m->log && lsa_fm_alloc(m))
 		return -LS_ENOMEM;
 	while (i < n) {
 		if (m->on) {
-			size_t from = i;
-
 			i = lsa_fm_run(t, b, i, n);
 			if (m->on)
 				break;
 			/* left the trie: the iteration's blocks through the
-			 * per-block path, from where they are (here, or
-			 * rebuilt from the trie) */
-			if ((r = learn_pushes(l, t)) < 0)
+			 * per-block path; matching may begin after them */
+			if ((r = lsa_fm_replay(l, t, &b[i])) < 0)
 				return r;
-			if (!r && m->n <= i - from) {
-				i -= m->n;
-				lsa_fm_unwind(t);
-			} else if (!r && (r = lsa_loops_learn_stop(l, t))) {
-				return r;
-			}
+			if (r)
+				learn_begin(l, t, (uint32_t)r - 1, &b[i]);
+			if (m->on)
+				continue;
 		}
 		r = learn_go(l, t, &b[i++]);
 		if (r < 0)
 			return r;
-		/* (a trie's block heads a loop: most blocks pushed do not) */
-		if (r && t->head[b[i - 1].sb->id])
-			lsa_fm_begin(l, t, (uint32_t)r - 1);
+		if (r)
+			learn_begin(l, t, (uint32_t)r - 1, i < n ? &b[i] : NULL);
 	}
 	return 0;
 }
 
 int lsa_loops_learn_stop(struct lsa_loops *l, struct lsa_thr *t)
 {
-	struct lsa_fmemo *m = &t->fm;
-	int err = 0;
+	int r = t->fm.on ? lsa_fm_replay(l, t, NULL) : 0;
 
-	/* Matching that begins in the blocks rebuilt ends in them, or is
-	 * under way at their end with fewer blocks: this ends. */
-	while ((m->on || m->n) && !err) {
-		size_t k = lsa_fm_pending(t, m->buf);
-
-		if (k)
-			err = lsa_loops_learn_blocks(l, t, m->buf, k);
-	}
-	return err;
+	return r < 0 ? r : 0;
 }
 
 int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,

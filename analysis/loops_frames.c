@@ -35,6 +35,7 @@ int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 	f->ret = ret;
 	f->start = t->insns;
 	f->cur_start = 0;
+	f->fpos = t->fm.pos - 1;	/* (a learning pass's: the block just logged) */
 	f->async = async;
 	LSA_UNROLL
 	for (k = 0; k < LSA_NC; k++)
@@ -319,12 +320,16 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			return 0;
 		}
 		if (t->nfr > 1 && top->ret == sb->start) {
+			uint64_t fpos = top->fpos;
 			int err;
 
 			k = t->nfr - 1;
 			err = lsa_loops_frame_pop(l, t);
 			if (!err && t->cm.nrec)
 				err = lsa_cm_return(l, t, k);
+			/* (a learning pass's memo: a whole call) */
+			if (!err && l->fmemo && l->learn && k == t->nfr)
+				err = lsa_fm_ret(l, t, fpos);
 			return err;
 		}
 		lsa_cm_abort(t);

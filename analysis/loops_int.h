@@ -79,6 +79,7 @@ struct lsa_frame {
 	uint64_t ret;		/* where returning from the frame goes (0: any) */
 	uint64_t start;		/* thread instructions when entered */
 	uint64_t cur_start;	/* ... when cur began (a tail call) */
+	uint64_t fpos;		/* a learning pass's log position of its first block */
 	int async;		/* a signal handler's frame */
 	struct lsa_cnt fself, ftot;	/* frame level: outside the frame's loops */
 };
@@ -320,15 +321,24 @@ struct lsa_cmemo {
  * below (an unwind, a longjmp, a signal, a hole: lsa_fm_dirty) teaches
  * whatever it teaches the first time; run again, block for block, it
  * teaches nothing and leaves the state as it found it.  So the
- * iterations the per-block path ran are kept in a trie per head
- * (from the log of the blocks taken), and later iterations are matched
+ * iterations the per-block path ran are kept in a trie per head (from
+ * the log of the blocks taken), and later iterations are matched
  * against it, a compare per block, and dropped when they end at the
- * head.  Blocks matched of an iteration that leaves the trie go through
- * the per-block path after all. */
+ * head.  The same holds of a nested loop's iterations inside them: the
+ * log keeps an iteration with those collapsed into their head's entry
+ * (its loop backs counted), and matching takes them on the nested
+ * head's own trie, a level of its own.  Blocks matched of an iteration
+ * that leaves the trie go through the per-block path after all, as the
+ * log keeps them. */
 #define LSA_FM_MAX 1024		/* blocks of an iteration, at most */
-#define LSA_FM_LOG 2048		/* blocks the log keeps (a power of 2) */
+#define LSA_FM_LEVELS 6		/* tries matched nested, at most */
+/* blocks the log keeps (a power of 2): those of every level's
+ * unfinished iteration and of the head before them */
+#define LSA_FM_LOG 8192
+_Static_assert(LSA_FM_LOG > (LSA_FM_LEVELS + 1) * LSA_FM_MAX, "the log keeps every level");
 #define LSA_FM_NODES (1u << 18)	/* trie nodes of a thread, at most */
-#define LSA_FM_NOPOS UINT64_MAX	/* an iteration that may not be kept */
+/* lsa_fmemo.start: the iteration may not be kept (nor collapsed) */
+#define LSA_FM_NOK (1ull << 63)
 
 struct lsa_fnode {
 	const struct lsd_sblock *sb;
@@ -338,58 +348,116 @@ struct lsa_fnode {
 	uint8_t term;		/* sb heads the trie: an iteration ends */
 	uint8_t flags;		/* LSA_FN_* */
 	/* (a root) lsa_fmemo.tops index of the blocks of the head's frame
-	 * the trie holds (LSA_NONE: too many to list) */
+	 * the trie holds (LSA_NONE: too many to list); (any other) the
+	 * depth of its block's frame, the head's 0 */
 	uint32_t aux;
 };
 
-/* lsa_fnode.flags: a block of the head's frame (not a callee's); and one
+/* lsa_fnode.flags: a block of the head's frame (not a callee's); one
  * the per-block path would only push, as every block before it in the
  * iteration (all of the head's frame and function, entered by exits that
- * leave no frame, none twice). */
+ * leave no frame, none twice); a block some of whose own loop's
+ * iterations were collapsed after it (matching tries its trie there); a
+ * block whose call was collapsed after it, or (a term) one that calls
+ * (matching tries its calls' trie there). */
 #define LSA_FN_TOP 1
 #define LSA_FN_PUSH 2
+#define LSA_FN_COLL 4
+#define LSA_FN_CALL 8
 
 /* By static block id: a head's trie, its root, what it grew and what it
- * took; and the block's mark while a sequence goes into a trie. */
+ * took; the same of the trie of the calls the block makes; and the
+ * block's marks while a sequence goes into a trie and while matching
+ * checks a nested trie's blocks. */
 struct lsa_fhead {
 	uint32_t root;		/* root node + 1 (0: none) */
 	uint32_t nodes;		/* nodes made since the tries were dropped */
 	uint64_t taken;		/* ... and blocks matched whole */
-	uint8_t bad;		/* matching that left the trie in a row */
+	uint32_t croot, cnodes;	/* (the calls' trie) */
+	uint64_t ctaken;
+	uint8_t bad, cbad;	/* matching that left the trie in a row */
 	uint32_t seen;		/* lsa_fmemo.epoch when met last */
+	uint32_t sh;		/* lsa_fmemo.stamp: on a frame's path */
 };
 
-/* A block taken, in the log. */
+/* A block taken, in the log: its exit, the exit of its last run (the
+ * one the next block follows) and what was collapsed after it
+ * (LSA_FL_*): iterations of the loop it heads (as many as lsa_fmemo.lbv
+ * says at its slot), or a whole call it made (to the block
+ * lsa_fmemo.cev has there), which left the state as they found it. */
 struct lsa_flog {
 	const struct lsd_sblock *sb;
-	uint8_t exit;
+	union {
+		struct {
+			uint8_t exit, cx, fl, pad;
+		};
+		uint32_t w;	/* (a block logged: its exit twice, LSA_FL_ none) */
+	};
+};
+#define LSA_FL_W(x) ((uint32_t)(x) * 0x101u)
+#define LSA_FL_LB 1
+#define LSA_FL_CALL 2
+
+/* A level of matching: the trie (a head's iterations, or the calls a
+ * block makes), the node reached, where the level's unfinished
+ * iteration or call began in the log (after the block it follows), the
+ * iterations and blocks it took. */
+enum { LSA_LV_ITER, LSA_LV_CALL };
+struct lsa_flv {
+	uint32_t rt, at;
+	uint64_t s;
+	uint64_t iters, nb;
+	int kind;		/* LSA_LV_* */
 };
 
 struct lsa_fmemo {
 	struct lsa_fnode *node;
 	uint32_t nnode, capnode;
+	/* by node: where its block's loop's trie was found clear of the
+	 * path below it (fm_shadowed), the trie's listed blocks + 1, and
+	 * the matching session << 6 where that path was the real one's too
+	 * (0: not found) */
+	uint32_t *shv;
 	struct lsa_fhead *head;	/* by head block id */
 	size_t nhead;
 	uint32_t *tops;		/* lists: a length, then block ids */
 	uint32_t ntops, captops;
 	struct lsa_flog *log;	/* block at position p: log[p % LSA_FM_LOG] */
-	struct lsd_block *buf;	/* an unfinished iteration's blocks, rebuilt */
-	uint64_t pos;		/* blocks taken */
+	uint64_t *lbv;		/* by log slot: iterations collapsed (LSA_FL_LB) */
+	const struct lsd_sblock **cev;	/* ... a call's first block (LSA_FL_CALL) */
+	uint64_t pos;		/* the log's end (back to an entry's first
+				 * iteration at each loop back to it) */
 	uint64_t dirty;		/* no iteration begun before this position is kept */
-	uint64_t *start;	/* by path entry: where its iteration began */
+	/* by path entry: where its iteration began (| LSA_FM_NOK) */
+	uint64_t *start;
 	uint32_t capstart;
 	uint32_t tries;		/* match attempts refused (bad heads retry) */
 	uint32_t epoch;		/* sequences gone into tries */
+	uint32_t stamp;		/* checks of a nested trie's blocks */
+	uint32_t sess;		/* matching sessions begun (below 2^26) */
 	/* matching */
 	int on;
-	uint32_t rt;		/* the trie's root */
-	uint32_t at;		/* the node reached (rt: none of the iteration's
-				 * blocks yet) */
+	int cfin;		/* a call's own matching ended at its return */
+	struct lsa_flv lv[LSA_FM_LEVELS];
+	uint32_t top;		/* the level matching */
 	uint32_t ti;		/* the head's path entry */
 	uint32_t base;		/* its frame's first path entry */
-	uint32_t n;		/* the iteration's blocks matched */
 	uint8_t px;		/* exit of the last block taken */
 	int wide;		/* check the head's frame's blocks one by one */
+	/* log[rq .. rhi): blocks a level left part-way, for the one below */
+	uint64_t rq, rhi;
+	uint64_t tb;		/* blocks taken since the last iteration ended */
+	/* A call matched whole and dropped from the log at its return, no
+	 * block taken since: its frame pops only as the next one comes (a
+	 * stop puts the call back, log[cs .. ce) after its calling block,
+	 * whose flags and exit were cfl and cx).  ce 0: none. */
+	uint64_t cs, ce;
+	uint8_t cfl, ccx;
+	/* the block that comes next, where known (a level whose trie does
+	 * not begin with it is not tried): NULL where not */
+	const struct lsd_block *nx;
+	uint64_t lnext;		/* where the last block that ended one went */
+	uint64_t tnext;		/* ... that ended one of the outer level */
 	uint64_t done;		/* iterations matched since matching began */
 	uint64_t taken, iters;	/* blocks and iterations matched whole */
 };
@@ -934,7 +1002,43 @@ static inline void lsa_fm_put(struct lsa_fmemo *m, const struct lsd_block *b)
 	struct lsa_flog *g = &m->log[m->pos++ & (LSA_FM_LOG - 1)];
 
 	g->sb = b->sb;
-	g->exit = b->exit;
+	g->w = LSA_FL_W(b->exit);
+}
+/* The log's entry at position p, and its side tables' slot. */
+static inline struct lsa_flog *lsa_fm_at(struct lsa_fmemo *m, uint64_t p)
+{
+	return &m->log[p & (LSA_FM_LOG - 1)];
+}
+/* k more iterations of the loop whose head's block is at p collapsed
+ * after it, the last run of the head's block (just looped back to) left
+ * by exit x. */
+static inline void lsa_fm_lb(struct lsa_fmemo *m, uint64_t p, uint8_t x, uint64_t k)
+{
+	struct lsa_flog *h = lsa_fm_at(m, p);
+
+	if (!(h->fl & LSA_FL_LB)) {
+		h->fl |= LSA_FL_LB;
+		m->lbv[p & (LSA_FM_LOG - 1)] = 0;
+	}
+	m->lbv[p & (LSA_FM_LOG - 1)] += k;
+	h->fl &= (uint8_t)~LSA_FL_CALL;	/* (the new run's call is to come) */
+	h->cx = x;
+}
+/* Copies the log's entry at position src to dst, side tables too. */
+static inline void lsa_fm_copy(struct lsa_fmemo *m, uint64_t dst, uint64_t src)
+{
+	size_t d = dst & (LSA_FM_LOG - 1), s = src & (LSA_FM_LOG - 1);
+
+	m->log[d] = m->log[s];
+	if (m->log[s].fl & LSA_FL_LB)
+		m->lbv[d] = m->lbv[s];
+	if (m->log[s].fl & LSA_FL_CALL)
+		m->cev[d] = m->cev[s];
+}
+/* The depth of trie node c's frame (the head's, a root's: 0). */
+static inline uint32_t lsa_fm_depth(const struct lsa_fnode *nd, uint32_t c)
+{
+	return nd[c].parent == LSA_NONE ? 0 : nd[c].aux;
 }
 /* Something no iteration may span happened at the block just taken (its
  * outcome depends on the frames below the loop's). */
@@ -956,9 +1060,11 @@ static inline int lsa_fm_mark_at(struct lsa_thr *t, uint32_t k, uint32_t f, uint
 	if (__builtin_expect(k >= m->capstart, 0) && (err = lsa_fm_mark_grow(t, k)))
 		return err;
 	/* the head's function running (no tail call away; both may be
-	 * unknown), every frame the iteration may push a frame of its own */
+	 * unknown), every frame the iteration and the levels nested in it
+	 * may push a frame of their own */
 	m->start[k] = t->fr[t->nfr - 1].cur == f && !t->deep &&
-		      t->nfr < LSA_MAX_FRAMES - LSA_FM_MAX ? pos : LSA_FM_NOPOS;
+		      t->nfr < LSA_MAX_FRAMES - LSA_FM_LEVELS * 2 * LSA_FM_MAX ?
+		      pos : pos | LSA_FM_NOK;
 	return 0;
 }
 static inline int lsa_fm_mark(struct lsa_thr *t, uint32_t k, uint32_t f)
@@ -966,33 +1072,46 @@ static inline int lsa_fm_mark(struct lsa_thr *t, uint32_t k, uint32_t f)
 	return lsa_fm_mark_at(t, k, f, t->fm.pos);
 }
 /* Loop back to path entry ti (of function f): the iteration that ended
- * goes into its head's trie, if it may.  Returns 0 or -LS_ENOMEM. */
+ * goes into its head's trie, if it may, and the log drops it (the
+ * head's entry counts it).  Returns 0 or -LS_ENOMEM. */
 int lsa_fm_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint32_t f);
-/* Matching stopped with blocks matched that the per-block path would
- * only push (LSA_FN_PUSH): those blocks into buf (LSA_FM_MAX entries),
- * in order, their number returned, the log keeping them; else 0. */
-size_t lsa_fm_pushes(struct lsa_thr *t, struct lsd_block *buf);
+/* The call whose first block is at log position fpos returned to where
+ * it was made (its frame just popped, the block it returned to just
+ * logged): it goes into its calling block's trie of calls, if it may,
+ * and the log drops it.  Returns 0 or -LS_ENOMEM. */
+int lsa_fm_ret(struct lsa_loops *l, struct lsa_thr *t, uint64_t fpos);
+/* The log and its side tables, at first use.  Returns 0 or -LS_ENOMEM. */
+int lsa_fm_alloc(struct lsa_fmemo *m);
 /* After the block that looped back to, or pushed, path entry ti:
- * matching begins if ti's block has a trie. */
-void lsa_fm_begin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti);
+ * matching begins if ti's block has a trie (nx: the next block, NULL
+ * where not known yet). */
+void lsa_fm_begin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
+		  const struct lsd_block *nx);
+/* The same after such a block that makes a call: matching begins if
+ * the block has a trie of calls. */
+void lsa_fm_cbegin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
+		   const struct lsd_block *nx);
 /* Matches b[i .. n); returns the index of the first block not taken.
  * Matching stops (fm.on 0) where a block leaves the trie. */
 size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t n);
-/* Matching stopped: the blocks matched of the unfinished iteration are
- * taken back (the log and the iteration's start where it began), to go
- * through the per-block path. */
-void lsa_fm_unwind(struct lsa_thr *t);
-/* lsa_fm_unwind(), with those blocks rebuilt into buf (LSA_FM_MAX
- * entries) in order; returns their number. */
-size_t lsa_fm_pending(struct lsa_thr *t, struct lsd_block *buf);
+/* Matching ends (stopped, or stopped here): the blocks of the unfinished
+ * iteration it took go through the per-block path, as the log keeps
+ * them.  nx: the block that comes next, NULL where none does yet (a cut,
+ * the thread's end).  Returns the path entry + 1 the last block pushed
+ * or looped back to (0: none), -LS_EINVAL or -LS_ENOMEM. */
+int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *nx);
 void lsa_fm_release(struct lsa_fmemo *m);
 /* loops.c: the learning pass's blocks b[0 .. n) of thread t; and its
- * stop (at the thread's end): the blocks matched of an unfinished
- * iteration through the per-block path.  Each returns 0, -LS_EINVAL or
- * -LS_ENOMEM. */
+ * stop (at the thread's end, at a cut): the blocks matched of an
+ * unfinished iteration through the per-block path.  Each returns 0,
+ * -LS_EINVAL or -LS_ENOMEM. */
 int lsa_loops_learn_blocks(struct lsa_loops *l, struct lsa_thr *t,
 			   const struct lsd_block *b, size_t n);
 int lsa_loops_learn_stop(struct lsa_loops *l, struct lsa_thr *t);
+/* One block through the learning pass's per-block path: returns the path
+ * entry + 1 it pushed or looped back to (0: a landing), -LS_EINVAL or
+ * -LS_ENOMEM. */
+int lsa_loops_learn_one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b);
 
 /* loops_out.c: writes a finished thread's rows into the profile. */
 int lsa_loops_flush_thread(struct lsa_loops *l, struct lsa_thr *t);

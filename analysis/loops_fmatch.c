@@ -1,0 +1,670 @@
+/* loops_fmatch.c - the learning pass's memo: matching (the tries and the
+ * log are loops_fmemo.c's).
+ *
+ * Matching begins after a loop head whose trie there is (lsa_fm_begin),
+ * or after a block that calls whose trie of calls there is
+ * (lsa_fm_cbegin: a call made where no iteration is matched, one taken
+ * whole if it returns where it was made).  It walks the trie over the
+ * blocks as they come, moving the child taken to the front of its
+ * siblings, and drops each iteration that ends at the head as the
+ * per-block path's loop back would.  What
+ * the tries hold collapsed is taken as levels of their own, nested: at
+ * a node whose block's call was collapsed (LSA_FN_CALL), the calling
+ * block's trie of calls is tried first; at one whose block's loop's
+ * iterations were (LSA_FN_COLL), that head's trie.  A level's iteration
+ * or call matched whole is dropped from the log as the per-block path
+ * drops it; where a level leaves its trie part-way, the blocks it took
+ * are walked again on the level below, from the node it began at.
+ *
+ * A nested loop's iteration is the one its trie holds only where none of
+ * its blocks of the head's frame lies on that frame's path below the
+ * head: the real path below the outer head and the blocks the levels
+ * below put on it (fm_shadowed).  A call's blocks are all of frames of
+ * its own.  An iteration that leaves the outer trie goes through the
+ * per-block path as the log keeps it (lsa_fm_replay()), unless the blocks it
+ * matched are ones that path would only push (LSA_FN_PUSH: most often an
+ * entry's last iteration, leaving the loop): then they are pushed as
+ * they are.  A head whose iterations keep leaving the trie is tried once
+ * in LSA_FM_RETRY, as a level too. */
+#include "analysis/loops_int.h"
+
+#define LSA_FM_BAD 16		/* iterations that left in a row: a bad head */
+#define LSA_FM_RETRY 64
+
+/* The child of node at for block sb entered as xx says (moved to the
+ * front of its siblings), or NULL. */
+static struct lsa_fnode *fm_child(struct lsa_fnode *nd, uint32_t at,
+				  const struct lsd_sblock *sb, uint16_t xx)
+{
+	uint32_t c, prev = LSA_NONE;
+
+	for (c = nd[at].child; c != LSA_NONE; prev = c, c = nd[c].sib)
+		if (nd[c].sb == sb && nd[c].xx == xx)
+			break;
+	if (c == LSA_NONE)
+		return NULL;
+	if (prev != LSA_NONE) {
+		nd[prev].sib = nd[c].sib;
+		nd[c].sib = nd[at].child;
+		nd[at].child = c;
+	}
+	return &nd[c];
+}
+
+/* Whether block id of the head's frame is on its path below the head: a
+ * loop back the trie does not have. */
+static int fm_below(const struct lsa_thr *t, uint32_t id)
+{
+	uint32_t v = lsa_loops_mem_get(t, id);
+
+	return v != LSA_NONE && v >= t->fm.base && v < t->fm.ti;
+}
+
+/* Whether a block of the head's frame that trie rt holds is on the
+ * path below the head (fm.ti, fm.base set). */
+static int tops_below(const struct lsa_thr *t, const struct lsa_fmemo *m, uint32_t rt)
+{
+	const uint32_t *tp = &m->tops[m->node[rt].aux];
+	uint32_t k;
+
+	for (k = 1; k <= tp[0]; k++)
+		if (fm_below(t, tp[k]))
+			return 1;
+	return 0;
+}
+
+static int fm_starts(const struct lsa_fmemo *m, uint32_t rt);
+static void fm_push(struct lsa_thr *t, int calls);
+
+/* Matching begins after path entry ti's block, the log's last, on trie
+ * rt, a level of kind. */
+static void fm_open(struct lsa_thr *t, uint32_t ti, uint32_t rt, int kind)
+{
+	struct lsa_fmemo *m = &t->fm;
+
+	m->on = 1;
+	m->cfin = 0;
+	if (++m->sess >= 1u << 26) {	/* (no stale mark may match) */
+		uint32_t k;
+
+		for (k = 0; k < m->nnode; k++)
+			m->shv[k] = 0;
+		m->sess = 1;
+	}
+	m->top = 0;
+	m->lv[0] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, kind };
+	m->ti = ti;
+	m->base = t->fr[t->nfr - 1].base;
+	m->px = t->pexit;
+	m->done = 0;
+	m->rq = m->rhi = 0;
+	m->tb = 0;
+	m->ce = 0;
+	m->wide = 0;
+}
+
+void lsa_fm_begin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
+		  const struct lsd_block *nx)
+{
+	struct lsa_fmemo *m = &t->fm;
+	uint32_t id = t->path[ti].sb->id, rt;
+
+	if (!l->fmemo || id >= m->nhead || !m->head[id].root || m->start[ti] != m->pos)
+		return;
+	if (m->head[id].bad >= LSA_FM_BAD && ++m->tries % LSA_FM_RETRY)
+		return;
+	rt = m->head[id].root - 1;
+	fm_open(t, ti, rt, LSA_LV_ITER);
+	/* blocks to check one by one: the trie's too many, or one is there */
+	m->wide = m->node[rt].aux == LSA_NONE || tops_below(t, m, rt);
+	/* (a head that calls: its call first, as after an iteration) */
+	if (m->px == LSD_EXIT_CALL || m->px == LSD_EXIT_ICALL) {
+		m->nx = nx;
+		fm_push(t, 1);
+	}
+}
+
+void lsa_fm_cbegin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
+		   const struct lsd_block *nx)
+{
+	struct lsa_fmemo *m = &t->fm;
+	uint32_t id = t->path[ti].sb->id;
+	struct lsa_fhead *hd;
+
+	/* (the frames the call and the levels in it may push: room) */
+	if (!l->fmemo || id >= m->nhead || !(hd = &m->head[id])->croot || t->deep ||
+	    t->nfr >= LSA_MAX_FRAMES - LSA_FM_LEVELS * 2 * LSA_FM_MAX ||
+	    lsa_fm_at(m, m->pos - 1)->sb != t->path[ti].sb)
+		return;
+	m->nx = nx;
+	m->px = t->pexit;
+	if (!fm_starts(m, hd->croot - 1) ||
+	    (hd->cbad >= LSA_FM_BAD && ++m->tries % LSA_FM_RETRY))
+		return;
+	fm_open(t, ti, hd->croot - 1, LSA_LV_CALL);
+}
+
+/* Whether a block of the head's frame that nested trie rt holds is on
+ * that frame's path below the level's head, the block of the node the
+ * top level reached: the path the levels below put there (their nodes
+ * back to where that frame began) and, where the frame is the outer
+ * head's, the real path below the outer head and the head itself. */
+static int fm_shadowed(struct lsa_thr *t, uint32_t rt, int *below)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const struct lsa_fnode *nd = m->node;
+	const uint32_t *tp = &m->tops[nd[rt].aux];
+	uint32_t j = m->top, c = m->lv[j].at, r = lsa_fm_depth(nd, c), k, v;
+	int real = 0;
+
+	*below = 0;
+	if (!++m->stamp) {	/* (wrapped: no stale mark may match) */
+		for (k = 0; k < m->nhead; k++)
+			m->head[k].sh = 0;
+		m->stamp = 1;
+	}
+	for (;;) {
+		for (; c != LSA_NONE; c = nd[c].parent) {
+			uint32_t d = lsa_fm_depth(nd, c);
+
+			if (d < r)
+				goto check;	/* the frame began here */
+			if (d == r)
+				m->head[nd[c].id].sh = m->stamp;
+		}
+		/* the frame is the level's head's: the level below's */
+		*below = 1;
+		if (!j--) {
+			real = 1;
+			break;
+		}
+		c = m->lv[j].at;
+		r = lsa_fm_depth(nd, c);
+	}
+check:
+	for (k = 1; k <= tp[0]; k++) {
+		if (tp[k] < m->nhead && m->head[tp[k]].sh == m->stamp)
+			return 1;
+		if (real && (v = lsa_loops_mem_get(t, tp[k])) != LSA_NONE &&
+		    v >= m->base && v <= m->ti)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether trie rt may take the next block (fm.nx; unknown: yes). */
+static int fm_starts(const struct lsa_fmemo *m, uint32_t rt)
+{
+	const struct lsa_fnode *nd = m->node;
+	uint16_t xx;
+	uint32_t c;
+
+	if (!m->nx)
+		return 1;
+	xx = (uint16_t)(m->px << 8 | m->nx->exit);
+	for (c = nd[rt].child; c != LSA_NONE; c = nd[c].sib)
+		if (nd[c].sb == m->nx->sb && nd[c].xx == xx)
+			return 1;
+	return 0;
+}
+
+/* The top level reached a node after which its block's call (calls
+ * set: the call comes first), or iterations of its block's loop, were
+ * collapsed: that trie is tried first, as a level of its own, where it
+ * may be (and where it begins with the next block). */
+static void fm_push(struct lsa_thr *t, int calls)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const struct lsa_flv *v = &m->lv[m->top];
+	const struct lsa_fnode *nd = &m->node[v->at];
+	struct lsa_fhead *hd = &m->head[nd->id];	/* (every node's is there) */
+	uint32_t rt, k;
+
+	if (m->top + 1 >= LSA_FM_LEVELS)
+		return;
+	if (calls && (m->px == LSD_EXIT_CALL || m->px == LSD_EXIT_ICALL) && hd->croot &&
+	    fm_starts(m, hd->croot - 1) &&
+	    (hd->cbad < LSA_FM_BAD || !(++m->tries % LSA_FM_RETRY))) {
+		rt = hd->croot - 1;
+		m->lv[++m->top] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, LSA_LV_CALL };
+		return;
+	}
+	if (!(nd->flags & LSA_FN_COLL) || v->at == v->rt || !hd->root)
+		return;
+	rt = hd->root - 1;
+	/* (a trie whose head's frame's blocks are too many to list is not
+	 * checked one by one as a level) */
+	if (m->node[rt].aux == LSA_NONE || !fm_starts(m, rt))
+		return;
+	/* (tried every time: where it takes no iteration, what it took is
+	 * walked again, a compare a block, and no more.)  Found clear at
+	 * this node before, its list as long: the path below is the same
+	 * (the node's own path; the real one too in the same session). */
+	k = m->tops[m->node[rt].aux] + 1;
+	if (m->shv[v->at] != k && m->shv[v->at] != (m->sess << 6 | k)) {
+		int below;
+
+		if (fm_shadowed(t, rt, &below))
+			return;
+		if (!below)
+			m->shv[v->at] = k;
+		else if (!m->top)
+			m->shv[v->at] = m->sess << 6 | k;
+	}
+	m->lv[++m->top] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, LSA_LV_ITER };
+}
+
+/* The blocks log[s .. pos) go back before those pending (log[rq ..
+ * rhi)), to be walked again; the log's end back at s.  (Pending blocks
+ * are never behind the end: it is written where they were read.) */
+static void fm_requeue(struct lsa_fmemo *m, uint64_t s)
+{
+	uint64_t k = m->rq < m->rhi ? m->rhi - m->rq : 0, j;
+
+	if (k && m->rq != m->pos)
+		for (j = 0; j < k; j++)
+			lsa_fm_copy(m, m->pos + j, m->rq + j);
+	m->rhi = m->pos + k;
+	m->rq = m->pos = s;
+}
+
+/* The top level's trie does not have the next block: a nested level
+ * ends, the blocks of its unfinished iteration or call (a last one that
+ * left the loop, or none) to be walked again on the level below, from
+ * the node it began at.  Returns 0 at the outer level (matching stops). */
+static int fm_pop(struct lsa_thr *t)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const struct lsa_flv *v = &m->lv[m->top];
+	struct lsa_fhead *hd;
+
+	if (!m->top)
+		return 0;
+	hd = &m->head[m->node[v->rt].id];
+	if (v->kind == LSA_LV_ITER)
+		hd->taken += v->iters ? v->nb : 0;
+	else if (hd->cbad < 255)
+		hd->cbad++;	/* (a call that left the trie) */
+	m->top--;
+	/* (walked again after the block the level began after) */
+	if (m->pos > v->s || m->rq < m->rhi) {
+		m->px = lsa_fm_at(m, v->s - 1)->cx;
+		fm_requeue(m, v->s);
+	}
+	return 1;
+}
+
+/* Matching at the outer level left the trie: it stops. */
+static void fm_left(struct lsa_fmemo *m)
+{
+	struct lsa_fhead *hd = &m->head[m->node[m->lv[0].rt].id];
+	uint8_t *bad = m->lv[0].kind == LSA_LV_CALL ? &hd->cbad : &hd->bad;
+
+	m->on = 0;
+	if (m->done)
+		*bad = 0;
+	else if (*bad < 255)
+		(*bad)++;
+}
+
+/* An iteration of the top level ended with its head's block: the log
+ * drops it, as the per-block path's loop back does. */
+static void fm_term(struct lsa_thr *t, struct lsa_flv *v)
+{
+	struct lsa_fmemo *m = &t->fm;
+
+	lsa_fm_lb(m, v->s - 1, m->px, 1);
+	m->pos = v->s;
+	v->at = v->rt;
+	v->iters++;
+	if (!m->top) {
+		struct lsa_fhead *hd = &m->head[m->node[v->rt].id];
+
+		t->path[m->ti].lb++;	/* (loop backs to it: lsa_ksnap) */
+		m->done++;
+		m->iters++;
+		m->tnext = m->lnext;
+		m->taken += m->tb;
+		hd->taken += m->tb;
+		m->tb = 0;
+	}
+}
+
+/* The top level, a call's, took the return that ends it: the log drops
+ * the call, as the per-block path does where its frame pops, and the
+ * level below goes on at the calling block. */
+static void fm_cend(struct lsa_thr *t)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const struct lsa_flv *v = &m->lv[m->top];
+	struct lsa_fhead *hd = &m->head[m->node[v->rt].id];
+	struct lsa_flog *h = lsa_fm_at(m, v->s - 1);
+
+	m->cs = v->s;
+	m->ce = m->pos;
+	m->cfl = h->fl;
+	m->ccx = h->cx;
+	h->fl |= LSA_FL_CALL;
+	m->cev[(v->s - 1) & (LSA_FM_LOG - 1)] = lsa_fm_at(m, v->s)->sb;
+	h->cx = m->px;
+	m->pos = v->s;
+	hd->cbad = 0;
+	hd->ctaken += v->nb;
+	if (!m->top) {
+		m->cfin = 1;	/* (a call's own matching: it ended) */
+		return;
+	}
+	m->top--;
+	fm_push(t, 0);
+}
+
+/* The top level took a block into node cn (its reached node now): an
+ * iteration or a call ends there, or a level may begin after it (push
+ * unset: only what ends). */
+static void fm_after(struct lsa_thr *t, const struct lsa_fnode *cn, int push)
+{
+	struct lsa_fmemo *m = &t->fm;
+	struct lsa_flv *v = &m->lv[m->top];
+
+	if (cn->term && v->kind == LSA_LV_CALL) {
+		fm_cend(t);
+		return;
+	}
+	if (cn->term)
+		fm_term(t, v);
+	if (push && (cn->flags & (LSA_FN_CALL | LSA_FN_COLL)))
+		fm_push(t, 1);
+}
+
+/* Walks the blocks pending (log[rq .. rhi)) on the levels.  (What was
+ * collapsed in them was matched already: no level begins in them.)
+ * Returns 0 where the outer level left the trie (matching stopped, those
+ * not taken still pending), else 1. */
+static int fm_refeed(struct lsa_thr *t)
+{
+	struct lsa_fmemo *m = &t->fm;
+
+	while (m->rq < m->rhi) {
+		const struct lsa_flog *g = lsa_fm_at(m, m->rq);
+		struct lsa_flv *v = &m->lv[m->top];
+		struct lsa_fnode *cn = fm_child(m->node, v->at, g->sb,
+						(uint16_t)(m->px << 8 | g->exit));
+
+		if (cn && !m->top && m->wide && (cn->flags & LSA_FN_TOP) && !cn->term &&
+		    fm_below(t, cn->id))
+			cn = NULL;
+		if (!cn) {
+			if (!fm_pop(t)) {
+				fm_left(m);
+				return 0;
+			}
+			continue;
+		}
+		m->px = g->cx;
+		m->lnext = 0;	/* (no block that ends one is asynchronous here) */
+		m->nx = NULL;
+		lsa_fm_copy(m, m->pos++, m->rq++);
+		v->at = (uint32_t)(cn - m->node);
+		fm_after(t, cn, 0);
+	}
+	return 1;
+}
+
+enum { FW_END, FW_AFTER, FW_MISS };
+
+/* lsa_fm_run()'s walk of level v over b[i .. n), *pi the first block not
+ * taken; the iterations it ended in *pdone, the last block that ended one
+ * in *last (left as it is where none did).  Returns FW_END (all taken),
+ * FW_AFTER (stopped after a block fm_after() must see) or FW_MISS (the
+ * next block leaves the trie).  always_inline with wide constant: the
+ * common walk (no block of the frame to check) keeps its state in
+ * registers. */
+static inline __attribute__((always_inline)) int
+fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t *pi,
+	size_t n, uint64_t *pdone, const struct lsd_block **last, const int wide)
+{
+	struct lsa_fmemo *m = &t->fm;
+	struct lsa_fnode *nd = m->node;
+	struct lsa_flog *log = m->log;
+	const struct lsd_block *x = b + *pi, *end = b + n, *lt = NULL;
+	const uint32_t nn = m->nnode, rt = v->rt;
+	const uint64_t s = v->s;
+	const int call = v->kind == LSA_LV_CALL;
+	uint32_t at = v->at;
+	uint64_t pos = m->pos, done = 0;
+	uint8_t px = m->px;
+	int r = FW_END;
+
+	for (; x < end; x++) {
+		const struct lsd_sblock *sb = x->sb;
+		uint16_t xx = (uint16_t)(px << 8 | x->exit);
+		uint32_t c = at + 1;
+		struct lsa_fnode *cn = &nd[c];
+
+		/* (a sequence kept goes into consecutive nodes where it
+		 * leaves the trie: the child is mostly the next node, whose
+		 * address needs no load) */
+		if (__builtin_expect(c >= nn || cn->parent != at || cn->sb != sb ||
+				     cn->xx != xx, 0)) {
+			if (!(cn = fm_child(nd, at, sb, xx))) {
+				r = FW_MISS;
+				break;
+			}
+			c = (uint32_t)(cn - nd);
+		}
+		/* a block of the head's frame on its path below the head */
+		if (wide && (cn->flags & LSA_FN_TOP) && !cn->term && fm_below(t, cn->id)) {
+			r = FW_MISS;
+			break;
+		}
+		log[pos & (LSA_FM_LOG - 1)].sb = sb;
+		log[pos & (LSA_FM_LOG - 1)].w = LSA_FL_W(x->exit);
+		pos++;
+		px = x->exit;
+		at = c;
+		if (__builtin_expect(cn->term | (cn->flags & (LSA_FN_COLL | LSA_FN_CALL)), 0)) {
+			if (!cn->term || call || (cn->flags & LSA_FN_CALL)) {
+				x++;
+				r = FW_AFTER;
+				break;
+			}
+			/* back at the head: nothing new (fm_term(); the head's
+			 * entry is told below) */
+			pos = s;
+			at = rt;
+			done++;
+			lt = x;
+		}
+	}
+	if (lt) {
+		lsa_fm_lb(m, s - 1, lt->exit, done);
+		*last = lt;
+	}
+	*pi = (size_t)(x - b);
+	v->at = at;
+	m->pos = pos;
+	m->px = px;
+	*pdone = done;
+	return r;
+}
+
+size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t n)
+{
+	struct lsa_fmemo *m = &t->fm;
+
+	while (m->on && !m->cfin) {
+		const struct lsd_block *last = NULL;
+		struct lsa_flv *v;
+		uint64_t done;
+		size_t i0 = i;
+		int r;
+
+		if (m->rq < m->rhi && !fm_refeed(t))
+			break;
+		if (i == n)
+			break;
+		v = &m->lv[m->top];
+		if (!m->top && m->wide)
+			r = fm_walk(t, v, b, &i, n, &done, &last, 1);
+		else
+			r = fm_walk(t, v, b, &i, n, &done, &last, 0);
+		v->nb += i - i0;
+		m->tb += i - i0;
+		if (i > i0)
+			m->ce = 0;	/* (a call dropped is one no more) */
+		if (done) {
+			v->iters += done;
+			m->lnext = last->next;
+		}
+		if (done && !m->top) {
+			/* the blocks of the iterations it ended were taken */
+			uint64_t rest = (uint64_t)(b + i - (last + 1)), k = m->tb - rest;
+
+			t->path[m->ti].lb += done;	/* (loop backs to it: lsa_ksnap) */
+			m->tnext = last->next;
+			m->done += done;
+			m->iters += done;
+			m->taken += k;
+			m->head[m->node[v->rt].id].taken += k;
+			m->tb = rest;
+		}
+		if (r == FW_AFTER) {
+			m->lnext = b[i - 1].next;
+			m->nx = i < n ? &b[i] : NULL;
+			fm_after(t, &m->node[v->at], 1);
+		} else if (r == FW_MISS && !fm_pop(t)) {
+			fm_left(m);
+		}
+	}
+	/* (a call's own matching that ended: over at the next block) */
+	if (m->cfin && i < n)
+		m->on = 0;
+	return i;
+}
+
+/* Matching ends (stopped, or stopped here): the blocks of the unfinished
+ * iteration it took are log[*from .. *to), as the log keeps them, to go
+ * through the per-block path (the log's end back at *from).  nx: the
+ * block that comes next, NULL where none does yet (a cut, the thread's
+ * end); a call dropped last whose return that is not is put back, its
+ * frame not popped yet.  Returns 1 where that path would only push them
+ * (LSA_FN_PUSH), else 0. */
+static int fm_end(struct lsa_thr *t, const struct lsd_block *nx, uint64_t *from, uint64_t *to)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const struct lsa_flv *v = &m->lv[0];
+	int push = !m->top && m->rq >= m->rhi && (m->node[v->at].flags & LSA_FN_PUSH);
+
+	m->on = 0;
+	m->cfin = 0;
+	if (m->rq < m->rhi)
+		fm_requeue(m, m->pos);	/* (pending blocks after the end) */
+	*to = m->rq < m->rhi ? m->rhi : m->pos;
+	/* The call dropped last, its calling block last taken: its frame
+	 * pops as the next block comes, where that is the call's return
+	 * address; the call applied whole leaves the state that return
+	 * will.  Else (no next block yet, or one elsewhere: an unwind) its
+	 * blocks go back after it (where they are, never written over: the
+	 * log's end has stayed before them since). */
+	if (m->ce && (!nx || nx->sb->start != lsa_fm_at(m, m->cs - 1)->sb->end)) {
+		struct lsa_flog *h = lsa_fm_at(m, *to - 1);
+		uint64_t k = m->ce - m->cs, j;
+
+		h->fl = m->cfl;
+		h->cx = m->ccx;
+		for (j = 0; j < k; j++)
+			lsa_fm_copy(m, *to + j, m->cs + j);
+		*to += k;
+		m->ce = 0;
+		push = 0;
+	}
+	m->ce = 0;
+	*from = v->s;
+	m->pos = v->s;
+	m->rq = m->rhi = 0;
+	m->top = 0;
+	return push;
+}
+
+/* The per-block path takes the blocks of the unfinished iteration as
+ * the log keeps them (fm_end()).  There, the iterations of nested loops
+ * and the calls matched whole are collapsed into the entries they
+ * followed, which that path leaves as they would: the path and frames
+ * as they left them, the entry given its loop backs (LSA_FL_LB) and the
+ * call it made (LSA_FL_CALL: the calling entry notes where it went, and
+ * the next block follows a call already applied).  Blocks that path
+ * would only push (LSA_FN_PUSH) are pushed here, without its lookups. */
+int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *nx)
+{
+	struct lsa_fmemo *m = &t->fm;
+	uint64_t p, to;
+	int push = fm_end(t, nx, &p, &to), r = 0;
+	uint32_t f = push ? lsa_loops_func_of(l, t->path[m->ti].sb) : 0;
+	const struct lsa_flog *h = lsa_fm_at(m, p - 1);
+
+	/* The head's entry, as the last iteration matched whole left it:
+	 * its block's last run, the call that followed it (as below). */
+	t->psb = h->sb;
+	t->pexit = h->cx;
+	if (m->done)
+		t->pnext = m->tnext;
+	t->landing = 0;
+	if (h->fl & LSA_FL_CALL) {
+		t->path[m->ti].acc = lsa_loops_func_of(l, m->cev[(p - 1) & (LSA_FM_LOG - 1)]) + 1;
+		t->pexit = LSA_EXIT_APPLIED;
+	}
+	for (; p < to; p++) {
+		struct lsa_flog g = *lsa_fm_at(m, p);
+		size_t k = p & (LSA_FM_LOG - 1);
+		uint64_t lb = g.fl & LSA_FL_LB ? m->lbv[k] : 0;
+		const struct lsd_sblock *ce = g.fl & LSA_FL_CALL ? m->cev[k] : NULL;
+
+		if (push) {
+			r = lsa_loops_path_push(l, t, g.sb);
+			if (!r)
+				r = lsa_fm_mark_at(t, t->npath - 1, f, p + 1);
+			if (r)
+				return r;
+			m->pos = p + 1;
+			l->st.blocks++;
+			t->psb = g.sb;
+			t->pexit = g.cx;
+			t->pnext = 0;
+			t->landing = 0;
+			r = (int)t->npath;
+		} else {
+			/* (a call collapsed: its own exit, the call's transfer
+			 * below; else the exit of its last run, which the next
+			 * block follows) */
+			struct lsd_block x = { .sb = g.sb, .exit = ce ? g.exit : g.cx,
+					       .id = g.sb->id };
+
+			if ((r = lsa_loops_learn_one(l, t, &x)) < 0)
+				return r;
+			/* (its first run's exit, what was collapsed after it:
+			 * as it was) */
+			if (lsa_fm_at(m, m->pos - 1)->sb == g.sb) {
+				*lsa_fm_at(m, m->pos - 1) = g;
+				m->lbv[(m->pos - 1) & (LSA_FM_LOG - 1)] = lb;
+				m->cev[(m->pos - 1) & (LSA_FM_LOG - 1)] = ce;
+			}
+		}
+		if (lb && r)
+			t->path[r - 1].lb = lb;
+		if (ce) {
+			const struct lsa_frame *top = &t->fr[t->nfr - 1];
+
+			/* (as lsa_loops_transfer() notes a learning pass's
+			 * call, whose frame came and went) */
+			if (t->npath > top->base)
+				t->path[t->npath - 1].acc = lsa_loops_func_of(l, ce) + 1;
+			t->pexit = LSA_EXIT_APPLIED;
+		}
+	}
+	/* (a block's own next is not kept: a transfer reads it after an
+	 * interrupt alone, and only the last block that ended an iteration
+	 * matched may be one) */
+	if (r && t->pexit == LSD_EXIT_ASYNC)
+		t->pnext = m->lnext;
+	return r;
+}

@@ -607,6 +607,82 @@ static void t_fmemo(int ref)
 	batch = 1;
 }
 
+/* 8. The learning pass's memo with what it collapses: nested loops'
+ * iterations and whole calls.  main (M0, M1) calls f once:
+ *   F 0x2000, H 0x2004 (outer head), P 0x2008 (calls g), I 0x200c (the
+ *   return; inner head: to Q or out to Z), Q 0x2010 (back to I), Z 0x2014
+ *   (back to H, or on to R), R 0x2018 (returns); g: G1 0x3000 (to G2 or
+ *   G3), G2 0x3004 and G3 0x3008 (return): every block 1 instruction.
+ * Six outer iterations: g by G2, G3, G2, G3, G2, G3, and inner trip
+ * counts 3, 2, 4, 1, 2, 3 (the inner loop's iterations and g's path
+ * differ from one outer iteration to the next: no two are the same
+ * blocks, so a trie of whole iterations would take none).
+ * Hand count: inner I, 6 entries under H, 3+2+4+1+2+3 = 15 iterations,
+ * self = total = I and Q, 15 + 9 = 24; outer H, 1 entry, 6 iterations,
+ * self H + P + g's 2 blocks + Z = 5 a trip, 30, total 30 + 24 = 54;
+ * thread 1 + 1 + 54 + 1 + 1 = 58 instructions, 4 outside every loop.
+ * The learning pass's tries key each block by its exit too: I's loop
+ * back that goes on (I to Q) and the one that leaves (I to Z) are two
+ * iterations, and an inner entry of one trip begins with I leaving.
+ * Outer iteration 1 (by block): keeps I's iterations Q I-on and Q
+ * I-leaving, g's call G1 G2, and the iteration with I's iterations and
+ * g's call collapsed (P, I-on, Z, H).  2: H's trie leaves at G3 (a call
+ * not kept yet); by block, keeping G1 G3, while I's trie takes Q
+ * I-leaving whole (1 iteration, 2 blocks).  3: taken whole, g's call and
+ * I's 3 iterations on their own tries (12 blocks).  4: leaves at I, an
+ * entry of one trip (I-leaving first); kept.  5: taken whole (8
+ * blocks).  6 leaves the loop.  So 3 iterations whole, 22 blocks. */
+static void t_fcoll(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1004, 1, 0 },
+		{ 0x2000, 1, 1 }, { 0x2004, 1, 1 }, { 0x2008, 1, 1 }, { 0x200c, 1, 1 },
+		{ 0x2010, 1, 1 }, { 0x2014, 1, 1 }, { 0x2018, 1, 1 },
+		{ 0x3000, 1, 2 }, { 0x3004, 1, 2 }, { 0x3008, 1, 2 },
+	};
+	static const uint64_t f[] = { 0x1000, 0x2000, 0x3000 };
+	/* an outer iteration from P: g by G2 (g2) or G3, t inner trips */
+#define G(g2) { 4, LSD_EXIT_CALL, 9 },						{ 9, (g2) ? LSD_EXIT_COND_NOT : LSD_EXIT_COND_TAKEN, (g2) ? 10 : 11 }, 	{ (g2) ? 10 : 11, LSD_EXIT_RET, 5 }
+#define IQ { 5, LSD_EXIT_COND_NOT, 6 }, { 6, LSD_EXIT_JUMP, 5 }
+#define OUT { 5, LSD_EXIT_COND_TAKEN, 7 }
+#define BACK { 7, LSD_EXIT_COND_TAKEN, 3 }, { 3, LSD_EXIT_FALL, 4 }
+	static const struct step s[] = {
+		{ 0, LSD_EXIT_CALL, 2 }, { 2, LSD_EXIT_FALL, 3 }, { 3, LSD_EXIT_FALL, 4 },
+		G(1), IQ, IQ, OUT, BACK,
+		G(0), IQ, OUT, BACK,
+		G(1), IQ, IQ, IQ, OUT, BACK,
+		G(0), OUT, BACK,
+		G(1), IQ, OUT, BACK,
+		G(0), IQ, IQ, OUT, { 7, LSD_EXIT_COND_NOT, 8 },
+		{ 8, LSD_EXIT_RET, 1 }, { 1, LSD_EXIT_END, -1 },
+	};
+#undef G
+#undef IQ
+#undef OUT
+#undef BACK
+	int ns = (int)(sizeof(s) / sizeof(s[0]));
+	struct run R;
+
+	for (batch = 1; batch <= ns; batch += ns - 1) {
+		const char *w = batch == 1 ? "block by block" : "one batch";
+
+		run(&R, b, 12, f, 3, s, ns, ref);
+		TAP_EQ(R.err, 0, "fcoll, %s (%s): the detector runs", w, mode(ref));
+		LOOP_EQ(&R, 0x200c, 6, 15, 24, 24, "fcoll inner");
+		LOOP_EQ(&R, 0x2004, 1, 6, 30, 54, "fcoll outer");
+		TAP_EQ(edge_of(&R, 0x2004, 0x200c), 6, "fcoll, %s: every inner entry under outer", w);
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 58, "fcoll, %s: 58 instructions", w);
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 4, "fcoll, %s: 4 outside loops", w);
+		TAP_EQ(R.st.know_new, 0, "fcoll, %s: the second pass knew every loop and body block", w);
+		TAP_EQ(R.lst.learn_memo_iters, ref ? 0 : 3,
+		       "fcoll, %s (%s): the learning pass took %d iterations whole", w, mode(ref),
+		       ref ? 0 : 3);
+		TAP_EQ(R.lst.learn_memo_blocks, ref ? 0 : 22, "fcoll, %s: of 22 blocks", w);
+		lsp_free(R.p);
+	}
+	batch = 1;
+}
+
 int main(void)
 {
 	int ref;
@@ -620,6 +696,7 @@ int main(void)
 		t_early(ref, 1);
 		t_early(ref, 0);
 		t_fmemo(ref);
+		t_fcoll(ref);
 	}
 	return TAP_DONE();
 }

@@ -76,6 +76,19 @@ static int tops_below(const struct lsa_thr *t, const struct lsa_fmemo *m, uint32
 static int fm_starts(const struct lsa_fmemo *m, uint32_t rt);
 static void fm_push(struct lsa_thr *t, int calls);
 
+/* A new level's id (below 2^26; see lsa_fmemo.shv). */
+static uint32_t fm_lvid(struct lsa_fmemo *m)
+{
+	if (++m->lvid >= 1u << 26) {	/* (no stale mark may match) */
+		uint32_t k;
+
+		for (k = 0; k < m->nnode; k++)
+			m->shv[k] = 0;
+		m->lvid = 1;
+	}
+	return m->lvid;
+}
+
 /* Matching begins after path entry ti's block, the log's last, on trie
  * rt, a level of kind. */
 static void fm_open(struct lsa_thr *t, uint32_t ti, uint32_t rt, int kind)
@@ -84,15 +97,8 @@ static void fm_open(struct lsa_thr *t, uint32_t ti, uint32_t rt, int kind)
 
 	m->on = 1;
 	m->cfin = 0;
-	if (++m->sess >= 1u << 26) {	/* (no stale mark may match) */
-		uint32_t k;
-
-		for (k = 0; k < m->nnode; k++)
-			m->shv[k] = 0;
-		m->sess = 1;
-	}
 	m->top = 0;
-	m->lv[0] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, kind };
+	m->lv[0] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, kind, fm_lvid(m) };
 	m->ti = ti;
 	m->base = t->fr[t->nfr - 1].base;
 	m->px = t->pexit;
@@ -226,7 +232,8 @@ static void fm_push(struct lsa_thr *t, int calls)
 	    fm_starts(m, hd->croot - 1) &&
 	    (hd->cbad < LSA_FM_BAD || !(++m->tries % LSA_FM_RETRY))) {
 		rt = hd->croot - 1;
-		m->lv[++m->top] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, LSA_LV_CALL };
+		m->lv[m->top + 1] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, LSA_LV_CALL, fm_lvid(m) };
+		m->top++;
 		return;
 	}
 	if (!(nd->flags & LSA_FN_COLL) || v->at == v->rt || !hd->root)
@@ -238,20 +245,21 @@ static void fm_push(struct lsa_thr *t, int calls)
 		return;
 	/* (tried every time: where it takes no iteration, what it took is
 	 * walked again, a compare a block, and no more.)  Found clear at
-	 * this node before, its list as long: the path below is the same
-	 * (the node's own path; the real one too in the same session). */
+	 * this node before, its list as long: the path below is the same.
+	 * It is the node's own path, and where that went below the level,
+	 * the levels below it (the same while this level lives: its id)
+	 * and the real path (the same in one matching, every level's id
+	 * new in it). */
 	k = m->tops[m->node[rt].aux] + 1;
-	if (m->shv[v->at] != k && m->shv[v->at] != (m->sess << 6 | k)) {
+	if (m->shv[v->at] != k && m->shv[v->at] != (v->id << 6 | k)) {
 		int below;
 
 		if (fm_shadowed(t, rt, &below))
 			return;
-		if (!below)
-			m->shv[v->at] = k;
-		else if (!m->top)
-			m->shv[v->at] = m->sess << 6 | k;
+		m->shv[v->at] = below ? v->id << 6 | k : k;
 	}
-	m->lv[++m->top] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, LSA_LV_ITER };
+	m->lv[m->top + 1] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, LSA_LV_ITER, fm_lvid(m) };
+	m->top++;
 }
 
 /* The blocks log[s .. pos) go back before those pending (log[rq ..
@@ -412,24 +420,24 @@ static int fm_refeed(struct lsa_thr *t)
 
 enum { FW_END, FW_AFTER, FW_MISS };
 
-/* lsa_fm_run()'s walk of level v over b[i .. n), *pi the first block not
- * taken; the iterations it ended in *pdone, the last block that ended one
- * in *last (left as it is where none did).  Returns FW_END (all taken),
- * FW_AFTER (stopped after a block fm_after() must see) or FW_MISS (the
- * next block leaves the trie).  always_inline with wide constant: the
- * common walk (no block of the frame to check) keeps its state in
- * registers. */
+/* lsa_fm_run()'s walk of level v (a call's: call set) over b[i .. n),
+ * *pi the first block not taken; the iterations it ended in *pdone, the
+ * last block that ended one in *last (left as it is where none did).
+ * Returns FW_END (all taken), FW_AFTER (stopped after a block fm_after()
+ * must see) or FW_MISS (the next block leaves the trie).  always_inline
+ * with wide and call constant: the common walk (no block of the frame to
+ * check, an iteration's) keeps its state in registers. */
 static inline __attribute__((always_inline)) int
 fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t *pi,
-	size_t n, uint64_t *pdone, const struct lsd_block **last, const int wide)
+	size_t n, uint64_t *pdone, const struct lsd_block **last, const int wide,
+	const int call)
 {
 	struct lsa_fmemo *m = &t->fm;
 	struct lsa_fnode *nd = m->node;
 	struct lsa_flog *log = m->log;
 	const struct lsd_block *x = b + *pi, *end = b + n, *lt = NULL;
-	const uint32_t nn = m->nnode, rt = v->rt;
+	const uint32_t rt = v->rt;
 	const uint64_t s = v->s;
-	const int call = v->kind == LSA_LV_CALL;
 	uint32_t at = v->at;
 	uint64_t pos = m->pos, done = 0;
 	uint8_t px = m->px;
@@ -443,9 +451,9 @@ fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t 
 
 		/* (a sequence kept goes into consecutive nodes where it
 		 * leaves the trie: the child is mostly the next node, whose
-		 * address needs no load) */
-		if (__builtin_expect(c >= nn || cn->parent != at || cn->sb != sb ||
-				     cn->xx != xx, 0)) {
+		 * address needs no load; after the last, a node of no
+		 * parent: node_new()) */
+		if (__builtin_expect(cn->parent != at || cn->sb != sb || cn->xx != xx, 0)) {
 			if (!(cn = fm_child(nd, at, sb, xx))) {
 				r = FW_MISS;
 				break;
@@ -462,12 +470,13 @@ fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t 
 		pos++;
 		px = x->exit;
 		at = c;
-		if (__builtin_expect(cn->term | (cn->flags & (LSA_FN_COLL | LSA_FN_CALL)), 0)) {
-			if (!cn->term || call || (cn->flags & LSA_FN_CALL)) {
-				x++;
-				r = FW_AFTER;
-				break;
-			}
+		if (__builtin_expect(cn->flags & (LSA_FN_COLL | LSA_FN_CALL), 0) ||
+		    (call && cn->term)) {
+			x++;
+			r = FW_AFTER;
+			break;
+		}
+		if (cn->term) {
 			/* back at the head: nothing new (fm_term(); the head's
 			 * entry is told below) */
 			pos = s;
@@ -504,10 +513,12 @@ size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t
 		if (i == n)
 			break;
 		v = &m->lv[m->top];
-		if (!m->top && m->wide)
-			r = fm_walk(t, v, b, &i, n, &done, &last, 1);
+		if (v->kind == LSA_LV_CALL)
+			r = fm_walk(t, v, b, &i, n, &done, &last, 0, 1);
+		else if (!m->top && m->wide)
+			r = fm_walk(t, v, b, &i, n, &done, &last, 1, 0);
 		else
-			r = fm_walk(t, v, b, &i, n, &done, &last, 0);
+			r = fm_walk(t, v, b, &i, n, &done, &last, 0, 0);
 		v->nb += i - i0;
 		m->tb += i - i0;
 		if (i > i0)

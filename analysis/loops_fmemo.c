@@ -84,6 +84,7 @@ static void fm_clear(struct lsa_fmemo *m)
 	size_t i;
 
 	m->nnode = m->ntops = 0;
+	m->node[0].parent = LSA_NONE;	/* (as node_new() leaves it) */
 	for (i = 0; i < m->nhead; i++) {
 		m->head[i].root = m->head[i].nodes = 0;
 		m->head[i].croot = m->head[i].cnodes = 0;
@@ -111,7 +112,8 @@ static int node_new(struct lsa_fmemo *m, const struct lsd_sblock *sb, uint16_t x
 	struct lsa_fnode *n;
 	uint32_t cap = m->capnode;
 
-	if (LS_GROW32(m->node, m->nnode + 1, m->capnode, 1024))
+	/* (room for one more: the walk's look at the node after the last) */
+	if (LS_GROW32(m->node, m->nnode + 2, m->capnode, 1024))
 		return -LS_ENOMEM;
 	if (m->capnode != cap) {
 		uint32_t *p = ls_reallocarray(m->shv, m->capnode, sizeof(*p));
@@ -138,6 +140,7 @@ static int node_new(struct lsa_fmemo *m, const struct lsd_sblock *sb, uint16_t x
 		n->sib = LSA_NONE;
 	}
 	*out = m->nnode++;
+	m->node[m->nnode].parent = LSA_NONE;	/* (no node's child) */
 	return 0;
 }
 

@@ -408,6 +408,7 @@ struct lsa_flv {
 	uint64_t s;
 	uint64_t iters, nb;
 	int kind;		/* LSA_LV_* */
+	uint32_t id;		/* its own among the levels of the thread */
 };
 
 struct lsa_fmemo {
@@ -415,8 +416,8 @@ struct lsa_fmemo {
 	uint32_t nnode, capnode;
 	/* by node: where its block's loop's trie was found clear of the
 	 * path below it (fm_shadowed), the trie's listed blocks + 1, and
-	 * the matching session << 6 where that path was the real one's too
-	 * (0: not found) */
+	 * the id of the node's level << 6 where that path went below the
+	 * level (0: not found) */
 	uint32_t *shv;
 	struct lsa_fhead *head;	/* by head block id */
 	size_t nhead;
@@ -434,7 +435,7 @@ struct lsa_fmemo {
 	uint32_t tries;		/* match attempts refused (bad heads retry) */
 	uint32_t epoch;		/* sequences gone into tries */
 	uint32_t stamp;		/* checks of a nested trie's blocks */
-	uint32_t sess;		/* matching sessions begun (below 2^26) */
+	uint32_t lvid;		/* levels begun (below 2^26) */
 	/* matching */
 	int on;
 	int cfin;		/* a call's own matching ended at its return */

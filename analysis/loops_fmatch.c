@@ -296,7 +296,7 @@ static int fm_pop(struct lsa_thr *t)
 	m->top--;
 	/* (walked again after the block the level began after) */
 	if (m->pos > v->s || m->rq < m->rhi) {
-		m->px = lsa_fm_at(m, v->s - 1)->cx;
+		m->px = lsa_fm_cx(lsa_fm_at(m, v->s - 1));
 		fm_requeue(m, v->s);
 	}
 	return 1;
@@ -354,7 +354,7 @@ static void fm_cend(struct lsa_thr *t)
 	m->ccx = h->cx;
 	h->fl |= LSA_FL_CALL;
 	m->cev[(v->s - 1) & (LSA_FM_LOG - 1)] = lsa_fm_at(m, v->s)->sb;
-	h->cx = m->px;
+	lsa_fm_setcx(h, m->px);
 	m->pos = v->s;
 	hd->cbad = 0;
 	hd->ctaken += v->nb;
@@ -408,7 +408,7 @@ static int fm_refeed(struct lsa_thr *t)
 			}
 			continue;
 		}
-		m->px = g->cx;
+		m->px = lsa_fm_cx(g);
 		m->lnext = 0;	/* (no block that ends one is asynchronous here) */
 		m->nx = NULL;
 		lsa_fm_copy(m, m->pos++, m->rq++);
@@ -466,7 +466,7 @@ fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t 
 			break;
 		}
 		log[pos & (LSA_FM_LOG - 1)].sb = sb;
-		log[pos & (LSA_FM_LOG - 1)].w = LSA_FL_W(x->exit);
+		log[pos & (LSA_FM_LOG - 1)].w = x->exit;
 		pos++;
 		px = x->exit;
 		at = c;
@@ -616,7 +616,7 @@ int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 	/* The head's entry, as the last iteration matched whole left it:
 	 * its block's last run, the call that followed it (as below). */
 	t->psb = h->sb;
-	t->pexit = h->cx;
+	t->pexit = lsa_fm_cx(h);
 	if (m->done)
 		t->pnext = m->tnext;
 	t->landing = 0;
@@ -639,7 +639,7 @@ int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 			m->pos = p + 1;
 			l->st.blocks++;
 			t->psb = g.sb;
-			t->pexit = g.cx;
+			t->pexit = lsa_fm_cx(&g);
 			t->pnext = 0;
 			t->landing = 0;
 			r = (int)t->npath;
@@ -647,7 +647,7 @@ int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 			/* (a call collapsed: its own exit, the call's transfer
 			 * below; else the exit of its last run, which the next
 			 * block follows) */
-			struct lsd_block x = { .sb = g.sb, .exit = ce ? g.exit : g.cx,
+			struct lsd_block x = { .sb = g.sb, .exit = ce ? g.exit : lsa_fm_cx(&g),
 					       .id = g.sb->id };
 
 			if ((r = lsa_loops_learn_one(l, t, &x)) < 0)

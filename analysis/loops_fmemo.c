@@ -201,7 +201,7 @@ static int fm_keep(struct lsa_loops *l, struct lsa_thr *t, uint64_t s, uint64_t 
 		}
 	}
 	at = *root - 1;
-	px = h->cx;
+	px = lsa_fm_cx(h);
 	n0 = m->nnode;
 	m->head[id].seen = ++m->epoch;	/* (the head again ends it) */
 	for (p = s; p < c; p++) {
@@ -243,7 +243,7 @@ static int fm_keep(struct lsa_loops *l, struct lsa_thr *t, uint64_t s, uint64_t 
 		m->node[n].flags |= (g->fl & LSA_FL_LB ? LSA_FN_COLL : 0) |
 				    (g->fl & LSA_FL_CALL ? LSA_FN_CALL : 0);
 		at = n;
-		px = g->cx;
+		px = lsa_fm_cx(g);
 		pfl = g->fl;
 	}
 	hd = &m->head[id];	/* (the table may have grown) */
@@ -279,7 +279,7 @@ int lsa_fm_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint32_t f)
 	x = lsa_fm_at(m, c - 1)->exit;
 	if (c - (s - 1) >= LSA_FM_LOG || h->sb != t->path[ti].sb) {
 		h->sb = t->path[ti].sb;
-		h->w = LSA_FL_W(x);
+		h->w = x;
 		ok = 0;
 	}
 	/* kept: clean since it began, its blocks all logged */
@@ -325,7 +325,7 @@ int lsa_fm_ret(struct lsa_loops *l, struct lsa_thr *t, uint64_t e)
 	 * the return the next block follows. */
 	h->fl |= LSA_FL_CALL;
 	m->cev[(e - 1) & (LSA_FM_LOG - 1)] = lsa_fm_at(m, e)->sb;
-	h->cx = lsa_fm_at(m, c - 1)->exit;
+	lsa_fm_setcx(h, lsa_fm_at(m, c - 1)->exit);
 	lsa_fm_copy(m, e, c);
 	m->pos = e + 1;
 	/* (none whose blocks the log has lost) */

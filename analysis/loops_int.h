@@ -384,19 +384,21 @@ struct lsa_fhead {
  * one the next block follows) and what was collapsed after it
  * (LSA_FL_*): iterations of the loop it heads (as many as lsa_fmemo.lbv
  * says at its slot), or a whole call it made (to the block
- * lsa_fmemo.cev has there), which left the state as they found it. */
+ * lsa_fmemo.cev has there), which left the state as they found it.
+ * (The walk writes the block and its exit alone: one store each.) */
 struct lsa_flog {
 	const struct lsd_sblock *sb;
 	union {
 		struct {
-			uint8_t exit, cx, fl, pad;
+			uint8_t exit, fl;
 		};
-		uint32_t w;	/* (a block logged: its exit twice, LSA_FL_ none) */
+		uint16_t w;	/* (a block logged: its exit, LSA_FL_ none) */
 	};
+	uint8_t cx;		/* (LSA_FL_CX; else exit) */
 };
-#define LSA_FL_W(x) ((uint32_t)(x) * 0x101u)
 #define LSA_FL_LB 1
 #define LSA_FL_CALL 2
+#define LSA_FL_CX 4
 
 /* A level of matching: the trie (a head's iterations, or the calls a
  * block makes), the node reached, where the level's unfinished
@@ -1003,7 +1005,18 @@ static inline void lsa_fm_put(struct lsa_fmemo *m, const struct lsd_block *b)
 	struct lsa_flog *g = &m->log[m->pos++ & (LSA_FM_LOG - 1)];
 
 	g->sb = b->sb;
-	g->w = LSA_FL_W(b->exit);
+	g->w = b->exit;
+}
+/* The exit of the last run of an entry's block (the one the next block
+ * follows), and its setting. */
+static inline uint8_t lsa_fm_cx(const struct lsa_flog *g)
+{
+	return g->fl & LSA_FL_CX ? g->cx : g->exit;
+}
+static inline void lsa_fm_setcx(struct lsa_flog *g, uint8_t x)
+{
+	g->cx = x;
+	g->fl |= LSA_FL_CX;
 }
 /* The log's entry at position p, and its side tables' slot. */
 static inline struct lsa_flog *lsa_fm_at(struct lsa_fmemo *m, uint64_t p)
@@ -1023,7 +1036,7 @@ static inline void lsa_fm_lb(struct lsa_fmemo *m, uint64_t p, uint8_t x, uint64_
 	}
 	m->lbv[p & (LSA_FM_LOG - 1)] += k;
 	h->fl &= (uint8_t)~LSA_FL_CALL;	/* (the new run's call is to come) */
-	h->cx = x;
+	lsa_fm_setcx(h, x);
 }
 /* Copies the log's entry at position src to dst, side tables too. */
 static inline void lsa_fm_copy(struct lsa_fmemo *m, uint64_t dst, uint64_t src)

@@ -87,7 +87,7 @@ static void fm_clear(struct lsa_fmemo *m)
 	m->node[0].parent = LSA_NONE;	/* (as node_new() leaves it) */
 	for (i = 0; i < m->nhead; i++) {
 		m->head[i].root = m->head[i].nodes = 0;
-		m->head[i].croot = m->head[i].cnodes = 0;
+		m->head[i].croot = m->head[i].cnodes = m->head[i].cterms = 0;
 		m->head[i].taken = m->head[i].ctaken = 0;
 	}
 }
@@ -247,6 +247,8 @@ static int fm_keep(struct lsa_loops *l, struct lsa_thr *t, uint64_t s, uint64_t 
 		pfl = g->fl;
 	}
 	hd = &m->head[id];	/* (the table may have grown) */
+	if (call && !m->node[at].term)
+		hd->cterms++;
 	m->node[at].term = 1;
 	/* (the head calls as it ends an iteration: its calls' trie next) */
 	if (!call && (px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL))
@@ -321,6 +323,11 @@ int lsa_fm_ret(struct lsa_loops *l, struct lsa_thr *t, uint64_t e)
 		return 0;
 	if (c - e <= LSA_FM_MAX && (err = fm_keep(l, t, e, c, 0, 1)))
 		return err;
+	/* (a call that took one path every time stays in the log: an
+	 * iteration walks it at a compare a block, where a level of its
+	 * own costs more than the call) */
+	if (m->head[h->sb->id].cterms < 2)
+		return 0;
 	/* What the call left: the calling entry's call (lsa_flog.cev), and
 	 * the return the next block follows. */
 	h->fl |= LSA_FL_CALL;

@@ -374,6 +374,7 @@ struct lsa_fhead {
 	uint32_t nodes;		/* nodes made since the tries were dropped */
 	uint64_t taken;		/* ... and blocks matched whole */
 	uint32_t croot, cnodes;	/* (the calls' trie) */
+	uint32_t cterms;	/* ... the sequences it holds */
 	uint64_t ctaken;
 	uint8_t bad, cbad;	/* matching that left the trie in a row */
 	uint32_t seen;		/* lsa_fmemo.epoch when met last */

@@ -51,13 +51,26 @@ static struct lsa_fnode *fm_child(struct lsa_fnode *nd, uint32_t at,
 	return &nd[c];
 }
 
-/* Whether block id of the head's frame is on its path below the head: a
+/* Whether block id of the head's frame is on its path below entry hi: a
  * loop back the trie does not have. */
-static int fm_below(const struct lsa_thr *t, uint32_t id)
+static int fm_under(const struct lsa_thr *t, uint32_t id, uint32_t hi)
 {
 	uint32_t v = lsa_loops_mem_get(t, id);
 
-	return v != LSA_NONE && v >= t->fm.base && v < t->fm.ti;
+	return v != LSA_NONE && v >= t->fm.base && v < hi;
+}
+
+/* ... below the head. */
+static int fm_below(const struct lsa_thr *t, uint32_t id)
+{
+	return fm_under(t, id, t->fm.ti);
+}
+
+/* Whether the block of node cn, one of the outer head's frame the
+ * iteration pushes, is on its path below the head. */
+static inline int fm_top_below(const struct lsa_thr *t, const struct lsa_fnode *cn)
+{
+	return (cn->flags & LSA_FN_TOP) && !cn->term && fm_below(t, cn->id);
 }
 
 /* Whether a block of the head's frame that trie rt holds is on the
@@ -160,7 +173,7 @@ static int fm_shadowed(struct lsa_thr *t, uint32_t rt, int *below)
 	struct lsa_fmemo *m = &t->fm;
 	const struct lsa_fnode *nd = m->node;
 	const uint32_t *tp = &m->tops[nd[rt].aux];
-	uint32_t j = m->top, c = m->lv[j].at, r = lsa_fm_depth(nd, c), k, v;
+	uint32_t j = m->top, c = m->lv[j].at, r = lsa_fm_depth(nd, c), k;
 	int real = 0;
 
 	*below = 0;
@@ -191,8 +204,7 @@ check:
 	for (k = 1; k <= tp[0]; k++) {
 		if (tp[k] < m->nhead && m->head[tp[k]].sh == m->stamp)
 			return 1;
-		if (real && (v = lsa_loops_mem_get(t, tp[k])) != LSA_NONE &&
-		    v >= m->base && v <= m->ti)
+		if (real && fm_under(t, tp[k], m->ti + 1))
 			return 1;
 	}
 	return 0;
@@ -315,6 +327,20 @@ static void fm_left(struct lsa_fmemo *m)
 		(*bad)++;
 }
 
+/* done iterations of the outer level ended, of blocks blocks, the last
+ * block that ended one gone to next. */
+static void fm_outer(struct lsa_thr *t, uint64_t done, uint64_t blocks, uint64_t next)
+{
+	struct lsa_fmemo *m = &t->fm;
+
+	t->path[m->ti].lb += done;	/* (loop backs to it: lsa_ksnap) */
+	m->done += done;
+	m->iters += done;
+	m->tnext = next;
+	m->taken += blocks;
+	m->head[m->node[m->lv[0].rt].id].taken += blocks;
+}
+
 /* An iteration of the top level ended with its head's block: the log
  * drops it, as the per-block path's loop back does. */
 static void fm_term(struct lsa_thr *t, struct lsa_flv *v)
@@ -326,14 +352,7 @@ static void fm_term(struct lsa_thr *t, struct lsa_flv *v)
 	v->at = v->rt;
 	v->iters++;
 	if (!m->top) {
-		struct lsa_fhead *hd = &m->head[m->node[v->rt].id];
-
-		t->path[m->ti].lb++;	/* (loop backs to it: lsa_ksnap) */
-		m->done++;
-		m->iters++;
-		m->tnext = m->lnext;
-		m->taken += m->tb;
-		hd->taken += m->tb;
+		fm_outer(t, 1, m->tb, m->lnext);
 		m->tb = 0;
 	}
 }
@@ -352,9 +371,7 @@ static void fm_cend(struct lsa_thr *t)
 	m->ce = m->pos;
 	m->cfl = h->fl;
 	m->ccx = h->cx;
-	h->fl |= LSA_FL_CALL;
-	m->cev[(v->s - 1) & (LSA_FM_LOG - 1)] = lsa_fm_at(m, v->s)->sb;
-	lsa_fm_setcx(h, m->px);
+	lsa_fm_called(m, v->s - 1, lsa_fm_at(m, v->s)->sb, m->px);
 	m->pos = v->s;
 	hd->cbad = 0;
 	hd->ctaken += v->nb;
@@ -398,8 +415,7 @@ static int fm_refeed(struct lsa_thr *t)
 		struct lsa_fnode *cn = fm_child(m->node, v->at, g->sb,
 						(uint16_t)(m->px << 8 | g->exit));
 
-		if (cn && !m->top && m->wide && (cn->flags & LSA_FN_TOP) && !cn->term &&
-		    fm_below(t, cn->id))
+		if (cn && !m->top && m->wide && fm_top_below(t, cn))
 			cn = NULL;
 		if (!cn) {
 			if (!fm_pop(t)) {
@@ -461,7 +477,7 @@ fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t 
 			c = (uint32_t)(cn - nd);
 		}
 		/* a block of the head's frame on its path below the head */
-		if (wide && (cn->flags & LSA_FN_TOP) && !cn->term && fm_below(t, cn->id)) {
+		if (wide && fm_top_below(t, cn)) {
 			r = FW_MISS;
 			break;
 		}
@@ -529,14 +545,9 @@ size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t
 		}
 		if (done && !m->top) {
 			/* the blocks of the iterations it ended were taken */
-			uint64_t rest = (uint64_t)(b + i - (last + 1)), k = m->tb - rest;
+			uint64_t rest = (uint64_t)(b + i - (last + 1));
 
-			t->path[m->ti].lb += done;	/* (loop backs to it: lsa_ksnap) */
-			m->tnext = last->next;
-			m->done += done;
-			m->iters += done;
-			m->taken += k;
-			m->head[m->node[v->rt].id].taken += k;
+			fm_outer(t, done, m->tb - rest, last->next);
 			m->tb = rest;
 		}
 		if (r == FW_AFTER) {
@@ -586,7 +597,6 @@ static int fm_end(struct lsa_thr *t, const struct lsd_block *nx, uint64_t *from,
 		for (j = 0; j < k; j++)
 			lsa_fm_copy(m, *to + j, m->cs + j);
 		*to += k;
-		m->ce = 0;
 		push = 0;
 	}
 	m->ce = 0;
@@ -595,6 +605,18 @@ static int fm_end(struct lsa_thr *t, const struct lsd_block *nx, uint64_t *from,
 	m->rq = m->rhi = 0;
 	m->top = 0;
 	return push;
+}
+
+/* A call collapsed after the top path entry (to ce), whose frame came
+ * and went: the entry notes where it went (as lsa_loops_transfer() does
+ * in a learning pass), and the next block follows a call applied. */
+static void fm_applied(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *ce)
+{
+	const struct lsa_frame *top = &t->fr[t->nfr - 1];
+
+	if (t->npath > top->base)
+		t->path[t->npath - 1].acc = lsa_loops_func_of(l, ce) + 1;
+	t->pexit = LSA_EXIT_APPLIED;
 }
 
 /* The per-block path takes the blocks of the unfinished iteration as
@@ -620,10 +642,8 @@ int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 	if (m->done)
 		t->pnext = m->tnext;
 	t->landing = 0;
-	if (h->fl & LSA_FL_CALL) {
-		t->path[m->ti].acc = lsa_loops_func_of(l, m->cev[(p - 1) & (LSA_FM_LOG - 1)]) + 1;
-		t->pexit = LSA_EXIT_APPLIED;
-	}
+	if (h->fl & LSA_FL_CALL)	/* (the head's entry is the top one) */
+		fm_applied(l, t, m->cev[(p - 1) & (LSA_FM_LOG - 1)]);
 	for (; p < to; p++) {
 		struct lsa_flog g = *lsa_fm_at(m, p);
 		size_t k = p & (LSA_FM_LOG - 1);
@@ -662,15 +682,8 @@ int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 		}
 		if (lb && r)
 			t->path[r - 1].lb = lb;
-		if (ce) {
-			const struct lsa_frame *top = &t->fr[t->nfr - 1];
-
-			/* (as lsa_loops_transfer() notes a learning pass's
-			 * call, whose frame came and went) */
-			if (t->npath > top->base)
-				t->path[t->npath - 1].acc = lsa_loops_func_of(l, ce) + 1;
-			t->pexit = LSA_EXIT_APPLIED;
-		}
+		if (ce)
+			fm_applied(l, t, ce);
 	}
 	/* (a block's own next is not kept: a transfer reads it after an
 	 * interrupt alone, and only the last block that ended an iteration

@@ -330,9 +330,7 @@ int lsa_fm_ret(struct lsa_loops *l, struct lsa_thr *t, uint64_t e)
 		return 0;
 	/* What the call left: the calling entry's call (lsa_flog.cev), and
 	 * the return the next block follows. */
-	h->fl |= LSA_FL_CALL;
-	m->cev[(e - 1) & (LSA_FM_LOG - 1)] = lsa_fm_at(m, e)->sb;
-	lsa_fm_setcx(h, lsa_fm_at(m, c - 1)->exit);
+	lsa_fm_called(m, e - 1, lsa_fm_at(m, e)->sb, lsa_fm_at(m, c - 1)->exit);
 	lsa_fm_copy(m, e, c);
 	m->pos = e + 1;
 	/* (none whose blocks the log has lost) */

@@ -1039,6 +1039,17 @@ static inline void lsa_fm_lb(struct lsa_fmemo *m, uint64_t p, uint8_t x, uint64_
 	h->fl &= (uint8_t)~LSA_FL_CALL;	/* (the new run's call is to come) */
 	lsa_fm_setcx(h, x);
 }
+/* A whole call the block at p made (its first block e) collapsed after
+ * it, its return left by exit x (what the next block follows). */
+static inline void lsa_fm_called(struct lsa_fmemo *m, uint64_t p,
+				 const struct lsd_sblock *e, uint8_t x)
+{
+	struct lsa_flog *h = lsa_fm_at(m, p);
+
+	h->fl |= LSA_FL_CALL;
+	m->cev[p & (LSA_FM_LOG - 1)] = e;
+	lsa_fm_setcx(h, x);
+}
 /* Copies the log's entry at position src to dst, side tables too. */
 static inline void lsa_fm_copy(struct lsa_fmemo *m, uint64_t dst, uint64_t src)
 {

@@ -326,8 +326,8 @@ int lsa_fm_ret(struct lsa_loops *l, struct lsa_thr *t, uint64_t e)
 	/* (a call that took one path every time stays in the log: an
 	 * iteration walks it at a compare a block, where a level of its
 	 * own costs more than the call) */
-	if (m->head[h->sb->id].cterms < 2)
-		return 0;
+	if (h->sb->id >= m->nhead || m->head[h->sb->id].cterms < 2)
+		return 0;	/* (a call too long to keep: none kept, the table short) */
 	/* What the call left: the calling entry's call (lsa_flog.cev), and
 	 * the return the next block follows. */
 	lsa_fm_called(m, e - 1, lsa_fm_at(m, e)->sb, lsa_fm_at(m, c - 1)->exit);

@@ -224,6 +224,22 @@ static const char *mode(int reference)
 	return reference ? "reference" : "memo";
 }
 
+/* The second pass met nothing the first did not learn, and the learning
+ * pass's memo took iters iterations of blocks blocks whole (the
+ * reference's, none). */
+#define LEARNED_EQ(R, ref, what, w, iters, blocks)                            \
+	do {                                                                  \
+		TAP_EQ((R)->st.know_new, 0,                                   \
+		       "%s, %s: the second pass knew every loop and body block", \
+		       what, w);                                              \
+		TAP_EQ((R)->lst.learn_memo_iters, (ref) ? 0 : (iters),        \
+		       "%s, %s (%s): the learning pass took %d iterations whole", \
+		       what, w, mode(ref), (ref) ? 0 : (iters));              \
+		TAP_EQ((R)->lst.learn_memo_blocks, (ref) ? 0 : (blocks),      \
+		       "%s, %s (%s): of %d blocks", what, w, mode(ref),       \
+		       (ref) ? 0 : (blocks));                                 \
+	} while (0)
+
 /* 1. A nest in one function:
  *   b0 0x1000 2 insns, falls into
  *   b1 0x1010 1 insn   outer head
@@ -597,11 +613,7 @@ static void t_fmemo(int ref)
 		LOOP_EQ(&R, 0x2020, 1, 3, 15, 15, "fmemo X");
 		TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 39, "fmemo, %s: 39 instructions", w);
 		TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 7, "fmemo, %s: 7 outside loops", w);
-		TAP_EQ(R.st.know_new, 0, "fmemo, %s: the second pass knew every loop and body block", w);
-		TAP_EQ(R.lst.learn_memo_iters, ref ? 0 : 2,
-		       "fmemo, %s (%s): the learning pass took %d iterations whole", w, mode(ref),
-		       ref ? 0 : 2);
-		TAP_EQ(R.lst.learn_memo_blocks, ref ? 0 : 4, "fmemo, %s: of 2 blocks each", w);
+		LEARNED_EQ(&R, ref, "fmemo", w, 2, 4);	/* (2 blocks each) */
 		lsp_free(R.p);
 	}
 	batch = 1;
@@ -675,11 +687,7 @@ static void t_fcoll(int ref)
 		TAP_EQ(edge_of(&R, 0x2004, 0x200c), 6, "fcoll, %s: every inner entry under outer", w);
 		TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 58, "fcoll, %s: 58 instructions", w);
 		TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 4, "fcoll, %s: 4 outside loops", w);
-		TAP_EQ(R.st.know_new, 0, "fcoll, %s: the second pass knew every loop and body block", w);
-		TAP_EQ(R.lst.learn_memo_iters, ref ? 0 : 3,
-		       "fcoll, %s (%s): the learning pass took %d iterations whole", w, mode(ref),
-		       ref ? 0 : 3);
-		TAP_EQ(R.lst.learn_memo_blocks, ref ? 0 : 22, "fcoll, %s: of 22 blocks", w);
+		LEARNED_EQ(&R, ref, "fcoll", w, 3, 22);
 		lsp_free(R.p);
 	}
 	batch = 1;

@@ -64,6 +64,10 @@ struct lsa_loops_stats {
 	uint64_t learn_blocks, learn_memo_blocks, learn_memo_iters;
 	/* the second pass in pieces (lsa_loops_opts.jobs): pieces joined */
 	uint64_t pieces;
+	/* blocks the iteration memo and the learning pass's took as whole
+	 * iterations that repeat the one before block for block (a compare
+	 * a block, no trie walked) */
+	uint64_t memo_again, learn_again;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

@@ -458,6 +458,9 @@ fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t 
 	uint64_t pos = m->pos, done = 0;
 	uint8_t px = m->px;
 	int r = FW_END;
+	/* where the iteration under way began, if here */
+	const struct lsd_block *ls = at == rt ? x : NULL;
+	size_t k;
 
 	for (; x < end; x++) {
 		const struct lsd_sblock *sb = x->sb;
@@ -498,7 +501,14 @@ fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t 
 			pos = s;
 			at = rt;
 			done++;
+			/* (and those that repeat it: the same nodes) */
+			if (ls && (k = lsa_memo_repeat(b, (size_t)(ls - b), (size_t)(x - b), n))) {
+				done += k / (size_t)(x + 1 - ls);
+				x += k;
+				m->again += k;
+			}
 			lt = x;
+			ls = x + 1;
 		}
 	}
 	if (lt) {

@@ -209,6 +209,7 @@ struct lsa_memo {
 	/* the stop's replay ended by pushing a loop head: where block_go()
 	 * would have begun matching, had it taken the blocks */
 	int rehead;
+	uint64_t again;		/* blocks taken as repeats (lsa_memo_repeat) */
 };
 
 /* The call memo (loops_cmemo.c).  A call whose frames enter no loop
@@ -464,6 +465,7 @@ struct lsa_fmemo {
 	uint64_t tnext;		/* ... that ended one of the outer level */
 	uint64_t done;		/* iterations matched since matching began */
 	uint64_t taken, iters;	/* blocks and iterations matched whole */
+	uint64_t again;		/* ... of those, taken as repeats (lsa_memo_repeat) */
 };
 
 struct lsa_thr {
@@ -789,6 +791,28 @@ void lsa_memo_head(struct lsa_loops *l, struct lsa_thr *t);
 /* Makes the loop entry whose first iteration the memo matched
  * (memo.enter).  Returns 0 or -LS_ENOMEM. */
 int lsa_memo_enter(struct lsa_loops *l, struct lsa_thr *t);
+/* An iteration of blocks b[ls .. i] (b[i] its head's block again) that
+ * the blocks after it repeat: how many of b[i + 1 .. n) make whole
+ * iterations alike, block for block and exit for exit, entered as it was
+ * (b[ls - 1] and b[i] the same block, left by the same exit).  A memo's
+ * trie takes them by the same nodes (both memos count them whole: a
+ * tight loop's iterations cost a compare a block).  Inline: both memos
+ * ask at every iteration's end, and most often the answer is no at the
+ * first block. */
+static inline size_t lsa_memo_repeat(const struct lsd_block *b, size_t ls, size_t i,
+				     size_t n)
+{
+	size_t len = i + 1 - ls, j = i + 1;
+
+	/* (the iteration's first block entered as its next one would be:
+	 * after the head's block, left by the same exit) */
+	if (!ls || j == n || b[j].sb != b[ls].sb || b[ls - 1].sb != b[i].sb ||
+	    b[ls - 1].exit != b[i].exit)
+		return 0;
+	while (j < n && b[j].sb == b[j - len].sb && b[j].exit == b[j - len].exit)
+		j++;
+	return (j - i - 1) / len * len;
+}
 /* Matches blocks b[i .. n) against the trie; returns the index of the
  * first block it did not take, or of the block after the first
  * iteration of an entry matching began at (memo.enter set). */

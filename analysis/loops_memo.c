@@ -459,6 +459,25 @@ int lsa_memo_enter(struct lsa_loops *l, struct lsa_thr *t)
 	return 0;
 }
 
+/* The iteration just matched, b[ls .. i] ending at term node c of the
+ * trie rooted at root, repeats block for block in the blocks after it:
+ * those whole iterations take the same nodes, so each counted node
+ * (lsa_mnode.cnt) on the way counts them (all were counted once
+ * already: on the dirty list).  Returns the blocks they take. */
+static size_t memo_again(struct lsa_mnode *node, uint32_t c, uint32_t root,
+			 const struct lsd_block *b, size_t ls, size_t i, size_t n)
+{
+	size_t k = lsa_memo_repeat(b, ls, i, n), it;
+	uint32_t u;
+
+	if (!k)
+		return 0;
+	it = k / (i + 1 - ls);
+	for (u = c; u != root; u = node[u].parent)
+		node[u].count += node[u].cnt ? it : 0;
+	return k;
+}
+
 size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 		    size_t n)
 {
@@ -472,6 +491,8 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 	uint8_t px = t->pexit;
 	int pend = m->inst == LSA_NONE;
 	size_t i0 = i;
+	/* where the iteration under way began, if here */
+	size_t ls = v == root ? i : SIZE_MAX;
 
 	for (; i < n; i++) {
 		const struct lsd_sblock *sb = b[i].sb;
@@ -511,6 +532,13 @@ size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
 				i++;
 				break;
 			}
+			if (ls != SIZE_MAX) {
+				size_t k = memo_again(node, c, root, b, ls, i, n);
+
+				m->again += k;
+				i += k;
+			}
+			ls = i + 1;
 		}
 	}
 	if (i > i0) {

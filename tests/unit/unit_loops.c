@@ -693,6 +693,73 @@ static void t_fcoll(int ref)
 	batch = 1;
 }
 
+/* 9. Iterations that repeat the one before block for block, which both
+ * memos take by a compare a block (lsa_memo_repeat):
+ *   A 0x1000 1 insn, falls into
+ *   H 0x1010 2 insns head: not taken to B, taken to C
+ *   B 0x1020 3 insns jumps back to H
+ *   C 0x1030 4 insns back to H (not taken) or out to E (taken)
+ *   E 0x1040 1 insn  end
+ * Run: A H, then B H ten times (the tenth H taken), C H, B H five times
+ * (the fifth H taken), C E.  Hand count: H runs 1 + 16 loop backs = 17
+ * times, one entry of trip count 17; self = total = 17 * 2 + 15 * 3 +
+ * 2 * 4 = 87; the thread 1 + 87 + 1 = 89, 2 outside.
+ * The iteration memo: the first loop back keeps B H and matching begins
+ * after it.  It walks the second B H, and the third to ninth (blocks 6
+ * to 19) repeat it: 14 blocks by compare.  The tenth is walked (its H,
+ * taken, is not the same block run: no repeat, but the trie has it); C
+ * is not in the trie.  After the loop back from C, the twelfth is walked
+ * and the 13th to 15th repeat it (6 blocks); the 16th is walked, C E
+ * leaves.  So 9 + 5 = 14 iterations, 28 blocks, 20 of them repeats,
+ * where the blocks come in one batch (one at a time, no iteration before
+ * is there to compare).  The learning pass's tries key a block by its own
+ * exit too: its first matching leaves at the tenth H (taken), which goes
+ * block by block and is kept; the second takes the twelfth to the 16th,
+ * that one too.  So 8 + 5 = 13 iterations, 26 blocks, the same 20
+ * repeats. */
+static void t_again(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1010, 2, 0 }, { 0x1020, 3, 0 },
+		{ 0x1030, 4, 0 }, { 0x1040, 1, 0 },
+	};
+	static const uint64_t f[] = { 0x1000 };
+#define BH { 2, LSD_EXIT_JUMP, 1 }, { 1, LSD_EXIT_COND_NOT, 2 }
+#define BHT { 2, LSD_EXIT_JUMP, 1 }, { 1, LSD_EXIT_COND_TAKEN, 3 }
+	static const struct step s[] = {
+		{ 0, LSD_EXIT_FALL, 1 }, { 1, LSD_EXIT_COND_NOT, 2 },
+		BH, BH, BH, BH, BH, BH, BH, BH, BH, BHT,
+		{ 3, LSD_EXIT_COND_NOT, 1 }, { 1, LSD_EXIT_COND_NOT, 2 },
+		BH, BH, BH, BH, BHT,
+		{ 3, LSD_EXIT_COND_TAKEN, 4 }, { 4, LSD_EXIT_END, -1 },
+	};
+#undef BH
+#undef BHT
+	int ns = (int)(sizeof(s) / sizeof(s[0]));
+	struct run R;
+
+	for (batch = 1; batch <= ns; batch += ns - 1) {
+		const char *w = batch == 1 ? "block by block" : "one batch";
+		uint64_t again = ref || batch == 1 ? 0 : 20;
+
+		run(&R, b, 5, f, 1, s, ns, ref);
+		TAP_EQ(R.err, 0, "again, %s (%s): the detector runs", w, mode(ref));
+		LOOP_EQ(&R, 0x1010, 1, 17, 87, 87, "again H");
+		TAP_EQ(trips_of(&R, 0x1010, 17), 1, "again, %s: one entry of trip count 17", w);
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 89, "again, %s: 89 instructions", w);
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 2, "again, %s: 2 outside loops", w);
+		LEARNED_EQ(&R, ref, "again", w, 13, 26);
+		TAP_EQ(R.st.memo_blocks, ref ? 0 : 28,
+		       "again, %s (%s): the iteration memo took 28 blocks", w, mode(ref));
+		TAP_EQ(R.st.memo_again, again, "again, %s (%s): %d of them repeats", w,
+		       mode(ref), (int)again);
+		TAP_EQ(R.lst.learn_again, again,
+		       "again, %s (%s): the learning pass's, %d repeats", w, mode(ref), (int)again);
+		lsp_free(R.p);
+	}
+	batch = 1;
+}
+
 int main(void)
 {
 	int ref;
@@ -707,6 +774,7 @@ int main(void)
 		t_early(ref, 0);
 		t_fmemo(ref);
 		t_fcoll(ref);
+		t_again(ref);
 	}
 	return TAP_DONE();
 }

@@ -241,8 +241,11 @@ static char *profile_text(const struct lsp_profile *p, size_t *len)
 	return buf;
 }
 
-/* The loop profile analyzed with options lo must be p byte for byte,
- * else abort() saying which it was (what). */
+/* The loop profile analyzed with options lo must be p (sorted) byte for
+ * byte once sorted, as every command writes a profile, else abort()
+ * saying which it was (what).  (Unsorted, rows of a loop's maps come in
+ * the order its hash table holds them, which the order they were met
+ * in decides: a second pass in pieces meets them otherwise.) */
 static void same_profile(struct lsd_decoder *d, struct lsb_reader *r,
 			 const struct lsp_profile *p, const struct lsa_loops_opts *lo,
 			 const char *what)
@@ -251,7 +254,8 @@ static void same_profile(struct lsd_decoder *d, struct lsb_reader *r,
 	char *a = NULL, *b = NULL;
 	size_t la = 0, lb = 0;
 
-	if (lsp_new(&q, 16) < 0 || lsa_loops_analyze(d, r, NULL, q, lo, NULL) < 0)
+	if (lsp_new(&q, 16) < 0 || lsa_loops_analyze(d, r, NULL, q, lo, NULL) < 0 ||
+	    lsp_sort(q) < 0)
 		goto out;
 	a = profile_text(p, &la);
 	b = profile_text(q, &lb);
@@ -306,6 +310,8 @@ static uint64_t analyses(struct lsd_decoder *d, struct lsb_reader *r)
 		fprintf(stderr, "fuzz_decode: the loop profile does not read back: %s\n", msg);
 		abort();
 	}
+	if (lsp_sort(p) < 0)
+		goto out;
 	same_other_ways(d, r, p);
 	if (lsa_cfg_finish(c) >= 0 && lsa_sloops_find(&s, c, NULL) < 0)
 		abort();

@@ -367,12 +367,18 @@ static void fm_cend(struct lsa_thr *t)
 	struct lsa_fhead *hd = &m->head[m->node[v->rt].id];
 	struct lsa_flog *h = lsa_fm_at(m, v->s - 1);
 
-	m->cs = v->s;
-	m->ce = m->pos;
-	m->cfl = h->fl;
-	m->ccx = h->cx;
-	lsa_fm_called(m, v->s - 1, lsa_fm_at(m, v->s)->sb, m->px);
-	m->pos = v->s;
+	/* (where it ended on a block walked again, with blocks after it
+	 * still to walk, they go where its blocks are: it stays in the log,
+	 * as a call not collapsed, which the level below does not take and
+	 * the per-block path does) */
+	if (m->rq >= m->rhi) {
+		m->cs = v->s;
+		m->ce = m->pos;
+		m->cfl = h->fl;
+		m->ccx = h->cx;
+		lsa_fm_called(m, v->s - 1, lsa_fm_at(m, v->s)->sb, m->px);
+		m->pos = v->s;
+	}
 	hd->cbad = 0;
 	hd->ctaken += v->nb;
 	if (!m->top) {

@@ -87,7 +87,7 @@ static void fm_clear(struct lsa_fmemo *m)
 	m->node[0].parent = LSA_NONE;	/* (as node_new() leaves it) */
 	for (i = 0; i < m->nhead; i++) {
 		m->head[i].root = m->head[i].nodes = 0;
-		m->head[i].croot = m->head[i].cnodes = m->head[i].cterms = 0;
+		m->head[i].croot = m->head[i].cnodes = 0;
 		m->head[i].taken = m->head[i].ctaken = 0;
 	}
 }
@@ -247,8 +247,6 @@ static int fm_keep(struct lsa_loops *l, struct lsa_thr *t, uint64_t s, uint64_t 
 		pfl = g->fl;
 	}
 	hd = &m->head[id];	/* (the table may have grown) */
-	if (call && !m->node[at].term)
-		hd->cterms++;
 	m->node[at].term = 1;
 	/* (the head calls as it ends an iteration: its calls' trie next) */
 	if (!call && (px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL))
@@ -308,35 +306,18 @@ int lsa_fm_ret(struct lsa_loops *l, struct lsa_thr *t, uint64_t e)
 	struct lsa_fmemo *m = &t->fm;
 	uint64_t c = m->pos - 1;	/* the block returned to */
 	const struct lsa_frame *top = &t->fr[t->nfr - 1];
-	struct lsa_flog *h;
-	int err;
 
-	/* Kept and dropped: clean since it began (what it did was its
-	 * blocks' alone), its calling block (the top frame's last entry)
-	 * still logged.  Else the log keeps it: no iteration begun before
-	 * it is kept then. */
+	/* Kept: clean since it began (what it did was its blocks' alone),
+	 * its calling block (the top frame's last entry) still logged.
+	 * The log keeps it as it ran: an iteration walks a call at a
+	 * compare a block, and a call collapsed into its calling entry
+	 * here, where other blocks were still to be walked again by the
+	 * levels, lost what they needed (memocheck -k; 2026-12-02). */
 	if (!e || e >= c || m->dirty > e || c - (e - 1) >= LSA_FM_LOG ||
-	    t->npath <= top->base)
+	    t->npath <= top->base || lsa_fm_at(m, e - 1)->sb != t->path[t->npath - 1].sb ||
+	    c - e > LSA_FM_MAX)
 		return 0;
-	h = lsa_fm_at(m, e - 1);
-	if (h->sb != t->path[t->npath - 1].sb)
-		return 0;
-	if (c - e <= LSA_FM_MAX && (err = fm_keep(l, t, e, c, 0, 1)))
-		return err;
-	/* (a call that took one path every time stays in the log: an
-	 * iteration walks it at a compare a block, where a level of its
-	 * own costs more than the call) */
-	if (h->sb->id >= m->nhead || m->head[h->sb->id].cterms < 2)
-		return 0;	/* (a call too long to keep: none kept, the table short) */
-	/* What the call left: the calling entry's call (lsa_flog.cev), and
-	 * the return the next block follows. */
-	lsa_fm_called(m, e - 1, lsa_fm_at(m, e)->sb, lsa_fm_at(m, c - 1)->exit);
-	lsa_fm_copy(m, e, c);
-	m->pos = e + 1;
-	/* (none whose blocks the log has lost) */
-	if (c + 2 > LSA_FM_LOG && m->dirty < c + 2 - LSA_FM_LOG)
-		m->dirty = c + 2 - LSA_FM_LOG;
-	return 0;
+	return fm_keep(l, t, e, c, 0, 1);
 }
 
 void lsa_fm_release(struct lsa_fmemo *m)

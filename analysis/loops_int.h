@@ -375,7 +375,6 @@ struct lsa_fhead {
 	uint32_t nodes;		/* nodes made since the tries were dropped */
 	uint64_t taken;		/* ... and blocks matched whole */
 	uint32_t croot, cnodes;	/* (the calls' trie) */
-	uint32_t cterms;	/* ... the sequences it holds */
 	uint64_t ctaken;
 	uint8_t bad, cbad;	/* matching that left the trie in a row */
 	uint32_t seen;		/* lsa_fmemo.epoch when met last */
@@ -1127,8 +1126,9 @@ static inline int lsa_fm_mark(struct lsa_thr *t, uint32_t k, uint32_t f)
 int lsa_fm_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint32_t f);
 /* The call whose first block is at log position fpos returned to where
  * it was made (its frame just popped, the block it returned to just
- * logged): it goes into its calling block's trie of calls, if it may,
- * and the log drops it.  Returns 0 or -LS_ENOMEM. */
+ * logged): it goes into its calling block's trie of calls, if it may
+ * (matching takes the calls that block makes later: lsa_fm_cbegin);
+ * the log keeps it.  Returns 0 or -LS_ENOMEM. */
 int lsa_fm_ret(struct lsa_loops *l, struct lsa_thr *t, uint64_t fpos);
 /* The log and its side tables, at first use.  Returns 0 or -LS_ENOMEM. */
 int lsa_fm_alloc(struct lsa_fmemo *m);

@@ -620,7 +620,7 @@ static void t_fmemo(int ref)
 }
 
 /* 8. The learning pass's memo with what it collapses: nested loops'
- * iterations and whole calls.  main (M0, M1) calls f once:
+ * iterations (and calls it takes on their own tries).  main (M0, M1) calls f once:
  *   F 0x2000, H 0x2004 (outer head), P 0x2008 (calls g), I 0x200c (the
  *   return; inner head: to Q or out to Z), Q 0x2010 (back to I), Z 0x2014
  *   (back to H, or on to R), R 0x2018 (returns); g: G1 0x3000 (to G2 or
@@ -637,15 +637,15 @@ static void t_fmemo(int ref)
  * back that goes on (I to Q) and the one that leaves (I to Z) are two
  * iterations, and an inner entry of one trip begins with I leaving.
  * Outer iteration 1 (by block): keeps I's iterations Q I-on and Q
- * I-leaving, g's call G1 G2 (P's calls have taken one path: the call
- * stays in the log) and the iteration with I's iterations collapsed (P,
- * G1, G2, I-on, Z, H).  2: H's trie leaves at G3; by block, keeping G1
- * G3 (two paths now: P's calls are collapsed from here on) and the
- * iteration P, I-on, Z, H, while I's trie takes Q I-leaving whole (1
- * iteration, 2 blocks).  3: taken whole, g's call and I's 3 iterations
- * on their own tries (12 blocks).  4: leaves at I, an entry of one trip
- * (I-leaving first); kept.  5: taken whole (8 blocks).  6 leaves the
- * loop.  So 3 iterations whole, 22 blocks. */
+ * I-leaving, g's call G1 G2 (in P's trie of calls; the log keeps calls
+ * as they ran) and the iteration with I's iterations collapsed (P, G1,
+ * G2, I-on, Z, H).  2: H's trie leaves at G3; by block, keeping G1 G3
+ * and the iteration P, G1, G3, I-on, Z, H, while I's trie takes Q
+ * I-leaving whole (1 iteration, 2 blocks).  3: taken whole, g's call
+ * walked in it and I's 3 iterations on their own trie (12 blocks).  4:
+ * leaves at I, an entry of one trip (I-leaving first); kept.  5: taken
+ * whole (8 blocks).  6 leaves the loop.  So 3 iterations whole, 22
+ * blocks. */
 static void t_fcoll(int ref)
 {
 	static const struct bdef b[] = {

@@ -10,8 +10,12 @@
  * or return made up), blocks moved to a second thread now and then.  The
  * stream goes, in batches of random sizes, to two detectors: one with the
  * memo, one with lsa_loops_opts.reference (every block through the
- * per-block path).  Their profiles must be the same bytes; the memo must
- * have taken blocks (else the check says nothing).  With -e, the stream is
+ * per-block path).  Their profiles must be the same bytes, sorted as
+ * every command writes them (lsp_sort(): the loops renumbered in their
+ * canonical order; a learning pass whose memo takes iterations may meet
+ * two loops' first loop backs in the other order, which numbers them
+ * otherwise); the memo must have taken blocks (else the check says
+ * nothing).  With -e, the stream is
  * the decoded one with an edit at one block in RATE on average instead
  * (the call memo's case: calls that repeat, then one that does not): a
  * block dropped, doubled (a loop back inside a call), swapped with the
@@ -257,6 +261,8 @@ static void run(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symbols 
 	lsa_loops_get_stats(l, st);
 	lsa_loops_free(l);
 	lsa_know_free(k);
+	if ((err = lsp_sort(p)) < 0)
+		die("profile", err);
 	f = open_memstream(buf, len);
 	if (!f || lsp_write_file(p, f, "memocheck", NULL, 0) < 0)
 		die("profile", -LS_EIO);

@@ -241,8 +241,8 @@ static char *profile_text(const struct lsp_profile *p, size_t *len)
 	return buf;
 }
 
-/* The loop profile analyzed with options lo must be p (sorted) byte for
- * byte once sorted, as every command writes a profile, else abort()
+/* The loop profile analyzed with options lo, sorted as every command
+ * writes a profile, must be p (sorted) byte for byte, else abort()
  * saying which it was (what).  (Unsorted, rows of a loop's maps come in
  * the order its hash table holds them, which the order they were met
  * in decides: a second pass in pieces meets them otherwise.) */

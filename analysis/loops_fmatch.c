@@ -327,16 +327,14 @@ static void fm_left(struct lsa_fmemo *m)
 		(*bad)++;
 }
 
-/* done iterations of the outer level ended, of blocks blocks, the last
- * block that ended one gone to next. */
-static void fm_outer(struct lsa_thr *t, uint64_t done, uint64_t blocks, uint64_t next)
+/* done iterations of the outer level ended, of blocks blocks. */
+static void fm_outer(struct lsa_thr *t, uint64_t done, uint64_t blocks)
 {
 	struct lsa_fmemo *m = &t->fm;
 
 	t->path[m->ti].lb += done;	/* (loop backs to it: lsa_ksnap) */
 	m->done += done;
 	m->iters += done;
-	m->tnext = next;
 	m->taken += blocks;
 	m->head[m->node[m->lv[0].rt].id].taken += blocks;
 }
@@ -347,12 +345,12 @@ static void fm_term(struct lsa_thr *t, struct lsa_flv *v)
 {
 	struct lsa_fmemo *m = &t->fm;
 
-	lsa_fm_lb(m, v->s - 1, m->px, 1);
+	lsa_fm_lb(m, v->s - 1, m->px, 1, lsa_fm_next(m, m->pos - 1));
 	m->pos = v->s;
 	v->at = v->rt;
 	v->iters++;
 	if (!m->top) {
-		fm_outer(t, 1, m->tb, m->lnext);
+		fm_outer(t, 1, m->tb);
 		m->tb = 0;
 	}
 }
@@ -431,7 +429,6 @@ static int fm_refeed(struct lsa_thr *t)
 			continue;
 		}
 		m->px = lsa_fm_cx(g);
-		m->lnext = 0;	/* (no block that ends one is asynchronous here) */
 		m->nx = NULL;
 		lsa_fm_copy(m, m->pos++, m->rq++);
 		v->at = (uint32_t)(cn - m->node);
@@ -518,7 +515,7 @@ fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t 
 		}
 	}
 	if (lt) {
-		lsa_fm_lb(m, s - 1, lt->exit, done);
+		lsa_fm_lb(m, s - 1, lt->exit, done, lt->next);
 		*last = lt;
 	}
 	*pi = (size_t)(x - b);
@@ -555,19 +552,15 @@ size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t
 		m->tb += i - i0;
 		if (i > i0)
 			m->ce = 0;	/* (a call dropped is one no more) */
-		if (done) {
-			v->iters += done;
-			m->lnext = last->next;
-		}
+		v->iters += done;
 		if (done && !m->top) {
 			/* the blocks of the iterations it ended were taken */
 			uint64_t rest = (uint64_t)(b + i - (last + 1));
 
-			fm_outer(t, done, m->tb - rest, last->next);
+			fm_outer(t, done, m->tb - rest);
 			m->tb = rest;
 		}
 		if (r == FW_AFTER) {
-			m->lnext = b[i - 1].next;
 			m->nx = i < n ? &b[i] : NULL;
 			fm_after(t, &m->node[v->at], 1);
 		} else if (r == FW_MISS && !fm_pop(t)) {
@@ -655,8 +648,7 @@ int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 	 * its block's last run, the call that followed it (as below). */
 	t->psb = h->sb;
 	t->pexit = lsa_fm_cx(h);
-	if (m->done)
-		t->pnext = m->tnext;
+	t->pnext = lsa_fm_next(m, p - 1);
 	t->landing = 0;
 	if (h->fl & LSA_FL_CALL)	/* (the head's entry is the top one) */
 		fm_applied(l, t, m->cev[(p - 1) & (LSA_FM_LOG - 1)]);
@@ -676,7 +668,7 @@ int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 			l->st.blocks++;
 			t->psb = g.sb;
 			t->pexit = lsa_fm_cx(&g);
-			t->pnext = 0;
+			t->pnext = lsa_fm_next(m, p);
 			t->landing = 0;
 			r = (int)t->npath;
 		} else {
@@ -684,6 +676,7 @@ int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 			 * below; else the exit of its last run, which the next
 			 * block follows) */
 			struct lsd_block x = { .sb = g.sb, .exit = ce ? g.exit : lsa_fm_cx(&g),
+					       .next = ce ? 0 : lsa_fm_next(m, p),
 					       .id = g.sb->id };
 
 			if ((r = lsa_loops_learn_one(l, t, &x)) < 0)
@@ -701,10 +694,5 @@ int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 		if (ce)
 			fm_applied(l, t, ce);
 	}
-	/* (a block's own next is not kept: a transfer reads it after an
-	 * interrupt alone, and only the last block that ended an iteration
-	 * matched may be one) */
-	if (r && t->pexit == LSD_EXIT_ASYNC)
-		t->pnext = m->lnext;
 	return r;
 }

@@ -101,6 +101,8 @@ int lsa_fm_alloc(struct lsa_fmemo *m)
 		return -LS_ENOMEM;
 	if (!m->cev && !(m->cev = malloc(LSA_FM_LOG * sizeof(*m->cev))))
 		return -LS_ENOMEM;
+	if (!m->anx && !(m->anx = malloc(LSA_FM_LOG * sizeof(*m->anx))))
+		return -LS_ENOMEM;
 	return 0;
 }
 
@@ -289,7 +291,7 @@ int lsa_fm_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint32_t f)
 	 * its block what the next one follows.  Where it did not leave the
 	 * state as found, no iteration begun before it is kept; else none
 	 * whose blocks the log has lost. */
-	lsa_fm_lb(m, s - 1, x, 1);
+	lsa_fm_lb(m, s - 1, x, 1, lsa_fm_next(m, c - 1));
 	m->pos = s;
 	lo = c >= LSA_FM_LOG ? c - LSA_FM_LOG + 1 : 0;
 	if (!ok)
@@ -328,6 +330,7 @@ void lsa_fm_release(struct lsa_fmemo *m)
 	free(m->log);
 	free(m->lbv);
 	free(m->cev);
+	free(m->anx);
 	free(m->tops);
 	free(m->start);
 	memset(m, 0, sizeof(*m));

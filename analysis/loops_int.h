@@ -429,6 +429,8 @@ struct lsa_fmemo {
 	struct lsa_flog *log;	/* block at position p: log[p % LSA_FM_LOG] */
 	uint64_t *lbv;		/* by log slot: iterations collapsed (LSA_FL_LB) */
 	const struct lsd_sblock **cev;	/* ... a call's first block (LSA_FL_CALL) */
+	uint64_t *anx;		/* ... where an asynchronous exit resumed (the
+				 * last run's exit LSD_EXIT_ASYNC) */
 	uint64_t pos;		/* the log's end (back to an entry's first
 				 * iteration at each loop back to it) */
 	uint64_t dirty;		/* no iteration begun before this position is kept */
@@ -460,8 +462,6 @@ struct lsa_fmemo {
 	/* the block that comes next, where known (a level whose trie does
 	 * not begin with it is not tried): NULL where not */
 	const struct lsd_block *nx;
-	uint64_t lnext;		/* where the last block that ended one went */
-	uint64_t tnext;		/* ... that ended one of the outer level */
 	uint64_t done;		/* iterations matched since matching began */
 	uint64_t taken, iters;	/* blocks and iterations matched whole */
 	uint64_t again;		/* ... of those, taken as repeats (lsa_memo_repeat) */
@@ -1030,6 +1030,8 @@ static inline void lsa_fm_put(struct lsa_fmemo *m, const struct lsd_block *b)
 
 	g->sb = b->sb;
 	g->w = b->exit;
+	if (__builtin_expect(b->exit == LSD_EXIT_ASYNC, 0))
+		m->anx[(m->pos - 1) & (LSA_FM_LOG - 1)] = b->next;
 }
 /* The exit of the last run of an entry's block (the one the next block
  * follows), and its setting. */
@@ -1047,12 +1049,27 @@ static inline struct lsa_flog *lsa_fm_at(struct lsa_fmemo *m, uint64_t p)
 {
 	return &m->log[p & (LSA_FM_LOG - 1)];
 }
+/* Where the entry at p resumed, its last run left by an asynchronous
+ * exit (the transfer that follows reads it: lsa_loops_transfer()); 0
+ * for any other exit. */
+static inline uint64_t lsa_fm_next(const struct lsa_fmemo *m, uint64_t p)
+{
+	const struct lsa_flog *g = &m->log[p & (LSA_FM_LOG - 1)];
+
+	return lsa_fm_cx(g) == LSD_EXIT_ASYNC ? m->anx[p & (LSA_FM_LOG - 1)] : 0;
+}
 /* k more iterations of the loop whose head's block is at p collapsed
  * after it, the last run of the head's block (just looped back to) left
- * by exit x. */
-static inline void lsa_fm_lb(struct lsa_fmemo *m, uint64_t p, uint8_t x, uint64_t k)
+ * by exit x to next.  (Only an iteration's last block may leave by an
+ * asynchronous exit: the transfer after one marks the log dirty, so no
+ * trie has one elsewhere, and its resume must be kept with the entry.) */
+static inline void lsa_fm_lb(struct lsa_fmemo *m, uint64_t p, uint8_t x, uint64_t k,
+			     uint64_t next)
 {
 	struct lsa_flog *h = lsa_fm_at(m, p);
+
+	if (x == LSD_EXIT_ASYNC)
+		m->anx[p & (LSA_FM_LOG - 1)] = next;
 
 	if (!(h->fl & LSA_FL_LB)) {
 		h->fl |= LSA_FL_LB;
@@ -1083,6 +1100,8 @@ static inline void lsa_fm_copy(struct lsa_fmemo *m, uint64_t dst, uint64_t src)
 		m->lbv[d] = m->lbv[s];
 	if (m->log[s].fl & LSA_FL_CALL)
 		m->cev[d] = m->cev[s];
+	if (lsa_fm_cx(&m->log[s]) == LSD_EXIT_ASYNC)
+		m->anx[d] = m->anx[s];
 }
 /* The depth of trie node c's frame (the head's, a root's: 0). */
 static inline uint32_t lsa_fm_depth(const struct lsa_fnode *nd, uint32_t c)

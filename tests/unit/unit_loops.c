@@ -760,6 +760,81 @@ static void t_again(int ref)
 	batch = 1;
 }
 
+/* 10. An interrupt resumed in place at the end of an inner iteration,
+ * which the learning pass's memo takes three levels deep.  One function:
+ *   A 0x1000, H 0x1010 (outer head), M 0x1020 (middle head), I 0x1030
+ *   (inner head: not taken to Q, taken out to N or X), Q 0x1050 (back to
+ *   I), N 0x1060 (taken back to M, not on to Z), Z 0x1070 (taken back
+ *   to H, not on to E), X 0x1080 (on to N), E 0x1090: 1 instruction
+ *   each.  Q does not follow I: an interrupt at I that resumes at Q
+ *   resumes elsewhere than after I, which only the block's next says.
+ * Four outer iterations; I's trip counts 3 2 | 3 2 | 4 2 | 2, the
+ * second outer iteration interrupted at I (resumed at Q) in its first
+ * middle trip, the third the same one I later, its middle trip going
+ * by X.  Hand count: I, 7 entries, 18 iterations, self = total = 18 I
+ * + 11 Q = 29; M, 4 entries, 7 iterations, self M 7 + N 7 + X 1 = 15,
+ * total 15 + 29 = 44; H, 1 entry, 4 iterations, self H 4 + Z 4 = 8,
+ * total 52; the thread 54 instructions, A and E outside every loop.
+ * The learning pass: the first outer iteration goes block by block and
+ * is kept, its middle and inner iterations too.  In the second, I's
+ * trie leaves at the interrupt and the iteration Q, I interrupted is
+ * kept in it.  In the third, the outer trie takes M, the middle trie I
+ * and the inner trie two iterations, the second ending interrupted;
+ * then Q (after the interrupt) leaves all three, and the middle level's
+ * blocks go back to the outer one (I after M) before the blocks go
+ * through the per-block path.  There the interrupt's resume must be
+ * the one at Q (stop 41's bug: it was lost where a level's blocks went
+ * back, Q then opened a signal handler's frame, and no loop back to M
+ * or H taught that X is in their bodies).  No outer iteration is taken
+ * whole (the second and third leave at the interrupt, the fourth leaves
+ * the loop): 0 iterations, 0 blocks. */
+static void t_async(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1010, 1, 0 }, { 0x1020, 1, 0 }, { 0x1030, 1, 0 },
+		{ 0x1050, 1, 0 }, { 0x1060, 1, 0 }, { 0x1070, 1, 0 }, { 0x1080, 1, 0 },
+		{ 0x1090, 1, 0 },
+	};
+	static const uint64_t f[] = { 0x1000 };
+#define IQ { 3, LSD_EXIT_COND_NOT, 4 }, { 4, LSD_EXIT_JUMP, 3 }
+#define IA { 3, LSD_EXIT_ASYNC, 4 }, { 4, LSD_EXIT_JUMP, 3 }
+#define MI { 2, LSD_EXIT_FALL, 3 }
+#define NM { 3, LSD_EXIT_COND_TAKEN, 5 }, { 5, LSD_EXIT_COND_TAKEN, 2 }
+#define NZH { 3, LSD_EXIT_COND_TAKEN, 5 }, { 5, LSD_EXIT_COND_NOT, 6 },		\
+	{ 6, LSD_EXIT_COND_TAKEN, 1 }, { 1, LSD_EXIT_FALL, 2 }
+	static const struct step s[] = {
+		{ 0, LSD_EXIT_FALL, 1 }, { 1, LSD_EXIT_FALL, 2 },
+		MI, IQ, IQ, NM, MI, IQ, NZH,
+		MI, IQ, IA, NM, MI, IQ, NZH,
+		MI, IQ, IQ, IA, { 3, LSD_EXIT_COND_TAKEN, 7 }, { 7, LSD_EXIT_JUMP, 5 },
+		{ 5, LSD_EXIT_COND_TAKEN, 2 }, MI, IQ, NZH,
+		MI, IQ, { 3, LSD_EXIT_COND_TAKEN, 5 }, { 5, LSD_EXIT_COND_NOT, 6 },
+		{ 6, LSD_EXIT_COND_NOT, 8 }, { 8, LSD_EXIT_END, -1 },
+	};
+#undef IQ
+#undef IA
+#undef MI
+#undef NM
+#undef NZH
+	int ns = (int)(sizeof(s) / sizeof(s[0]));
+	struct run R;
+
+	for (batch = 1; batch <= ns; batch += ns - 1) {
+		const char *w = batch == 1 ? "block by block" : "one batch";
+
+		run(&R, b, 9, f, 1, s, ns, ref);
+		TAP_EQ(R.err, 0, "async, %s (%s): the detector runs", w, mode(ref));
+		LOOP_EQ(&R, 0x1030, 7, 18, 29, 29, "async I");
+		LOOP_EQ(&R, 0x1020, 4, 7, 15, 44, "async M");
+		LOOP_EQ(&R, 0x1010, 1, 4, 8, 52, "async H");
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 54, "async, %s: 54 instructions", w);
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 2, "async, %s: 2 outside loops", w);
+		LEARNED_EQ(&R, ref, "async", w, 0, 0);
+		lsp_free(R.p);
+	}
+	batch = 1;
+}
+
 int main(void)
 {
 	int ref;
@@ -775,6 +850,7 @@ int main(void)
 		t_fmemo(ref);
 		t_fcoll(ref);
 		t_again(ref);
+		t_async(ref);
 	}
 	return TAP_DONE();
 }

@@ -314,10 +314,16 @@ int lsa_fm_ret(struct lsa_loops *l, struct lsa_thr *t, uint64_t e)
 	 * The log keeps it as it ran: an iteration walks a call at a
 	 * compare a block, and a call collapsed into its calling entry
 	 * here, where other blocks were still to be walked again by the
-	 * levels, lost what they needed (memocheck -k; 2026-12-02). */
+	 * levels, lost what they needed (memocheck -k; 2026-12-02).  And
+	 * its last block left it by its own exit: a matching call level
+	 * ends at the trie's last node, which keys that block's first run,
+	 * before any level could take what was collapsed after it (a
+	 * head's iterations, their last run returning; memocheck -s 9 -k
+	 * -y, where such a call's first block, run once and not returning,
+	 * ended the call). */
 	if (!e || e >= c || m->dirty > e || c - (e - 1) >= LSA_FM_LOG ||
 	    t->npath <= top->base || lsa_fm_at(m, e - 1)->sb != t->path[t->npath - 1].sb ||
-	    c - e > LSA_FM_MAX)
+	    c - e > LSA_FM_MAX || (lsa_fm_at(m, c - 1)->fl & (LSA_FL_LB | LSA_FL_CALL)))
 		return 0;
 	return fm_keep(l, t, e, c, 0, 1);
 }

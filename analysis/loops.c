@@ -718,6 +718,7 @@ int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 	t = lsa_loops_thread(l, stream);
 	if (!t)
 		return -LS_ENOMEM;
+	l->nin += n;
 	if (l->learn && l->snap && stream < l->nsref && !l->sref[stream].cpu)
 		return lsa_know_cuts(l, t, b, n);
 	return lsa_loops_thr_blocks(l, t, b, n);

@@ -615,6 +615,11 @@ struct lsa_loops {
 	/* A learning pass keeps the frames and paths of its per-thread
 	 * streams every `snap` blocks (0: never), for pieces. */
 	uint64_t snap;
+	/* A second pass whose blocks the learning pass took nearly all as
+	 * repeats (lsa_memo_repeat): they cost it less than handing them to
+	 * other threads does, so it runs them on the decoding thread. */
+	int here;
+	uint64_t nin;		/* blocks handed to it (lsa_loops_blocks) */
 };
 
 /* Whether a run of loop's head under owner (loop + 1, 0: frame level)

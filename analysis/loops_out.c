@@ -692,6 +692,12 @@ static uint64_t piece_blocks(void)
 	return env_num("LOOPSCOPE_PIECE_BLOCKS", LSA_PIECE_BLOCKS);
 }
 
+/* Percent of a stream's blocks the learning pass took as repeats above
+ * which the second pass stays on one thread (struct lsa_loops.here):
+ * 98.5 on the stencil of bench/; 76 on spmv, 54 on bzip2, whose
+ * second passes gain from pieces. */
+#define LSA_HERE_PCT 90
+
 /* One pass of the detector l over the bundle (with also beside it). */
 static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		const struct lsd_callbacks *also, void *also_arg)
@@ -700,7 +706,8 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 
 	/* each per-thread stream's end (its stream_end callback) ends its
 	 * thread; the threads of per-CPU streams end at finish */
-	if (l->o.jobs > 1 && (l->memo || l->fmemo)) {	/* the reference: one thread */
+	if (l->o.jobs > 1 && (l->memo || l->fmemo) && !(l->here && !also)) {
+		/* (the reference: one thread; a light second pass alone too) */
 		struct lsa_pieces *ps = NULL;
 
 		/* the detector then reads symbols, never the reader */
@@ -710,7 +717,7 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		 * streams), on `jobs` workers (LOOPSCOPE_PIECE_WORKERS=0: one
 		 * after the other on this thread, as where no thread can be
 		 * made) */
-		if (l->know && l->memo && piece_blocks() &&
+		if (l->know && l->memo && piece_blocks() && !l->here &&
 		    (err = lsa_pieces_new(&ps, l, (unsigned)env_num("LOOPSCOPE_PIECE_WORKERS",
 								     l->o.jobs),
 					  piece_blocks())))
@@ -740,6 +747,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	struct lsa_loops_stats lst = { 0 };
 	struct lsa_know *k = NULL;
 	struct lsa_loops *l;
+	uint64_t nin;
 	uint32_t run;
 	int err;
 
@@ -759,6 +767,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	if (!err)
 		err = pass(l, sym, NULL, NULL);
 	lsa_loops_get_stats(l, &lst);
+	nin = l->nin;
 	lsa_loops_free(l);
 	if (!err)
 		err = lsa_loops_new(&l, d, r, sym, p, run, o);
@@ -767,6 +776,12 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		return err;
 	}
 	lsa_loops_know(l, k);
+	/* Blocks the learning pass took as repeats cost the second about
+	 * as little (a compare each).  Where they are more than
+	 * LSA_HERE_PCT percent of its blocks, their decode and the copies to other threads cost
+	 * more than the work those threads share (the stencil of bench/:
+	 * 0.92 s at -j2 in pieces, 0.82 piped, 0.66 on the one thread). */
+	l->here = lst.learn_again * 100 > nin * LSA_HERE_PCT;
 	err = pass(l, sym, also, also_arg);
 	if (!err)
 		err = label_loops(l);

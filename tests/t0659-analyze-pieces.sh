@@ -102,6 +102,19 @@ t_ok "nested: ... and the same rows" cmp s.sorted p.sorted
 LOOPSCOPE_PIECE_BLOCKS=0 "$BUILD/tests/loopdump" -j 2 nested.lsc >/dev/null 2>p.err
 t_grep "nested: LOOPSCOPE_PIECE_BLOCKS=0: no pieces" "pieces 0$" p.err
 
+# A stream whose blocks the learning pass took nearly all as repeats
+# (spin: 98% of them, one inner loop of 10 x 100000 trips): the second
+# pass stays on the decoding thread, no pieces (LSA_HERE_PCT), the same
+# rows and profile (nested, above, took 45% as repeats, and was cut).
+"$LOOPSCOPE" record -q -o spin.lsc -- "$TD/spin" 10 100000 >/dev/null 2>&1 </dev/null
+t_ok "spin: recorded" test -s spin.lsc
+"$BUILD/tests/loopdump" -j 2 spin.lsc >p.out 2>p.err
+t_grep "spin: -j 2, repeats: no pieces" "pieces 0$" p.err
+"$BUILD/tests/loopdump" spin.lsc >s.out 2>/dev/null
+t_ok "spin: ... and -j1's rows" cmp s.out p.out
+pieces_same spin.lsc 2
+pieces_same spin.lsc 2 --cfg --structural
+
 # Per-CPU streams are not cut: the same profile.
 t_percpu_bundle
 t_ok "a per-CPU bundle" test -s pc.lsc

@@ -1,0 +1,194 @@
+/* loops_memo_ops.h - the call memo's and the learning pass's memo's
+ * operations (their state is loops_memo.h's).  Included by loops_int.h
+ * alone, after the thread (struct lsa_thr) they work on. */
+#ifndef LSA_LOOPS_MEMO_OPS_H
+#define LSA_LOOPS_MEMO_OPS_H
+
+/* loops_cmemo.c.  Recording: a call into sb is made, before its frame
+ * is pushed; a block goes on (after its transfer(); x the exit into it);
+ * a function event; frame `popped` returned as called (after its pop,
+ * which left leaf_call()'s count in cm.leaf); anything the memo cannot
+ * take (a loop, a signal, an unwind, a hole, a thread switch).
+ * lsa_cm_return returns 0 or -LS_ENOMEM. */
+void lsa_cm_call(struct lsa_thr *t, const struct lsd_sblock *sb);
+void lsa_cm_block(struct lsa_thr *t,
+		  const struct lsd_sblock *sb, uint8_t x);
+void lsa_cm_event(struct lsa_thr *t, uint32_t kind, uint32_t fn, uint64_t len);
+int lsa_cm_return(struct lsa_loops *l, struct lsa_thr *t, uint32_t popped);
+void lsa_cm_abort(struct lsa_thr *t);
+/* The block after a call, b, starts matching (cm.on) if a recorded call
+ * begins with it. */
+int lsa_cm_begin(struct lsa_thr *t, const struct lsd_block *b);
+/* Matches b[i .. n); returns the index of the first block not taken
+ * (a call ended: applied; or left the trie: its blocks went through the
+ * per-block path).  *err: 0 or -LS_ENOMEM. */
+size_t lsa_cm_run(struct lsa_loops *l, struct lsa_thr *t,
+		  const struct lsd_block *b, size_t i, size_t n, int *err);
+/* Stops matching: the blocks taken go through the per-block path.
+ * Returns 0 or -LS_ENOMEM. */
+int lsa_cm_stop(struct lsa_loops *l, struct lsa_thr *t);
+/* Block sbid heads a loop now: tries holding it go stale. */
+void lsa_cm_new_head(struct lsa_cmemo *m, uint32_t sbid);
+void lsa_cm_release(struct lsa_cmemo *m);
+
+/* loops_fmemo.c: the learning pass's memo (struct lsa_fmemo). */
+/* Block b was taken: into the log. */
+static inline void lsa_fm_put(struct lsa_fmemo *m, const struct lsd_block *b)
+{
+	struct lsa_flog *g = &m->log[m->pos++ & (LSA_FM_LOG - 1)];
+
+	g->sb = b->sb;
+	g->w = b->exit;
+	if (__builtin_expect(b->exit == LSD_EXIT_ASYNC, 0))
+		m->anx[(m->pos - 1) & (LSA_FM_LOG - 1)] = b->next;
+}
+/* The exit of the last run of an entry's block (the one the next block
+ * follows), and its setting. */
+static inline uint8_t lsa_fm_cx(const struct lsa_flog *g)
+{
+	return g->fl & LSA_FL_CX ? g->cx : g->exit;
+}
+static inline void lsa_fm_setcx(struct lsa_flog *g, uint8_t x)
+{
+	g->cx = x;
+	g->fl |= LSA_FL_CX;
+}
+/* The log's entry at position p, and its side tables' slot. */
+static inline struct lsa_flog *lsa_fm_at(struct lsa_fmemo *m, uint64_t p)
+{
+	return &m->log[p & (LSA_FM_LOG - 1)];
+}
+/* Where the entry at p resumed, its last run left by an asynchronous
+ * exit (the transfer that follows reads it: lsa_loops_transfer()); 0
+ * for any other exit. */
+static inline uint64_t lsa_fm_next(const struct lsa_fmemo *m, uint64_t p)
+{
+	const struct lsa_flog *g = &m->log[p & (LSA_FM_LOG - 1)];
+
+	return lsa_fm_cx(g) == LSD_EXIT_ASYNC ? m->anx[p & (LSA_FM_LOG - 1)] : 0;
+}
+/* k more iterations of the loop whose head's block is at p collapsed
+ * after it, the last run of the head's block (just looped back to) left
+ * by exit x to next.  (Only an iteration's last block may leave by an
+ * asynchronous exit: the transfer after one marks the log dirty, so no
+ * trie has one elsewhere, and its resume must be kept with the entry.) */
+static inline void lsa_fm_lb(struct lsa_fmemo *m, uint64_t p, uint8_t x, uint64_t k,
+			     uint64_t next)
+{
+	struct lsa_flog *h = lsa_fm_at(m, p);
+
+	if (x == LSD_EXIT_ASYNC)
+		m->anx[p & (LSA_FM_LOG - 1)] = next;
+
+	if (!(h->fl & LSA_FL_LB)) {
+		h->fl |= LSA_FL_LB;
+		m->lbv[p & (LSA_FM_LOG - 1)] = 0;
+	}
+	m->lbv[p & (LSA_FM_LOG - 1)] += k;
+	h->fl &= (uint8_t)~LSA_FL_CALL;	/* (the new run's call is to come) */
+	lsa_fm_setcx(h, x);
+}
+/* A whole call the block at p made (its first block e) collapsed after
+ * it, its return left by exit x (what the next block follows). */
+static inline void lsa_fm_called(struct lsa_fmemo *m, uint64_t p,
+				 const struct lsd_sblock *e, uint8_t x)
+{
+	struct lsa_flog *h = lsa_fm_at(m, p);
+
+	h->fl |= LSA_FL_CALL;
+	m->cev[p & (LSA_FM_LOG - 1)] = e;
+	lsa_fm_setcx(h, x);
+}
+/* Copies the log's entry at position src to dst, side tables too. */
+static inline void lsa_fm_copy(struct lsa_fmemo *m, uint64_t dst, uint64_t src)
+{
+	size_t d = dst & (LSA_FM_LOG - 1), s = src & (LSA_FM_LOG - 1);
+
+	m->log[d] = m->log[s];
+	if (m->log[s].fl & LSA_FL_LB)
+		m->lbv[d] = m->lbv[s];
+	if (m->log[s].fl & LSA_FL_CALL)
+		m->cev[d] = m->cev[s];
+	if (lsa_fm_cx(&m->log[s]) == LSD_EXIT_ASYNC)
+		m->anx[d] = m->anx[s];
+}
+/* The depth of trie node c's frame (the head's, a root's: 0). */
+static inline uint32_t lsa_fm_depth(const struct lsa_fnode *nd, uint32_t c)
+{
+	return nd[c].parent == LSA_NONE ? 0 : nd[c].aux;
+}
+/* Something no iteration may span happened at the block just taken (its
+ * outcome depends on the frames below the loop's). */
+static inline void lsa_fm_dirty(struct lsa_thr *t)
+{
+	t->fm.dirty = t->fm.pos;
+}
+/* Room in the marks for path entry k.  Returns 0 or -LS_ENOMEM. */
+int lsa_fm_mark_grow(struct lsa_thr *t, uint32_t k);
+/* Path entry k (just pushed, or looped back to) of sb, function f,
+ * begins an iteration with the block at log position pos.  Returns 0 or
+ * -LS_ENOMEM.  Inline: the learning pass marks every block it pushes or
+ * loops back to (the call's own cost was half of it). */
+static inline int lsa_fm_mark_at(struct lsa_thr *t, uint32_t k, uint32_t f, uint64_t pos)
+{
+	struct lsa_fmemo *m = &t->fm;
+	int err;
+
+	if (__builtin_expect(k >= m->capstart, 0) && (err = lsa_fm_mark_grow(t, k)))
+		return err;
+	/* the head's function running (no tail call away; both may be
+	 * unknown), every frame the iteration and the levels nested in it
+	 * may push a frame of their own */
+	m->start[k] = t->fr[t->nfr - 1].cur == f && !t->deep &&
+		      t->nfr < LSA_MAX_FRAMES - LSA_FM_LEVELS * 2 * LSA_FM_MAX ?
+		      pos : pos | LSA_FM_NOK;
+	return 0;
+}
+static inline int lsa_fm_mark(struct lsa_thr *t, uint32_t k, uint32_t f)
+{
+	return lsa_fm_mark_at(t, k, f, t->fm.pos);
+}
+/* Loop back to path entry ti (of function f): the iteration that ended
+ * goes into its head's trie, if it may, and the log drops it (the
+ * head's entry counts it).  Returns 0 or -LS_ENOMEM. */
+int lsa_fm_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint32_t f);
+/* The call whose first block is at log position fpos returned to where
+ * it was made (its frame just popped, the block it returned to just
+ * logged): it goes into its calling block's trie of calls, if it may
+ * (matching takes the calls that block makes later: lsa_fm_cbegin);
+ * the log keeps it.  Returns 0 or -LS_ENOMEM. */
+int lsa_fm_ret(struct lsa_loops *l, struct lsa_thr *t, uint64_t fpos);
+/* The log and its side tables, at first use.  Returns 0 or -LS_ENOMEM. */
+int lsa_fm_alloc(struct lsa_fmemo *m);
+/* After the block that looped back to, or pushed, path entry ti:
+ * matching begins if ti's block has a trie (nx: the next block, NULL
+ * where not known yet). */
+void lsa_fm_begin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
+		  const struct lsd_block *nx);
+/* The same after such a block that makes a call: matching begins if
+ * the block has a trie of calls. */
+void lsa_fm_cbegin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
+		   const struct lsd_block *nx);
+/* Matches b[i .. n); returns the index of the first block not taken.
+ * Matching stops (fm.on 0) where a block leaves the trie. */
+size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t n);
+/* Matching ends (stopped, or stopped here): the blocks of the unfinished
+ * iteration it took go through the per-block path, as the log keeps
+ * them.  nx: the block that comes next, NULL where none does yet (a cut,
+ * the thread's end).  Returns the path entry + 1 the last block pushed
+ * or looped back to (0: none), -LS_EINVAL or -LS_ENOMEM. */
+int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *nx);
+void lsa_fm_release(struct lsa_fmemo *m);
+/* loops.c: the learning pass's blocks b[0 .. n) of thread t; and its
+ * stop (at the thread's end, at a cut): the blocks matched of an
+ * unfinished iteration through the per-block path.  Each returns 0,
+ * -LS_EINVAL or -LS_ENOMEM. */
+int lsa_loops_learn_blocks(struct lsa_loops *l, struct lsa_thr *t,
+			   const struct lsd_block *b, size_t n);
+int lsa_loops_learn_stop(struct lsa_loops *l, struct lsa_thr *t);
+/* One block through the learning pass's per-block path: returns the path
+ * entry + 1 it pushed or looped back to (0: a landing), -LS_EINVAL or
+ * -LS_ENOMEM. */
+int lsa_loops_learn_one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b);
+
+#endif

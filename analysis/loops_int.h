@@ -648,6 +648,10 @@ static inline int lsa_loops_pre_add(struct lsa_loops *l, struct lsa_thr *t,
 
 #include "analysis/loops_memo_ops.h"
 
+/* loops_out.c: symbol information for (module m, off), with its source
+ * line where lines is set; zeroed (but the address) where unknown. */
+void lsa_loops_sym_lookup(struct lsa_loops *l, int32_t m, uint64_t off, int lines,
+			  struct lsd_symbol_info *info);
 /* loops_out.c: writes a finished thread's rows into the profile. */
 int lsa_loops_flush_thread(struct lsa_loops *l, struct lsa_thr *t);
 void lsa_thr_release(struct lsa_thr *t);

@@ -1,5 +1,5 @@
-/* loops_out.c - the detector's results into the profile, and the driver
- * that runs decoder and detector over a whole bundle. */
+/* loops_out.c - the detector's results into the profile, and its
+ * callbacks for the decode (loops_analyze.c runs the passes). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,9 +34,8 @@ static int module_p(struct lsa_loops *l, int32_t m, uint32_t *out)
 	return 0;
 }
 
-/* Symbol information for (module, off); zeroed when unknown. */
-static void lookup(struct lsa_loops *l, int32_t m, uint64_t off, int lines,
-		   struct lsd_symbol_info *info)
+void lsa_loops_sym_lookup(struct lsa_loops *l, int32_t m, uint64_t off, int lines,
+			  struct lsd_symbol_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->vaddr = off;
@@ -63,7 +62,7 @@ static int func_p(struct lsa_loops *l, uint32_t f, uint32_t *out)
 		err = module_p(l, fd->module, &mod);
 		if (err)
 			return err;
-		lookup(l, fd->module, fd->off, l->o.want_lines, &info);
+		lsa_loops_sym_lookup(l, fd->module, fd->off, l->o.want_lines, &info);
 		i = lsp_func_intern(l->p, mod, fd->off, info.vaddr,
 				    info.function ? info.function : "",
 				    info.file ? info.file : "",
@@ -92,7 +91,7 @@ static int loop_p(struct lsa_loops *l, uint32_t loop, uint32_t *out)
 			err = func_p(l, ld->func, &func);
 		if (err)
 			return err;
-		lookup(l, h->module, off, l->o.want_lines, &info);
+		lsa_loops_sym_lookup(l, h->module, off, l->o.want_lines, &info);
 		i = lsp_loop_intern(l->p, mod, off, info.vaddr, func,
 				    info.file ? info.file : "",
 				    info.line > 0 ? (uint32_t)info.line : 0);
@@ -118,7 +117,7 @@ static int last_insn(struct lsa_loops *l, uint32_t sbid, uint32_t *mod,
 	if (err)
 		return err;
 	*off = sb->module < 0 ? sb->last : sb->mod_off + (sb->last - sb->start);
-	lookup(l, sb->module, *off, 0, &info);
+	lsa_loops_sym_lookup(l, sb->module, *off, 0, &info);
 	*vaddr = info.vaddr;
 	return 0;
 }
@@ -356,7 +355,7 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 		/* the label it gives (label_loops()), kept so that merged
 		 * profiles can label a loop whose best branch changed */
 		if (!err && !falls && sb && sb->module >= 0) {
-			lookup(l, sb->module, tl.off, l->o.want_lines, &info);
+			lsa_loops_sym_lookup(l, sb->module, tl.off, l->o.want_lines, &info);
 			if (info.file && info.line > 0) {
 				tl.line = (uint32_t)info.line;
 				tl.file = (char *)info.file;
@@ -539,269 +538,3 @@ const struct lsd_callbacks lsa_loops_callbacks = {
 	.stream_end = cb_end,
 	.thread = cb_thread,
 };
-
-/* Loop pidx's inline chain from its label's lookup: the inlined functions,
- * innermost first, ';' between.  Returns 0 or -LS_ENOMEM. */
-static int set_inline(struct lsa_loops *l, uint32_t pidx,
-		      const struct lsd_symbol_info *info)
-{
-	const struct lsp_loop *pl = &l->p->loops[pidx];
-	char buf[1024];
-	size_t n = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < info->ninline && n + 1 < sizeof(buf); i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? ";" : "",
-				      info->inlined[i] ? info->inlined[i] : "?");
-	return lsp_loop_set_range(l->p, pidx, pl->first_line, pl->last_line, buf);
-}
-
-static void widen(struct lsp_loop *pl, const char *file, int line);
-
-/* Widens loop pl's line range to the line info names, where that is in
- * the loop's own function: its label's file, and the same innermost
- * inlined function as its label (or none), so that the lines of a
- * function inlined into the loop do not count. */
-static void widen_info(struct lsp_loop *pl, const struct lsd_symbol_info *info)
-{
-	const char *in = pl->inlined_from, *semi = strchr(in, ';');
-	size_t n = semi ? (size_t)(semi - in) : strlen(in);
-	const char *f = info->ninline ? info->inlined[0] : NULL;
-
-	if (n ? !f || strlen(f) != n || strncmp(f, in, n) : f != NULL)
-		return;
-	widen(pl, info->file, info->line);
-}
-
-/* Widens loop pl's line range to line, in its label's file. */
-static void widen(struct lsp_loop *pl, const char *file, int line)
-{
-	if (!file || line <= 0 || strcmp(file, pl->file))
-		return;
-	if (!pl->first_line || (uint32_t)line < pl->first_line)
-		pl->first_line = (uint32_t)line;
-	if ((uint32_t)line > pl->last_line)
-		pl->last_line = (uint32_t)line;
-}
-
-/* The lines each loop's own code spans in its label's file: the first
- * and last instruction of every block of its body (nested loops
- * included, callees and functions inlined into it not), and its label.
- * Returns 0. */
-static int body_ranges(struct lsa_loops *l)
-{
-	struct lsp_profile *p = l->p;
-	size_t i;
-
-	for (i = 0; i < l->nloops; i++) {
-		const struct lsa_loopdef *ld = &l->loops[i];
-		struct lsp_loop *pl;
-
-		if (ld->pidx == LSA_NONE || ld->pidx >= p->n_loops)
-			continue;
-		pl = &p->loops[ld->pidx];
-		pl->first_line = pl->last_line = 0;
-		widen(pl, pl->file, (int)pl->line);
-	}
-	for (i = 0; i < l->body.cap; i++) {
-		const struct lsa_kent *e = &l->body.t[i];
-		const struct lsd_sblock *sb;
-		struct lsd_symbol_info info;
-		const struct lsa_loopdef *ld;
-
-		if (e->a == LSA_KMAP_EMPTY || e->a >= l->nloops)
-			continue;
-		ld = &l->loops[e->a];
-		sb = lsd_sblock(l->d, (size_t)e->b);
-		if (ld->pidx == LSA_NONE || ld->pidx >= p->n_loops || !sb || sb->module < 0)
-			continue;
-		lookup(l, sb->module, sb->mod_off, l->o.want_lines, &info);
-		widen_info(&p->loops[ld->pidx], &info);
-		lookup(l, sb->module, sb->mod_off + (sb->last - sb->start),
-		       l->o.want_lines, &info);
-		widen_info(&p->loops[ld->pidx], &info);
-	}
-	return 0;
-}
-
-/* Labels each loop the detector found with its own source line: the line
- * of its most executed back branch (ties: the lowest address), which
- * compilers attribute to the loop's for/while line; at -O2 the head is
- * often the body's first statement, since the loop was rotated.  Where
- * that block falls through into the head (no branch: the head holds the
- * loop's test, as at -O0), or its instruction has no line, the head's
- * line stays.  Returns 0 or -LS_ENOMEM. */
-static int label_loops(struct lsa_loops *l)
-{
-	const struct lsp_profile *p = l->p;
-	struct lsp_best *best = NULL;
-	size_t i;
-	int err;
-
-	if ((err = lsp_best_tails(p, &best)) < 0)
-		return err;
-	for (i = 0; i < l->nloops && !err; i++) {
-		const struct lsa_loopdef *ld = &l->loops[i];
-		const struct lsp_loop *pl;
-		struct lsd_symbol_info info;
-		char *hfile;
-
-		if (ld->pidx == LSA_NONE || ld->pidx >= p->n_loops || !best[ld->pidx].count ||
-		    lsa_kmap_find(&l->falltail, ld->pidx, best[ld->pidx].off))
-			continue;
-		pl = &p->loops[ld->pidx];
-		lookup(l, ld->head->module, best[ld->pidx].off, l->o.want_lines, &info);
-		if (!info.file || info.line <= 0)
-			continue;
-		if (!(hfile = strdup(pl->head_file))) {
-			err = -LS_ENOMEM;
-			break;
-		}
-		err = lsp_loop_set_lines(l->p, ld->pidx, info.file, (uint32_t)info.line,
-					 hfile, pl->head_line);
-		free(hfile);
-		if (!err)
-			err = set_inline(l, ld->pidx, &info);
-	}
-	if (!err)
-		err = body_ranges(l);
-	free(best);
-	return err;
-}
-
-/* The environment's number `name` (for tests and comparisons), or dflt
- * where it is not set or no number. */
-static uint64_t env_num(const char *name, uint64_t dflt)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return dflt;
-	n = strtoull(v, &end, 10);
-	return *end ? dflt : (uint64_t)n;
-}
-
-/* Blocks per piece of a second pass on several threads (where the
- * learning pass keeps snapshots): LOOPSCOPE_PIECE_BLOCKS (0: no pieces;
- * small ones test the joins), else LSA_PIECE_BLOCKS. */
-static uint64_t piece_blocks(void)
-{
-	return env_num("LOOPSCOPE_PIECE_BLOCKS", LSA_PIECE_BLOCKS);
-}
-
-/* Percent of a stream's blocks the learning pass took as repeats above
- * which the second pass stays on one thread (struct lsa_loops.here):
- * 98.5 on the stencil of bench/; 76 on spmv, 54 on bzip2, whose
- * second passes gain from pieces. */
-#define LSA_HERE_PCT 90
-
-/* One pass of the detector l over the bundle (with also beside it). */
-static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
-		const struct lsd_callbacks *also, void *also_arg)
-{
-	int err;
-
-	/* each per-thread stream's end (its stream_end callback) ends its
-	 * thread; the threads of per-CPU streams end at finish */
-	if (l->o.jobs > 1 && (l->memo || l->fmemo) && !(l->here && !also)) {
-		/* (the reference: one thread; a light second pass alone too) */
-		struct lsa_pieces *ps = NULL;
-
-		/* the detector then reads symbols, never the reader */
-		if (sym)
-			lsd_symbols_load(sym);
-		/* the second pass in pieces (where the learning pass cut the
-		 * streams), on `jobs` workers (LOOPSCOPE_PIECE_WORKERS=0: one
-		 * after the other on this thread, as where no thread can be
-		 * made) */
-		if (l->know && l->memo && piece_blocks() && !l->here &&
-		    (err = lsa_pieces_new(&ps, l, (unsigned)env_num("LOOPSCOPE_PIECE_WORKERS",
-								     l->o.jobs),
-					  piece_blocks())))
-			return err;
-		/* The other consumer on a thread of its own: with the decode's
-		 * (mostly waiting) on 2 cores as fast as on 3 (bench/).  With
-		 * pieces alone the decode stays here, beside the workers (its
-		 * own thread cost more than it saved: bench/). */
-		err = ps ? lsd_decode_all_tee(l->d, &lsa_pieces_callbacks, ps, also, also_arg,
-					      also ? 2 : 0, NULL) :
-		      lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
-					 2, NULL);
-		lsa_pieces_free(ps);
-	} else {
-		err = lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
-					 0, NULL);
-	}
-	return err ? err : lsa_loops_finish(l);
-}
-
-int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
-			   struct lsd_symbols *sym, struct lsp_profile *p,
-			   const struct lsa_loops_opts *o,
-			   struct lsa_loops_stats *st,
-			   const struct lsd_callbacks *also, void *also_arg)
-{
-	struct lsa_loops_stats lst = { 0 };
-	struct lsa_know *k = NULL;
-	struct lsa_loops *l;
-	uint64_t nin;
-	uint32_t run;
-	int err;
-
-	if (!d || !r || !p)
-		return -LS_EINVAL;
-	/* a new profile has its one run, empty; else this is one more */
-	run = p->n_threads ? p->nruns : 0;
-	/* The first pass learns each thread's loops, the second profiles
-	 * them knowing all of it from the start (struct lsa_know). */
-	err = lsa_loops_new(&l, d, r, sym, p, run, o);
-	if (err)
-		return err;
-	err = lsa_loops_learn(l, &k);
-	/* several jobs: the second pass in pieces, whose cuts this keeps */
-	if (!err && l->o.jobs > 1 && l->fmemo)
-		l->snap = piece_blocks();
-	if (!err)
-		err = pass(l, sym, NULL, NULL);
-	lsa_loops_get_stats(l, &lst);
-	nin = l->nin;
-	lsa_loops_free(l);
-	if (!err)
-		err = lsa_loops_new(&l, d, r, sym, p, run, o);
-	if (err) {
-		lsa_know_free(k);
-		return err;
-	}
-	lsa_loops_know(l, k);
-	/* Blocks the learning pass took as repeats cost the second about
-	 * as little (a compare each).  Where they are more than
-	 * LSA_HERE_PCT percent of its blocks, their decode and the copies to other threads cost
-	 * more than the work those threads share (the stencil of bench/:
-	 * 0.92 s at -j2 in pieces, 0.82 piped, 0.66 on the one thread). */
-	l->here = lst.learn_again * 100 > nin * LSA_HERE_PCT;
-	err = pass(l, sym, also, also_arg);
-	if (!err)
-		err = label_loops(l);
-	if (!err)
-		p->nruns = run + 1;
-	if (st) {
-		lsa_loops_get_stats(l, st);
-		st->learn_blocks = lst.blocks;
-		st->learn_memo_blocks = lst.learn_memo_blocks;
-		st->learn_memo_iters = lst.learn_memo_iters;
-		st->learn_again = lst.learn_again;
-	}
-	lsa_loops_free(l);
-	lsa_know_free(k);
-	return err;
-}
-
-int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
-		      struct lsd_symbols *sym, struct lsp_profile *p,
-		      const struct lsa_loops_opts *o, struct lsa_loops_stats *st)
-{
-	return lsa_loops_analyze_with(d, r, sym, p, o, st, NULL, NULL);
-}

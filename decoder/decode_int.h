@@ -200,7 +200,7 @@ struct lsd_decoder {
 	 * of each stream a prefix, LSD_KEEP_MAX bytes in all. */
 	struct lsd_kept *kept;
 	size_t nkept, kept_bytes;
-	size_t keep_max;		/* LSD_KEEP_MAX, 0 if LOOPSCOPE_KEEP_CHUNKS=0 */
+	size_t keep_max;		/* 0; LSD_KEEP_MAX if LOOPSCOPE_KEEP_CHUNKS=1 */
 	struct lsd_prefetch *pf;	/* reading that stream ahead, or NULL */
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
@@ -268,7 +268,9 @@ struct lsd_kept {
 /* What the kept chunks may hold: the open's scan of a trace of up to 32
  * MiB of PT hands its chunks to the decode instead of each being read,
  * checked and decompressed twice; longer traces keep their first 32 MiB.
- * Memory stays bounded, whatever the trace's length. */
+ * Memory stays bounded, whatever the trace's length.  Only with
+ * LOOPSCOPE_KEEP_CHUNKS=1: the page faults of the memory they take cost
+ * more than the second read saves (README, "Each chunk read once"). */
 #define LSD_KEEP_MAX (32u << 20)
 /* Keeps chunk c of stream s, just read into d->cbuf.p[0] (len bytes), if
  * it fits LSD_KEEP_MAX; d->cbuf.p[0] is then the kept one's (NULL).

@@ -207,10 +207,10 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 
 		if (lsd_env_reference())
 			d->o.reference = 1;
-		/* For comparisons and tests: every chunk read twice, the
-		 * decode's read ahead on a thread, as before chunks were
-		 * kept. */
-		d->keep_max = keep && !strcmp(keep, "0") ? 0 : LSD_KEEP_MAX;
+		/* Kept only where asked (LOOPSCOPE_KEEP_CHUNKS=1): their
+		 * fresh memory's page faults cost more than a second read
+		 * and decompression (LSD_KEEP_MAX). */
+		d->keep_max = keep && !strcmp(keep, "1") ? LSD_KEEP_MAX : 0;
 		/* libipt works around CPU errata the fast path does not
 		 * model: such a recording is decoded by libipt alone. */
 		if (memcmp(&d->base.errata, &none, sizeof(none)))

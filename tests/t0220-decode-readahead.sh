@@ -5,9 +5,9 @@
 #
 # Where the expected numbers come from:
 #  - N, the chunks of the stream: `info`'s stream line (the bundle's index,
-#    no decoding).  By default the open's scan keeps all N (30 KB, far below
-#    the 32 MiB it may keep) for the decode, which reads none ahead.  With
-#    LOOPSCOPE_KEEP_CHUNKS=0 none is kept: with --jobs=1 no chunk is read
+#    no decoding).  With LOOPSCOPE_KEEP_CHUNKS=1 the open's scan keeps all
+#    N (30 KB, far below the 32 MiB it may keep) for the decode, which reads
+#    none ahead.  By default none is kept: with --jobs=1 no chunk is read
 #    ahead; with 2 or 3 every chunk of the stream is (the thread reads from
 #    chunk 0 on); a stream of one chunk starts no thread (0).
 #  - the decode's counts: those of --jobs=1 and of the reference path
@@ -33,7 +33,9 @@ t_ok "the stream has several chunks ($n)" test "${n:-0}" -ge 4
 
 ahead() { sed -n 's/.*, \([0-9]*\) read ahead$/\1/p' "$1"; }
 kept() { sed -n 's/.*, \([0-9]*\) kept from the open.s scan, .*/\1/p' "$1"; }
-# Kept by the open's scan (the default): nothing left to read ahead.
+# Kept by the open's scan (LOOPSCOPE_KEEP_CHUNKS=1): nothing left to
+# read ahead.
+export LOOPSCOPE_KEEP_CHUNKS=1
 for j in 1 2; do
 	"$LOOPSCOPE" info --decode --jobs=$j spin.lsc >k$j.out 2>k$j.err
 	t_eq "info --decode --jobs=$j, chunks kept" 0 $?
@@ -45,15 +47,15 @@ t_eq "the reference path takes the kept chunks too" "$n" "$(kept kref.out)"
 "$LOOPSCOPE" info --format=json --decode -j2 spin.lsc >k2.json
 t_grep "JSON: kept_chunks" "\"kept_chunks\": $n,\$" k2.json
 
-# Not kept: read twice, the decode's read ahead on a thread.
-export LOOPSCOPE_KEEP_CHUNKS=0
+# Not kept (the default): read twice, the decode's read ahead on a thread.
+unset LOOPSCOPE_KEEP_CHUNKS
 for j in 1 2 3; do
 	"$LOOPSCOPE" info --decode --jobs=$j spin.lsc >j$j.out 2>j$j.err
 	t_eq "info --decode --jobs=$j" 0 $?
 done
 LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" info --decode -j 2 spin.lsc >ref.out 2>&1
 t_eq "info --decode on the reference path, -j 2" 0 $?
-t_eq "LOOPSCOPE_KEEP_CHUNKS=0 keeps none" 0 "$(kept j2.out)"
+t_eq "by default none is kept" 0 "$(kept j2.out)"
 t_eq "--jobs=1 reads no chunk ahead" 0 "$(ahead j1.out)"
 t_eq "--jobs=2 reads every chunk ahead" "$n" "$(ahead j2.out)"
 t_eq "--jobs=3 reads every chunk ahead" "$n" "$(ahead j3.out)"
@@ -107,10 +109,11 @@ t_ok "damaged: the same profile with -j 1 and -j 3" cmp -s b1.lsprof b2.lsprof
 t_ok "damaged: the same messages" cmp -s b1.err b2.err
 t_ok "damaged: not the clean profile" test "$(cmp a2.lsprof b2.lsprof | wc -l)" = 1
 
-# The same with the chunks kept from the open's scan (the default): its
-# read of the damaged chunk fails, so that chunk and those after it are
-# read again by the decode, which reports it; the same profiles, messages.
-unset LOOPSCOPE_KEEP_CHUNKS
+# The same with the chunks kept from the open's scan
+# (LOOPSCOPE_KEEP_CHUNKS=1): its read of the damaged chunk fails, so that
+# chunk and those after it are read again by the decode, which reports
+# it; the same profiles, messages.
+export LOOPSCOPE_KEEP_CHUNKS=1
 "$LOOPSCOPE" analyze -q -j 1 -o ka1.lsprof spin.lsc 2>ka1.err
 t_ok "kept: the same profile as without" cmp -s a1.lsprof ka1.lsprof
 for j in 1 3; do

@@ -72,7 +72,7 @@ static void spans_again(const struct lsd_decoder *d, struct lsd_bspan *s, size_t
 						   offsetof(struct lsd_fchain, b));
 		s[i].again = 0;
 		if (s[i].n == lsd_fchain_head(d, ch)->nb)
-			ch->out = 1;
+			lsd_fchain_head(d, ch)->out = 1;
 	}
 }
 
@@ -530,7 +530,7 @@ static int run_chunk(struct lsd_fctx *c)
 					 * the next build, which hands it out
 					 * first */
 					sp[nsp].b = ch->b;
-					sp[nsp].again = ch->out ? 1 : -1;	/* (spans_again()) */
+					sp[nsp].again = h->out ? 1 : -1;	/* (spans_again()) */
 					sp[nsp++].n = h->nb;
 					tl = 0;
 				}

@@ -193,12 +193,15 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 	struct lsd_fchead *h = lsd_fchain_head(d, ch);
 
 	h->key = 0;	/* the slot's old chain is being overwritten */
-	ch->out = 0;
+	h->out = 0;
 	while (nb < LSD_CH_MAX) {
 		const struct lsd_fblk *f = &fb[cur - 1];
 		uint64_t to;
 		uint32_t nx;
 		uint8_t exit;
+
+		if (insns + f->ninsn > UINT32_MAX)	/* (the header's count) */
+			goto stop;
 
 		switch (f->kind) {
 		case LSD_K_CALL:
@@ -273,7 +276,7 @@ stop:
 	h->nops = (uint8_t)nops;
 	h->lastc = (uint8_t)lastc;
 	h->end = cur;
-	h->insns = insns;
+	h->insns = (uint32_t)insns;
 	return made;
 }
 
@@ -287,7 +290,8 @@ static void chain_copy(const struct lsd_decoder *d, struct lsd_fchain *to,
 	*lsd_fchain_head(d, to) = *hf;
 	memcpy(to, from, offsetof(struct lsd_fchain, b));
 	memcpy(to->b, from->b, hf->nb * sizeof(*from->b));
-	to->out = 0;	/* (its own blocks: not handed out from here yet) */
+	/* (its own blocks: not handed out from here yet) */
+	lsd_fchain_head(d, to)->out = 0;
 }
 
 struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, uint32_t cur,

@@ -120,6 +120,9 @@ static void flatten(struct lsd_fctx *c)
 		c->nsp = 0;
 		c->tail_loc = 0;
 	}
+	/* (no run points into a chain's slot now) */
+	if (!++c->d->ch_epoch)
+		c->d->ch_epoch = 1;
 	c->nloc = c->n;
 }
 
@@ -386,7 +389,7 @@ static int run_chunk(struct lsd_fctx *c)
 	struct lsd_bspan *const sp = c->f->sp;
 	struct lsd_block *const loc = c->f->loc;
 	struct lsd_fchain *const chains = c->d->chains;
-	const struct lsd_fchead *const chead = c->d->chead;
+	struct lsd_fchead *const chead = c->d->chead;
 	const unsigned ch_shift = 64 - c->d->ch_log;
 	struct lsd_fpk k;
 	uint32_t cur = 0;
@@ -487,7 +490,7 @@ static int run_chunk(struct lsd_fctx *c)
 				uint64_t key = lsd_fchain_key(cur, kk, bits);
 
 				const size_t slot = lsd_fchain_slot(key, ch_shift);
-				const struct lsd_fchead *h = &chead[slot];
+				struct lsd_fchead *h = &chead[slot];
 
 				ch = &chains[slot];
 				if (h->key != key) {
@@ -498,9 +501,11 @@ static int run_chunk(struct lsd_fctx *c)
 						ch = NULL;
 						break;
 					}
-					/* The slots may change: nothing handed out
-					 * may point into them. */
-					if (!c->copy) {
+					/* The slot is built or copied into: no run
+					 * not handed out may point into it (nor
+					 * into the one a copy goes to, which
+					 * lsd_fast_chain() checks). */
+					if (!c->copy && h->pend == c->d->ch_epoch) {
 						SAVE();
 						if ((err = commit(c, 0)) != 0)
 							return err;
@@ -532,6 +537,7 @@ static int run_chunk(struct lsd_fctx *c)
 					sp[nsp].b = ch->b;
 					sp[nsp].again = h->out ? 1 : -1;	/* (spans_again()) */
 					sp[nsp++].n = h->nb;
+					h->pend = c->d->ch_epoch;
 					tl = 0;
 				}
 				fin = n + h->lastc;
@@ -766,6 +772,7 @@ int lsd_fast_chunk(struct lsd_run *r)
 		r->d->ch_log = ch_log_for(r->d);
 		r->d->chains = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chains));
 		r->d->chead = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chead));
+		r->d->ch_epoch = 1;	/* (a header's 0: never pointed into) */
 		if (!r->d->chains || !r->d->chead) {
 			free(r->d->chains);
 			free(r->d->chead);

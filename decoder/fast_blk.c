@@ -333,6 +333,10 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
 		u = lsd_fchain_head(d, ch)->used;
 		key = lsd_fchain_skey(cur, u, bits >> (k - u));
 		s = &d->chains[lsd_fchain_slot(key, shift)];
+		/* (not over a slot a run not handed out points into: the
+		 * copy only spares later builds) */
+		if (s != ch && lsd_fchain_head(d, s)->pend == d->ch_epoch)
+			return ch;
 		if (s != ch)
 			chain_copy(d, s, ch);
 		lsd_fchain_head(d, s)->key = key;

@@ -100,6 +100,11 @@ struct lsd_fchead {
 	 * quarter of the walk at that load; info --decode -j1 on bzip2,
 	 * median of 8: 0.55 to 0.53 s, xz the same, 2026-12-02). */
 	uint8_t out;
+	/* lsd_decoder.ch_epoch when a run not handed out yet was made of
+	 * this slot's blocks by reference: the slot must not be built or
+	 * copied into before they are handed out or copied (an older value,
+	 * or one the 16 bits wrapped to, only costs a needless commit). */
+	uint16_t pend;
 };
 _Static_assert(sizeof(struct lsd_fchead) == 24, "a chain's header: 24 bytes");
 

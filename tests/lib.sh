@@ -168,3 +168,46 @@ t_fuzz_no_leak() {
 	t_ok "inputs run after others give what they give alone" cmp -s fwd alone
 	t_ok "and in the reverse order" cmp -s rev alone
 }
+
+# t_memo_modes LABEL BUNDLE: tests/tools/memocheck's ten modes on BUNDLE,
+# each on its own seed (1 to 10), its TAP lines renumbered here and
+# labelled "LABELseed N: ..." (t0640, t0641).
+t_memo_modes() {
+	for _seed in 1 2 3 4 5 6 7 8 9 10; do
+		case $_seed in
+		1) _mode= ;;
+		# two passes, as analyze makes them: the loops known
+		# from the start (no trie goes stale for a loop found
+		# later, every entry of trip count 1 one); the first
+		# pass's own memo of whole iterations (loops_fmemo.c)
+		# against the per-block path's learning, with and
+		# without functions named
+		2|3) _mode=-k ;;
+		9) _mode="-k -y" ;;
+		4) _mode="-e 30 -y" ;;
+		# edits: exits changed to any kind (signals, holes,
+		# returns made up) inside iterations the first pass's
+		# memo keeps or matches
+		5) _mode="-e 300 -k" ;;
+		10) _mode="-e 30 -k -y" ;;
+		# functions named: a stop pushes the frame's blocks it
+		# matched itself, and hands a leaf call back whole
+		# (loops_memo.c replay_frame, replay_leaf), a frame of
+		# unknown function never
+		6) _mode="-y" ;;
+		# nested loops left early, inner trip counts equal or
+		# varying: stops at every block of an iteration
+		7) _mode="-x -y -k" ;;
+		8) _mode="-x -k" ;;
+		esac
+		# shellcheck disable=SC2086
+		"$BUILD/tests/memocheck" -s "$_seed" $_mode "$2" >mc.out 2>&1
+		while IFS= read -r _line; do
+			case $_line in
+			"ok "*) echo "ok $((t_n += 1)) - $1seed $_seed: ${_line#ok [0-9]* - }" ;;
+			"not ok "*) echo "not ok $((t_n += 1)) - $1seed $_seed: ${_line#not ok [0-9]* - }" ;;
+			*) echo "$_line" ;;
+			esac
+		done <mc.out
+	done
+}

@@ -37,43 +37,7 @@ for p in nested lp_calls lp_jmp lp_recur lp_trips threads signals irred \
 	[ -x "$TD/$p" ] || continue
 	"$LOOPSCOPE" record -q -o "$p.lsc" -- "$TD/$p" </dev/null >/dev/null 2>&1
 	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
-	for seed in 1 2 3 4 5 6 7 8 9 10; do
-		case $seed in
-		1) mode= ;;
-		# two passes, as analyze makes them: the loops known
-		# from the start (no trie goes stale for a loop found
-		# later, every entry of trip count 1 one); the first
-		# pass's own memo of whole iterations (loops_fmemo.c)
-		# against the per-block path's learning, with and
-		# without functions named
-		2|3) mode=-k ;;
-		9) mode="-k -y" ;;
-		4) mode="-e 30 -y" ;;
-		# edits: exits changed to any kind (signals, holes,
-		# returns made up) inside iterations the first pass's
-		# memo keeps or matches
-		5) mode="-e 300 -k" ;;
-		10) mode="-e 30 -k -y" ;;
-		# functions named: a stop pushes the frame's blocks it
-		# matched itself, and hands a leaf call back whole
-		# (loops_memo.c replay_frame, replay_leaf), a frame of
-		# unknown function never
-		6) mode="-y" ;;
-		# nested loops left early, inner trip counts equal or
-		# varying: stops at every block of an iteration
-		7) mode="-x -y -k" ;;
-		8) mode="-x -k" ;;
-		esac
-		# shellcheck disable=SC2086
-		"$BUILD/tests/memocheck" -s "$seed" $mode "$p.lsc" >mc.out 2>&1
-		while IFS= read -r line; do
-			case $line in
-			"ok "*) echo "ok $((t_n += 1)) - seed $seed: ${line#ok [0-9]* - }" ;;
-			"not ok "*) echo "not ok $((t_n += 1)) - seed $seed: ${line#not ok [0-9]* - }" ;;
-			*) echo "$line" ;;
-			esac
-		done <mc.out
-	done
+	t_memo_modes "" "$p.lsc"
 done
 
 # A real program's bundle and the threaded ones: analyze's profile with

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t0641-memo-programs: t0640's memo identity checks (tests/tools/memocheck,
-# its ten modes) on real programs, whose streams are longer and more varied
-# than the testdata programs': bzip2 -9 compressing text by default;
+# its ten modes: t_memo_modes in tests/lib.sh) on real programs, whose
+# streams are longer and more varied than the testdata programs': bzip2
+# -9 compressing text by default;
 # LS_SLOW_TESTS=1 more of it, xz -6 and sqlite3 building and querying an
 # indexed table too (the bench's inputs, bench/inputs.sh).  Three bugs of
 # the learning pass's memo that t0640 missed were found this way
@@ -25,32 +26,6 @@ else
 	bench_inputs . 40000 500
 fi
 
-# memo NAME BUNDLE: the ten modes, each on its own seed (t0640's table).
-memo() {
-	for seed in 1 2 3 4 5 6 7 8 9 10; do
-		case $seed in
-		1) mode= ;;
-		2|3) mode=-k ;;
-		9) mode="-k -y" ;;
-		4) mode="-e 30 -y" ;;
-		5) mode="-e 300 -k" ;;
-		10) mode="-e 30 -k -y" ;;
-		6) mode="-y" ;;
-		7) mode="-x -y -k" ;;
-		8) mode="-x -k" ;;
-		esac
-		# shellcheck disable=SC2086
-		"$BUILD/tests/memocheck" -s "$seed" $mode "$2" >mc.out 2>&1
-		while IFS= read -r line; do
-			case $line in
-			"ok "*) echo "ok $((t_n += 1)) - $1 seed $seed: ${line#ok [0-9]* - }" ;;
-			"not ok "*) echo "not ok $((t_n += 1)) - $1 seed $seed: ${line#not ok [0-9]* - }" ;;
-			*) echo "$line" ;;
-			esac
-		done <mc.out
-	done
-}
-
 # record NAME CMD...: the program recorded into NAME.lsc.
 record() {
 	n=$1
@@ -61,17 +36,17 @@ record() {
 
 if command -v bzip2 >/dev/null; then
 	record bzip2 bzip2 -9 -c text
-	memo bzip2 bzip2.lsc
+	t_memo_modes "bzip2 " bzip2.lsc
 else
 	echo "ok $((t_n += 1)) # skip bzip2 is not installed"
 fi
 if [ "${LS_SLOW_TESTS:-0}" = 1 ]; then
 	if command -v xz >/dev/null; then
 		record xz xz -6 -c text
-		memo xz xz.lsc
+		t_memo_modes "xz " xz.lsc
 	fi
 	if command -v sqlite3 >/dev/null; then
 		record sqlite3 sqlite3 :memory: ".read q.sql"
-		memo sqlite3 sqlite3.lsc
+		t_memo_modes "sqlite3 " sqlite3.lsc
 	fi
 fi

@@ -308,7 +308,7 @@ static int fm_pop(struct lsa_thr *t)
 	m->top--;
 	/* (walked again after the block the level began after) */
 	if (m->pos > v->s || m->rq < m->rhi) {
-		m->px = lsa_fm_cx(lsa_fm_at(m, v->s - 1));
+		m->px = lsa_fm_kx(lsa_fm_at(m, v->s - 1));
 		fm_requeue(m, v->s);
 	}
 	return 1;
@@ -376,6 +376,7 @@ static void fm_cend(struct lsa_thr *t)
 		m->ccx = h->cx;
 		lsa_fm_called(m, v->s - 1, lsa_fm_at(m, v->s)->sb, m->px);
 		m->pos = v->s;
+		m->px = LSA_EXIT_APPLIED;	/* (lsa_fm_kx()) */
 	}
 	hd->cbad = 0;
 	hd->ctaken += v->nb;
@@ -428,7 +429,7 @@ static int fm_refeed(struct lsa_thr *t)
 			}
 			continue;
 		}
-		m->px = lsa_fm_cx(g);
+		m->px = lsa_fm_kx(g);
 		m->nx = NULL;
 		lsa_fm_copy(m, m->pos++, m->rq++);
 		v->at = (uint32_t)(cn - m->node);

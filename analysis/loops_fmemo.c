@@ -203,7 +203,7 @@ static int fm_keep(struct lsa_loops *l, struct lsa_thr *t, uint64_t s, uint64_t 
 		}
 	}
 	at = *root - 1;
-	px = lsa_fm_cx(h);
+	px = lsa_fm_kx(h);
 	n0 = m->nnode;
 	m->head[id].seen = ++m->epoch;	/* (the head again ends it) */
 	for (p = s; p < c; p++) {
@@ -245,7 +245,7 @@ static int fm_keep(struct lsa_loops *l, struct lsa_thr *t, uint64_t s, uint64_t 
 		m->node[n].flags |= (g->fl & LSA_FL_LB ? LSA_FN_COLL : 0) |
 				    (g->fl & LSA_FL_CALL ? LSA_FN_CALL : 0);
 		at = n;
-		px = lsa_fm_cx(g);
+		px = lsa_fm_kx(g);
 		pfl = g->fl;
 	}
 	hd = &m->head[id];	/* (the table may have grown) */

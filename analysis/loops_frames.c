@@ -317,6 +317,7 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 	case LSD_EXIT_RET:
 		if (t->deep) {
 			t->deep--;
+			lsa_fm_dirty(t);	/* (as frame_push() past the most) */
 			return 0;
 		}
 		if (t->nfr > 1 && top->ret == sb->start) {

@@ -896,6 +896,68 @@ static void t_cret(int ref)
 	batch = 1;
 }
 
+/* 12. A head whose own block returns, where its trie has the block
+ * after a call the head made and that returned (the learning pass's
+ * memo keys that block by the call collapsed, not by a return).  One
+ * function, A calling into it:
+ *   A 0x1000 (calls H), H 0x1010 (head; calls G, which returns to B),
+ *   B 0x1014 (back to H), G 0x1020 (returns), E 0x1030: 1 instruction
+ *   each.
+ * A calls H; H's first three runs call G (G returns to B, B jumps back
+ * to H); its fourth run returns itself, to B: not to A's call (whose
+ * return address is 0x1004), so the frame A's call made pops, a return
+ * to none of the frames (as a fuzzed or damaged stream may have it).
+ * B then runs in A's frame, where H is not on the path: H is pushed
+ * again, calls G, and B comes back: a loop at B.  H's sixth run leaves
+ * to E.
+ * Hand count: H, 1 entry of 4 iterations (in the frame A's call made),
+ * self H 4 + B 3 + G 3 = 10, total 10; B, 1 entry of 2 iterations,
+ * self B 2 + H 2 + G 1 = 5 (H under B: both one cycle), total 5; the
+ * thread 17 instructions, A and E outside every loop, one return to no
+ * frame.
+ * The learning pass's memo: H's third run calls, its call's trie takes
+ * G, and the iteration (B, H) that follows is kept with B after that
+ * call collapsed; so is (B, H's fourth run) after the call of H's
+ * third.  Keyed as after a return, the fourth run's own return walked
+ * into them: B, then H's fifth run as an iteration of H in the frame
+ * A's call made, which never popped, and the loop at B was never
+ * learned (memocheck -s 10 -e 30 -k -y on a bzip2 recording). */
+static void t_hret(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1010, 1, 0 }, { 0x1014, 1, 0 }, { 0x1020, 1, 0 },
+		{ 0x1030, 1, 0 },
+	};
+	static const uint64_t f[] = { 0x1000 };
+#define HGB { 1, LSD_EXIT_CALL, 3 }, { 3, LSD_EXIT_RET, 2 }, { 2, LSD_EXIT_JUMP, 1 }
+	static const struct step s[] = {
+		{ 0, LSD_EXIT_CALL, 1 },
+		HGB, HGB, HGB,
+		{ 1, LSD_EXIT_RET, 2 }, { 2, LSD_EXIT_JUMP, 1 },
+		HGB,
+		{ 1, LSD_EXIT_COND_NOT, 4 }, { 4, LSD_EXIT_END, -1 },
+	};
+#undef HGB
+	int ns = (int)(sizeof(s) / sizeof(s[0]));
+	struct run R;
+
+	for (batch = 1; batch <= ns; batch += ns - 1) {
+		const char *w = batch == 1 ? "block by block" : "one batch";
+
+		run(&R, b, 5, f, 1, s, ns, ref);
+		TAP_EQ(R.err, 0, "hret, %s (%s): the detector runs", w, mode(ref));
+		LOOP_EQ(&R, 0x1010, 1, 4, 10, 10, "hret H");
+		LOOP_EQ(&R, 0x1014, 1, 2, 5, 5, "hret B");
+		TAP_EQ(trips_of(&R, 0x1010, 4), 1, "hret, %s: H's entry of 4 trips", w);
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 17, "hret, %s: 17 instructions", w);
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 2, "hret, %s: 2 outside loops", w);
+		TAP_EQ(R.st.frame_mismatches, 1, "hret, %s (%s): one return to no frame", w, mode(ref));
+		LEARNED_EQ(&R, ref, "hret", w, 0, 0);
+		lsp_free(R.p);
+	}
+	batch = 1;
+}
+
 int main(void)
 {
 	int ref;
@@ -913,6 +975,7 @@ int main(void)
 		t_again(ref);
 		t_async(ref);
 		t_cret(ref);
+		t_hret(ref);
 	}
 	return TAP_DONE();
 }

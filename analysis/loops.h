@@ -87,6 +87,15 @@ int lsa_loops_stream_end(struct lsa_loops *l, size_t stream);
 /* Ends every open thread (as lsa_loops_stream_end). */
 int lsa_loops_finish(struct lsa_loops *l);
 void lsa_loops_get_stats(const struct lsa_loops *l, struct lsa_loops_stats *st);
+/* The state of l's threads as text, for tests that hold two detectors
+ * to each other (tests/tools/memocheck -L): per thread its frames (path
+ * base, function, running function, return address, whether a handler
+ * runs) and the static block ids on its path (a loop head marked).
+ * With stop, a learning pass's memo first stops matching, as at a
+ * thread switch (its frames and paths are then the per-block path's;
+ * while it matches they lag).  *out is the caller's to free.  Returns
+ * 0, -LS_EINVAL or -LS_ENOMEM. */
+int lsa_loops_describe(struct lsa_loops *l, int stop, char **out);
 void lsa_loops_free(struct lsa_loops *l);
 
 /* What a detector's threads learned of the trace: the loop heads (each

@@ -1,6 +1,8 @@
 /* loops_thread.c - the loop detector's threads and streams: which thread
  * state a stream's blocks go to (a per-CPU stream's change at switches),
  * a thread's end, and the detector's making and freeing. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,6 +163,45 @@ int lsa_loops_stream_end(struct lsa_loops *l, size_t stream)
 	    l->sref[stream].slot == LSA_NONE)
 		return 0;
 	return lsa_loops_thread_end(l, &l->thr[l->sref[stream].slot]);
+}
+
+int lsa_loops_describe(struct lsa_loops *l, int stop, char **out)
+{
+	size_t i, len;
+	uint32_t k;
+	FILE *f;
+	int err = 0;
+
+	if (!l || !out)
+		return -LS_EINVAL;
+	*out = NULL;
+	for (i = 0; stop && l->learn && i < l->nthr && !err; i++)
+		if (l->thr[i].fm.on)
+			err = lsa_loops_learn_stop(l, &l->thr[i]);
+	if (err)
+		return err;
+	if (!(f = open_memstream(out, &len)))
+		return -LS_ENOMEM;
+	for (i = 0; i < l->nthr; i++) {
+		const struct lsa_thr *t = &l->thr[i];
+
+		fprintf(f, "thread %zu: %u frames, %u path entries, %" PRIu64 " deep, %s\n",
+			i, t->nfr, t->npath, t->deep, t->fm.on || t->memo.on ? "matching" : "stopped");
+		for (k = 0; k < t->nfr; k++)
+			fprintf(f, " frame %u: base %u func %d cur %d ret %#" PRIx64 "%s\n", k,
+				t->fr[k].base, (int)t->fr[k].func, (int)t->fr[k].cur, t->fr[k].ret,
+				t->fr[k].async ? " async" : "");
+		for (k = 0; k < t->npath; k++)
+			fprintf(f, " %u%s", t->path[k].sb->id,
+				lsa_loops_head(t, t->path[k].sb->id) ? "H" : "");
+		fputc('\n', f);
+	}
+	if (fclose(f)) {
+		free(*out);
+		*out = NULL;
+		return -LS_ENOMEM;
+	}
+	return 0;
 }
 
 int lsa_loops_finish(struct lsa_loops *l)

@@ -1,7 +1,7 @@
 /* memocheck.c - the loop detector's iteration memo against its per-block
  * path, on block streams made to be hard for it.
  *
- *   memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] [-k] FILE.lsc
+ *   memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] [-k | -L | -S] FILE.lsc
  *
  * Decodes the bundle's streams (up to -n blocks, default 2M), then builds
  * a perturbed stream from them with a seeded generator: windows of the
@@ -35,6 +35,12 @@
  * (whole iterations, struct lsa_fmemo) must have taken blocks.  Prints
  * TAP lines and "memo_blocks N of M".  Exit status 0 when both hold.  With MEMOCHECK_KEEP
  * set, a difference leaves both profiles in memo.lsprof and ref.lsprof.
+ * With -L (to find where a -k difference begins), the two learning
+ * passes alone run side by side, their frames and paths compared at
+ * every batch end where the memo is not matching (-S: made to stop at
+ * every one, which may hide what it finds); the first difference is
+ * printed, exit status 1.  -n then narrows it down (the edits of a
+ * shorter stream are the same up to its end).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -208,26 +214,92 @@ static void nests(const struct held *h, struct out *o)
 	}
 }
 
+/* The next batch of o from block i: its length, at most 64 blocks of
+ * one stream, drawn from rng (which feed() sets the same for every
+ * run). */
+static size_t batch_at(const struct out *o, size_t i)
+{
+	size_t n = 1 + rnd(64), k;
+
+	for (k = 1; k < n && i + k < o->n && o->stream[i + k] == o->stream[i]; k++)
+		;
+	return k;
+}
+
 /* Feeds o to l in batches of random sizes (the same for every run). */
 static void feed(struct lsa_loops *l, const struct out *o)
 {
 	uint64_t save = rng;
-	size_t i = 0;
+	size_t i = 0, k;
 	int err;
 
 	rng = 12345;
-	while (i < o->n) {
-		size_t n = 1 + rnd(64), k;
-
-		for (k = 1; k < n && i + k < o->n && o->stream[i + k] == o->stream[i]; k++)
-			;
+	for (; i < o->n; i += k) {
+		k = batch_at(o, i);
 		if ((err = lsa_loops_callbacks.blocks(l, o->stream[i], &o->b[i], k)) < 0)
 			die("detector", err);
-		i += k;
 	}
 	if ((err = lsa_loops_finish(l)) < 0)
 		die("finish", err);
 	rng = save;
+}
+
+/* -L: the two learning passes (the memo's, the per-block path's) fed o
+ * side by side, batch for batch as feed() cuts it, their frames and
+ * paths compared after every batch where the memo is not matching
+ * (stop: made to stop there, as at a thread switch, and compared after
+ * every batch).  Prints where they first differ, both states; returns 1
+ * then, else 0.  (How the learning memo's bugs of 2026-12-02 were
+ * found: the first difference, then a trace of that batch.) */
+static int lockstep(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symbols *sym,
+		    const struct out *o, int stop, const char *name)
+{
+	struct lsa_loops_opts om = { .size = sizeof(om) }, orf = om;
+	struct lsa_loops *lm, *lr;
+	struct lsp_profile *pm, *pr;
+	struct lsa_know *km, *kr;
+	size_t i = 0, k, same = 0, checks = 0;
+	int err, diff = 0;
+
+	orf.reference = 1;
+	if ((err = lsp_new(&pm, 0)) < 0 || (err = lsp_new(&pr, 0)) < 0 ||
+	    (err = lsa_loops_new(&lm, d, r, sym, pm, 0, &om)) < 0 ||
+	    (err = lsa_loops_new(&lr, d, r, sym, pr, 0, &orf)) < 0 ||
+	    (err = lsa_loops_learn(lm, &km)) < 0 || (err = lsa_loops_learn(lr, &kr)) < 0)
+		die("detector", err);
+	rng = 12345;
+	for (; i < o->n && !diff; i += k) {
+		char *tm, *tr;
+
+		k = batch_at(o, i);
+		if ((err = lsa_loops_callbacks.blocks(lm, o->stream[i], &o->b[i], k)) < 0 ||
+		    (err = lsa_loops_callbacks.blocks(lr, o->stream[i], &o->b[i], k)) < 0 ||
+		    (err = lsa_loops_describe(lm, stop, &tm)) < 0 ||
+		    (err = lsa_loops_describe(lr, 0, &tr)) < 0)
+			die("detector", err);
+		if (!strstr(tm, "matching")) {
+			checks++;
+			if (strcmp(tm, tr)) {
+				printf("not ok 1 - %s: the learning passes' frames and paths differ "
+				       "after block %zu (the same after block %zu)\n", name, i + k, same);
+				printf("# the memo's:\n%s# the per-block path's:\n%s", tm, tr);
+				diff = 1;
+			}
+			same = i + k;
+		}
+		free(tm);
+		free(tr);
+	}
+	if (!diff)
+		printf("ok 1 - %s: the learning passes' frames and paths agree at %zu batch ends "
+		       "(%zu blocks)\n", name, checks, o->n);
+	lsa_loops_free(lm);
+	lsa_loops_free(lr);
+	lsa_know_free(km);
+	lsa_know_free(kr);
+	lsp_free(pm);
+	lsp_free(pr);
+	return diff;
 }
 
 /* Runs one detector over o; the profile's text in *buf.  know: a first
@@ -283,11 +355,11 @@ int main(int argc, char **argv)
 	char *pm, *pr;
 	size_t lm, lr, i;
 	uint32_t rate = 0;
-	int c, err, bad = 0, names = 0, nest = 0, know = 0;
+	int c, err, bad = 0, names = 0, nest = 0, know = 0, lock = 0;
 
 	rng = 1;
 	h.max = 2u << 20;
-	while ((c = getopt(argc, argv, "s:n:e:xyk")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:e:xykLS")) != -1) {
 		if (c == 's')
 			rng = strtoull(optarg, NULL, 0) * 2654435761u + 1;
 		else if (c == 'n')
@@ -300,11 +372,13 @@ int main(int argc, char **argv)
 			nest = 1;
 		else if (c == 'k')
 			know = 1;
+		else if (c == 'L' || c == 'S')
+			lock = c == 'S' ? 2 : lock ? lock : 1;
 		else
 			return 2;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] [-k] FILE.lsc\n");
+		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] [-k | -L | -S] FILE.lsc\n");
 		return 2;
 	}
 	if ((err = lsb_reader_open(&r, argv[optind])) < 0)
@@ -325,6 +399,16 @@ int main(int argc, char **argv)
 		edit(&h, &ob, rate);
 	else
 		perturb(&h, &ob);
+	if (lock) {
+		bad = lockstep(d, r, sym, &ob, lock == 2, argv[optind]);
+		free(ob.b);
+		free(ob.stream);
+		free(h.b);
+		lsd_symbols_close(sym);
+		lsd_close(d);
+		lsb_reader_close(r);
+		return bad;
+	}
 	run(d, r, sym, &ob, 0, know, &pm, &lm, &sm, &lsm);
 	run(d, r, sym, &ob, 1, know, &pr, &lr, &sr, &lsr);
 	if (lm == lr && !memcmp(pm, pr, lm)) {

@@ -169,6 +169,18 @@ t_fuzz_no_leak() {
 	t_ok "and in the reverse order" cmp -s rev alone
 }
 
+# t_memo_relabel LABEL: memocheck's output (mc.out), its TAP lines
+# renumbered here and labelled "LABEL...".
+t_memo_relabel() {
+	while IFS= read -r _line; do
+		case $_line in
+		"ok "*) echo "ok $((t_n += 1)) - $1${_line#ok [0-9]* - }" ;;
+		"not ok "*) echo "not ok $((t_n += 1)) - $1${_line#not ok [0-9]* - }" ;;
+		*) echo "$_line" ;;
+		esac
+	done <mc.out
+}
+
 # t_memo_modes LABEL BUNDLE: tests/tools/memocheck's ten modes on BUNDLE,
 # each on its own seed (1 to 10), its TAP lines renumbered here and
 # labelled "LABELseed N: ..." (t0640, t0641).
@@ -202,12 +214,6 @@ t_memo_modes() {
 		esac
 		# shellcheck disable=SC2086
 		"$BUILD/tests/memocheck" -s "$_seed" $_mode "$2" >mc.out 2>&1
-		while IFS= read -r _line; do
-			case $_line in
-			"ok "*) echo "ok $((t_n += 1)) - $1seed $_seed: ${_line#ok [0-9]* - }" ;;
-			"not ok "*) echo "not ok $((t_n += 1)) - $1seed $_seed: ${_line#not ok [0-9]* - }" ;;
-			*) echo "$_line" ;;
-			esac
-		done <mc.out
+		t_memo_relabel "$1seed $_seed: "
 	done
 }

@@ -48,13 +48,7 @@ lock() {
 	shift 2
 	for _l in -L -S; do
 		"$BUILD/tests/memocheck" "$_l" -s "$_s" "$@" "$_n.lsc" >mc.out 2>&1
-		while IFS= read -r _line; do
-			case $_line in
-			"ok "*) echo "ok $((t_n += 1)) - $_n $_l seed $_s: ${_line#ok [0-9]* - }" ;;
-			"not ok "*) echo "not ok $((t_n += 1)) - $_n $_l seed $_s: ${_line#not ok [0-9]* - }" ;;
-			*) echo "$_line" ;;
-			esac
-		done <mc.out
+		t_memo_relabel "$_n $_l seed $_s: "
 	done
 }
 

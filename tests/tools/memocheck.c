@@ -352,7 +352,7 @@ int main(int argc, char **argv)
 	struct lsb_reader *r;
 	struct lsd_decoder *d;
 	struct lsd_symbols *sym = NULL;
-	char *pm, *pr;
+	char *pm = NULL, *pr = NULL;
 	size_t lm, lr, i;
 	uint32_t rate = 0;
 	int c, err, bad = 0, names = 0, nest = 0, know = 0, lock = 0;
@@ -373,7 +373,7 @@ int main(int argc, char **argv)
 		else if (c == 'k')
 			know = 1;
 		else if (c == 'L' || c == 'S')
-			lock = c == 'S' ? 2 : lock ? lock : 1;
+			lock = c == 'S' || lock == 2 ? 2 : 1;
 		else
 			return 2;
 	}
@@ -401,13 +401,7 @@ int main(int argc, char **argv)
 		perturb(&h, &ob);
 	if (lock) {
 		bad = lockstep(d, r, sym, &ob, lock == 2, argv[optind]);
-		free(ob.b);
-		free(ob.stream);
-		free(h.b);
-		lsd_symbols_close(sym);
-		lsd_close(d);
-		lsb_reader_close(r);
-		return bad;
+		goto out;
 	}
 	run(d, r, sym, &ob, 0, know, &pm, &lm, &sm, &lsm);
 	run(d, r, sym, &ob, 1, know, &pr, &lr, &sr, &lsr);
@@ -463,6 +457,7 @@ int main(int argc, char **argv)
 	}
 	printf("# memo_blocks %" PRIu64 " of %" PRIu64 ", cmemo_blocks %" PRIu64 " in %"
 	       PRIu64 " calls\n", sm.memo_blocks, sm.blocks, sm.cmemo_blocks, sm.cmemo_calls);
+out:
 	free(pm);
 	free(pr);
 	free(ob.b);

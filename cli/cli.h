@@ -162,6 +162,12 @@ int cli_opt_double(const char *opt, const char *s, double min, double max,
 unsigned cli_online_cpus(void);
 /* The directory holding the running binary (no trailing slash). */
 const char *cli_exe_dir(void);
+/* Before a command runs: where the kernel gives huge pages to advised
+ * memory alone and argv names a bundle of 1 MiB or more, runs the binary
+ * again (argv as given) with glibc's malloc advising its memory, once;
+ * the run again puts the environment back.  Returns where nothing is
+ * done or the exec fails (cli/tune.c). */
+void cli_tune_malloc(char **argv);
 
 #define CLI_EXIT_USAGE 129
 #define LS_VERSION "0.1.0"

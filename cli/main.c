@@ -134,6 +134,7 @@ static int run_command(const struct cli_command *cmd, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
+	char **all = argv;
 	int mode;
 
 	/* A file size limit (ulimit -f) is a full disk: the write fails
@@ -193,5 +194,8 @@ int main(int argc, char **argv)
 			  argv[1]);
 		return CLI_EXIT_USAGE;
 	}
+	/* (every command may read a bundle; the exec costs about 7 ms,
+	 * and is not made for --help, --version or a mistyped command) */
+	cli_tune_malloc(all);
 	return run_command(cmd, argc - 1, argv + 1);
 }

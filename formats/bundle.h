@@ -201,6 +201,11 @@ struct lsb_stats {
  * still set when non-NULL so lsb_reader_errmsg() can be read, and must be
  * closed. */
 int lsb_reader_open(struct lsb_reader **pr, const char *path);
+/* Whether path is a regular file that begins as a bundle does (its magic
+ * alone: nothing else is read; anything but a regular file is not opened,
+ * so a FIFO named is left to its reader); its size goes to *size where
+ * that is not NULL.  Returns 1 or 0, or -LS_ENOENT, -LS_EIO. */
+int lsb_is_bundle(const char *path, uint64_t *size);
 void lsb_reader_close(struct lsb_reader *r);
 const char *lsb_reader_errmsg(const struct lsb_reader *r);
 const char *lsb_reader_path(const struct lsb_reader *r);

@@ -428,6 +428,32 @@ bad:
 	return 0;
 }
 
+int lsb_is_bundle(const char *path, uint64_t *size)
+{
+	char h[LSB_MAGIC_LEN];
+	struct stat sb;
+	int fd, yes;
+
+	if (!path)
+		return -LS_EIO;
+	/* (a FIFO, or a device, is not opened: an open or a read there
+	 * would wait for a writer, or take what it writes) */
+	if (stat(path, &sb) < 0)
+		return errno == ENOENT ? -LS_ENOENT : -LS_EIO;
+	if (!S_ISREG(sb.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? -LS_ENOENT : -LS_EIO;
+	yes = !fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
+	      read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
+	      !memcmp(h, LSB_MAGIC, LSB_MAGIC_LEN);
+	if (yes && size)
+		*size = (uint64_t)sb.st_size;
+	close(fd);
+	return yes;
+}
+
 int lsb_reader_open(struct lsb_reader **pr, const char *path)
 {
 	uint8_t h[LSB_FILE_HDR_MAX];

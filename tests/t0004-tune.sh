@@ -1,0 +1,77 @@
+# t0004-tune.sh - loopscope runs itself again with glibc's malloc advising
+# huge pages (cli/tune.c), and nothing of it reaches a child or a result:
+# a recorded program sees the environment the user gave loopscope, and a
+# profile is the same byte for byte with LOOPSCOPE_HUGEPAGES=0.
+. "$LSTOP/tests/lib.sh"
+t_need_recorder
+cd "$T_TMP" || exit 1
+
+# What /usr/bin/env, recorded, printed of these two variables.
+seen() {
+	grep -E '^(GLIBC_TUNABLES|LOOPSCOPE_TUNED)=' "$1" | sort | tr '\n' ' '
+}
+
+env -u GLIBC_TUNABLES -u LOOPSCOPE_TUNED "$LOOPSCOPE" record -q -o e1.lsc -- \
+	/usr/bin/env >e1.out 2>e1.err
+t_eq "a recorded program sees no GLIBC_TUNABLES where the user set none" \
+	"" "$(seen e1.out)"
+env -u LOOPSCOPE_TUNED GLIBC_TUNABLES=glibc.malloc.perturb=0 \
+	"$LOOPSCOPE" record -q -o e2.lsc -- /usr/bin/env >e2.out 2>e2.err
+t_eq "... and the user's own GLIBC_TUNABLES as it was" \
+	"GLIBC_TUNABLES=glibc.malloc.perturb=0 " "$(seen e2.out)"
+# The run again's mark says how the environment was: it is put back
+# (whether or not this kernel makes loopscope run itself again).
+env -u GLIBC_TUNABLES LOOPSCOPE_TUNED==glibc.malloc.perturb=1 \
+	"$LOOPSCOPE" record -q -o e3.lsc -- /usr/bin/env >e3.out 2>e3.err
+t_eq "a run again puts GLIBC_TUNABLES back from its mark, and drops the mark" \
+	"GLIBC_TUNABLES=glibc.malloc.perturb=1 " "$(seen e3.out)"
+env GLIBC_TUNABLES=glibc.malloc.perturb=2 LOOPSCOPE_TUNED=- \
+	"$LOOPSCOPE" record -q -o e4.lsc -- /usr/bin/env >e4.out 2>e4.err
+t_eq "... or unsets it where the mark says it was not set" "" "$(seen e4.out)"
+
+# Where the kernel gives huge pages to advised memory alone, the binary
+# is run again once, with the tunable, for a bundle of 1 MiB or more (the
+# exec costs more than a small one's faults); elsewhere, or when asked
+# not to, never (strace shows the execs, where it is installed).
+"$LOOPSCOPE" record -q -o big.lsc -- sqlite3 --version >/dev/null 2>&1
+if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null &&
+   [ "$(stat -c %s big.lsc)" -ge 1048576 ] && [ "$(stat -c %s e1.lsc)" -lt 1048576 ]; then
+	execs() {
+		strace -f -e trace=execve -o tr.txt "$@" >/dev/null 2>&1
+		grep -c 'execve("/proc/self/exe"' tr.txt
+	}
+	want=0
+	grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null && want=1
+	t_eq "runs itself again $want time(s) on this kernel, for a bundle of 1 MiB" "$want" \
+		"$(execs env -u GLIBC_TUNABLES "$LOOPSCOPE" info big.lsc)"
+	cp big.lsc loopscope.lsc
+	t_eq "... or the default bundle, where no file is named" "$want" \
+		"$(execs env -u GLIBC_TUNABLES "$LOOPSCOPE" info)"
+	rm -f loopscope.lsc
+	t_eq "not for a smaller one" "0" \
+		"$(execs env -u GLIBC_TUNABLES "$LOOPSCOPE" info e1.lsc)"
+	t_eq "not with LOOPSCOPE_HUGEPAGES=0" "0" \
+		"$(execs env LOOPSCOPE_HUGEPAGES=0 "$LOOPSCOPE" info big.lsc)"
+	t_eq "not where the user's GLIBC_TUNABLES sets hugetlb" "0" \
+		"$(execs env GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$LOOPSCOPE" info big.lsc)"
+	t_eq "not for --version" "0" "$(execs "$LOOPSCOPE" --version)"
+else
+	for _ in 1 2 3 4 5 6; do
+		t_n=$((t_n + 1))
+		echo "ok $t_n # skip strace is missing, or the bundles are not the sizes wanted"
+	done
+fi
+
+# Arguments are looked at for a bundle; a FIFO among them is not opened
+# (an open would wait for its writer, a read would take what it writes).
+mkfifo ff
+(sleep 1; echo through >ff) &
+timeout 60 "$LOOPSCOPE" record -q -o ff.lsc -- /bin/cat ff >ff.out 2>ff.err
+t_eq "a FIFO named to the recorded command is left to it" "through" "$(cat ff.out)"
+wait
+
+"$LOOPSCOPE" record -q -o n.lsc -- "$BUILD/testdata/nested" >/dev/null 2>&1
+t_ok "analyze with huge pages" "$LOOPSCOPE" analyze -q -o a.lsprof n.lsc
+t_ok "analyze without (LOOPSCOPE_HUGEPAGES=0)" \
+	env LOOPSCOPE_HUGEPAGES=0 "$LOOPSCOPE" analyze -q -o b.lsprof n.lsc
+t_ok "the same profile byte for byte" cmp a.lsprof b.lsprof

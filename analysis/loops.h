@@ -128,11 +128,12 @@ int lsa_loops_analyze(struct lsd_decoder *d, struct lsb_reader *r,
 		      const struct lsa_loops_opts *o, struct lsa_loops_stats *st);
 
 /* lsa_loops_analyze() with a second consumer of the same decode (another
- * analysis' callbacks and their argument; may be NULL): the second pass
- * over the trace feeds both.  With o->jobs of 2 or more its callbacks run on
- * a thread of their own (see lsd_decode_all_tee()): they must then
- * touch neither the decoder, its reader, the symbols nor the profile
- * before the decode returns. */
+ * analysis' callbacks and their argument; may be NULL): the first pass
+ * over the trace, the one that learns the loops, feeds both (the second
+ * pass is the one that takes the jobs).  With o->jobs of 2 or more its
+ * callbacks run on a thread of their own (see lsd_decode_all_tee()): they
+ * must then touch neither the decoder, its reader, the symbols nor the
+ * profile before the decode returns. */
 int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 			   struct lsd_symbols *sym, struct lsp_profile *p,
 			   const struct lsa_loops_opts *o,

@@ -233,8 +233,13 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	/* several jobs: the second pass in pieces, whose cuts this keeps */
 	if (!err && l->o.jobs > 1 && l->fmemo)
 		l->snap = piece_blocks();
+	/* The other consumers need no knowledge of the loops: they take this
+	 * pass's stream, where a thread of their own has a core to share with
+	 * the decode's (the learning pass is the detector's serial part; the
+	 * second, in pieces, keeps every job busy: xz -6 with --cfg, -j2,
+	 * README). */
 	if (!err)
-		err = pass(l, sym, NULL, NULL);
+		err = pass(l, sym, also, also_arg);
 	lsa_loops_get_stats(l, &lst);
 	nin = l->nin;
 	lsa_loops_free(l);
@@ -251,7 +256,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	 * more than the work those threads share (the stencil of bench/:
 	 * 0.92 s at -j2 in pieces, 0.82 piped, 0.66 on the one thread). */
 	l->here = lst.learn_again * 100 > nin * LSA_HERE_PCT;
-	err = pass(l, sym, also, also_arg);
+	err = pass(l, sym, NULL, NULL);
 	if (!err)
 		err = label_loops(l);
 	if (!err)

@@ -9,8 +9,8 @@
  * lsd_decode_all() would show it, while the next blocks are decoded
  * (and their chunks decompressed) on the other core.  At a stream's end
  * the decoder waits until the stream_end callback has returned, so that
- * callback may use the decoder and the reader.  Memory: NBUF buffers,
- * whatever the trace's length.
+ * callback may use the decoder and the reader.  Memory: NBUF buffers
+ * (NBUF_TEE with a third thread, 19 MiB), whatever the trace's length.
  *
  * A second consumer (the tee's) replays the same buffers on a thread of
  * its own; a buffer is refilled once both took it, and a stream's end
@@ -24,6 +24,12 @@
 #include "decoder/decode.h"
 
 #define NBUF 4
+/* With the tee's thread, three threads share what may be two cores: the
+ * ring must outlast the scheduler's time slices (a few ms, 10^5 to 10^6
+ * blocks), or the decode stalls whenever a consumer is off its core.
+ * `analyze -j2 --cfg` on xz -6 (the graph beside the learning pass):
+ * wall 3.92 s with 4 buffers, 3.76 with 16, 3.48 with 48 (best of 5). */
+#define NBUF_TEE 32
 #define NBLK 16384
 #define NEV 1024
 #define NCONS 2		/* consumers of the buffers: the caller, the tee's */
@@ -57,7 +63,8 @@ struct pipe {
 	pthread_mutex_t mu;
 	pthread_cond_t filled, emptied, acked;
 	struct pbuf *buf;
-	unsigned tail;		/* the buffer being filled (ring of NBUF) */
+	unsigned nbuf;		/* buffers in the ring */
+	unsigned tail;		/* the buffer being filled (ring of nbuf) */
 	uint64_t pub;		/* buffers published so far */
 	uint64_t took[NCONS];	/* ... and taken by each consumer */
 	uint64_t ends_sent, ends_done[NCONS];
@@ -98,11 +105,11 @@ static int publish(struct pipe *p)
 		return 0;
 	pthread_mutex_lock(&p->mu);
 	p->ends_sent += b->ends;
-	p->tail = (p->tail + 1) % NBUF;
+	p->tail = (p->tail + 1) % p->nbuf;
 	p->pub++;
 	pthread_cond_broadcast(&p->filled);
 	/* the next buffer is free once every consumer took it */
-	while (p->pub - least(p, p->took) == NBUF && !p->cerr)
+	while (p->pub - least(p, p->took) == p->nbuf && !p->cerr)
 		pthread_cond_wait(&p->emptied, &p->mu);
 	err = p->cerr;
 	pthread_mutex_unlock(&p->mu);
@@ -310,7 +317,7 @@ static int consume(struct pipe *p, unsigned k, int side)
 			pthread_mutex_unlock(&p->mu);
 			break;
 		}
-		b = &p->buf[p->took[k] % NBUF];
+		b = &p->buf[p->took[k] % p->nbuf];
 		stop = p->cerr;
 		pthread_mutex_unlock(&p->mu);
 		if (!stop) {
@@ -376,7 +383,8 @@ int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 	p.arg[1] = tee_arg;
 	p.ncons = 1;
 	p.st = st;
-	p.buf = calloc(NBUF, sizeof(*p.buf));
+	p.nbuf = tee && threads >= 2 ? NBUF_TEE : NBUF;
+	p.buf = calloc(p.nbuf, sizeof(*p.buf));
 	if (!p.buf)
 		return -LS_ENOMEM;
 	pthread_mutex_init(&p.mu, NULL);

@@ -33,6 +33,10 @@
  * 580 (README). */
 #define TUNE_MIN ((uint64_t)1 << 20)
 
+/* (glibc's malloc alone has the tunable; ASan's replaces it) */
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#define TUNE_CAN 1
+
 /* Whether the kernel gives huge pages to advised memory alone. */
 static int thp_madvise(void)
 {
@@ -71,6 +75,7 @@ static int worth(char **argv)
 	}
 	return !named && big_bundle("loopscope.lsc");
 }
+#endif
 
 /* Puts GLIBC_TUNABLES back as the mark says it was ("-": unset, else
  * "=" and its value) and drops the mark. */
@@ -83,23 +88,16 @@ static void restore(const char *mark)
 	unsetenv(TUNE_MARK);
 }
 
-void cli_tune_malloc(char **argv)
+#ifdef TUNE_CAN
+/* Runs argv again with the tunable, where it is worth it; returns where
+ * it is not, or the exec fails (the environment as it was). */
+static void run_again(char **argv)
 {
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-	const char *mark = getenv(TUNE_MARK), *old = getenv("GLIBC_TUNABLES");
+	const char *old = getenv("GLIBC_TUNABLES");
 	const char *off = getenv("LOOPSCOPE_HUGEPAGES");
 	char *keep, *tun;
 	size_t n;
 
-	if (mark) {		/* run again: tuned */
-		char *m = strdup(mark);
-
-		if (m) {
-			restore(m);
-			free(m);
-		}
-		return;
-	}
 	if ((off && !strcmp(off, "0")) || (old && strstr(old, "glibc.malloc.hugetlb")) ||
 	    !thp_madvise() || !worth(argv))
 		return;
@@ -124,6 +122,24 @@ void cli_tune_malloc(char **argv)
 	restore(keep);
 	free(keep);
 	free(tun);
+}
+#endif
+
+void cli_tune_malloc(char **argv)
+{
+	const char *mark = getenv(TUNE_MARK);
+
+	if (mark) {		/* run again: tuned (whatever this build is) */
+		char *m = strdup(mark);
+
+		if (m) {
+			restore(m);
+			free(m);
+		}
+		return;
+	}
+#ifdef TUNE_CAN
+	run_again(argv);
 #else
 	(void)argv;
 #endif

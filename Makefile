@@ -50,11 +50,12 @@ FUZZ_OBJ := $(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/replay.o
 
 # Debian 12 packages the build, the tests and the demo need (chromium and
 # its fonts: the HTML report's browser test; python3-jsonschema: the
-# speedscope export's schema check; bsdutils: script(1), a terminal).
+# speedscope export's schema check; bsdutils: script(1), a terminal;
+# strace: t0004 counts the execs of the run again for huge pages).
 DEB_DEPS := build-essential gcc-multilib pkg-config libipt-dev libzstd-dev libcapstone-dev \
 	libelf-dev libdw-dev libdebuginfod-dev valgrind linux-perf xz-utils bzip2 \
 	sqlite3 zstd python3 procps debuginfod chromium fonts-dejavu-core \
-	fonts-liberation python3-jsonschema bsdutils slurm-wlm munge
+	fonts-liberation python3-jsonschema bsdutils slurm-wlm munge strace
 # Optional, for `make fuzz` only (`make deps-fuzz`): clang and libFuzzer.
 FUZZ_DEPS := clang-14 libfuzzer-14-dev
 FUZZ_CC ?= clang-14

@@ -10,7 +10,7 @@
  * (and their chunks decompressed) on the other core.  At a stream's end
  * the decoder waits until the stream_end callback has returned, so that
  * callback may use the decoder and the reader.  Memory: NBUF buffers
- * (NBUF_TEE with a third thread, 19 MiB), whatever the trace's length.
+ * (NBUF_TEE with a third thread, 16 MiB), whatever the trace's length.
  *
  * A second consumer (the tee's) replays the same buffers on a thread of
  * its own; a buffer is refilled once both took it, and a stream's end
@@ -27,8 +27,10 @@
 /* With the tee's thread, three threads share what may be two cores: the
  * ring must outlast the scheduler's time slices (a few ms, 10^5 to 10^6
  * blocks), or the decode stalls whenever a consumer is off its core.
- * `analyze -j2 --cfg` on xz -6 (the graph beside the learning pass):
- * wall 3.92 s with 4 buffers, 3.76 with 16, 3.48 with 48 (best of 5). */
+ * `analyze -j2 --cfg` on xz -6 (the graph beside the learning pass),
+ * wall, best of 5: 3.92 s with 4 buffers, 3.76 with 16, 3.48 with 48;
+ * in a later run 32 and 48 alike (3.25 and 3.23 s), so 32 (512 KiB
+ * each). */
 #define NBUF_TEE 32
 #define NBLK 16384
 #define NEV 1024

@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "formats/bundle.h"
+#include "ls_err.h"
 
 #define TUNE_MARK "LOOPSCOPE_TUNED"	/* the run again's: how it was */
 #define TUNE_HUGE "glibc.malloc.hugetlb=1"
@@ -52,28 +53,30 @@ static int thp_madvise(void)
 	return yes;
 }
 
-/* Whether path names a bundle of at least TUNE_MIN bytes. */
+/* Whether path names a bundle of at least TUNE_MIN bytes: 1, 0, or
+ * -LS_ENOENT where nothing is there. */
 static int big_bundle(const char *path)
 {
 	uint64_t size = 0;
+	int r = lsb_is_bundle(path, &size);
 
-	return lsb_is_bundle(path, &size) == 1 && size >= TUNE_MIN;
+	return r == 1 ? size >= TUNE_MIN : r == -LS_ENOENT ? r : 0;
 }
 
 /* Whether the arguments name such a bundle, or name no file and the
  * default one is. */
 static int worth(char **argv)
 {
-	int i, named = 0;
+	int i, r, named = 0;
 
 	for (i = 1; argv[i]; i++) {
 		if (argv[i][0] == '-')
 			continue;
-		named |= access(argv[i], F_OK) == 0;
-		if (big_bundle(argv[i]))
+		if ((r = big_bundle(argv[i])) == 1)
 			return 1;
+		named |= r != -LS_ENOENT;
 	}
-	return !named && big_bundle("loopscope.lsc");
+	return !named && big_bundle("loopscope.lsc") == 1;
 }
 #endif
 

@@ -481,7 +481,9 @@ int lsb_reader_open(struct lsb_reader **pr, const char *path)
 	}
 	*pr = r;
 	ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, LSB_WINDOW_LOG_MAX);
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* (O_NONBLOCK: a FIFO or a device given is refused below, not
+	 * waited on; a regular file's reads ignore it) */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0) {
 		if (errno == ENOENT)
 			return rerr(r, -LS_ENOENT, "no such file");

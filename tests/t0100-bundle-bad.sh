@@ -38,6 +38,10 @@ t_grep "$f: 4 complete sections" "^total: *4 sections" "$T_TMP/t.out"
 "$LOOPSCOPE" info "$T_TMP/none.lsc" 2>"$T_TMP/none.err"
 t_eq "missing file: exit status 1" 1 $?
 t_grep "missing file: hint to record" "no such file '$T_TMP/none.lsc'; run 'loopscope record' first" "$T_TMP/none.err"
+mkfifo "$T_TMP/fifo.lsc"
+timeout 30 "$LOOPSCOPE" info "$T_TMP/fifo.lsc" 2>"$T_TMP/fifo.err"
+t_eq "a FIFO: exit status 1, not a wait for its writer (timeout: 124)" 1 $?
+t_grep "... it is not a regular file" "'$T_TMP/fifo.lsc': not a regular file" "$T_TMP/fifo.err"
 "$LOOPSCOPE" info --bogus 2>"$T_TMP/u.err"
 t_eq "unknown option: exit status 129" 129 $?
 t_ok "info -h" "$LOOPSCOPE" info -h

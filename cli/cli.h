@@ -165,8 +165,9 @@ const char *cli_exe_dir(void);
 /* Before a command runs: where the kernel gives huge pages to advised
  * memory alone and argv names a bundle of 1 MiB or more, runs the binary
  * again (argv as given) with glibc's malloc advising its memory, once;
- * the run again puts the environment back.  Returns where nothing is
- * done or the exec fails (cli/tune.c). */
+ * the run again puts the environment back.  Then fixes malloc's
+ * thresholds so that large blocks freed are kept for the next.  Returns
+ * where nothing is done or the exec fails (cli/tune.c). */
 void cli_tune_malloc(char **argv);
 
 #define CLI_EXIT_USAGE 129

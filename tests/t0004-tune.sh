@@ -1,7 +1,8 @@
 # t0004-tune.sh - loopscope runs itself again with glibc's malloc advising
 # huge pages (cli/tune.c), and nothing of it reaches a child or a result:
 # a recorded program sees the environment the user gave loopscope, and a
-# profile is the same byte for byte with LOOPSCOPE_HUGEPAGES=0.
+# profile is the same byte for byte with LOOPSCOPE_HUGEPAGES=0.  Then it
+# fixes malloc's thresholds (large blocks kept in the heap once freed).
 . "$LSTOP/tests/lib.sh"
 t_need_recorder
 cd "$T_TMP" || exit 1
@@ -57,8 +58,31 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null &&
 	t_eq "not where the user's GLIBC_TUNABLES sets hugetlb" "0" \
 		"$(execs env GLIBC_TUNABLES=glibc.malloc.hugetlb=0 "$LOOPSCOPE" info big.lsc)"
 	t_eq "not for --version" "0" "$(execs "$LOOPSCOPE" --version)"
+	# malloc's thresholds fixed: its large blocks come from the heap,
+	# none mapped on its own (by glibc's default the chain cache's 11
+	# MB are; thread stacks are mapped as stacks and not counted), as
+	# long as the user's GLIBC_TUNABLES sets no threshold
+	maps() {
+		strace -f -e trace=mmap -o tr.txt "$@" >/dev/null 2>&1
+		grep 'MAP_PRIVATE|MAP_ANONYMOUS' tr.txt | grep -v STACK |
+			awk -F', ' '$2 >= 1048576' | wc -l
+	}
+	if ldd "$LOOPSCOPE" | grep -q libasan; then
+		for _ in 1 2 3; do
+			t_n=$((t_n + 1))
+			echo "ok $t_n # skip an ASan build keeps its own allocator"
+		done
+	else
+		t_eq "no block of 1 MiB or more mapped on its own" "0" \
+			"$(maps env -u GLIBC_TUNABLES "$LOOPSCOPE" info --decode big.lsc)"
+		t_ok "... as glibc's default maps them (LOOPSCOPE_HUGEPAGES=0)" \
+			test "$(maps env LOOPSCOPE_HUGEPAGES=0 "$LOOPSCOPE" info --decode big.lsc)" -gt 0
+		t_ok "... or the user's own threshold" \
+			test "$(maps env GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072 \
+				"$LOOPSCOPE" info --decode big.lsc)" -gt 0
+	fi
 else
-	for _ in 1 2 3 4 5 6; do
+	for _ in 1 2 3 4 5 6 7 8 9; do
 		t_n=$((t_n + 1))
 		echo "ok $t_n # skip strace is missing, or the bundles are not the sizes wanted"
 	done

@@ -51,6 +51,22 @@ trap 'rm -rf "$tmp"' EXIT
 [ -x "$BENCH" ] || { echo "no $BENCH; run make check or make $B/tests/ptbench" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "no valgrind" >&2; exit 1; }
 
+# Every binary timed runs from a copy in $tmp (with the build's vglib/
+# beside it, for record): a file as the linker wrote it ran slower here
+# than a copy of the same bytes (sqlite3's analyze -j1 0.52 against 0.45
+# s, xz's 4.84 against 4.69, interleaved, 2026-12-03: its page cache as
+# the linker left it), and an installed binary is a copy too.
+mkdir -p "$tmp/bin" "$tmp/basebin"
+cp "$LS" "$tmp/bin/loopscope" && cp "$BENCH" "$tmp/bin/ptbench" || exit 1
+ln -s "$B/vglib" "$tmp/bin/vglib"
+LS=$tmp/bin/loopscope
+BENCH=$tmp/bin/ptbench
+if [ -n "${BASE:-}" ]; then
+	cp "$BASE" "$tmp/basebin/loopscope" || exit 1
+	BASE_NAME=$BASE
+	BASE=$tmp/basebin/loopscope
+fi
+
 . "$top/bench/inputs.sh"
 bench_inputs "$tmp" "${TEXT:-2000000}" 5000
 for k in stencil spmv; do
@@ -154,7 +170,7 @@ header
 cat "$tmp/medians"
 if [ -n "${BASE:-}" ]; then
 	echo
-	echo "analyze by $BASE against this build's --jobs=1 (CPU s)"
+	echo "analyze by $BASE_NAME against this build's --jobs=1 (CPU s)"
 	printf '%-16s | %8s %8s | %8s %8s | %6s %6s\n' program "base" "base med" "an j1" \
 		"an med" "base/an" "med"
 	cat "$tmp/base"

@@ -173,13 +173,11 @@ void cli_tune_malloc(char **argv)
 			restore(m);
 			free(m);
 		}
-#ifdef TUNE_CAN
-		thresholds();
-#endif
-		return;
 	}
 #ifdef TUNE_CAN
-	run_again(argv);
+	else
+		run_again(argv);
+	/* (after the environment is the user's again) */
 	thresholds();
 #else
 	(void)argv;

@@ -68,6 +68,11 @@ struct lsa_loops_stats {
 	 * iterations that repeat the one before block for block (a compare
 	 * a block, no trie walked) */
 	uint64_t memo_again, learn_again;
+	/* passes whose decode ran on another thread than the detector only
+	 * while that cost less (lsd_decode_all_adapt(), --jobs above one):
+	 * the windows timed, and the times the detector moved off the
+	 * decode's thread */
+	uint64_t pipe_windows, pipe_to_thread;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

@@ -169,8 +169,10 @@ static uint64_t piece_blocks(void)
 
 /* One pass of the detector l over the bundle (with also beside it). */
 static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
-		const struct lsd_callbacks *also, void *also_arg)
+		const struct lsd_callbacks *also, void *also_arg,
+		struct lsa_loops_stats *st)
 {
+	struct lsd_pipe_stats pps = { 0 };
 	int err;
 
 	/* each per-thread stream's end (its stream_end callback) ends its
@@ -195,11 +197,17 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		 * (mostly waiting) on 2 cores as fast as on 3 (bench/).  With
 		 * pieces alone the decode stays here, beside the workers (its
 		 * own thread cost more than it saved: bench/). */
-		err = ps ? lsd_decode_all_tee(l->d, &lsa_pieces_callbacks, ps, also, also_arg,
-					      also ? 2 : 0, NULL) :
-		      lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
-					 2, NULL);
+		if (ps)
+			err = lsd_decode_all_tee(l->d, &lsa_pieces_callbacks, ps, also, also_arg,
+						 also ? 2 : 0, NULL);
+		else if (also)
+			err = lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
+						 2, NULL);
+		else	/* the detector on a thread of its own where that pays */
+			err = lsd_decode_all_adapt(l->d, &lsa_loops_callbacks, l, NULL, &pps);
 		lsa_pieces_free(ps);
+		st->pipe_windows += pps.windows;
+		st->pipe_to_thread += pps.to_thread;
 	} else {
 		err = lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
 					 0, NULL);
@@ -213,7 +221,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 			   struct lsa_loops_stats *st,
 			   const struct lsd_callbacks *also, void *also_arg)
 {
-	struct lsa_loops_stats lst = { 0 };
+	struct lsa_loops_stats lst = { 0 }, pst = { 0 };
 	struct lsa_know *k = NULL;
 	struct lsa_loops *l;
 	uint64_t nin;
@@ -239,7 +247,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	 * second, in pieces, keeps every job busy: xz -6 with --cfg, -j2,
 	 * README). */
 	if (!err)
-		err = pass(l, sym, also, also_arg);
+		err = pass(l, sym, also, also_arg, &pst);
 	lsa_loops_get_stats(l, &lst);
 	nin = l->nin;
 	lsa_loops_free(l);
@@ -256,7 +264,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	 * more than the work those threads share (the stencil of bench/:
 	 * 0.92 s at -j2 in pieces, 0.82 piped, 0.66 on the one thread). */
 	l->here = lst.learn_again * 100 > nin * LSA_HERE_PCT;
-	err = pass(l, sym, NULL, NULL);
+	err = pass(l, sym, NULL, NULL, &pst);
 	if (!err)
 		err = label_loops(l);
 	if (!err)
@@ -267,6 +275,8 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		st->learn_memo_blocks = lst.learn_memo_blocks;
 		st->learn_memo_iters = lst.learn_memo_iters;
 		st->learn_again = lst.learn_again;
+		st->pipe_windows = pst.pipe_windows;
+		st->pipe_to_thread = pst.pipe_to_thread;
 	}
 	lsa_loops_free(l);
 	lsa_know_free(k);

@@ -262,6 +262,23 @@ extern const struct lsd_callbacks lsd_fan_callbacks;
 int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		       void *arg, const struct lsd_callbacks *tee, void *tee_arg,
 		       int threads, struct lsd_stream_stats *st);
+/* What lsd_decode_all_adapt() chose. */
+struct lsd_pipe_stats {
+	uint64_t windows;	/* blocks timed, then a choice made */
+	uint64_t to_thread;	/* times the callbacks moved to the thread */
+};
+/* lsd_decode_all() on the calling thread, cb's calls moved to a second
+ * thread (through the queue of lsd_decode_all_piped()) only while that
+ * costs less: the decode times both sides over a window of blocks now
+ * and then.  The calls, their arguments and their order are those of
+ * lsd_decode_all(); cb must not use d or its reader, except in
+ * stream_end (the decode waits until it returns).  ps (may be NULL)
+ * gets what was chosen.  LOOPSCOPE_PIPE_SWITCH=N in the environment
+ * switches threads every N blocks instead (tests).  Returns as
+ * lsd_decode_all(), or cb's first error. */
+int lsd_decode_all_adapt(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+			 void *arg, struct lsd_stream_stats *st,
+			 struct lsd_pipe_stats *ps);
 /* Progress for a command line: when fn is set, it is called each time
  * decoding reads a chunk, with the bundle, the chunk's PT bytes and the
  * instructions decoded since the previous call of that stream's decode,

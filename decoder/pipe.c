@@ -15,72 +15,17 @@
  * A second consumer (the tee's) replays the same buffers on a thread of
  * its own; a buffer is refilled once both took it, and a stream's end
  * waits for both stream_end callbacks.
+ *
+ * pipe_adapt.c moves the callbacks between the decoding thread and the
+ * queue's consumer as the costs it times say (pipe_int.h shares the
+ * queue).
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ls_err.h"
 #include "decoder/decode.h"
-
-#define NBUF 4
-/* With the tee's thread, three threads share what may be two cores: the
- * ring must outlast the scheduler's time slices (a few ms, 10^5 to 10^6
- * blocks), or the decode stalls whenever a consumer is off its core.
- * `analyze -j2 --cfg` on xz -6 (the graph beside the learning pass),
- * wall, best of 5: 3.92 s with 4 buffers, 3.76 with 16, 3.48 with 48;
- * in a later run 32 and 48 alike (3.25 and 3.23 s), so 32 (512 KiB
- * each). */
-#define NBUF_TEE 32
-#define NBLK 16384
-#define NEV 1024
-#define NCONS 2		/* consumers of the buffers: the caller, the tee's */
-
-enum { EV_BLOCKS, EV_LOSS, EV_BEGIN, EV_END, EV_THREAD };
-
-struct pev {
-	uint8_t kind;
-	size_t stream;
-	union {
-		struct {
-			uint32_t first, n;
-		} b;
-		struct lsd_loss loss;
-		const struct lsb_stream *s;
-		struct lsd_stream_stats st;
-		struct {
-			uint32_t pid, tid;
-		} th;
-	} u;
-};
-
-struct pbuf {
-	struct lsd_block blk[NBLK];
-	struct pev ev[NEV];
-	uint32_t nblk, nev;
-	uint32_t ends;		/* EV_END events in it */
-};
-
-struct pipe {
-	pthread_mutex_t mu;
-	pthread_cond_t filled, emptied, acked;
-	struct pbuf *buf;
-	unsigned nbuf;		/* buffers in the ring */
-	unsigned tail;		/* the buffer being filled (ring of nbuf) */
-	uint64_t pub;		/* buffers published so far */
-	uint64_t took[NCONS];	/* ... and taken by each consumer */
-	uint64_t ends_sent, ends_done[NCONS];
-	unsigned ncons;		/* consumers with a thread of their own */
-	int cerr;		/* a callback's error: decoding stops */
-	int pstop;		/* the decoding thread's copy of it: it then
-				 * writes no buffer (it may own none) */
-	int perr;		/* lsd_decode_all()'s return */
-	int done;
-	struct lsd_decoder *d;
-	const struct lsd_callbacks *cb[NCONS];	/* cb[1] NULL: no tee */
-	void *arg[NCONS];
-	struct lsd_stream_stats *st;
-};
+#include "decoder/pipe_int.h"
 
 /* The least of the consumers' counts (under mu). */
 static uint64_t least(const struct pipe *p, const uint64_t *v)
@@ -96,7 +41,7 @@ static uint64_t least(const struct pipe *p, const uint64_t *v)
 
 /* Hands the buffer being filled to the caller's thread; waits for a free
  * one.  Returns the callbacks' error, if any. */
-static int publish(struct pipe *p)
+int lsd_pipe_publish(struct pipe *p)
 {
 	struct pbuf *b = &p->buf[p->tail];
 	int err;
@@ -131,7 +76,7 @@ static int event(struct pipe *p, uint8_t kind, size_t stream, struct pev **out)
 
 	if (p->pstop)
 		return p->pstop;
-	if (b->nev == NEV && (err = publish(p)))
+	if (b->nev == NEV && (err = lsd_pipe_publish(p)))
 		return err;
 	b = &p->buf[p->tail];
 	*out = &b->ev[b->nev++];
@@ -152,7 +97,7 @@ static int p_blocks(void *arg, size_t stream, const struct lsd_block *blk, size_
 		struct pev *e = b->nev ? &b->ev[b->nev - 1] : NULL;
 		size_t k;
 
-		if (b->nblk == NBLK && (err = publish(p)))
+		if (b->nblk == NBLK && (err = lsd_pipe_publish(p)))
 			return err;
 		b = &p->buf[p->tail];
 		e = b->nev ? &b->ev[b->nev - 1] : NULL;
@@ -228,7 +173,7 @@ static int p_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 		e->u.st = *st;
 	p->buf[p->tail].ends++;
 	want = p->ends_sent + p->buf[p->tail].ends;
-	if ((err = publish(p)))
+	if ((err = lsd_pipe_publish(p)))
 		return err;
 	pthread_mutex_lock(&p->mu);
 	while (least(p, p->ends_done) < want && !p->cerr)
@@ -240,7 +185,7 @@ static int p_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
 	return err;
 }
 
-static const struct lsd_callbacks pipe_callbacks = {
+const struct lsd_callbacks lsd_pipe_callbacks = {
 	.block = p_block,
 	.blocks = p_blocks,
 	.loss = p_loss,
@@ -252,9 +197,9 @@ static const struct lsd_callbacks pipe_callbacks = {
 static void *producer(void *arg)
 {
 	struct pipe *p = arg;
-	int err = lsd_decode_all(p->d, &pipe_callbacks, p, p->st), e2;
+	int err = lsd_decode_all(p->d, &lsd_pipe_callbacks, p, p->st), e2;
 
-	e2 = publish(p);
+	e2 = lsd_pipe_publish(p);
 	pthread_mutex_lock(&p->mu);
 	p->perr = err ? err : e2;
 	p->done = 1;
@@ -306,7 +251,7 @@ static int replay(const struct lsd_callbacks *cb, void *arg, const struct pbuf *
  * callback sets when k is 0 and the tee's has no thread: side), until
  * the decoder is done.  After an error anywhere the rest is drained
  * unseen.  Returns the first error of any consumer. */
-static int consume(struct pipe *p, unsigned k, int side)
+int lsd_pipe_consume(struct pipe *p, unsigned k, int side)
 {
 	for (;;) {
 		const struct pbuf *b;
@@ -349,7 +294,7 @@ static int consume(struct pipe *p, unsigned k, int side)
 
 static void *side_main(void *arg)
 {
-	consume(arg, 1, 0);
+	lsd_pipe_consume(arg, 1, 0);
 	return NULL;
 }
 
@@ -365,6 +310,48 @@ static int decode_here(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		     lsd_decode_all(d, cb, arg, st);
 }
 
+void lsd_pipe_init(struct pipe *p, struct lsd_decoder *d, const struct lsd_callbacks *cb,
+		      void *arg, const struct lsd_callbacks *tee, void *tee_arg,
+		      struct lsd_stream_stats *st)
+{
+	memset(p, 0, sizeof(*p));
+	p->d = d;
+	p->cb[0] = cb;
+	p->arg[0] = arg;
+	p->cb[1] = tee;
+	p->arg[1] = tee_arg;
+	p->ncons = 1;
+	p->st = st;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->filled, NULL);
+	pthread_cond_init(&p->emptied, NULL);
+	pthread_cond_init(&p->acked, NULL);
+}
+
+void lsd_pipe_fini(struct pipe *p)
+{
+	pthread_cond_destroy(&p->acked);
+	pthread_cond_destroy(&p->emptied);
+	pthread_cond_destroy(&p->filled);
+	pthread_mutex_destroy(&p->mu);
+	free(p->buf);
+}
+
+/* Ends consumers' loops once they took every buffer published. */
+void lsd_pipe_done(struct pipe *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->done = 1;
+	pthread_cond_broadcast(&p->filled);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void *lsd_pipe_cons0_main(void *arg)
+{
+	lsd_pipe_consume(arg, 0, 0);
+	return NULL;
+}
+
 int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		       void *arg, const struct lsd_callbacks *tee, void *tee_arg,
 		       int threads, struct lsd_stream_stats *st)
@@ -377,22 +364,15 @@ int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		return -LS_EINVAL;
 	if (threads < 1)
 		return decode_here(d, cb, arg, tee, tee_arg, st);
-	memset(&p, 0, sizeof(p));
-	p.d = d;
-	p.cb[0] = cb;
-	p.arg[0] = arg;
-	p.cb[1] = tee;
-	p.arg[1] = tee_arg;
-	p.ncons = 1;
-	p.st = st;
+	if (!tee && threads >= 2)
+		return lsd_decode_all_adapt(d, cb, arg, st, NULL);
+	lsd_pipe_init(&p, d, cb, arg, tee, tee_arg, st);
 	p.nbuf = tee && threads >= 2 ? NBUF_TEE : NBUF;
 	p.buf = calloc(p.nbuf, sizeof(*p.buf));
-	if (!p.buf)
+	if (!p.buf) {
+		lsd_pipe_fini(&p);
 		return -LS_ENOMEM;
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.filled, NULL);
-	pthread_cond_init(&p.emptied, NULL);
-	pthread_cond_init(&p.acked, NULL);
+	}
 	/* the tee's thread first: the decoder then counts it from its
 	 * first buffer on */
 	if (tee && threads >= 2 && !pthread_create(&side, NULL, side_main, &p)) {
@@ -402,27 +382,20 @@ int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 	if (pthread_create(&th, NULL, producer, &p)) {
 		/* no decoding thread: the plain decode */
 		if (have_side) {
-			pthread_mutex_lock(&p.mu);
-			p.done = 1;
-			pthread_cond_broadcast(&p.filled);
-			pthread_mutex_unlock(&p.mu);
+			lsd_pipe_done(&p);
 			pthread_join(side, NULL);
 		}
 		err = decode_here(d, cb, arg, tee, tee_arg, st);
 		goto out;
 	}
-	err = consume(&p, 0, tee && !have_side);
+	err = lsd_pipe_consume(&p, 0, tee && !have_side);
 	pthread_join(th, NULL);
 	if (have_side)
 		pthread_join(side, NULL);
 	if (!err)
 		err = p.cerr ? p.cerr : p.perr;
 out:
-	pthread_cond_destroy(&p.acked);
-	pthread_cond_destroy(&p.emptied);
-	pthread_cond_destroy(&p.filled);
-	pthread_mutex_destroy(&p.mu);
-	free(p.buf);
+	lsd_pipe_fini(&p);
 	return err;
 }
 

@@ -13,7 +13,9 @@
  * totals of the loops entered at the top level.  The detector's own
  * statistics go to stderr (with -j above 1, a thread's second pass in
  * pieces: "pieces" counts them, and the counts of the detector's work
- * other than "blocks" are the joiner's alone).  Exits 2 on errors.
+ * other than "blocks" are the joiner's alone; "pipe_windows" and
+ * "pipe_to_thread", on a line of their own, what lsd_decode_all_adapt()
+ * chose).  Exits 2 on errors.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -208,6 +210,8 @@ int main(int argc, char **argv)
 		st.max_path, st.memo_blocks, st.memo_starts, st.cmemo_calls,
 		st.cmemo_blocks, st.know_new, st.learn_blocks, st.learn_memo_blocks,
 		st.learn_memo_iters, st.memo_again, st.learn_again, st.pieces);
+	fprintf(stderr, "pipe_windows %" PRIu64 " pipe_to_thread %" PRIu64 "\n",
+		st.pipe_windows, st.pipe_to_thread);
 	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);

@@ -1,0 +1,255 @@
+/* pipe_adapt.c - lsd_decode_all() with the callbacks on the decoding
+ * thread or on one of their own, whichever costs less as it runs
+ * (lsd_decode_all_adapt()). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ls_err.h"
+#include "decoder/decode.h"
+#include "decoder/pipe_int.h"
+
+/*
+ * The decode on the calling thread, cb's calls either on it too or on a
+ * second thread through the ring (consumer 0), whichever a timed window
+ * of blocks says costs less.  A pipe saves min(decode, cb) per block and
+ * costs the copies (the block written here, read there from the other
+ * core's cache); so the window measures both sides on this thread, and
+ * the calls move only where each side costs more per block than
+ * ADAPT_COPY_NS.  What a program does changes as it runs (its loader,
+ * then its own loops), so the window comes back, after ADAPT_FIRST
+ * blocks, then after twice as many each time up to ADAPT_EVERY; the
+ * ring is drained first, so the calls keep their order whichever thread
+ * makes them.
+ */
+#define ADAPT_WINDOW (1u << 19)
+#define ADAPT_FIRST (1u << 22)
+#define ADAPT_EVERY (1u << 26)
+/* Measured (bench/'s five programs, analyze -j2 wall, medians of 5,
+ * ns a block of decode / of the learning pass's detector in a window):
+ * the stencil (1.0 / 0.8) is 0.55 s piped and 0.50 here; spmv (1.7 /
+ * 2.3) 1.39 piped and 1.61 here; thresholds of 0 and 1 ns gave the same
+ * times on sqlite3, bzip2 and xz, 2 and 3 ns lost spmv's pipe. */
+#define ADAPT_COPY_NS 1
+
+struct adapt {
+	struct pipe p;
+	const struct lsd_callbacks *cb;
+	void *arg;
+	pthread_t side;
+	int have_side;		/* consumer 0's thread runs */
+	int no_side;		/* ... and none can be made: all here */
+	int piped;		/* cb's calls go through the ring */
+	int timing;		/* in a window */
+	uint64_t left;		/* blocks to the window's end, or the next */
+	uint64_t every;		/* blocks between windows, growing */
+	uint64_t force;		/* switch every this many blocks (tests) */
+	uint64_t n, t0, tcb;	/* window: blocks, start, ns in cb's calls */
+	struct lsd_pipe_stats *ps;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* cb's calls through the ring (1) or here (0).  Returns an error of cb's. */
+static int adapt_mode(struct adapt *a, int piped)
+{
+	struct pipe *p = &a->p;
+	int err;
+
+	if (piped == a->piped)
+		return 0;
+	if (piped) {
+		if (a->no_side)
+			return 0;
+		if (!p->buf && !(p->buf = calloc(p->nbuf, sizeof(*p->buf))))
+			return 0;	/* (no memory for the ring: all here) */
+		if (!a->have_side) {
+			if (pthread_create(&a->side, NULL, lsd_pipe_cons0_main, p)) {
+				a->no_side = 1;
+				return 0;
+			}
+			a->have_side = 1;
+		}
+		a->piped = 1;
+		if (a->ps)
+			a->ps->to_thread++;
+		return 0;
+	}
+	/* back here: once the other thread made every call before */
+	if ((err = lsd_pipe_publish(p)))
+		return err;
+	pthread_mutex_lock(&p->mu);
+	while (p->took[0] != p->pub && !p->cerr)
+		pthread_cond_wait(&p->emptied, &p->mu);
+	err = p->cerr;
+	pthread_mutex_unlock(&p->mu);
+	a->piped = 0;
+	return err;
+}
+
+/* After n more blocks: a window begins or ends, or (tests) the mode
+ * changes. */
+static int adapt_tick(struct adapt *a, size_t n)
+{
+	uint64_t t, dec;
+	int err;
+
+	if (n < a->left) {
+		a->left -= n;
+		return 0;
+	}
+	if (a->force) {
+		a->left = a->force;
+		return adapt_mode(a, !a->piped);
+	}
+	if (!a->timing) {
+		if ((err = adapt_mode(a, 0)))
+			return err;
+		a->timing = 1;
+		a->n = a->tcb = 0;
+		a->left = ADAPT_WINDOW;
+		a->t0 = now_ns();
+		return 0;
+	}
+	t = now_ns() - a->t0;
+	dec = t > a->tcb ? t - a->tcb : 0;
+	a->timing = 0;
+	a->left = a->every;
+	if (a->every < ADAPT_EVERY)
+		a->every *= 2;
+	if (a->ps)
+		a->ps->windows++;
+	return adapt_mode(a, a->tcb > ADAPT_COPY_NS * a->n && dec > ADAPT_COPY_NS * a->n);
+}
+
+/* Blocks to cb here or through the ring, split where a window begins
+ * or ends (or the mode changes), so that each part goes where it
+ * should. */
+static int a_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	struct adapt *a = arg;
+	const struct lsd_callbacks *cb = a->cb;
+	uint64_t t = 0;
+	size_t k, m;
+	int err = 0;
+
+	while (n && !err) {
+		m = a->left && a->left < n ? (size_t)a->left : n;
+		if (a->piped) {
+			err = lsd_pipe_callbacks.blocks(&a->p, stream, b, m);
+		} else {
+			if (a->timing)
+				t = now_ns();
+			if (cb->blocks)
+				err = cb->blocks(a->arg, stream, b, m);
+			else if (cb->block)
+				for (k = 0; k < m && !err; k++)
+					err = cb->block(a->arg, stream, &b[k]);
+			if (a->timing) {
+				a->tcb += now_ns() - t;
+				a->n += m;
+			}
+		}
+		if (!err)
+			err = adapt_tick(a, m);
+		b += m;
+		n -= m;
+	}
+	return err;
+}
+
+static int a_block(void *arg, size_t stream, const struct lsd_block *b)
+{
+	return a_blocks(arg, stream, b, 1);
+}
+
+static int a_loss(void *arg, size_t stream, const struct lsd_loss *l)
+{
+	struct adapt *a = arg;
+
+	if (a->piped)
+		return lsd_pipe_callbacks.loss(&a->p, stream, l);
+	return a->cb->loss ? a->cb->loss(a->arg, stream, l) : 0;
+}
+
+static int a_begin(void *arg, size_t stream, const struct lsb_stream *s)
+{
+	struct adapt *a = arg;
+
+	if (a->piped)
+		return lsd_pipe_callbacks.stream_begin(&a->p, stream, s);
+	return a->cb->stream_begin ? a->cb->stream_begin(a->arg, stream, s) : 0;
+}
+
+static int a_end(void *arg, size_t stream, const struct lsd_stream_stats *st)
+{
+	struct adapt *a = arg;
+
+	if (a->piped)
+		return lsd_pipe_callbacks.stream_end(&a->p, stream, st);
+	return a->cb->stream_end ? a->cb->stream_end(a->arg, stream, st) : 0;
+}
+
+static int a_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
+{
+	struct adapt *a = arg;
+
+	if (a->piped)
+		return lsd_pipe_callbacks.thread(&a->p, stream, pid, tid);
+	return a->cb->thread ? a->cb->thread(a->arg, stream, pid, tid) : 0;
+}
+
+static const struct lsd_callbacks adapt_callbacks = {
+	.block = a_block,
+	.blocks = a_blocks,
+	.loss = a_loss,
+	.stream_begin = a_begin,
+	.stream_end = a_end,
+	.thread = a_thread,
+};
+
+int lsd_decode_all_adapt(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+			 void *arg, struct lsd_stream_stats *st,
+			 struct lsd_pipe_stats *ps)
+{
+	struct adapt a;
+	const char *v = getenv("LOOPSCOPE_PIPE_SWITCH");
+	int err, e2;
+
+	if (!d || !cb)
+		return -LS_EINVAL;
+	memset(&a, 0, sizeof(a));
+	lsd_pipe_init(&a.p, d, cb, arg, NULL, NULL, st);
+	a.p.nbuf = NBUF;
+	a.cb = cb;
+	a.arg = arg;
+	a.ps = ps;
+	if (ps)
+		memset(ps, 0, sizeof(*ps));
+	a.every = ADAPT_FIRST;
+	/* the first window at once */
+	a.left = 0;
+	if (v && *v)
+		a.force = strtoull(v, NULL, 10);
+	if (a.force)
+		a.left = a.force;
+	err = adapt_tick(&a, 0);
+	if (!err)
+		err = lsd_decode_all(d, &adapt_callbacks, &a, st);
+	/* the calls still in the ring are made, whatever happened */
+	e2 = a.piped ? lsd_pipe_publish(&a.p) : 0;
+	if (a.have_side) {
+		lsd_pipe_done(&a.p);
+		pthread_join(a.side, NULL);
+	}
+	if (!err)
+		err = e2 ? e2 : a.p.cerr;
+	lsd_pipe_fini(&a.p);
+	return err;
+}

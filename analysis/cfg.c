@@ -456,9 +456,10 @@ int lsa_cfg_build(struct lsa_cfg *c, struct lsd_decoder *d)
 
 	if (!c || !d)
 		return -LS_EINVAL;
-	/* the graph's callbacks touch neither d nor its reader: the decode
-	 * may run ahead on a thread of its own */
-	if ((err = c->jobs > 1 ? lsd_decode_all_piped(d, &lsa_cfg_callbacks, c, NULL) :
+	/* the graph's callbacks touch neither d nor its reader: they may
+	 * run on a thread of their own beside the decode, where that costs
+	 * less */
+	if ((err = c->jobs > 1 ? lsd_decode_all_adapt(d, &lsa_cfg_callbacks, c, NULL, NULL) :
 		   lsd_decode_all(d, &lsa_cfg_callbacks, c, NULL)) < 0 ||
 	    (err = lsa_cfg_ctx_end_all(c)) < 0)
 		return err;

@@ -13,7 +13,7 @@
 # that switches fall everywhere: between the blocks of a batch's end and
 # the next, beside losses, stream ends, thread switches of per-CPU
 # streams.  With LOOPSCOPE_PIECE_BLOCKS=0 the second pass switches too
-# (no pieces).  loopdump's "pipe_to_thread" counts the moves.
+# (no pieces); so does the graph `probes --plan` builds.  loopdump's "pipe_to_thread" counts the moves.
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -69,6 +69,21 @@ t_eq "nested: without the switch, fewer blocks than a window: no move" \
 	"$("$BUILD/tests/loopdump" -j 2 nested.lsc 2>&1 >/dev/null | grep '^pipe_')"
 t_eq "nested: -j1: no window" "pipe_windows 0 pipe_to_thread 0" \
 	"$("$BUILD/tests/loopdump" nested.lsc 2>&1 >/dev/null | grep '^pipe_')"
+
+# The graph of `probes --plan` (lsa_cfg_build(), its edge counts in the
+# csv's executions) moves the same way: switched everywhere, the plans
+# and counts of the graph built on the decode's thread alone (these
+# bundles are shorter than a window).
+for b in nested.lsc vg_sig.lsc; do
+	"$LOOPSCOPE" probes --plan --format=csv "$b" >g1.csv 2>/dev/null
+	t_ok "$b: probes --plan runs" test -s g1.csv
+	for sw in 1 7; do
+		LOOPSCOPE_PIPE_SWITCH=$sw "$LOOPSCOPE" probes --plan --format=csv \
+			"$b" >gs.csv 2>/dev/null
+		t_ok "$b: probes --plan switching every $sw blocks: the same plans and counts" \
+			cmp g1.csv gs.csv
+	done
+done
 
 # A pass longer than a window: spin (10 x 100000 trips of its inner loop,
 # loopdump: over 2 million blocks) has its windows timed; where the

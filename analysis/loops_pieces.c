@@ -191,7 +191,13 @@ static int join_done(struct lsa_pieces *ps, int wait)
 	int err = 0, e;
 
 	while (ps->pjoin < ps->pmade) {
-		if (!wait && ps->pc[ps->pjoin % ps->npc].state != P_DONE)
+		int st;
+
+		/* (under the lock: its worker writes it) */
+		lock(ps);
+		st = ps->pc[ps->pjoin % ps->npc].state;
+		unlock(ps);
+		if (!wait && st != P_DONE)
 			break;
 		if ((e = join_one(ps)) && !err)
 			err = e;

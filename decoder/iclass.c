@@ -35,6 +35,7 @@
  * "rep movsb" load + store, counted once per instruction (as PT counts it).
  */
 #include <capstone/capstone.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,13 +48,45 @@ struct lsd_iclass_ctx {
 	cs_insn *insn;		/* one reusable instruction for cs_disasm_iter */
 };
 
+/* capstone 4 sorts two tables of its x86 printers (the registers of
+ * instructions with an implicit accumulator, one table per syntax) the
+ * first time any handle prints an instruction with details, into
+ * globals, with no lock: handles of two threads (shards, pieces) would
+ * sort them at once, each reading what the other is moving
+ * (ThreadSanitizer saw it).  So one handle of each syntax prints an
+ * instruction first, once per process, before any handle is given out. */
+static void cs_warm_once(void)
+{
+	static const uint8_t add_eax[] = { 0x05, 0x01, 0x00, 0x00, 0x00 };
+	static const cs_opt_value syntax[] = { CS_OPT_SYNTAX_INTEL, CS_OPT_SYNTAX_ATT };
+	size_t i;
+
+	for (i = 0; i < sizeof(syntax) / sizeof(syntax[0]); i++) {
+		cs_insn *insn = NULL;
+		csh h;
+		size_t n;
+
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+			continue;
+		if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
+		    cs_option(h, CS_OPT_SYNTAX, syntax[i]) == CS_ERR_OK) {
+			n = cs_disasm(h, add_eax, sizeof(add_eax), 0x1000, 1, &insn);
+			if (n)
+				cs_free(insn, n);
+		}
+		cs_close(&h);
+	}
+}
+
 int lsd_cs_open_mode(csh *cs, unsigned flags, int mode)
 {
 	static const cs_mode modes[LSD_MODE_MAX] = {
 		[LSD_MODE_64] = CS_MODE_64, [LSD_MODE_32] = CS_MODE_32,
 		[LSD_MODE_16] = CS_MODE_16,
 	};
+	static pthread_once_t warm = PTHREAD_ONCE_INIT;
 
+	(void)pthread_once(&warm, cs_warm_once);
 	if (!cs || mode < 0 || mode >= LSD_MODE_MAX ||
 	    cs_open(CS_ARCH_X86, modes[mode], cs) != CS_ERR_OK)
 		return -LS_EUNSUP;

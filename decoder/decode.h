@@ -255,8 +255,9 @@ extern const struct lsd_callbacks lsd_fan_callbacks;
  * lsd_decode_all_piped(), both on the calling thread; 2 or more: tee's
  * on a third thread of their own, side by side with cb's, from the same
  * buffers, so that neither waits for the other beyond the queue's
- * length (tee NULL: lsd_decode_all_adapt()).  tee's callbacks must then not use d or its reader at all
- * (stream_end too), nor anything cb's touch.  Falls back to fewer
+ * length (tee NULL: lsd_decode_all_adapt()).  tee's callbacks must
+ * then not use d or its reader at all (stream_end too), nor anything
+ * cb's touch.  Falls back to fewer
  * threads where no thread can be made.  Returns as lsd_decode_all(), or
  * the first callback error of either. */
 int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,

@@ -211,7 +211,7 @@ static void *producer(void *arg)
 /* The calls one buffer holds, to cb with arg; returns the first error. */
 static int replay(const struct lsd_callbacks *cb, void *arg, const struct pbuf *b)
 {
-	uint32_t i, j;
+	uint32_t i;
 	int err = 0;
 
 	for (i = 0; i < b->nev && !err; i++) {
@@ -219,12 +219,8 @@ static int replay(const struct lsd_callbacks *cb, void *arg, const struct pbuf *
 
 		switch (e->kind) {
 		case EV_BLOCKS:
-			if (cb->blocks) {
-				err = cb->blocks(arg, e->stream, &b->blk[e->u.b.first], e->u.b.n);
-				break;
-			}
-			for (j = 0; j < e->u.b.n && !err && cb->block; j++)
-				err = cb->block(arg, e->stream, &b->blk[e->u.b.first + j]);
+			err = lsd_pipe_call_blocks(cb, arg, e->stream, &b->blk[e->u.b.first],
+						   e->u.b.n);
 			break;
 		case EV_LOSS:
 			if (cb->loss)

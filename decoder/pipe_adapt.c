@@ -136,7 +136,7 @@ static int a_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t 
 	struct adapt *a = arg;
 	const struct lsd_callbacks *cb = a->cb;
 	uint64_t t = 0;
-	size_t k, m;
+	size_t m;
 	int err = 0;
 
 	while (n && !err) {
@@ -146,11 +146,7 @@ static int a_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t 
 		} else {
 			if (a->timing)
 				t = now_ns();
-			if (cb->blocks)
-				err = cb->blocks(a->arg, stream, b, m);
-			else if (cb->block)
-				for (k = 0; k < m && !err; k++)
-					err = cb->block(a->arg, stream, &b[k]);
+			err = lsd_pipe_call_blocks(cb, a->arg, stream, b, m);
 			if (a->timing) {
 				a->tcb += now_ns() - t;
 				a->n += m;

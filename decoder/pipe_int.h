@@ -86,6 +86,20 @@ void lsd_pipe_done(struct pipe *p);
 int lsd_pipe_consume(struct pipe *p, unsigned k, int side);
 /* lsd_pipe_consume(arg, 0, 0), as a thread's start. */
 void *lsd_pipe_cons0_main(void *arg);
+/* Blocks b[0 .. n) to cb: the batch whole where cb takes batches, else
+ * block by block.  Returns cb's first error. */
+static inline int lsd_pipe_call_blocks(const struct lsd_callbacks *cb, void *arg,
+				       size_t stream, const struct lsd_block *b, size_t n)
+{
+	size_t k;
+	int err = 0;
+
+	if (cb->blocks)
+		return cb->blocks(arg, stream, b, n);
+	for (k = 0; k < n && !err && cb->block; k++)
+		err = cb->block(arg, stream, &b[k]);
+	return err;
+}
 /* The decoder's callbacks with the queue as arg: each call becomes an
  * event in the buffer being filled (stream_end waits for its replay). */
 extern const struct lsd_callbacks lsd_pipe_callbacks;

@@ -419,7 +419,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	struct lsa_owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
 	struct lsa_inst *in;
 	uint32_t loop, i, tail = t->psb ? t->psb->id : LSA_NONE, leaf = LSA_NONE;
-	int err;
+	int err, fits = 0;
 
 	l->st.loop_backs++;
 	lsa_cm_abort(t);
@@ -444,11 +444,16 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	for (i = ti; i < t->npath; i++)
 		if (body_add(l, t, loop, t->path[i].sb->id))
 			return -LS_ENOMEM;
+	/* an inner iteration of an outer one logged (before the scan pops
+	 * it; its own memo stays off meanwhile) */
+	lsa_memo_log_back(l, t, ti);
 	/* an iteration the memo can take from now on: into its trie (after
 	 * the head's loop is made and the bodies grown, as the scan sees
-	 * them) */
-	if ((!t->sn || t->sn->snp <= ti + 1) && lsa_memo_fits(l, t, ti) &&
-	    lsa_memo_add(l, t, ti, &leaf))
+	 * them); not while a stop hands blocks back, nor inside an outer
+	 * iteration logged */
+	if ((!t->sn || t->sn->snp <= ti + 1) && !t->memo.replay && !lsa_memo_quiet(t, ti))
+		fits = lsa_memo_fits(l, t, ti);
+	if (fits && lsa_memo_add(l, t, ti, fits == 2, &leaf))
 		return -LS_ENOMEM;
 	o.inst = h->inst;
 	err = lsa_loops_scan(l, t, ti + 1, o);
@@ -463,6 +468,8 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 		in->tail = tail;
 	}
 	in->tail_run++;
+	if (!err)
+		lsa_memo_log_set(t, ti, fits);
 	if (!err && leaf != LSA_NONE)
 		lsa_memo_start(l, t, t->path[ti].inst, leaf);
 	return err;
@@ -476,6 +483,7 @@ static int land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi)
 	int err;
 
 	lsa_cm_abort(t);
+	t->memo.log.on = 0;
 	if (t->sn && xi < t->sn->snp) {
 		lsa_psn_note(t, PE_LAND, xi);
 		t->sn->pacc[xi] = 0;

@@ -68,6 +68,9 @@ struct lsa_loops_stats {
 	 * iterations that repeat the one before block for block (a compare
 	 * a block, no trie walked) */
 	uint64_t memo_again, learn_again;
+	/* iterations the iteration memo took whole with inner loops'
+	 * iterations in them (flat iterations, struct lsa_mlog) */
+	uint64_t memo_flat;
 	/* passes whose decode ran on another thread than the detector only
 	 * while that cost less (lsd_decode_all_adapt(), --jobs above one):
 	 * the windows timed, and the times the detector moved off the

@@ -34,6 +34,7 @@ int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 	f->kids = LSA_NONE;
 	f->ret = ret;
 	f->start = t->insns;
+	f->serial = ++t->nserial;
 	f->cur_start = 0;
 	f->fpos = t->fm.pos - 1;	/* (a learning pass's: the block just logged) */
 	f->async = async;

@@ -80,6 +80,7 @@ struct lsa_frame {
 	uint64_t start;		/* thread instructions when entered */
 	uint64_t cur_start;	/* ... when cur began (a tail call) */
 	uint64_t fpos;		/* a learning pass's log position of its first block */
+	uint64_t serial;	/* frames pushed in the thread before it + 1 */
 	int async;		/* a signal handler's frame */
 	struct lsa_cnt fself, ftot;	/* frame level: outside the frame's loops */
 };
@@ -122,6 +123,7 @@ struct lsa_thr {
 	struct lsa_frame *fr;
 	uint32_t nfr, capfr;
 	uint64_t deep;		/* calls past LSA_MAX_FRAMES, not framed */
+	uint64_t nserial;	/* frames pushed (lsa_frame.serial) */
 	uint32_t *mem;		/* membership: static block id -> entry */
 	size_t nmem;
 	uint32_t *os;		/* owner stack of a scan */
@@ -425,12 +427,60 @@ int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
 int lsa_loops_path_push(struct lsa_loops *l, struct lsa_thr *t,
 			const struct lsd_sblock *sb);
 
-/* loops_memo.c.  Whether the iteration on path[ti ..) may be memoized. */
+/* The leaf call entry e made (its blocks in l->sq), or NULL. */
+static inline const struct lsa_acc *lsa_loops_leaf_of(const struct lsa_loops *l,
+						      const struct lsa_pent *e)
+{
+	const struct lsa_acc *a = e->acc != LSA_NONE ? &l->acc[e->acc] : NULL;
+
+	return a && a->nsq ? a : NULL;
+}
+/* Whether a block of leaf call a heads a loop now (it may have become
+ * one since the leaf's frame ended: its next run in a call would be an
+ * entry). */
+static inline int lsa_memo_leaf_heads(const struct lsa_loops *l, const struct lsa_thr *t,
+				      const struct lsa_acc *a)
+{
+	uint32_t k;
+
+	for (k = 0; k < a->nsq; k++)
+		if (lsa_loops_head(t, l->sq[a->sq + k]->id))
+			return 1;
+	return 0;
+}
+/* loops_memo.c.  Whether the iteration on path[ti ..) may be memoized:
+ * 0 no, 1 yes, 2 yes with inner loops' entries on it (a flat iteration,
+ * their iterations in the log). */
 int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti);
-/* Adds the iteration on path[ti ..) to its head's trie, before the scan
- * pops it; *leaf gets its last node.  Returns 0 or -LS_ENOMEM. */
-int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
+/* Adds the iteration on path[ti ..) (flat: with the log's inner
+ * iterations) to its head's trie, before the scan pops it; *leaf gets its
+ * last node, LSA_NONE where the iteration is not for the memo after all.
+ * Returns 0 or -LS_ENOMEM. */
+int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
 		 uint32_t *leaf);
+/* loops_mflat.c (struct lsa_mlog).  The iteration on path[ti ..) as
+ * the trie takes it, into fi[]: its path entries and, flat, the log's
+ * inner iterations; their number, 0 where the log does not hold them all
+ * or the iteration is too long. */
+uint32_t lsa_memo_flat(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
+		       struct lsa_fitem *fi);
+/* A flat iteration of head block id went into the trie (ok) or not. */
+void lsa_memo_flat_done(struct lsa_thr *t, uint32_t id, int ok);
+/* Whether the memo stays off for path entry p (of the top frame): an
+ * outer iteration below it is logged. */
+int lsa_memo_quiet(const struct lsa_thr *t, uint32_t p);
+/* A loop back to path entry p: an inner iteration into the log, if one
+ * is kept below it. */
+void lsa_memo_log_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t p);
+/* After the loop back to outer entry ti, whose iteration fit the memo as
+ * lsa_memo_fits() said: the next iteration logged, or not. */
+void lsa_memo_log_set(struct lsa_thr *t, uint32_t ti, int fits);
+/* A stop applied `iters` flat iterations of head block id's trie, and
+ * handed back inner iterations (back) or not: returns 1 where its flat
+ * iterations do not pay (the caller drops its trie), else 0. */
+int lsa_memo_flat_stop(struct lsa_thr *t, uint32_t id, uint64_t iters, int back);
+/* The log restarts (the path holds the outer head alone again). */
+void lsa_memo_log_clear(struct lsa_memo *m);
 /* Starts matching after the per-block path charged the iteration added
  * (ending at leaf) to loop entry ii. */
 void lsa_memo_start(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,

@@ -34,19 +34,14 @@
 #define MEMO_DEPTH 8		/* entries of trip count 1 open at once */
 #define MEMO_DEPS 16		/* loops headed in one trie */
 
-/* The leaf call entry e made (its blocks in l->sq), or NULL. */
-static const struct lsa_acc *leaf_of(const struct lsa_loops *l, const struct lsa_pent *e)
-{
-	const struct lsa_acc *a = e->acc != LSA_NONE ? &l->acc[e->acc] : NULL;
-
-	return a && a->nsq ? a : NULL;
-}
+#define leaf_of lsa_loops_leaf_of
 
 int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 {
 	const struct lsa_frame *top = &t->fr[t->nfr - 1];
 	const struct lsa_acc *a;
-	uint32_t i, k, n = t->npath - ti;
+	uint32_t i, n = t->npath - ti;
+	int flat = 0;
 
 	if (!l->memo || t->deep || n > LSA_MEMO_MAX)
 		return 0;
@@ -57,23 +52,23 @@ int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 
 		if (lsa_loops_func_of(l, e->sb) != top->cur)
 			return 0;
+		/* an inner loop's entry: its iterations are in the log */
 		if (i > ti && e->inst != LSA_NONE)
-			return 0;
+			flat = 1;
 		/* a call, only a leaf that returned to the next block */
 		a = leaf_of(l, e);
 		if (e->acc != LSA_NONE &&
 		    (!a || next->start != e->sb->end || (n += a->nsq) > LSA_MEMO_MAX))
 			return 0;
-		/* a leaf's block may have become a loop head since its frame
-		 * ended (its next run in a call would be an entry) */
-		for (k = 0; a && k < a->nsq; k++)
-			if (lsa_loops_head(t, l->sq[a->sq + k]->id))
-				return 0;
+		if (a && lsa_memo_leaf_heads(l, t, a))
+			return 0;
 	}
 	/* The block that came back (the tail): the last entry, or the last
 	 * block of the leaf it called; no other frame was left between. */
 	a = leaf_of(l, &t->path[t->npath - 1]);
-	return t->psb == (a ? l->sq[a->sq + a->nsq - 1] : t->path[t->npath - 1].sb);
+	if (t->psb != (a ? l->sq[a->sq + a->nsq - 1] : t->path[t->npath - 1].sb))
+		return 0;
+	return 1 + flat;
 }
 
 void lsa_memo_new_head(struct lsa_memo *m, uint32_t sbid)
@@ -88,6 +83,7 @@ static void memo_clear(struct lsa_memo *m)
 	m->ndirty = 0;
 	m->nchain = 1;	/* chain 0: none open */
 	m->nsum = 0;
+	m->nrec = m->ntl = 0;
 	m->stale = 0;
 	if (m->intrie)
 		memset(m->intrie, 0, m->nintrie);
@@ -185,10 +181,10 @@ static uint32_t chain_put(struct lsa_memo *m, const uint32_t *os, uint32_t n)
 
 /* The child of v for block sb entered as kind says, made when new with
  * what step x says (a leaf's block: charged as x, its block counted once
- * at the frame level). */
+ * at the frame level), pdepth path entries above the root. */
 static uint32_t child_of(struct lsa_memo *m, uint32_t v, const struct lsd_sblock *sb,
 			 int term, int kind, const struct step *x, uint32_t fn,
-			 int pre_on)
+			 int pre_on, uint32_t pdepth)
 {
 	uint32_t c;
 
@@ -210,56 +206,150 @@ static uint32_t child_of(struct lsa_memo *m, uint32_t v, const struct lsd_sblock
 		n->fn = fn;
 		n->cnt = term || lsa_mk_in_leaf(kind) || n->chain || n->opens ||
 			 (n->pre && pre_on);
-		/* its path entry: after the caller's, once a leaf returned */
-		if (kind == MK_RETURN)
-			while (lsa_mk_in_leaf(m->node[v].kind))
-				v = m->node[v].parent;
-		n->pdepth = m->node[v].pdepth + 1;
+		n->pdepth = (uint16_t)pdepth;
 	}
 	return c;
 }
 
-/* A dry run of scan() over the body path[ti + 1 ..) of an iteration of
- * loop (the entry at ti), as the scan will run it next: which blocks open
- * entries of trip count 1, whom each is charged to.  Returns 1 with
- * steps[], 0 when the nesting is too deep for the memo, -LS_ENOMEM. */
-static int dry_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
-		    uint32_t loop, struct step *steps, uint32_t *deps, uint32_t *ndeps)
+/* What a dry scan found besides the steps: the loops whose bodies
+ * decided (their heads met), the entries the iteration opens and closes
+ * (struct lsa_mrec, the back branches of each in tl). */
+struct dry {
+	uint32_t deps[2 * MEMO_DEPS], nd;
+	uint32_t nrec, ntl;
+	struct lsa_mrec rec[LSA_MEMO_MAX];
+	struct lsa_mtl tl[LSA_MEMO_MAX];
+};
+
+/* Notes that loop's body decides; 0 when too many do. */
+static int dep_note(struct dry *d, uint32_t loop)
+{
+	uint32_t k;
+
+	for (k = 0; k < d->nd && d->deps[k] != loop; k++)
+		;
+	if (k == d->nd) {
+		if (k == MEMO_DEPS)
+			return 0;
+		d->deps[d->nd++] = loop;
+	}
+	return 1;
+}
+
+/* An entry of loop with `trips` trips opens and closes in the pass; the
+ * back branches of an inner loop's (trips above 1) are those of the
+ * log's iterations of path entry p.  0 when there are too many. */
+static int rec_put(struct dry *d, uint32_t loop, uint64_t trips,
+		   const struct lsa_mlog *g, uint32_t p)
+{
+	struct lsa_mrec *r;
+	uint32_t s, j;
+
+	if (d->nrec == LSA_MEMO_MAX)
+		return 0;
+	r = &d->rec[d->nrec++];
+	r->loop = loop;
+	r->trips = trips;
+	r->tl = d->ntl;
+	r->ntl = 0;
+	for (s = 0; trips > 1 && s < g->nseg; s++) {
+		if (g->seg[s].p != p)
+			continue;
+		for (j = r->tl; j < d->ntl && d->tl[j].id != g->seg[s].tail; j++)
+			;
+		if (j == d->ntl) {
+			if (d->ntl == LSA_MEMO_MAX)
+				return 0;
+			d->tl[d->ntl].id = g->seg[s].tail;
+			d->tl[d->ntl++].runs = 0;
+			r->ntl++;
+		}
+		d->tl[j].runs++;
+	}
+	return 1;
+}
+
+/* A dry run of the scans over the iteration fi[1 .. nfi) of loop (the
+ * entry at ti) as they will run it next: the outer loop back's scan of
+ * its path entries (FI_OUT), and each inner loop back's of the inner
+ * iteration it pops (FI_SEG, then the inner head charged: FI_HEAD), the
+ * inner entry its base.  Which blocks open entries (of trip count 1, or
+ * the inner loops' that iterated), whom each is charged to.  An inner
+ * loop's entry is taken as one of trip count 1 is: the instructions of
+ * its blocks charged through its chain, what its trips decide in the
+ * term's entries (struct lsa_mrec).  So a path of the trie has a node's
+ * decision whichever way the iteration goes on (an inner head run once
+ * or iterating, a block in an inner iteration or after it: in the
+ * inner loop's body either way, or the trie is not valid).  Returns 1
+ * with steps[1 ..] and d, 0 when the iteration is not one for the memo
+ * (nesting too deep, too many loops, an inner entry the scan would not
+ * open), -LS_ENOMEM. */
+static int dry_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
+		    const struct lsa_fitem *fi, uint32_t nfi, struct step *steps,
+		    struct dry *d)
 {
 	struct lsa_memo *m = &t->memo;
-	uint32_t os[MEMO_DEPTH], nos = 0, i, k;
+	/* the outer scan's open entries; an inner iteration's scan's,
+	 * ss[0 .. bot) the inner entry's chain (its base, below) */
+	uint32_t os[MEMO_DEPTH], nos = 0, ss[MEMO_DEPTH], nss = 0, bot = 0, k;
 
-	*ndeps = 0;
-	for (i = ti + 1; i < t->npath; i++) {
-		const struct lsd_sblock *sb = t->path[i].sb;
-		struct step *x = &steps[i - ti - 1];
+	d->nd = d->nrec = d->ntl = 0;
+	for (k = 1; k < nfi; k++) {
+		const struct lsa_fitem *it = &fi[k];
+		const struct lsd_sblock *sb = it->sb;
+		struct step *x = &steps[k];
 		uint32_t owner, hl = t->head[sb->id];
 
-		/* the loops whose bodies decide (see in_body below) */
-		if (hl) {
-			for (k = 0; k < *ndeps && deps[k] != hl - 1; k++)
-				;
-			if (k == *ndeps) {
-				if (k == MEMO_DEPS)
-					return 0;
-				deps[(*ndeps)++] = hl - 1;
-			}
+		if (lsa_mk_in_leaf(it->kind)) {	/* charged as its caller */
+			*x = steps[k - 1];
+			continue;
 		}
-
-		while (nos && !lsa_loops_in_body(t, os[nos - 1], sb->id))
-			nos--;
-		owner = nos ? os[nos - 1] : loop;
+		if (hl && !dep_note(d, hl - 1))
+			return 0;
 		x->opens = 0;
 		x->pre = !hl;
-		if (hl && lsa_loops_entry_ok(l, t, hl - 1, owner + 1)) {
-			if (nos == MEMO_DEPTH)
+		if (it->role == FI_OUT) {
+			const struct lsa_pent *e = &t->path[it->p];
+			int inner = e->inst != LSA_NONE;
+
+			while (nos && !lsa_loops_in_body(t, os[nos - 1], sb->id))
+				nos--;
+			owner = nos ? os[nos - 1] : loop;
+			if (inner && (!hl || hl - 1 != l->inst[e->inst].loop ||
+				      !lsa_loops_entry_ok(l, t, hl - 1, owner + 1)))
 				return 0;
-			os[nos++] = hl - 1;
-			x->opens = hl;
-			owner = hl - 1;
+			if (inner || (hl && lsa_loops_entry_ok(l, t, hl - 1, owner + 1))) {
+				if (nos == MEMO_DEPTH ||
+				    !rec_put(d, hl - 1, inner ? l->inst[e->inst].trips : 1,
+					     &m->log, it->p))
+					return 0;
+				os[nos++] = hl - 1;
+				x->opens = hl;
+				owner = hl - 1;
+			}
+			if (inner) {
+				memcpy(ss, os, nos * sizeof(*os));
+				nss = bot = nos;
+			}
+			x->chain = chain_put(m, os, nos);
+		} else if (it->role == FI_SEG) {
+			while (nss > bot && !lsa_loops_in_body(t, ss[nss - 1], sb->id))
+				nss--;
+			owner = ss[nss - 1];
+			if (hl && lsa_loops_entry_ok(l, t, hl - 1, owner + 1)) {
+				if (nss == MEMO_DEPTH || !rec_put(d, hl - 1, 1, &m->log, 0))
+					return 0;
+				ss[nss++] = hl - 1;
+				x->opens = hl;
+				owner = hl - 1;
+			}
+			x->chain = chain_put(m, ss, nss);
+		} else {	/* FI_HEAD: charged to the inner entry */
+			nss = bot;
+			owner = ss[bot - 1];
+			x->chain = chain_put(m, ss, bot);
 		}
 		x->own = owner + 1;
-		x->chain = chain_put(m, os, nos);
 		if (x->chain == LSA_NONE)
 			return -LS_ENOMEM;
 	}
@@ -288,13 +378,17 @@ static int root_valid(const struct lsa_thr *t, uint32_t v)
 }
 
 /* The sum of the pass from m's root to term node v (see struct
- * lsa_msum): what apply() leaves to the term.  Returns 0 or -LS_ENOMEM. */
-static int sum_make(const struct lsa_loops *l, struct lsa_memo *m, uint32_t v)
+ * lsa_msum), with the entries it closes (d's): what apply() leaves to
+ * the term.  Returns 0 or -LS_ENOMEM. */
+static int sum_make(const struct lsa_loops *l, struct lsa_memo *m, uint32_t v,
+		    const struct dry *d)
 {
 	struct lsa_msum *s;
-	uint32_t u;
+	uint32_t u, k;
 
-	if (LS_GROW32(m->sum, m->nsum + 1, m->capsum, 256))
+	if (LS_GROW32(m->sum, m->nsum + 1, m->capsum, 256) ||
+	    LS_GROW32(m->rec, m->nrec + d->nrec, m->caprec, 256) ||
+	    LS_GROW32(m->tl, m->ntl + d->ntl, m->captl, 256))
 		return -LS_ENOMEM;
 	s = &m->sum[m->nsum];
 	memset(s, 0, sizeof(*s));
@@ -310,32 +404,54 @@ static int sum_make(const struct lsa_loops *l, struct lsa_memo *m, uint32_t v)
 		if (!x->chain)
 			lsa_cnt_sb(&s->self, l, x->sb);
 	}
+	s->rec = m->nrec;
+	s->nrec = d->nrec;
+	for (k = 0; k < d->nrec; k++) {
+		s->flat |= d->rec[k].trips > 1;
+		m->rec[m->nrec] = d->rec[k];
+		m->rec[m->nrec++].tl += m->ntl;
+	}
+	memcpy(m->tl + m->ntl, d->tl, d->ntl * sizeof(*d->tl));
+	m->ntl += d->ntl;
 	m->node[v].sum = ++m->nsum;
 	return 0;
 }
 
-int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
+int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
 		 uint32_t *leaf)
 {
 	struct lsa_memo *m = &t->memo;
 	const struct lsd_sblock *head = t->path[ti].sb;
-	uint32_t loop = t->head[head->id] - 1, i, v, deps[2 * MEMO_DEPS], nd, k;
-	struct step steps[LSA_MEMO_MAX], x;
+	uint32_t loop = t->head[head->id] - 1, i, v, nfi, k, nd;
+	struct lsa_fitem fi[LSA_MEMO_MAX + 1];
+	struct step steps[LSA_MEMO_MAX + 1];
+	struct dry dd, *d = &dd;
 	struct lsa_mnode *root;
 	uint32_t *r;
-	int err, pre_on = lsa_loops_pre_on(l);
+	int err, pre_on = lsa_loops_pre_on(l), last;
 
 	*leaf = LSA_NONE;
 	if (m->stale || !m->nchain || m->nnode + LSA_MEMO_MAX + 1 > MEMO_NODES)
 		memo_clear(m);
-	err = dry_scan(l, t, ti, loop, steps, deps, &nd);
+	nfi = lsa_memo_flat(l, t, ti, flat, fi);
+	if (!nfi)
+		return 0;
+	/* the head's own steps (and its leaf's): charged to the
+	 * iteration's own entry */
+	steps[0].opens = steps[0].chain = 0;
+	steps[0].own = loop + 1;
+	steps[0].pre = 0;
+	err = dry_scan(l, t, loop, fi, nfi, steps, d);
+	if (flat)
+		lsa_memo_flat_done(t, head->id, err > 0);
 	if (err <= 0)
-		return err;
+		goto out;
+	err = -LS_ENOMEM;
 	if (head->id >= m->nrootof) {
 		size_t old = m->nrootof;
 
 		if (LS_GROW(m->rootof, (size_t)head->id + 1, m->nrootof, 1024))
-			return -LS_ENOMEM;
+			goto out;
 		memset(m->rootof + old, 0, (m->nrootof - old) * sizeof(*m->rootof));
 	}
 	r = &m->rootof[head->id];
@@ -345,56 +461,56 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 		*r = 0;
 	if (!*r) {
 		if ((v = node_new(m, head, LSA_NONE, 0)) == LSA_NONE)
-			return -LS_ENOMEM;
+			goto out;
 		*r = v + 1;
 	}
 	m->root = v = *r - 1;
 	root = &m->node[v];
+	nd = d->nd;
 	if (nd) {
 		/* the trie's loops: the root's and this iteration's */
-		uint32_t n0 = nd, d = root->deps;
+		uint32_t n0 = nd, c = root->deps;
 
-		for (i = 0; d && i < m->chain[d]; i++) {
-			for (k = 0; k < n0 && deps[k] != m->chain[d + 1 + i]; k++)
+		for (i = 0; c && i < m->chain[c]; i++) {
+			for (k = 0; k < n0 && d->deps[k] != m->chain[c + 1 + i]; k++)
 				;
 			if (k == n0)
-				deps[nd++] = m->chain[d + 1 + i];
+				d->deps[nd++] = m->chain[c + 1 + i];
 		}
+		err = 0;
 		if (nd > MEMO_DEPS)
-			return 0;
-		if (nd != (d ? m->chain[d] : 0)) {
-			d = chain_put(m, deps, nd);
-			if (d == LSA_NONE)
-				return -LS_ENOMEM;
-			m->node[v].deps = d;
+			goto out;
+		if (nd != (c ? m->chain[c] : 0)) {
+			c = chain_put(m, d->deps, nd);
+			err = -LS_ENOMEM;
+			if (c == LSA_NONE)
+				goto out;
+			m->node[v].deps = c;
 		}
 		m->node[v].dep = 1;
 	}
-	/* the head's own steps: charged to the iteration's own entry */
-	x.opens = 0;
-	x.own = loop + 1;
-	x.chain = 0;
-	x.pre = 0;
-	for (i = ti; i <= t->npath && v != LSA_NONE; i++) {
-		const struct lsa_acc *a = leaf_of(l, &t->path[i == t->npath ? ti : i]);
-		const struct step *xs = i == ti || i == t->npath ? &x : &steps[i - ti - 1];
-		int kind = i > ti && leaf_of(l, &t->path[i - 1]) ? MK_RETURN : MK_FRAME;
+	/* the blocks, then the head again: the term */
+	for (k = 1; k < nfi && v != LSA_NONE; k++) {
+		const struct lsa_fitem *it = &fi[k];
 
-		if (i > ti)
-			v = child_of(m, v, i == t->npath ? head : t->path[i].sb,
-				     i == t->npath, kind, xs, LSA_NONE, pre_on);
-		/* the blocks of the leaf it called, in the callee's frame */
-		for (k = 0; a && i < t->npath && k < a->nsq && v != LSA_NONE; k++)
-			v = child_of(m, v, l->sq[a->sq + k], 0, k ? MK_LEAF : MK_CALLEE, xs,
-				     lsa_loops_func_of(l, l->sq[a->sq + k]), pre_on);
+		v = child_of(m, v, it->sb, 0, it->kind, &steps[k],
+			     lsa_mk_in_leaf(it->kind) ? lsa_loops_func_of(l, it->sb) : LSA_NONE,
+			     pre_on, it->pdepth);
 	}
-	if (v == LSA_NONE || (!m->node[v].sum && sum_make(l, m, v)))
-		return -LS_ENOMEM;
+	last = lsa_mk_in_leaf(fi[nfi - 1].kind);
+	if (v != LSA_NONE)
+		v = child_of(m, v, head, 1, last ? MK_RETURN : MK_FRAME, &steps[0], LSA_NONE,
+			     pre_on, 0);
+	err = -LS_ENOMEM;
+	if (v == LSA_NONE || (!m->node[v].sum && sum_make(l, m, v, d)))
+		goto out;
 	root = &m->node[m->root];
 	if (root->dep)
 		root->ver = deps_ver(t, root->deps);
 	*leaf = v;
-	return 0;
+	err = 0;
+out:
+	return err;
 }
 
 /* Matching begins at root, the head on top of the path, for entry ii of
@@ -439,7 +555,7 @@ void lsa_memo_head(struct lsa_loops *l, struct lsa_thr *t)
 	uint32_t r;
 
 	if (m->stale || t->deep || head->id >= m->nrootof || !(r = m->rootof[head->id]) ||
-	    lsa_loops_func_of(l, head) != t->fr[t->nfr - 1].cur || !root_valid(t, r - 1))
+	    lsa_memo_quiet(t, t->npath - 1) || lsa_loops_func_of(l, head) != t->fr[t->nfr - 1].cur || !root_valid(t, r - 1))
 		return;
 	begin(l, t, r - 1, LSA_NONE, t->head[head->id]);
 }
@@ -557,6 +673,9 @@ void lsa_memo_release(struct lsa_memo *m)
 	free(m->dirty);
 	free(m->chain);
 	free(m->sum);
+	free(m->rec);
+	free(m->tl);
+	free(m->flt);
 	free(m->intrie);
 	free(m->rootof);
 	memset(m, 0, sizeof(*m));

@@ -76,6 +76,78 @@ struct lsa_msum {
 	uint64_t fself;		/* the frame's own blocks' (not a leaf's) */
 	uint64_t blocks;
 	uint32_t mdepth;	/* the deepest node's pdepth (not the term's) */
+	uint32_t rec, nrec;	/* lsa_memo.rec[rec ..): the entries it closes */
+	int flat;		/* some of them inner loops' that iterated */
+};
+
+/* A loop entry a pass opens and closes (struct lsa_msum.rec): one of
+ * trip count 1 (a loop's head run once, the scan decided), or one of an
+ * inner loop that iterated in the iteration (a flat iteration, below):
+ * what close_inst() counts by its trips and back branches.  The
+ * instructions charged to it are the nodes' (their chains). */
+struct lsa_mrec {
+	uint32_t loop;
+	uint32_t tl, ntl;	/* lsa_memo.tl[tl ..): its back branches */
+	uint64_t trips;
+};
+
+/* A back branch of an entry a pass closes: its block, its runs. */
+struct lsa_mtl {
+	uint32_t id, runs;
+};
+
+/* Flat iterations.  An iteration of an outer loop in whose frame inner
+ * loops iterated is a sequence of blocks too: the inner iterations, popped
+ * from the path at each of their loop backs, are logged (lsa_mseg) while
+ * an outer iteration goes through the per-block path, so that at the
+ * outer loop back the whole sequence is known, the inner entries' trip
+ * counts and back branches with it.  Its trie path holds every block;
+ * an inner entry's effect on the rows (its trips, tails) goes with the
+ * term (struct lsa_mrec), what is charged to it with the nodes, as for an
+ * entry of trip count 1.  While an outer iteration is logged, the inner
+ * loops' own memo is not started (its iterations would not be logged). */
+struct lsa_mseg {
+	uint32_t p;		/* the inner head's path entry */
+	uint32_t at, n;		/* its items: lsa_mlog.it[at .. at + n) */
+	uint32_t tail;		/* block id of its back branch */
+};
+
+/* How an outer head's flat iterations fare: logged in vain lately (too
+ * long, an inner loop nested in an inner one: a score), matched whole
+ * and handed back part-way with inner iterations (stops). */
+struct lsa_mflt {
+	uint64_t iters;
+	uint32_t stops;
+	uint8_t bad;
+	uint8_t off;		/* flat iterations no more (its trie dropped) */
+};
+
+struct lsa_mlog {
+	int on, dead;
+	/* the outer entry: its path entry, frame (depth, serial), head */
+	uint32_t ti, nfr, inst;
+	uint64_t fserial;
+	const struct lsd_sblock *head;
+	uint32_t nit, nseg;
+	/* the blocks of the logged inner iterations: the leaf call the
+	 * head's run before made, then the iteration's path entries with
+	 * their leaf calls; kinds MK_* */
+	const struct lsd_sblock *it[LSA_MEMO_MAX];
+	uint8_t kind[LSA_MEMO_MAX];
+	struct lsa_mseg seg[LSA_MEMO_MAX];
+};
+
+/* A block of an iteration as the trie takes it (the head's first, its
+ * recurrence last excluded): a path entry of the outer loop's frame, a
+ * block of a logged inner iteration, an inner head's block again (its
+ * loop back), each followed by the blocks of the leaf it called. */
+enum { FI_ROOT, FI_OUT, FI_SEG, FI_HEAD };
+struct lsa_fitem {
+	const struct lsd_sblock *sb;
+	uint32_t p;		/* FI_OUT: its path entry; else the inner head's */
+	uint16_t pdepth;	/* path entries above the outer head's */
+	uint8_t kind;		/* MK_* */
+	uint8_t role;		/* FI_* */
 };
 
 struct lsa_memo {
@@ -87,6 +159,15 @@ struct lsa_memo {
 	uint32_t nchain, capchain;
 	struct lsa_msum *sum;	/* the term nodes' (lsa_mnode.sum) */
 	uint32_t nsum, capsum;
+	struct lsa_mrec *rec;	/* the sums' entries (lsa_msum.rec) */
+	uint32_t nrec, caprec;
+	struct lsa_mtl *tl;
+	uint32_t ntl, captl;
+	struct lsa_mlog log;	/* the outer iteration logged (flat) */
+	/* by head block id: how its flat iterations fare (lsa_mflt) */
+	struct lsa_mflt *flt;
+	size_t nflt;
+	uint64_t fk;		/* a stop's flat iterations applied */
 	uint32_t *rootof;	/* head block id -> root node + 1 (0: none) */
 	size_t nrootof;
 	uint8_t *intrie;	/* by static block id: a node's block */

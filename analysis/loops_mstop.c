@@ -26,6 +26,41 @@ static void cnt_addk(struct lsa_cnt *c, const struct lsa_loops *l,
 		c->n[j] += k * x->n[j];
 }
 
+/* What close_inst() counts of the entries a pass opened and closed
+ * (struct lsa_mrec), k passes of term sum s: rows, trip counts, back
+ * branches.  Returns 0 or -LS_ENOMEM. */
+static int close_recs(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_msum *s,
+		      uint64_t k)
+{
+	const struct lsa_memo *m = &t->memo;
+	uint32_t i, j;
+	int err = 0;
+
+	for (i = s->rec; i < s->rec + s->nrec && !err; i++) {
+		const struct lsa_mrec *e = &m->rec[i];
+		struct lsa_lrow *r = lsa_loops_lrow(t, e->loop);
+
+		if (!r)
+			return -LS_ENOMEM;
+		if (!r->entries || e->trips < r->tmin)
+			r->tmin = e->trips;
+		if (e->trips > r->tmax)
+			r->tmax = e->trips;
+		r->entries += k;
+		r->iterations += k * e->trips;
+		if (e->trips < l->o.trip_limit) {
+			err = lsa_loops_trip_add(t, e->loop, e->trips, k);
+		} else {
+			r->over_e += k;
+			r->over_s += k * e->trips;
+		}
+		for (j = e->tl; j < e->tl + e->ntl && !err; j++)
+			err = lsa_loops_tail_add(t, e->loop, m->tl[j].id, k * m->tl[j].runs);
+		l->st.loop_backs += k * (e->trips - 1);
+	}
+	return err;
+}
+
 /* What k passes through node v owe: what charge() and, for the entries
  * of trip count 1 the node is charged into, close_inst() add, k times. */
 static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
@@ -82,26 +117,12 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 			return err;
 	}
 	if (x->opens) {
-		/* an entry of trip count 1: what close_inst() counts */
-		uint32_t lp = x->opens - 1, n = m->chain[x->chain];
-		struct lsa_lrow *r = lsa_loops_lrow(t, lp);
+		/* an entry opened: its edge from the entry it is in (what
+		 * its trips decide, the term's entries) */
+		uint32_t n = m->chain[x->chain];
 
-		if (!r)
-			return -LS_ENOMEM;
-		r->entries += k;
-		r->iterations += k;
-		r->tmin = 1;
-		if (r->tmax < 1)
-			r->tmax = 1;
-		if (1 < l->o.trip_limit) {
-			err = lsa_loops_trip_add(t, lp, 1, k);
-		} else {
-			r->over_e += k;
-			r->over_s += k;
-		}
-		if (!err)
-			err = lsa_loops_edge_add(t, n > 1 ? m->chain[x->chain + n - 1] : loop,
-						 lp, k, 0);
+		err = lsa_loops_edge_add(t, n > 1 ? m->chain[x->chain + n - 1] : loop,
+					 x->opens - 1, k, 0);
 		if (err)
 			return err;
 	}
@@ -113,6 +134,12 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 		const struct lsa_msum *s = &m->sum[x->sum - 1];
 		int j;
 
+		if (s->nrec && (err = close_recs(l, t, s, k)))
+			return err;
+		if (s->flat) {
+			m->fk += k;
+			l->st.memo_flat += k;
+		}
 		if (s->mdepth && m->ti + s->mdepth + 1 > l->st.max_path)
 			l->st.max_path = m->ti + s->mdepth + 1;
 		l->st.blocks += k * s->blocks;
@@ -262,23 +289,42 @@ static int pushed_head(struct lsa_thr *t, int err)
 	return err;
 }
 
+/* What the stop tells of the root's flat iterations (m->fk of them
+ * applied; back: inner iterations handed back); where they do not pay,
+ * the head's trie is dropped (made again without them).  Returns 0. */
+static int flat_stop(struct lsa_thr *t, int back)
+{
+	struct lsa_memo *m = &t->memo;
+	uint32_t id = m->node[m->root].sb->id;
+
+	if (lsa_memo_flat_stop(t, id, m->fk, back) && id < m->nrootof)
+		m->rootof[id] = 0;
+	m->fk = 0;
+	return 0;
+}
+
 int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 {
 	struct lsa_memo *m = &t->memo;
 	uint32_t part[LSA_MEMO_MAX + 1], np = 0, v, i;
 	uint8_t px = t->pexit;
-	uint64_t pn = t->pnext;
+	uint64_t pn = t->pnext, lb;
 	int err = 0, took = m->ndirty > 0;
 
 	m->rehead = 0;
 	if (!m->on)
 		return 0;
 	m->on = 0;
+	/* the outer iteration logged begins again at its head (not an
+	 * inner loop's: the log went dead before its memo began) */
+	if (m->ti == m->log.ti)
+		lsa_memo_log_clear(m);
 	/* the iteration under way is not charged yet */
 	for (v = m->at; v != m->root; v = m->node[v].parent) {
 		m->node[v].count -= m->node[v].cnt;
 		part[np++] = v;
 	}
+	m->fk = 0;
 	for (i = 0; i < m->ndirty; i++) {
 		uint32_t d = m->dirty[i];
 		uint64_t k = m->node[d].count;
@@ -289,6 +335,8 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 	}
 	m->ndirty = 0;
 	if (err)
+		return err;
+	if (m->fk && (err = flat_stop(t, 0)))
 		return err;
 	if (!np) {
 		/* a frame of unknown function restarts its span at every
@@ -331,6 +379,7 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 		err = lsa_loops_path_push(l, t, t->psb);
 	}
 	m->replay = 1;
+	lb = l->st.loop_backs;
 	while (np && !err) {
 		struct lsd_block b;
 
@@ -342,5 +391,8 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 		err = lsa_loops_block_one(l, t, &b);
 	}
 	m->replay = 0;
+	/* inner iterations redone: a flat iteration left part-way */
+	if (!err && l->st.loop_backs != lb)
+		flat_stop(t, 1);
 	return pushed_head(t, err);
 }

@@ -69,6 +69,16 @@ for seed in 5 9; do
 	# shellcheck disable=SC2086
 	"$BUILD/tests/memocheck" -s $seed -x $names xz.lsc >mc.out
 	t_grep "xz: memocheck with nested loops left early, seed $seed $names" "^ok 1" mc.out
+	# outer iterations with inner ones iterating in them, taken whole
+	# (flat iterations, analysis/loops_mflat.c)
+	t_grep "xz: memocheck -x, seed $seed: flat iterations taken" "memo_flat [1-9]" mc.out
+done
+# nested.c's middle loop holds the inner loop's 30 iterations in each of
+# its 200: flat iterations the memo takes whole (the profile is the
+# reference's: t0208), in both passes' runs and at -j2.
+for j in 1 2; do
+	"$BUILD/tests/loopdump" -j $j nested.lsc >ld.out 2>ld.err
+	t_grep "nested: loopdump -j $j: flat iterations taken" "memo_flat [1-9]" ld.err
 done
 # xz's stream with sparse edits: calls the call memo took, then left.
 for seed in 3 11; do

@@ -456,7 +456,8 @@ int main(int argc, char **argv)
 		bad = 1;
 	}
 	printf("# memo_blocks %" PRIu64 " of %" PRIu64 ", cmemo_blocks %" PRIu64 " in %"
-	       PRIu64 " calls\n", sm.memo_blocks, sm.blocks, sm.cmemo_blocks, sm.cmemo_calls);
+	       PRIu64 " calls, memo_flat %" PRIu64 "\n", sm.memo_blocks, sm.blocks,
+	       sm.cmemo_blocks, sm.cmemo_calls, sm.memo_flat);
 out:
 	free(pm);
 	free(pr);

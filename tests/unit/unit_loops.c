@@ -760,6 +760,78 @@ static void t_again(int ref)
 	batch = 1;
 }
 
+/* 9b. Flat iterations (analysis/loops_mflat.c): an outer loop whose
+ * iterations hold an inner loop that iterates, one function:
+ *   A 0x1000 1 insn, falls into
+ *   H 0x1010 2 insns outer head, falls into
+ *   I 0x1020 1 insn  inner head: not taken to Q, taken to X
+ *   Q 0x1030 3 insns jumps back to I
+ *   X 0x1040 1 insn  back to H (not taken) or out to E (taken)
+ *   E 0x1050 1 insn  end
+ * Run: A, then six outer iterations H I Q I Q I X (the last X taken), E.
+ * Hand count: I, 6 entries of trip count 3, 18 iterations, self = total
+ * = 18 * 1 + 12 * 3 = 54; H, one entry of trip count 6, self = 6 * 2 +
+ * 6 * 1 = 18, total 18 + 54 = 72; the thread 1 + 72 + 1 = 74, 2 outside;
+ * the edge H -> I 6 entries.
+ * The memo: in the first outer iteration, the inner loop's first loop
+ * back keeps Q I and its trie takes the second inner iteration (2
+ * blocks); X leaves it.  The outer loop back finds the inner entry open
+ * on the path: a flat iteration, whose inner iterations were not logged,
+ * so the next one is.  The second goes block by block (the inner loop's
+ * memo stays off), its two inner iterations logged; at its loop back the
+ * whole sequence I Q I Q I X goes into H's trie and matching begins: the
+ * third to fifth iterations are taken whole (3 flat iterations, 21
+ * blocks; where the blocks come as one batch, the fourth and fifth by
+ * compare, 14 blocks), the sixth leaves at E after X taken: I Q I Q I X
+ * handed back, the inner loop redone by the per-block path.  So 23
+ * blocks taken, in a single pass as in two. */
+static void t_flat(int ref)
+{
+	static const struct bdef b[] = {
+		{ 0x1000, 1, 0 }, { 0x1010, 2, 0 }, { 0x1020, 1, 0 },
+		{ 0x1030, 3, 0 }, { 0x1040, 1, 0 }, { 0x1050, 1, 0 },
+	};
+	static const uint64_t f[] = { 0x1000 };
+#define IT(x, nx) { 1, LSD_EXIT_FALL, 2 }, { 2, LSD_EXIT_COND_NOT, 3 },       \
+	{ 3, LSD_EXIT_JUMP, 2 }, { 2, LSD_EXIT_COND_NOT, 3 },                 \
+	{ 3, LSD_EXIT_JUMP, 2 }, { 2, LSD_EXIT_COND_TAKEN, 4 }, { 4, x, nx }
+	static const struct step s[] = {
+		{ 0, LSD_EXIT_FALL, 1 },
+		IT(LSD_EXIT_COND_NOT, 1), IT(LSD_EXIT_COND_NOT, 1), IT(LSD_EXIT_COND_NOT, 1),
+		IT(LSD_EXIT_COND_NOT, 1), IT(LSD_EXIT_COND_NOT, 1), IT(LSD_EXIT_COND_TAKEN, 5),
+		{ 5, LSD_EXIT_END, -1 },
+	};
+#undef IT
+	int ns = (int)(sizeof(s) / sizeof(s[0])), one;
+	struct run R;
+
+	for (one = 0; one < 2; one++)
+	for (batch = 1; batch <= ns; batch += ns - 1) {
+		const char *w = batch == 1 ? (one ? "block by block, one pass" : "block by block") :
+			(one ? "one batch, one pass" : "one batch");
+		uint64_t again = ref || batch == 1 ? 0 : 14;
+
+		run_passes(&R, b, 6, f, 1, s, ns, ref, one);
+		TAP_EQ(R.err, 0, "flat, %s (%s): the detector runs", w, mode(ref));
+		LOOP_EQ(&R, 0x1020, 6, 18, 54, 54, "flat I");
+		LOOP_EQ(&R, 0x1010, 1, 6, 18, 72, "flat H");
+		TAP_EQ(trips_of(&R, 0x1020, 3), 6, "flat, %s: six entries of I of trip count 3", w);
+		TAP_EQ(trips_of(&R, 0x1010, 6), 1, "flat, %s: one entry of H of trip count 6", w);
+		TAP_EQ(edge_of(&R, 0x1010, 0x1020), 6, "flat, %s: every inner entry under H", w);
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 74, "flat, %s: 74 instructions", w);
+		TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 2, "flat, %s: 2 outside loops", w);
+		TAP_EQ(R.st.memo_flat, ref ? 0 : 3,
+		       "flat, %s (%s): 3 flat iterations taken", w, mode(ref));
+		TAP_EQ(R.st.memo_blocks, ref ? 0 : 23,
+		       "flat, %s (%s): the iteration memo took 23 blocks", w, mode(ref));
+		TAP_EQ(R.st.memo_again, again, "flat, %s (%s): %d of them repeats", w,
+		       mode(ref), (int)again);
+		TAP_EQ(R.st.loop_backs, 17, "flat, %s (%s): 17 loop backs", w, mode(ref));
+		lsp_free(R.p);
+	}
+	batch = 1;
+}
+
 /* 10. An interrupt resumed in place at the end of an inner iteration,
  * which the learning pass's memo takes three levels deep.  One function:
  *   A 0x1000, H 0x1010 (outer head), M 0x1020 (middle head), I 0x1030
@@ -973,6 +1045,7 @@ int main(void)
 		t_fmemo(ref);
 		t_fcoll(ref);
 		t_again(ref);
+		t_flat(ref);
 		t_async(ref);
 		t_cret(ref);
 		t_hret(ref);

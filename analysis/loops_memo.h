@@ -124,8 +124,9 @@ struct lsa_mflt {
 
 struct lsa_mlog {
 	int on, dead;
-	/* the outer entry: its path entry, frame (depth, serial), head */
-	uint32_t ti, nfr, inst;
+	/* the outer entry: its path entry, frame (depth, serial, the
+	 * function it runs), head */
+	uint32_t ti, nfr, inst, cur;
 	uint64_t fserial;
 	const struct lsd_sblock *head;
 	uint32_t nit, nseg;

@@ -41,8 +41,11 @@ static int log_for(const struct lsa_thr *t, uint32_t ti)
 {
 	const struct lsa_mlog *g = &t->memo.log;
 
+	/* (the function the frame runs too: a jump into another one, a
+	 * tail call, moves frames where the blocks of one function do not) */
 	return g->on && g->ti == ti && t->nfr == g->nfr &&
-	       t->fr[t->nfr - 1].serial == g->fserial && ti < t->npath &&
+	       t->fr[t->nfr - 1].serial == g->fserial && t->fr[t->nfr - 1].cur == g->cur &&
+	       ti < t->npath &&
 	       t->path[ti].sb == g->head && t->path[ti].inst == g->inst;
 }
 
@@ -85,6 +88,7 @@ static void log_start(struct lsa_thr *t, uint32_t ti, uint32_t inst)
 	g->ti = ti;
 	g->nfr = t->nfr;
 	g->fserial = t->fr[t->nfr - 1].serial;
+	g->cur = t->fr[t->nfr - 1].cur;
 	g->head = t->path[ti].sb;
 	g->inst = inst;
 	lsa_memo_log_clear(&t->memo);
@@ -162,7 +166,6 @@ static int log_leaf(const struct lsa_loops *l, struct lsa_mlog *g, const struct 
 void lsa_memo_log_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t p)
 {
 	struct lsa_mlog *g = &t->memo.log;
-	const struct lsa_frame *top = &t->fr[t->nfr - 1];
 	const struct lsa_acc *a = NULL;
 	struct lsa_mseg *q;
 	uint32_t i;
@@ -181,7 +184,7 @@ void lsa_memo_log_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t p)
 		const struct lsd_sblock *next = i + 1 < t->npath ? t->path[i + 1].sb :
 						t->path[p].sb;
 
-		if (i > p && (e->inst != LSA_NONE || lsa_loops_func_of(l, e->sb) != top->cur ||
+		if (i > p && (e->inst != LSA_NONE || lsa_loops_func_of(l, e->sb) != g->cur ||
 			      !log_put(g, e->sb, a ? MK_RETURN : MK_FRAME)))
 			goto dead;
 		a = lsa_loops_leaf_of(l, e);

@@ -411,7 +411,8 @@ static int sum_make(const struct lsa_loops *l, struct lsa_memo *m, uint32_t v,
 		m->rec[m->nrec] = d->rec[k];
 		m->rec[m->nrec++].tl += m->ntl;
 	}
-	memcpy(m->tl + m->ntl, d->tl, d->ntl * sizeof(*d->tl));
+	if (d->ntl)	/* (m->tl is NULL until the first) */
+		memcpy(m->tl + m->ntl, d->tl, d->ntl * sizeof(*d->tl));
 	m->ntl += d->ntl;
 	m->node[v].sum = ++m->nsum;
 	return 0;

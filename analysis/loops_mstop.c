@@ -291,8 +291,8 @@ static int pushed_head(struct lsa_thr *t, int err)
 
 /* What the stop tells of the root's flat iterations (m->fk of them
  * applied; back: inner iterations handed back); where they do not pay,
- * the head's trie is dropped (made again without them).  Returns 0. */
-static int flat_stop(struct lsa_thr *t, int back)
+ * the head's trie is dropped (made again without them). */
+static void flat_stop(struct lsa_thr *t, int back)
 {
 	struct lsa_memo *m = &t->memo;
 	uint32_t id = m->node[m->root].sb->id;
@@ -300,7 +300,6 @@ static int flat_stop(struct lsa_thr *t, int back)
 	if (lsa_memo_flat_stop(t, id, m->fk, back) && id < m->nrootof)
 		m->rootof[id] = 0;
 	m->fk = 0;
-	return 0;
 }
 
 int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
@@ -336,8 +335,8 @@ int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t)
 	m->ndirty = 0;
 	if (err)
 		return err;
-	if (m->fk && (err = flat_stop(t, 0)))
-		return err;
+	if (m->fk)
+		flat_stop(t, 0);
 	if (!np) {
 		/* a frame of unknown function restarts its span at every
 		 * block (lsa_loops_block_one): as it would have at the head

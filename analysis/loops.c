@@ -468,7 +468,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 		in->tail = tail;
 	}
 	in->tail_run++;
-	if (!err)
+	if (!err && (fits == 2 || t->memo.log.on))
 		lsa_memo_log_set(t, ti, fits);
 	if (!err && leaf != LSA_NONE)
 		lsa_memo_start(l, t, t->path[ti].inst, leaf);

@@ -464,6 +464,9 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
  * or the iteration is too long. */
 uint32_t lsa_memo_flat(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
 		       struct lsa_fitem *fi);
+/* Whether the iteration on path[ti ..) may be flat: its log is kept,
+ * or its head's flat iterations are still wanted. */
+int lsa_memo_flat_may(const struct lsa_thr *t, uint32_t ti);
 /* A flat iteration of head block id went into the trie (ok) or not. */
 void lsa_memo_flat_done(struct lsa_thr *t, uint32_t id, int ok);
 /* Whether the memo stays off for path entry p (of the top frame): an

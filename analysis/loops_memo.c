@@ -41,7 +41,7 @@ int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	const struct lsa_frame *top = &t->fr[t->nfr - 1];
 	const struct lsa_acc *a;
 	uint32_t i, n = t->npath - ti;
-	int flat = 0;
+	int flat = 0, may = -1;
 
 	if (!l->memo || t->deep || n > LSA_MEMO_MAX)
 		return 0;
@@ -52,9 +52,15 @@ int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 
 		if (lsa_loops_func_of(l, e->sb) != top->cur)
 			return 0;
-		/* an inner loop's entry: its iterations are in the log */
-		if (i > ti && e->inst != LSA_NONE)
+		/* an inner loop's entry: its iterations are in the log, or
+		 * may be in the next one's (asked once) */
+		if (i > ti && e->inst != LSA_NONE) {
+			if (may < 0)
+				may = lsa_memo_flat_may(t, ti);
+			if (!may)
+				return 0;
 			flat = 1;
+		}
 		/* a call, only a leaf that returned to the next block */
 		a = leaf_of(l, e);
 		if (e->acc != LSA_NONE &&

@@ -113,11 +113,12 @@ struct lsa_mseg {
 };
 
 /* How an outer head's flat iterations fare: logged in vain lately (too
- * long, an inner loop nested in an inner one: a score), matched whole
- * and handed back part-way with inner iterations (stops). */
+ * long, an inner loop nested in an inner one: a score), logged at all,
+ * matched whole and handed back part-way with inner iterations (stops). */
 struct lsa_mflt {
 	uint64_t iters;
 	uint32_t stops;
+	uint32_t logs;		/* outer iterations logged */
 	uint8_t bad;
 	uint8_t off;		/* flat iterations no more (its trie dropped) */
 };

@@ -35,6 +35,11 @@
  * exit, then handed back, inner iterations and all). */
 #define FLAT_STOPS 64
 #define FLAT_RATIO 8
+/* Outer iterations logged (each one's inner iterations block by block),
+ * past which as many flat iterations must have been matched whole: else
+ * the logs cost more than the flat iterations save (an outer loop whose
+ * iterations seldom repeat one logged). */
+#define FLAT_LOGS 64
 
 /* Whether the log is the outer entry ti's (the top frame's). */
 static int log_for(const struct lsa_thr *t, uint32_t ti)
@@ -77,6 +82,24 @@ static struct lsa_mflt *flt_of(struct lsa_memo *m, uint32_t id)
 static int flat_off(const struct lsa_memo *m, uint32_t id)
 {
 	return id < m->nflt && (m->flt[id].off || m->flt[id].bad >= FLAT_BAD);
+}
+
+int lsa_memo_flat_may(const struct lsa_thr *t, uint32_t ti)
+{
+	return log_for(t, ti) || !flat_off(&t->memo, t->path[ti].sb->id);
+}
+
+/* An outer iteration of head block id is to be logged: counted; 0 where
+ * its flat iterations do not pay (then no more). */
+static int flat_logged(struct lsa_memo *m, uint32_t id)
+{
+	struct lsa_mflt *f = flt_of(m, id);
+
+	if (!f)
+		return 0;
+	if (++f->logs >= FLAT_LOGS && f->iters < f->logs)
+		f->off = 1;
+	return !f->off;
 }
 
 /* The log begins for outer entry ti, of loop entry inst. */
@@ -131,7 +154,7 @@ void lsa_memo_log_set(struct lsa_thr *t, uint32_t ti, int fits)
 	struct lsa_mlog *g = &m->log;
 	const struct lsa_pent *h = &t->path[ti];
 
-	if (fits == 2 && !flat_off(m, h->sb->id)) {
+	if (fits == 2 && !flat_off(m, h->sb->id) && flat_logged(m, h->sb->id)) {
 		log_start(t, ti, h->inst);
 	} else if (log_for(t, ti)) {
 		/* an iteration without inner loops: the next one is logged

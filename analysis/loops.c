@@ -419,7 +419,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	struct lsa_owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
 	struct lsa_inst *in;
 	uint32_t loop, i, tail = t->psb ? t->psb->id : LSA_NONE, leaf = LSA_NONE;
-	int err, fits = 0;
+	int err, fits = 0, quiet;
 
 	l->st.loop_backs++;
 	lsa_cm_abort(t);
@@ -446,12 +446,14 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 			return -LS_ENOMEM;
 	/* an inner iteration of an outer one logged (before the scan pops
 	 * it; its own memo stays off meanwhile) */
-	lsa_memo_log_back(l, t, ti);
+	quiet = lsa_memo_quiet(t, ti);
+	if (quiet)
+		lsa_memo_log_back(l, t, ti);
 	/* an iteration the memo can take from now on: into its trie (after
 	 * the head's loop is made and the bodies grown, as the scan sees
 	 * them); not while a stop hands blocks back, nor inside an outer
 	 * iteration logged */
-	if ((!t->sn || t->sn->snp <= ti + 1) && !t->memo.replay && !lsa_memo_quiet(t, ti))
+	if ((!t->sn || t->sn->snp <= ti + 1) && !t->memo.replay && !quiet)
 		fits = lsa_memo_fits(l, t, ti);
 	if (fits && lsa_memo_add(l, t, ti, fits == 2, &leaf))
 		return -LS_ENOMEM;

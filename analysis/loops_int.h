@@ -469,11 +469,20 @@ uint32_t lsa_memo_flat(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int 
 int lsa_memo_flat_may(const struct lsa_thr *t, uint32_t ti);
 /* A flat iteration of head block id went into the trie (ok) or not. */
 void lsa_memo_flat_done(struct lsa_thr *t, uint32_t id, int ok);
+/* Whether the log is the outer entry ti's (the top frame's, the
+ * function it runs the one the log began with). */
+int lsa_memo_log_for(const struct lsa_thr *t, uint32_t ti);
 /* Whether the memo stays off for path entry p (of the top frame): an
- * outer iteration below it is logged. */
-int lsa_memo_quiet(const struct lsa_thr *t, uint32_t p);
-/* A loop back to path entry p: an inner iteration into the log, if one
- * is kept below it. */
+ * outer iteration below it is logged.  Inline: every loop back and
+ * every loop head pushed asks it, and the log is mostly off. */
+static inline int lsa_memo_quiet(const struct lsa_thr *t, uint32_t p)
+{
+	const struct lsa_mlog *g = &t->memo.log;
+
+	return g->on && !g->dead && p > g->ti && lsa_memo_log_for(t, g->ti);
+}
+/* A loop back to path entry p, where lsa_memo_quiet(): its inner
+ * iteration into the log. */
 void lsa_memo_log_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t p);
 /* After the loop back to outer entry ti, whose iteration fit the memo as
  * lsa_memo_fits() said: the next iteration logged, or not. */

@@ -13,8 +13,9 @@
  * in a trie per head, each node with that decision (a dry run of scan()),
  * and later iterations only walk the trie, counting passes per node; the
  * counts are multiplied out when matching stops, and the blocks of an
- * unfinished iteration then go through the per-block path.  All a pass adds is sums (and a trip count 1 minimum and
- * maximum), so k passes add k times one.
+ * unfinished iteration then go through the per-block path.  All a pass
+ * adds is sums (and the minimum and maximum trip counts of the entries it
+ * opens and closes), so k passes add k times one.
  *
  * What makes a trie stale: a block in it heading a loop (the thread's
  * tries are dropped then) and, for a trie with blocks that head loops, one
@@ -33,8 +34,6 @@
 #define MEMO_NODES (1u << 16)	/* trie nodes of a thread, at most */
 #define MEMO_DEPTH 8		/* entries of trip count 1 open at once */
 #define MEMO_DEPS 16		/* loops headed in one trie */
-
-#define leaf_of lsa_loops_leaf_of
 
 int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 {
@@ -62,7 +61,7 @@ int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 			flat = 1;
 		}
 		/* a call, only a leaf that returned to the next block */
-		a = leaf_of(l, e);
+		a = lsa_loops_leaf_of(l, e);
 		if (e->acc != LSA_NONE &&
 		    (!a || next->start != e->sb->end || (n += a->nsq) > LSA_MEMO_MAX))
 			return 0;
@@ -71,7 +70,7 @@ int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 	}
 	/* The block that came back (the tail): the last entry, or the last
 	 * block of the leaf it called; no other frame was left between. */
-	a = leaf_of(l, &t->path[t->npath - 1]);
+	a = lsa_loops_leaf_of(l, &t->path[t->npath - 1]);
 	if (t->psb != (a ? l->sq[a->sq + a->nsq - 1] : t->path[t->npath - 1].sb))
 		return 0;
 	return 1 + flat;
@@ -316,15 +315,16 @@ static int dry_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 		x->pre = !hl;
 		if (it->role == FI_OUT) {
 			const struct lsa_pent *e = &t->path[it->p];
-			int inner = e->inst != LSA_NONE;
+			int inner = e->inst != LSA_NONE, opens;
 
 			while (nos && !lsa_loops_in_body(t, os[nos - 1], sb->id))
 				nos--;
 			owner = nos ? os[nos - 1] : loop;
-			if (inner && (!hl || hl - 1 != l->inst[e->inst].loop ||
-				      !lsa_loops_entry_ok(l, t, hl - 1, owner + 1)))
+			opens = hl && lsa_loops_entry_ok(l, t, hl - 1, owner + 1);
+			/* (an inner entry the scan would not open: not taken) */
+			if (inner && (!opens || hl - 1 != l->inst[e->inst].loop))
 				return 0;
-			if (inner || (hl && lsa_loops_entry_ok(l, t, hl - 1, owner + 1))) {
+			if (opens) {
 				if (nos == MEMO_DEPTH ||
 				    !rec_put(d, hl - 1, inner ? l->inst[e->inst].trips : 1,
 					     &m->log, it->p))
@@ -432,7 +432,7 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
 	uint32_t loop = t->head[head->id] - 1, i, v, nfi, k, nd;
 	struct lsa_fitem fi[LSA_MEMO_MAX + 1];
 	struct step steps[LSA_MEMO_MAX + 1];
-	struct dry dd, *d = &dd;
+	struct dry d;
 	struct lsa_mnode *root;
 	uint32_t *r;
 	int err, pre_on = lsa_loops_pre_on(l), last;
@@ -448,17 +448,16 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
 	steps[0].opens = steps[0].chain = 0;
 	steps[0].own = loop + 1;
 	steps[0].pre = 0;
-	err = dry_scan(l, t, loop, fi, nfi, steps, d);
+	err = dry_scan(l, t, loop, fi, nfi, steps, &d);
 	if (flat)
 		lsa_memo_flat_done(t, head->id, err > 0);
 	if (err <= 0)
-		goto out;
-	err = -LS_ENOMEM;
+		return err;
 	if (head->id >= m->nrootof) {
 		size_t old = m->nrootof;
 
 		if (LS_GROW(m->rootof, (size_t)head->id + 1, m->nrootof, 1024))
-			goto out;
+			return -LS_ENOMEM;
 		memset(m->rootof + old, 0, (m->nrootof - old) * sizeof(*m->rootof));
 	}
 	r = &m->rootof[head->id];
@@ -468,30 +467,28 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
 		*r = 0;
 	if (!*r) {
 		if ((v = node_new(m, head, LSA_NONE, 0)) == LSA_NONE)
-			goto out;
+			return -LS_ENOMEM;
 		*r = v + 1;
 	}
 	m->root = v = *r - 1;
 	root = &m->node[v];
-	nd = d->nd;
+	nd = d.nd;
 	if (nd) {
 		/* the trie's loops: the root's and this iteration's */
 		uint32_t n0 = nd, c = root->deps;
 
 		for (i = 0; c && i < m->chain[c]; i++) {
-			for (k = 0; k < n0 && d->deps[k] != m->chain[c + 1 + i]; k++)
+			for (k = 0; k < n0 && d.deps[k] != m->chain[c + 1 + i]; k++)
 				;
 			if (k == n0)
-				d->deps[nd++] = m->chain[c + 1 + i];
+				d.deps[nd++] = m->chain[c + 1 + i];
 		}
-		err = 0;
 		if (nd > MEMO_DEPS)
-			goto out;
+			return 0;
 		if (nd != (c ? m->chain[c] : 0)) {
-			c = chain_put(m, d->deps, nd);
-			err = -LS_ENOMEM;
+			c = chain_put(m, d.deps, nd);
 			if (c == LSA_NONE)
-				goto out;
+				return -LS_ENOMEM;
 			m->node[v].deps = c;
 		}
 		m->node[v].dep = 1;
@@ -508,16 +505,13 @@ int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
 	if (v != LSA_NONE)
 		v = child_of(m, v, head, 1, last ? MK_RETURN : MK_FRAME, &steps[0], LSA_NONE,
 			     pre_on, 0);
-	err = -LS_ENOMEM;
-	if (v == LSA_NONE || (!m->node[v].sum && sum_make(l, m, v, d)))
-		goto out;
+	if (v == LSA_NONE || (!m->node[v].sum && sum_make(l, m, v, &d)))
+		return -LS_ENOMEM;
 	root = &m->node[m->root];
 	if (root->dep)
 		root->ver = deps_ver(t, root->deps);
 	*leaf = v;
-	err = 0;
-out:
-	return err;
+	return 0;
 }
 
 /* Matching begins at root, the head on top of the path, for entry ii of
@@ -562,7 +556,8 @@ void lsa_memo_head(struct lsa_loops *l, struct lsa_thr *t)
 	uint32_t r;
 
 	if (m->stale || t->deep || head->id >= m->nrootof || !(r = m->rootof[head->id]) ||
-	    lsa_memo_quiet(t, t->npath - 1) || lsa_loops_func_of(l, head) != t->fr[t->nfr - 1].cur || !root_valid(t, r - 1))
+	    lsa_memo_quiet(t, t->npath - 1) ||
+	    lsa_loops_func_of(l, head) != t->fr[t->nfr - 1].cur || !root_valid(t, r - 1))
 		return;
 	begin(l, t, r - 1, LSA_NONE, t->head[head->id]);
 }

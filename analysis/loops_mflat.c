@@ -41,8 +41,7 @@
  * iterations seldom repeat one logged). */
 #define FLAT_LOGS 64
 
-/* Whether the log is the outer entry ti's (the top frame's). */
-static int log_for(const struct lsa_thr *t, uint32_t ti)
+int lsa_memo_log_for(const struct lsa_thr *t, uint32_t ti)
 {
 	const struct lsa_mlog *g = &t->memo.log;
 
@@ -54,12 +53,6 @@ static int log_for(const struct lsa_thr *t, uint32_t ti)
 	       t->path[ti].sb == g->head && t->path[ti].inst == g->inst;
 }
 
-int lsa_memo_quiet(const struct lsa_thr *t, uint32_t p)
-{
-	const struct lsa_mlog *g = &t->memo.log;
-
-	return g->on && !g->dead && p > g->ti && log_for(t, g->ti);
-}
 
 /* Head block id's state, the table grown to hold it; NULL when out of
  * memory (the table is a hint: without it, nothing is logged). */
@@ -86,7 +79,7 @@ static int flat_off(const struct lsa_memo *m, uint32_t id)
 
 int lsa_memo_flat_may(const struct lsa_thr *t, uint32_t ti)
 {
-	return log_for(t, ti) || !flat_off(&t->memo, t->path[ti].sb->id);
+	return lsa_memo_log_for(t, ti) || !flat_off(&t->memo, t->path[ti].sb->id);
 }
 
 /* An outer iteration of head block id is to be logged: counted; 0 where
@@ -156,7 +149,7 @@ void lsa_memo_log_set(struct lsa_thr *t, uint32_t ti, int fits)
 
 	if (fits == 2 && !flat_off(m, h->sb->id) && flat_logged(m, h->sb->id)) {
 		log_start(t, ti, h->inst);
-	} else if (log_for(t, ti)) {
+	} else if (lsa_memo_log_for(t, ti)) {
 		/* an iteration without inner loops: the next one is logged
 		 * still (inner loops may iterate in it); one not for the
 		 * memo: not */
@@ -193,8 +186,6 @@ void lsa_memo_log_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t p)
 	struct lsa_mseg *q;
 	uint32_t i;
 
-	if (!lsa_memo_quiet(t, p))
-		return;
 	if (g->nseg == LSA_MEMO_MAX)
 		goto dead;
 	q = &g->seg[g->nseg];
@@ -313,7 +304,7 @@ uint32_t lsa_memo_flat(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int 
 	if (!flat)
 		return flat_items(l, t, ti, 0, fi);
 	/* a log not this entry's (its first iteration): none to judge */
-	if (!log_for(t, ti))
+	if (!lsa_memo_log_for(t, ti))
 		return 0;
 	/* one that lost an inner iteration, or too long */
 	n = t->memo.log.dead ? 0 : flat_items(l, t, ti, 1, fi);

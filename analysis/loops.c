@@ -313,6 +313,22 @@ int lsa_loops_edge_add_slow(struct lsa_thr *t, uint32_t parent, uint32_t child,
 	return 0;
 }
 
+int lsa_loops_entries_add(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_lrow *r,
+			  uint32_t loop, uint64_t trips, uint64_t k)
+{
+	if (!r->entries || trips < r->tmin)
+		r->tmin = trips;
+	if (trips > r->tmax)
+		r->tmax = trips;
+	r->entries += k;
+	r->iterations += k * trips;
+	if (trips < l->o.trip_limit)
+		return lsa_loops_trip_add(t, loop, trips, k);
+	r->over_e += k;
+	r->over_s += k * trips;
+	return 0;
+}
+
 int lsa_loops_trip_add(struct lsa_thr *t, uint32_t loop, uint64_t trips, uint64_t k)
 {
 	struct lsa_lrow *r;

@@ -596,6 +596,12 @@ int lsa_loops_tail_flush(struct lsa_thr *t, struct lsa_inst *in);
 /* Adds k entries of trip count trips (below the trip limit) of loop to
  * t's histogram.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_trip_add(struct lsa_thr *t, uint32_t loop, uint64_t trips, uint64_t k);
+/* Counts k entries of trip count trips of loop in its row r of thread t:
+ * entries, iterations, the least and greatest trip count, and the
+ * histogram (or, from the trip limit on, its overflow).  What closing an
+ * entry counts besides its instructions.  Returns 0 or -LS_ENOMEM. */
+int lsa_loops_entries_add(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_lrow *r,
+			  uint32_t loop, uint64_t trips, uint64_t k);
 /* Adds k iterations of loop whose back branch was block tail.  Returns 0
  * or -LS_ENOMEM. */
 int lsa_loops_tail_add(struct lsa_thr *t, uint32_t loop, uint32_t tail, uint64_t k);

@@ -42,18 +42,7 @@ static int close_recs(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_m
 
 		if (!r)
 			return -LS_ENOMEM;
-		if (!r->entries || e->trips < r->tmin)
-			r->tmin = e->trips;
-		if (e->trips > r->tmax)
-			r->tmax = e->trips;
-		r->entries += k;
-		r->iterations += k * e->trips;
-		if (e->trips < l->o.trip_limit) {
-			err = lsa_loops_trip_add(t, e->loop, e->trips, k);
-		} else {
-			r->over_e += k;
-			r->over_s += k * e->trips;
-		}
+		err = lsa_loops_entries_add(l, t, r, e->loop, e->trips, k);
 		for (j = e->tl; j < e->tl + e->ntl && !err; j++)
 			err = lsa_loops_tail_add(t, e->loop, m->tl[j].id, k * m->tl[j].runs);
 		l->st.loop_backs += k * (e->trips - 1);

@@ -325,27 +325,13 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		lsa_cnt_add(&tot, &in->tot);
 	/* (a joiner of pieces: the sums alone; the worker that saw the
 	 * entry end counted it, with its trips) */
-	if (!l->pre) {
-		if (!r->entries || trips < r->tmin)
-			r->tmin = trips;
-		if (trips > r->tmax)
-			r->tmax = trips;
-		r->entries++;
-		r->iterations += trips;
-	}
+	err = l->pre ? 0 : lsa_loops_entries_add(l, t, r, loop, trips, 1);
 	lsa_cnt_add(&r->self, &in->self);
 	/* entries of this loop nested in this entry (recursion) have added
 	 * their totals already: count their instructions once */
 	lsa_cnt_add(&r->total, &tot);
 	if (in->same.n[0])
 		lsa_cnt_sub(&r->total, &in->same);
-	err = 0;
-	if (!l->pre && trips < l->o.trip_limit) {
-		err = lsa_loops_trip_add(t, loop, trips, 1);
-	} else if (!l->pre) {
-		r->over_e++;
-		r->over_s += trips;
-	}
 	if (!err && !l->pre)
 		err = lsa_loops_tail_flush(t, in);
 	lsa_loops_inst_free(l, ii);

@@ -53,7 +53,6 @@ int lsa_memo_log_for(const struct lsa_thr *t, uint32_t ti)
 	       t->path[ti].sb == g->head && t->path[ti].inst == g->inst;
 }
 
-
 /* Head block id's state, the table grown to hold it; NULL when out of
  * memory (the table is a hint: without it, nothing is logged). */
 static struct lsa_mflt *flt_of(struct lsa_memo *m, uint32_t id)

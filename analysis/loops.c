@@ -313,6 +313,17 @@ int lsa_loops_edge_add_slow(struct lsa_thr *t, uint32_t parent, uint32_t child,
 	return 0;
 }
 
+/* lsa_loops_trip_add() with loop's row r at hand (used below
+ * LSA_TSMALL only). */
+static int trip_bin(struct lsa_thr *t, struct lsa_lrow *r, uint32_t loop, uint64_t trips,
+		    uint64_t k)
+{
+	if (trips >= LSA_TSMALL)
+		return lsa_kmap_add(&t->trips, loop, trips, k);
+	r->tsm[trips] += k;
+	return 0;
+}
+
 int lsa_loops_entries_add(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_lrow *r,
 			  uint32_t loop, uint64_t trips, uint64_t k)
 {
@@ -323,7 +334,7 @@ int lsa_loops_entries_add(const struct lsa_loops *l, struct lsa_thr *t, struct l
 	r->entries += k;
 	r->iterations += k * trips;
 	if (trips < l->o.trip_limit)
-		return lsa_loops_trip_add(t, loop, trips, k);
+		return trip_bin(t, r, loop, trips, k);
 	r->over_e += k;
 	r->over_s += k * trips;
 	return 0;
@@ -331,14 +342,11 @@ int lsa_loops_entries_add(const struct lsa_loops *l, struct lsa_thr *t, struct l
 
 int lsa_loops_trip_add(struct lsa_thr *t, uint32_t loop, uint64_t trips, uint64_t k)
 {
-	struct lsa_lrow *r;
+	struct lsa_lrow *r = NULL;
 
-	if (trips >= LSA_TSMALL)
-		return lsa_kmap_add(&t->trips, loop, trips, k);
-	if (!(r = lsa_loops_lrow(t, loop)))
+	if (trips < LSA_TSMALL && !(r = lsa_loops_lrow(t, loop)))
 		return -LS_ENOMEM;
-	r->tsm[trips] += k;
-	return 0;
+	return trip_bin(t, r, loop, trips, k);
 }
 
 int lsa_loops_tail_add(struct lsa_thr *t, uint32_t loop, uint32_t tail, uint64_t k)

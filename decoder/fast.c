@@ -719,9 +719,11 @@ block:
 			int direct = go == 1 && f->kind != LSD_K_RET &&
 				     f->kind != LSD_K_IJMP && f->kind != LSD_K_ICALL;
 
-			SAVE();
-			if (!(nx = lsd_fast_next_block(c, cur, to, direct, &err)))
-				return err ? err : BAIL;
+			if (direct || !(nx = lsd_fast_tip_hit(c, to))) {
+				SAVE();
+				if (!(nx = lsd_fast_next_block(c, cur, to, direct, &err)))
+					return err ? err : BAIL;
+			}
 			if (rcall && go == 1)
 				c->d->fb[rcall - 1].fall = nx;
 		}

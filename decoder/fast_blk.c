@@ -140,7 +140,7 @@ uint32_t lsd_fast_head_id(struct lsd_fctx *c, uint64_t ip, int *err)
 static uint32_t tip_id(struct lsd_fctx *c, uint64_t ip, int *err)
 {
 	struct lsd_fast *f = c->f;
-	size_t s = (size_t)(ip ^ (ip >> 10)) & (LSD_FAST_TIPC - 1);
+	size_t s = lsd_fast_tipc_slot(ip);
 	uint32_t id;
 
 	if (f->tipc_ip[s] == ip)

@@ -250,6 +250,24 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, uint32_t cur,
 				  unsigned k, unsigned bits);
 
+/* The TIP cache's slot of ip (struct lsd_fast.tipc_ip). */
+static inline size_t lsd_fast_tipc_slot(uint64_t ip)
+{
+	return (size_t)(ip ^ (ip >> 10)) & (LSD_FAST_TIPC - 1);
+}
+
+/* The id + 1 of the block at TIP target ip where the TIP cache has it and
+ * its fast view is filled, else 0 (then lsd_fast_next_block()): a hit
+ * inline, without the call's saves (a TIP every 8 blocks in sqlite3). */
+static inline uint32_t lsd_fast_tip_hit(const struct lsd_fctx *c, uint64_t ip)
+{
+	const size_t s = lsd_fast_tipc_slot(ip);
+	const uint32_t id = c->f->tipc_id[s];
+
+	return c->f->tipc_ip[s] == ip && id && id <= c->d->capfb && c->d->fb[id - 1].known ?
+	       id : 0;
+}
+
 /* Where block f goes without a packet (no branch, a direct jump or
  * call): *to, the block there (*nx, id + 1, 0 where not known yet) and
  * f's exit. */

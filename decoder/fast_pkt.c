@@ -7,53 +7,53 @@
 
 #include "decoder/fast_int.h"
 
-static int ip_packet(struct lsd_fctx *c, const uint8_t *p, size_t left, struct lsd_fpk *k)
+/* The IP packet at p (its first byte's IP compression in bits 5-7): its
+ * size and IP in *k, c->last_ip updated.  Returns 0, changing nothing,
+ * where it is malformed or a partial IP has nothing to complete it
+ * (libipt's rules for that are left to libipt).  Tables, not a switch:
+ * TIPs come by the million in code with indirect branches. */
+static inline __attribute__((always_inline)) int
+ip_packet(struct lsd_fctx *c, const uint8_t *p, size_t left, struct lsd_fpk *k)
 {
 	static const uint8_t ipsize[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
-	unsigned ipc = p[0] >> 5;
+	/* the payload's bits, and the last IP's bits kept above them */
+	static const uint64_t mask[8] = {
+		0, 0xffffull, 0xffffffffull, 0xffffffffffffull, 0xffffffffffffull,
+		0, ~0ull, 0,
+	};
+	static const uint64_t keep[8] = {
+		0, ~0xffffull, ~0xffffffffull, 0, ~0xffffffffffffull, 0, 0, 0,
+	};
+	const unsigned ipc = p[0] >> 5;
+	const size_t n = ipsize[ipc];
 	uint64_t v = 0;
-	size_t i, n = ipsize[ipc];
+	size_t i;
 
 	if (ipc == 5 || ipc == 7 || left < 1 + n)
 		return 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (left >= 9) {
-		/* the payload in one load (TIPs come by the million in code
-		 * with indirect branches), masked to its size */
+		/* the payload in one load, masked to its size */
 		memcpy(&v, p + 1, 8);
-		if (n < 8)
-			v &= (1ull << (8 * n)) - 1;
+		v &= mask[ipc];
 	} else
 #endif
 	for (i = 0; i < n; i++)
 		v |= (uint64_t)p[1 + i] << (8 * i);
 	k->size = 1 + n;
 	k->suppressed = ipc == 0;
-	switch (ipc) {
-	case 0:
+	if (!ipc) {		/* suppressed: the last IP, whatever it is */
 		k->ip = c->last_ip;
 		return 1;
-	case 1:
-		v = (c->last_ip & ~0xffffull) | v;
-		break;
-	case 2:
-		v = (c->last_ip & ~0xffffffffull) | v;
-		break;
-	case 3:
-		v = (v & (1ull << 47)) ? v | 0xffff000000000000ull : v;
-		c->have_ip = 1;
-		break;
-	case 4:
-		v = (c->last_ip & ~0xffffffffffffull) | v;
-		break;
-	default:
-		c->have_ip = 1;
-		break;
 	}
-	/* A partial IP with nothing to complete it: libipt's rules for
-	 * that are left to libipt. */
-	if (!c->have_ip)
+	if (ipc == 3)		/* sign-extended from bit 47 */
+		v = (v & (1ull << 47)) ? v | 0xffff000000000000ull : v;
+	/* 3 and 6 are full IPs; the others complete the last one */
+	if (ipc == 3 || ipc == 6)
+		c->have_ip = 1;
+	else if (!c->have_ip)
 		return 0;
+	v |= c->last_ip & keep[ipc];
 	c->last_ip = v;
 	k->ip = v;
 	return 1;
@@ -248,11 +248,11 @@ int lsd_fast_psb_plus(struct lsd_fctx *c, uint64_t *fup, int *mode)
 	}
 }
 
-/* The packet after a TNT's last bit is most often the next TNT: where it
- * is one, it goes to c->pk (k, size and bits) without lsd_fast_peek()'s
- * tests for every other kind.  Returns 1, or 0 where it is not (or not
- * simply) one. */
-static int tnt_quick(struct lsd_fctx *c)
+/* The packet after a TNT's last bit, or after a TIP, is most often a TNT
+ * or a TIP: where it is one, it goes to c->pk (k, size and bits, or the
+ * IP) without lsd_fast_peek()'s tests for every other kind.  Returns 1,
+ * or 0 where it is not (or not simply) one. */
+static int pk_quick(struct lsd_fctx *c)
 {
 	const uint8_t *p = c->buf + c->pos;
 	size_t left = c->len - c->pos;
@@ -264,11 +264,20 @@ static int tnt_quick(struct lsd_fctx *c)
 	if (p[0] && !(p[0] & 1) && p[0] != 0x02) {	/* TNT-8, bits >= 1 */
 		nbits = tnt8_bits(p[0], &v);
 		c->pk.size = 1;
-	} else {
-		/* no bits: left to lsd_fast_peek() */
-		if (left < 8 || p[0] != 0x02 || p[1] != 0xa3 || !(nbits = tnt64_bits(p, &v)))
+	} else if (p[0] == 0x02) {
+		/* TNT-64; no bits: left to lsd_fast_peek() */
+		if (left < 8 || p[1] != 0xa3 || !(nbits = tnt64_bits(p, &v)))
 			return 0;
 		c->pk.size = 8;
+	} else if ((p[0] & 0x1f) == 0x0d) {		/* TIP */
+		/* (as lsd_fast_peek(): a suppressed one too) */
+		if (!ip_packet(c, p, left, &c->pk))
+			return 0;
+		c->pk.k = LSD_FP_TIP;
+		c->pk_pos = c->pos;
+		return 1;
+	} else {
+		return 0;
 	}
 	c->pk.k = LSD_FP_TNT;
 	c->pk.bits = v;
@@ -300,7 +309,7 @@ int lsd_fast_read_ahead(struct lsd_fctx *c)
 	if (c->ntnt || c->ev)
 		return 1;
 	/* (the read ahead moves neither delivered nor fin) */
-	if (tnt_quick(c)) {
+	if (pk_quick(c)) {
 		c->safe = c->delivered + c->fin;
 		return 1;
 	}

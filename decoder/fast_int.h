@@ -1,6 +1,7 @@
 /* fast_int.h - the fast path's internals (fast.c: the walk over a
- * chunk's blocks; fast_pkt.c: the packets; fast_blk.c: the blocks and
- * their chains).  Internal to decoder/. */
+ * chunk's blocks; fast_pkt.c: the packets, the commonest ones parsed
+ * inline here; fast_blk.c: the blocks and their chains).  Internal to
+ * decoder/. */
 #ifndef LSD_FAST_INT_H
 #define LSD_FAST_INT_H
 
@@ -221,11 +222,144 @@ void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k);
  * Returns 1, or 0 for anything the fast path leaves to libipt (a FUP at
  * IP 0 among them). */
 int lsd_fast_psb_plus(struct lsd_fctx *c, uint64_t *fup, int *mode);
+/* The IP packet at p (its first byte's IP compression in bits 5-7): its
+ * size and IP in *k, c->last_ip updated.  Returns 0, changing nothing,
+ * where it is malformed or a partial IP has nothing to complete it
+ * (libipt's rules for that are left to libipt).  Tables, not a switch:
+ * TIPs come by the million in code with indirect branches. */
+static inline __attribute__((always_inline)) int
+lsd_fast_ip_packet(struct lsd_fctx *c, const uint8_t *p, size_t left, struct lsd_fpk *k)
+{
+	static const uint8_t ipsize[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+	/* the payload's bits, and the last IP's bits kept above them */
+	static const uint64_t mask[8] = {
+		0, 0xffffull, 0xffffffffull, 0xffffffffffffull, 0xffffffffffffull,
+		0, ~0ull, 0,
+	};
+	static const uint64_t keep[8] = {
+		0, ~0xffffull, ~0xffffffffull, 0, ~0xffffffffffffull, 0, 0, 0,
+	};
+	const unsigned ipc = p[0] >> 5;
+	const size_t n = ipsize[ipc];
+	uint64_t v = 0;
+	size_t i;
+
+	if (ipc == 5 || ipc == 7 || left < 1 + n)
+		return 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (left >= 9) {
+		/* the payload in one load, masked to its size */
+		memcpy(&v, p + 1, 8);
+		v &= mask[ipc];
+	} else
+#endif
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[1 + i] << (8 * i);
+	k->size = 1 + n;
+	k->suppressed = ipc == 0;
+	if (!ipc) {		/* suppressed: the last IP, whatever it is */
+		k->ip = c->last_ip;
+		return 1;
+	}
+	if (ipc == 3)		/* sign-extended from bit 47 */
+		v = (v & (1ull << 47)) ? v | 0xffff000000000000ull : v;
+	/* 3 and 6 are full IPs; the others complete the last one */
+	if (ipc == 3 || ipc == 6)
+		c->have_ip = 1;
+	else if (!c->have_ip)
+		return 0;
+	v |= c->last_ip & keep[ipc];
+	c->last_ip = v;
+	k->ip = v;
+	return 1;
+}
+
+/* A TNT-8 byte b (even, not 0x02): its bits in *bits, the next one
+ * highest.  Returns how many (0: none). */
+static inline unsigned lsd_fast_tnt8(uint8_t b, uint64_t *bits)
+{
+	unsigned n = 30 - (unsigned)__builtin_clz(b);
+
+	*bits = n ? (uint64_t)(b >> 1) << (64 - n) : 0;
+	return n;
+}
+
+/* The TNT-64 packet at p (8 bytes readable): as lsd_fast_tnt8(). */
+static inline unsigned lsd_fast_tnt64(const uint8_t *p, uint64_t *bits)
+{
+	uint64_t v = 0;
+	unsigned n;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* the 6 payload bytes in one load (the hot packet of loops) */
+	memcpy(&v, p, 8);
+	v >>= 16;
+#else
+	for (unsigned i = 0; i < 6; i++)
+		v |= (uint64_t)p[2 + i] << (8 * i);
+#endif
+	n = v ? 63 - (unsigned)__builtin_clzll(v) : 0;
+	*bits = n ? v << (64 - n) : 0;
+	return n;
+}
+
+/* The packet after a TNT's last bit, or after a TIP, is most often a TNT
+ * or a TIP: where it is one, it goes to c->pk (k, size and bits, or the
+ * IP) without lsd_fast_peek()'s tests for every other kind.  Returns 1,
+ * or 0 where it is not (or not simply) one. */
+static inline int lsd_fast_pk_quick(struct lsd_fctx *c)
+{
+	const uint8_t *p = c->buf + c->pos;
+	size_t left = c->len - c->pos;
+	unsigned nbits;
+	uint64_t v;
+
+	if (!left)
+		return 0;
+	if (p[0] && !(p[0] & 1) && p[0] != 0x02) {	/* TNT-8, bits >= 1 */
+		nbits = lsd_fast_tnt8(p[0], &v);
+		c->pk.size = 1;
+	} else if (p[0] == 0x02) {
+		/* TNT-64; no bits: left to lsd_fast_peek() */
+		if (left < 8 || p[1] != 0xa3 || !(nbits = lsd_fast_tnt64(p, &v)))
+			return 0;
+		c->pk.size = 8;
+	} else if ((p[0] & 0x1f) == 0x0d) {		/* TIP */
+		/* (as lsd_fast_peek(): a suppressed one too) */
+		if (!lsd_fast_ip_packet(c, p, left, &c->pk))
+			return 0;
+		c->pk.k = LSD_FP_TIP;
+		c->pk_pos = c->pos;
+		return 1;
+	} else {
+		return 0;
+	}
+	c->pk.k = LSD_FP_TNT;
+	c->pk.bits = v;
+	c->pk.nbits = nbits;
+	c->pk_pos = c->pos;
+	return 1;
+}
+
+/* lsd_fast_read_ahead() past its quick cases. */
+int lsd_fast_read_ahead_rest(struct lsd_fctx *c);
+
 /* Reads ahead as libipt's query decoder does once its TNT bits are used
  * up: the timing packets, and an event (PSB+, FUP + TIP.PGD or TIP) to
  * bind at an IP.  Stops before a packet that decides a branch.  Returns
- * 1, or 0 to leave the chunk to libipt. */
-int lsd_fast_read_ahead(struct lsd_fctx *c);
+ * 1, or 0 to leave the chunk to libipt.  Inline, the next packet a TNT
+ * or a TIP (most often), without a call (fast_pkt.c: the rest). */
+static inline int lsd_fast_read_ahead(struct lsd_fctx *c)
+{
+	if (c->ntnt || c->ev)
+		return 1;
+	/* (the read ahead moves neither delivered nor fin) */
+	if (lsd_fast_pk_quick(c)) {
+		c->safe = c->delivered + c->fin;
+		return 1;
+	}
+	return lsd_fast_read_ahead_rest(c);
+}
 
 /* The fast view of static block id, filled on first use (fast_blk.c).
  * Returns NULL out of memory, or where its last instruction does not

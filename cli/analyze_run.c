@@ -342,26 +342,6 @@ out:
 	return ret;
 }
 
-/* An analysis that would see nothing fails rather than write an empty
- * profile: a bundle cut short before its first PT chunk (a shard may
- * hold no PT; the whole bundle must).  Returns 0, or 1 after a message. */
-static int no_trace(struct lsb_reader *r, const char *path)
-{
-	struct lsb_stats bs;
-
-	lsb_reader_stats(r, &bs);
-	if (bs.pt_raw)
-		return 0;
-	if (bs.truncated_at && lsb_writer_busy(path))
-		cli_error("no trace data in '%s' yet: it is still being written", path);
-	else if (bs.truncated_at)
-		cli_error("no trace data survived in '%s': it ends at offset %" PRIu64
-			  ", before its first PT chunk", path, bs.truncated_at);
-	else
-		cli_error("'%s' holds no trace data (no PT chunk)", path);
-	return 1;
-}
-
 static int analyze_into(const char *path, const char *debug_dir, int allow_missing,
 			unsigned jobs, const struct cli_analyses *ca, uint32_t k,
 			uint32_t nshards, struct lsp_profile *p, struct lsa_loops_stats *st);
@@ -395,7 +375,7 @@ static int analyze_into(const char *path, const char *debug_dir, int allow_missi
 		return 1;
 	if (cli_bundle_id(path, id, sizeof(id)) ||
 	    cli_shard_streams(s.r, path, k, nshards, &s.mask) ||
-	    (nshards <= 1 && no_trace(s.r, path)) ||
+	    (nshards <= 1 && cli_no_trace(s.r, path)) ||
 	    (!allow_missing && cli_need_referenced(s.r, debug_dir) < 0)) {
 		shard_close(&s);
 		return 1;

@@ -135,6 +135,23 @@ int cli_open_bundle(const char *file, struct lsb_reader **pr)
 	return 0;
 }
 
+int cli_no_trace(struct lsb_reader *r, const char *path)
+{
+	struct lsb_stats bs;
+
+	lsb_reader_stats(r, &bs);
+	if (bs.pt_raw)
+		return 0;
+	if (bs.truncated_at && lsb_writer_busy(path))
+		cli_error("no trace data in '%s' yet: it is still being written", path);
+	else if (bs.truncated_at)
+		cli_error("no trace data survived in '%s': it ends at offset %" PRIu64
+			  ", before its first PT chunk", path, bs.truncated_at);
+	else
+		cli_error("'%s' holds no trace data (no PT chunk)", path);
+	return 1;
+}
+
 void cli_reader_error(struct lsb_reader *r, int err)
 {
 	if (err == -LS_ECORRUPT || err == -LS_EIO || err == -LS_EZSTD ||

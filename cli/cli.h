@@ -97,6 +97,11 @@ struct lsb_reader;
 /* Opens a bundle for a command: a missing file gets the 'record' hint, a
  * bundle cut short a warning.  Returns 0, or -1 after printing the error. */
 int cli_open_bundle(const char *file, struct lsb_reader **pr);
+/* A command that decodes bundle r (opened from path) fails rather than
+ * report an empty trace: where r holds no PT at all (cut short before its
+ * first PT chunk, still being written, or none recorded), prints why and
+ * returns 1; else returns 0. */
+int cli_no_trace(struct lsb_reader *r, const char *path);
 /* Prints a failure err of reading or decoding r: the reader's own message
  * (file, section, offset) for damage and I/O, else the file and the code. */
 void cli_reader_error(struct lsb_reader *r, int err);

@@ -363,6 +363,12 @@ int cmd_dump(int argc, char **argv)
 		lsb_reader_close(d.r);
 		return 1;
 	}
+	/* blocks, instructions or packets of a bundle with no PT left: an
+	 * error, as for analyze, not an empty dump */
+	if (d.mode != MODE_QUERY && cli_no_trace(d.r, file)) {
+		lsb_reader_close(d.r);
+		return 1;
+	}
 	if (d.mode == MODE_BLOCKS || d.mode == MODE_INSN) {
 		ret = dump_blocks(&d, have_id, id, have_tid, tid);
 		lsb_reader_close(d.r);

@@ -675,8 +675,9 @@ int cmd_info(int argc, char **argv)
 	lsb_reader_memacc(r, on_memacc, &in);
 	lsb_reader_stats(r, &st);
 	print_rest(&in, r, &st);
-	/* A damaged bundle is not decoded: its error is the answer. */
-	if (decode && !ret && print_decode(&in, r, debug_dir, jobs))
+	/* A damaged bundle is not decoded: its error is the answer; nor one
+	 * with no PT left (as analyze: zero blocks would look like a run) */
+	if (decode && !ret && (cli_no_trace(r, file) || print_decode(&in, r, debug_dir, jobs)))
 		ret = 1;
 	if (in.json)
 		fputs("\n}\n", in.out);

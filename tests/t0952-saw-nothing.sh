@@ -27,6 +27,18 @@ t_grep "... saying no trace data survived, and where the bundle ends" \
 	"^loopscope: no trace data survived in 'cut0.lsc': it ends at offset $first, before its first PT chunk$" cut0.err
 t_eq "... and writes no profile" "" "$(ls cut0.lsprof 2>/dev/null)"
 t_fail "report of it fails too" "$LOOPSCOPE" report cut0.lsc
+# The other commands that decode the trace say the same, not 0 blocks.
+"$LOOPSCOPE" info --decode cut0.lsc >cut0.iout 2>cut0.ierr
+t_eq "info --decode of it exits 1" 1 $?
+t_grep "... saying no trace data survived" \
+	"^loopscope: no trace data survived in 'cut0.lsc': it ends at offset $first, before its first PT chunk$" cut0.ierr
+t_grep "... after the bundle's own description (info alone still describes it)" "^streams:" cut0.iout
+t_ok "info without --decode describes it (exit 0)" "$LOOPSCOPE" info cut0.lsc
+"$LOOPSCOPE" dump cut0.lsc >/dev/null 2>cut0.derr
+t_eq "dump of it exits 1" 1 $?
+t_grep "... saying no trace data survived" "^loopscope: no trace data survived in 'cut0.lsc'" cut0.derr
+"$LOOPSCOPE" dump --packets cut0.lsc >/dev/null 2>cut0.perr
+t_eq "dump --packets of it exits 1" 1 $?
 
 # 50 bytes into the second chunk: the first chunk survives.
 head -c $((second + 50)) n.lsc >cut1.lsc

@@ -86,6 +86,14 @@ static int know_grow(struct lsa_thr *t, uint32_t id)
 		return -LS_ENOMEM;
 	t->notb = p;
 	memset(p + n, 0, (m - n) * sizeof(*p));
+	if (t->lflag) {		/* (the eager pass's: landings known) */
+		uint8_t *f = ls_reallocarray(t->lflag, m, 1);
+
+		if (!f)
+			return -LS_ENOMEM;
+		t->lflag = f;
+		memset(f + n, 0, m - n);
+	}
 	return grow_by_id(&t->head, &t->inb, &t->nk, id);
 }
 
@@ -255,6 +263,21 @@ int lsa_loops_know_body(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 	return err ? err : body_add(l, t, loop, sbid);
 }
 
+int lsa_loops_know_lands(struct lsa_loops *l, struct lsa_thr *t, const uint32_t *id,
+			 size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids_grow(l, t, id[i]))
+			return -LS_ENOMEM;
+	if (!t->lflag && !(t->lflag = calloc(t->nk ? t->nk : 1, 1)))
+		return -LS_ENOMEM;
+	for (i = 0; i < n; i++)
+		t->lflag[id[i]] = 1;
+	return 0;
+}
+
 int lsa_loops_entry_ok(const struct lsa_loops *l, const struct lsa_thr *t,
 		       uint32_t loop, uint32_t owner)
 {
@@ -422,6 +445,7 @@ static inline int path_push(struct lsa_loops *l, struct lsa_thr *t,
 	e->inst = LSA_NONE;
 	e->acc = LSA_NONE;
 	e->lb = 0;
+	e->ei = LSA_NONE;
 	err = lsa_loops_mem_set(t, sb->id, t->npath);
 	if (err)
 		return err;
@@ -437,7 +461,7 @@ int lsa_loops_path_push(struct lsa_loops *l, struct lsa_thr *t,
 	return path_push(l, t, sb);
 }
 /* Control went back to path entry ti of the top frame: one iteration. */
-static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
+int lsa_loops_loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 {
 	struct lsa_pent *h = &t->path[ti];
 	struct lsa_owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
@@ -503,7 +527,7 @@ static int loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti)
 
 /* A non-local jump (longjmp) came back to entry xi of the top frame: not
  * an iteration, the path above it was abandoned. */
-static int land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi)
+int lsa_loops_land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi)
 {
 	struct lsa_owner o = { LSA_NONE, &t->fr[t->nfr - 1] };
 	int err;
@@ -521,17 +545,27 @@ static int land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi)
 	o.inst = t->path[xi].inst;	/* its earlier execution */
 	return lsa_loops_charge(l, t, o, &t->path[xi]);
 }
-/* Whether control from the previous block into a block of function f
- * may move frames (lsa_loops_transfer() has work): between blocks of the
- * function the top frame runs, by exits that leave no frame, none does.
- * Both block paths ask it, and must agree (the learning pass's memo
- * stands on their frames being the same). */
-static inline int moves(const struct lsa_thr *t, uint32_t f)
-{
-	const struct lsa_frame *top = &t->fr[t->nfr - 1];
 
-	return t->psb && (!(LSA_EXITS_LOCAL >> t->pexit & 1) ||
-			  (top->cur != LSA_NONE && f != LSA_NONE && f != top->cur));
+int lsa_loops_cur_set(struct lsa_loops *l, struct lsa_thr *t, uint32_t f)
+{
+	struct lsa_frame *top = &t->fr[t->nfr - 1];
+
+	(void)l;
+	top->cur = f;
+	if (top->func == LSA_NONE) {
+		top->func = f;
+		top->start = t->insns;
+		if (lsa_loops_span_open(t, f))
+			return -LS_ENOMEM;
+		/* called (not the thread's first frame): the call
+		 * frame_push() could not count, its target unnamed */
+		if (f != LSA_NONE && t->nfr > 1) {
+			lsa_loops_frow(t, f)->calls++;	/* span_open made the row */
+			if (t->cm.nrec)
+				lsa_cm_event(t, CE_CALLS, f, 0);
+		}
+	}
+	return 0;
 }
 
 /* lsa_loops_block_one(); returns 1 (not 0) after a block that called.
@@ -551,30 +585,13 @@ block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	l->st.blocks++;
 	sbc_fill(l, sb);
 	f = lsa_loops_func_of(l, sb);
-	if (moves(t, f)) {
+	if (lsa_loops_moves(t, f)) {
 		err = lsa_loops_transfer(l, t, t->pexit, sb);
 		if (err)
 			return err;
 	}
-	if (t->fr[t->nfr - 1].cur == LSA_NONE) {
-		/* a frame whose function was unknown: the one it runs */
-		struct lsa_frame *top = &t->fr[t->nfr - 1];
-
-		top->cur = f;
-		if (top->func == LSA_NONE) {
-			top->func = f;
-			top->start = t->insns;
-			if (lsa_loops_span_open(t, f))
-				return -LS_ENOMEM;
-			/* called (not the thread's first frame): the call
-			 * frame_push() could not count, its target unnamed */
-			if (f != LSA_NONE && t->nfr > 1) {
-				lsa_loops_frow(t, f)->calls++;	/* span_open made the row */
-				if (t->cm.nrec)
-					lsa_cm_event(t, CE_CALLS, f, 0);
-			}
-		}
-	}
+	if (t->fr[t->nfr - 1].cur == LSA_NONE && (err = lsa_loops_cur_set(l, t, f)))
+		return err;
 	if (t->cm.nrec)
 		lsa_cm_block(t, sb, t->pexit);
 	t->insns += sb->ninsn;
@@ -587,7 +604,7 @@ block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	}
 	idx = lsa_loops_mem_get(t, sb->id);
 	if (idx != LSA_NONE && idx >= t->fr[t->nfr - 1].base) {
-		err = t->landing ? land(l, t, idx) : loop_back(l, t, idx);
+		err = t->landing ? lsa_loops_land(l, t, idx) : lsa_loops_loop_back(l, t, idx);
 	} else {
 		err = path_push(l, t, sb);
 		/* a loop entered whose iterations the memo knows */
@@ -642,7 +659,7 @@ learn_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	l->st.blocks++;
 	lsa_fm_put(&t->fm, b);
 	f = lsa_loops_func_of(l, sb);
-	if (moves(t, f)) {
+	if (lsa_loops_moves(t, f)) {
 		err = lsa_loops_transfer(l, t, t->pexit, sb);
 		if (err)
 			return err;
@@ -658,7 +675,10 @@ learn_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 		if (t->landing) {
 			struct lsa_owner o = { LSA_NONE, top };
 
-			err = lsa_loops_scan(l, t, idx + 1, o);
+			/* (where landings come, for the eager pass) */
+			err = lsa_kmap_add(&t->land, 0, sb->id, 1);
+			if (!err)
+				err = lsa_loops_scan(l, t, idx + 1, o);
 			t->path[idx].acc = LSA_NONE;	/* (as learn_back()) */
 			k = 0;
 		} else {
@@ -766,6 +786,8 @@ int lsa_loops_thr_blocks(struct lsa_loops *l, struct lsa_thr *t,
 
 	if (l->learn)
 		return lsa_loops_learn_blocks(l, t, b, n);
+	if (l->eager)
+		return lsa_eager_blocks(l, t, b, n);
 	/* Threads share the loop and body tables: a memo checked against
 	 * them stops before another thread may change them. */
 	slot = (size_t)(t - l->thr) + 1;

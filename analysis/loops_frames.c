@@ -41,6 +41,26 @@ int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 	LSA_UNROLL
 	for (k = 0; k < LSA_NC; k++)
 		f->fself.n[k] = f->ftot.n[k] = 0;
+	/* the eager pass: where what the frame makes goes when it ends,
+	 * decided now: to the owner the calling (or interrupted) block has,
+	 * unless it lies in a lazy region, where the path design decides */
+	f->osb = t->nos;
+	f->lz = LSA_NONE;
+	f->hto = LSA_HTO_PATH;
+	f->cinst = f->cblk = LSA_NONE;
+	f->ccallee = func;
+	f->called = !async;
+	if (l->eager && t->nfr > 1) {
+		const struct lsa_frame *c = &t->fr[t->nfr - 2];
+
+		if (c->lz != LSA_NONE) {
+			f->hto = LSA_HTO_ACC;
+		} else {
+			f->hto = LSA_HTO_OWNER;
+			f->cinst = t->nos > c->osb ? t->os[t->nos - 1] : LSA_NONE;
+			f->cblk = t->psb ? t->psb->id : LSA_NONE;
+		}
+	}
 	if (t->nfr > l->st.max_frames)
 		l->st.max_frames = t->nfr;
 	if (func != LSA_NONE && !l->learn) {
@@ -177,7 +197,7 @@ static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 	/* (a joiner of pieces: the sums alone, the spans the worker's) */
 	leaf = l->pre ? 0 : leaf_call(l, t);
 	t->cm.leaf = leaf;
-	err = lsa_loops_scan(l, t, f->base, o);
+	err = l->eager ? lsa_eager_frame_end(l, t) : lsa_loops_scan(l, t, f->base, o);
 	if (err)
 		return err;
 	if (l->learn) {		/* (a learning pass keeps no counts) */
@@ -190,6 +210,11 @@ static int frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 		err = span_close(t, f->cur, f->cur_start, 1);
 	if (err)
 		return err;
+	if (t->nfr > 1 && f->hto == LSA_HTO_OWNER) {
+		err = lsa_eager_hand_over(l, t, f);
+		t->nfr--;
+		return err;
+	}
 	if (t->nfr > 1 && f->base > t->fr[t->nfr - 2].base) {
 		struct lsa_pent *c = &t->path[f->base - 1];
 		struct lsa_acc *a;
@@ -295,7 +320,9 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 	case LSD_EXIT_CALL:
 	case LSD_EXIT_ICALL:
 		tf = lsa_loops_func_of(l, sb);
-		if (t->npath > top->base && !l->learn) {
+		if (l->eager && top->lz == LSA_NONE) {
+			/* (the eager pass: the frame pushed knows its owner) */
+		} else if (t->npath > top->base && !l->learn) {
 			struct lsa_pent *c = &t->path[t->npath - 1];
 
 			if (c->acc == LSA_NONE) {

@@ -54,6 +54,9 @@ struct lsa_inst {
 	struct lsa_cnt self, tot;	/* tot: totals of nested loops */
 	struct lsa_cnt same;	/* part of tot from nested entries of this loop */
 	uint32_t next;		/* free list */
+	/* the eager pass's (loops_eager.c): the path entry of its head,
+	 * whose lsa_pent.ei names it while it is open (LSA_NONE: none) */
+	uint32_t pidx;
 };
 
 /* A block executed in a frame (LoopProf's BblPathInfo). */
@@ -67,6 +70,9 @@ struct lsa_pent {
 	 * function the entry's call went to + 1 (0: unknown), LSA_NONE: no
 	 * call (what a piece of the second pass begins with, lsa_ksnap) */
 	uint32_t acc;
+	/* the eager pass's: the open entry of the loop it heads (on the
+	 * thread's live owner stack), LSA_NONE once closed or none */
+	uint32_t ei;
 	uint64_t lb;		/* a learning pass's loop backs to it */
 };
 
@@ -83,7 +89,19 @@ struct lsa_frame {
 	uint64_t serial;	/* frames pushed in the thread before it + 1 */
 	int async;		/* a signal handler's frame */
 	struct lsa_cnt fself, ftot;	/* frame level: outside the frame's loops */
+	/* The eager pass's (loops_eager.c): the frame's open entries are
+	 * the live owner stack t->os[osb ..); from path entry lz on (LSA_NONE:
+	 * none) its blocks are pushed and charged as the path design
+	 * charges them (a lazy region).  What it hands over when it ends
+	 * goes (hto) to the calling block's entry as the path design's does
+	 * (LSA_HTO_ACC), or to the owner the calling block had: entry cinst
+	 * (LSA_NONE: the frame level below), the calls map counting the call
+	 * of block cblk to ccallee where the frame was called. */
+	uint32_t osb, lz;
+	uint32_t cinst, cblk, ccallee;
+	uint8_t hto, called;
 };
+enum { LSA_HTO_PATH, LSA_HTO_ACC, LSA_HTO_OWNER };
 
 /* Trip counts below this are binned in the loop's row (lsa_lrow.tsm),
  * not in the thread's trips map: most entries make few trips. */
@@ -179,6 +197,12 @@ struct lsa_thr {
 	uint32_t nnbody;
 	/* A piece worker's thread (loops_piece.c), NULL elsewhere. */
 	struct lsa_psn *sn;
+	/* Blocks a landing (a longjmp, a hole in the trace) came back to on
+	 * a frame's path: (0, block id) -> landings.  A learning pass counts
+	 * them; the eager pass keeps a frame lazy from such a block on
+	 * (lflag by block id, grown with head). */
+	struct lsa_kmap land;
+	uint8_t *lflag;
 	/* a learning pass keeping snapshots: blocks so far, the next cut */
 	uint64_t nblk, ncut;
 };
@@ -268,6 +292,10 @@ struct lsa_loops {
 	 * other threads does, so it runs them on the decoding thread. */
 	int here;
 	uint64_t nin;		/* blocks handed to it (lsa_loops_blocks) */
+	/* A pass that knows, charging each block as it comes
+	 * (loops_eager.c, LOOPSCOPE_EAGER=1, one job): no memo, no scan
+	 * but in lazy regions. */
+	int eager;
 };
 
 /* Whether a run of loop's head under owner (loop + 1, 0: frame level)
@@ -426,6 +454,39 @@ int lsa_loops_block_one(struct lsa_loops *l, struct lsa_thr *t,
 /* Pushes sb on t's path.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_path_push(struct lsa_loops *l, struct lsa_thr *t,
 			const struct lsd_sblock *sb);
+/* Whether control from the previous block into a block of function f
+ * may move frames (lsa_loops_transfer() has work): between blocks of the
+ * function the top frame runs, by exits that leave no frame, none does.
+ * Every block path asks it, and they must agree (the learning pass's
+ * memo stands on their frames being the same). */
+static inline int lsa_loops_moves(const struct lsa_thr *t, uint32_t f)
+{
+	const struct lsa_frame *top = &t->fr[t->nfr - 1];
+
+	return t->psb && (!(LSA_EXITS_LOCAL >> t->pexit & 1) ||
+			  (top->cur != LSA_NONE && f != LSA_NONE && f != top->cur));
+}
+/* The top frame, whose function was unknown, runs f (the first block
+ * named one): its span opens, its call is counted.  Returns 0 or
+ * -LS_ENOMEM. */
+int lsa_loops_cur_set(struct lsa_loops *l, struct lsa_thr *t, uint32_t f);
+/* The path design's loop back to path entry ti of the top frame, and its
+ * landing at entry xi (a longjmp, a hole in the trace).  Each returns 0
+ * or -LS_ENOMEM. */
+int lsa_loops_loop_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti);
+int lsa_loops_land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi);
+/* loops_eager.c: n blocks into thread t of an eager pass.  Returns 0,
+ * -LS_EINVAL or -LS_ENOMEM. */
+int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
+		     size_t n);
+/* loops_eager.c: the top frame of an eager pass ends: its lazy region
+ * charged, its open entries closed, its path popped.  Returns 0 or
+ * -LS_ENOMEM. */
+int lsa_eager_frame_end(struct lsa_loops *l, struct lsa_thr *t);
+/* loops_eager.c: what the ending top frame f of an eager pass made goes
+ * to the owner its calling block had (f->hto is LSA_HTO_OWNER).  Returns
+ * 0 or -LS_ENOMEM. */
+int lsa_eager_hand_over(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f);
 
 /* The leaf call entry e made (its blocks in l->sq), or NULL. */
 static inline const struct lsa_acc *lsa_loops_leaf_of(const struct lsa_loops *l,
@@ -619,6 +680,12 @@ int lsa_loops_know_head(struct lsa_loops *l, struct lsa_thr *t,
 int lsa_loops_know_body(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 			uint32_t sbid);
 
+/* loops.c, for loops_know.c: the eager pass keeps frames lazy from the
+ * n blocks id[] on (landings came back to them in the learning pass).
+ * Returns 0 or -LS_ENOMEM. */
+int lsa_loops_know_lands(struct lsa_loops *l, struct lsa_thr *t, const uint32_t *id,
+			 size_t n);
+
 /* loops_know.c: thread t's knowledge into l->learn (at its end), and
  * l->know's for t into t (at its start).  Each returns 0 or -LS_ENOMEM. */
 int lsa_know_take(struct lsa_loops *l, const struct lsa_thr *t);
@@ -641,6 +708,18 @@ int lsa_loops_kid_add(struct lsa_loops *l, uint32_t *head, uint32_t loop,
 		      uint64_t count, const struct lsa_cnt *tot);
 int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo,
 		   struct lsa_owner base);
+/* The same where the owner stack t->os[bottom ..) holds open entries
+ * already (the eager pass's, below a lazy region): the scan closes those
+ * its blocks leave, and all of them at its end. */
+int lsa_loops_scan_b(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo,
+		     struct lsa_owner base, uint32_t bottom);
+/* Pops path entries [lo, npath), restoring their blocks' membership and
+ * freeing what they hold, nothing charged. */
+void lsa_loops_drop(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo);
+/* Closes loop entry ii into its parent p (an entry, or p.fr's level).
+ * Returns 0 or -LS_ENOMEM. */
+int lsa_loops_close(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
+		    struct lsa_owner p);
 
 /* loops_frames.c.  Each returns 0 or -LS_ENOMEM. */
 /* Pushes a frame returning to ret (0: any) for function func (LSA_NONE:

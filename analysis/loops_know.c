@@ -20,6 +20,8 @@ struct lsa_kthr {
 	uint32_t nhead;
 	uint64_t *body;		/* index into head << 32 | block id */
 	size_t nbody;
+	uint32_t *land;		/* blocks landings came back to (lsa_thr.land) */
+	size_t nland;
 	struct lsa_ksnap *snap;
 	size_t nsnap, capsnap, bytes;
 	uint64_t every;		/* blocks between cuts (0: lsa_loops.snap) */
@@ -192,8 +194,17 @@ int lsa_loops_learn(struct lsa_loops *l, struct lsa_know **pk)
 
 void lsa_loops_know(struct lsa_loops *l, const struct lsa_know *k)
 {
-	if (l && !l->learn)
-		l->know = k;
+	const char *e = getenv("LOOPSCOPE_EAGER");
+
+	if (!l || l->learn)
+		return;
+	l->know = k;
+	/* the eager pass (loops_eager.c): one job's, not the reference's,
+	 * while it is being proven (LOOPSCOPE_EAGER=1) */
+	if (e && !strcmp(e, "1") && l->memo && l->o.jobs <= 1) {
+		l->eager = 1;
+		l->memo = 0;
+	}
 }
 
 void lsa_know_free(struct lsa_know *k)
@@ -207,6 +218,7 @@ void lsa_know_free(struct lsa_know *k)
 
 		free(k->t[i].head);
 		free(k->t[i].body);
+		free(k->t[i].land);
 		for (j = 0; j < k->t[i].nsnap; j++)
 			snap_free(&k->t[i].snap[j]);
 		free(k->t[i].snap);
@@ -260,6 +272,14 @@ int lsa_know_take(struct lsa_loops *l, const struct lsa_thr *t)
 			kt->body[kt->nbody++] = (uint64_t)hx[e->a] << 32 | e->b;
 	}
 	free(hx);
+	if (t->land.n) {
+		kt->land = malloc(t->land.n * sizeof(*kt->land));
+		if (!kt->land)
+			return -LS_ENOMEM;
+		for (i = 0; i < t->land.cap; i++)
+			if (t->land.t[i].a != LSA_KMAP_EMPTY)
+				kt->land[kt->nland++] = (uint32_t)t->land.t[i].b;
+	}
 	return 0;
 }
 
@@ -288,6 +308,9 @@ int lsa_know_give_slot(struct lsa_loops *l, struct lsa_thr *t, size_t slot)
 		err = lsa_loops_know_body(l, t, loop[kt->body[i] >> 32],
 					  (uint32_t)kt->body[i]);
 	free(loop);
+	/* the eager pass keeps frames lazy from these blocks on */
+	if (!err && l->eager && kt->nland)
+		err = lsa_loops_know_lands(l, t, kt->land, kt->nland);
 	l->st.know_new = known;
 	return err;
 }

@@ -467,6 +467,9 @@ void lsa_thr_release(struct lsa_thr *t)
 	free(t->inb2);
 	free(t->notb);
 	t->notb = NULL;
+	free(t->lflag);
+	t->lflag = NULL;
+	lsa_kmap_release(&t->land);
 	free(t->nbody);
 	t->head = t->inb = t->inb2 = NULL;
 	t->nk = 0;

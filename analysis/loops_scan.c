@@ -66,6 +66,7 @@ int lsa_loops_inst_new(struct lsa_loops *l, uint32_t loop, uint32_t *out)
 	in->tail = LSA_NONE;
 	in->tail_run = in->trips = 0;
 	in->next = 0;
+	in->pidx = LSA_NONE;
 	LSA_UNROLL
 	for (k = 0; k < LSA_NC; k++)
 		in->self.n[k] = in->tot.n[k] = in->same.n[k] = 0;
@@ -334,6 +335,8 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		lsa_cnt_sub(&r->total, &in->same);
 	if (!err && !l->pre)
 		err = lsa_loops_tail_flush(t, in);
+	if (in->pidx != LSA_NONE)	/* (the eager pass's: its head stays) */
+		t->path[in->pidx].ei = LSA_NONE;
 	lsa_loops_inst_free(l, ii);
 	if (err)
 		return err;
@@ -385,7 +388,7 @@ static int trip1(struct lsa_loops *l, const struct lsa_thr *t, struct lsa_owner 
 /* Pops path entries [lo, npath), restoring their blocks' membership and
  * freeing what they hold, nothing charged.  (Entries of one frame: each
  * block is on them once, so the order does not matter.) */
-static void drop(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo)
+void lsa_loops_drop(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo)
 {
 	uint32_t i;
 
@@ -407,14 +410,26 @@ static void drop(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo)
  * entries are of one frame, so each block is on them once: its
  * membership is restored as it is met (nothing the scan asks reads it),
  * not in a second pass. */
+int lsa_loops_close(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
+		     struct lsa_owner p)
+{
+	return close_inst(l, t, ii, p);
+}
+
 int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct lsa_owner base)
 {
-	uint32_t bottom = t->nos, i;
+	return lsa_loops_scan_b(l, t, lo, base, t->nos);
+}
+
+int lsa_loops_scan_b(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo,
+		     struct lsa_owner base, uint32_t bottom)
+{
+	uint32_t i;
 	const int mode = charge_mode(l);
 	int err = 0;
 
 	if (l->learn) {		/* nothing charged: the entries popped */
-		drop(l, t, lo);
+		lsa_loops_drop(l, t, lo);
 		return 0;
 	}
 	for (i = lo; i < t->npath && !err; i++) {
@@ -451,7 +466,7 @@ int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct l
 		err = os_pop(l, t, bottom, base);
 	/* stopped by an error: every entry popped, what they hold freed */
 	if (err)
-		drop(l, t, lo);
+		lsa_loops_drop(l, t, lo);
 	t->npath = lo;
 	t->nos = bottom;
 	if (t->sn && lo < t->sn->snp)	/* a piece's: the cut's entries left */

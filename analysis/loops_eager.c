@@ -1,0 +1,433 @@
+/* loops_eager.c - the eager second pass: each block charged as it comes.
+ *
+ * A pass that knows (lsa_loops_know()) knows every loop head and every
+ * loop's body from its start.  A block that heads no loop can then never
+ * come back on its frame's path (had it, the learning pass, which keeps
+ * the same paths, would have learned it as a head), so the owner the
+ * path design's scan would give it later is known when it runs: the
+ * innermost open entry of its frame whose loop's body holds it.  This
+ * pass keeps those entries on a live owner stack (t->os, the frame's from
+ * lsa_frame.osb), closes an entry at the first block outside its body,
+ * opens one where a head is pushed (an entry of trip count 1 until a loop
+ * back comes), and charges each block at once; only heads go on the path.
+ * A frame's end or a loop back then closes what is open above, with no
+ * scan.  The decisions are the scan's, in the scan's order, so the
+ * profile is the path design's byte for byte.
+ *
+ * Where the scan's order matters, a frame goes lazy (lsa_frame.lz): from
+ * that block on its blocks are pushed and charged as the path design
+ * charges them, over the live stack below (lsa_loops_scan_b()):
+ *   - a head pushed under an owner whose head lies in its loop's body
+ *     (lsa_loops_entry_ok() says no): it is an entry only if a loop back
+ *     to it comes, which the path design's loop back decides; after it
+ *     the frame is eager again, with that entry open;
+ *   - a block a landing (longjmp, a hole in the trace) came back to in
+ *     the learning pass (lsa_thr.lflag): the path design's land() charges
+ *     the abandoned blocks with an owner stack of their own.
+ * A lazy region ends where the path pops below it.  Calls made from a
+ * lazy block hand their counts to its path entry (LSA_HTO_ACC), others to
+ * the owner the calling block had (LSA_HTO_OWNER, lsa_eager_hand_over()).
+ *
+ * The iteration and call memos do not run here (the pass is one job's,
+ * LOOPSCOPE_EAGER=1, loops_thread.c).
+ */
+#include "analysis/loops_int.h"
+#include "ls_buf.h"
+#include "ls_err.h"
+
+/* The owner of what frame f runs now: its innermost open entry, or its
+ * frame level. */
+static inline struct lsa_owner owner_of(const struct lsa_thr *t, struct lsa_frame *f)
+{
+	struct lsa_owner o = { t->nos > f->osb ? t->os[t->nos - 1] : LSA_NONE, f };
+
+	return o;
+}
+
+/* Closes the top open entry of frame f into the one below it (or f's
+ * level).  Returns 0 or -LS_ENOMEM. */
+static int close_top(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f)
+{
+	uint32_t ii = t->os[--t->nos];
+
+	return lsa_loops_close(l, t, ii, owner_of(t, f));
+}
+
+/* Block id comes in frame f: the open entries whose loop's body does not
+ * hold it close (the scan's first question of every entry).  Returns 0
+ * or -LS_ENOMEM. */
+static inline int leave(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
+			uint32_t id)
+{
+	int err;
+
+	while (t->nos > f->osb &&
+	       !lsa_loops_in_body_note(t, l->inst[t->os[t->nos - 1]].loop, id))
+		if ((err = close_top(l, t, f)))
+			return err;
+	return 0;
+}
+
+static int os_push(struct lsa_thr *t, uint32_t ii)
+{
+	if (LS_GROW32(t->os, t->nos + 1, t->capos, 64))
+		return -LS_ENOMEM;
+	t->os[t->nos++] = ii;
+	return 0;
+}
+
+/* Head sb of loop, pushed in eager frame f under owner o: an entry opens
+ * (trip count 1 until a loop back), or, where the scan would not make it
+ * one, the frame goes lazy from it.  Returns 0 or -LS_ENOMEM. */
+static int head_push(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
+		     const struct lsd_sblock *sb, uint32_t loop)
+{
+	struct lsa_owner o = owner_of(t, f);
+	uint32_t ii, p;
+	int err;
+
+	if (!lsa_loops_entry_ok(l, t, loop, o.inst == LSA_NONE ? 0 : l->inst[o.inst].loop + 1)) {
+		if ((err = lsa_loops_path_push(l, t, sb)))
+			return err;
+		t->fr[t->nfr - 1].lz = t->npath - 1;
+		return 0;
+	}
+	if ((err = lsa_loops_inst_new(l, loop, &ii)) ||
+	    (err = lsa_loops_path_push(l, t, sb)) || (err = os_push(t, ii)))
+		return err;
+	p = t->npath - 1;
+	t->path[p].ei = ii;
+	l->inst[ii].pidx = p;
+	l->inst[ii].trips = 1;
+	lsa_cnt_sb(&l->inst[ii].self, l, sb);
+	return 0;
+}
+
+/* The position of open entry ii on the owner stack, from frame f's on
+ * (LSA_NONE: not open). */
+static uint32_t os_find(const struct lsa_thr *t, const struct lsa_frame *f, uint32_t ii)
+{
+	uint32_t k;
+
+	for (k = t->nos; k-- > f->osb;)
+		if (t->os[k] == ii)
+			return k;
+	return LSA_NONE;
+}
+
+/* A loop back to eager path entry ti of the top frame f (a head whose
+ * entry is open): what is above it closes and pops (a lazy region above
+ * it charged first, over the entries open then), then one iteration.
+ * Returns 0 or -LS_ENOMEM. */
+static int back(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti)
+{
+	const struct lsd_sblock *sb = t->path[ti].sb;
+	uint32_t ii = t->path[ti].ei, tail = t->psb ? t->psb->id : LSA_NONE, k;
+	struct lsa_inst *in;
+	int err = 0;
+
+	l->st.loop_backs++;
+	if (ii == LSA_NONE || (k = os_find(t, f, ii)) == LSA_NONE) {
+		/* (a loop back to an entry closed: the learning pass saw
+		 * other blocks; open a new one, as the path design would) */
+		uint32_t loop = t->head[sb->id] ? t->head[sb->id] - 1 : 0;
+
+		l->st.know_new++;
+		while (t->nos > f->osb && l->inst[t->os[t->nos - 1]].pidx > ti &&
+		       !(err = close_top(l, t, f)))
+			;
+		if (err || (err = lsa_loops_inst_new(l, loop, &ii)) || (err = os_push(t, ii)))
+			return err;
+		t->path[ti].ei = ii;
+		l->inst[ii].pidx = ti;
+		k = t->nos - 1;
+	}
+	if (f->lz != LSA_NONE && f->lz > ti) {
+		struct lsa_owner o = { ii, f };
+
+		err = lsa_loops_scan_b(l, t, f->lz, o, k + 1);
+		f->lz = LSA_NONE;
+	} else {
+		while (!err && t->nos > k + 1)
+			err = close_top(l, t, f);
+	}
+	if (err)
+		return err;
+	lsa_loops_drop(l, t, ti + 1);
+	in = &l->inst[ii];
+	in->trips++;
+	if (tail != in->tail) {
+		err = lsa_loops_tail_flush(t, in);
+		in->tail = tail;
+	}
+	in->tail_run++;
+	lsa_cnt_sb(&in->self, l, sb);
+	return err;
+}
+
+/* Block sb in the top frame f, lazy from path entry f->lz on: the path
+ * design's push, loop back or landing, but for a loop back to an eager
+ * entry below the region.  After a loop back to the region's first
+ * entry (a head now an entry), the frame is eager again.  Returns 0 or
+ * -LS_ENOMEM. */
+static int lazy_block(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
+		      const struct lsd_sblock *sb)
+{
+	uint32_t idx = lsa_loops_mem_get(t, sb->id), lz = f->lz, ii;
+	int err;
+
+	if (idx == LSA_NONE || idx < f->base)
+		return lsa_loops_path_push(l, t, sb);
+	if (idx < lz)
+		return back(l, t, f, idx);
+	if (t->landing)
+		return lsa_loops_land(l, t, idx);
+	if ((err = lsa_loops_loop_back(l, t, idx)))
+		return err;
+	f = &t->fr[t->nfr - 1];
+	if (idx != lz || (t->lflag && t->lflag[sb->id]) || (ii = t->path[idx].inst) == LSA_NONE)
+		return 0;
+	/* the region's head iterates: its entry opens on the live stack,
+	 * charged this run of the head now (the path design's loop back
+	 * charged the one before; it charges this one at the next) */
+	if ((err = os_push(t, ii)))
+		return err;
+	t->path[idx].inst = LSA_NONE;
+	t->path[idx].ei = ii;
+	l->inst[ii].pidx = idx;
+	lsa_cnt_sb(&l->inst[ii].self, l, sb);
+	f->lz = LSA_NONE;
+	return 0;
+}
+
+/* One block of the eager pass, after the frames moved: charged to its
+ * owner, or an event (a head, a lazy region).  Returns 1 after a loop
+ * back of an eager frame, 0 after anything else, or -LS_ENOMEM. */
+static int eager_block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb)
+{
+	struct lsa_frame *f = &t->fr[t->nfr - 1];
+	uint32_t id = sb->id, hd = t->head[id], idx;
+	int err;
+
+	if (f->lz != LSA_NONE)
+		return lazy_block(l, t, f, sb);
+	if (!hd && !(t->lflag && t->lflag[id])) {
+		if ((err = leave(l, t, f, id)))
+			return err;
+		lsa_cnt_sb(t->nos > f->osb ? &l->inst[t->os[t->nos - 1]].self : &f->fself,
+			   l, sb);
+		return 0;
+	}
+	idx = lsa_loops_mem_get(t, id);
+	if (idx != LSA_NONE && idx >= f->base)
+		return (err = back(l, t, f, idx)) ? err : 1;
+	if ((err = leave(l, t, f, id)))
+		return err;
+	if (t->lflag && t->lflag[id]) {
+		/* landings come back here: lazy from here on (a head's entry
+		 * opening included: the path design decides it) */
+		if ((err = lsa_loops_path_push(l, t, sb)))
+			return err;
+		t->fr[t->nfr - 1].lz = t->npath - 1;
+		return 0;
+	}
+	return head_push(l, t, f, sb, hd - 1);
+}
+
+/* One block of the eager pass, whatever it is: the frames moved, the
+ * function's and thread's counts, then eager_block().  Returns what
+ * eager_block() does, or -LS_EINVAL. */
+static int one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
+{
+	const struct lsd_sblock *sb = b->sb;
+	uint32_t f;
+	int err;
+
+	if (!sb)
+		return -LS_EINVAL;
+	if ((err = lsa_loops_sb_see(l, t, sb)))
+		return err;
+	l->st.blocks++;
+	f = lsa_loops_func_of(l, sb);
+	if (lsa_loops_moves(t, f) && (err = lsa_loops_transfer(l, t, t->pexit, sb)))
+		return err;
+	if (t->fr[t->nfr - 1].cur == LSA_NONE && (err = lsa_loops_cur_set(l, t, f)))
+		return err;
+	t->insns += sb->ninsn;
+	if (f != LSA_NONE) {
+		struct lsa_frow *r = lsa_loops_frow(t, f);
+
+		if (!r)
+			return -LS_ENOMEM;
+		r->self += sb->ninsn;
+	}
+	if ((err = eager_block(l, t, sb)) < 0)
+		return err;
+	t->psb = sb;
+	t->pexit = b->exit;
+	t->pnext = b->next;
+	t->landing = 0;
+	return err;
+}
+
+/* The blocks from b[i] on that change nothing but counts, taken in a
+ * tight loop: of the function the top (eager) frame runs, entered by an
+ * exit that moves no frame, heading no loop, no landing's, in the body
+ * of the innermost open entry's loop as the cache of the last two loops
+ * found for a block says (else one() asks).  Their counts are summed
+ * here and added once.  Returns the index of the first block not taken. */
+static size_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
+		  size_t i, size_t n)
+{
+	struct lsa_frame *f = &t->fr[t->nfr - 1];
+	const uint32_t cur = f->cur, loop1 = t->nos > f->osb ?
+		l->inst[t->os[t->nos - 1]].loop + 1 : 0;
+	const uint32_t *head = t->head, *inb = t->inb, *inb2 = t->inb2, *sbfunc = l->sbfunc;
+	const uint8_t *lflag = t->lflag;
+	const size_t nk = t->nk < l->nsb ? t->nk : l->nsb;
+	const struct lsa_cnt *sbc = l->sbc;
+	struct lsa_cnt sum = { { 0 } };
+	uint64_t insns = 0;
+	size_t i0 = i;
+	uint8_t px = t->pexit;
+	int k;
+
+	if (f->lz != LSA_NONE || cur == LSA_NONE || !t->psb)
+		return i;
+	for (; i < n; i++) {
+		const struct lsd_sblock *sb = b[i].sb;
+		uint32_t id;
+
+		if (!sb || (id = sb->id) >= nk || !sbc[id].n[0] || head[id] ||
+		    (lflag && lflag[id]) || sbfunc[id] != cur + 2 ||
+		    !(LSA_EXITS_LOCAL >> px & 1) ||
+		    (loop1 && inb[id] != loop1 && inb2[id] != loop1))
+			break;
+		LSA_UNROLL
+		for (k = 0; k < LSA_NC; k++)
+			sum.n[k] += sbc[id].n[k];
+		px = b[i].exit;
+	}
+	if (i == i0)
+		return i;
+	insns = sum.n[0];
+	lsa_cnt_add(loop1 ? &l->inst[t->os[t->nos - 1]].self : &f->fself, &sum);
+	t->fw[cur].self += insns;
+	t->insns += insns;
+	l->st.blocks += i - i0;
+	t->psb = b[i - 1].sb;
+	t->pexit = px;
+	t->pnext = b[i - 1].next;
+	t->landing = 0;
+	return i;
+}
+
+/* Loop back b[i] ended an iteration b[ls .. i] that changed nothing but
+ * counts (run() took all of it but its head): the whole iterations that
+ * repeat it block for block after it (lsa_memo_repeat()) are counted at
+ * once, as many times what it counted.  Returns the blocks taken. */
+static size_t again(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
+		    size_t ls, size_t i, size_t n)
+{
+	const struct lsa_frame *f = &t->fr[t->nfr - 1];
+	size_t k = lsa_memo_repeat(b, ls, i, n), it, j;
+	struct lsa_cnt sum = { { 0 } };
+	struct lsa_inst *in;
+	int c;
+
+	/* (the head of the frame's function too, entered by a local exit,
+	 * its entry innermost and the tail its tail: as run() takes) */
+	if (!k || t->nos <= f->osb || f->cur == LSA_NONE ||
+	    l->sbfunc[b[i].sb->id] != f->cur + 2 || !(LSA_EXITS_LOCAL >> b[i - 1].exit & 1) ||
+	    l->inst[t->os[t->nos - 1]].tail != b[i - 1].sb->id)
+		return 0;
+	in = &l->inst[t->os[t->nos - 1]];
+	it = k / (i + 1 - ls);
+	for (j = ls; j <= i; j++) {
+		LSA_UNROLL
+		for (c = 0; c < LSA_NC; c++)
+			sum.n[c] += l->sbc[b[j].sb->id].n[c];
+	}
+	LSA_UNROLL
+	for (c = 0; c < LSA_NC; c++)
+		in->self.n[c] += it * sum.n[c];
+	in->trips += it;
+	in->tail_run += it;
+	t->fw[f->cur].self += it * sum.n[0];
+	t->insns += it * sum.n[0];
+	l->st.blocks += k;
+	l->st.loop_backs += it;
+	t->psb = b[i + k].sb;
+	t->pexit = b[i + k].exit;
+	t->pnext = b[i + k].next;
+	return k;
+}
+
+int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
+		     size_t n)
+{
+	/* the last loop back, where only run() took blocks since */
+	size_t i = 0, lb = SIZE_MAX;
+	int r;
+
+	while (i < n) {
+		if ((r = one(l, t, &b[i])) < 0)
+			return r;
+		if (r == 1 && lb != SIZE_MAX && lb < i && b[lb].sb == b[i].sb)
+			i += again(l, t, b, lb + 1, i, n);
+		lb = r == 1 ? i : SIZE_MAX;
+		i = run(l, t, b, i + 1, n);
+	}
+	return 0;
+}
+
+int lsa_eager_frame_end(struct lsa_loops *l, struct lsa_thr *t)
+{
+	struct lsa_frame *f = &t->fr[t->nfr - 1];
+	int err = 0;
+
+	if (f->lz != LSA_NONE) {
+		struct lsa_owner o = { LSA_NONE, f };
+
+		err = lsa_loops_scan_b(l, t, f->lz, o, f->osb);
+		f = &t->fr[t->nfr - 1];
+		f->lz = LSA_NONE;
+	}
+	while (!err && t->nos > f->osb)
+		err = close_top(l, t, f);
+	lsa_loops_drop(l, t, f->base);
+	return err;
+}
+
+int lsa_eager_hand_over(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f)
+{
+	struct lsa_frame *c = f - 1;
+	uint32_t i;
+	int err = 0;
+
+	if (f->cinst == LSA_NONE) {
+		/* to the caller's frame level */
+		lsa_cnt_add(&c->fself, &f->fself);
+		lsa_cnt_add(&c->ftot, &f->ftot);
+		return lsa_loops_kids_move(l, &c->kids, f->kids);
+	}
+	/* to the entry the calling block ran in (charge_acc()'s) */
+	{
+		struct lsa_inst *in = &l->inst[f->cinst];
+		uint32_t loop = in->loop;
+
+		lsa_cnt_add(&in->self, &f->fself);
+		if (f->ftot.n[0])
+			lsa_cnt_add(&in->tot, &f->ftot);
+		if (f->called && f->cblk != LSA_NONE)
+			err = lsa_kmap_add(&t->calls, (uint64_t)loop << 32 | f->ccallee, f->cblk, 1);
+		for (i = f->kids; !err && i != LSA_NONE; i = l->kid[i].next) {
+			if (l->kid[i].loop == loop)
+				lsa_cnt_add(&in->same, &l->kid[i].tot);
+			err = lsa_loops_edge_add(t, loop, l->kid[i].loop, l->kid[i].count,
+						 l->kid[i].tot.n[0]);
+		}
+		lsa_loops_kids_free(l, f->kids);
+	}
+	return err;
+}

@@ -94,6 +94,13 @@ static int know_grow(struct lsa_thr *t, uint32_t id)
 		t->lflag = f;
 		memset(f + n, 0, m - n);
 	}
+	if (t->ecls) {		/* (the eager pass's) */
+		p = ls_reallocarray(t->ecls, m, sizeof(*p));
+		if (!p)
+			return -LS_ENOMEM;
+		t->ecls = p;
+		memset(p + n, 0, (m - n) * sizeof(*p));
+	}
 	return grow_by_id(&t->head, &t->inb, &t->nk, id);
 }
 
@@ -197,6 +204,8 @@ static int loop_of(struct lsa_loops *l, struct lsa_thr *t,
 			memset(t->nbody + n, 0, (t->nnbody - n) * sizeof(*t->nbody));
 		}
 		t->head[sb->id] = loop + 1;
+		if (t->ecls)	/* (the eager pass: a head now) */
+			t->ecls[sb->id] = 0;
 		l->st.know_new += l->know != NULL;
 		lsa_memo_new_head(&t->memo, sb->id);
 		lsa_cm_new_head(&t->cm, sb->id);

@@ -31,6 +31,8 @@
  * The iteration and call memos do not run here (the pass is one job's,
  * LOOPSCOPE_EAGER=1, loops_thread.c).
  */
+#include <stdlib.h>
+
 #include "analysis/loops_int.h"
 #include "ls_buf.h"
 #include "ls_err.h"
@@ -263,6 +265,9 @@ static int one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b
 	}
 	if ((err = eager_block(l, t, sb)) < 0)
 		return err;
+	/* what run() may take of it next time */
+	if (f != LSA_NONE && !(t->lflag && t->lflag[sb->id]))
+		t->ecls[sb->id] = (f + 1) << 2 | (t->head[sb->id] ? 2 : 1);
 	t->psb = sb;
 	t->pexit = b->exit;
 	t->pnext = b->next;
@@ -272,23 +277,29 @@ static int one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b
 
 /* The blocks from b[i] on that change nothing but counts, taken in a
  * tight loop: of the function the top (eager) frame runs, entered by an
- * exit that moves no frame, heading no loop, no landing's, in the body
- * of the innermost open entry's loop as the cache of the last two loops
- * found for a block says (else one() asks).  Their counts are summed
- * here and added once.  Returns the index of the first block not taken. */
+ * exit that moves no frame, heading no loop (but the innermost open
+ * entry's, with nothing above it on the path: its loop back), no
+ * landing's, in the body of the innermost open entry's loop as the cache
+ * of the last two loops found for a block says (else one() asks).  Their
+ * counts are summed here and added once.  Returns the index of the first
+ * block not taken. */
 static size_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
 		  size_t i, size_t n)
 {
 	struct lsa_frame *f = &t->fr[t->nfr - 1];
-	const uint32_t cur = f->cur, loop1 = t->nos > f->osb ?
-		l->inst[t->os[t->nos - 1]].loop + 1 : 0;
-	const uint32_t *head = t->head, *inb = t->inb, *inb2 = t->inb2, *sbfunc = l->sbfunc;
-	const uint8_t *lflag = t->lflag;
-	const size_t nk = t->nk < l->nsb ? t->nk : l->nsb;
+	const uint32_t cur = f->cur;
+	struct lsa_inst *in = t->nos > f->osb ? &l->inst[t->os[t->nos - 1]] : NULL;
+	const uint32_t loop1 = in ? in->loop + 1 : 0, *inb = t->inb, *inb2 = t->inb2;
+	const uint32_t *ecls = t->ecls, plain = (cur + 1) << 2 | 1, hd = plain + 1;
+	/* the head whose run is a loop back here: the innermost entry's,
+	 * nothing above it on the path */
+	const uint32_t back_id = in && in->pidx == t->npath - 1 ? t->path[in->pidx].sb->id :
+				 LSA_NONE;
+	const size_t nk = t->nk;
 	const struct lsa_cnt *sbc = l->sbc;
 	struct lsa_cnt sum = { { 0 } };
-	uint64_t insns = 0;
-	size_t i0 = i;
+	uint64_t backs = 0;
+	size_t i0 = i, lbi = SIZE_MAX, r;
 	uint8_t px = t->pexit;
 	int k;
 
@@ -296,13 +307,49 @@ static size_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 		return i;
 	for (; i < n; i++) {
 		const struct lsd_sblock *sb = b[i].sb;
-		uint32_t id;
+		uint32_t id, e;
 
-		if (!sb || (id = sb->id) >= nk || !sbc[id].n[0] || head[id] ||
-		    (lflag && lflag[id]) || sbfunc[id] != cur + 2 ||
-		    !(LSA_EXITS_LOCAL >> px & 1) ||
-		    (loop1 && inb[id] != loop1 && inb2[id] != loop1))
+		if (!sb || (id = sb->id) >= nk || !(LSA_EXITS_LOCAL >> px & 1))
 			break;
+		e = ecls[id];
+		if (e == plain) {
+			if (loop1 && inb[id] != loop1 && inb2[id] != loop1)
+				break;
+		} else if (e != hd || id != back_id) {
+			break;
+		} else {
+			/* a loop back (back(), nothing above to close) */
+			uint32_t tail = i > i0 ? b[i - 1].sb->id : t->psb->id;
+
+			if (tail != in->tail) {
+				if (lsa_loops_tail_flush(t, in))
+					break;	/* (one() meets it again) */
+				in->tail = tail;
+			}
+			in->tail_run++;
+			in->trips++;
+			backs++;
+			/* the iterations after it that repeat the one it ended
+			 * (since the loop back before), block for block */
+			if (lbi != SIZE_MAX && (r = lsa_memo_repeat(b, lbi + 1, i, n))) {
+				size_t it = r / (i - lbi), j;
+				struct lsa_cnt one_it = { { 0 } };
+
+				for (j = lbi + 1; j < i; j++) {
+					LSA_UNROLL
+					for (k = 0; k < LSA_NC; k++)
+						one_it.n[k] += sbc[b[j].sb->id].n[k];
+				}
+				LSA_UNROLL
+				for (k = 0; k < LSA_NC; k++)
+					sum.n[k] += it * (one_it.n[k] + sbc[id].n[k]);
+				in->tail_run += it;
+				in->trips += it;
+				backs += it;
+				i += r;
+			}
+			lbi = i;
+		}
 		LSA_UNROLL
 		for (k = 0; k < LSA_NC; k++)
 			sum.n[k] += sbc[id].n[k];
@@ -310,11 +357,11 @@ static size_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 	}
 	if (i == i0)
 		return i;
-	insns = sum.n[0];
-	lsa_cnt_add(loop1 ? &l->inst[t->os[t->nos - 1]].self : &f->fself, &sum);
-	t->fw[cur].self += insns;
-	t->insns += insns;
+	lsa_cnt_add(in ? &in->self : &f->fself, &sum);
+	t->fw[cur].self += sum.n[0];
+	t->insns += sum.n[0];
 	l->st.blocks += i - i0;
+	l->st.loop_backs += backs;
 	t->psb = b[i - 1].sb;
 	t->pexit = px;
 	t->pnext = b[i - 1].next;
@@ -369,6 +416,9 @@ int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 	/* the last loop back, where only run() took blocks since */
 	size_t i = 0, lb = SIZE_MAX;
 	int r;
+
+	if (!t->ecls && !(t->ecls = calloc(t->nk ? t->nk : 1, sizeof(*t->ecls))))
+		return -LS_ENOMEM;
 
 	while (i < n) {
 		if ((r = one(l, t, &b[i])) < 0)

@@ -203,6 +203,10 @@ struct lsa_thr {
 	 * (lflag by block id, grown with head). */
 	struct lsa_kmap land;
 	uint8_t *lflag;
+	/* The eager pass's class of each block met (grown with head): 0
+	 * unknown; (function + 1) << 2 | 1 a block of that function that
+	 * heads no loop and no landing came to; | 2 such a head. */
+	uint32_t *ecls;
 	/* a learning pass keeping snapshots: blocks so far, the next cut */
 	uint64_t nblk, ncut;
 };

@@ -469,6 +469,8 @@ void lsa_thr_release(struct lsa_thr *t)
 	t->notb = NULL;
 	free(t->lflag);
 	t->lflag = NULL;
+	free(t->ecls);
+	t->ecls = NULL;
 	lsa_kmap_release(&t->land);
 	free(t->nbody);
 	t->head = t->inb = t->inb2 = NULL;

@@ -31,7 +31,9 @@
  * The iteration and call memos do not run here (the pass is one job's,
  * LOOPSCOPE_EAGER=1, loops_thread.c).
  */
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/loops_int.h"
 #include "ls_buf.h"
@@ -275,36 +277,50 @@ static int one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b
 	return err;
 }
 
-/* The blocks from b[i] on that change nothing but counts, taken in a
- * tight loop: of the function the top (eager) frame runs, entered by an
- * exit that moves no frame, heading no loop (but the innermost open
- * entry's, with nothing above it on the path: its loop back), no
- * landing's, in the body of the innermost open entry's loop as the cache
- * of the last two loops found for a block says (else one() asks).  Their
- * counts are summed here and added once.  Returns the index of the first
- * block not taken. */
-static size_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
-		  size_t i, size_t n)
+/* The blocks from b[i] on that stay in the top (eager) frame, taken in
+ * a tight loop, their counts summed here and added to each owner once:
+ * blocks of the function it runs, entered by an exit that moves no
+ * frame, no landing's; a plain block in the innermost open entry's body
+ * (the cache of the last two loops found for it says so; else the
+ * entries it leaves close), the innermost entry's head (a loop back: the
+ * closed entries above it pop), or a head not on the path that opens an
+ * entry.  Whatever else (a call, a return, a loop back to an outer entry,
+ * a head the scan would not make an entry) is left to one().  *ev is
+ * set where it did more than count (an entry opened, closed or iterated).
+ * Returns the index of the first block not taken, or -1 - that index
+ * after an error (out of memory). */
+static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
+		     size_t i, size_t n, int *ev)
 {
 	struct lsa_frame *f = &t->fr[t->nfr - 1];
 	const uint32_t cur = f->cur;
-	struct lsa_inst *in = t->nos > f->osb ? &l->inst[t->os[t->nos - 1]] : NULL;
-	const uint32_t loop1 = in ? in->loop + 1 : 0, *inb = t->inb, *inb2 = t->inb2;
+	const uint32_t *inb = t->inb, *inb2 = t->inb2;
 	const uint32_t *ecls = t->ecls, plain = (cur + 1) << 2 | 1, hd = plain + 1;
-	/* the head whose run is a loop back here: the innermost entry's,
-	 * nothing above it on the path */
-	const uint32_t back_id = in && in->pidx == t->npath - 1 ? t->path[in->pidx].sb->id :
-				 LSA_NONE;
 	const size_t nk = t->nk;
 	const struct lsa_cnt *sbc = l->sbc;
 	struct lsa_cnt sum = { { 0 } };
-	uint64_t backs = 0;
+	struct lsa_inst *in;
+	uint64_t backs = 0, insns = 0;
+	uint32_t loop1, back_id;
 	size_t i0 = i, lbi = SIZE_MAX, r;
 	uint8_t px = t->pexit;
-	int k;
+	int k, err = 0;
 
 	if (f->lz != LSA_NONE || cur == LSA_NONE || !t->psb)
-		return i;
+		return (ptrdiff_t)i;
+/* the innermost open entry, its loop + 1, its head's block id */
+#define OWNER() do {							\
+	in = t->nos > f->osb ? &l->inst[t->os[t->nos - 1]] : NULL;	\
+	loop1 = in ? in->loop + 1 : 0;					\
+	back_id = in ? t->path[in->pidx].sb->id : LSA_NONE;		\
+} while (0)
+/* the sum so far to the owner (before it changes, or is closed) */
+#define FLUSH() do {							\
+	lsa_cnt_add(in ? &in->self : &f->fself, &sum);			\
+	insns += sum.n[0];						\
+	memset(&sum, 0, sizeof(sum));					\
+} while (0)
+	OWNER();
 	for (; i < n; i++) {
 		const struct lsd_sblock *sb = b[i].sb;
 		uint32_t id, e;
@@ -313,17 +329,29 @@ static size_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 			break;
 		e = ecls[id];
 		if (e == plain) {
-			if (loop1 && inb[id] != loop1 && inb2[id] != loop1)
-				break;
-		} else if (e != hd || id != back_id) {
+			if (loop1 && inb[id] != loop1 && inb2[id] != loop1 &&
+			    !lsa_loops_in_body_note(t, loop1 - 1, id)) {
+				/* it leaves the innermost entry (and more) */
+				*ev = 1;
+				FLUSH();
+				if ((err = leave(l, t, f, id)))
+					break;
+				OWNER();
+				lbi = SIZE_MAX;
+			}
+		} else if (e != hd) {
 			break;
-		} else {
-			/* a loop back (back(), nothing above to close) */
+		} else if (id == back_id) {
+			/* a loop back (back(): what is above is closed) */
 			uint32_t tail = i > i0 ? b[i - 1].sb->id : t->psb->id;
 
+			*ev = 1;
+
+			if (t->npath - 1 > in->pidx)
+				lsa_loops_drop(l, t, in->pidx + 1);
 			if (tail != in->tail) {
-				if (lsa_loops_tail_flush(t, in))
-					break;	/* (one() meets it again) */
+				if ((err = lsa_loops_tail_flush(t, in)))
+					break;
 				in->tail = tail;
 			}
 			in->tail_run++;
@@ -349,24 +377,50 @@ static size_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block
 				i += r;
 			}
 			lbi = i;
+		} else {
+			/* a head: on the path (a loop back to an outer
+			 * entry), or one the scan would not make an entry,
+			 * is one()'s; else an entry opens */
+			uint32_t idx = lsa_loops_mem_get(t, id), ii, p;
+
+			if (idx != LSA_NONE && idx >= f->base)
+				break;
+			*ev = 1;
+			FLUSH();
+			if ((err = leave(l, t, f, id)))
+				break;
+			OWNER();
+			if (!lsa_loops_entry_ok(l, t, t->head[id] - 1, loop1))
+				break;
+			if ((err = lsa_loops_inst_new(l, t->head[id] - 1, &ii)) ||
+			    (err = lsa_loops_path_push(l, t, sb)) || (err = os_push(t, ii)))
+				break;
+			p = t->npath - 1;
+			t->path[p].ei = ii;
+			l->inst[ii].pidx = p;
+			l->inst[ii].trips = 1;
+			OWNER();
+			lbi = SIZE_MAX;
 		}
 		LSA_UNROLL
 		for (k = 0; k < LSA_NC; k++)
 			sum.n[k] += sbc[id].n[k];
 		px = b[i].exit;
 	}
-	if (i == i0)
-		return i;
-	lsa_cnt_add(in ? &in->self : &f->fself, &sum);
-	t->fw[cur].self += sum.n[0];
-	t->insns += sum.n[0];
-	l->st.blocks += i - i0;
-	l->st.loop_backs += backs;
-	t->psb = b[i - 1].sb;
-	t->pexit = px;
-	t->pnext = b[i - 1].next;
-	t->landing = 0;
-	return i;
+	FLUSH();
+#undef OWNER
+#undef FLUSH
+	if (i > i0) {
+		t->fw[cur].self += insns;
+		t->insns += insns;
+		l->st.blocks += i - i0;
+		l->st.loop_backs += backs;
+		t->psb = b[i - 1].sb;
+		t->pexit = px;
+		t->pnext = b[i - 1].next;
+		t->landing = 0;
+	}
+	return err ? -1 - (ptrdiff_t)i : (ptrdiff_t)i;
 }
 
 /* Loop back b[i] ended an iteration b[ls .. i] that changed nothing but
@@ -413,9 +467,10 @@ static size_t again(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_blo
 int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
 		     size_t n)
 {
-	/* the last loop back, where only run() took blocks since */
+	/* the last loop back, where run() only counted blocks since */
 	size_t i = 0, lb = SIZE_MAX;
-	int r;
+	ptrdiff_t d;
+	int r, ev;
 
 	if (!t->ecls && !(t->ecls = calloc(t->nk ? t->nk : 1, sizeof(*t->ecls))))
 		return -LS_ENOMEM;
@@ -425,8 +480,12 @@ int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 			return r;
 		if (r == 1 && lb != SIZE_MAX && lb < i && b[lb].sb == b[i].sb)
 			i += again(l, t, b, lb + 1, i, n);
-		lb = r == 1 ? i : SIZE_MAX;
-		i = run(l, t, b, i + 1, n);
+		ev = 0;
+		if ((d = run(l, t, b, i + 1, n, &ev)) < 0)
+			return -LS_ENOMEM;
+		/* (again() takes iterations of plain blocks alone) */
+		lb = r == 1 && !ev ? i : SIZE_MAX;
+		i = (size_t)d;
 	}
 	return 0;
 }

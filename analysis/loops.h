@@ -76,6 +76,8 @@ struct lsa_loops_stats {
 	 * the windows timed, and the times the detector moved off the
 	 * decode's thread */
 	uint64_t pipe_windows, pipe_to_thread;
+	/* blocks the eager second pass took (LOOPSCOPE_EAGER=1, one job) */
+	uint64_t eager_blocks;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

@@ -474,6 +474,7 @@ int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 
 	if (!t->ecls && !(t->ecls = calloc(t->nk ? t->nk : 1, sizeof(*t->ecls))))
 		return -LS_ENOMEM;
+	l->st.eager_blocks += n;
 
 	while (i < n) {
 		if ((r = one(l, t, &b[i])) < 0)

@@ -1,0 +1,74 @@
+#!/bin/sh
+# t0209-eager-identity: the eager second pass (analysis/loops_eager.c,
+# LOOPSCOPE_EAGER=1 with one job) against the reference detector
+# (LOOPSCOPE_REFERENCE=1: every block through the path design's per-block
+# path and scan, no memo): analyze's profile is the same bytes.
+#
+# The oracle is the reference path, which t0600-t0640 check against hand
+# counts and which t0208 holds the fast decoder to.  Bundles: every
+# testdata program (calls, nests, threads, signals, longjmp and faults,
+# whose landings the eager pass charges lazily, recursion, irreducible and
+# goto loops), recorded with a PSB every 512 bytes in 4 KB chunks; two
+# without return compression; damaged streams (ptcorrupt: holes in the
+# trace, more landings); per-CPU streams.  Each eager run must have taken
+# every block of its second pass (loopdump's eager_blocks), so a switch
+# that stopped working fails here rather than comparing the memo path.
+. "$LSTOP/tests/lib.sh"
+cd "$T_TMP" || exit 1
+TD=$(readlink -f "$TESTDATA")
+
+t_need_recorder
+
+args_spin="3 100"
+args_passthru=3
+stdin_passthru="hello, identity"
+var() { eval "printf '%s' \"\${$1_$2-}\""; }
+
+# same B: the eager profile of bundle B equals the reference's, and the
+# eager pass took the blocks its second pass saw.
+same() {
+	b=$1
+	LOOPSCOPE_EAGER=1 "$LOOPSCOPE" analyze -q -j1 -o eager.lsprof "$b" 2>eager.err; erc=$?
+	LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" analyze -q -j1 -o ref.lsprof "$b" 2>ref.err; rrc=$?
+	if [ "$erc" = "$rrc" ] && cmp -s eager.lsprof ref.lsprof && cmp -s eager.err ref.err; then
+		echo "ok $((t_n += 1)) - $b: the eager profile is the reference's"
+	else
+		echo "not ok $((t_n += 1)) - $b: the eager profile is the reference's (status $erc against $rrc)"
+		diff ref.lsprof eager.lsprof | head -10 | sed 's/^/#   /'
+	fi
+	LOOPSCOPE_EAGER=1 "$BUILD/tests/loopdump" -j 1 "$b" >/dev/null 2>st.err
+	blocks=$(sed -n 's/^blocks \([0-9]*\) .*/\1/p' st.err)
+	eager=$(sed -n 's/.* eager_blocks \([0-9]*\).*/\1/p' st.err)
+	t_ok "$b: the eager pass took all $blocks blocks" test "${eager:-0}" = "${blocks:--1}"
+}
+
+for src in "$LSTOP"/testdata/*.c; do
+	p=$(basename "$src" .c)
+	[ -x "$TD/$p" ] || continue
+	# (vg_exitkill spins through 10^8 blocks: t0208 keeps it to totals)
+	[ "$p" = vg_exitkill ] && continue
+	printf '%s\n' "$(var stdin "$p")" >"$p.in"
+	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$p.lsc" -- \
+		"$TD/$p" $(var args "$p") <"$p.in" >/dev/null 2>&1
+	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
+	same "$p.lsc"
+done
+
+for p in calls lp_recur; do
+	"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 --chunk-size 4096 \
+		-o "nr_$p.lsc" -- "$TD/$p" >/dev/null 2>&1
+	same "nr_$p.lsc"
+done
+
+sid=$(t_first_stream nested.lsc)
+"$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
+"$BUILD/tests/ptcorrupt" write nested.lsc flip.lsc "$sid" flip:5000:0x40 flip:7001:0x01 >/dev/null 2>&1
+"$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
+for b in smash.lsc flip.lsc cut.lsc; do
+	t_ok "$b written" test -s "$b"
+	same "$b"
+done
+
+t_percpu_bundle
+t_ok "a per-CPU bundle of nested and calls on two CPUs" test -s pc.lsc
+same pc.lsc

@@ -38,7 +38,7 @@ same() {
 	fi
 	LOOPSCOPE_EAGER=1 "$BUILD/tests/loopdump" -j 1 "$b" >/dev/null 2>st.err
 	blocks=$(sed -n 's/^blocks \([0-9]*\) .*/\1/p' st.err)
-	eager=$(sed -n 's/.* eager_blocks \([0-9]*\).*/\1/p' st.err)
+	eager=$(sed -n 's/^eager_blocks \([0-9]*\)$/\1/p' st.err)
 	t_ok "$b: the eager pass took all $blocks blocks" test "${eager:-0}" = "${blocks:--1}"
 }
 

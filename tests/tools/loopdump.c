@@ -211,9 +211,9 @@ int main(int argc, char **argv)
 		st.max_path, st.memo_blocks, st.memo_starts, st.cmemo_calls,
 		st.cmemo_blocks, st.know_new, st.learn_blocks, st.learn_memo_blocks,
 		st.learn_memo_iters, st.memo_again, st.learn_again, st.memo_flat, st.pieces);
-	fprintf(stderr, "pipe_windows %" PRIu64 " pipe_to_thread %" PRIu64
-		" eager_blocks %" PRIu64 "\n",
-		st.pipe_windows, st.pipe_to_thread, st.eager_blocks);
+	fprintf(stderr, "pipe_windows %" PRIu64 " pipe_to_thread %" PRIu64 "\n",
+		st.pipe_windows, st.pipe_to_thread);
+	fprintf(stderr, "eager_blocks %" PRIu64 "\n", st.eager_blocks);
 	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);

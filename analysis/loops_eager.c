@@ -133,7 +133,9 @@ static int back(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uin
 	l->st.loop_backs++;
 	if (ii == LSA_NONE || (k = os_find(t, f, ii)) == LSA_NONE) {
 		/* (a loop back to an entry closed: the learning pass saw
-		 * other blocks; open a new one, as the path design would) */
+		 * other blocks, as know_new counts, and the profile is not
+		 * the path design's; an entry opens, as its loop back makes
+		 * one, with the run before as its first trip) */
 		uint32_t loop = t->head[sb->id] ? t->head[sb->id] - 1 : 0;
 
 		l->st.know_new++;
@@ -144,6 +146,7 @@ static int back(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uin
 			return err;
 		t->path[ti].ei = ii;
 		l->inst[ii].pidx = ti;
+		l->inst[ii].trips = 1;
 		k = t->nos - 1;
 	}
 	if (f->lz != LSA_NONE && f->lz > ti) {

@@ -594,23 +594,8 @@ block_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 	l->st.blocks++;
 	sbc_fill(l, sb);
 	f = lsa_loops_func_of(l, sb);
-	if (lsa_loops_moves(t, f)) {
-		err = lsa_loops_transfer(l, t, t->pexit, sb);
-		if (err)
-			return err;
-	}
-	if (t->fr[t->nfr - 1].cur == LSA_NONE && (err = lsa_loops_cur_set(l, t, f)))
+	if ((err = lsa_loops_enter(l, t, sb, f)))
 		return err;
-	if (t->cm.nrec)
-		lsa_cm_block(t, sb, t->pexit);
-	t->insns += sb->ninsn;
-	if (f != LSA_NONE) {
-		struct lsa_frow *r = lsa_loops_frow(t, f);
-
-		if (!r)
-			return -LS_ENOMEM;
-		r->self += sb->ninsn;
-	}
 	idx = lsa_loops_mem_get(t, sb->id);
 	if (idx != LSA_NONE && idx >= t->fr[t->nfr - 1].base) {
 		err = t->landing ? lsa_loops_land(l, t, idx) : lsa_loops_loop_back(l, t, idx);

@@ -208,8 +208,7 @@ static int lazy_block(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *
 }
 
 /* One block of the eager pass, after the frames moved: charged to its
- * owner, or an event (a head, a lazy region).  Returns 1 after a loop
- * back of an eager frame, 0 after anything else, or -LS_ENOMEM. */
+ * owner, or an event (a head, a lazy region).  Returns 0 or -LS_ENOMEM. */
 static int eager_block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb)
 {
 	struct lsa_frame *f = &t->fr[t->nfr - 1];
@@ -227,7 +226,7 @@ static int eager_block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_
 	}
 	idx = lsa_loops_mem_get(t, id);
 	if (idx != LSA_NONE && idx >= f->base)
-		return (err = back(l, t, f, idx)) ? err : 1;
+		return back(l, t, f, idx);
 	if ((err = leave(l, t, f, id)))
 		return err;
 	if (t->lflag && t->lflag[id]) {
@@ -242,8 +241,8 @@ static int eager_block(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_
 }
 
 /* One block of the eager pass, whatever it is: the frames moved, the
- * function's and thread's counts, then eager_block().  Returns what
- * eager_block() does, or -LS_EINVAL. */
+ * function's and thread's counts, then eager_block().  Returns 0,
+ * -LS_EINVAL or -LS_ENOMEM. */
 static int one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 {
 	const struct lsd_sblock *sb = b->sb;
@@ -256,19 +255,7 @@ static int one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b
 		return err;
 	l->st.blocks++;
 	f = lsa_loops_func_of(l, sb);
-	if (lsa_loops_moves(t, f) && (err = lsa_loops_transfer(l, t, t->pexit, sb)))
-		return err;
-	if (t->fr[t->nfr - 1].cur == LSA_NONE && (err = lsa_loops_cur_set(l, t, f)))
-		return err;
-	t->insns += sb->ninsn;
-	if (f != LSA_NONE) {
-		struct lsa_frow *r = lsa_loops_frow(t, f);
-
-		if (!r)
-			return -LS_ENOMEM;
-		r->self += sb->ninsn;
-	}
-	if ((err = eager_block(l, t, sb)) < 0)
+	if ((err = lsa_loops_enter(l, t, sb, f)) || (err = eager_block(l, t, sb)))
 		return err;
 	/* what run() may take of it next time */
 	if (f != LSA_NONE && !(t->lflag && t->lflag[sb->id]))
@@ -277,7 +264,7 @@ static int one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b
 	t->pexit = b->exit;
 	t->pnext = b->next;
 	t->landing = 0;
-	return err;
+	return 0;
 }
 
 /* Two counters side by side (GCC's and clang's vector extension). */
@@ -305,12 +292,10 @@ static inline void vadd(struct lsa_cnt *s, lsa_v2 v0, lsa_v2 v1, lsa_v2 v2, lsa_
  * entries it leaves close), the innermost entry's head (a loop back: the
  * closed entries above it pop), or a head not on the path that opens an
  * entry.  Whatever else (a call, a return, a loop back to an outer entry,
- * a head the scan would not make an entry) is left to one().  *ev is
- * set where it did more than count (an entry opened, closed or iterated).
- * Returns the index of the first block not taken, or -1 - that index
+ * a head the scan would not make an entry) is left to one().  Returns the index of the first block not taken, or -1 - that index
  * after an error (out of memory). */
 static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
-		     size_t i, size_t n, int *ev)
+		     size_t i, size_t n)
 {
 	struct lsa_frame *f = &t->fr[t->nfr - 1];
 	const uint32_t cur = f->cur;
@@ -358,7 +343,6 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 			if (loop1 && inb[id] != loop1 && inb2[id] != loop1 &&
 			    !lsa_loops_in_body_note(t, loop1 - 1, id)) {
 				/* it leaves the innermost entry (and more) */
-				*ev = 1;
 				FLUSH();
 				if ((err = leave(l, t, f, id)))
 					break;
@@ -371,7 +355,6 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 			/* a loop back (back(): what is above is closed) */
 			uint32_t tail = i > i0 ? b[i - 1].sb->id : t->psb->id;
 
-			*ev = 1;
 
 			if (t->npath - 1 > in->pidx)
 				lsa_loops_drop(l, t, in->pidx + 1);
@@ -411,7 +394,6 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 
 			if (idx != LSA_NONE && idx >= f->base)
 				break;
-			*ev = 1;
 			FLUSH();
 			if ((err = leave(l, t, f, id)))
 				break;
@@ -461,69 +443,22 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 	return err ? -1 - (ptrdiff_t)i : (ptrdiff_t)i;
 }
 
-/* Loop back b[i] ended an iteration b[ls .. i] that changed nothing but
- * counts (run() took all of it but its head): the whole iterations that
- * repeat it block for block after it (lsa_memo_repeat()) are counted at
- * once, as many times what it counted.  Returns the blocks taken. */
-static size_t again(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
-		    size_t ls, size_t i, size_t n)
-{
-	const struct lsa_frame *f = &t->fr[t->nfr - 1];
-	size_t k = lsa_memo_repeat(b, ls, i, n), it, j;
-	struct lsa_cnt sum = { { 0 } };
-	struct lsa_inst *in;
-	int c;
-
-	/* (the head of the frame's function too, entered by a local exit,
-	 * its entry innermost and the tail its tail: as run() takes) */
-	if (!k || t->nos <= f->osb || f->cur == LSA_NONE ||
-	    l->sbfunc[b[i].sb->id] != f->cur + 2 || !(LSA_EXITS_LOCAL >> b[i - 1].exit & 1) ||
-	    l->inst[t->os[t->nos - 1]].tail != b[i - 1].sb->id)
-		return 0;
-	in = &l->inst[t->os[t->nos - 1]];
-	it = k / (i + 1 - ls);
-	for (j = ls; j <= i; j++) {
-		LSA_UNROLL
-		for (c = 0; c < LSA_NC; c++)
-			sum.n[c] += l->sbc[b[j].sb->id].n[c];
-	}
-	LSA_UNROLL
-	for (c = 0; c < LSA_NC; c++)
-		in->self.n[c] += it * sum.n[c];
-	in->trips += it;
-	in->tail_run += it;
-	t->fw[f->cur].self += it * sum.n[0];
-	t->insns += it * sum.n[0];
-	l->st.blocks += k;
-	l->st.loop_backs += it;
-	t->psb = b[i + k].sb;
-	t->pexit = b[i + k].exit;
-	t->pnext = b[i + k].next;
-	return k;
-}
-
 int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
 		     size_t n)
 {
-	/* the last loop back, where run() only counted blocks since */
-	size_t i = 0, lb = SIZE_MAX;
+	size_t i = 0;
 	ptrdiff_t d;
-	int r, ev;
+	int err;
 
 	if (!t->ecls && !(t->ecls = calloc(t->nk ? t->nk : 1, sizeof(*t->ecls))))
 		return -LS_ENOMEM;
 	l->st.eager_blocks += n;
 
 	while (i < n) {
-		if ((r = one(l, t, &b[i])) < 0)
-			return r;
-		if (r == 1 && lb != SIZE_MAX && lb < i && b[lb].sb == b[i].sb)
-			i += again(l, t, b, lb + 1, i, n);
-		ev = 0;
-		if ((d = run(l, t, b, i + 1, n, &ev)) < 0)
+		if ((err = one(l, t, &b[i])))
+			return err;
+		if ((d = run(l, t, b, i + 1, n)) < 0)
 			return -LS_ENOMEM;
-		/* (again() takes iterations of plain blocks alone) */
-		lb = r == 1 && !ev ? i : SIZE_MAX;
 		i = (size_t)d;
 	}
 	return 0;
@@ -549,33 +484,8 @@ int lsa_eager_frame_end(struct lsa_loops *l, struct lsa_thr *t)
 
 int lsa_eager_hand_over(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f)
 {
-	struct lsa_frame *c = f - 1;
-	uint32_t i;
-	int err = 0;
+	struct lsa_owner o = { f->cinst, f - 1 };
 
-	if (f->cinst == LSA_NONE) {
-		/* to the caller's frame level */
-		lsa_cnt_add(&c->fself, &f->fself);
-		lsa_cnt_add(&c->ftot, &f->ftot);
-		return lsa_loops_kids_move(l, &c->kids, f->kids);
-	}
-	/* to the entry the calling block ran in (charge_acc()'s) */
-	{
-		struct lsa_inst *in = &l->inst[f->cinst];
-		uint32_t loop = in->loop;
-
-		lsa_cnt_add(&in->self, &f->fself);
-		if (f->ftot.n[0])
-			lsa_cnt_add(&in->tot, &f->ftot);
-		if (f->called && f->cblk != LSA_NONE)
-			err = lsa_kmap_add(&t->calls, (uint64_t)loop << 32 | f->ccallee, f->cblk, 1);
-		for (i = f->kids; !err && i != LSA_NONE; i = l->kid[i].next) {
-			if (l->kid[i].loop == loop)
-				lsa_cnt_add(&in->same, &l->kid[i].tot);
-			err = lsa_loops_edge_add(t, loop, l->kid[i].loop, l->kid[i].count,
-						 l->kid[i].tot.n[0]);
-		}
-		lsa_loops_kids_free(l, f->kids);
-	}
-	return err;
+	return lsa_loops_give(l, t, o, &f->fself, &f->ftot, f->kids,
+			      f->called && f->cblk != LSA_NONE, f->ccallee, f->cblk);
 }

@@ -6,6 +6,7 @@
 
 #include "analysis/kmap.h"
 #include "analysis/loops.h"
+#include "ls_err.h"
 
 #define LSA_NONE UINT32_MAX
 #define LSA_NC (1 + LSP_NCLASS)	/* instructions, then the classes */
@@ -798,6 +799,74 @@ static inline int lsa_loops_pre_add(struct lsa_loops *l, struct lsa_thr *t,
 }
 
 #include "analysis/loops_memo_ops.h"
+
+/* What the calls made by a block (or a handler that interrupted it)
+ * contributed, given to the block's owner o: the callees' instructions
+ * outside their loops (cself), their top-level loops' totals (ctot) and
+ * entries (the kid list kids: edges from o's loop, or moved to o's frame
+ * level); where o is an entry and called, the call of block cblk to
+ * callee in the calls map (not by a joiner of pieces: the worker counted
+ * it).  The path design's charge of a path entry (loops_scan.c) and the
+ * eager pass's hand-over at a return both give so.  Returns 0 or
+ * -LS_ENOMEM. */
+static inline int lsa_loops_give(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
+				 const struct lsa_cnt *cself, const struct lsa_cnt *ctot,
+				 uint32_t kids, int called, uint32_t callee, uint32_t cblk)
+{
+	struct lsa_inst *in;
+	uint32_t loop, i;
+	int err = 0;
+
+	if (o.inst == LSA_NONE) {
+		lsa_cnt_add(&o.fr->fself, cself);
+		if (ctot->n[0])
+			lsa_cnt_add(&o.fr->ftot, ctot);
+		return lsa_loops_kids_move(l, &o.fr->kids, kids);
+	}
+	in = &l->inst[o.inst];
+	loop = in->loop;
+	lsa_cnt_add(&in->self, cself);
+	if (ctot->n[0])	/* (none: the callees ran no loop) */
+		lsa_cnt_add(&in->tot, ctot);
+	if (called && !l->pre)
+		err = lsa_kmap_add(&t->calls, (uint64_t)loop << 32 | callee, cblk, 1);
+	for (i = kids; !err && i != LSA_NONE; i = l->kid[i].next) {
+		if (l->kid[i].loop == loop)
+			lsa_cnt_add(&in->same, &l->kid[i].tot);
+		err = lsa_loops_edge_add(t, loop, l->kid[i].loop, l->kid[i].count,
+					 l->kid[i].tot.n[0]);
+	}
+	lsa_loops_kids_free(l, kids);
+	return err;
+}
+
+/* What every block of a pass that counts does before its path: control
+ * moved from the previous block into sb, of function f (frames pushed or
+ * popped), the top frame's function known, a call being recorded told,
+ * the thread's and f's instructions counted.  always_inline: both block
+ * paths (block_go(), the eager pass's one()) run it for every block they
+ * take.  Returns 0 or -LS_ENOMEM. */
+static inline __attribute__((always_inline)) int
+lsa_loops_enter(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb, uint32_t f)
+{
+	int err;
+
+	if (lsa_loops_moves(t, f) && (err = lsa_loops_transfer(l, t, t->pexit, sb)))
+		return err;
+	if (t->fr[t->nfr - 1].cur == LSA_NONE && (err = lsa_loops_cur_set(l, t, f)))
+		return err;
+	if (t->cm.nrec)
+		lsa_cm_block(t, sb, t->pexit);
+	t->insns += sb->ninsn;
+	if (f != LSA_NONE) {
+		struct lsa_frow *r = lsa_loops_frow(t, f);
+
+		if (!r)
+			return -LS_ENOMEM;
+		r->self += sb->ninsn;
+	}
+	return 0;
+}
 
 /* loops_out.c: symbol information for (module m, off), with its source
  * line where lines is set; zeroed (but the address) where unknown. */

@@ -229,32 +229,10 @@ int lsa_loops_more_put(struct lsa_thr *t)
 static int charge_acc(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 		      struct lsa_pent *e)
 {
-	struct lsa_acc *a = &l->acc[e->acc];
-	int err = 0;
+	const struct lsa_acc *a = &l->acc[e->acc];
+	int err = lsa_loops_give(l, t, o, &a->cself, &a->ctot, a->kids, a->called, a->callee,
+				 e->sb->id);
 
-	if (o.inst != LSA_NONE) {
-		struct lsa_inst *in = &l->inst[o.inst];
-		uint32_t loop = in->loop, i;
-
-		lsa_cnt_add(&in->self, &a->cself);
-		if (a->ctot.n[0])	/* (none: the callees ran no loop) */
-			lsa_cnt_add(&in->tot, &a->ctot);
-		if (a->called && !l->pre)
-			err = lsa_kmap_add(&t->calls, (uint64_t)loop << 32 | a->callee,
-				       e->sb->id, 1);
-		for (i = a->kids; !err && i != LSA_NONE; i = l->kid[i].next) {
-			if (l->kid[i].loop == loop)
-				lsa_cnt_add(&in->same, &l->kid[i].tot);
-			err = lsa_loops_edge_add(t, loop, l->kid[i].loop, l->kid[i].count,
-				       l->kid[i].tot.n[0]);
-		}
-		lsa_loops_kids_free(l, a->kids);
-	} else {
-		lsa_cnt_add(&o.fr->fself, &a->cself);
-		if (a->ctot.n[0])
-			lsa_cnt_add(&o.fr->ftot, &a->ctot);
-		err = lsa_loops_kids_move(l, &o.fr->kids, a->kids);
-	}
 	lsa_loops_acc_free(l, e->acc);
 	e->acc = LSA_NONE;
 	return err;

@@ -112,6 +112,23 @@ t_first_stream() {
 	echo "${_sid:-1}"
 }
 
+# t_record_prog P [OPTION...]: testdata program P recorded into P.lsc in
+# the cwd with record's OPTIONs, run with the arguments and standard input
+# t0200 gives it (spin 3 100; passthru 3 and a line on standard input);
+# a program not built records nothing (no P.lsc).
+t_record_prog() {
+	_p=$1
+	shift
+	rm -f "$_p.lsc"
+	[ -x "$TESTDATA/$_p" ] || return 1
+	case $_p in
+	spin) set -- "$@" -- "$TESTDATA/$_p" 3 100 ;;
+	passthru) set -- "$@" -- "$TESTDATA/$_p" 3 ;;
+	*) set -- "$@" -- "$TESTDATA/$_p" ;;
+	esac
+	echo "hello, recorder" | "$LOOPSCOPE" record -q -o "$_p.lsc" "$@" >/dev/null 2>&1
+}
+
 # t_percpu_bundle: pc.lsc in the cwd, testdata's nested and calls
 # recorded and laid on two CPUs by lsb_percpu, with migration (threads
 # move between streams).

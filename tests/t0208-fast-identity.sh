@@ -25,12 +25,6 @@ TD=$(readlink -f "$TESTDATA")
 
 t_need_recorder
 
-# Arguments and standard input as t0200 gives them.
-args_spin="3 100"
-args_passthru=3
-stdin_passthru="hello, identity"
-var() { eval "printf '%s' \"\${$1_$2-}\""; }
-
 # same NAME CMD...: the command's output with the fast path and with the
 # reference path are the same bytes (and so are their exit statuses).
 same() {
@@ -84,9 +78,7 @@ total_fast=0
 for src in "$LSTOP"/testdata/*.c; do
 	p=$(basename "$src" .c)
 	[ -x "$TD/$p" ] || continue
-	printf '%s\n' "$(var stdin "$p")" >"$p.in"
-	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$p.lsc" -- \
-		"$TD/$p" $(var args "$p") <"$p.in" >/dev/null 2>&1
+	t_record_prog "$p" --psb-period 512 --chunk-size 4096
 	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
 	compare "$p.lsc"
 	n=$(fast_chunks "$p.lsc")

@@ -15,14 +15,8 @@
 # that stopped working fails here rather than comparing the memo path.
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
-TD=$(readlink -f "$TESTDATA")
 
 t_need_recorder
-
-args_spin="3 100"
-args_passthru=3
-stdin_passthru="hello, identity"
-var() { eval "printf '%s' \"\${$1_$2-}\""; }
 
 # same B: the eager profile of bundle B equals the reference's, and the
 # eager pass took the blocks its second pass saw.
@@ -44,19 +38,17 @@ same() {
 
 for src in "$LSTOP"/testdata/*.c; do
 	p=$(basename "$src" .c)
-	[ -x "$TD/$p" ] || continue
+	[ -x "$TESTDATA/$p" ] || continue
 	# (vg_exitkill spins through 10^8 blocks: t0208 keeps it to totals)
 	[ "$p" = vg_exitkill ] && continue
-	printf '%s\n' "$(var stdin "$p")" >"$p.in"
-	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$p.lsc" -- \
-		"$TD/$p" $(var args "$p") <"$p.in" >/dev/null 2>&1
+	t_record_prog "$p" --psb-period 512 --chunk-size 4096
 	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
 	same "$p.lsc"
 done
 
 for p in calls lp_recur; do
 	"$LOOPSCOPE" record -q --no-retcomp --psb-period 512 --chunk-size 4096 \
-		-o "nr_$p.lsc" -- "$TD/$p" >/dev/null 2>&1
+		-o "nr_$p.lsc" -- "$TESTDATA/$p" >/dev/null 2>&1
 	same "nr_$p.lsc"
 done
 

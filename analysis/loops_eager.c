@@ -271,17 +271,47 @@ static int one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b
 typedef uint64_t lsa_v2 __attribute__((vector_size(16)));
 _Static_assert(LSA_NC == 10, "a count is five pairs");
 
-/* Adds the five pairs v0 .. v4 to s. */
-static inline void vadd(struct lsa_cnt *s, lsa_v2 v0, lsa_v2 v1, lsa_v2 v2, lsa_v2 v3,
-			lsa_v2 v4)
+/* Adds pair v to s->n[k], s->n[k + 1]. */
+static inline void vadd(struct lsa_cnt *s, int k, lsa_v2 v)
 {
-	const lsa_v2 v[5] = { v0, v1, v2, v3, v4 };
-	int k;
+	lsa_v2 x;
 
-	for (k = 0; k < 5; k++) {
-		s->n[2 * k] += v[k][0];
-		s->n[2 * k + 1] += v[k][1];
-	}
+	memcpy(&x, s->n + k, sizeof(x));
+	x += v;
+	memcpy(s->n + k, &x, sizeof(x));
+}
+
+/* Pair s->n[k], s->n[k + 1]. */
+static inline lsa_v2 vget(const struct lsa_cnt *s, int k)
+{
+	lsa_v2 x;
+
+	memcpy(&x, s->n + k, sizeof(x));
+	return x;
+}
+
+/* Entry *lin of run(), its head sb, goes into the pool, on the path and
+ * on the owner stack, as head_push() would have put it there when it
+ * opened (nothing went on either since).  Returns 0 or -LS_ENOMEM. */
+static int local_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_inst *lin,
+		     const struct lsd_sblock *sb)
+{
+	uint32_t ii, p;
+	struct lsa_inst *in;
+	int err;
+
+	if ((err = lsa_loops_inst_new(l, lin->loop, &ii)) ||
+	    (err = lsa_loops_path_push(l, t, sb)) || (err = os_push(t, ii)))
+		return err;
+	p = t->npath - 1;
+	t->path[p].ei = ii;
+	in = &l->inst[ii];
+	in->pidx = p;
+	in->trips = lin->trips;
+	in->tail = lin->tail;
+	in->tail_run = lin->tail_run;
+	in->self = lin->self;
+	return 0;
 }
 
 /* The blocks from b[i] on that stay in the top (eager) frame, taken in
@@ -292,7 +322,15 @@ static inline void vadd(struct lsa_cnt *s, lsa_v2 v0, lsa_v2 v1, lsa_v2 v2, lsa_
  * entries it leaves close), the innermost entry's head (a loop back: the
  * closed entries above it pop), or a head not on the path that opens an
  * entry.  Whatever else (a call, a return, a loop back to an outer entry,
- * a head the scan would not make an entry) is left to one().  Returns the index of the first block not taken, or -1 - that index
+ * a head the scan would not make an entry) is left to one().
+ *
+ * An entry opened here stays local (lin, its head not on the path) while
+ * it is the innermost: most entries of short loops close here again, and
+ * are then counted with no pool entry, path entry or owner stack slot
+ * (lsa_loops_close_in()).  It goes where head_push() puts an entry
+ * (local_put()) when a head opens inside it or the loop stops.
+ *
+ * Returns the index of the first block not taken, or -1 - that index
  * after an error (out of memory). */
 static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
 		     size_t i, size_t n)
@@ -304,11 +342,13 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 	const size_t nk = t->nk;
 	const struct lsa_cnt *sbc = l->sbc;
 	/* the sum, in five pairs of counters (vector registers: the
-	 * per-block add is five of them, not ten loads and stores), and
-	 * what repeats added to it */
+	 * per-block add is five of them, not ten loads and stores) */
 	lsa_v2 v0 = { 0, 0 }, v1 = v0, v2 = v0, v3 = v0, v4 = v0;
-	struct lsa_cnt sum = { { 0 } };
-	struct lsa_inst *in;
+	/* in: the innermost entry of the pool open; lin (while local is
+	 * set, its head lsb): the local one inside it; cin: the innermost */
+	struct lsa_inst *in, *cin, lin;
+	const struct lsd_sblock *lsb = NULL;
+	int local = 0;
 	uint64_t backs = 0, insns = 0;
 	uint32_t loop1, back_id;
 	size_t i0 = i, lbi = SIZE_MAX, r;
@@ -320,16 +360,29 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 /* the innermost open entry, its loop + 1, its head's block id */
 #define OWNER() do {							\
 	in = t->nos > f->osb ? &l->inst[t->os[t->nos - 1]] : NULL;	\
-	loop1 = in ? in->loop + 1 : 0;					\
-	back_id = in ? t->path[in->pidx].sb->id : LSA_NONE;		\
+	cin = local ? &lin : in;					\
+	loop1 = cin ? cin->loop + 1 : 0;				\
+	back_id = local ? lsb->id : in ? t->path[in->pidx].sb->id : LSA_NONE; \
 } while (0)
 /* the sum so far to the owner (before it changes, or is closed) */
 #define FLUSH() do {							\
-	vadd(&sum, v0, v1, v2, v3, v4);					\
+	struct lsa_cnt *s_ = cin ? &cin->self : &f->fself;		\
+									\
+	vadd(s_, 0, v0);						\
+	vadd(s_, 2, v1);						\
+	vadd(s_, 4, v2);						\
+	vadd(s_, 6, v3);						\
+	vadd(s_, 8, v4);						\
+	insns += v0[0];							\
 	v0 = v1 = v2 = v3 = v4 = (lsa_v2){ 0, 0 };			\
-	lsa_cnt_add(in ? &in->self : &f->fself, &sum);			\
-	insns += sum.n[0];						\
-	memset(&sum, 0, sizeof(sum));					\
+} while (0)
+/* the local entry closes (into in, or the frame's level) */
+#define LOCAL_CLOSE() do {						\
+	struct lsa_owner o_ = { in ? t->os[t->nos - 1] : LSA_NONE, f };	\
+									\
+	local = 0;							\
+	if ((err = lsa_loops_close_in(l, t, &lin, o_)))			\
+		goto out;						\
 } while (0)
 	OWNER();
 	for (; i < n; i++) {
@@ -344,6 +397,10 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 			    !lsa_loops_in_body_note(t, loop1 - 1, id)) {
 				/* it leaves the innermost entry (and more) */
 				FLUSH();
+				if (local) {
+					LOCAL_CLOSE();
+					OWNER();
+				}
 				if ((err = leave(l, t, f, id)))
 					break;
 				OWNER();
@@ -355,33 +412,34 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 			/* a loop back (back(): what is above is closed) */
 			uint32_t tail = i > i0 ? b[i - 1].sb->id : t->psb->id;
 
-
-			if (t->npath - 1 > in->pidx)
+			if (!local && t->npath - 1 > in->pidx)
 				lsa_loops_drop(l, t, in->pidx + 1);
-			if (tail != in->tail) {
-				if ((err = lsa_loops_tail_flush(t, in)))
+			if (tail != cin->tail) {
+				if ((err = lsa_loops_tail_flush(t, cin)))
 					break;
-				in->tail = tail;
+				cin->tail = tail;
 			}
-			in->tail_run++;
-			in->trips++;
+			cin->tail_run++;
+			cin->trips++;
 			backs++;
 			/* the iterations after it that repeat the one it ended
 			 * (since the loop back before), block for block */
 			if (lbi != SIZE_MAX && (r = lsa_memo_repeat(b, lbi + 1, i, n))) {
 				size_t it = r / (i - lbi), j;
-				struct lsa_cnt one_it = { { 0 } };
+				struct lsa_cnt one_it = sbc[id];
 
 				for (j = lbi + 1; j < i; j++) {
 					LSA_UNROLL
 					for (k = 0; k < LSA_NC; k++)
 						one_it.n[k] += sbc[b[j].sb->id].n[k];
 				}
-				LSA_UNROLL
-				for (k = 0; k < LSA_NC; k++)
-					sum.n[k] += it * (one_it.n[k] + sbc[id].n[k]);
-				in->tail_run += it;
-				in->trips += it;
+				v0 += it * vget(&one_it, 0);
+				v1 += it * vget(&one_it, 2);
+				v2 += it * vget(&one_it, 4);
+				v3 += it * vget(&one_it, 6);
+				v4 += it * vget(&one_it, 8);
+				cin->tail_run += it;
+				cin->trips += it;
 				backs += it;
 				i += r;
 			}
@@ -390,23 +448,37 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 			/* a head: on the path (a loop back to an outer
 			 * entry), or one the scan would not make an entry,
 			 * is one()'s; else an entry opens */
-			uint32_t idx = lsa_loops_mem_get(t, id), ii, p;
+			uint32_t idx = lsa_loops_mem_get(t, id);
 
 			if (idx != LSA_NONE && idx >= f->base)
 				break;
 			FLUSH();
+			if (local) {
+				/* a loop nested in the local entry's: it goes
+				 * into the pool; else it closes */
+				if (inb[id] == loop1 || inb2[id] == loop1 ||
+				    lsa_loops_in_body_note(t, loop1 - 1, id)) {
+					local = 0;
+					if ((err = local_put(l, t, &lin, lsb)))
+						break;
+				} else {
+					LOCAL_CLOSE();
+				}
+				OWNER();
+			}
 			if ((err = leave(l, t, f, id)))
 				break;
 			OWNER();
 			if (!lsa_loops_entry_ok(l, t, t->head[id] - 1, loop1))
 				break;
-			if ((err = lsa_loops_inst_new(l, t->head[id] - 1, &ii)) ||
-			    (err = lsa_loops_path_push(l, t, sb)) || (err = os_push(t, ii)))
-				break;
-			p = t->npath - 1;
-			t->path[p].ei = ii;
-			l->inst[ii].pidx = p;
-			l->inst[ii].trips = 1;
+			local = 1;
+			lsb = sb;
+			lin.loop = t->head[id] - 1;
+			lin.tail = LSA_NONE;
+			lin.tail_run = 0;
+			lin.trips = 1;
+			memset(&lin.self, 0, sizeof(lin.self));
+			lin.tot.n[0] = lin.same.n[0] = 0;	/* (none nest) */
 			OWNER();
 			lbi = SIZE_MAX;
 		}
@@ -428,8 +500,14 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 		px = b[i].exit;
 	}
 	FLUSH();
+	if (local && !err) {
+		local = 0;
+		err = local_put(l, t, &lin, lsb);
+	}
+out:
 #undef OWNER
 #undef FLUSH
+#undef LOCAL_CLOSE
 	if (i > i0) {
 		t->fw[cur].self += insns;
 		t->insns += insns;

@@ -284,11 +284,11 @@ int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 	return charge(l, t, o, e, charge_mode(l));
 }
 
-/* Closes loop entry `ii` into its parent p. */
-static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
-		      struct lsa_owner p)
+/* Closes loop entry *in (of the pool or not) into its parent p, which is
+ * not in. */
+static inline __attribute__((always_inline)) int
+close_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in, struct lsa_owner p)
 {
-	struct lsa_inst *in = &l->inst[ii];
 	struct lsa_lrow *r;
 	struct lsa_cnt tot = in->self;
 	uint64_t trips = in->trips;
@@ -313,9 +313,6 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		lsa_cnt_sub(&r->total, &in->same);
 	if (!err && !l->pre)
 		err = lsa_loops_tail_flush(t, in);
-	if (in->pidx != LSA_NONE)	/* (the eager pass's: its head stays) */
-		t->path[in->pidx].ei = LSA_NONE;
-	lsa_loops_inst_free(l, ii);
 	if (err)
 		return err;
 	if (p.inst != LSA_NONE) {
@@ -326,6 +323,20 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 	}
 	lsa_cnt_add(&p.fr->ftot, &tot);
 	return kid_add(l, &p.fr->kids, loop, !l->pre, &tot);
+}
+
+/* Closes loop entry `ii` into its parent p. */
+static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
+		      struct lsa_owner p)
+{
+	struct lsa_inst *in = &l->inst[ii];
+	int err;
+
+	if (in->pidx != LSA_NONE)	/* (the eager pass's: its head stays) */
+		t->path[in->pidx].ei = LSA_NONE;
+	err = close_in(l, t, in, p);
+	lsa_loops_inst_free(l, ii);
+	return err;
 }
 
 static int os_push(struct lsa_thr *t, uint32_t ii)
@@ -392,6 +403,12 @@ int lsa_loops_close(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		     struct lsa_owner p)
 {
 	return close_inst(l, t, ii, p);
+}
+
+int lsa_loops_close_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in,
+		       struct lsa_owner p)
+{
+	return close_in(l, t, in, p);
 }
 
 int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct lsa_owner base)

@@ -314,6 +314,43 @@ static int local_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_in
 	return 0;
 }
 
+/* The callee g of a local frame of run(), called by block ca, returns:
+ * its sums (v0 .. v4, zeroed) go to the owner the calling block had
+ * (entry in, else frame f's level) and its function's row, as
+ * frame_pop() and lsa_eager_hand_over() give them; *tins counts its
+ * instructions.  Returns 0 or -LS_ENOMEM. */
+static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in,
+		     struct lsa_frame *f, const struct lsd_sblock *ca, uint32_t g,
+		     lsa_v2 *v0, lsa_v2 *v1, lsa_v2 *v2, lsa_v2 *v3, lsa_v2 *v4,
+		     uint64_t *tins)
+{
+	struct lsa_cnt *s = in ? &in->self : &f->fself;
+	struct lsa_frow *r = lsa_loops_frow(t, g);
+	uint64_t ci = (*v0)[0];
+
+	if (!r)
+		return -LS_ENOMEM;
+	vadd(s, 0, *v0);
+	vadd(s, 2, *v1);
+	vadd(s, 4, *v2);
+	vadd(s, 6, *v3);
+	vadd(s, 8, *v4);
+	*v0 = *v1 = *v2 = *v3 = *v4 = (lsa_v2){ 0, 0 };
+	/* frame_push()'s count and span, which frame_pop() closes: the
+	 * outermost span of g counts */
+	r->calls++;
+	if (!r->active)
+		r->total += ci;
+	r->self += ci;
+	*tins += ci;
+	t->nserial++;
+	if (t->nfr + 1 > l->st.max_frames)
+		l->st.max_frames = t->nfr + 1;
+	if (in)
+		return lsa_kmap_add(&t->calls, (uint64_t)in->loop << 32 | g, ca->id, 1);
+	return 0;
+}
+
 /* The blocks from b[i] on that stay in the top (eager) frame, taken in
  * a tight loop, their counts summed here and added to each owner once:
  * blocks of the function it runs, entered by an exit that moves no
@@ -329,6 +366,14 @@ static int local_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_in
  * are then counted with no pool entry, path entry or owner stack slot
  * (lsa_loops_close_in()).  It goes where head_push() puts an entry
  * (local_put()) when a head opens inside it or the loop stops.
+ *
+ * A call stays local too while its callee runs plain blocks of its
+ * function (a local frame: no frame pushed, its sums in the same
+ * registers): where it returns to its call, its counts go to the
+ * calling block's owner as frame_pop() gives them (local_ret()); where
+ * the callee does more (a head, a call, a return elsewhere) or the loop
+ * stops, its frame is pushed as the call would have pushed it, with the
+ * blocks it ran in it.
  *
  * Returns the index of the first block not taken, or -1 - that index
  * after an error (out of memory). */
@@ -349,14 +394,27 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 	struct lsa_inst *in, *cin, lin;
 	const struct lsd_sblock *lsb = NULL;
 	int local = 0;
-	uint64_t backs = 0, insns = 0;
-	uint32_t loop1, back_id;
-	size_t i0 = i, lbi = SIZE_MAX, r;
+	/* a local frame (lf set): a call made here whose callee has run
+	 * only plain blocks of its function g so far, summed in the vector
+	 * registers: the call (block ca, exit cx, next cn) returns to cret,
+	 * its first block cb */
+	const struct lsd_sblock *ca = NULL, *cb = NULL;
+	uint64_t cret = 0, cn = 0;
+	uint32_t g = LSA_NONE;
+	uint8_t cx = 0;
+	int lf = 0;
+	/* insns: instructions of cur's blocks; tins: of callees' */
+	uint64_t backs = 0, insns = 0, tins = 0;
+	uint32_t loop1, back_id, pl = plain, ph = hd;
+	size_t i0 = i, lbi = SIZE_MAX, r, reti = SIZE_MAX;
 	uint8_t px = t->pexit;
 	int k, err = 0;
 
 	if (f->lz != LSA_NONE || cur == LSA_NONE || !t->psb)
 		return (ptrdiff_t)i;
+	/* (local frames: a frame made here as frame_push() makes it, popped
+	 * as frame_pop() pops it; none where those take other ways) */
+	const int calls_ok = !t->deep && !t->sn && !t->cm.nrec && !l->learn && !l->pre;
 /* the innermost open entry, its loop + 1, its head's block id */
 #define OWNER() do {							\
 	in = t->nos > f->osb ? &l->inst[t->os[t->nos - 1]] : NULL;	\
@@ -381,7 +439,8 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 	struct lsa_owner o_ = { in ? t->os[t->nos - 1] : LSA_NONE, f };	\
 									\
 	local = 0;							\
-	if ((err = lsa_loops_close_in(l, t, &lin, o_)))			\
+	if ((err = lsa_loops_close_in(l, t, &lin, o_)) ||		\
+	    (err = lsa_loops_path_push(l, t, lsb)))			\
 		goto out;						\
 } while (0)
 	OWNER();
@@ -389,10 +448,42 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 		const struct lsd_sblock *sb = b[i].sb;
 		uint32_t id, e;
 
-		if (!sb || (id = sb->id) >= nk || !(LSA_EXITS_LOCAL >> px & 1))
+		if (!sb || (id = sb->id) >= nk)
 			break;
 		e = ecls[id];
-		if (e == plain) {
+		if (!(LSA_EXITS_LOCAL >> px & 1)) {
+			if ((px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && !lf && calls_ok &&
+			    (e & 3) == 1 && t->nfr < LSA_MAX_FRAMES - 1) {
+				/* a call: its callee's blocks are summed on
+				 * their own, as a frame of their own */
+				FLUSH();
+				lf = 1;
+				ca = i > i0 ? b[i - 1].sb : t->psb;
+				cn = i > i0 ? b[i - 1].next : t->pnext;
+				cx = px;
+				cret = ca->end;
+				cb = sb;
+				g = (e >> 2) - 1;
+				pl = e;
+				ph = UINT32_MAX;	/* (a head: the frame is made) */
+				loop1 = 0;
+				lbi = SIZE_MAX;	/* (no repeat holds a call) */
+			} else if (px == LSD_EXIT_RET && lf && sb->start == cret &&
+				   (e == plain || e == hd)) {
+				/* its return */
+				if ((err = local_ret(l, t, cin, f, ca, g,
+						     &v0, &v1, &v2, &v3, &v4, &tins)))
+					goto out;
+				lf = 0;
+				pl = plain;
+				ph = hd;
+				OWNER();
+				reti = i;
+			} else {
+				break;
+			}
+		}
+		if (e == pl) {
 			if (loop1 && inb[id] != loop1 && inb2[id] != loop1 &&
 			    !lsa_loops_in_body_note(t, loop1 - 1, id)) {
 				/* it leaves the innermost entry (and more) */
@@ -406,7 +497,7 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 				OWNER();
 				lbi = SIZE_MAX;
 			}
-		} else if (e != hd) {
+		} else if (e != ph) {
 			break;
 		} else if (id == back_id) {
 			/* a loop back (back(): what is above is closed) */
@@ -499,6 +590,37 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 		}
 		px = b[i].exit;
 	}
+	if (lf && !err) {
+		/* the local frame is made, as if its call had been left to
+		 * one(): the caller's sums are in, its local entry goes
+		 * into the pool, the frame pushed, its blocks in it */
+		t->fw[cur].self += insns;
+		t->insns += insns + tins;
+		insns = tins = 0;
+		if (local) {
+			local = 0;
+			err = local_put(l, t, &lin, lsb);
+		}
+		t->psb = ca;
+		t->pexit = cx;
+		t->pnext = cn;
+		if (!err && !(err = lsa_loops_transfer(l, t, cx, cb))) {
+			struct lsa_frow *fw = lsa_loops_frow(t, g);
+			struct lsa_frame *nf = &t->fr[t->nfr - 1];
+
+			vadd(&nf->fself, 0, v0);
+			vadd(&nf->fself, 2, v1);
+			vadd(&nf->fself, 4, v2);
+			vadd(&nf->fself, 6, v3);
+			vadd(&nf->fself, 8, v4);
+			t->insns += v0[0];
+			if (fw)
+				fw->self += v0[0];
+			else
+				err = -LS_ENOMEM;
+		}
+		goto out;
+	}
 	FLUSH();
 	if (local && !err) {
 		local = 0;
@@ -510,11 +632,13 @@ out:
 #undef LOCAL_CLOSE
 	if (i > i0) {
 		t->fw[cur].self += insns;
-		t->insns += insns;
+		t->insns += insns + tins;
 		l->st.blocks += i - i0;
 		l->st.loop_backs += backs;
 		t->psb = b[i - 1].sb;
-		t->pexit = px;
+		/* (a block a local frame returned to, left to one(): its
+		 * frame is popped, control into it moves none now) */
+		t->pexit = i == reti ? LSD_EXIT_FALL : px;
 		t->pnext = b[i - 1].next;
 		t->landing = 0;
 	}

@@ -314,6 +314,68 @@ static int local_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_in
 	return 0;
 }
 
+/* Local entries of one loop closed into one owner by run(), summed: what
+ * close_in() adds to the loop's row, the owner and the edge between,
+ * added once (pend_flush()).  The rest of each close (trip count, back
+ * branch run) is counted as it closes. */
+struct lsa_pend {
+	struct lsa_cnt s;
+	uint64_t n;		/* entries (0: none pending) */
+	uint32_t loop;
+	uint32_t owner;		/* an entry of the pool, LSA_NONE: frame f's level */
+};
+
+/* Adds what p holds (entries closed in frame f).  Returns 0 or
+ * -LS_ENOMEM. */
+static int pend_flush(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
+		      struct lsa_pend *p)
+{
+	struct lsa_lrow *r = &t->lr[p->loop];	/* (made as they closed) */
+	int err;
+
+	lsa_cnt_add(&r->self, &p->s);
+	lsa_cnt_add(&r->total, &p->s);
+	if (p->owner != LSA_NONE) {
+		struct lsa_inst *o = &l->inst[p->owner];
+
+		lsa_cnt_add(&o->tot, &p->s);
+		if (o->loop == p->loop)
+			lsa_cnt_add(&o->same, &p->s);
+		err = lsa_loops_edge_add(t, o->loop, p->loop, p->n, p->s.n[0]);
+	} else {
+		lsa_cnt_add(&f->ftot, &p->s);
+		err = lsa_loops_kid_add(l, &f->kids, p->loop, p->n, &p->s);
+	}
+	p->n = 0;
+	memset(&p->s, 0, sizeof(p->s));
+	return err;
+}
+
+/* Local entry *lin of run(), head sb, closes into owner (as pend_flush()
+ * takes it): close_in(), its sums added to p, and its head stays on the
+ * path, as the path design leaves it.  Returns 0 or -LS_ENOMEM. */
+static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
+		       struct lsa_inst *lin, const struct lsd_sblock *sb, uint32_t owner,
+		       struct lsa_pend *p)
+{
+	struct lsa_lrow *r = lsa_loops_lrow(t, lin->loop);
+	int err;
+
+	if (!r)
+		return -LS_ENOMEM;
+	if (p->n && (p->loop != lin->loop || p->owner != owner) &&
+	    (err = pend_flush(l, t, f, p)))
+		return err;
+	if ((err = lsa_loops_entries_add(l, t, r, lin->loop, lin->trips, 1)) ||
+	    (err = lsa_loops_tail_flush(t, lin)))
+		return err;
+	p->loop = lin->loop;
+	p->owner = owner;
+	p->n++;
+	lsa_cnt_add(&p->s, &lin->self);
+	return lsa_loops_path_push(l, t, sb);
+}
+
 /* The callee g of a local frame of run(), called by block ca, returns:
  * its sums (v0 .. v4, zeroed) go to the owner the calling block had
  * (entry in, else frame f's level) and its function's row, as
@@ -363,8 +425,9 @@ static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in
  *
  * An entry opened here stays local (lin, its head not on the path) while
  * it is the innermost: most entries of short loops close here again, and
- * are then counted with no pool entry, path entry or owner stack slot
- * (lsa_loops_close_in()).  It goes where head_push() puts an entry
+ * are then counted with no pool entry or owner stack slot, the head
+ * pushed as it closes (local_close(): the path design leaves it there),
+ * their sums added once per loop and owner (pend_flush()).  It goes where head_push() puts an entry
  * (local_put()) when a head opens inside it or the loop stops.
  *
  * A call stays local too while its callee runs plain blocks of its
@@ -406,12 +469,18 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 	/* insns: instructions of cur's blocks; tins: of callees' */
 	uint64_t backs = 0, insns = 0, tins = 0;
 	uint32_t loop1, back_id, pl = plain, ph = hd;
+	/* local entries closed, not yet added; the last head and owner
+	 * lsa_loops_entry_ok() said yes to */
+	struct lsa_pend pend;
+	uint32_t ok_loop = LSA_NONE, ok_own = 0;
 	size_t i0 = i, lbi = SIZE_MAX, r, reti = SIZE_MAX;
 	uint8_t px = t->pexit;
 	int k, err = 0;
 
 	if (f->lz != LSA_NONE || cur == LSA_NONE || !t->psb)
 		return (ptrdiff_t)i;
+	pend.n = 0;
+	memset(&pend.s, 0, sizeof(pend.s));
 	/* (local frames: a frame made here as frame_push() makes it, popped
 	 * as frame_pop() pops it; none where those take other ways) */
 	const int calls_ok = !t->deep && !t->sn && !t->cm.nrec && !l->learn && !l->pre;
@@ -436,11 +505,18 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 } while (0)
 /* the local entry closes (into in, or the frame's level) */
 #define LOCAL_CLOSE() do {						\
-	struct lsa_owner o_ = { in ? t->os[t->nos - 1] : LSA_NONE, f };	\
-									\
 	local = 0;							\
-	if ((err = lsa_loops_close_in(l, t, &lin, o_)) ||		\
-	    (err = lsa_loops_path_push(l, t, lsb)))			\
+	if ((err = local_close(l, t, f, &lin, lsb,			\
+			       in ? t->os[t->nos - 1] : LSA_NONE, &pend))) \
+		goto out;						\
+} while (0)
+/* block id leaves the innermost entry of the pool (leave() has work) */
+#define LEAVES() (t->nos > f->osb &&					\
+		  !lsa_loops_in_body_note(t, l->inst[t->os[t->nos - 1]].loop, id))
+/* the local entries closed go in (before an entry of the pool closes,
+ * or run() ends) */
+#define PEND() do {							\
+	if (pend.n && (err = pend_flush(l, t, f, &pend)))		\
 		goto out;						\
 } while (0)
 	OWNER();
@@ -492,8 +568,11 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 					LOCAL_CLOSE();
 					OWNER();
 				}
-				if ((err = leave(l, t, f, id)))
-					break;
+				if (LEAVES()) {
+					PEND();
+					if ((err = leave(l, t, f, id)))
+						break;
+				}
 				OWNER();
 				lbi = SIZE_MAX;
 			}
@@ -557,11 +636,20 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 				}
 				OWNER();
 			}
-			if ((err = leave(l, t, f, id)))
-				break;
+			if (LEAVES()) {
+				PEND();
+				if ((err = leave(l, t, f, id)))
+					break;
+			}
 			OWNER();
-			if (!lsa_loops_entry_ok(l, t, t->head[id] - 1, loop1))
-				break;
+			if (t->head[id] - 1 != ok_loop || loop1 != ok_own) {
+				/* (bodies do not change in here: the answer
+				 * stays) */
+				if (!lsa_loops_entry_ok(l, t, t->head[id] - 1, loop1))
+					break;
+				ok_loop = t->head[id] - 1;
+				ok_own = loop1;
+			}
 			local = 1;
 			lsb = sb;
 			lin.loop = t->head[id] - 1;
@@ -590,6 +678,8 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 		}
 		px = b[i].exit;
 	}
+	if (pend.n && !err)
+		err = pend_flush(l, t, f, &pend);
 	if (lf && !err) {
 		/* the local frame is made, as if its call had been left to
 		 * one(): the caller's sums are in, its local entry goes
@@ -630,6 +720,8 @@ out:
 #undef OWNER
 #undef FLUSH
 #undef LOCAL_CLOSE
+#undef LEAVES
+#undef PEND
 	if (i > i0) {
 		t->fw[cur].self += insns;
 		t->insns += insns + tins;

@@ -725,11 +725,6 @@ void lsa_loops_drop(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo);
  * Returns 0 or -LS_ENOMEM. */
 int lsa_loops_close(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		    struct lsa_owner p);
-/* The same of an entry *in not in the pool (the eager pass's innermost
- * entry while it stays in registers, loops_eager.c), its head not on the
- * path.  Returns 0 or -LS_ENOMEM. */
-int lsa_loops_close_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in,
-		       struct lsa_owner p);
 
 /* loops_frames.c.  Each returns 0 or -LS_ENOMEM. */
 /* Pushes a frame returning to ret (0: any) for function func (LSA_NONE:

@@ -284,8 +284,7 @@ int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 	return charge(l, t, o, e, charge_mode(l));
 }
 
-/* Closes loop entry *in (of the pool or not) into its parent p, which is
- * not in. */
+/* Closes loop entry *in into its parent p. */
 static inline __attribute__((always_inline)) int
 close_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in, struct lsa_owner p)
 {
@@ -403,12 +402,6 @@ int lsa_loops_close(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		     struct lsa_owner p)
 {
 	return close_inst(l, t, ii, p);
-}
-
-int lsa_loops_close_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in,
-		       struct lsa_owner p)
-{
-	return close_in(l, t, in, p);
 }
 
 int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo, struct lsa_owner base)

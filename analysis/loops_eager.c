@@ -352,11 +352,13 @@ static int pend_flush(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *
 }
 
 /* Local entry *lin of run(), head sb, closes into owner (as pend_flush()
- * takes it): close_in(), its sums added to p, and its head stays on the
- * path, as the path design leaves it.  Returns 0 or -LS_ENOMEM. */
+ * takes it): close_in(), its sums added to p.  Its head stays on the
+ * path, as the path design leaves it: *zh until something goes above it
+ * or run() ends (most are popped first, by the owner's loop back); an
+ * earlier one there goes on the path now.  Returns 0 or -LS_ENOMEM. */
 static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
 		       struct lsa_inst *lin, const struct lsd_sblock *sb, uint32_t owner,
-		       struct lsa_pend *p)
+		       struct lsa_pend *p, const struct lsd_sblock **zh)
 {
 	struct lsa_lrow *r = lsa_loops_lrow(t, lin->loop);
 	int err;
@@ -373,7 +375,10 @@ static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame 
 	p->owner = owner;
 	p->n++;
 	lsa_cnt_add(&p->s, &lin->self);
-	return lsa_loops_path_push(l, t, sb);
+	if (*zh && (err = lsa_loops_path_push(l, t, *zh)))
+		return err;
+	*zh = sb;
+	return 0;
 }
 
 /* The callee g of a local frame of run(), called by block ca, returns:
@@ -472,6 +477,7 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 	/* local entries closed, not yet added; the last head and owner
 	 * lsa_loops_entry_ok() said yes to */
 	struct lsa_pend pend;
+	const struct lsd_sblock *zh = NULL;
 	uint32_t ok_loop = LSA_NONE, ok_own = 0;
 	size_t i0 = i, lbi = SIZE_MAX, r, reti = SIZE_MAX;
 	uint8_t px = t->pexit;
@@ -507,8 +513,16 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 #define LOCAL_CLOSE() do {						\
 	local = 0;							\
 	if ((err = local_close(l, t, f, &lin, lsb,			\
-			       in ? t->os[t->nos - 1] : LSA_NONE, &pend))) \
+			       in ? t->os[t->nos - 1] : LSA_NONE, &pend, &zh))) \
 		goto out;						\
+} while (0)
+/* the head of a local entry closed goes on the path (before anything
+ * goes above it) */
+#define ZH_PUT() do {							\
+	if (zh) {							\
+		err = lsa_loops_path_push(l, t, zh);			\
+		zh = NULL;						\
+	}								\
 } while (0)
 /* block id leaves the innermost entry of the pool (leave() has work) */
 #define LEAVES() (t->nos > f->osb &&					\
@@ -582,8 +596,11 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 			/* a loop back (back(): what is above is closed) */
 			uint32_t tail = i > i0 ? b[i - 1].sb->id : t->psb->id;
 
-			if (!local && t->npath - 1 > in->pidx)
-				lsa_loops_drop(l, t, in->pidx + 1);
+			if (!local) {
+				zh = NULL;	/* (above in's head: popped) */
+				if (t->npath - 1 > in->pidx)
+					lsa_loops_drop(l, t, in->pidx + 1);
+			}
 			if (tail != cin->tail) {
 				if ((err = lsa_loops_tail_flush(t, cin)))
 					break;
@@ -620,7 +637,7 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 			 * is one()'s; else an entry opens */
 			uint32_t idx = lsa_loops_mem_get(t, id);
 
-			if (idx != LSA_NONE && idx >= f->base)
+			if ((idx != LSA_NONE && idx >= f->base) || (zh && zh->id == id))
 				break;
 			FLUSH();
 			if (local) {
@@ -629,7 +646,8 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 				if (inb[id] == loop1 || inb2[id] == loop1 ||
 				    lsa_loops_in_body_note(t, loop1 - 1, id)) {
 					local = 0;
-					if ((err = local_put(l, t, &lin, lsb)))
+					ZH_PUT();
+					if (err || (err = local_put(l, t, &lin, lsb)))
 						break;
 				} else {
 					LOCAL_CLOSE();
@@ -687,7 +705,8 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 		t->fw[cur].self += insns;
 		t->insns += insns + tins;
 		insns = tins = 0;
-		if (local) {
+		ZH_PUT();
+		if (local && !err) {
 			local = 0;
 			err = local_put(l, t, &lin, lsb);
 		}
@@ -712,6 +731,8 @@ static ptrdiff_t run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 		goto out;
 	}
 	FLUSH();
+	if (!err)
+		ZH_PUT();
 	if (local && !err) {
 		local = 0;
 		err = local_put(l, t, &lin, lsb);
@@ -722,6 +743,7 @@ out:
 #undef LOCAL_CLOSE
 #undef LEAVES
 #undef PEND
+#undef ZH_PUT
 	if (i > i0) {
 		t->fw[cur].self += insns;
 		t->insns += insns + tins;

@@ -41,6 +41,11 @@ struct lsa_loops_opts {
 	 * (lsd_decode_all_tee); 0 or 1, one thread.  The profile is the
 	 * same. */
 	unsigned jobs;
+	/* A second pass of one job through the iteration and call memos
+	 * (what the pieces of several jobs run), not the eager pass
+	 * (loops_eager.c; also set by LOOPSCOPE_EAGER=0).  The profile is
+	 * the same. */
+	int no_eager;
 };
 
 /* Statistics of the detector itself. */
@@ -76,7 +81,8 @@ struct lsa_loops_stats {
 	 * the windows timed, and the times the detector moved off the
 	 * decode's thread */
 	uint64_t pipe_windows, pipe_to_thread;
-	/* blocks the eager second pass took (LOOPSCOPE_EAGER=1, one job) */
+	/* blocks the eager second pass took (one job, lsa_loops_opts.no_eager
+	 * not set) */
 	uint64_t eager_blocks;
 };
 

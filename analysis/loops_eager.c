@@ -28,8 +28,10 @@
  * lazy block hand their counts to its path entry (LSA_HTO_ACC), others to
  * the owner the calling block had (LSA_HTO_OWNER, lsa_eager_hand_over()).
  *
- * The iteration and call memos do not run here (the pass is one job's,
- * LOOPSCOPE_EAGER=1, loops_thread.c).
+ * The iteration and call memos do not run here: the pass is the second
+ * pass of one job (lsa_loops_know(); pieces of several jobs run the
+ * memos' pass, and so does one job with lsa_loops_opts.no_eager or
+ * LOOPSCOPE_EAGER=0).
  */
 #include <stddef.h>
 #include <stdlib.h>

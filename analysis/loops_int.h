@@ -298,7 +298,7 @@ struct lsa_loops {
 	int here;
 	uint64_t nin;		/* blocks handed to it (lsa_loops_blocks) */
 	/* A pass that knows, charging each block as it comes
-	 * (loops_eager.c, LOOPSCOPE_EAGER=1, one job): no memo, no scan
+	 * (loops_eager.c, one job's second pass): no memo, no scan
 	 * but in lazy regions. */
 	int eager;
 };

@@ -199,9 +199,9 @@ void lsa_loops_know(struct lsa_loops *l, const struct lsa_know *k)
 	if (!l || l->learn)
 		return;
 	l->know = k;
-	/* the eager pass (loops_eager.c): one job's, not the reference's,
-	 * while it is being proven (LOOPSCOPE_EAGER=1) */
-	if (e && !strcmp(e, "1") && l->memo && l->o.jobs <= 1) {
+	/* the eager pass (loops_eager.c): one job's (pieces run the memos'
+	 * pass), not the reference's, and one that knows */
+	if (k && l->memo && l->o.jobs <= 1 && !l->o.no_eager && !(e && !strcmp(e, "0"))) {
 		l->eager = 1;
 		l->memo = 0;
 	}

@@ -1,8 +1,10 @@
 #!/bin/sh
 # t0209-eager-identity: the eager second pass (analysis/loops_eager.c,
-# LOOPSCOPE_EAGER=1 with one job) against the reference detector
+# what analyze runs with one job) against the reference detector
 # (LOOPSCOPE_REFERENCE=1: every block through the path design's per-block
-# path and scan, no memo): analyze's profile is the same bytes.
+# path and scan, no memo): analyze's profile is the same bytes; so is the
+# memos' second pass at one job (LOOPSCOPE_EAGER=0, what the pieces of
+# several jobs run).
 #
 # The oracle is the reference path, which t0600-t0640 check against hand
 # counts and which t0208 holds the fast decoder to.  Bundles: every
@@ -13,16 +15,19 @@
 # trace, more landings); per-CPU streams.  Each eager run must have taken
 # every block of its second pass (loopdump's eager_blocks), so a switch
 # that stopped working fails here rather than comparing the memo path.
+# Last, tests/tools/memocheck -E on xz's stream made hard for it (loops
+# whose iterations repeat then vary, made-up calls and returns, nested
+# loops left early, edits), eager against the per-block path.
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 
 t_need_recorder
 
 # same B: the eager profile of bundle B equals the reference's, and the
-# eager pass took the blocks its second pass saw.
+# eager pass took the blocks its second pass saw; the memos' pass too.
 same() {
 	b=$1
-	LOOPSCOPE_EAGER=1 "$LOOPSCOPE" analyze -q -j1 -o eager.lsprof "$b" 2>eager.err; erc=$?
+	"$LOOPSCOPE" analyze -q -j1 -o eager.lsprof "$b" 2>eager.err; erc=$?
 	LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" analyze -q -j1 -o ref.lsprof "$b" 2>ref.err; rrc=$?
 	if [ "$erc" = "$rrc" ] && cmp -s eager.lsprof ref.lsprof && cmp -s eager.err ref.err; then
 		echo "ok $((t_n += 1)) - $b: the eager profile is the reference's"
@@ -30,7 +35,10 @@ same() {
 		echo "not ok $((t_n += 1)) - $b: the eager profile is the reference's (status $erc against $rrc)"
 		diff ref.lsprof eager.lsprof | head -10 | sed 's/^/#   /'
 	fi
-	LOOPSCOPE_EAGER=1 "$BUILD/tests/loopdump" -j 1 "$b" >/dev/null 2>st.err
+	LOOPSCOPE_EAGER=0 "$LOOPSCOPE" analyze -q -j1 -o memo.lsprof "$b" 2>memo.err; mrc=$?
+	t_ok "$b: the memos' profile at one job is the reference's" \
+		sh -c "[ $mrc = $rrc ] && cmp -s memo.lsprof ref.lsprof && cmp -s memo.err ref.err"
+	"$BUILD/tests/loopdump" -j 1 "$b" >/dev/null 2>st.err
 	blocks=$(sed -n 's/^blocks \([0-9]*\) .*/\1/p' st.err)
 	eager=$(sed -n 's/^eager_blocks \([0-9]*\)$/\1/p' st.err)
 	t_ok "$b: the eager pass took all $blocks blocks" test "${eager:-0}" = "${blocks:--1}"
@@ -64,3 +72,16 @@ done
 t_percpu_bundle
 t_ok "a per-CPU bundle of nested and calls on two CPUs" test -s pc.lsc
 same pc.lsc
+
+# memocheck -E: the eager pass against the per-block path on xz's stream
+# made hard (see memocheck.c): repeats that vary, made-up calls, returns
+# and exits, nested loops left early, with and without functions named.
+"$LOOPSCOPE" record -q -o xz.lsc -- xz -6 -c "$LSTOP/README.md" >/dev/null 2>&1 </dev/null
+t_ok "xz recorded" test -s xz.lsc
+seed=0
+for mode in "-k" "-x -k" "-e 300 -k" "-y -k" "-y -x -k" "-y -e 50 -k"; do
+	seed=$((seed + 1))
+	# shellcheck disable=SC2086
+	"$BUILD/tests/memocheck" -s $seed -E $mode xz.lsc >mc.out 2>&1
+	t_memo_relabel "xz: memocheck -E $mode, seed $seed: "
+done

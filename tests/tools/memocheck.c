@@ -1,7 +1,7 @@
 /* memocheck.c - the loop detector's iteration memo against its per-block
  * path, on block streams made to be hard for it.
  *
- *   memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] [-k | -L | -S] FILE.lsc
+ *   memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] [-k [-E] | -L | -S] FILE.lsc
  *
  * Decodes the bundle's streams (up to -n blocks, default 2M), then builds
  * a perturbed stream from them with a seeded generator: windows of the
@@ -32,7 +32,11 @@
  * each detector makes two passes, as lsa_loops_analyze() does: the first
  * learns the threads' loops, the second knows them from the start (no
  * trie goes stale for a loop found later), and the first pass's own memo
- * (whole iterations, struct lsa_fmemo) must have taken blocks.  Prints
+ * (whole iterations, struct lsa_fmemo) must have taken blocks.  The
+ * second pass is the memos' (lsa_loops_opts.no_eager: what the pieces of
+ * several jobs run); with -E it is the eager pass (analysis/loops_eager.c,
+ * what analyze runs with one job), which must then have taken every
+ * block of it.  Prints
  * TAP lines and "memo_blocks N of M".  Exit status 0 when both hold.  With MEMOCHECK_KEEP
  * set, a difference leaves both profiles in memo.lsprof and ref.lsprof.
  * With -L (to find where a -k difference begins), the two learning
@@ -306,10 +310,11 @@ static int lockstep(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symb
  * pass learns the threads' loops, which the second knows from the start
  * (as lsa_loops_analyze() runs it), each pass on the same path. */
 static void run(struct lsd_decoder *d, struct lsb_reader *r, struct lsd_symbols *sym,
-		const struct out *o, int reference, int know, char **buf, size_t *len,
-		struct lsa_loops_stats *st, struct lsa_loops_stats *lst)
+		const struct out *o, int reference, int know, int eager, char **buf,
+		size_t *len, struct lsa_loops_stats *st, struct lsa_loops_stats *lst)
 {
-	struct lsa_loops_opts lo = { .size = sizeof(lo), .reference = reference };
+	struct lsa_loops_opts lo = { .size = sizeof(lo), .reference = reference,
+				     .no_eager = !eager };
 	struct lsa_know *k = NULL;
 	struct lsp_profile *p;
 	struct lsa_loops *l;
@@ -355,11 +360,11 @@ int main(int argc, char **argv)
 	char *pm = NULL, *pr = NULL;
 	size_t lm, lr, i;
 	uint32_t rate = 0;
-	int c, err, bad = 0, names = 0, nest = 0, know = 0, lock = 0;
+	int c, err, bad = 0, names = 0, nest = 0, know = 0, lock = 0, eager = 0;
 
 	rng = 1;
 	h.max = 2u << 20;
-	while ((c = getopt(argc, argv, "s:n:e:xykLS")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:e:xykELS")) != -1) {
 		if (c == 's')
 			rng = strtoull(optarg, NULL, 0) * 2654435761u + 1;
 		else if (c == 'n')
@@ -372,13 +377,16 @@ int main(int argc, char **argv)
 			nest = 1;
 		else if (c == 'k')
 			know = 1;
+		else if (c == 'E')
+			eager = 1;
 		else if (c == 'L' || c == 'S')
 			lock = c == 'S' || lock == 2 ? 2 : 1;
 		else
 			return 2;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] [-k | -L | -S] FILE.lsc\n");
+		fprintf(stderr, "usage: memocheck [-s SEED] [-n MAXBLOCKS] [-e RATE | -x] [-y] [-k [-E] | -L | -S] "
+			"FILE.lsc\n");
 		return 2;
 	}
 	if ((err = lsb_reader_open(&r, argv[optind])) < 0)
@@ -403,8 +411,8 @@ int main(int argc, char **argv)
 		bad = lockstep(d, r, sym, &ob, lock == 2, argv[optind]);
 		goto out;
 	}
-	run(d, r, sym, &ob, 0, know, &pm, &lm, &sm, &lsm);
-	run(d, r, sym, &ob, 1, know, &pr, &lr, &sr, &lsr);
+	run(d, r, sym, &ob, 0, know, eager, &pm, &lm, &sm, &lsm);
+	run(d, r, sym, &ob, 1, know, 0, &pr, &lr, &sr, &lsr);
 	if (lm == lr && !memcmp(pm, pr, lm)) {
 		printf("ok 1 - %s: the memo's profile equals the per-block path's (%zu blocks)\n",
 		       argv[optind], ob.n);
@@ -428,7 +436,17 @@ int main(int argc, char **argv)
 		}
 		bad = 1;
 	}
-	if ((rate ? sm.memo_blocks + sm.cmemo_blocks : sm.memo_blocks) &&
+	if (eager && know) {
+		if (sm.eager_blocks == sm.blocks && !sr.eager_blocks)
+			printf("ok 2 - %s: the eager pass took all %" PRIu64 " blocks\n",
+			       argv[optind], sm.blocks);
+		else {
+			printf("not ok 2 - %s: the eager pass took %" PRIu64 " of %" PRIu64
+			       " blocks, the reference's %" PRIu64 "\n", argv[optind],
+			       sm.eager_blocks, sm.blocks, sr.eager_blocks);
+			bad = 1;
+		}
+	} else if ((rate ? sm.memo_blocks + sm.cmemo_blocks : sm.memo_blocks) &&
 	    !sr.memo_blocks && !sr.cmemo_blocks && sm.blocks == sr.blocks) {
 		printf("ok 2 - %s: the memo took blocks\n", argv[optind]);
 	} else {

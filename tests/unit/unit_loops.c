@@ -5,10 +5,12 @@
  * address, instruction count and exit given in its table, end = start +
  * 4 * ninsn (a call's return lands there), module -1 (no file), and the
  * function given (the detector's function cache is filled by hand, since
- * no symbols exist).  Each scenario runs twice, through the iteration
- * memo and through the reference path (lsa_loops_opts.reference), each
- * in the two passes lsa_loops_analyze() makes (the thread's loops learned
- * first, then known from its start), and
+ * no symbols exist).  Each scenario runs three times, with the memos'
+ * second pass (lsa_loops_opts.no_eager: what pieces run), through the
+ * reference path (lsa_loops_opts.reference) and with the eager second
+ * pass (analysis/loops_eager.c: what one job runs), each in the two
+ * passes lsa_loops_analyze() makes (the thread's loops learned first,
+ * then known from its start; a second pass alone is the memos'), and
  * the profile is checked against counts derived by hand below: an
  * iteration is an execution of the head inside the loop, an entry's trip
  * count its iterations, self the loop's own instructions and those of
@@ -27,6 +29,14 @@
 
 #define NSB 16
 #define NOFUNC 99
+/* The modes a scenario runs in (the `ref` argument of each): the memos'
+ * second pass, the reference path, the eager second pass.  The learning
+ * pass's memo runs in all but the reference; the second pass's memos
+ * where it is the memos', or a second pass alone (it knows nothing, and
+ * the eager pass needs to know). */
+enum { MMEMO, MREF, MEAGER };
+#define LEARN_MEMO(ref) ((ref) != MREF)
+#define PASS_MEMO(ref, one) ((ref) == MMEMO || ((ref) == MEAGER && (one)))
 
 struct bdef {
 	uint64_t start;
@@ -71,7 +81,8 @@ static void blocks_set(const struct bdef *b, int n)
 static int detector(struct run *R, struct lsa_loops **pl, const struct bdef *b,
 		    int nb, const uint64_t *fstart, int nf, int reference)
 {
-	struct lsa_loops_opts o = { .size = sizeof(o), .reference = reference };
+	struct lsa_loops_opts o = { .size = sizeof(o), .reference = reference == MREF,
+				    .no_eager = reference == MMEMO };
 	struct lsa_loops *l;
 	int i, err;
 
@@ -221,7 +232,7 @@ static const struct lsp_fstat *fstat_of(const struct run *R, uint64_t off)
 
 static const char *mode(int reference)
 {
-	return reference ? "reference" : "memo";
+	return reference == MREF ? "reference" : reference == MEAGER ? "eager" : "memo";
 }
 
 /* The second pass met nothing the first did not learn, and the learning
@@ -232,12 +243,12 @@ static const char *mode(int reference)
 		TAP_EQ((R)->st.know_new, 0,                                   \
 		       "%s, %s: the second pass knew every loop and body block", \
 		       what, w);                                              \
-		TAP_EQ((R)->lst.learn_memo_iters, (ref) ? 0 : (iters),        \
+		TAP_EQ((R)->lst.learn_memo_iters, LEARN_MEMO(ref) ? (iters) : 0, \
 		       "%s, %s (%s): the learning pass took %d iterations whole", \
-		       what, w, mode(ref), (ref) ? 0 : (iters));              \
-		TAP_EQ((R)->lst.learn_memo_blocks, (ref) ? 0 : (blocks),      \
+		       what, w, mode(ref), LEARN_MEMO(ref) ? (iters) : 0);    \
+		TAP_EQ((R)->lst.learn_memo_blocks, LEARN_MEMO(ref) ? (blocks) : 0, \
 		       "%s, %s (%s): of %d blocks", what, w, mode(ref),       \
-		       (ref) ? 0 : (blocks));                                 \
+		       LEARN_MEMO(ref) ? (blocks) : 0);                       \
 	} while (0)
 
 /* 1. A nest in one function:
@@ -282,6 +293,8 @@ static void t_nest(int ref)
 	TAP_EQ(R.p->n_threads, 1, "nest: one thread");
 	TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 30, "nest: 30 instructions");
 	TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 3, "nest: 3 outside loops");
+	TAP_EQ(R.st.eager_blocks, ref == MEAGER ? R.st.blocks : 0,
+	       "nest (%s): the eager pass took every block of the second, or none", mode(ref));
 	lsp_free(R.p);
 }
 
@@ -740,7 +753,8 @@ static void t_again(int ref)
 
 	for (batch = 1; batch <= ns; batch += ns - 1) {
 		const char *w = batch == 1 ? "block by block" : "one batch";
-		uint64_t again = ref || batch == 1 ? 0 : 20;
+		uint64_t again = !PASS_MEMO(ref, 0) || batch == 1 ? 0 : 20;
+		uint64_t lagain = !LEARN_MEMO(ref) || batch == 1 ? 0 : 20;
 
 		run(&R, b, 5, f, 1, s, ns, ref);
 		TAP_EQ(R.err, 0, "again, %s (%s): the detector runs", w, mode(ref));
@@ -749,12 +763,12 @@ static void t_again(int ref)
 		TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 89, "again, %s: 89 instructions", w);
 		TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 2, "again, %s: 2 outside loops", w);
 		LEARNED_EQ(&R, ref, "again", w, 13, 26);
-		TAP_EQ(R.st.memo_blocks, ref ? 0 : 28,
+		TAP_EQ(R.st.memo_blocks, PASS_MEMO(ref, 0) ? 28 : 0,
 		       "again, %s (%s): the iteration memo took 28 blocks", w, mode(ref));
 		TAP_EQ(R.st.memo_again, again, "again, %s (%s): %d of them repeats", w,
 		       mode(ref), (int)again);
-		TAP_EQ(R.lst.learn_again, again,
-		       "again, %s (%s): the learning pass's, %d repeats", w, mode(ref), (int)again);
+		TAP_EQ(R.lst.learn_again, lagain,
+		       "again, %s (%s): the learning pass's, %d repeats", w, mode(ref), (int)lagain);
 		lsp_free(R.p);
 	}
 	batch = 1;
@@ -809,7 +823,7 @@ static void t_flat(int ref)
 	for (batch = 1; batch <= ns; batch += ns - 1) {
 		const char *w = batch == 1 ? (one ? "block by block, one pass" : "block by block") :
 			(one ? "one batch, one pass" : "one batch");
-		uint64_t again = ref || batch == 1 ? 0 : 14;
+		uint64_t again = !PASS_MEMO(ref, one) || batch == 1 ? 0 : 14;
 
 		run_passes(&R, b, 6, f, 1, s, ns, ref, one);
 		TAP_EQ(R.err, 0, "flat, %s (%s): the detector runs", w, mode(ref));
@@ -820,9 +834,9 @@ static void t_flat(int ref)
 		TAP_EQ(edge_of(&R, 0x1010, 0x1020), 6, "flat, %s: every inner entry under H", w);
 		TAP_EQ(R.p->n_threads ? R.p->threads[0].insns : 0, 74, "flat, %s: 74 instructions", w);
 		TAP_EQ(R.p->n_threads ? R.p->threads[0].outside : 0, 2, "flat, %s: 2 outside loops", w);
-		TAP_EQ(R.st.memo_flat, ref ? 0 : 3,
+		TAP_EQ(R.st.memo_flat, PASS_MEMO(ref, one) ? 3 : 0,
 		       "flat, %s (%s): 3 flat iterations taken", w, mode(ref));
-		TAP_EQ(R.st.memo_blocks, ref ? 0 : 23,
+		TAP_EQ(R.st.memo_blocks, PASS_MEMO(ref, one) ? 23 : 0,
 		       "flat, %s (%s): the iteration memo took 23 blocks", w, mode(ref));
 		TAP_EQ(R.st.memo_again, again, "flat, %s (%s): %d of them repeats", w,
 		       mode(ref), (int)again);
@@ -1034,7 +1048,7 @@ int main(void)
 {
 	int ref;
 
-	for (ref = 0; ref < 2; ref++) {
+	for (ref = MMEMO; ref <= MEAGER; ref++) {
 		t_nest(ref);
 		t_break(ref);
 		t_recursion(ref);

@@ -484,6 +484,17 @@ int lsa_loops_land(struct lsa_loops *l, struct lsa_thr *t, uint32_t xi);
  * -LS_EINVAL or -LS_ENOMEM. */
 int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
 		     size_t n);
+/* loops_erun.c: the blocks from b[i] on that the eager pass's tight loop
+ * takes in thread t (the top frame's, no event it leaves to
+ * lsa_eager_blocks()).  Returns the index of the first block it did not
+ * take, or -1 - that index after an error (out of memory). */
+ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
+			size_t i, size_t n);
+/* loops_eager.c, for lsa_eager_run(): block id comes in frame f, the
+ * open entries whose loop's body does not hold it close; an entry goes
+ * on t's owner stack.  Each returns 0 or -LS_ENOMEM. */
+int lsa_eager_leave(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t id);
+int lsa_eager_os_push(struct lsa_thr *t, uint32_t ii);
 /* loops_eager.c: the top frame of an eager pass ends: its lazy region
  * charged, its open entries closed, its path popped.  Returns 0 or
  * -LS_ENOMEM. */

@@ -1,0 +1,505 @@
+/* loops_erun.c - the eager second pass's tight loop (lsa_eager_run()):
+ * the blocks that change nothing but counts, the innermost entry's loop
+ * backs and repeated iterations, short loops' entries and calls of
+ * functions that run plain blocks only, taken with their state in
+ * registers and locals; loops_eager.c takes the rest, one block at a
+ * time, and says why the profile is the path design's. */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/loops_int.h"
+#include "ls_err.h"
+
+/* Two counters side by side (GCC's and clang's vector extension). */
+typedef uint64_t lsa_v2 __attribute__((vector_size(16)));
+_Static_assert(LSA_NC == 10, "a count is five pairs");
+
+/* Adds pair v to s->n[k], s->n[k + 1]. */
+static inline void vadd(struct lsa_cnt *s, int k, lsa_v2 v)
+{
+	lsa_v2 x;
+
+	memcpy(&x, s->n + k, sizeof(x));
+	x += v;
+	memcpy(s->n + k, &x, sizeof(x));
+}
+
+/* Pair s->n[k], s->n[k + 1]. */
+static inline lsa_v2 vget(const struct lsa_cnt *s, int k)
+{
+	lsa_v2 x;
+
+	memcpy(&x, s->n + k, sizeof(x));
+	return x;
+}
+
+/* Entry *lin of lsa_eager_run(), its head sb, goes into the pool, on the path and
+ * on the owner stack, as head_push() would have put it there when it
+ * opened (nothing went on either since).  Returns 0 or -LS_ENOMEM. */
+static int local_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_inst *lin,
+		     const struct lsd_sblock *sb)
+{
+	uint32_t ii, p;
+	struct lsa_inst *in;
+	int err;
+
+	if ((err = lsa_loops_inst_new(l, lin->loop, &ii)) ||
+	    (err = lsa_loops_path_push(l, t, sb)) || (err = lsa_eager_os_push(t, ii)))
+		return err;
+	p = t->npath - 1;
+	t->path[p].ei = ii;
+	in = &l->inst[ii];
+	in->pidx = p;
+	in->trips = lin->trips;
+	in->tail = lin->tail;
+	in->tail_run = lin->tail_run;
+	in->self = lin->self;
+	return 0;
+}
+
+/* Local entries of one loop closed into one owner by lsa_eager_run(), summed: what
+ * close_in() adds to the loop's row, the owner and the edge between,
+ * added once (pend_flush()).  The rest of each close (trip count, back
+ * branch run) is counted as it closes. */
+struct lsa_pend {
+	struct lsa_cnt s;
+	uint64_t n;		/* entries (0: none pending) */
+	uint32_t loop;
+	uint32_t owner;		/* an entry of the pool, LSA_NONE: frame f's level */
+};
+
+/* Adds what p holds (entries closed in frame f).  Returns 0 or
+ * -LS_ENOMEM. */
+static int pend_flush(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
+		      struct lsa_pend *p)
+{
+	struct lsa_lrow *r = &t->lr[p->loop];	/* (made as they closed) */
+	int err;
+
+	lsa_cnt_add(&r->self, &p->s);
+	lsa_cnt_add(&r->total, &p->s);
+	if (p->owner != LSA_NONE) {
+		struct lsa_inst *o = &l->inst[p->owner];
+
+		lsa_cnt_add(&o->tot, &p->s);
+		if (o->loop == p->loop)
+			lsa_cnt_add(&o->same, &p->s);
+		err = lsa_loops_edge_add(t, o->loop, p->loop, p->n, p->s.n[0]);
+	} else {
+		lsa_cnt_add(&f->ftot, &p->s);
+		err = lsa_loops_kid_add(l, &f->kids, p->loop, p->n, &p->s);
+	}
+	p->n = 0;
+	memset(&p->s, 0, sizeof(p->s));
+	return err;
+}
+
+/* Local entry *lin of lsa_eager_run(), head sb, closes into owner (as pend_flush()
+ * takes it): close_in(), its sums added to p.  Its head stays on the
+ * path, as the path design leaves it: *zh until something goes above it
+ * or lsa_eager_run() ends (most are popped first, by the owner's loop back); an
+ * earlier one there goes on the path now.  Returns 0 or -LS_ENOMEM. */
+static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
+		       struct lsa_inst *lin, const struct lsd_sblock *sb, uint32_t owner,
+		       struct lsa_pend *p, const struct lsd_sblock **zh)
+{
+	struct lsa_lrow *r = lsa_loops_lrow(t, lin->loop);
+	int err;
+
+	if (!r)
+		return -LS_ENOMEM;
+	if (p->n && (p->loop != lin->loop || p->owner != owner) &&
+	    (err = pend_flush(l, t, f, p)))
+		return err;
+	if ((err = lsa_loops_entries_add(l, t, r, lin->loop, lin->trips, 1)) ||
+	    (err = lsa_loops_tail_flush(t, lin)))
+		return err;
+	p->loop = lin->loop;
+	p->owner = owner;
+	p->n++;
+	lsa_cnt_add(&p->s, &lin->self);
+	if (*zh && (err = lsa_loops_path_push(l, t, *zh)))
+		return err;
+	*zh = sb;
+	return 0;
+}
+
+/* The callee g of a local frame of lsa_eager_run(), called by block ca, returns:
+ * its sums (v0 .. v4, zeroed) go to the owner the calling block had
+ * (entry in, else frame f's level) and its function's row, as
+ * frame_pop() and lsa_eager_hand_over() give them; *tins counts its
+ * instructions.  Returns 0 or -LS_ENOMEM. */
+static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in,
+		     struct lsa_frame *f, const struct lsd_sblock *ca, uint32_t g,
+		     lsa_v2 *v0, lsa_v2 *v1, lsa_v2 *v2, lsa_v2 *v3, lsa_v2 *v4,
+		     uint64_t *tins)
+{
+	struct lsa_cnt *s = in ? &in->self : &f->fself;
+	struct lsa_frow *r = lsa_loops_frow(t, g);
+	uint64_t ci = (*v0)[0];
+
+	if (!r)
+		return -LS_ENOMEM;
+	vadd(s, 0, *v0);
+	vadd(s, 2, *v1);
+	vadd(s, 4, *v2);
+	vadd(s, 6, *v3);
+	vadd(s, 8, *v4);
+	*v0 = *v1 = *v2 = *v3 = *v4 = (lsa_v2){ 0, 0 };
+	/* frame_push()'s count and span, which frame_pop() closes: the
+	 * outermost span of g counts */
+	r->calls++;
+	if (!r->active)
+		r->total += ci;
+	r->self += ci;
+	*tins += ci;
+	t->nserial++;
+	if (t->nfr + 1 > l->st.max_frames)
+		l->st.max_frames = t->nfr + 1;
+	if (in)
+		return lsa_kmap_add(&t->calls, (uint64_t)in->loop << 32 | g, ca->id, 1);
+	return 0;
+}
+
+/* The blocks from b[i] on that stay in the top (eager) frame, taken in
+ * a tight loop, their counts summed here and added to each owner once:
+ * blocks of the function it runs, entered by an exit that moves no
+ * frame, no landing's; a plain block in the innermost open entry's body
+ * (the cache of the last two loops found for it says so; else the
+ * entries it leaves close), the innermost entry's head (a loop back: the
+ * closed entries above it pop), or a head not on the path that opens an
+ * entry.  Whatever else (a call, a return, a loop back to an outer entry,
+ * a head the scan would not make an entry) is left to one().
+ *
+ * An entry opened here stays local (lin, its head not on the path) while
+ * it is the innermost: most entries of short loops close here again, and
+ * are then counted with no pool entry or owner stack slot, the head
+ * pushed as it closes (local_close(): the path design leaves it there),
+ * their sums added once per loop and owner (pend_flush()).  It goes where head_push() puts an entry
+ * (local_put()) when a head opens inside it or the loop stops.
+ *
+ * A call stays local too while its callee runs plain blocks of its
+ * function (a local frame: no frame pushed, its sums in the same
+ * registers): where it returns to its call, its counts go to the
+ * calling block's owner as frame_pop() gives them (local_ret()); where
+ * the callee does more (a head, a call, a return elsewhere) or the loop
+ * stops, its frame is pushed as the call would have pushed it, with the
+ * blocks it ran in it.
+ *
+ * Returns the index of the first block not taken, or -1 - that index
+ * after an error (out of memory). */
+ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
+		      size_t i, size_t n)
+{
+	struct lsa_frame *f = &t->fr[t->nfr - 1];
+	const uint32_t cur = f->cur;
+	const uint32_t *inb = t->inb, *inb2 = t->inb2;
+	const uint32_t *ecls = t->ecls, plain = (cur + 1) << 2 | 1, hd = plain + 1;
+	const size_t nk = t->nk;
+	const struct lsa_cnt *sbc = l->sbc;
+	/* the sum, in five pairs of counters (vector registers: the
+	 * per-block add is five of them, not ten loads and stores) */
+	lsa_v2 v0 = { 0, 0 }, v1 = v0, v2 = v0, v3 = v0, v4 = v0;
+	/* in: the innermost entry of the pool open; lin (while local is
+	 * set, its head lsb): the local one inside it; cin: the innermost */
+	struct lsa_inst *in, *cin, lin;
+	const struct lsd_sblock *lsb = NULL;
+	int local = 0;
+	/* a local frame (lf set): a call made here whose callee has run
+	 * only plain blocks of its function g so far, summed in the vector
+	 * registers: the call (block ca, exit cx, next cn) returns to cret,
+	 * its first block cb */
+	const struct lsd_sblock *ca = NULL, *cb = NULL;
+	uint64_t cret = 0, cn = 0;
+	uint32_t g = LSA_NONE;
+	uint8_t cx = 0;
+	int lf = 0;
+	/* insns: instructions of cur's blocks; tins: of callees' */
+	uint64_t backs = 0, insns = 0, tins = 0;
+	uint32_t loop1, back_id, pl = plain, ph = hd;
+	/* local entries closed, not yet added; the last head and owner
+	 * lsa_loops_entry_ok() said yes to */
+	struct lsa_pend pend;
+	const struct lsd_sblock *zh = NULL;
+	uint32_t ok_loop = LSA_NONE, ok_own = 0;
+	size_t i0 = i, lbi = SIZE_MAX, r, reti = SIZE_MAX;
+	uint8_t px = t->pexit;
+	int k, err = 0;
+
+	if (f->lz != LSA_NONE || cur == LSA_NONE || !t->psb)
+		return (ptrdiff_t)i;
+	pend.n = 0;
+	memset(&pend.s, 0, sizeof(pend.s));
+	/* (local frames: a frame made here as frame_push() makes it, popped
+	 * as frame_pop() pops it; none where those take other ways) */
+	const int calls_ok = !t->deep && !t->sn && !t->cm.nrec && !l->learn && !l->pre;
+/* the innermost open entry, its loop + 1, its head's block id */
+#define OWNER() do {							\
+	in = t->nos > f->osb ? &l->inst[t->os[t->nos - 1]] : NULL;	\
+	cin = local ? &lin : in;					\
+	loop1 = cin ? cin->loop + 1 : 0;				\
+	back_id = local ? lsb->id : in ? t->path[in->pidx].sb->id : LSA_NONE; \
+} while (0)
+/* the sum so far to the owner (before it changes, or is closed) */
+#define FLUSH() do {							\
+	struct lsa_cnt *s_ = cin ? &cin->self : &f->fself;		\
+									\
+	vadd(s_, 0, v0);						\
+	vadd(s_, 2, v1);						\
+	vadd(s_, 4, v2);						\
+	vadd(s_, 6, v3);						\
+	vadd(s_, 8, v4);						\
+	insns += v0[0];							\
+	v0 = v1 = v2 = v3 = v4 = (lsa_v2){ 0, 0 };			\
+} while (0)
+/* the local entry closes (into in, or the frame's level) */
+#define LOCAL_CLOSE() do {						\
+	local = 0;							\
+	if ((err = local_close(l, t, f, &lin, lsb,			\
+			       in ? t->os[t->nos - 1] : LSA_NONE, &pend, &zh))) \
+		goto out;						\
+} while (0)
+/* the head of a local entry closed goes on the path (before anything
+ * goes above it) */
+#define ZH_PUT() do {							\
+	if (zh) {							\
+		err = lsa_loops_path_push(l, t, zh);			\
+		zh = NULL;						\
+	}								\
+} while (0)
+/* block id leaves the innermost entry of the pool (leave() has work) */
+#define LEAVES() (t->nos > f->osb &&					\
+		  !lsa_loops_in_body_note(t, l->inst[t->os[t->nos - 1]].loop, id))
+/* the local entries closed go in (before an entry of the pool closes,
+ * or lsa_eager_run() ends) */
+#define PEND() do {							\
+	if (pend.n && (err = pend_flush(l, t, f, &pend)))		\
+		goto out;						\
+} while (0)
+	OWNER();
+	for (; i < n; i++) {
+		const struct lsd_sblock *sb = b[i].sb;
+		uint32_t id, e;
+
+		if (!sb || (id = sb->id) >= nk)
+			break;
+		e = ecls[id];
+		if (!(LSA_EXITS_LOCAL >> px & 1)) {
+			if ((px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && !lf && calls_ok &&
+			    (e & 3) == 1 && t->nfr < LSA_MAX_FRAMES - 1) {
+				/* a call: its callee's blocks are summed on
+				 * their own, as a frame of their own */
+				FLUSH();
+				lf = 1;
+				ca = i > i0 ? b[i - 1].sb : t->psb;
+				cn = i > i0 ? b[i - 1].next : t->pnext;
+				cx = px;
+				cret = ca->end;
+				cb = sb;
+				g = (e >> 2) - 1;
+				pl = e;
+				ph = UINT32_MAX;	/* (a head: the frame is made) */
+				loop1 = 0;
+				lbi = SIZE_MAX;	/* (no repeat holds a call) */
+			} else if (px == LSD_EXIT_RET && lf && sb->start == cret &&
+				   (e == plain || e == hd)) {
+				/* its return */
+				if ((err = local_ret(l, t, cin, f, ca, g,
+						     &v0, &v1, &v2, &v3, &v4, &tins)))
+					goto out;
+				lf = 0;
+				pl = plain;
+				ph = hd;
+				OWNER();
+				reti = i;
+			} else {
+				break;
+			}
+		}
+		if (e == pl) {
+			if (loop1 && inb[id] != loop1 && inb2[id] != loop1 &&
+			    !lsa_loops_in_body_note(t, loop1 - 1, id)) {
+				/* it leaves the innermost entry (and more) */
+				FLUSH();
+				if (local) {
+					LOCAL_CLOSE();
+					OWNER();
+				}
+				if (LEAVES()) {
+					PEND();
+					if ((err = lsa_eager_leave(l, t, f, id)))
+						break;
+				}
+				OWNER();
+				lbi = SIZE_MAX;
+			}
+		} else if (e != ph) {
+			break;
+		} else if (id == back_id) {
+			/* a loop back (back(): what is above is closed) */
+			uint32_t tail = i > i0 ? b[i - 1].sb->id : t->psb->id;
+
+			if (!local) {
+				zh = NULL;	/* (above in's head: popped) */
+				if (t->npath - 1 > in->pidx)
+					lsa_loops_drop(l, t, in->pidx + 1);
+			}
+			if (tail != cin->tail) {
+				if ((err = lsa_loops_tail_flush(t, cin)))
+					break;
+				cin->tail = tail;
+			}
+			cin->tail_run++;
+			cin->trips++;
+			backs++;
+			/* the iterations after it that repeat the one it ended
+			 * (since the loop back before), block for block */
+			if (lbi != SIZE_MAX && (r = lsa_memo_repeat(b, lbi + 1, i, n))) {
+				size_t it = r / (i - lbi), j;
+				struct lsa_cnt one_it = sbc[id];
+
+				for (j = lbi + 1; j < i; j++) {
+					LSA_UNROLL
+					for (k = 0; k < LSA_NC; k++)
+						one_it.n[k] += sbc[b[j].sb->id].n[k];
+				}
+				v0 += it * vget(&one_it, 0);
+				v1 += it * vget(&one_it, 2);
+				v2 += it * vget(&one_it, 4);
+				v3 += it * vget(&one_it, 6);
+				v4 += it * vget(&one_it, 8);
+				cin->tail_run += it;
+				cin->trips += it;
+				backs += it;
+				i += r;
+			}
+			lbi = i;
+		} else {
+			/* a head: on the path (a loop back to an outer
+			 * entry), or one the scan would not make an entry,
+			 * is one()'s; else an entry opens */
+			uint32_t idx = lsa_loops_mem_get(t, id);
+
+			if ((idx != LSA_NONE && idx >= f->base) || (zh && zh->id == id))
+				break;
+			FLUSH();
+			if (local) {
+				/* a loop nested in the local entry's: it goes
+				 * into the pool; else it closes */
+				if (inb[id] == loop1 || inb2[id] == loop1 ||
+				    lsa_loops_in_body_note(t, loop1 - 1, id)) {
+					local = 0;
+					ZH_PUT();
+					if (err || (err = local_put(l, t, &lin, lsb)))
+						break;
+				} else {
+					LOCAL_CLOSE();
+				}
+				OWNER();
+			}
+			if (LEAVES()) {
+				PEND();
+				if ((err = lsa_eager_leave(l, t, f, id)))
+					break;
+			}
+			OWNER();
+			if (t->head[id] - 1 != ok_loop || loop1 != ok_own) {
+				/* (bodies do not change in here: the answer
+				 * stays) */
+				if (!lsa_loops_entry_ok(l, t, t->head[id] - 1, loop1))
+					break;
+				ok_loop = t->head[id] - 1;
+				ok_own = loop1;
+			}
+			local = 1;
+			lsb = sb;
+			lin.loop = t->head[id] - 1;
+			lin.tail = LSA_NONE;
+			lin.tail_run = 0;
+			lin.trips = 1;
+			memset(&lin.self, 0, sizeof(lin.self));
+			lin.tot.n[0] = lin.same.n[0] = 0;	/* (none nest) */
+			OWNER();
+			lbi = SIZE_MAX;
+		}
+		{
+			const uint64_t *c = sbc[id].n;
+			lsa_v2 x;
+
+			memcpy(&x, c, sizeof(x));
+			v0 += x;
+			memcpy(&x, c + 2, sizeof(x));
+			v1 += x;
+			memcpy(&x, c + 4, sizeof(x));
+			v2 += x;
+			memcpy(&x, c + 6, sizeof(x));
+			v3 += x;
+			memcpy(&x, c + 8, sizeof(x));
+			v4 += x;
+		}
+		px = b[i].exit;
+	}
+	if (pend.n && !err)
+		err = pend_flush(l, t, f, &pend);
+	if (lf && !err) {
+		/* the local frame is made, as if its call had been left to
+		 * one(): the caller's sums are in, its local entry goes
+		 * into the pool, the frame pushed, its blocks in it */
+		t->fw[cur].self += insns;
+		t->insns += insns + tins;
+		insns = tins = 0;
+		ZH_PUT();
+		if (local && !err) {
+			local = 0;
+			err = local_put(l, t, &lin, lsb);
+		}
+		t->psb = ca;
+		t->pexit = cx;
+		t->pnext = cn;
+		if (!err && !(err = lsa_loops_transfer(l, t, cx, cb))) {
+			struct lsa_frow *fw = lsa_loops_frow(t, g);
+			struct lsa_frame *nf = &t->fr[t->nfr - 1];
+
+			vadd(&nf->fself, 0, v0);
+			vadd(&nf->fself, 2, v1);
+			vadd(&nf->fself, 4, v2);
+			vadd(&nf->fself, 6, v3);
+			vadd(&nf->fself, 8, v4);
+			t->insns += v0[0];
+			if (fw)
+				fw->self += v0[0];
+			else
+				err = -LS_ENOMEM;
+		}
+		goto out;
+	}
+	FLUSH();
+	if (!err)
+		ZH_PUT();
+	if (local && !err) {
+		local = 0;
+		err = local_put(l, t, &lin, lsb);
+	}
+out:
+#undef OWNER
+#undef FLUSH
+#undef LOCAL_CLOSE
+#undef LEAVES
+#undef PEND
+#undef ZH_PUT
+	if (i > i0) {
+		t->fw[cur].self += insns;
+		t->insns += insns + tins;
+		l->st.blocks += i - i0;
+		l->st.loop_backs += backs;
+		t->psb = b[i - 1].sb;
+		/* (a block a local frame returned to, left to one(): its
+		 * frame is popped, control into it moves none now) */
+		t->pexit = i == reti ? LSD_EXIT_FALL : px;
+		t->pnext = b[i - 1].next;
+		t->landing = 0;
+	}
+	return err ? -1 - (ptrdiff_t)i : (ptrdiff_t)i;
+}
+

@@ -34,9 +34,10 @@ static inline lsa_v2 vget(const struct lsa_cnt *s, int k)
 	return x;
 }
 
-/* Entry *lin of lsa_eager_run(), its head sb, goes into the pool, on the path and
- * on the owner stack, as head_push() would have put it there when it
- * opened (nothing went on either since).  Returns 0 or -LS_ENOMEM. */
+/* Entry *lin of lsa_eager_run(), its head sb, goes into the pool, on the
+ * path and on the owner stack, as head_push() would have put it there
+ * when it opened (nothing went on either since).  Returns 0 or
+ * -LS_ENOMEM. */
 static int local_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_inst *lin,
 		     const struct lsd_sblock *sb)
 {
@@ -58,10 +59,10 @@ static int local_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_in
 	return 0;
 }
 
-/* Local entries of one loop closed into one owner by lsa_eager_run(), summed: what
- * close_in() adds to the loop's row, the owner and the edge between,
- * added once (pend_flush()).  The rest of each close (trip count, back
- * branch run) is counted as it closes. */
+/* Local entries of one loop closed into one owner by lsa_eager_run(),
+ * summed: what close_inst() adds to the loop's row, the owner and the
+ * edge between, added once (pend_flush()).  The rest of each close (trip
+ * count, back branch run) is counted as it closes. */
 struct lsa_pend {
 	struct lsa_cnt s;
 	uint64_t n;		/* entries (0: none pending) */
@@ -90,16 +91,16 @@ static int pend_flush(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *
 		lsa_cnt_add(&f->ftot, &p->s);
 		err = lsa_loops_kid_add(l, &f->kids, p->loop, p->n, &p->s);
 	}
-	p->n = 0;
-	memset(&p->s, 0, sizeof(p->s));
+	p->n = 0;	/* (the next close sets p->s) */
 	return err;
 }
 
-/* Local entry *lin of lsa_eager_run(), head sb, closes into owner (as pend_flush()
- * takes it): close_in(), its sums added to p.  Its head stays on the
- * path, as the path design leaves it: *zh until something goes above it
- * or lsa_eager_run() ends (most are popped first, by the owner's loop back); an
- * earlier one there goes on the path now.  Returns 0 or -LS_ENOMEM. */
+/* Local entry *lin of lsa_eager_run(), head sb, closes into owner (as
+ * pend_flush() takes it): close_inst()'s counts, its sums added to p.
+ * Its head stays on the path, as the path design leaves it: *zh until
+ * something goes above it or lsa_eager_run() ends (most are popped
+ * first, by the owner's loop back); an earlier one there goes on the
+ * path now.  Returns 0 or -LS_ENOMEM. */
 static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
 		       struct lsa_inst *lin, const struct lsd_sblock *sb, uint32_t owner,
 		       struct lsa_pend *p, const struct lsd_sblock **zh)
@@ -118,15 +119,18 @@ static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame 
 	p->loop = lin->loop;
 	p->owner = owner;
 	p->n++;
-	lsa_cnt_add(&p->s, &lin->self);
+	if (p->n == 1)
+		p->s = lin->self;
+	else
+		lsa_cnt_add(&p->s, &lin->self);
 	if (*zh && (err = lsa_loops_path_push(l, t, *zh)))
 		return err;
 	*zh = sb;
 	return 0;
 }
 
-/* The callee g of a local frame of lsa_eager_run(), called by block ca, returns:
- * its sums (v0 .. v4, zeroed) go to the owner the calling block had
+/* The callee g of a local frame of lsa_eager_run(), called by block ca,
+ * returns: its sums (v0 .. v4, zeroed) go to the owner the calling block had
  * (entry in, else frame f's level) and its function's row, as
  * frame_pop() and lsa_eager_hand_over() give them; *tins counts its
  * instructions.  Returns 0 or -LS_ENOMEM. */
@@ -176,8 +180,9 @@ static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in
  * it is the innermost: most entries of short loops close here again, and
  * are then counted with no pool entry or owner stack slot, the head
  * pushed as it closes (local_close(): the path design leaves it there),
- * their sums added once per loop and owner (pend_flush()).  It goes where head_push() puts an entry
- * (local_put()) when a head opens inside it or the loop stops.
+ * their sums added once per loop and owner (pend_flush()).  It goes
+ * where head_push() puts an entry (local_put()) when a head opens inside
+ * it or the loop stops.
  *
  * A call stays local too while its callee runs plain blocks of its
  * function (a local frame: no frame pushed, its sums in the same
@@ -230,7 +235,6 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	if (f->lz != LSA_NONE || cur == LSA_NONE || !t->psb)
 		return (ptrdiff_t)i;
 	pend.n = 0;
-	memset(&pend.s, 0, sizeof(pend.s));
 	/* (local frames: a frame made here as frame_push() makes it, popped
 	 * as frame_pop() pops it; none where those take other ways) */
 	const int calls_ok = !t->deep && !t->sn && !t->cm.nrec && !l->learn && !l->pre;
@@ -268,14 +272,17 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 		zh = NULL;						\
 	}								\
 } while (0)
-/* block id leaves the innermost entry of the pool (leave() has work) */
-#define LEAVES() (t->nos > f->osb &&					\
-		  !lsa_loops_in_body_note(t, l->inst[t->os[t->nos - 1]].loop, id))
-/* the local entries closed go in (before an entry of the pool closes,
- * or lsa_eager_run() ends) */
-#define PEND() do {							\
-	if (pend.n && (err = pend_flush(l, t, f, &pend)))		\
-		goto out;						\
+/* block id comes: the entries of the pool whose bodies do not hold it
+ * close (the local entries closed go in first), then the owner is the
+ * one left */
+#define LEAVE() do {							\
+	if (t->nos > f->osb &&						\
+	    !lsa_loops_in_body_note(t, l->inst[t->os[t->nos - 1]].loop, id)) { \
+		if ((pend.n && (err = pend_flush(l, t, f, &pend))) ||	\
+		    (err = lsa_eager_leave(l, t, f, id)))		\
+			goto out;					\
+	}								\
+	OWNER();							\
 } while (0)
 	OWNER();
 	for (; i < n; i++) {
@@ -322,16 +329,9 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			    !lsa_loops_in_body_note(t, loop1 - 1, id)) {
 				/* it leaves the innermost entry (and more) */
 				FLUSH();
-				if (local) {
+				if (local)
 					LOCAL_CLOSE();
-					OWNER();
-				}
-				if (LEAVES()) {
-					PEND();
-					if ((err = lsa_eager_leave(l, t, f, id)))
-						break;
-				}
-				OWNER();
+				LEAVE();
 				lbi = SIZE_MAX;
 			}
 		} else if (e != ph) {
@@ -396,14 +396,8 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				} else {
 					LOCAL_CLOSE();
 				}
-				OWNER();
 			}
-			if (LEAVES()) {
-				PEND();
-				if ((err = lsa_eager_leave(l, t, f, id)))
-					break;
-			}
-			OWNER();
+			LEAVE();
 			if (t->head[id] - 1 != ok_loop || loop1 != ok_own) {
 				/* (bodies do not change in here: the answer
 				 * stays) */
@@ -485,8 +479,7 @@ out:
 #undef OWNER
 #undef FLUSH
 #undef LOCAL_CLOSE
-#undef LEAVES
-#undef PEND
+#undef LEAVE
 #undef ZH_PUT
 	if (i > i0) {
 		t->fw[cur].self += insns;

@@ -284,10 +284,11 @@ int lsa_loops_charge(struct lsa_loops *l, struct lsa_thr *t, struct lsa_owner o,
 	return charge(l, t, o, e, charge_mode(l));
 }
 
-/* Closes loop entry *in into its parent p. */
-static inline __attribute__((always_inline)) int
-close_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in, struct lsa_owner p)
+/* Closes loop entry `ii` into its parent p. */
+static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
+		      struct lsa_owner p)
 {
+	struct lsa_inst *in = &l->inst[ii];
 	struct lsa_lrow *r;
 	struct lsa_cnt tot = in->self;
 	uint64_t trips = in->trips;
@@ -312,6 +313,9 @@ close_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in, struct lsa
 		lsa_cnt_sub(&r->total, &in->same);
 	if (!err && !l->pre)
 		err = lsa_loops_tail_flush(t, in);
+	if (in->pidx != LSA_NONE)	/* (the eager pass's: its head stays) */
+		t->path[in->pidx].ei = LSA_NONE;
+	lsa_loops_inst_free(l, ii);
 	if (err)
 		return err;
 	if (p.inst != LSA_NONE) {
@@ -322,20 +326,6 @@ close_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in, struct lsa
 	}
 	lsa_cnt_add(&p.fr->ftot, &tot);
 	return kid_add(l, &p.fr->kids, loop, !l->pre, &tot);
-}
-
-/* Closes loop entry `ii` into its parent p. */
-static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
-		      struct lsa_owner p)
-{
-	struct lsa_inst *in = &l->inst[ii];
-	int err;
-
-	if (in->pidx != LSA_NONE)	/* (the eager pass's: its head stays) */
-		t->path[in->pidx].ei = LSA_NONE;
-	err = close_in(l, t, in, p);
-	lsa_loops_inst_free(l, ii);
-	return err;
 }
 
 static int os_push(struct lsa_thr *t, uint32_t ii)

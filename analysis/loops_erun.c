@@ -15,16 +15,6 @@
 typedef uint64_t lsa_v2 __attribute__((vector_size(16)));
 _Static_assert(LSA_NC == 10, "a count is five pairs");
 
-/* Adds pair v to s->n[k], s->n[k + 1]. */
-static inline void vadd(struct lsa_cnt *s, int k, lsa_v2 v)
-{
-	lsa_v2 x;
-
-	memcpy(&x, s->n + k, sizeof(x));
-	x += v;
-	memcpy(s->n + k, &x, sizeof(x));
-}
-
 /* Pair s->n[k], s->n[k + 1]. */
 static inline lsa_v2 vget(const struct lsa_cnt *s, int k)
 {
@@ -32,6 +22,25 @@ static inline lsa_v2 vget(const struct lsa_cnt *s, int k)
 
 	memcpy(&x, s->n + k, sizeof(x));
 	return x;
+}
+
+/* Adds pair v to s->n[k], s->n[k + 1]. */
+static inline void vadd1(struct lsa_cnt *s, int k, lsa_v2 v)
+{
+	lsa_v2 x = vget(s, k) + v;
+
+	memcpy(s->n + k, &x, sizeof(x));
+}
+
+/* Adds the five pairs v0 .. v4 to s. */
+static inline void vadd(struct lsa_cnt *s, lsa_v2 v0, lsa_v2 v1, lsa_v2 v2, lsa_v2 v3,
+			lsa_v2 v4)
+{
+	vadd1(s, 0, v0);
+	vadd1(s, 2, v1);
+	vadd1(s, 4, v2);
+	vadd1(s, 6, v3);
+	vadd1(s, 8, v4);
 }
 
 /* Entry *lin of lsa_eager_run(), its head sb, goes into the pool, on the
@@ -145,11 +154,7 @@ static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in
 
 	if (!r)
 		return -LS_ENOMEM;
-	vadd(s, 0, *v0);
-	vadd(s, 2, *v1);
-	vadd(s, 4, *v2);
-	vadd(s, 6, *v3);
-	vadd(s, 8, *v4);
+	vadd(s, *v0, *v1, *v2, *v3, *v4);
 	*v0 = *v1 = *v2 = *v3 = *v4 = (lsa_v2){ 0, 0 };
 	/* frame_push()'s count and span, which frame_pop() closes: the
 	 * outermost span of g counts */
@@ -249,11 +254,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 #define FLUSH() do {							\
 	struct lsa_cnt *s_ = cin ? &cin->self : &f->fself;		\
 									\
-	vadd(s_, 0, v0);						\
-	vadd(s_, 2, v1);						\
-	vadd(s_, 4, v2);						\
-	vadd(s_, 6, v3);						\
-	vadd(s_, 8, v4);						\
+	vadd(s_, v0, v1, v2, v3, v4);					\
 	insns += v0[0];							\
 	v0 = v1 = v2 = v3 = v4 = (lsa_v2){ 0, 0 };			\
 } while (0)
@@ -455,11 +456,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			struct lsa_frow *fw = lsa_loops_frow(t, g);
 			struct lsa_frame *nf = &t->fr[t->nfr - 1];
 
-			vadd(&nf->fself, 0, v0);
-			vadd(&nf->fself, 2, v1);
-			vadd(&nf->fself, 4, v2);
-			vadd(&nf->fself, 6, v3);
-			vadd(&nf->fself, 8, v4);
+			vadd(&nf->fself, v0, v1, v2, v3, v4);
 			t->insns += v0[0];
 			if (fw)
 				fw->self += v0[0];

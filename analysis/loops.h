@@ -41,10 +41,10 @@ struct lsa_loops_opts {
 	 * (lsd_decode_all_tee); 0 or 1, one thread.  The profile is the
 	 * same. */
 	unsigned jobs;
-	/* A second pass of one job through the iteration and call memos
-	 * (what the pieces of several jobs run), not the eager pass
-	 * (loops_eager.c; also set by LOOPSCOPE_EAGER=0).  The profile is
-	 * the same. */
+	/* A second pass of one or two jobs through the iteration and call
+	 * memos (what the pieces of three or more jobs run), not the eager
+	 * pass (loops_eager.c; also set by LOOPSCOPE_EAGER=0).  The profile
+	 * is the same. */
 	int no_eager;
 };
 
@@ -81,8 +81,8 @@ struct lsa_loops_stats {
 	 * the windows timed, and the times the detector moved off the
 	 * decode's thread */
 	uint64_t pipe_windows, pipe_to_thread;
-	/* blocks the eager second pass took (one job, lsa_loops_opts.no_eager
-	 * not set) */
+	/* blocks the eager second pass took (one or two jobs,
+	 * lsa_loops_opts.no_eager not set) */
 	uint64_t eager_blocks;
 };
 

@@ -177,7 +177,7 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 
 	/* each per-thread stream's end (its stream_end callback) ends its
 	 * thread; the threads of per-CPU streams end at finish */
-	if (l->o.jobs > 1 && (l->memo || l->fmemo) && !(l->here && !also)) {
+	if (l->o.jobs > 1 && (l->memo || l->fmemo || l->eager) && !(l->here && !also)) {
 		/* (the reference: one thread; a light second pass alone too) */
 		struct lsa_pieces *ps = NULL;
 
@@ -238,8 +238,9 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	if (err)
 		return err;
 	err = lsa_loops_learn(l, &k);
-	/* several jobs: the second pass in pieces, whose cuts this keeps */
-	if (!err && l->o.jobs > 1 && l->fmemo)
+	/* more jobs than the eager pass takes: the second pass in pieces,
+	 * whose cuts this keeps */
+	if (!err && l->o.jobs > 1 && l->fmemo && !lsa_loops_eager_for(&l->o))
 		l->snap = piece_blocks();
 	/* The other consumers need no knowledge of the loops: they take this
 	 * pass's stream, where a thread of their own has a core to share with

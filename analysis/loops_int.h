@@ -708,6 +708,18 @@ int lsa_know_take(struct lsa_loops *l, const struct lsa_thr *t);
 int lsa_know_give(struct lsa_loops *l, struct lsa_thr *t);
 /* l->know's for thread slot `slot` into t.  Returns 0 or -LS_ENOMEM. */
 int lsa_know_give_slot(struct lsa_loops *l, struct lsa_thr *t, size_t slot);
+/* The most jobs whose second pass is the eager one (loops_eager.c), the
+ * detector on a thread beside the decode's at two; more cut it into
+ * pieces that run the memos' pass.  At two jobs the eager pass took
+ * less wall time than pieces on two workers on every bench bundle
+ * (2026-12-04, 2 cores: xz -6 3.10 to 2.70 s, bzip2 -9 2.22 to 1.62,
+ * spmv 1.35 to 1.08, sqlite3 and the stencil the same) and a third less
+ * CPU; three or more were not measured (a machine of two cores). */
+#define LSA_EAGER_JOBS 2
+/* Whether a second pass with options o and its memos is an eager one
+ * (lsa_loops_know()): o->jobs at most LSA_EAGER_JOBS, no o->no_eager,
+ * no LOOPSCOPE_EAGER=0.  Cannot fail. */
+int lsa_loops_eager_for(const struct lsa_loops_opts *o);
 
 /* loops_thread.c, for loops.c: ends thread t (closes its frames, writes
  * its rows).  Returns 0 or -LS_ENOMEM. */

@@ -192,16 +192,21 @@ int lsa_loops_learn(struct lsa_loops *l, struct lsa_know **pk)
 	return 0;
 }
 
-void lsa_loops_know(struct lsa_loops *l, const struct lsa_know *k)
+int lsa_loops_eager_for(const struct lsa_loops_opts *o)
 {
 	const char *e = getenv("LOOPSCOPE_EAGER");
 
+	return o->jobs <= LSA_EAGER_JOBS && !o->no_eager && !(e && !strcmp(e, "0"));
+}
+
+void lsa_loops_know(struct lsa_loops *l, const struct lsa_know *k)
+{
 	if (!l || l->learn)
 		return;
 	l->know = k;
-	/* the eager pass (loops_eager.c): one job's (pieces run the memos'
-	 * pass), not the reference's, and one that knows */
-	if (k && l->memo && l->o.jobs <= 1 && !l->o.no_eager && !(e && !strcmp(e, "0"))) {
+	/* the eager pass (loops_eager.c): of one or two jobs (more run the
+	 * memos' pass in pieces), not the reference's, and one that knows */
+	if (k && l->memo && lsa_loops_eager_for(&l->o)) {
 		l->eager = 1;
 		l->memo = 0;
 	}

@@ -6,7 +6,7 @@
 # The oracle is `analyze -j1`, whose second pass runs the thread's blocks
 # in order on one detector (t0640, t0646 and unit_loops check that pass
 # against hand counts, t0208 its blocks against libipt).  With --jobs
-# above one the learning pass keeps the frames and paths every
+# above two the learning pass keeps the frames and paths every
 # LOOPSCOPE_PIECE_BLOCKS blocks and the second pass cuts the stream
 # there: each piece's worker starts from the cut's frames and paths with
 # its counts at 0, and the calling thread joins the pieces in order.
@@ -21,7 +21,11 @@
 # ../shared/testdata-real (whose per-CPU streams are not cut), and a
 # sampled bundle with the graph beside (--cfg --structural --cpi) too.
 # loopdump's "pieces" says the pieces were joined: the stream's blocks
-# over the piece length, rounded up.
+# over the piece length, rounded up.  Pieces are cut where the jobs are
+# more than the eager pass takes (LSA_EAGER_JOBS, two: that pass beside
+# the decode, which pieces_same also holds to -j1's profile), so these
+# run three; the shards of several threads get their two jobs each with
+# the eager pass off (LOOPSCOPE_EAGER=0).
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -34,6 +38,8 @@ pieces_same() {
 	b=$1; j=$2; shift 2
 	"$LOOPSCOPE" analyze -q -j1 "$@" -o j1.lsprof "$b" 2>j1.err
 	t_eq "$b: analyze $* -j1 runs" 0 $?
+	"$LOOPSCOPE" analyze -q -j2 "$@" -o j2.lsprof "$b" 2>j2.err
+	t_ok "$b: -j2 $* (no pieces): -j1's profile" cmp j1.lsprof j2.lsprof
 	for pb in 1 17 ""; do
 		LOOPSCOPE_PIECE_BLOCKS=$pb "$LOOPSCOPE" analyze -q -j"$j" "$@" \
 			-o jp.lsprof "$b" 2>jp.err
@@ -63,7 +69,7 @@ for a in "$@"; do
 	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$n.lsc" -- \
 		"$TD/"$a >/dev/null 2>&1 </dev/null
 	t_ok "$n: recorded" test -s "$n.lsc"
-	pieces_same "$n.lsc" 2
+	pieces_same "$n.lsc" 3
 done
 
 # Several threads: each shard of threads gets two jobs, and cuts its
@@ -72,14 +78,17 @@ for n in lp_threads threads; do
 	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$n.lsc" -- \
 		"$TD/$n" >/dev/null 2>&1 </dev/null
 	t_ok "$n: recorded" test -s "$n.lsc"
+	LOOPSCOPE_EAGER=0
+	export LOOPSCOPE_EAGER
 	pieces_same "$n.lsc" 6
+	unset LOOPSCOPE_EAGER
 done
 
 # The pieces were joined: as many as the stream's blocks make (one
 # thread), and none where the learning pass kept no cut.
 nb=$(blocks nested.lsc)
 t_ok "nested: loopdump counts its blocks" test "${nb:-0}" -gt 1000
-LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 2 nested.lsc >p.out 2>p.err
+LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 3 nested.lsc >p.out 2>p.err
 # (a cut at every 17th block, the stream's last too: where the blocks
 # are a multiple of 17, an empty piece follows it)
 t_eq "nested: pieces of 17 blocks: one after each 17th block and the first" \
@@ -93,13 +102,13 @@ t_ok "nested: loopdump's rows with pieces are -j1's" cmp s.sorted p.sorted
 # Cuts at every block: the snapshots would take more than 64 MiB
 # (nested's paths reach hundreds of entries), so every other one of them
 # goes, as often as needed: fewer pieces, the same rows.
-LOOPSCOPE_PIECE_BLOCKS=1 "$BUILD/tests/loopdump" -j 2 nested.lsc >p.out 2>p.err
+LOOPSCOPE_PIECE_BLOCKS=1 "$BUILD/tests/loopdump" -j 3 nested.lsc >p.out 2>p.err
 np=$(sed -n 's/.* pieces \([0-9]*\)$/\1/p' p.err)
 t_ok "nested: pieces of 1 block: thinned to fewer than its blocks" \
 	test "${np:-0}" -gt 1 -a "${np:-0}" -lt "$nb"
 sort p.out >p.sorted
 t_ok "nested: ... and the same rows" cmp s.sorted p.sorted
-LOOPSCOPE_PIECE_BLOCKS=0 "$BUILD/tests/loopdump" -j 2 nested.lsc >/dev/null 2>p.err
+LOOPSCOPE_PIECE_BLOCKS=0 "$BUILD/tests/loopdump" -j 3 nested.lsc >/dev/null 2>p.err
 t_grep "nested: LOOPSCOPE_PIECE_BLOCKS=0: no pieces" "pieces 0$" p.err
 
 # A stream whose blocks the learning pass took nearly all as repeats
@@ -108,17 +117,17 @@ t_grep "nested: LOOPSCOPE_PIECE_BLOCKS=0: no pieces" "pieces 0$" p.err
 # rows and profile (nested, above, took 45% as repeats, and was cut).
 "$LOOPSCOPE" record -q -o spin.lsc -- "$TD/spin" 10 100000 >/dev/null 2>&1 </dev/null
 t_ok "spin: recorded" test -s spin.lsc
-"$BUILD/tests/loopdump" -j 2 spin.lsc >p.out 2>p.err
-t_grep "spin: -j 2, repeats: no pieces" "pieces 0$" p.err
+"$BUILD/tests/loopdump" -j 3 spin.lsc >p.out 2>p.err
+t_grep "spin: -j 3, repeats: no pieces" "pieces 0$" p.err
 "$BUILD/tests/loopdump" spin.lsc >s.out 2>/dev/null
 t_ok "spin: ... and -j1's rows" cmp s.out p.out
-pieces_same spin.lsc 2
-pieces_same spin.lsc 2 --cfg --structural
+pieces_same spin.lsc 3
+pieces_same spin.lsc 3 --cfg --structural
 
 # Per-CPU streams are not cut: the same profile.
 t_percpu_bundle
 t_ok "a per-CPU bundle" test -s pc.lsc
-pieces_same pc.lsc 2
+pieces_same pc.lsc 3
 
 # The real recording (per-CPU streams, none cut; without its binaries
 # every block is a loss): the same profile.
@@ -126,7 +135,7 @@ Q=$T_REAL/quipper/perf.data.intel_pt-4.14
 if [ -f "$Q" ]; then
 	"$LOOPSCOPE" import -q "$Q" -o q.lsc >/dev/null 2>&1
 	t_ok "quipper: imported" test -s q.lsc
-	pieces_same q.lsc 2
+	pieces_same q.lsc 3
 fi
 
 # Damaged streams: losses, resets and landings at the damage.
@@ -135,11 +144,11 @@ sid=$(t_first_stream nested.lsc)
 "$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
 for b in smash.lsc cut.lsc; do
 	t_ok "$b written" test -s "$b"
-	pieces_same "$b" 2
+	pieces_same "$b" 3
 done
 
 # A sampled bundle, the graph on a thread of its own beside the pieces.
 if "$LOOPSCOPE" record -q --sample-freq=2000 --psb-period 512 --chunk-size 4096 \
 	-o s.lsc -- "$TD/spin" 20 100 >/dev/null 2>&1; then
-	pieces_same s.lsc 2 --cpi --cfg --structural
+	pieces_same s.lsc 3 --cpi --cfg --structural
 fi

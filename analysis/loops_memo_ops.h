@@ -1,8 +1,123 @@
-/* loops_memo_ops.h - the call memo's and the learning pass's memo's
- * operations (their state is loops_memo.h's).  Included by loops_int.h
- * alone, after the thread (struct lsa_thr) they work on. */
+/* loops_memo_ops.h - the iteration memo's, the call memo's and the
+ * learning pass's memo's operations (their state is loops_memo.h's).
+ * Included by loops_int.h alone, after the thread (struct lsa_thr) they
+ * work on. */
 #ifndef LSA_LOOPS_MEMO_OPS_H
 #define LSA_LOOPS_MEMO_OPS_H
+
+/* ---- the iteration memo (loops_memo.c, loops_mflat.c, loops_mstop.c) ---- */
+
+/* The leaf call entry e made (its blocks in l->sq), or NULL. */
+static inline const struct lsa_acc *lsa_loops_leaf_of(const struct lsa_loops *l,
+						      const struct lsa_pent *e)
+{
+	const struct lsa_acc *a = e->acc != LSA_NONE ? &l->acc[e->acc] : NULL;
+
+	return a && a->nsq ? a : NULL;
+}
+/* Whether a block of leaf call a heads a loop now (it may have become
+ * one since the leaf's frame ended: its next run in a call would be an
+ * entry). */
+static inline int lsa_memo_leaf_heads(const struct lsa_loops *l, const struct lsa_thr *t,
+				      const struct lsa_acc *a)
+{
+	uint32_t k;
+
+	for (k = 0; k < a->nsq; k++)
+		if (lsa_loops_head(t, l->sq[a->sq + k]->id))
+			return 1;
+	return 0;
+}
+/* loops_memo.c.  Whether the iteration on path[ti ..) may be memoized:
+ * 0 no, 1 yes, 2 yes with inner loops' entries on it (a flat iteration,
+ * their iterations in the log). */
+int lsa_memo_fits(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti);
+/* Adds the iteration on path[ti ..) (flat: with the log's inner
+ * iterations) to its head's trie, before the scan pops it; *leaf gets its
+ * last node, LSA_NONE where the iteration is not for the memo after all.
+ * Returns 0 or -LS_ENOMEM. */
+int lsa_memo_add(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
+		 uint32_t *leaf);
+/* loops_mflat.c (struct lsa_mlog).  The iteration on path[ti ..) as
+ * the trie takes it, into fi[]: its path entries and, flat, the log's
+ * inner iterations; their number, 0 where the log does not hold them all
+ * or the iteration is too long. */
+uint32_t lsa_memo_flat(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, int flat,
+		       struct lsa_fitem *fi);
+/* Whether the iteration on path[ti ..) may be flat: its log is kept,
+ * or its head's flat iterations are still wanted. */
+int lsa_memo_flat_may(const struct lsa_thr *t, uint32_t ti);
+/* A flat iteration of head block id went into the trie (ok) or not. */
+void lsa_memo_flat_done(struct lsa_thr *t, uint32_t id, int ok);
+/* Whether the log is the outer entry ti's (the top frame's, the
+ * function it runs the one the log began with). */
+int lsa_memo_log_for(const struct lsa_thr *t, uint32_t ti);
+/* Whether the memo stays off for path entry p (of the top frame): an
+ * outer iteration below it is logged.  Inline: every loop back and
+ * every loop head pushed asks it, and the log is mostly off. */
+static inline int lsa_memo_quiet(const struct lsa_thr *t, uint32_t p)
+{
+	const struct lsa_mlog *g = &t->memo.log;
+
+	return g->on && !g->dead && p > g->ti && lsa_memo_log_for(t, g->ti);
+}
+/* A loop back to path entry p, where lsa_memo_quiet(): its inner
+ * iteration into the log. */
+void lsa_memo_log_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t p);
+/* After the loop back to outer entry ti, whose iteration fit the memo as
+ * lsa_memo_fits() said: the next iteration logged, or not. */
+void lsa_memo_log_set(struct lsa_thr *t, uint32_t ti, int fits);
+/* A stop applied `iters` flat iterations of head block id's trie, and
+ * handed back inner iterations (back) or not: returns 1 where its flat
+ * iterations do not pay (the caller drops its trie), else 0. */
+int lsa_memo_flat_stop(struct lsa_thr *t, uint32_t id, uint64_t iters, int back);
+/* The log restarts (the path holds the outer head alone again). */
+void lsa_memo_log_clear(struct lsa_memo *m);
+/* Starts matching after the per-block path charged the iteration added
+ * (ending at leaf) to loop entry ii. */
+void lsa_memo_start(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
+		    uint32_t leaf);
+/* The head of a loop was pushed (a new entry): matching starts if its
+ * trie is there. */
+void lsa_memo_head(struct lsa_loops *l, struct lsa_thr *t);
+/* Makes the loop entry whose first iteration the memo matched
+ * (memo.enter).  Returns 0 or -LS_ENOMEM. */
+int lsa_memo_enter(struct lsa_loops *l, struct lsa_thr *t);
+/* An iteration of blocks b[ls .. i] (b[i] its head's block again) that
+ * the blocks after it repeat: how many of b[i + 1 .. n) make whole
+ * iterations alike, block for block and exit for exit, entered as it was
+ * (b[ls - 1] and b[i] the same block, left by the same exit).  A memo's
+ * trie takes them by the same nodes (both memos count them whole: a
+ * tight loop's iterations cost a compare a block).  Inline: both memos
+ * ask at every iteration's end, and most often the answer is no at the
+ * first block. */
+static inline size_t lsa_memo_repeat(const struct lsd_block *b, size_t ls, size_t i,
+				     size_t n)
+{
+	size_t len = i + 1 - ls, j = i + 1;
+
+	/* (the iteration's first block entered as its next one would be:
+	 * after the head's block, left by the same exit) */
+	if (!ls || j == n || b[j].sb != b[ls].sb || b[ls - 1].sb != b[i].sb ||
+	    b[ls - 1].exit != b[i].exit)
+		return 0;
+	while (j < n && b[j].sb == b[j - len].sb && b[j].exit == b[j - len].exit)
+		j++;
+	return (j - i - 1) / len * len;
+}
+/* Matches blocks b[i .. n) against the trie; returns the index of the
+ * first block it did not take, or of the block after the first
+ * iteration of an entry matching began at (memo.enter set). */
+size_t lsa_memo_run(struct lsa_thr *t, const struct lsd_block *b, size_t i,
+		    size_t n);
+/* Loop head sbid was found: tries holding it go stale. */
+void lsa_memo_new_head(struct lsa_memo *m, uint32_t sbid);
+/* loops_mstop.c.  Stops matching, applying what the matched blocks owe.
+ * Returns 0 or -LS_ENOMEM. */
+int lsa_loops_memo_stop(struct lsa_loops *l, struct lsa_thr *t);
+void lsa_memo_release(struct lsa_memo *m);
+
+/* ---- the call memo and the learning pass's memo ---- */
 
 /* loops_cmemo.c.  Recording: a call into sb is made, before its frame
  * is pushed; a block goes on (after its transfer(); x the exit into it);

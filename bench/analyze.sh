@@ -7,7 +7,9 @@
 # `analyze` (decode and loop detector), each on the reference path
 # (LOOPSCOPE_REFERENCE=1: libipt's block decoder on every chunk and the
 # detector block by block, on one thread) and on the default path (the
-# fast decode, the detector's iteration memo) with --jobs=1 and --jobs=N.
+# fast decode; the learning pass's memo, then the eager second pass with
+# --jobs=1 and 2, pieces with the memos with 3 or more) with --jobs=1 and
+# --jobs=N.
 # Seconds are user + system CPU of the command, except the "wall" columns
 # (elapsed) that show what --jobs gains (decode: the chunks read and
 # decompressed on a thread of their own; analyze: that, and the decode on

@@ -269,19 +269,22 @@ out:
 	lsp_free(q);
 }
 
-/* The detector's per-block path (no iteration memo), and its second pass
- * in pieces (two jobs, a cut every 7 blocks, the pieces one after the
- * other on this thread: LOOPSCOPE_PIECE_BLOCKS and
- * LOOPSCOPE_PIECE_WORKERS, set once), must give profile p byte for
- * byte. */
+/* The detector's per-block path (no iteration memo), its eager second
+ * pass beside the decode (two jobs), and its second pass in pieces (three
+ * jobs, a cut every 7 blocks, the pieces one after the other on this
+ * thread: LOOPSCOPE_PIECE_BLOCKS and LOOPSCOPE_PIECE_WORKERS, set once),
+ * must give profile p byte for byte. */
 static void same_other_ways(struct lsd_decoder *d, struct lsb_reader *r,
 			    const struct lsp_profile *p)
 {
 	struct lsa_loops_opts ref = { .size = sizeof(ref), .reference = 1 };
-	struct lsa_loops_opts pieces = { .size = sizeof(pieces), .jobs = 2 };
+	struct lsa_loops_opts two = { .size = sizeof(two), .jobs = 2 };
+	struct lsa_loops_opts pieces = { .size = sizeof(pieces), .jobs = 3 };
 
 	same_profile(d, r, p, &ref,
 		     "the memo's loop profile differs from the per-block path's");
+	same_profile(d, r, p, &two,
+		     "the loop profile of two jobs differs from one's");
 	setenv("LOOPSCOPE_PIECE_BLOCKS", "7", 0);
 	setenv("LOOPSCOPE_PIECE_WORKERS", "0", 0);
 	same_profile(d, r, p, &pieces,

@@ -34,8 +34,9 @@
  * trie goes stale for a loop found later), and the first pass's own memo
  * (whole iterations, struct lsa_fmemo) must have taken blocks.  The
  * second pass is the memos' (lsa_loops_opts.no_eager: what the pieces of
- * several jobs run); with -E it is the eager pass (analysis/loops_eager.c,
- * what analyze runs with one job), which must then have taken every
+ * three jobs or more run); with -E it is the eager pass
+ * (analysis/loops_eager.c, what analyze runs with one or two jobs), which
+ * must then have taken every
  * block of it.  Prints
  * TAP lines and "memo_blocks N of M".  Exit status 0 when both hold.  With MEMOCHECK_KEEP
  * set, a difference leaves both profiles in memo.lsprof and ref.lsprof.

@@ -208,7 +208,7 @@ struct lsd_decoder {
 	struct lsd_fchead *chead;	/* ... their headers, by slot */
 	unsigned ch_log;		/* log2 of their table's entries */
 	/* Bumped each time no run left to hand out points into a chain's
-	 * slot (fast.c's flatten()): a slot whose header holds the current
+	 * slot (lsd_fast_flatten()): a slot whose header holds the current
 	 * value (lsd_fchead.pend) may be pointed into. */
 	uint16_t ch_epoch;
 	struct lsd_fast *fspare;	/* a run's fast-path state, kept for the

@@ -215,6 +215,18 @@ struct lsd_fctx {
 
 #define LSD_FAST_EOS (LSD_FAST_BAIL + 1)
 
+/* fast_out.c.  lsd_fast_commit() hands out the final blocks libipt has
+ * read past (the first c->fin, up to c->safe; before the chunk's end,
+ * all set to 0, the last of them stays unless tracing stopped after it)
+ * and flattens the others: returns 0 or a callback's return.
+ * lsd_fast_flatten() copies the blocks not handed out into loc as one
+ * run (none points into a chain's slot after it).  lsd_fast_last_own()
+ * makes the last block made a copy of its own in loc and returns it, to
+ * change its exit; it cannot fail. */
+int lsd_fast_commit(struct lsd_fctx *c, int all);
+void lsd_fast_flatten(struct lsd_fctx *c);
+struct lsd_block *lsd_fast_last_own(struct lsd_fctx *c);
+
 /* The packet at c->pos into *k (fast_pkt.c). */
 void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k);
 /* PSB+ at c->pos: the PSB, then up to PSBEND.  *fup gets the FUP's IP

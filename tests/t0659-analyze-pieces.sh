@@ -93,6 +93,19 @@ LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 3 nested.lsc >p.out 2>p.err
 # are a multiple of 17, an empty piece follows it)
 t_eq "nested: pieces of 17 blocks: one after each 17th block and the first" \
 	"pieces $(( nb / 17 + 1 ))" "$(grep -o 'pieces [0-9]*' p.err)"
+t_eq "nested: ... whose second pass is the memos', not the eager one" \
+	"eager_blocks 0" "$(grep -o '^eager_blocks [0-9]*' p.err)"
+# Two jobs cut no pieces: the eager pass takes every block of the second
+# pass, its detector beside the decode (LSA_EAGER_JOBS); with
+# LOOPSCOPE_EAGER=0, pieces again.
+LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 2 nested.lsc >e.out 2>e.err
+t_grep "nested: -j 2: no pieces" "pieces 0$" e.err
+t_eq "nested: -j 2: the eager pass took every block" \
+	"eager_blocks $nb" "$(grep -o '^eager_blocks [0-9]*' e.err)"
+LOOPSCOPE_EAGER=0 LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 2 nested.lsc \
+	>e.out 2>e.err
+t_eq "nested: -j 2, LOOPSCOPE_EAGER=0: pieces of 17 blocks" \
+	"pieces $(( nb / 17 + 1 ))" "$(grep -o 'pieces [0-9]*' e.err)"
 "$BUILD/tests/loopdump" nested.lsc >s.out 2>/dev/null
 # (loopdump prints the detector's rows unsorted: the call rows of a
 # loop come in the order the joiner met their callees)

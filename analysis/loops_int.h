@@ -602,9 +602,9 @@ int lsa_know_give_slot(struct lsa_loops *l, struct lsa_thr *t, size_t slot);
 /* The most jobs whose second pass is the eager one (loops_eager.c), the
  * detector on a thread beside the decode's at two; more cut it into
  * pieces that run the memos' pass.  At two jobs the eager pass took
- * less wall time than pieces on two workers on every bench bundle
- * (2026-12-04, 2 cores: xz -6 3.10 to 2.70 s, bzip2 -9 2.22 to 1.62,
- * spmv 1.35 to 1.08, sqlite3 and the stencil the same) and a third less
+ * less wall time than pieces on two workers (2026-12-04, 2 cores, best
+ * of 3, interleaved: xz -6 3.05 to 2.67 s, bzip2 -9 2.03 to 1.54, spmv
+ * 1.31 to 1.03, sqlite3 and the stencil the same) and up to a third less
  * CPU; three or more were not measured (a machine of two cores). */
 #define LSA_EAGER_JOBS 2
 /* Whether a second pass with options o and its memos is an eager one

@@ -217,8 +217,8 @@ struct lsd_fctx {
 
 /* fast_out.c.  lsd_fast_commit() hands out the final blocks libipt has
  * read past (the first c->fin, up to c->safe; before the chunk's end,
- * all set to 0, the last of them stays unless tracing stopped after it)
- * and flattens the others: returns 0 or a callback's return.
+ * where all is 0, the last of them stays unless tracing stopped after
+ * it) and flattens the others: returns 0 or a callback's return.
  * lsd_fast_flatten() copies the blocks not handed out into loc as one
  * run (none points into a chain's slot after it).  lsd_fast_last_own()
  * makes the last block made a copy of its own in loc and returns it, to

@@ -23,7 +23,7 @@
  * pass's detector freed, the profiling pass's made; the chunk buffers).
  * A fixed threshold of TUNE_MMAP (glibc's own highest) serves them from
  * the heap, which keeps its pages up to TUNE_TRIM free at its top:
- * sqlite3's analysis, median of 11, 0.50 to 0.44 s (bench/, README).
+ * sqlite3's analysis, median of 11, 0.50 to 0.44 s (doc/performance.md).
  *
  * LOOPSCOPE_HUGEPAGES=0 keeps the process and its malloc as they started
  * (to run loopscope under a debugger or valgrind, or to compare); a
@@ -43,7 +43,7 @@
 #define TUNE_MARK "LOOPSCOPE_TUNED"	/* the run again's: how it was */
 #define TUNE_HUGE "glibc.malloc.hugetlb=1"
 /* A bundle this large is worth it: sqlite3's 2.8 MB one saves 90 ms of
- * 580 (README). */
+ * 580 (doc/performance.md). */
 #define TUNE_MIN ((uint64_t)1 << 20)
 /* malloc's thresholds: blocks mapped on their own from, heap kept free */
 #define TUNE_MMAP (32 << 20)

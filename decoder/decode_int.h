@@ -274,7 +274,8 @@ struct lsd_kept {
  * checked and decompressed twice; longer traces keep their first 32 MiB.
  * Memory stays bounded, whatever the trace's length.  Only with
  * LOOPSCOPE_KEEP_CHUNKS=1: the page faults of the memory they take cost
- * more than the second read saves (README, "Each chunk read once"). */
+ * more than the second read saves (doc/performance.md, "Each chunk read
+ * once"). */
 #define LSD_KEEP_MAX (32u << 20)
 /* Keeps chunk c of stream s, just read into d->cbuf.p[0] (len bytes), if
  * it fits LSD_KEEP_MAX; d->cbuf.p[0] is then the kept one's (NULL).

@@ -37,7 +37,8 @@
 #define LSD_CH_LOG_MIN 6
 /* The most TNT bits a chain takes (up to 16): a TNT-8 packet's 6 in one
  * chain, a TNT-64's 47 in six or more.  16 was tried: more distinct bit
- * patterns to build cost more than the fewer lookups gain (README). */
+ * patterns to build cost more than the fewer lookups gain
+ * (doc/performance.md). */
 #define LSD_CH_BITS 8
 /* fast.c takes chains while fewer than LSD_FAST_COMMIT blocks are out;
  * lsd_fchain_out() copies up to 24 blocks, two at a time */

@@ -1,5 +1,5 @@
 /* spine.c - how much of one thread's block stream a chunk-parallel loop
- * detector would still have to run in order (bench/spine.sh, README "Where
+ * detector would still have to run in order (doc/performance.md, "Where
  * the detector's time goes").
  *
  *   spine FILE.lsc N...

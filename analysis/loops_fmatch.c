@@ -32,9 +32,11 @@
 #define LSA_FM_RETRY 64
 
 /* The child of node at for block sb entered as xx says (moved to the
- * front of its siblings), or NULL. */
-static struct lsa_fnode *fm_child(struct lsa_fnode *nd, uint32_t at,
-				  const struct lsd_sblock *sb, uint16_t xx)
+ * front of its siblings), or NULL.  Inline: a call in fm_walk()'s loop,
+ * taken for a fifth of its blocks, left its state to callee-saved
+ * registers and the stack (learning pass Ir -2.0% xz, -3.3% bzip2). */
+static inline __attribute__((always_inline)) struct lsa_fnode *
+fm_child(struct lsa_fnode *nd, uint32_t at, const struct lsd_sblock *sb, uint16_t xx)
 {
 	uint32_t c, prev = LSA_NONE;
 

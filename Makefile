@@ -10,8 +10,15 @@ PKG_CONFIG ?= pkg-config
 WARN := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(WARN) $(CFLAGS) -D_GNU_SOURCE -I. -Icommon -MMD -MP
-LIBS := $(shell $(PKG_CONFIG) --libs libzstd libelf libdw capstone 2>/dev/null) -lipt -lpthread
+LIBS := $(shell $(PKG_CONFIG) --libs libzstd libelf libdw 2>/dev/null) -lipt -lpthread -ldl
 ALL_CFLAGS += $(shell $(PKG_CONFIG) --cflags libzstd libelf libdw capstone 2>/dev/null)
+# capstone is loaded with dlopen() when the first handle is opened
+# (decoder/cslib.c), not linked: its relocations cost every start of
+# every process, also the ones that disassemble nothing.  The soname is
+# that of the library this build's header came with.
+CS_SONAME := $(shell objdump -p "$$($(PKG_CONFIG) --variable=libdir capstone 2>/dev/null)/libcapstone.so" \
+	2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+ALL_CFLAGS += -DLS_CAPSTONE_SONAME='"$(or $(CS_SONAME),libcapstone.so.4)"'
 
 # debuginfod (symbols by build-id from DEBUGINFOD_URLS): optional.  Without
 # elfutils' header the build goes on, and DEBUGINFOD_URLS does nothing
@@ -21,7 +28,6 @@ HAVE_DEBUGINFOD := $(shell printf '\043include <elfutils/debuginfod.h>\n' | \
 	$(CC) -E -x c - >/dev/null 2>&1 && echo yes)
 ifeq ($(HAVE_DEBUGINFOD),yes)
 ALL_CFLAGS += -DLS_HAVE_DEBUGINFOD
-LIBS += -ldl
 else
 $(info note: elfutils/debuginfod.h not found (Debian: libdebuginfod-dev, or 'make deps'): building without debuginfod support)
 endif

@@ -44,11 +44,11 @@ static int build_insns(struct lsa_cpi *p, const struct lsd_image *img)
 	p->ninsns = total;
 	for (id = 0; id < LSD_MODE_MAX && !err; id++)
 		err = lsd_cs_open_mode(&cs[id], 0, (int)id);
-	ci = err ? NULL : cs_malloc(cs[LSD_MODE_64]);
+	ci = err ? NULL : lsd_cs.malloc(cs[LSD_MODE_64]);
 	if (!ci) {
 		for (id = 0; id < LSD_MODE_MAX; id++)
 			if (cs[id])
-				cs_close(&cs[id]);
+				lsd_cs.close(&cs[id]);
 		return err ? err : -LS_ENOMEM;
 	}
 	for (id = 0; id < nb && !err; id++) {
@@ -83,7 +83,7 @@ static int build_insns(struct lsa_cpi *p, const struct lsd_image *img)
 			uint64_t at = a;
 
 			if (len && sb->mode < LSD_MODE_MAX &&
-			    cs_disasm_iter(cs[sb->mode], &c, &len, &a, ci))
+			    lsd_cs.disasm_iter(cs[sb->mode], &c, &len, &a, ci))
 				in->len = (uint8_t)ci->size;
 			else
 				in->len = 1, a++;
@@ -98,9 +98,9 @@ static int build_insns(struct lsa_cpi *p, const struct lsd_image *img)
 			p->modran[sb->module] = 1;
 	}
 	free(code);
-	cs_free(ci, 1);
+	lsd_cs.free(ci, 1);
 	for (id = 0; id < LSD_MODE_MAX; id++)
-		cs_close(&cs[id]);
+		lsd_cs.close(&cs[id]);
 	return err;
 }
 

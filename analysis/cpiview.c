@@ -75,7 +75,7 @@ void lsa_cpiview_free(struct lsa_cpiview *v)
 		return;
 	if (v->have_cs)
 		for (i = 0; i < LSD_MODE_MAX; i++)
-			cs_close(&v->cs[i]);
+			lsd_cs.close(&v->cs[i]);
 	lsa_sloops_free(v->sl);
 	lsa_cpi_free(v->cpi);
 	if (v->own_cfg)
@@ -211,11 +211,11 @@ static void disasm(struct lsa_cpiview *v, const struct lsa_cpi_insn *in, uint64_
 
 	snprintf(buf, len, "(bad)");
 	if (!v->have_cs || got <= 0 || in->mode >= LSD_MODE_MAX ||
-	    cs_disasm(v->cs[in->mode], code, (size_t)got, vaddr, 1, &ci) != 1)
+	    lsd_cs.disasm(v->cs[in->mode], code, (size_t)got, vaddr, 1, &ci) != 1)
 		return;
 	snprintf(buf, len, "%.31s%s%.159s", ci->mnemonic, ci->op_str[0] ? " " : "",
 		 ci->op_str);
-	cs_free(ci, 1);
+	lsd_cs.free(ci, 1);
 }
 
 static void agg(struct lsp_cpiagg *to, const struct lsa_cpi_agg *a)
@@ -510,7 +510,7 @@ static int put_all(struct lsa_cpiview *v, struct lsp_profile *p)
 		v->have_cs = 1;
 	} else {
 		while (i--)
-			cs_close(&v->cs[i]);
+			lsd_cs.close(&v->cs[i]);
 	}
 	if ((err = lsp_set_cpi(p, &c)) < 0 || (err = put_funcs(v, p)) < 0 ||
 	    (err = put_loops(v, p)) < 0 || (err = put_insns(v, p)) < 0 ||

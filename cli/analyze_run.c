@@ -191,7 +191,8 @@ static int shard_open(struct shard *s)
 		goto fail;
 	o.streams = s->mask;
 	err = lsd_open_msg(&s->d, s->r, &o, msg, sizeof(msg));
-	if (err == -LS_EBUILDID) {
+	/* (a build-id not found, capstone not loaded: the open says which) */
+	if (err == -LS_EBUILDID || (err == -LS_EUNSUP && msg[0])) {
 		cli_error("cannot decode '%s': %s", s->path, msg);
 		goto fail;
 	}

@@ -127,7 +127,7 @@ static int print_insns(struct dump *d, const struct lsd_sblock *sb)
 		fprintf(d->out, "    %016" PRIx64 "  (no code)\n", sb->start);
 		return 0;
 	}
-	n = cs_disasm(d->cs[sb->mode], d->code, (size_t)got, sb->start, sb->ninsn, &insn);
+	n = lsd_cs.disasm(d->cs[sb->mode], d->code, (size_t)got, sb->start, sb->ninsn, &insn);
 	for (i = 0; i < n; i++) {
 		char bytes[3 * 16 + 1] = "";
 		uint16_t k;
@@ -143,7 +143,7 @@ static int print_insns(struct dump *d, const struct lsd_sblock *sb)
 		fprintf(d->out, "    %016" PRIx64 "  (%zu of %u instructions "
 			"disassembled)\n", sb->start, n, sb->ninsn);
 	if (insn)
-		cs_free(insn, n);
+		lsd_cs.free(insn, n);
 	return 0;
 }
 
@@ -237,7 +237,8 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 
 	cli_warn_missing_code(d->r, d->debug_dir);
 	err = lsd_open_msg(&dec, d->r, &o, msg, sizeof(msg));
-	if (err == -LS_EBUILDID) {
+	/* (a build-id not found, capstone not loaded: the open says which) */
+	if (err == -LS_EBUILDID || (err == -LS_EUNSUP && msg[0])) {
 		cli_error("cannot decode '%s': %s", lsb_reader_path(d->r), msg);
 		return 1;
 	}
@@ -277,7 +278,7 @@ static int dump_blocks(struct dump *d, int have_id, uint64_t id, int have_tid,
 fail:
 	for (i = 0; d->mode == MODE_INSN && i < LSD_MODE_MAX; i++)
 		if (d->cs[i])
-			cs_close(&d->cs[i]);
+			lsd_cs.close(&d->cs[i]);
 	free(d->code);
 	lsd_symbols_close(d->syms);
 	lsd_close(dec);

@@ -520,7 +520,7 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 	err = lsd_open_msg(&d, r, &o, msg, sizeof(msg));
 	if (err < 0) {
 		cli_error("cannot decode '%s': %s", lsb_reader_path(r),
-			  err == -LS_EBUILDID ? msg :
+			  err == -LS_EBUILDID || (err == -LS_EUNSUP && msg[0]) ? msg :
 			  err == -LS_ECORRUPT || err == -LS_EIO || err == -LS_EZSTD ?
 			  lsb_reader_errmsg(r) : ls_errstr(err));
 		return -1;

@@ -76,7 +76,7 @@ static int entry_target(const uint8_t *c, size_t len, uint64_t next, uint64_t *o
 static int sweep_section(csh cs, int mode, const uint8_t *data, size_t len,
 			 uint64_t addr, struct ent_list *l)
 {
-	cs_insn *in = cs_malloc(cs);
+	cs_insn *in = lsd_cs.malloc(cs);
 	const uint8_t *p = data;
 	uint64_t a = addr, t;
 	int err = 0, n;
@@ -90,7 +90,7 @@ static int sweep_section(csh cs, int mode, const uint8_t *data, size_t len,
 		    entry_target(here, (size_t)n, a, &t))
 			err = ent_push(l, t);
 	}
-	cs_free(in, 1);
+	lsd_cs.free(in, 1);
 	return err;
 }
 
@@ -118,7 +118,7 @@ static void ec_header(uint8_t *h, const uint8_t *bid, size_t n, uint64_t count)
 	uint32_t v[3];
 	int major = 0, minor = 0;
 
-	cs_version(&major, &minor);
+	lsd_cs.version(&major, &minor);
 	v[0] = EC_VERSION;
 	v[1] = (uint32_t)major << 16 | (uint32_t)minor;
 	v[2] = (uint32_t)n;
@@ -355,7 +355,7 @@ int lsd_symtab_add_entries(struct lsd_symtab *t, Elf *elf, const char *modname,
 			err = sweep_section(cs, mode, d->d_buf, d->d_size, sh.sh_addr, &l);
 	}
 	if (!cached) {
-		cs_close(&cs);
+		lsd_cs.close(&cs);
 		/* kept sorted, once each: a later open sorts only what is
 		 * added below (a big library's sweep holds 10^5 targets) */
 		if (!err)

@@ -75,7 +75,7 @@ static int sweep(csh cs, int mode, const uint8_t *data, uint64_t off, uint64_t n
 	const uint8_t *p = data + off;
 	size_t len = (size_t)n, cap = 0;
 	uint64_t a = runtime;
-	cs_insn *in = cs_malloc(cs);
+	cs_insn *in = lsd_cs.malloc(cs);
 	int err = 0, size;
 
 	if (!in)
@@ -95,7 +95,7 @@ static int sweep(csh cs, int mode, const uint8_t *data, uint64_t off, uint64_t n
 		}
 		hr->rel[hr->n++] = a + (uint64_t)disp - runtime;
 	}
-	cs_free(in, 1);
+	lsd_cs.free(in, 1);
 	return err;
 }
 
@@ -112,7 +112,7 @@ static uint32_t hc_capstone(void)
 {
 	int major = 0, minor = 0;
 
-	cs_version(&major, &minor);
+	lsd_cs.version(&major, &minor);
 	return (uint32_t)major << 16 | (uint32_t)minor;
 }
 
@@ -349,7 +349,7 @@ int lsd_heads_static(struct lsd_decoder *d)
 	}
 	for (i = 0; i < LSD_MODE_MAX; i++)
 		if (cs[i])
-			cs_close(&cs[i]);
+			lsd_cs.close(&cs[i]);
 	for (i = 0; !err && d->r && i < d->nhmods; i++)
 		if (d->hmods[i].dirty)
 			hc_save(&d->hmods[i], lsb_reader_module(d->r, i),

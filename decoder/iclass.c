@@ -45,7 +45,7 @@
 
 struct lsd_iclass_ctx {
 	csh cs[LSD_MODE_MAX];	/* one per execution mode */
-	cs_insn *insn;		/* one reusable instruction for cs_disasm_iter */
+	cs_insn *insn;		/* one reusable instruction for disasm_iter */
 };
 
 /* capstone 4 sorts two tables of its x86 printers (the registers of
@@ -66,15 +66,15 @@ static void cs_warm_once(void)
 		csh h;
 		size_t n;
 
-		if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		if (lsd_cs.open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
 			continue;
-		if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
-		    cs_option(h, CS_OPT_SYNTAX, syntax[i]) == CS_ERR_OK) {
-			n = cs_disasm(h, add_eax, sizeof(add_eax), 0x1000, 1, &insn);
+		if (lsd_cs.option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK &&
+		    lsd_cs.option(h, CS_OPT_SYNTAX, syntax[i]) == CS_ERR_OK) {
+			n = lsd_cs.disasm(h, add_eax, sizeof(add_eax), 0x1000, 1, &insn);
 			if (n)
-				cs_free(insn, n);
+				lsd_cs.free(insn, n);
 		}
-		cs_close(&h);
+		lsd_cs.close(&h);
 	}
 }
 
@@ -86,15 +86,17 @@ int lsd_cs_open_mode(csh *cs, unsigned flags, int mode)
 	};
 	static pthread_once_t warm = PTHREAD_ONCE_INIT;
 
+	if (lsd_cslib_load() < 0)
+		return -LS_EUNSUP;
 	(void)pthread_once(&warm, cs_warm_once);
 	if (!cs || mode < 0 || mode >= LSD_MODE_MAX ||
-	    cs_open(CS_ARCH_X86, modes[mode], cs) != CS_ERR_OK)
+	    lsd_cs.open(CS_ARCH_X86, modes[mode], cs) != CS_ERR_OK)
 		return -LS_EUNSUP;
 	if (((flags & LSD_CS_DETAIL) &&
-	     cs_option(*cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) ||
+	     lsd_cs.option(*cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) ||
 	    ((flags & LSD_CS_ATT) &&
-	     cs_option(*cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT) != CS_ERR_OK)) {
-		cs_close(cs);
+	     lsd_cs.option(*cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT) != CS_ERR_OK)) {
+		lsd_cs.close(cs);
 		return -LS_EUNSUP;
 	}
 	return 0;
@@ -131,7 +133,7 @@ int lsd_iclass_open(struct lsd_iclass_ctx **pc)
 			return -LS_EUNSUP;
 		}
 	}
-	c->insn = cs_malloc(c->cs[LSD_MODE_64]);
+	c->insn = lsd_cs.malloc(c->cs[LSD_MODE_64]);
 	if (!c->insn) {
 		lsd_iclass_close(c);
 		return -LS_ENOMEM;
@@ -145,10 +147,10 @@ void lsd_iclass_close(struct lsd_iclass_ctx *c)
 	if (!c)
 		return;
 	if (c->insn)
-		cs_free(c->insn, 1);
+		lsd_cs.free(c->insn, 1);
 	for (int m = 0; m < LSD_MODE_MAX; m++)
 		if (c->cs[m])
-			cs_close(&c->cs[m]);
+			lsd_cs.close(&c->cs[m]);
 	free(c);
 }
 
@@ -373,7 +375,7 @@ static int count(struct lsd_iclass_ctx *c, int mode, const uint8_t *code, size_t
 			addr += (uint64_t)k;
 			continue;
 		}
-		if (!cs_disasm_iter(c->cs[mode], &p, &left, &addr, c->insn))
+		if (!lsd_cs.disasm_iter(c->cs[mode], &p, &left, &addr, c->insn))
 			return -LS_EDECODE;
 		classify(c->insn, out);
 	}

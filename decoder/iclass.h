@@ -3,10 +3,10 @@
 #ifndef LSD_ICLASS_H
 #define LSD_ICLASS_H
 
-#include <capstone/capstone.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "decoder/cslib.h"
 #include "decoder/decode.h"
 
 /* lsd_cs_open() flags. */
@@ -14,7 +14,7 @@
 #define LSD_CS_ATT 2u		/* AT&T syntax, as objdump prints */
 
 /* Opens capstone for x86-64: the one place every layer opens it, so that
- * the architecture and options are chosen once.  Close with cs_close().
+ * the architecture and options are chosen once.  Close with lsd_cs.close().
  * Returns 0, or -LS_EUNSUP (capstone lacks x86 or the option). */
 int lsd_cs_open(csh *cs, unsigned flags);
 /* lsd_cs_open() for code of execution mode mode (enum lsd_mode).

@@ -247,8 +247,12 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	if ((err = assign_streams(d)) < 0)
 		goto fail;
 	for (i = 0; i < LSD_MODE_MAX; i++)
-		if ((err = lsd_cs_open_mode(&d->cs[i], LSD_CS_DETAIL, (int)i)) < 0)
+		if ((err = lsd_cs_open_mode(&d->cs[i], LSD_CS_DETAIL, (int)i)) < 0) {
+			/* (capstone not there: the file the loader looked for) */
+			if (errmsg && errlen && *lsd_cslib_error())
+				snprintf(errmsg, errlen, "%s", lsd_cslib_error());
 			goto fail;
+		}
 	if (d->o.iclasses && (err = lsd_iclass_open(&d->ic)) < 0)
 		goto fail;
 	/* The heads, before any block is split: from the code, then from
@@ -316,7 +320,7 @@ void lsd_close(struct lsd_decoder *d)
 		lsd_iclass_close(d->ic);
 	for (i = 0; i < LSD_MODE_MAX; i++)
 		if (d->cs[i])
-			cs_close(&d->cs[i]);
+			lsd_cs.close(&d->cs[i]);
 	if (d->imgs)
 		lsd_image_release_all(d->imgs, d->nimgs);
 	free(d->cbuf.p[0]);

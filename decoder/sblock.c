@@ -117,11 +117,11 @@ static enum lsd_kind insn_kind(csh cs, const cs_insn *in)
 	default:
 		break;
 	}
-	if (cs_insn_group(cs, in, CS_GRP_JUMP))
+	if (lsd_cs.insn_group(cs, in, CS_GRP_JUMP))
 		return LSD_K_COND;
-	if (cs_insn_group(cs, in, CS_GRP_RET))
+	if (lsd_cs.insn_group(cs, in, CS_GRP_RET))
 		return LSD_K_RET;
-	if (cs_insn_group(cs, in, CS_GRP_INT))
+	if (lsd_cs.insn_group(cs, in, CS_GRP_INT))
 		return LSD_K_FAR;
 	return LSD_K_OTHER;
 }
@@ -311,7 +311,7 @@ static int split_one(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn,
 	uint32_t id;
 	int err;
 
-	if (e->last - e->start >= n || !cs_disasm_iter(d->cs[d->mode], &p, &len, &a, in))
+	if (e->last - e->start >= n || !lsd_cs.disasm_iter(d->cs[d->mode], &p, &len, &a, in))
 		return -LS_EDECODE;
 	e->next = a;
 	e->kind = (uint8_t)insn_kind(d->cs[d->mode], in);
@@ -345,7 +345,7 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 			return -LS_ENOMEM;
 	}
 	n = lsd_image_read(d->sp->img, code, span, e->start);
-	in = cs_malloc(d->cs[d->mode]);
+	in = lsd_cs.malloc(d->cs[d->mode]);
 	if (n <= 0 || !in) {
 		err = n <= 0 ? -LS_EDECODE : -LS_ENOMEM;
 		goto out;
@@ -362,7 +362,7 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 		uint64_t here = a;
 		int last = i + 1 == ninsn;
 
-		if (!cs_disasm_iter(d->cs[d->mode], &p, &len, &a, in)) {
+		if (!lsd_cs.disasm_iter(d->cs[d->mode], &p, &len, &a, in)) {
 			err = -LS_EDECODE;
 			goto out;
 		}
@@ -392,7 +392,7 @@ static int split_new(struct lsd_decoder *d, struct lsd_dyn *e, uint32_t ninsn)
 	e->ninsn = ninsn;
 out:
 	if (in)
-		cs_free(in, 1);
+		lsd_cs.free(in, 1);
 	if (code != stackbuf)
 		free(code);
 	return err;
@@ -562,16 +562,16 @@ int lsd_insn_branch(struct lsd_decoder *d, uint64_t ip, enum lsd_kind *kind,
 	len = n > 0 ? (size_t)n : 0;
 	if (d->mode == LSD_MODE_64 && (err = lsd_xinsn(code, len, ip, kind, target)) > 0)
 		return err;
-	if (!(in = cs_malloc(d->cs[d->mode])))
+	if (!(in = lsd_cs.malloc(d->cs[d->mode])))
 		return -LS_ENOMEM;
-	if (!len || !cs_disasm_iter(d->cs[d->mode], &p, &len, &a, in)) {
+	if (!len || !lsd_cs.disasm_iter(d->cs[d->mode], &p, &len, &a, in)) {
 		err = -LS_EDECODE;
 	} else {
 		*kind = insn_kind(d->cs[d->mode], in);
 		*target = insn_target(in, *kind);
 		err = (int)(a - ip);
 	}
-	cs_free(in, 1);
+	lsd_cs.free(in, 1);
 	return err;
 }
 
@@ -598,9 +598,9 @@ static int walk(struct lsd_decoder *d, cs_insn **pin, const uint8_t *code,
 		} else {
 			/* capstone's instruction, allocated at its first use:
 			 * most blocks need none. */
-			if (!*pin && !(*pin = cs_malloc(d->cs[d->mode])))
+			if (!*pin && !(*pin = lsd_cs.malloc(d->cs[d->mode])))
 				return -LS_ENOMEM;
-			if (!cs_disasm_iter(d->cs[d->mode], &p, &len, &a, *pin))
+			if (!lsd_cs.disasm_iter(d->cs[d->mode], &p, &len, &a, *pin))
 				return len < 16 ? 1 : -LS_EDECODE;
 			*kind = insn_kind(d->cs[d->mode], *pin);
 			*target = insn_target(*pin, *kind);
@@ -657,7 +657,7 @@ int lsd_sblock_walk(struct lsd_decoder *d, uint64_t start, uint32_t *id,
 		err = sblock_get(d, start, last, end, ninsn, kind, code,
 				 (size_t)(end - start), id);
 	if (in)
-		cs_free(in, 1);
+		lsd_cs.free(in, 1);
 	free(heap);
 	return err;
 }

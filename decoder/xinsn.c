@@ -420,7 +420,7 @@ int lsd_sweep_step(csh cs, cs_insn *in, int mode, const uint8_t **p, size_t *len
 		*a += (uint64_t)n;
 		return n;
 	}
-	if (cs_disasm_iter(cs, p, len, a, in))
+	if (lsd_cs.disasm_iter(cs, p, len, a, in))
 		return in->size;
 	++*p;
 	--*len;

@@ -17,12 +17,12 @@
  * block is attributed instruction by instruction, once, with capstone
  * finding the instruction starts in the bundle's image.
  */
-#include <capstone/capstone.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decoder/cslib.h"
 #include "decoder/decode.h"
 #include "decoder/image.h"
 #include "decoder/symbols.h"
@@ -131,7 +131,7 @@ static void compute_split(struct ctx *c, const struct lsd_sblock *sb, struct spl
 		uint64_t addr;
 		size_t left;
 		uint32_t n = 0;
-		cs_insn *insn = cs_malloc(c->cs);
+		cs_insn *insn = lsd_cs.malloc(c->cs);
 
 		if (!buf || !insn || lsd_image_read(&c->img, buf, len, sb->start) != (int)len) {
 			fprintf(stderr, "funccount: no bytes for the block at %#" PRIx64 "\n",
@@ -140,13 +140,13 @@ static void compute_split(struct ctx *c, const struct lsd_sblock *sb, struct spl
 			add_part(s, -1, sb->ninsn);
 			free(buf);
 			if (insn)
-				cs_free(insn, 1);
+				lsd_cs.free(insn, 1);
 			return;
 		}
 		p = buf;
 		left = len;
 		addr = sb->start;
-		while (n < sb->ninsn && cs_disasm_iter(c->cs, &p, &left, &addr, insn)) {
+		while (n < sb->ninsn && lsd_cs.disasm_iter(c->cs, &p, &left, &addr, insn)) {
 			uint64_t st;
 			int f = fn_at(c, sb->module, sb->mod_off + (insn->address - sb->start), &st);
 
@@ -158,7 +158,7 @@ static void compute_split(struct ctx *c, const struct lsd_sblock *sb, struct spl
 				sb->start, n, sb->ninsn);
 			c->err = 1;
 		}
-		cs_free(insn, 1);
+		lsd_cs.free(insn, 1);
 		free(buf);
 	}
 }
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "funccount: %s: %s\n", argv[1], ls_errstr(err));
 		return 2;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &c.cs) != CS_ERR_OK) {
+	if (lsd_cslib_load() < 0 || lsd_cs.open(CS_ARCH_X86, CS_MODE_64, &c.cs) != CS_ERR_OK) {
 		fprintf(stderr, "funccount: capstone\n");
 		return 2;
 	}
@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < c.nfns; i++)
 		free(c.fns[i].name);
 	free(c.fns);
-	cs_close(&c.cs);
+	lsd_cs.close(&c.cs);
 	lsd_image_release(&c.img);
 	lsd_symbols_close(c.syms);
 	lsd_close(c.d);

@@ -14,12 +14,12 @@
  * ADDRESS the runtime address in hex.  Then
  * "total N".  Exits 1 if the decoder lost any trace, 2 on other errors.
  */
-#include <capstone/capstone.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decoder/cslib.h"
 #include "decoder/decode.h"
 #include "decoder/image.h"
 #include "formats/bundle.h"
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "insncount: %s: %s\n", argv[1], ls_errstr(err));
 		return 2;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK || !(insn = cs_malloc(cs))) {
+	if (lsd_cslib_load() < 0 || lsd_cs.open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK || !(insn = lsd_cs.malloc(cs))) {
 		fprintf(stderr, "insncount: capstone\n");
 		return 2;
 	}
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 			bad = 1;
 			continue;
 		}
-		while (k < sb->ninsn && cs_disasm_iter(cs, &p, &left, &addr, insn)) {
+		while (k < sb->ninsn && lsd_cs.disasm_iter(cs, &p, &left, &addr, insn)) {
 			const struct lsb_module *m = sb->module < 0 ? NULL :
 				lsb_reader_module(r, (size_t)sb->module);
 
@@ -187,8 +187,8 @@ int main(int argc, char **argv)
 	free(run);
 	free(c.sb);
 	free(c.execs);
-	cs_free(insn, 1);
-	cs_close(&cs);
+	lsd_cs.free(insn, 1);
+	lsd_cs.close(&cs);
 	lsd_image_release(&img);
 	lsd_close(d);
 	lsb_reader_close(r);

@@ -24,7 +24,6 @@
  * goes on (the branch's successor, so no instruction is lost); prints
  * "ovf OFFSET", the OVF packet's offset in OUT.pt (t0543).
  */
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +35,7 @@
 #include <unistd.h>
 
 #include "../../recorder/vgtool/lsc_ptenc.c"
+#include "decoder/cslib.h"
 
 #define BUF_CAP (1u << 20)
 
@@ -116,8 +116,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: pt32rec [--resume-icall] [--ovf=N] OUT.pt PROG ARGS...\n");
 		return 2;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_32, &cs) != CS_ERR_OK ||
-	    cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK || !(in = cs_malloc(cs))) {
+	if (lsd_cslib_load() < 0 || lsd_cs.open(CS_ARCH_X86, CS_MODE_32, &cs) != CS_ERR_OK ||
+	    lsd_cs.option(cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK || !(in = lsd_cs.malloc(cs))) {
 		fprintf(stderr, "pt32rec: capstone has no x86\n");
 		return 2;
 	}
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 		uint64_t a = ip, next, fall;
 
 		peek(pid, ip, code);
-		if (!cs_disasm_iter(cs, &p, &len, &a, in)) {
+		if (!lsd_cs.disasm_iter(cs, &p, &len, &a, in)) {
 			fprintf(stderr, "pt32rec: no instruction at %#llx\n",
 				(unsigned long long)ip);
 			return 2;
@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			/* The last step did not complete: the exit system
 			 * call; tracing stops at its far transfer. */
-			if (cs_insn_group(cs, in, CS_GRP_INT) ||
+			if (lsd_cs.insn_group(cs, in, CS_GRP_INT) ||
 			    in->id == X86_INS_SYSENTER || in->id == X86_INS_SYSCALL)
 				check(lsc_ptenc_pgd(&e), "pgd");
 			break;
@@ -170,12 +170,12 @@ int main(int argc, char **argv)
 		}
 		steps++;
 		next = eip(pid);
-		if (cs_insn_group(cs, in, CS_GRP_INT) || in->id == X86_INS_SYSENTER) {
+		if (lsd_cs.insn_group(cs, in, CS_GRP_INT) || in->id == X86_INS_SYSENTER) {
 			check(lsc_ptenc_pgd(&e), "pgd");
 			check(lsc_ptenc_pge(&e, next), "pge");
-		} else if (cs_insn_group(cs, in, CS_GRP_RET)) {
+		} else if (lsd_cs.insn_group(cs, in, CS_GRP_RET)) {
 			check(lsc_ptenc_ret(&e, next), "ret");
-		} else if (cs_insn_group(cs, in, CS_GRP_CALL)) {
+		} else if (lsd_cs.insn_group(cs, in, CS_GRP_CALL)) {
 			lsc_ptenc_call(&e, fall);
 			if (!has_imm(in) && resume) {
 				check(lsc_ptenc_ip_packet(&e, LSC_OP_PGD, next, 1), "pgd");
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
 		} else if (in->id == X86_INS_JMP) {
 			if (!has_imm(in))
 				check(lsc_ptenc_tip(&e, next), "tip");
-		} else if (cs_insn_group(cs, in, CS_GRP_JUMP)) {
+		} else if (lsd_cs.insn_group(cs, in, CS_GRP_JUMP)) {
 			check(lsc_ptenc_tnt(&e, next != fall), "tnt");
 			if (++nconds == ovf) {
 				check(lsc_ptenc_tnt_flush(&e), "tnt");
@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 	if (fclose(out) != 0)
 		die(argv[1]);
 	printf("steps %llu\n", (unsigned long long)steps);
-	cs_free(in, 1);
-	cs_close(&cs);
+	lsd_cs.free(in, 1);
+	lsd_cs.close(&cs);
 	return 0;
 }

@@ -50,8 +50,8 @@ static void setup(struct lsd_decoder *d, struct lsd_space *sp,
 	img->nmaps = 1;
 	img->mods = mb;
 	img->nmods = 1;
-	cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs[LSD_MODE_64]);
-	cs_option(d->cs[LSD_MODE_64], CS_OPT_DETAIL, CS_OPT_ON);
+	if (lsd_cs_open_mode(&d->cs[LSD_MODE_64], LSD_CS_DETAIL, LSD_MODE_64) < 0)
+		abort();
 }
 
 /* Runs both passes with the given orders; writes "start:ninsn:last" of the
@@ -89,7 +89,7 @@ static void run(const int *head_order, const int *split_order, char *out,
 	}
 	lsd_sbtab_release(&d);
 	lsd_space_release(&sp);
-	cs_close(&d.cs[LSD_MODE_64]);
+	lsd_cs.close(&d.cs[LSD_MODE_64]);
 }
 
 int main(void)

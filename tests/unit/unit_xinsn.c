@@ -85,7 +85,7 @@ static int check_at(csh cs, cs_insn *in, const char *path, const uint8_t *code,
 	enum lsd_kind want_kind = LSD_K_OTHER, got_kind = LSD_K_OTHER;
 	int want = 0, got;
 
-	if (cs_disasm_iter(cs, &p, &left, &a, in)) {
+	if (lsd_cs.disasm_iter(cs, &p, &left, &a, in)) {
 		want = (int)(a - ip);
 		want_kind = lsd_cs_branch(cs, in, &want_tgt);
 	}
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 	(void)argv;
 	hand_cases();
 	elf_version(EV_CURRENT);
-	if (lsd_cs_open_mode(&cs, LSD_CS_DETAIL, LSD_MODE_64) < 0 || !(in = cs_malloc(cs)) ||
+	if (lsd_cs_open_mode(&cs, LSD_CS_DETAIL, LSD_MODE_64) < 0 || !(in = lsd_cs.malloc(cs)) ||
 	    lsd_iclass_open(&ic) < 0) {
 		TAP_OK(0, "capstone opens");
 		return TAP_DONE();
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 	TAP_OK(tlibc.cls_answered * 10 >= tlibc.asked * 7,
 	       "xinsn classes at least 70%% of libc's instructions");
 	lsd_iclass_close(ic);
-	cs_free(in, 1);
-	cs_close(&cs);
+	lsd_cs.free(in, 1);
+	lsd_cs.close(&cs);
 	return TAP_DONE();
 }

@@ -112,6 +112,9 @@ static uint32_t hc_capstone(void)
 {
 	int major = 0, minor = 0;
 
+	/* (loaded here if no handle was opened yet: a sweep cached by a
+	 * loaded capstone must be found by a process that has none yet) */
+	(void)lsd_cslib_load();
 	lsd_cs.version(&major, &minor);
 	return (uint32_t)major << 16 | (uint32_t)minor;
 }

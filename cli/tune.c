@@ -12,9 +12,11 @@
  * again with it set, once, and puts the environment back as it was
  * before any command runs (a recorded program, or any other child, sees
  * the user's).  The exec costs about 7 ms on a VM (the binary's pages
- * faulted in again), so it is made only where a bundle of at least
- * TUNE_MIN bytes is named (an argument, or the default loopscope.lsc
- * where no argument names a file), not for a profile read or a small bundle.
+ * faulted in again; about 4 ms since capstone is loaded at its first
+ * use), so it is made only where a bundle of at least TUNE_MIN bytes, or
+ * of modules of at least TUNE_CODE bytes, is named (an argument, or the
+ * default loopscope.lsc where no argument names a file), not for a
+ * profile read or a small static program's bundle.
  *
  * Then malloc keeps what is freed: glibc maps each block above a
  * threshold on its own (at first 128 KiB; it rises as such blocks are
@@ -43,8 +45,12 @@
 #define TUNE_MARK "LOOPSCOPE_TUNED"	/* the run again's: how it was */
 #define TUNE_HUGE "glibc.malloc.hugetlb=1"
 /* A bundle this large is worth it: sqlite3's 2.8 MB one saves 90 ms of
- * 580 (doc/performance.md). */
+ * 580 (doc/performance.md); and a smaller one whose modules hold this
+ * much code (the decode's tables grow with it): testdata/spin's 1.0 MB
+ * bundle 115 to 52 ms (the exec about 4 ms), its --no-embed one of 6 KB
+ * 95 to 55, where a static program's of 5 KB gains nothing (20 ms). */
 #define TUNE_MIN ((uint64_t)1 << 20)
+#define TUNE_CODE ((uint64_t)1 << 20)
 /* malloc's thresholds: blocks mapped on their own from, heap kept free */
 #define TUNE_MMAP (32 << 20)
 #define TUNE_TRIM (64 << 20)
@@ -68,14 +74,26 @@ static int thp_madvise(void)
 	return yes;
 }
 
-/* Whether path names a bundle of at least TUNE_MIN bytes: 1, 0, or
- * -LS_ENOENT where nothing is there. */
+/* Whether path names a bundle of at least TUNE_MIN bytes, or of
+ * modules of at least TUNE_CODE bytes: 1, 0, or -LS_ENOENT where nothing
+ * is there.  (A bundle that does not open is left to the command.) */
 static int big_bundle(const char *path)
 {
-	uint64_t size = 0;
-	int r = lsb_is_bundle(path, &size);
+	struct lsb_reader *r;
+	uint64_t size = 0, code = 0;
+	size_t i;
+	int is = lsb_is_bundle(path, &size);
 
-	return r == 1 ? size >= TUNE_MIN : r == -LS_ENOENT ? r : 0;
+	if (is != 1)
+		return is == -LS_ENOENT ? is : 0;
+	if (size >= TUNE_MIN)
+		return 1;
+	if (lsb_reader_open(&r, path) < 0)
+		return 0;
+	for (i = 0; i < lsb_reader_nmodules(r); i++)
+		code += lsb_reader_module(r, i)->file_size;
+	lsb_reader_close(r);
+	return code >= TUNE_CODE;
 }
 
 /* Whether the arguments name such a bundle, or name no file and the

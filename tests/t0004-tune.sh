@@ -31,12 +31,19 @@ env GLIBC_TUNABLES=glibc.malloc.perturb=2 LOOPSCOPE_TUNED=- \
 t_eq "... or unsets it where the mark says it was not set" "" "$(seen e4.out)"
 
 # Where the kernel gives huge pages to advised memory alone, the binary
-# is run again once, with the tunable, for a bundle of 1 MiB or more (the
-# exec costs more than a small one's faults); elsewhere, or when asked
-# not to, never (strace shows the execs, where it is installed).
+# is run again once, with the tunable, for a bundle of 1 MiB or more, or
+# of modules of 1 MiB of code or more (the exec costs more than a static
+# program's few faults); elsewhere, or when asked not to, never (strace
+# shows the execs, where it is installed).
 "$LOOPSCOPE" record -q -o big.lsc -- sqlite3 --version >/dev/null 2>&1
+# (a static program: a bundle of a few KB, its modules' code too; and a
+# dynamic one's bundle with its modules referenced, not embedded: a few
+# KB, but libc's code, 1.9 MB)
+"$LOOPSCOPE" record -q -o small.lsc -- "$BUILD/testdata/static/snest" >/dev/null 2>&1
+"$LOOPSCOPE" record -q --no-embed -o ne.lsc -- "$BUILD/testdata/calls" >/dev/null 2>&1
 if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null &&
-   [ "$(stat -c %s big.lsc)" -ge 1048576 ] && [ "$(stat -c %s e1.lsc)" -lt 1048576 ]; then
+   [ "$(stat -c %s big.lsc)" -ge 1048576 ] && [ "$(stat -c %s small.lsc)" -lt 65536 ] &&
+   [ "$(stat -c %s ne.lsc)" -lt 65536 ]; then
 	execs() {
 		strace -f -e trace=execve -o tr.txt "$@" >/dev/null 2>&1
 		grep -c 'execve("/proc/self/exe"' tr.txt
@@ -51,8 +58,10 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null &&
 	t_eq "... or the default bundle, where no file is named" "$want" \
 		"$(execs env -u GLIBC_TUNABLES "$LOOPSCOPE" info)"
 	rm -f loopscope.lsc
-	t_eq "not for a smaller one" "0" \
-		"$(execs env -u GLIBC_TUNABLES "$LOOPSCOPE" info e1.lsc)"
+	t_eq "... or a small one whose modules hold 1 MiB of code or more" "$want" \
+		"$(execs env -u GLIBC_TUNABLES "$LOOPSCOPE" info ne.lsc)"
+	t_eq "not for a small one of a static program" "0" \
+		"$(execs env -u GLIBC_TUNABLES "$LOOPSCOPE" info small.lsc)"
 	t_eq "not with LOOPSCOPE_HUGEPAGES=0" "0" \
 		"$(execs env LOOPSCOPE_HUGEPAGES=0 "$LOOPSCOPE" info big.lsc)"
 	t_eq "not where the user's GLIBC_TUNABLES sets hugetlb" "0" \

@@ -47,8 +47,8 @@
 /* A bundle this large is worth it: sqlite3's 2.8 MB one saves 90 ms of
  * 580 (doc/performance.md); and a smaller one whose modules hold this
  * much code (the decode's tables grow with it): testdata/spin's 1.0 MB
- * bundle 115 to 52 ms (the exec about 4 ms), its --no-embed one of 6 KB
- * 95 to 55, where a static program's of 5 KB gains nothing (20 ms). */
+ * bundle 84 to 46 ms with the exec, testdata/calls' --no-embed one of
+ * 6 KB 74 to 47, where a static program's gains nothing (16 ms). */
 #define TUNE_MIN ((uint64_t)1 << 20)
 #define TUNE_CODE ((uint64_t)1 << 20)
 /* malloc's thresholds: blocks mapped on their own from, heap kept free */

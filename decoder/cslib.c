@@ -1,11 +1,11 @@
 /* cslib.c - capstone loaded at its first use (cslib.h says why). */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "decoder/cslib.h"
+#include "ls_dl.h"
 #include "ls_err.h"
 
 #ifndef LS_CAPSTONE_SONAME
@@ -100,15 +100,6 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded;
 static char why[512];
 
-/* fn = symbol name of h (dlsym()'s object pointer copied into the
- * function pointer: POSIX guarantees they convert); 0 where missing. */
-#define SYM(h, fn, name) do {						\
-		void *p_ = dlsym((h), (name));				\
-		_Static_assert(sizeof(p_) == sizeof(fn), "pointer sizes");	\
-		memcpy(&(fn), &p_, sizeof(p_));				\
-		ok = ok && p_;						\
-	} while (0)
-
 static void load(void)
 {
 	/* (another file: for tests, and installs that keep it elsewhere) */
@@ -125,15 +116,15 @@ static void load(void)
 			 e ? e : "no reason given");
 		return;
 	}
-	SYM(h, got.open, "cs_open");
-	SYM(h, got.close, "cs_close");
-	SYM(h, got.option, "cs_option");
-	SYM(h, got.disasm, "cs_disasm");
-	SYM(h, got.disasm_iter, "cs_disasm_iter");
-	SYM(h, got.free, "cs_free");
-	SYM(h, got.malloc, "cs_malloc");
-	SYM(h, got.insn_group, "cs_insn_group");
-	SYM(h, got.version, "cs_version");
+	LS_DLSYM(h, got.open, "cs_open", ok);
+	LS_DLSYM(h, got.close, "cs_close", ok);
+	LS_DLSYM(h, got.option, "cs_option", ok);
+	LS_DLSYM(h, got.disasm, "cs_disasm", ok);
+	LS_DLSYM(h, got.disasm_iter, "cs_disasm_iter", ok);
+	LS_DLSYM(h, got.free, "cs_free", ok);
+	LS_DLSYM(h, got.malloc, "cs_malloc", ok);
+	LS_DLSYM(h, got.insn_group, "cs_insn_group", ok);
+	LS_DLSYM(h, got.version, "cs_version", ok);
 	if (!ok) {
 		snprintf(why, sizeof(why), "capstone (%s) lacks a call loopscope uses", so);
 		dlclose(h);
@@ -147,6 +138,15 @@ int lsd_cslib_load(void)
 {
 	(void)pthread_once(&once, load);
 	return loaded ? 0 : -LS_EUNSUP;
+}
+
+uint32_t lsd_cslib_version(void)
+{
+	int major = 0, minor = 0;
+
+	(void)lsd_cslib_load();
+	lsd_cs.version(&major, &minor);
+	return (uint32_t)major << 16 | (uint32_t)minor;
 }
 
 const char *lsd_cslib_error(void)

@@ -38,6 +38,10 @@ extern struct lsd_cslib lsd_cs;
  * Returns 0, or -LS_EUNSUP where it cannot be loaded or lacks a call
  * (lsd_cslib_error() says which). */
 int lsd_cslib_load(void);
+/* capstone's version, major << 16 | minor, for the keys of caches of what
+ * it disassembled: loaded first (a process that reads a cache may have
+ * opened no handle yet); 0 where it cannot be loaded.  Never fails. */
+uint32_t lsd_cslib_version(void);
 /* Why lsd_cslib_load() failed ("" where it did not): the library's name
  * and the dynamic loader's message. */
 const char *lsd_cslib_error(void);

@@ -21,9 +21,10 @@
 #include "ls_err.h"
 
 #ifdef LS_HAVE_DEBUGINFOD
-#include <dlfcn.h>
 #include <pthread.h>
 #include <elfutils/debuginfod.h>
+
+#include "ls_dl.h"
 
 #define DBGD_SONAME "libdebuginfod.so.1"
 
@@ -38,14 +39,6 @@ static struct {
 
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
 
-/* fn = symbol name of h: dlsym()'s object pointer copied into the
- * function pointer (POSIX guarantees they convert). */
-#define SYM(h, fn, name) do {						\
-		void *p_ = dlsym((h), (name));				\
-		_Static_assert(sizeof(p_) == sizeof(fn), "pointer sizes");	\
-		memcpy(&(fn), &p_, sizeof(p_));				\
-	} while (0)
-
 /* Loads the client library and its four calls (kept loaded). */
 static void lib_load(void)
 {
@@ -55,11 +48,11 @@ static void lib_load(void)
 
 	if (!h)
 		return;
-	SYM(h, lib.begin, "debuginfod_begin");
-	SYM(h, lib.find_exec, "debuginfod_find_executable");
-	SYM(h, lib.find_debug, "debuginfod_find_debuginfo");
-	SYM(h, lib.end, "debuginfod_end");
-	lib.ok = lib.begin && lib.find_exec && lib.find_debug && lib.end;
+	lib.ok = 1;
+	LS_DLSYM(h, lib.begin, "debuginfod_begin", lib.ok);
+	LS_DLSYM(h, lib.find_exec, "debuginfod_find_executable", lib.ok);
+	LS_DLSYM(h, lib.find_debug, "debuginfod_find_debuginfo", lib.ok);
+	LS_DLSYM(h, lib.end, "debuginfod_end", lib.ok);
 	if (!lib.ok)
 		dlclose(h);
 }

@@ -116,12 +116,9 @@ static int ec_path(const uint8_t *bid, size_t n, char *path, size_t len)
 static void ec_header(uint8_t *h, const uint8_t *bid, size_t n, uint64_t count)
 {
 	uint32_t v[3];
-	int major = 0, minor = 0;
 
-	(void)lsd_cslib_load();	/* (as heads.c's hc_capstone()) */
-	lsd_cs.version(&major, &minor);
 	v[0] = EC_VERSION;
-	v[1] = (uint32_t)major << 16 | (uint32_t)minor;
+	v[1] = lsd_cslib_version();
 	v[2] = (uint32_t)n;
 	memset(h, 0, EC_HEAD);
 	memcpy(h, EC_MAGIC, 8);

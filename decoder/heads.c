@@ -108,17 +108,6 @@ static int sweep(csh cs, int mode, const uint8_t *data, uint64_t off, uint64_t n
 #define HC_MAGIC "LSHEADS\n"
 #define HC_VERSION 2u	/* 2: 32-bit modules swept as 32-bit code */
 
-static uint32_t hc_capstone(void)
-{
-	int major = 0, minor = 0;
-
-	/* (loaded here if no handle was opened yet: a sweep cached by a
-	 * loaded capstone must be found by a process that has none yet) */
-	(void)lsd_cslib_load();
-	lsd_cs.version(&major, &minor);
-	return (uint32_t)major << 16 | (uint32_t)minor;
-}
-
 static int hc_path(const struct lsb_module *m, char *path, size_t len)
 {
 	if (!m)
@@ -141,7 +130,7 @@ static void hc_header(uint8_t *h, const struct lsb_module *m, uint64_t modlen,
 	memset(h, 0, HC_HEAD);
 	memcpy(h, HC_MAGIC, 8);
 	put32(h + 8, HC_VERSION);
-	put32(h + 12, hc_capstone());
+	put32(h + 12, lsd_cslib_version());
 	put32(h + 16, m->build_id_len);
 	memcpy(h + 20, m->build_id, m->build_id_len);
 	put64(h + 20 + LSB_BUILD_ID_MAX, modlen);

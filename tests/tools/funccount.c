@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder/cslib.h"
 #include "decoder/decode.h"
+#include "decoder/iclass.h"
 #include "decoder/image.h"
 #include "decoder/symbols.h"
 #include "formats/bundle.h"
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "funccount: %s: %s\n", argv[1], ls_errstr(err));
 		return 2;
 	}
-	if (lsd_cslib_load() < 0 || lsd_cs.open(CS_ARCH_X86, CS_MODE_64, &c.cs) != CS_ERR_OK) {
+	if (lsd_cs_open_mode(&c.cs, 0, LSD_MODE_64) < 0) {
 		fprintf(stderr, "funccount: capstone\n");
 		return 2;
 	}

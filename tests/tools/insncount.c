@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder/cslib.h"
 #include "decoder/decode.h"
+#include "decoder/iclass.h"
 #include "decoder/image.h"
 #include "formats/bundle.h"
 #include "ls_err.h"
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "insncount: %s: %s\n", argv[1], ls_errstr(err));
 		return 2;
 	}
-	if (lsd_cslib_load() < 0 || lsd_cs.open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK || !(insn = lsd_cs.malloc(cs))) {
+	if (lsd_cs_open_mode(&cs, 0, LSD_MODE_64) < 0 || !(insn = lsd_cs.malloc(cs))) {
 		fprintf(stderr, "insncount: capstone\n");
 		return 2;
 	}

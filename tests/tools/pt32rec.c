@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "../../recorder/vgtool/lsc_ptenc.c"
-#include "decoder/cslib.h"
+#include "decoder/iclass.h"
 
 #define BUF_CAP (1u << 20)
 
@@ -116,8 +116,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: pt32rec [--resume-icall] [--ovf=N] OUT.pt PROG ARGS...\n");
 		return 2;
 	}
-	if (lsd_cslib_load() < 0 || lsd_cs.open(CS_ARCH_X86, CS_MODE_32, &cs) != CS_ERR_OK ||
-	    lsd_cs.option(cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK || !(in = lsd_cs.malloc(cs))) {
+	if (lsd_cs_open_mode(&cs, LSD_CS_DETAIL, LSD_MODE_32) < 0 ||
+	    !(in = lsd_cs.malloc(cs))) {
 		fprintf(stderr, "pt32rec: capstone has no x86\n");
 		return 2;
 	}

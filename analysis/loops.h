@@ -84,6 +84,9 @@ struct lsa_loops_stats {
 	/* blocks the eager second pass took (one or two jobs,
 	 * lsa_loops_opts.no_eager not set) */
 	uint64_t eager_blocks;
+	/* calls the eager pass took whole in its tight loop although their
+	 * callee jumped to another function's entry (a PLT stub's jump) */
+	uint64_t eager_tails;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

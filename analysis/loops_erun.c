@@ -142,9 +142,12 @@ static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame 
  * returns: its sums (v0 .. v4, zeroed) go to the owner the calling block had
  * (entry in, else frame f's level) and its function's row, as
  * frame_pop() and lsa_eager_hand_over() give them; *tins counts its
- * instructions.  Returns 0 or -LS_ENOMEM. */
+ * instructions.  Where g jumped on to the entry of g2 (a tail call: a PLT
+ * stub's jump) after cig of them, the rest are g2's, its span opened
+ * there.  Returns 0 or -LS_ENOMEM. */
 static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in,
 		     struct lsa_frame *f, const struct lsd_sblock *ca, uint32_t g,
+		     uint32_t g2, uint64_t cig,
 		     lsa_v2 *v0, lsa_v2 *v1, lsa_v2 *v2, lsa_v2 *v3, lsa_v2 *v4,
 		     uint64_t *tins)
 {
@@ -161,8 +164,17 @@ static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in
 	r->calls++;
 	if (!r->active)
 		r->total += ci;
-	r->self += ci;
+	r->self += g2 == LSA_NONE ? ci : cig;
 	*tins += ci;
+	if (g2 != LSA_NONE) {
+		/* the tail call's span_open(), closed by frame_pop() */
+		if (!(r = lsa_loops_frow(t, g2)))
+			return -LS_ENOMEM;
+		r->calls++;
+		if (!r->active)
+			r->total += ci - cig;
+		r->self += ci - cig;
+	}
 	t->nserial++;
 	if (t->nfr + 1 > l->st.max_frames)
 		l->st.max_frames = t->nfr + 1;
@@ -191,11 +203,14 @@ static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in
  *
  * A call stays local too while its callee runs plain blocks of its
  * function (a local frame: no frame pushed, its sums in the same
- * registers): where it returns to its call, its counts go to the
- * calling block's owner as frame_pop() gives them (local_ret()); where
- * the callee does more (a head, a call, a return elsewhere) or the loop
- * stops, its frame is pushed as the call would have pushed it, with the
- * blocks it ran in it.
+ * registers), and of one more function it jumps to the entry of (a tail
+ * call: the PLT stub's jump of every call into a shared library; 805,000
+ * of sqlite3's local frames stopped there before): where it returns to
+ * its call, its counts go to the calling block's owner as frame_pop()
+ * gives them (local_ret()); where the callee does more (a head, a call,
+ * a return elsewhere) or the loop stops, its frame is pushed as the call
+ * would have pushed it, with the blocks it ran in it (and its tail call
+ * made as one() makes it).
  *
  * Returns the index of the first block not taken, or -1 - that index
  * after an error (out of memory). */
@@ -225,6 +240,12 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	uint32_t g = LSA_NONE;
 	uint8_t cx = 0;
 	int lf = 0;
+	/* its callee's jump to the entry of function g2 (block cj, exit jx,
+	 * next cjn) reached jb, after cig of the callee's instructions */
+	const struct lsd_sblock *cj = NULL, *jb = NULL;
+	uint64_t cig = 0, cjn = 0;
+	uint32_t g2 = LSA_NONE;
+	uint8_t jx = 0;
 	/* insns: instructions of cur's blocks; tins: of callees' */
 	uint64_t backs = 0, insns = 0, tins = 0;
 	uint32_t loop1, back_id, pl = plain, ph = hd;
@@ -313,10 +334,11 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			} else if (px == LSD_EXIT_RET && lf && sb->start == cret &&
 				   (e == plain || e == hd)) {
 				/* its return */
-				if ((err = local_ret(l, t, cin, f, ca, g,
+				if ((err = local_ret(l, t, cin, f, ca, g, g2, cig,
 						     &v0, &v1, &v2, &v3, &v4, &tins)))
 					goto out;
 				lf = 0;
+				g2 = LSA_NONE;
 				pl = plain;
 				ph = hd;
 				OWNER();
@@ -336,7 +358,24 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				lbi = SIZE_MAX;
 			}
 		} else if (e != ph) {
-			break;
+			/* the local frame's callee jumps to a function's
+			 * entry (a PLT stub's jump), once: transfer()'s tail
+			 * call, its span opened; on a direct jump, any block
+			 * of another function is one */
+			uint32_t tg = (e >> 2) - 1;
+
+			if (!lf || g2 != LSA_NONE || (e & 3) != 1 ||
+			    (px != LSD_EXIT_JUMP && px != LSD_EXIT_IJUMP) ||
+			    (px == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tg].off))
+				break;
+			g2 = tg;
+			l->st.eager_tails++;
+			cj = b[i - 1].sb;
+			cjn = b[i - 1].next;
+			jx = px;
+			jb = sb;
+			cig = v0[0];
+			pl = e;
 		} else if (id == back_id) {
 			/* a loop back (back(): what is above is closed) */
 			uint32_t tail = i > i0 ? b[i - 1].sb->id : t->psb->id;
@@ -454,15 +493,31 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 		t->pnext = cn;
 		if (!err && !(err = lsa_loops_transfer(l, t, cx, cb))) {
 			struct lsa_frow *fw = lsa_loops_frow(t, g);
-			struct lsa_frame *nf = &t->fr[t->nfr - 1];
+			uint64_t ci = g2 == LSA_NONE ? v0[0] : cig;
 
-			vadd(&nf->fself, v0, v1, v2, v3, v4);
-			t->insns += v0[0];
+			t->insns += ci;
 			if (fw)
-				fw->self += v0[0];
+				fw->self += ci;
 			else
 				err = -LS_ENOMEM;
 		}
+		if (!err && g2 != LSA_NONE) {
+			/* and its tail call, as one() would have made it */
+			t->psb = cj;
+			t->pexit = jx;
+			t->pnext = cjn;
+			if (!(err = lsa_loops_transfer(l, t, jx, jb))) {
+				struct lsa_frow *fw = lsa_loops_frow(t, g2);
+
+				t->insns += v0[0] - cig;
+				if (fw)
+					fw->self += v0[0] - cig;
+				else
+					err = -LS_ENOMEM;
+			}
+		}
+		if (!err)
+			vadd(&t->fr[t->nfr - 1].fself, v0, v1, v2, v3, v4);
 		goto out;
 	}
 	FLUSH();

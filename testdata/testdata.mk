@@ -14,6 +14,13 @@ $(BUILD)/testdata/%: testdata/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TD_CFLAGS) -o $@ $< -lpthread -ldl
 
+# pltleaf calls libplk.so through the PLT: linked to it, found next to it
+# at run time, its symbols bound at load (no resolver in the calls).
+$(BUILD)/testdata/pltleaf: testdata/pltleaf.c $(BUILD)/testdata/libplk.so
+	@mkdir -p $(dir $@)
+	$(CC) $(TD_CFLAGS) -o $@ $< -L$(BUILD)/testdata -lplk \
+		-Wl,-rpath,'$$ORIGIN' -Wl,-z,now
+
 testdata: $(TD_BIN) $(TD_LIBS)
 
 # The gcov cross-check's program: built with --coverage; its counters go

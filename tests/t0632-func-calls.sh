@@ -11,7 +11,9 @@
 # counts (`--skip-plt=no`, run under the same Valgrind CPU model as the
 # recording, so ld.so picks the same implementations) for every libc
 # string/memory implementation callgrind saw called in testdata/calls
-# and testdata/plt (strspn 13 times through strspn@plt, by hand).
+# and testdata/plt (strspn 13 times through strspn@plt, by hand); the
+# hand counts of testdata/pltleaf (a library's leaf called through its
+# PLT stub 100 times).
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -70,3 +72,14 @@ PY
 done
 t_eq "plt: strspn@plt called 13 times (hand count)" 13 \
 	"$(awk '$1 == "strspn@plt" { print $2 }' plt.f)"
+# pltleaf: 100 calls of plk_add through plk_add@plt (hand count in
+# testdata/pltleaf.c; objdump -d: the stub is one jmp, plk_add a lea and
+# a ret), so the stub's inclusive total is 300 instructions, plk_add's
+# 200; plk_sum through its stub once.  Most of these calls the eager pass
+# takes whole, with the stub's jump (t0209).
+t_eq "pltleaf: plk_add@plt 100 calls, 300 instructions in all" "100 300" \
+	"$(awk '$1 == "plk_add@plt" { print $2, $3 }' pltleaf.f)"
+t_eq "pltleaf: plk_add 100 calls, 200 instructions in all" "100 200" \
+	"$(awk '$1 == "plk_add" { print $2, $3 }' pltleaf.f)"
+t_eq "pltleaf: plk_sum@plt and plk_sum called once each" "1 1" \
+	"$(awk '$1 == "plk_sum@plt" { a = $2 } $1 == "plk_sum" { b = $2 } END { print a, b }' pltleaf.f)"

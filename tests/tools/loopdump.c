@@ -213,7 +213,8 @@ int main(int argc, char **argv)
 		st.learn_memo_iters, st.memo_again, st.learn_again, st.memo_flat, st.pieces);
 	fprintf(stderr, "pipe_windows %" PRIu64 " pipe_to_thread %" PRIu64 "\n",
 		st.pipe_windows, st.pipe_to_thread);
-	fprintf(stderr, "eager_blocks %" PRIu64 "\n", st.eager_blocks);
+	fprintf(stderr, "eager_blocks %" PRIu64 " eager_tails %" PRIu64 "\n", st.eager_blocks,
+		st.eager_tails);
 	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);

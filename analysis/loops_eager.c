@@ -309,14 +309,21 @@ int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 		return -LS_ENOMEM;
 	l->st.eager_blocks += n;
 
+	/* lsa_eager_run() goes on from where it stopped or one() did: after
+	 * it made a callee's frame at the callee's loop head, it takes that
+	 * head too (2.5M of xz's calls), else one() takes the block */
 	while (i < n) {
+		if (run_may_take(t, &b[i])) {
+			if ((d = lsa_eager_run(l, t, b, i, n)) < 0)
+				return -LS_ENOMEM;
+			if ((size_t)d > i) {
+				i = (size_t)d;
+				continue;
+			}
+		}
 		if ((err = one(l, t, &b[i])))
 			return err;
-		if (++i == n || !run_may_take(t, &b[i]))
-			continue;
-		if ((d = lsa_eager_run(l, t, b, i, n)) < 0)
-			return -LS_ENOMEM;
-		i = (size_t)d;
+		i++;
 	}
 	return 0;
 }

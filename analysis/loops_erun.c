@@ -262,8 +262,9 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 		return (ptrdiff_t)i;
 	pend.n = 0;
 	/* (local frames: a frame made here as frame_push() makes it, popped
-	 * as frame_pop() pops it; none where those take other ways) */
-	const int calls_ok = !t->deep && !t->sn && !t->cm.nrec && !l->learn && !l->pre;
+	 * as frame_pop() pops it; none where those take other ways; asked
+	 * at a call, not at each entry here: nothing here changes them) */
+#define CALLS_OK() (!t->deep && !t->sn && !t->cm.nrec && !l->learn && !l->pre)
 /* the innermost open entry, its loop + 1, its head's block id */
 #define OWNER() do {							\
 	in = t->nos > f->osb ? &l->inst[t->os[t->nos - 1]] : NULL;	\
@@ -315,7 +316,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			break;
 		e = ecls[id];
 		if (!(LSA_EXITS_LOCAL >> px & 1)) {
-			if ((px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && !lf && calls_ok &&
+			if ((px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && !lf && CALLS_OK() &&
 			    (e & 3) == 1 && t->nfr < LSA_MAX_FRAMES - 1) {
 				/* a call: its callee's blocks are summed on
 				 * their own, as a frame of their own */
@@ -529,6 +530,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	}
 out:
 #undef OWNER
+#undef CALLS_OK
 #undef FLUSH
 #undef LOCAL_CLOSE
 #undef LEAVE

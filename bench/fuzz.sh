@@ -8,7 +8,11 @@
 #   perfdata  tests/fuzz/corpus/perfdata/* (cut from the quipper
 #             recording of shared/testdata-real, and a perf cpu-clock run)
 #   decode    the PT of testdata/static/snest recorded here (--psb-period
-#             512), with that recording as the template (LSD_FUZZ_BUNDLE)
+#             512), with that recording as the template (LSD_FUZZ_BUNDLE);
+#             DECODE_PROG=testdata/pltleaf (a path under build/) records
+#             that program instead: its calls through the PLT into
+#             libplk.so (the modules over 64 KB, ld.so and libc, are left
+#             out of each input's bundle: their code decodes as losses)
 #   memacc    the first 4 KiB of testdata/static/skern's memory-access
 #             records, recorded here with --mem, that recording the
 #             template
@@ -73,7 +77,7 @@ template() {
 	case $1 in
 	decode)
 		"$B/loopscope" record -q --psb-period 512 -o "$out/tmpl.$1.lsc" \
-			-- "$B/testdata/static/snest" >/dev/null
+			-- "$B/${DECODE_PROG:-testdata/static/snest}" >/dev/null
 		[ -s "$out/tmpl.$1.lsc" ] || exit 1 ;;
 	memacc)
 		"$B/loopscope" record -q --mem --psb-period 512 -o "$out/tmpl.$1.lsc" \

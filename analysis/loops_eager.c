@@ -298,6 +298,20 @@ static inline int run_may_take(const struct lsa_thr *t, const struct lsd_block *
 	return (t->pexit == LSD_EXIT_CALL || t->pexit == LSD_EXIT_ICALL) && (e & 3) == 1;
 }
 
+/* Whether block b, after a return, is where the top frame's call
+ * returns to, in the function its caller's frame runs (an eager frame):
+ * transfer() then pops the frame and nothing more, and lsa_eager_run()
+ * may take b as a block entered by no move. */
+static inline int ret_pops(const struct lsa_thr *t, const struct lsd_block *b)
+{
+	const struct lsa_frame *f = &t->fr[t->nfr - 1];
+	const struct lsd_sblock *sb = b->sb;
+
+	return t->pexit == LSD_EXIT_RET && !t->deep && t->nfr > 1 && sb && sb->id < t->nk &&
+	       f->ret == sb->start && f[-1].lz == LSA_NONE && f[-1].cur != LSA_NONE &&
+	       t->ecls[sb->id] >> 2 == f[-1].cur + 1;
+}
+
 int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
 		     size_t n)
 {
@@ -313,6 +327,13 @@ int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 	 * it made a callee's frame at the callee's loop head, it takes that
 	 * head too (2.5M of xz's calls), else one() takes the block */
 	while (i < n) {
+		/* a return to the caller: its frame popped as one() would
+		 * pop it (3.4M of xz's), the block left to lsa_eager_run() */
+		if (ret_pops(t, &b[i])) {
+			if ((err = lsa_loops_transfer(l, t, LSD_EXIT_RET, b[i].sb)))
+				return err;
+			t->pexit = LSD_EXIT_FALL;
+		}
 		if (run_may_take(t, &b[i])) {
 			if ((d = lsa_eager_run(l, t, b, i, n)) < 0)
 				return -LS_ENOMEM;

@@ -87,6 +87,9 @@ struct lsa_loops_stats {
 	/* calls the eager pass took whole in its tight loop although their
 	 * callee jumped to another function's entry (a PLT stub's jump) */
 	uint64_t eager_tails;
+	/* blocks the second pass took from the first's tape, not decoded
+	 * again (decoder/tape.h) */
+	uint64_t tape_blocks;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

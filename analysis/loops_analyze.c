@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
+#include "decoder/tape.h"
 #include "ls_err.h"
 
 /* Loop pidx's inline chain from its label's lookup: the inlined functions,
@@ -167,10 +168,14 @@ static uint64_t piece_blocks(void)
  * second passes gain from pieces. */
 #define LSA_HERE_PCT 90
 
-/* One pass of the detector l over the bundle (with also beside it). */
+/* One pass of the detector l over the bundle (with also beside it).  On
+ * one thread, the first pass records what the decode hands the detector
+ * on tape (may be NULL), and the second replays it where the tape holds
+ * all of it (the decode's blocks alone cost as much as the replay and
+ * its recording together on sqlite3: doc/performance.md). */
 static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		const struct lsd_callbacks *also, void *also_arg,
-		struct lsa_loops_stats *st)
+		struct lsa_loops_stats *st, struct lsd_tape *tape, int replay)
 {
 	struct lsd_pipe_stats pps = { 0 };
 	int err;
@@ -208,6 +213,12 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		lsa_pieces_free(ps);
 		st->pipe_windows += pps.windows;
 		st->pipe_to_thread += pps.to_thread;
+	} else if (replay && lsd_tape_whole(tape)) {
+		err = lsd_tape_replay(tape, &lsa_loops_callbacks, l);
+	} else if (tape && !replay) {
+		lsd_tape_to(tape, &lsa_loops_callbacks, l);
+		err = lsd_decode_all_tee(l->d, &lsd_tape_callbacks, tape, also, also_arg,
+					 0, NULL);
 	} else {
 		err = lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
 					 0, NULL);
@@ -223,8 +234,9 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 {
 	struct lsa_loops_stats lst = { 0 }, pst = { 0 };
 	struct lsa_know *k = NULL;
+	struct lsd_tape *tape = NULL;
 	struct lsa_loops *l;
-	uint64_t nin;
+	uint64_t nin, ntape;
 	uint32_t run;
 	int err;
 
@@ -237,6 +249,10 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	err = lsa_loops_new(&l, d, r, sym, p, run, o);
 	if (err)
 		return err;
+	if ((err = lsd_tape_new(&tape, d, LSD_TAPE_MAX))) {
+		lsa_loops_free(l);
+		return err;
+	}
 	err = lsa_loops_learn(l, &k);
 	/* more jobs than the eager pass takes: the second pass in pieces,
 	 * whose cuts this keeps */
@@ -248,7 +264,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	 * second, in pieces, keeps every job busy: xz -6 with --cfg, -j2,
 	 * README). */
 	if (!err)
-		err = pass(l, sym, also, also_arg, &pst);
+		err = pass(l, sym, also, also_arg, &pst, tape, 0);
 	lsa_loops_get_stats(l, &lst);
 	nin = l->nin;
 	lsa_loops_free(l);
@@ -256,6 +272,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		err = lsa_loops_new(&l, d, r, sym, p, run, o);
 	if (err) {
 		lsa_know_free(k);
+		lsd_tape_free(tape);
 		return err;
 	}
 	lsa_loops_know(l, k);
@@ -265,7 +282,9 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	 * more than the work those threads share (the stencil of bench/:
 	 * 0.92 s at -j2 in pieces, 0.82 piped, 0.66 on the one thread). */
 	l->here = lst.learn_again * 100 > nin * LSA_HERE_PCT;
-	err = pass(l, sym, NULL, NULL, &pst);
+	err = pass(l, sym, NULL, NULL, &pst, tape, 1);
+	ntape = lsd_tape_blocks(tape);
+	lsd_tape_free(tape);
 	if (!err)
 		err = label_loops(l);
 	if (!err)
@@ -278,6 +297,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		st->learn_again = lst.learn_again;
 		st->pipe_windows = pst.pipe_windows;
 		st->pipe_to_thread = pst.pipe_to_thread;
+		st->tape_blocks = ntape;
 	}
 	lsa_loops_free(l);
 	lsa_know_free(k);

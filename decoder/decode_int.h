@@ -213,6 +213,7 @@ struct lsd_decoder {
 	uint16_t ch_epoch;
 	struct lsd_fast *fspare;	/* a run's fast-path state, kept for the
 					 * next run (fast.c) */
+	uint64_t pt_read;	/* raw PT of the chunks decodes began (tape.c) */
 };
 
 static inline struct lsd_sblock *lsd_sb(const struct lsd_decoder *d, size_t id)

@@ -158,6 +158,7 @@ static int run_go(struct lsd_run *r)
 				err = lsd_run_report_loss(r, 0, ch->raw_size, -pte_internal, 0);
 			} else {
 				r->st->pt_bytes += (uint64_t)r->clen;
+				d->pt_read += (uint64_t)r->clen;
 				err = lsd_run_chunk_begin(r);
 			}
 		}

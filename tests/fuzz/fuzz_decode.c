@@ -7,7 +7,8 @@
  * with the input as the only stream into a tiny bundle in a temporary
  * file, which is decoded whole (lsd_decode_stream) and chunk by chunk
  * (lsd_decode_chunk), then fed once more to the loop detector and the
- * executed CFG together (lsa_loops_analyze_with): the profile must read
+ * executed CFG together (lsa_loops_analyze_with, its second pass from the
+ * first's tape): the profile must read
  * back (lsp_check), equal byte for byte the detector's per-block path's
  * (no iteration memo) and its second pass's in pieces of 7 blocks, and
  * the structural loops be found, else abort().
@@ -269,11 +270,13 @@ out:
 	lsp_free(q);
 }
 
-/* The detector's per-block path (no iteration memo), its eager second
- * pass beside the decode (two jobs), and its second pass in pieces (three
- * jobs, a cut every 7 blocks, the pieces one after the other on this
- * thread: LOOPSCOPE_PIECE_BLOCKS and LOOPSCOPE_PIECE_WORKERS, set once),
- * must give profile p byte for byte. */
+/* The detector's per-block path (no iteration memo) with each pass
+ * decoding (no tape: LOOPSCOPE_TAPE_MAX=0), its eager second pass beside
+ * the decode (two jobs), and its second pass in pieces (three jobs, a cut
+ * every 7 blocks, the pieces one after the other on this thread:
+ * LOOPSCOPE_PIECE_BLOCKS and LOOPSCOPE_PIECE_WORKERS, set once), must give
+ * profile p (one job: the second pass replays the first's tape) byte for
+ * byte. */
 static void same_other_ways(struct lsd_decoder *d, struct lsb_reader *r,
 			    const struct lsp_profile *p)
 {
@@ -281,8 +284,10 @@ static void same_other_ways(struct lsd_decoder *d, struct lsb_reader *r,
 	struct lsa_loops_opts two = { .size = sizeof(two), .jobs = 2 };
 	struct lsa_loops_opts pieces = { .size = sizeof(pieces), .jobs = 3 };
 
+	setenv("LOOPSCOPE_TAPE_MAX", "0", 1);
 	same_profile(d, r, p, &ref,
 		     "the memo's loop profile differs from the per-block path's");
+	unsetenv("LOOPSCOPE_TAPE_MAX");
 	same_profile(d, r, p, &two,
 		     "the loop profile of two jobs differs from one's");
 	setenv("LOOPSCOPE_PIECE_BLOCKS", "7", 0);

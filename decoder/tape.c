@@ -10,7 +10,7 @@
  *            not the following block's start, and for each its index and
  *            next (three words)
  *   loss     struct lsd_loss, word by word
- *   begin    struct lsb_stream, word by word
+ *   begin    struct lsb_stream, word by word (count 1: none was given)
  *   end      struct lsd_stream_stats, word by word
  *   thread   pid, tid
  */
@@ -249,8 +249,11 @@ static int rec_loss(void *arg, size_t stream, const struct lsd_loss *l)
 static int rec_begin(void *arg, size_t stream, const struct lsb_stream *s)
 {
 	struct lsd_tape *t = arg;
+	static const struct lsb_stream none;
 
-	put_struct(t, TP_BEGIN, stream, s, WORDS(*s), sizeof(*s));
+	/* (no stream: its count 1, and none passed on) */
+	put_struct(t, TP_BEGIN | (s ? 0 : 1u << 4), stream, s ? s : &none, WORDS(*s),
+		   sizeof(*s));
 	return t->cb->stream_begin ? t->cb->stream_begin(t->arg, stream, s) : 0;
 }
 
@@ -373,9 +376,9 @@ int lsd_tape_replay(struct lsd_tape *t, const struct lsd_callbacks *cb, void *ar
 				struct lsb_stream bs;
 
 				memcpy(&bs, r + 2, sizeof(bs));
-				r += 2 + WORDS(bs);
 				if (cb->stream_begin)
-					err = cb->stream_begin(arg, stream, &bs);
+					err = cb->stream_begin(arg, stream, *r >> 4 ? NULL : &bs);
+				r += 2 + WORDS(bs);
 				break;
 			}
 			case TP_END: {

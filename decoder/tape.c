@@ -70,11 +70,11 @@ int lsd_tape_new(struct lsd_tape **pt, struct lsd_decoder *d, size_t max)
 	struct lsd_tape *t;
 
 	*pt = NULL;
-	if (env && *env) {
+	if (env && *env >= '0' && *env <= '9') {	/* (not "-1": no bound) */
 		char *end;
 		unsigned long long v = strtoull(env, &end, 10);
 
-		if (!*end)
+		if (!*end && v <= SIZE_MAX)
 			max = (size_t)v;
 	}
 	/* (the reference path decodes each pass: the oracle stays apart) */

@@ -145,6 +145,47 @@ static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame 
  * instructions.  Where g jumped on to the entry of g2 (a tail call: a PLT
  * stub's jump) after cig of them, the rest are g2's, its span opened
  * there.  Returns 0 or -LS_ENOMEM. */
+/* A call of function g ends as frame_pop() ends its span (total
+ * instructions counted where no outer span of g is open) and one() counts
+ * its own (self).  Returns 0 or -LS_ENOMEM.  (This and local_move()
+ * always inline: as calls in lsa_eager_run() they cost sqlite3's pass 4%
+ * more instructions, its loop's registers spilled around them.) */
+static inline __attribute__((always_inline)) int
+local_span(struct lsa_thr *t, uint32_t g, uint64_t total, uint64_t self)
+{
+	struct lsa_frow *r = lsa_loops_frow(t, g);
+
+	if (!r)
+		return -LS_ENOMEM;
+	r->calls++;
+	if (!r->active)
+		r->total += total;
+	r->self += self;
+	return 0;
+}
+
+/* Control leaves block from by exit x (next nx) for block to, moved as
+ * one() moves it (transfer()), and n instructions of function g run in
+ * the frame that makes.  Returns 0 or -LS_ENOMEM. */
+static inline __attribute__((always_inline)) int
+local_move(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *from,
+	   uint8_t x, uint64_t nx, const struct lsd_sblock *to, uint32_t g, uint64_t n)
+{
+	struct lsa_frow *fw;
+	int err;
+
+	t->psb = from;
+	t->pexit = x;
+	t->pnext = nx;
+	if ((err = lsa_loops_transfer(l, t, x, to)))
+		return err;
+	if (!(fw = lsa_loops_frow(t, g)))
+		return -LS_ENOMEM;
+	t->insns += n;
+	fw->self += n;
+	return 0;
+}
+
 static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in,
 		     struct lsa_frame *f, const struct lsd_sblock *ca, uint32_t g,
 		     uint32_t g2, uint64_t cig,
@@ -152,29 +193,17 @@ static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in
 		     uint64_t *tins)
 {
 	struct lsa_cnt *s = in ? &in->self : &f->fself;
-	struct lsa_frow *r = lsa_loops_frow(t, g);
 	uint64_t ci = (*v0)[0];
+	int err;
 
-	if (!r)
-		return -LS_ENOMEM;
 	vadd(s, *v0, *v1, *v2, *v3, *v4);
 	*v0 = *v1 = *v2 = *v3 = *v4 = (lsa_v2){ 0, 0 };
-	/* frame_push()'s count and span, which frame_pop() closes: the
-	 * outermost span of g counts */
-	r->calls++;
-	if (!r->active)
-		r->total += ci;
-	r->self += g2 == LSA_NONE ? ci : cig;
 	*tins += ci;
-	if (g2 != LSA_NONE) {
-		/* the tail call's span_open(), closed by frame_pop() */
-		if (!(r = lsa_loops_frow(t, g2)))
-			return -LS_ENOMEM;
-		r->calls++;
-		if (!r->active)
-			r->total += ci - cig;
-		r->self += ci - cig;
-	}
+	/* frame_push()'s span, and the tail call's span_open(), which
+	 * frame_pop() closes */
+	if ((err = local_span(t, g, ci, g2 == LSA_NONE ? ci : cig)) ||
+	    (g2 != LSA_NONE && (err = local_span(t, g2, ci - cig, ci - cig))))
+		return err;
 	t->nserial++;
 	if (t->nfr + 1 > l->st.max_frames)
 		l->st.max_frames = t->nfr + 1;
@@ -489,34 +518,10 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			local = 0;
 			err = local_put(l, t, &lin, lsb);
 		}
-		t->psb = ca;
-		t->pexit = cx;
-		t->pnext = cn;
-		if (!err && !(err = lsa_loops_transfer(l, t, cx, cb))) {
-			struct lsa_frow *fw = lsa_loops_frow(t, g);
-			uint64_t ci = g2 == LSA_NONE ? v0[0] : cig;
-
-			t->insns += ci;
-			if (fw)
-				fw->self += ci;
-			else
-				err = -LS_ENOMEM;
-		}
-		if (!err && g2 != LSA_NONE) {
-			/* and its tail call, as one() would have made it */
-			t->psb = cj;
-			t->pexit = jx;
-			t->pnext = cjn;
-			if (!(err = lsa_loops_transfer(l, t, jx, jb))) {
-				struct lsa_frow *fw = lsa_loops_frow(t, g2);
-
-				t->insns += v0[0] - cig;
-				if (fw)
-					fw->self += v0[0] - cig;
-				else
-					err = -LS_ENOMEM;
-			}
-		}
+		if (!err)
+			err = local_move(l, t, ca, cx, cn, cb, g, g2 == LSA_NONE ? v0[0] : cig);
+		if (!err && g2 != LSA_NONE)	/* and its tail call */
+			err = local_move(l, t, cj, jx, cjn, jb, g2, v0[0] - cig);
 		if (!err)
 			vadd(&t->fr[t->nfr - 1].fself, v0, v1, v2, v3, v4);
 		goto out;

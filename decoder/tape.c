@@ -300,11 +300,6 @@ size_t lsd_tape_blocks(const struct lsd_tape *t)
 	return lsd_tape_whole(t) ? t->blocks : 0;
 }
 
-size_t lsd_tape_bytes(const struct lsd_tape *t)
-{
-	return t ? t->nseg * SEG_BYTES : 0;
-}
-
 /* The blocks of a record at r (n of them) into t->buf, handed to cb.
  * Returns the callback's return, or -LS_ENOMEM; *next the record after. */
 static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,

@@ -43,9 +43,8 @@ int lsd_tape_whole(const struct lsd_tape *t);
  * the callbacks t recorded for).  Returns 0 or the first nonzero return
  * of a callback, or -LS_ENOMEM. */
 int lsd_tape_replay(struct lsd_tape *t, const struct lsd_callbacks *cb, void *arg);
-/* Blocks and bytes t holds. */
+/* Blocks t holds (0: not whole). */
 size_t lsd_tape_blocks(const struct lsd_tape *t);
-size_t lsd_tape_bytes(const struct lsd_tape *t);
 void lsd_tape_free(struct lsd_tape *t);
 
 #endif

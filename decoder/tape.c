@@ -191,7 +191,8 @@ static void put_struct(struct lsd_tape *t, unsigned op, size_t stream, const voi
 
 static void put_blocks(struct lsd_tape *t, size_t stream, const struct lsd_block *b, size_t n)
 {
-	uint32_t *w = room(t, 4 * n + 8), *e, ne = 0;
+	uint32_t *w = room(t, 4 * n + 8), *e, ne = 0, big = 0;
+	uint8_t bx = 0;
 	size_t j;
 
 	if (!w)
@@ -202,28 +203,36 @@ static void put_blocks(struct lsd_tape *t, size_t stream, const struct lsd_block
 	}
 	w[0] = TP_BLOCKS | (uint32_t)n << 4;
 	w[1] = (uint32_t)stream;
+	/* One loop writes the words and, where block j - 1's next is not
+	 * block j's start, its escape (their place is known: after the
+	 * words and the last next); two loops read each block twice.  What
+	 * a word cannot hold (an id of 28 bits or more, an exit of more than
+	 * four) shows in the union of the ids and of the exits. */
+	e = w + 2 + n + 3;
 	for (j = 0; j < n; j++) {
 		const struct lsd_sblock *sb = b[j].sb;
 
-		if (!sb || sb->id >= ID_LIMIT || b[j].exit >= LSD_EXIT_MAX) {
+		if (!sb) {
 			drop(t);
 			return;
 		}
+		big |= sb->id;
+		bx |= b[j].exit;
 		w[2 + j] = sb->id << 4 | b[j].exit;
+		if (j && b[j - 1].next != sb->start) {
+			e[0] = (uint32_t)(j - 1);
+			e[1] = (uint32_t)b[j - 1].next;
+			e[2] = (uint32_t)(b[j - 1].next >> 32);
+			e += 3;
+			ne++;
+		}
 	}
-	e = w + 2 + n;
-	e[0] = (uint32_t)b[n - 1].next;
-	e[1] = (uint32_t)(b[n - 1].next >> 32);
-	e += 3;
-	for (j = 0; j + 1 < n; j++) {
-		if (b[j].next == b[j + 1].sb->start)
-			continue;
-		e[0] = (uint32_t)j;
-		e[1] = (uint32_t)b[j].next;
-		e[2] = (uint32_t)(b[j].next >> 32);
-		e += 3;
-		ne++;
+	if (big >= ID_LIMIT || bx >= 16) {
+		drop(t);
+		return;
 	}
+	w[2 + n] = (uint32_t)b[n - 1].next;
+	w[2 + n + 1] = (uint32_t)(b[n - 1].next >> 32);
 	w[2 + n + 2] = ne;
 	t->w = e;
 	t->blocks += n;
@@ -321,15 +330,18 @@ static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
 		t->capbuf = c;
 	}
 	o = t->buf;
+	/* (each block's next is the start of the one after, but for the
+	 * escapes: set as that one is made) */
 	for (j = 0; j < n; j++) {
 		uint32_t v = r[2 + j];
+		const struct lsd_sblock *sb = lsd_sb(t->d, v >> 4);
 
-		o[j].sb = lsd_sb(t->d, v >> 4);
+		o[j].sb = sb;
 		o[j].exit = (uint8_t)(v & 15);
 		o[j].id = v >> 4;
+		if (j)
+			o[j - 1].next = sb->start;
 	}
-	for (j = 0; j + 1 < n; j++)
-		o[j].next = o[j + 1].sb->start;
 	e = r + 2 + n;
 	o[n - 1].next = e[0] | (uint64_t)e[1] << 32;
 	ne = e[2];

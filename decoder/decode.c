@@ -454,7 +454,7 @@ static int chunk_start(struct lsd_run *r)
 	uint64_t sync = 0;
 	int st, err = 0;
 
-	r->buf = r->cbuf->p[r->cur];
+	r->buf = r->cbuf->at[r->cur];
 	r->len = (size_t)r->clen;
 	cfg.begin = (uint8_t *)r->buf;
 	cfg.end = (uint8_t *)r->buf + r->len;
@@ -488,7 +488,7 @@ int lsd_run_chunk_begin(struct lsd_run *r)
 		uint64_t insns = r->insns, blocks = r->blocks;
 		int err;
 
-		r->buf = r->cbuf->p[r->cur];
+		r->buf = r->cbuf->at[r->cur];
 		r->len = (size_t)r->clen;
 		err = lsd_fast_chunk(r);
 		if (err != LSD_FAST_BAIL) {

@@ -127,8 +127,8 @@ struct lsd_stream_stats {
 	uint64_t fast_chunks, libipt_chunks;
 	/* Chunks read and decompressed ahead on a thread (lsd_opts.jobs). */
 	uint64_t read_ahead;
-	/* Chunks the open's scan read and decompressed, kept for the decode
-	 * (up to LSD_KEEP_MAX bytes a decoder), so read once. */
+	/* Chunks the open's scan read and decompressed, kept for every
+	 * decode (up to LSD_KEEP_MAX bytes a decoder), so read once. */
 	uint64_t kept;
 };
 
@@ -206,6 +206,10 @@ int lsd_open(struct lsd_decoder **pd, struct lsb_reader *r,
 /* Executable mappings whose bytes are not in the bundle nor found (all
  * processes). */
 uint64_t lsd_missing_mappings(const struct lsd_decoder *d);
+/* Chunks d read and decompressed so far, the open's scan's and every
+ * decode's, on its own thread or ahead on another (a chunk kept from the
+ * open's scan is read once however many decodes take it). */
+uint64_t lsd_chunk_reads(const struct lsd_decoder *d);
 void lsd_close(struct lsd_decoder *d);
 /* Decodes stream i (pass 2), calling cb.  A non-zero return from a callback
  * stops decoding and is returned. */

@@ -159,8 +159,9 @@ struct lsd_timeline {
 
 /* Two chunk buffers: a chunk, and the start of the next. */
 struct lsd_chunkbuf {
-	uint8_t *p[2];
+	uint8_t *p[2];		/* the slots' own memory */
 	size_t cap[2];
+	const uint8_t *at[2];	/* the chunk read: p[k], or a kept one's */
 };
 
 struct lsd_decoder {
@@ -200,7 +201,8 @@ struct lsd_decoder {
 	 * of each stream a prefix, LSD_KEEP_MAX bytes in all. */
 	struct lsd_kept *kept;
 	size_t nkept, kept_bytes;
-	size_t keep_max;		/* 0; LSD_KEEP_MAX if LOOPSCOPE_KEEP_CHUNKS=1 */
+	size_t keep_max;		/* LSD_KEEP_MAX; 0 if LOOPSCOPE_KEEP_CHUNKS=0 */
+	uint64_t chunk_reads;		/* lsd_chunk_reads() */
 	struct lsd_prefetch *pf;	/* reading that stream ahead, or NULL */
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
@@ -271,12 +273,12 @@ struct lsd_kept {
 	int64_t len;
 };
 /* What the kept chunks may hold: the open's scan of a trace of up to 32
- * MiB of PT hands its chunks to the decode instead of each being read,
- * checked and decompressed twice; longer traces keep their first 32 MiB.
- * Memory stays bounded, whatever the trace's length.  Only with
- * LOOPSCOPE_KEEP_CHUNKS=1: the page faults of the memory they take cost
- * more than the second read saves (doc/performance.md, "Each chunk read
- * once"). */
+ * MiB of PT hands its chunks to every decode (an analysis' two passes)
+ * instead of each being read, checked and decompressed three times;
+ * longer traces keep their first 32 MiB.  Memory stays bounded, whatever
+ * the trace's length.  Off with LOOPSCOPE_KEEP_CHUNKS=0 (their memory's
+ * page faults cost more than a read where malloc has no huge pages:
+ * doc/performance.md, "Each chunk read once"). */
 #define LSD_KEEP_MAX (32u << 20)
 /* Keeps chunk c of stream s, just read into d->cbuf.p[0] (len bytes), if
  * it fits LSD_KEEP_MAX; d->cbuf.p[0] is then the kept one's (NULL).

@@ -34,7 +34,7 @@ int lsd_keep_chunk(struct lsd_decoder *d, size_t s, size_t c, int64_t len)
 	struct lsd_kept *e;
 	size_t cap = d->cbuf.cap[0];
 
-	if (len <= 0 || !d->cbuf.p[0] || d->kept_bytes > d->keep_max || cap > d->keep_max - d->kept_bytes ||
+	if (len <= 0 || !d->cbuf.p[0] || d->cbuf.at[0] != d->cbuf.p[0] || d->kept_bytes > d->keep_max || cap > d->keep_max - d->kept_bytes ||
 	    (d->o.streams && !d->o.streams[s]))
 		return 0;
 	if (!(d->nkept & (d->nkept + 1))) {	/* 0, 1, 3, 7 ..: grow */
@@ -53,6 +53,7 @@ int lsd_keep_chunk(struct lsd_decoder *d, size_t s, size_t c, int64_t len)
 	d->kept_bytes += cap;
 	d->cbuf.p[0] = NULL;
 	d->cbuf.cap[0] = 0;
+	d->cbuf.at[0] = NULL;
 	return 1;
 }
 
@@ -67,6 +68,11 @@ static struct lsd_kept *kept_find(const struct lsd_decoder *d, size_t s, size_t 
 		if (d->kept[i].s == s && d->kept[i].c == c && d->kept[i].p)
 			return &d->kept[i];
 	return NULL;
+}
+
+uint64_t lsd_chunk_reads(const struct lsd_decoder *d)
+{
+	return d ? d->chunk_reads : 0;
 }
 
 size_t lsd_kept_end(const struct lsd_decoder *d, size_t s, size_t c)
@@ -97,19 +103,18 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
 		return -LS_ECORRUPT;
 	if (d->nkept && (e = kept_find(d, s, c)) != NULL) {
-		/* Read by the open's scan: taken once, its memory freed
-		 * with the buffer it replaces. */
-		free(b->p[k]);
-		b->p[k] = e->p;
-		b->cap[k] = e->cap;
-		d->kept_bytes -= e->cap;
-		e->p = NULL;
+		/* Read by the open's scan, and kept for every decode
+		 * (read only: several may look at it at once). */
+		b->at[k] = e->p;
 		if (nkept)
 			++*nkept;
 		return e->len;
 	}
-	if (d->pf && (len = lsd_prefetch_take(d->pf, s, c, &b->p[k], &b->cap[k])) >= 0)
+	d->chunk_reads++;
+	if (d->pf && (len = lsd_prefetch_take(d->pf, s, c, &b->p[k], &b->cap[k])) >= 0) {
+		b->at[k] = b->p[k];
 		return len;
+	}
 	if (b->cap[k] < ch->raw_size) {
 		void *p = realloc(b->p[k], ch->raw_size ? ch->raw_size : 1);
 
@@ -118,6 +123,7 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		b->p[k] = p;
 		b->cap[k] = ch->raw_size;
 	}
+	b->at[k] = b->p[k];
 	return lsb_reader_read_chunk(d->r, ch, b->p[k], b->cap[k]);
 }
 
@@ -148,7 +154,7 @@ static int run_go(struct lsd_run *r)
 				r->nlen = lsd_read_chunk(d, s, r->c + 1, r->cbuf, !r->cur,
 							 &r->st->kept);
 				if (r->nlen > 0)
-					r->stop_ip = psb_fup_ip(r->cbuf->p[!r->cur],
+					r->stop_ip = psb_fup_ip(r->cbuf->at[!r->cur],
 								(size_t)r->nlen);
 			}
 			r->chunk_off = ch->stream_offset;

@@ -207,10 +207,8 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 
 		if (lsd_env_reference())
 			d->o.reference = 1;
-		/* Kept only where asked (LOOPSCOPE_KEEP_CHUNKS=1): their
-		 * fresh memory's page faults cost more than a second read
-		 * and decompression (LSD_KEEP_MAX). */
-		d->keep_max = keep && !strcmp(keep, "1") ? LSD_KEEP_MAX : 0;
+		/* Kept unless LOOPSCOPE_KEEP_CHUNKS=0 (LSD_KEEP_MAX). */
+		d->keep_max = keep && !strcmp(keep, "0") ? 0 : LSD_KEEP_MAX;
 		/* libipt works around CPU errata the fast path does not
 		 * model: such a recording is decoded by libipt alone. */
 		if (memcmp(&d->base.errata, &none, sizeof(none)))
@@ -280,9 +278,9 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 			/* Who ran where, only when it matters: the query
 			 * decoder is slower than the packet scan. */
 			if (several)
-				err = lsd_heads_cpu(d, i, d->cbuf.p[0], (size_t)len, !c);
+				err = lsd_heads_cpu(d, i, d->cbuf.at[0], (size_t)len, !c);
 			else
-				err = lsd_heads_packets(d, d->cbuf.p[0], (size_t)len);
+				err = lsd_heads_packets(d, d->cbuf.at[0], (size_t)len);
 			/* A prefix of the stream, handed to the decode. */
 			if (!err && keep)
 				keep = lsd_keep_chunk(d, i, c, len);

@@ -5,11 +5,14 @@
 #
 # Where the expected numbers come from:
 #  - N, the chunks of the stream: `info`'s stream line (the bundle's index,
-#    no decoding).  With LOOPSCOPE_KEEP_CHUNKS=1 the open's scan keeps all
-#    N (30 KB, far below the 32 MiB it may keep) for the decode, which reads
-#    none ahead.  By default none is kept: with --jobs=1 no chunk is read
-#    ahead; with 2 or 3 every chunk of the stream is (the thread reads from
-#    chunk 0 on); a stream of one chunk starts no thread (0).
+#    no decoding).  By default the open's scan keeps all N (30 KB, far
+#    below the 32 MiB it may keep) for every decode, which reads none
+#    ahead: analyze's two passes, decoding twice (LOOPSCOPE_TAPE_MAX=0),
+#    read N chunks in all, the scan's (loopdump's chunk_reads), against 3N
+#    with none kept.  With LOOPSCOPE_KEEP_CHUNKS=0 none is kept: with
+#    --jobs=1 no chunk is read ahead; with 2 or 3 every chunk of the
+#    stream is (the thread reads from chunk 0 on); a stream of one chunk
+#    starts no thread (0).
 #  - the decode's counts: those of --jobs=1 and of the reference path
 #    (LOOPSCOPE_REFERENCE=1, libipt on every chunk; t0201/t0208 check it
 #    against libipt's own decoders and native counts), line for line.
@@ -33,8 +36,8 @@ t_ok "the stream has several chunks ($n)" test "${n:-0}" -ge 4
 
 ahead() { sed -n 's/.*, \([0-9]*\) read ahead$/\1/p' "$1"; }
 kept() { sed -n 's/.*, \([0-9]*\) kept from the open.s scan, .*/\1/p' "$1"; }
-# Kept by the open's scan (LOOPSCOPE_KEEP_CHUNKS=1): nothing left to
-# read ahead.
+# Kept by the open's scan (the default; LOOPSCOPE_KEEP_CHUNKS=1 too):
+# nothing left to read ahead.
 export LOOPSCOPE_KEEP_CHUNKS=1
 for j in 1 2; do
 	"$LOOPSCOPE" info --decode --jobs=$j spin.lsc >k$j.out 2>k$j.err
@@ -46,16 +49,30 @@ LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" info --decode -j 2 spin.lsc >kref.out 2>&1
 t_eq "the reference path takes the kept chunks too" "$n" "$(kept kref.out)"
 "$LOOPSCOPE" info --format=json --decode -j2 spin.lsc >k2.json
 t_grep "JSON: kept_chunks" "\"kept_chunks\": $n,\$" k2.json
-
-# Not kept (the default): read twice, the decode's read ahead on a thread.
 unset LOOPSCOPE_KEEP_CHUNKS
+"$LOOPSCOPE" info --decode spin.lsc >kd.out 2>&1
+t_eq "kept by default" "$n" "$(kept kd.out)"
+# Both passes of an analysis take them: each chunk decompressed once.
+reads() { sed -n 's/^tape_blocks [0-9]* chunk_reads \([0-9]*\)$/\1/p' "$1"; }
+for k in 1 0; do
+	LOOPSCOPE_KEEP_CHUNKS=$k LOOPSCOPE_TAPE_MAX=0 "$BUILD/tests/loopdump" -j 1 spin.lsc \
+		>ld$k.out 2>ld$k.err
+	t_eq "loopdump, LOOPSCOPE_KEEP_CHUNKS=$k" 0 $?
+done
+t_eq "two decodes of kept chunks read each once" "$n" "$(reads ld1.err)"
+t_eq "not kept: read by the scan and each decode" $((3 * n)) "$(reads ld0.err)"
+t_ok "kept or not: the same profile" cmp -s ld1.out ld0.out
+
+# Not kept (LOOPSCOPE_KEEP_CHUNKS=0): read twice, the decode's read ahead
+# on a thread.
+export LOOPSCOPE_KEEP_CHUNKS=0
 for j in 1 2 3; do
 	"$LOOPSCOPE" info --decode --jobs=$j spin.lsc >j$j.out 2>j$j.err
 	t_eq "info --decode --jobs=$j" 0 $?
 done
 LOOPSCOPE_REFERENCE=1 "$LOOPSCOPE" info --decode -j 2 spin.lsc >ref.out 2>&1
 t_eq "info --decode on the reference path, -j 2" 0 $?
-t_eq "by default none is kept" 0 "$(kept j2.out)"
+t_eq "LOOPSCOPE_KEEP_CHUNKS=0: none is kept" 0 "$(kept j2.out)"
 t_eq "--jobs=1 reads no chunk ahead" 0 "$(ahead j1.out)"
 t_eq "--jobs=2 reads every chunk ahead" "$n" "$(ahead j2.out)"
 t_eq "--jobs=3 reads every chunk ahead" "$n" "$(ahead j3.out)"
@@ -110,7 +127,7 @@ t_ok "damaged: the same messages" cmp -s b1.err b2.err
 t_ok "damaged: not the clean profile" test "$(cmp a2.lsprof b2.lsprof | wc -l)" = 1
 
 # The same with the chunks kept from the open's scan
-# (LOOPSCOPE_KEEP_CHUNKS=1): its read of the damaged chunk fails, so that
+# (LOOPSCOPE_KEEP_CHUNKS=1, the default): its read of the damaged chunk fails, so that
 # chunk and those after it are read again by the decode, which reports
 # it; the same profiles, messages.
 export LOOPSCOPE_KEEP_CHUNKS=1

@@ -39,7 +39,7 @@ same() {
 		sh -c "[ $trc = $drc ] && cmp -s tape.lsprof dec.lsprof && cmp -s tape.err dec.err"
 	t_ok "$b: ... and the reference's" \
 		sh -c "[ $trc = $rrc ] && cmp -s tape.lsprof ref.lsprof"
-	tb=$(sed -n 's/^tape_blocks \([0-9]*\)$/\1/p' st.err)
+	tb=$(sed -n 's/^tape_blocks \([0-9]*\) .*/\1/p' st.err)
 	nb=$(sed -n 's/^blocks \([0-9]*\) .*/\1/p' st.err)
 }
 

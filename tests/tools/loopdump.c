@@ -215,7 +215,8 @@ int main(int argc, char **argv)
 		st.pipe_windows, st.pipe_to_thread);
 	fprintf(stderr, "eager_blocks %" PRIu64 " eager_tails %" PRIu64 "\n", st.eager_blocks,
 		st.eager_tails);
-	fprintf(stderr, "tape_blocks %" PRIu64 "\n", st.tape_blocks);
+	fprintf(stderr, "tape_blocks %" PRIu64 " chunk_reads %" PRIu64 "\n", st.tape_blocks,
+		lsd_chunk_reads(d));
 	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);

@@ -87,6 +87,9 @@ struct lsa_loops_stats {
 	/* calls the eager pass took whole in its tight loop although their
 	 * callee jumped to another function's entry (a PLT stub's jump) */
 	uint64_t eager_tails;
+	/* calls it took whole inside such a call (a local frame nested in
+	 * another: lsa_eager_run()) */
+	uint64_t eager_nested;
 	/* blocks the second pass took from the first's tape, not decoded
 	 * again (decoder/tape.h) */
 	uint64_t tape_blocks;

@@ -138,13 +138,27 @@ static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame 
 	return 0;
 }
 
-/* The callee g of a local frame of lsa_eager_run(), called by block ca,
- * returns: its sums (v0 .. v4, zeroed) go to the owner the calling block had
- * (entry in, else frame f's level) and its function's row, as
- * frame_pop() and lsa_eager_hand_over() give them; *tins counts its
- * instructions.  Where g jumped on to the entry of g2 (a tail call: a PLT
- * stub's jump) after cig of them, the rest are g2's, its span opened
- * there.  Returns 0 or -LS_ENOMEM. */
+/* Local frames nested in lsa_eager_run(): a call made in a local frame
+ * whose callee runs plain blocks too (sqlite3's calls through its PLT
+ * into functions that call again: 306,000 frames made real there). */
+#define LSA_LF_MAX 4
+
+/* One local frame of lsa_eager_run(): the call (block ca, exit cx, next
+ * cn) into function g returns to cret, its first block cb; its blocks
+ * are of class pl.  Its callee's jump to the entry of function g2 (block
+ * cj, exit jx, next cjn) reached jb, the sums' instruction count then
+ * cig.  at: the instruction count when it began (the count is of all
+ * levels, from the first's call); kin: the instructions of the local
+ * frames it called that returned, kin_j those before its jump; s: the
+ * sums when it began (a nested one's; the first's are zero). */
+struct lsa_lfr {
+	const struct lsd_sblock *ca, *cb, *cj, *jb;
+	uint64_t cret, cn, cjn, cig, at, kin, kin_j;
+	lsa_v2 s[5];
+	uint32_t g, g2, pl;
+	uint8_t cx, jx;
+};
+
 /* A call of function g ends as frame_pop() ends its span (total
  * instructions counted where no outer span of g is open) and one() counts
  * its own (self).  Returns 0 or -LS_ENOMEM.  (This and local_move()
@@ -186,9 +200,35 @@ local_move(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *from
 	return 0;
 }
 
+/* Local frame L returns after n instructions (its callees' too): the
+ * spans frame_push() and the tail call's span_open() opened close as
+ * frame_pop() closes them, each function's own instructions apart from
+ * those of the local frames it called.  Returns 0 or -LS_ENOMEM. */
+static int local_spans(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_lfr *L,
+		       uint64_t n, uint32_t depth)
+{
+	uint64_t cig = L->cig - L->at;
+	int err;
+
+	if (L->g2 == LSA_NONE)
+		err = local_span(t, L->g, n, n - L->kin);
+	else if (!(err = local_span(t, L->g, n, cig - L->kin_j)))
+		err = local_span(t, L->g2, n - cig, n - cig - (L->kin - L->kin_j));
+	if (err)
+		return err;
+	t->nserial++;
+	if (t->nfr + depth > l->st.max_frames)
+		l->st.max_frames = t->nfr + depth;
+	return 0;
+}
+
+/* The first local frame L of lsa_eager_run() returns: its sums (v0 ..
+ * v4, zeroed) go to the owner the calling block had (entry in, else
+ * frame f's level) and its functions' rows, as frame_pop() and
+ * lsa_eager_hand_over() give them; *tins counts its instructions.
+ * Returns 0 or -LS_ENOMEM. */
 static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in,
-		     struct lsa_frame *f, const struct lsd_sblock *ca, uint32_t g,
-		     uint32_t g2, uint64_t cig,
+		     struct lsa_frame *f, const struct lsa_lfr *L,
 		     lsa_v2 *v0, lsa_v2 *v1, lsa_v2 *v2, lsa_v2 *v3, lsa_v2 *v4,
 		     uint64_t *tins)
 {
@@ -199,16 +239,23 @@ static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in
 	vadd(s, *v0, *v1, *v2, *v3, *v4);
 	*v0 = *v1 = *v2 = *v3 = *v4 = (lsa_v2){ 0, 0 };
 	*tins += ci;
-	/* frame_push()'s span, and the tail call's span_open(), which
-	 * frame_pop() closes */
-	if ((err = local_span(t, g, ci, g2 == LSA_NONE ? ci : cig)) ||
-	    (g2 != LSA_NONE && (err = local_span(t, g2, ci - cig, ci - cig))))
+	if ((err = local_spans(l, t, L, ci, 1)))
 		return err;
-	t->nserial++;
-	if (t->nfr + 1 > l->st.max_frames)
-		l->st.max_frames = t->nfr + 1;
 	if (in)
-		return lsa_kmap_add(&t->calls, (uint64_t)in->loop << 32 | g, ca->id, 1);
+		return lsa_kmap_add(&t->calls, (uint64_t)in->loop << 32 | L->g, L->ca->id, 1);
+	return 0;
+}
+
+/* Whether function g runs in a local frame of lv[0 .. n) (a call or a
+ * tail call of it there would be recursion, whose span the path design
+ * counts once, where frames show it open). */
+static int local_runs(const struct lsa_lfr *lv, unsigned n, uint32_t g)
+{
+	unsigned k;
+
+	for (k = 0; k < n; k++)
+		if (lv[k].g == g || lv[k].g2 == g)
+			return 1;
 	return 0;
 }
 
@@ -236,10 +283,16 @@ static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in
  * call: the PLT stub's jump of every call into a shared library; 805,000
  * of sqlite3's local frames stopped there before): where it returns to
  * its call, its counts go to the calling block's owner as frame_pop()
- * gives them (local_ret()); where the callee does more (a head, a call,
- * a return elsewhere) or the loop stops, its frame is pushed as the call
+ * gives them (local_ret()); where the callee does more (a head, a
+ * return elsewhere) or the loop stops, its frame is pushed as the call
  * would have pushed it, with the blocks it ran in it (and its tail call
- * made as one() makes it).
+ * made as one() makes it).  A call the callee makes is a local frame of
+ * its own, nested (up to LSA_LF_MAX deep, none into a function a local
+ * frame below runs: recursion), its sums in the same registers (all go
+ * to the first's caller in the end) and its instructions counted as its
+ * caller's callees' (struct lsa_lfr's kin); made real, each frame is
+ * pushed with the sums and instructions it ran itself and got from the
+ * frames it called that returned.
  *
  * Returns the index of the first block not taken, or -1 - that index
  * after an error (out of memory). */
@@ -260,21 +313,11 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	struct lsa_inst *in, *cin, lin;
 	const struct lsd_sblock *lsb = NULL;
 	int local = 0;
-	/* a local frame (lf set): a call made here whose callee has run
-	 * only plain blocks of its function g so far, summed in the vector
-	 * registers: the call (block ca, exit cx, next cn) returns to cret,
-	 * its first block cb */
-	const struct lsd_sblock *ca = NULL, *cb = NULL;
-	uint64_t cret = 0, cn = 0;
-	uint32_t g = LSA_NONE;
-	uint8_t cx = 0;
-	int lf = 0;
-	/* its callee's jump to the entry of function g2 (block cj, exit jx,
-	 * next cjn) reached jb, after cig of the callee's instructions */
-	const struct lsd_sblock *cj = NULL, *jb = NULL;
-	uint64_t cig = 0, cjn = 0;
-	uint32_t g2 = LSA_NONE;
-	uint8_t jx = 0;
+	/* the local frames (nlf of them): calls made here whose callees
+	 * have run only plain blocks of their functions so far, summed in
+	 * the vector registers; L the innermost */
+	struct lsa_lfr lv[LSA_LF_MAX], *L = NULL;
+	unsigned nlf = 0;
 	/* insns: instructions of cur's blocks; tins: of callees' */
 	uint64_t backs = 0, insns = 0, tins = 0;
 	uint32_t loop1, back_id, pl = plain, ph = hd;
@@ -349,30 +392,56 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			break;
 		e = ecls[id];
 		if (!(LSA_EXITS_LOCAL >> px & 1)) {
-			if ((px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && !lf && CALLS_OK() &&
-			    (e & 3) == 1 && t->nfr < LSA_MAX_FRAMES - 1) {
+			if ((px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && nlf < LSA_LF_MAX &&
+			    (e & 3) == 1 && CALLS_OK() && t->nfr + nlf < LSA_MAX_FRAMES - 1 &&
+			    !local_runs(lv, nlf, (e >> 2) - 1)) {
 				/* a call: its callee's blocks are summed on
-				 * their own, as a frame of their own */
-				FLUSH();
-				lf = 1;
-				ca = i > i0 ? b[i - 1].sb : t->psb;
-				cn = i > i0 ? b[i - 1].next : t->pnext;
-				cx = px;
-				cret = ca->end;
-				cb = sb;
-				g = (e >> 2) - 1;
-				pl = e;
+				 * their own, as a frame of their own (the
+				 * first's sums from zero, a nested one's from
+				 * where they are) */
+				if (!nlf)
+					FLUSH();
+				L = &lv[nlf++];
+				L->ca = i > i0 ? b[i - 1].sb : t->psb;
+				L->cn = i > i0 ? b[i - 1].next : t->pnext;
+				L->cx = px;
+				L->cret = L->ca->end;
+				L->cb = sb;
+				L->g = (e >> 2) - 1;
+				L->g2 = LSA_NONE;
+				L->pl = pl = e;
+				L->at = v0[0];
+				L->kin = L->kin_j = 0;
+				L->s[0] = v0;
+				L->s[1] = v1;
+				L->s[2] = v2;
+				L->s[3] = v3;
+				L->s[4] = v4;
 				ph = UINT32_MAX;	/* (a head: the frame is made) */
 				loop1 = 0;
 				lbi = SIZE_MAX;	/* (no repeat holds a call) */
-			} else if (px == LSD_EXIT_RET && lf && sb->start == cret &&
-				   (e == plain || e == hd)) {
-				/* its return */
-				if ((err = local_ret(l, t, cin, f, ca, g, g2, cig,
-						     &v0, &v1, &v2, &v3, &v4, &tins)))
+			} else if (px == LSD_EXIT_RET && nlf > 1 && sb->start == L->cret &&
+				   e == lv[nlf - 2].pl) {
+				/* a nested one's return, to the frame that
+				 * called it: its instructions are that
+				 * frame's callees' */
+				uint64_t ci = v0[0] - L->at;
+
+				if ((err = local_spans(l, t, L, ci, nlf)))
 					goto out;
-				lf = 0;
-				g2 = LSA_NONE;
+				l->st.eager_nested++;
+				nlf--;
+				L = &lv[nlf - 1];
+				L->kin += ci;
+				pl = L->pl;
+				reti = i;
+			} else if (px == LSD_EXIT_RET && nlf == 1 && sb->start == L->cret &&
+				   (e == plain || e == hd)) {
+				/* the first one's return */
+				if ((err = local_ret(l, t, cin, f, L, &v0, &v1, &v2, &v3, &v4, &tins)))
+					goto out;
+				nlf = 0;
+				L = NULL;
 				pl = plain;
 				ph = hd;
 				OWNER();
@@ -398,18 +467,20 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			 * of another function is one */
 			uint32_t tg = (e >> 2) - 1;
 
-			if (!lf || g2 != LSA_NONE || (e & 3) != 1 ||
+			if (!nlf || L->g2 != LSA_NONE || (e & 3) != 1 ||
 			    (px != LSD_EXIT_JUMP && px != LSD_EXIT_IJUMP) ||
-			    (px == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tg].off))
+			    (px == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tg].off) ||
+			    local_runs(lv, nlf - 1, tg))
 				break;
-			g2 = tg;
+			L->g2 = tg;
 			l->st.eager_tails++;
-			cj = b[i - 1].sb;
-			cjn = b[i - 1].next;
-			jx = px;
-			jb = sb;
-			cig = v0[0];
-			pl = e;
+			L->cj = b[i - 1].sb;
+			L->cjn = b[i - 1].next;
+			L->jx = px;
+			L->jb = sb;
+			L->cig = v0[0];
+			L->kin_j = L->kin;
+			L->pl = pl = e;
 		} else if (id == back_id) {
 			/* a loop back (back(): what is above is closed) */
 			uint32_t tail = i > i0 ? b[i - 1].sb->id : t->psb->id;
@@ -510,10 +581,14 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	}
 	if (pend.n && !err)
 		err = pend_flush(l, t, f, &pend);
-	if (lf && !err) {
-		/* the local frame is made, as if its call had been left to
-		 * one(): the caller's sums are in, its local entry goes
-		 * into the pool, the frame pushed, its blocks in it */
+	if (nlf && !err) {
+		/* the local frames are made, as if their calls had been left
+		 * to one(): the caller's sums are in, its local entry goes
+		 * into the pool, each frame pushed with its own blocks' sums
+		 * (and of the frames it called that returned) and
+		 * instructions, in the order they ran */
+		unsigned d;
+
 		t->fw[cur].self += insns;
 		t->insns += insns + tins;
 		insns = tins = 0;
@@ -522,12 +597,31 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			local = 0;
 			err = local_put(l, t, &lin, lsb);
 		}
-		if (!err)
-			err = local_move(l, t, ca, cx, cn, cb, g, g2 == LSA_NONE ? v0[0] : cig);
-		if (!err && g2 != LSA_NONE)	/* and its tail call */
-			err = local_move(l, t, cj, jx, cjn, jb, g2, v0[0] - cig);
-		if (!err)
-			vadd(&t->fr[t->nfr - 1].fself, v0, v1, v2, v3, v4);
+		for (d = 0; d < nlf && !err; d++) {
+			const struct lsa_lfr *M = &lv[d];
+			const int up = d + 1 < nlf;	/* (M called the next) */
+			uint64_t end = up ? lv[d + 1].at : v0[0];
+			lsa_v2 w0 = up ? lv[d + 1].s[0] : v0, w1 = up ? lv[d + 1].s[1] : v1;
+			lsa_v2 w2 = up ? lv[d + 1].s[2] : v2, w3 = up ? lv[d + 1].s[3] : v3;
+			lsa_v2 w4 = up ? lv[d + 1].s[4] : v4;
+
+			if (M->g2 == LSA_NONE) {
+				err = local_move(l, t, M->ca, M->cx, M->cn, M->cb, M->g,
+						 end - M->at - M->kin);
+				t->insns += M->kin;
+			} else {	/* and its tail call */
+				err = local_move(l, t, M->ca, M->cx, M->cn, M->cb, M->g,
+						 M->cig - M->at - M->kin_j);
+				t->insns += M->kin_j;
+				if (!err)
+					err = local_move(l, t, M->cj, M->jx, M->cjn, M->jb, M->g2,
+							 end - M->cig - (M->kin - M->kin_j));
+				t->insns += M->kin - M->kin_j;
+			}
+			if (!err)
+				vadd(&t->fr[t->nfr - 1].fself, w0 - M->s[0], w1 - M->s[1],
+				     w2 - M->s[2], w3 - M->s[3], w4 - M->s[4]);
+		}
 		goto out;
 	}
 	FLUSH();

@@ -16,7 +16,8 @@ $(BUILD)/testdata/%: testdata/%.c
 
 # pltleaf calls libplk.so through the PLT: linked to it, found next to it
 # at run time, its symbols bound at load (no resolver in the calls).
-$(BUILD)/testdata/pltleaf: testdata/pltleaf.c $(BUILD)/testdata/libplk.so
+$(BUILD)/testdata/pltleaf $(BUILD)/testdata/pltnest: $(BUILD)/testdata/%: testdata/%.c \
+		$(BUILD)/testdata/libplk.so
 	@mkdir -p $(dir $@)
 	$(CC) $(TD_CFLAGS) -o $@ $< -L$(BUILD)/testdata -lplk \
 		-Wl,-rpath,'$$ORIGIN' -Wl,-z,now

@@ -83,3 +83,31 @@ t_eq "pltleaf: plk_add 100 calls, 200 instructions in all" "100 200" \
 	"$(awk '$1 == "plk_add" { print $2, $3 }' pltleaf.f)"
 t_eq "pltleaf: plk_sum@plt and plk_sum called once each" "1 1" \
 	"$(awk '$1 == "plk_sum@plt" { a = $2 } $1 == "plk_sum" { b = $2 } END { print a, b }' pltleaf.f)"
+
+# pltnest: calls of the library that call it again through its own PLT
+# (hand counts in testdata/pltnest.c): plk_add3, plk_d4 .. plk_d1 50
+# calls each, plk_add 150, plk_rec 200 (50 from main, 150 of itself,
+# direct), each stub as many as main and the library call through it.  Inclusive
+# totals where no stub's first call runs ld.so's resolver (the library
+# binds lazily): plk_add's and plk_d1's, every instruction of each
+# executed once a call (straight-line code: objdump -d's count n; the
+# stub one jmp): plk_add 150 n(plk_add), plk_d1 50 (n(plk_d1) + 1 +
+# n(plk_add)).
+ninsn() {
+	objdump -d "$TD/libplk.so" | awk -v f="<$1>:" '$2 == f { p = 1; next } p && /^$/ { exit }
+		p && /^ +[0-9a-f]+:/ { n++ } END { print n + 0 }'
+}
+na=$(ninsn plk_add)
+nd=$(ninsn plk_d1)
+t_ok "pltnest: objdump counts plk_add ($na) and plk_d1 ($nd)" test "$na" -gt 0 -a "$nd" -gt 0
+for fc in plk_add3:50 plk_d4:50 plk_d3:50 plk_d2:50 plk_d1:50 plk_add:150 plk_rec:200 \
+	plk_add3@plt:50 plk_d4@plt:50 plk_d3@plt:50 plk_d2@plt:50 plk_d1@plt:50 \
+	plk_add@plt:150 plk_rec@plt:50; do
+	f=${fc%%:*}
+	t_eq "pltnest: $f called ${fc#*:} times" "${fc#*:}" \
+		"$(awk -v f="$f" '$1 == f { print $2 }' pltnest.f)"
+done
+t_eq "pltnest: plk_add's inclusive instructions" $((150 * na)) \
+	"$(awk '$1 == "plk_add" { print $3 }' pltnest.f)"
+t_eq "pltnest: plk_d1's inclusive instructions" $((50 * (nd + 1 + na))) \
+	"$(awk '$1 == "plk_d1" { print $3 }' pltnest.f)"

@@ -213,8 +213,8 @@ int main(int argc, char **argv)
 		st.learn_memo_iters, st.memo_again, st.learn_again, st.memo_flat, st.pieces);
 	fprintf(stderr, "pipe_windows %" PRIu64 " pipe_to_thread %" PRIu64 "\n",
 		st.pipe_windows, st.pipe_to_thread);
-	fprintf(stderr, "eager_blocks %" PRIu64 " eager_tails %" PRIu64 "\n", st.eager_blocks,
-		st.eager_tails);
+	fprintf(stderr, "eager_blocks %" PRIu64 " eager_tails %" PRIu64 " eager_nested %" PRIu64
+		"\n", st.eager_blocks, st.eager_tails, st.eager_nested);
 	fprintf(stderr, "tape_blocks %" PRIu64 " chunk_reads %" PRIu64 "\n", st.tape_blocks,
 		lsd_chunk_reads(d));
 	lsp_free(p);

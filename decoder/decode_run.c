@@ -34,7 +34,9 @@ int lsd_keep_chunk(struct lsd_decoder *d, size_t s, size_t c, int64_t len)
 	struct lsd_kept *e;
 	size_t cap = d->cbuf.cap[0];
 
-	if (len <= 0 || !d->cbuf.p[0] || d->cbuf.at[0] != d->cbuf.p[0] || d->kept_bytes > d->keep_max || cap > d->keep_max - d->kept_bytes ||
+	/* (only a chunk in the buffer's own memory: not a kept one) */
+	if (len <= 0 || !d->cbuf.p[0] || d->cbuf.at[0] != d->cbuf.p[0] ||
+	    d->kept_bytes > d->keep_max || cap > d->keep_max - d->kept_bytes ||
 	    (d->o.streams && !d->o.streams[s]))
 		return 0;
 	if (!(d->nkept & (d->nkept + 1))) {	/* 0, 1, 3, 7 ..: grow */

@@ -207,13 +207,16 @@ local_move(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *from
 static int local_spans(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_lfr *L,
 		       uint64_t n, uint32_t depth)
 {
-	uint64_t cig = L->cig - L->at;
 	int err;
 
-	if (L->g2 == LSA_NONE)
+	if (L->g2 == LSA_NONE) {
 		err = local_span(t, L->g, n, n - L->kin);
-	else if (!(err = local_span(t, L->g, n, cig - L->kin_j)))
-		err = local_span(t, L->g2, n - cig, n - cig - (L->kin - L->kin_j));
+	} else {	/* (cig is set only where it jumped) */
+		uint64_t cig = L->cig - L->at;
+
+		if (!(err = local_span(t, L->g, n, cig - L->kin_j)))
+			err = local_span(t, L->g2, n - cig, n - cig - (L->kin - L->kin_j));
+	}
 	if (err)
 		return err;
 	t->nserial++;
@@ -587,6 +590,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 		 * into the pool, each frame pushed with its own blocks' sums
 		 * (and of the frames it called that returned) and
 		 * instructions, in the order they ran */
+		const lsa_v2 now[5] = { v0, v1, v2, v3, v4 };
 		unsigned d;
 
 		t->fw[cur].self += insns;
@@ -601,9 +605,8 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			const struct lsa_lfr *M = &lv[d];
 			const int up = d + 1 < nlf;	/* (M called the next) */
 			uint64_t end = up ? lv[d + 1].at : v0[0];
-			lsa_v2 w0 = up ? lv[d + 1].s[0] : v0, w1 = up ? lv[d + 1].s[1] : v1;
-			lsa_v2 w2 = up ? lv[d + 1].s[2] : v2, w3 = up ? lv[d + 1].s[3] : v3;
-			lsa_v2 w4 = up ? lv[d + 1].s[4] : v4;
+			/* (its sums: from its own to the next one's, or now) */
+			const lsa_v2 *w = up ? lv[d + 1].s : now;
 
 			if (M->g2 == LSA_NONE) {
 				err = local_move(l, t, M->ca, M->cx, M->cn, M->cb, M->g,
@@ -619,8 +622,8 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				t->insns += M->kin - M->kin_j;
 			}
 			if (!err)
-				vadd(&t->fr[t->nfr - 1].fself, w0 - M->s[0], w1 - M->s[1],
-				     w2 - M->s[2], w3 - M->s[3], w4 - M->s[4]);
+				vadd(&t->fr[t->nfr - 1].fself, w[0] - M->s[0], w[1] - M->s[1],
+				     w[2] - M->s[2], w[3] - M->s[3], w[4] - M->s[4]);
 		}
 		goto out;
 	}

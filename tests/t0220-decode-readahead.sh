@@ -127,9 +127,9 @@ t_ok "damaged: the same messages" cmp -s b1.err b2.err
 t_ok "damaged: not the clean profile" test "$(cmp a2.lsprof b2.lsprof | wc -l)" = 1
 
 # The same with the chunks kept from the open's scan
-# (LOOPSCOPE_KEEP_CHUNKS=1, the default): its read of the damaged chunk fails, so that
-# chunk and those after it are read again by the decode, which reports
-# it; the same profiles, messages.
+# (LOOPSCOPE_KEEP_CHUNKS=1, the default): its read of the damaged chunk
+# fails, so that chunk and those after it are read again by the decode,
+# which reports it; the same profiles, messages.
 export LOOPSCOPE_KEEP_CHUNKS=1
 "$LOOPSCOPE" analyze -q -j 1 -o ka1.lsprof spin.lsc 2>ka1.err
 t_ok "kept: the same profile as without" cmp -s a1.lsprof ka1.lsprof

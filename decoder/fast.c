@@ -71,14 +71,18 @@ static int bind(struct lsd_fctx *c, uint64_t *to, uint8_t *exit, int *go)
 /* The packet that decides the current block's branch: read ahead has
  * left it at c->pos.  An event still pending would bind before it:
  * libipt fails there, so the fast path leaves it to libipt. */
-static int fetch(struct lsd_fctx *c, struct lsd_fpk *k)
+static int fetch(struct lsd_fctx *c, struct lsd_fpk *k, const struct lsd_fpk **pk)
 {
 	if (c->ev)
 		return BAIL;
-	if (c->pk_pos == c->pos)
-		*k = c->pk;	/* parsed by lsd_fast_read_ahead(), its side effects done */
-	else
+	if (c->pk_pos == c->pos) {
+		/* parsed by lsd_fast_read_ahead(), its side effects done
+		 * (read in place: the next read ahead overwrites it) */
+		*pk = &c->pk;
+	} else {
 		lsd_fast_peek(c, k);
+		*pk = k;
+	}
 	return 0;
 }
 
@@ -256,6 +260,7 @@ static int run_chunk(struct lsd_fctx *c)
 		uint32_t nx;
 		uint8_t exit;
 		uint32_t rcall = 0;
+		const struct lsd_fpk *pk;
 		int go = 1;
 
 		/* The final blocks go out a few at a time, while they are in
@@ -365,6 +370,10 @@ static int run_chunk(struct lsd_fctx *c)
 				cur = h->end;
 				if (!ntnt)
 					break;
+				if (h->endnc) {
+					ch = NULL;
+					break;
+				}
 			}
 			/* No chain from cur: block by block. */
 			if (!ch)
@@ -407,15 +416,15 @@ block:
 			break;
 		case LSD_K_COND:
 			if (!ntnt) {
-				if ((err = fetch(c, &k)) != 0)
+				if ((err = fetch(c, &k, &pk)) != 0)
 					FAIL(err);
-				if (k.k == LSD_FP_EOS)
+				if (pk->k == LSD_FP_EOS)
 					END();
-				if (k.k != LSD_FP_TNT)
+				if (pk->k != LSD_FP_TNT)
 					FAIL(BAIL);
-				c->pos += k.size;
-				tnt = k.bits;
-				ntnt = k.nbits;
+				c->pos += pk->size;
+				tnt = pk->bits;
+				ntnt = pk->nbits;
 			}
 			fin = n + 1;
 			ntnt--;
@@ -432,25 +441,25 @@ block:
 			nx = 0;
 			rcall = 0;
 			if (!ntnt) {
-				if ((err = fetch(c, &k)) != 0)
+				if ((err = fetch(c, &k, &pk)) != 0)
 					FAIL(err);
-				if (k.k == LSD_FP_EOS)
+				if (pk->k == LSD_FP_EOS)
 					END();
-				if (k.k == LSD_FP_TIP && !k.suppressed) {
+				if (pk->k == LSD_FP_TIP && !pk->suppressed) {
 					/* not compressed */
-					c->pos += k.size;
+					c->pos += pk->size;
 					fin = n + 1;
-					to = k.ip;
+					to = pk->ip;
 					SAVE();
 					if (!lsd_fast_read_ahead(c))
 						return BAIL;
 					break;
 				}
-				if (k.k != LSD_FP_TNT)
+				if (pk->k != LSD_FP_TNT)
 					FAIL(BAIL);
-				c->pos += k.size;
-				tnt = k.bits;
-				ntnt = k.nbits;
+				c->pos += pk->size;
+				tnt = pk->bits;
+				ntnt = pk->nbits;
 			}
 			/* A compressed return: a taken bit, the stack's top. */
 			if (!(tnt >> 63) || rs_pop(c, &to, &rcall))
@@ -469,17 +478,17 @@ block:
 			break;
 		case LSD_K_IJMP:
 		case LSD_K_ICALL:
-			if (ntnt || (err = fetch(c, &k)) != 0)
+			if (ntnt || (err = fetch(c, &k, &pk)) != 0)
 				FAIL(err ? err : BAIL);
-			if (k.k == LSD_FP_EOS)
+			if (pk->k == LSD_FP_EOS)
 				END();
-			if (k.k != LSD_FP_TIP || k.suppressed)
+			if (pk->k != LSD_FP_TIP || pk->suppressed)
 				FAIL(BAIL);
-			c->pos += k.size;
+			c->pos += pk->size;
 			if (f->push)
 				rs_push(c, f->end, cur);
 			fin = n + 1;
-			to = k.ip;
+			to = pk->ip;
 			nx = 0;
 			exit = f->kind == LSD_K_IJMP ? LSD_EXIT_IJUMP : LSD_EXIT_ICALL;
 			SAVE();
@@ -487,14 +496,14 @@ block:
 				return BAIL;
 			break;
 		case LSD_K_FAR:
-			if (ntnt || (err = fetch(c, &k)) != 0)
+			if (ntnt || (err = fetch(c, &k, &pk)) != 0)
 				FAIL(err ? err : BAIL);
-			if (k.k == LSD_FP_EOS)
+			if (pk->k == LSD_FP_EOS)
 				END();
-			if (k.k != LSD_FP_PGD || !k.suppressed)
+			if (pk->k != LSD_FP_PGD || !pk->suppressed)
 				FAIL(BAIL);
 			/* A system call: tracing stops at it. */
-			c->pos += k.size;
+			c->pos += pk->size;
 			PUT1(o);
 			o->sb = f->sb;
 			o->id = cur - 1;

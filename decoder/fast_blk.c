@@ -276,6 +276,7 @@ stop:
 	h->nops = (uint8_t)nops;
 	h->lastc = (uint8_t)lastc;
 	h->end = cur;
+	h->endnc = fb[cur - 1].chmask & 1;
 	h->insns = (uint32_t)insns;
 	return made;
 }

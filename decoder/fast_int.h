@@ -102,6 +102,12 @@ struct lsd_fchead {
 	 * quarter of the walk at that load; info --decode -j1 on bzip2,
 	 * median of 8: 0.55 to 0.53 s, xz the same, 2026-12-02). */
 	uint8_t out;
+	/* its end block starts no chain (lsd_fblk.chmask's bit 0 when it
+	 * was built; the bit is never cleared): a walk with bits left goes
+	 * on there block by block, with no lookup that would miss (a
+	 * return or an indirect branch ends most chains that stop at the
+	 * code: sqlite3 looked up one chain in two in vain) */
+	uint8_t endnc;
 	/* lsd_decoder.ch_epoch when a run not handed out yet was made of
 	 * this slot's blocks by reference: the slot must not be built or
 	 * copied into before they are handed out or copied (an older value,

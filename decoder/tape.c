@@ -60,7 +60,7 @@ struct lsd_tape {
 	uint64_t pt_total, pt_base;
 	int used;		/* lsd_tape_to() called: a decode recorded */
 	int dropped;
-	struct lsd_block *buf;	/* the replay's blocks */
+	struct lsd_block *buf;	/* the replay's blocks, from buf + 1 */
 	size_t capbuf;
 };
 
@@ -192,6 +192,7 @@ static void put_struct(struct lsd_tape *t, unsigned op, size_t stream, const voi
 static void put_blocks(struct lsd_tape *t, size_t stream, const struct lsd_block *b, size_t n)
 {
 	uint32_t *w = room(t, 4 * n + 8), *e, ne = 0, big = 0;
+	uint64_t pn;
 	uint8_t bx = 0;
 	size_t j;
 
@@ -209,6 +210,13 @@ static void put_blocks(struct lsd_tape *t, size_t stream, const struct lsd_block
 	 * a word cannot hold (an id of 28 bits or more, an exit of more than
 	 * four) shows in the union of the ids and of the exits. */
 	e = w + 2 + n + 3;
+	if (!b[0].sb) {
+		drop(t);
+		return;
+	}
+	/* (a block's id is its static block's: every maker of blocks sets
+	 * both; pn, the block before's next, starts at the first's start) */
+	pn = b[0].sb->start;
 	for (j = 0; j < n; j++) {
 		const struct lsd_sblock *sb = b[j].sb;
 
@@ -216,16 +224,17 @@ static void put_blocks(struct lsd_tape *t, size_t stream, const struct lsd_block
 			drop(t);
 			return;
 		}
-		big |= sb->id;
+		big |= b[j].id;
 		bx |= b[j].exit;
-		w[2 + j] = sb->id << 4 | b[j].exit;
-		if (j && b[j - 1].next != sb->start) {
+		w[2 + j] = b[j].id << 4 | b[j].exit;
+		if (pn != sb->start) {
 			e[0] = (uint32_t)(j - 1);
-			e[1] = (uint32_t)b[j - 1].next;
-			e[2] = (uint32_t)(b[j - 1].next >> 32);
+			e[1] = (uint32_t)pn;
+			e[2] = (uint32_t)(pn >> 32);
 			e += 3;
 			ne++;
 		}
+		pn = b[j].next;
 	}
 	if (big >= ID_LIMIT || bx >= 16) {
 		drop(t);
@@ -323,15 +332,16 @@ static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
 		size_t c = n < 1024 ? 1024 : n;
 
 		free(t->buf);
-		if (!(t->buf = malloc(c * sizeof(*t->buf)))) {
+		if (!(t->buf = malloc((c + 1) * sizeof(*t->buf)))) {
 			t->capbuf = 0;
 			return -LS_ENOMEM;
 		}
 		t->capbuf = c;
 	}
-	o = t->buf;
 	/* (each block's next is the start of the one after, but for the
-	 * escapes: set as that one is made) */
+	 * escapes: set as that one is made, the first's into a slot of its
+	 * own before the blocks, t->buf[0], no test in the loop) */
+	o = t->buf + 1;
 	for (j = 0; j < n; j++) {
 		uint32_t v = r[2 + j];
 		const struct lsd_sblock *sb = lsd_sb(t->d, v >> 4);
@@ -339,8 +349,7 @@ static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
 		o[j].sb = sb;
 		o[j].exit = (uint8_t)(v & 15);
 		o[j].id = v >> 4;
-		if (j)
-			o[j - 1].next = sb->start;
+		o[j - 1].next = sb->start;
 	}
 	e = r + 2 + n;
 	o[n - 1].next = e[0] | (uint64_t)e[1] << 32;

@@ -61,6 +61,10 @@ struct lsd_tape {
 	int used;		/* lsd_tape_to() called: a decode recorded */
 	int dropped;
 	struct lsd_block *buf;	/* the replay's blocks, from buf + 1 */
+	/* the static blocks by id, while a replay runs: one load a block,
+	 * not lsd_sb()'s page and index (sqlite3's replay 9 to 3
+	 * instructions a block for it) */
+	const struct lsd_sblock **flat;
 	size_t capbuf;
 };
 
@@ -323,6 +327,7 @@ size_t lsd_tape_blocks(const struct lsd_tape *t)
 static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
 		       const struct lsd_callbacks *cb, void *arg, const uint32_t **next)
 {
+	const struct lsd_sblock *const *flat = t->flat;
 	struct lsd_block *o;
 	const uint32_t *e;
 	uint32_t ne, k;
@@ -344,7 +349,7 @@ static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
 	o = t->buf + 1;
 	for (j = 0; j < n; j++) {
 		uint32_t v = r[2 + j];
-		const struct lsd_sblock *sb = lsd_sb(t->d, v >> 4);
+		const struct lsd_sblock *sb = flat[v >> 4];
 
 		o[j].sb = sb;
 		o[j].exit = (uint8_t)(v & 15);
@@ -364,10 +369,17 @@ static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
 int lsd_tape_replay(struct lsd_tape *t, const struct lsd_callbacks *cb, void *arg)
 {
 	const struct seg *s;
+	size_t i, nsb = t->d->sbt.n;
 	int err = 0;
 
 	if (!lsd_tape_whole(t))
 		return -LS_EINVAL;
+	/* (every id on the tape is of a block made before it was written) */
+	t->flat = malloc((nsb ? nsb : 1) * sizeof(*t->flat));
+	if (!t->flat)
+		return -LS_ENOMEM;
+	for (i = 0; i < nsb; i++)
+		t->flat[i] = lsd_sb(t->d, i);
 	for (s = t->head; s && !err; s = s->next) {
 		const uint32_t *r = s->w, *end = s->w + SEG_WORDS;
 
@@ -412,10 +424,13 @@ int lsd_tape_replay(struct lsd_tape *t, const struct lsd_callbacks *cb, void *ar
 				r += 4;
 				break;
 			default:
-				return -LS_EINVAL;	/* (never written) */
+				err = -LS_EINVAL;	/* (never written) */
+				break;
 			}
 		}
 	}
+	free(t->flat);
+	t->flat = NULL;
 	return err;
 }
 

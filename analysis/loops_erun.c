@@ -330,6 +330,9 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	const struct lsd_sblock *zh = NULL;
 	uint32_t ok_loop = LSA_NONE, ok_own = 0;
 	size_t i0 = i, lbi = SIZE_MAX, r, reti = SIZE_MAX;
+	/* (the block taken, and the end: a pointer, not b and i, spares
+	 * the loop a register and a multiply by the block's size) */
+	const struct lsd_block *p = b + i, *const pe = b + n;
 	uint8_t px = t->pexit;
 	int k, err = 0;
 
@@ -383,12 +386,12 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	OWNER();							\
 } while (0)
 	OWNER();
-	for (; i < n; i++) {
+	for (; p < pe; p++) {
 		/* (the block's id, not sb->id: one load less on the path to
 		 * its class; every maker of blocks sets both, the static
 		 * block of an id below nk) */
-		const uint32_t id = b[i].id;
-		const struct lsd_sblock *sb = b[i].sb;
+		const uint32_t id = p->id;
+		const uint64_t *const c = sbc[id].n;
 		uint32_t e;
 
 		if (id >= nk)
@@ -405,11 +408,11 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				if (!nlf)
 					FLUSH();
 				L = &lv[nlf++];
-				L->ca = i > i0 ? b[i - 1].sb : t->psb;
-				L->cn = i > i0 ? b[i - 1].next : t->pnext;
+				L->ca = p > b + i0 ? p[-1].sb : t->psb;
+				L->cn = p > b + i0 ? p[-1].next : t->pnext;
 				L->cx = px;
 				L->cret = L->ca->end;
-				L->cb = sb;
+				L->cb = p->sb;
 				L->g = (e >> 2) - 1;
 				L->g2 = LSA_NONE;
 				L->pl = pl = e;
@@ -423,7 +426,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				ph = UINT32_MAX;	/* (a head: the frame is made) */
 				loop1 = 0;
 				lbi = SIZE_MAX;	/* (no repeat holds a call) */
-			} else if (px == LSD_EXIT_RET && nlf > 1 && sb->start == L->cret &&
+			} else if (px == LSD_EXIT_RET && nlf > 1 && p->sb->start == L->cret &&
 				   e == lv[nlf - 2].pl) {
 				/* a nested one's return, to the frame that
 				 * called it: its instructions are that
@@ -437,8 +440,8 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				L = &lv[nlf - 1];
 				L->kin += ci;
 				pl = L->pl;
-				reti = i;
-			} else if (px == LSD_EXIT_RET && nlf == 1 && sb->start == L->cret &&
+				reti = (size_t)(p - b);
+			} else if (px == LSD_EXIT_RET && nlf == 1 && p->sb->start == L->cret &&
 				   (e == plain || e == hd)) {
 				/* the first one's return */
 				if ((err = local_ret(l, t, cin, f, L, &v0, &v1, &v2, &v3, &v4, &tins)))
@@ -448,7 +451,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				pl = plain;
 				ph = hd;
 				OWNER();
-				reti = i;
+				reti = (size_t)(p - b);
 			} else {
 				break;
 			}
@@ -472,21 +475,21 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 
 			if (!nlf || L->g2 != LSA_NONE || (e & 3) != 1 ||
 			    (px != LSD_EXIT_JUMP && px != LSD_EXIT_IJUMP) ||
-			    (px == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tg].off) ||
+			    (px == LSD_EXIT_IJUMP && p->sb->mod_off != l->funcs[tg].off) ||
 			    local_runs(lv, nlf - 1, tg))
 				break;
 			L->g2 = tg;
 			l->st.eager_tails++;
-			L->cj = b[i - 1].sb;
-			L->cjn = b[i - 1].next;
+			L->cj = p[-1].sb;
+			L->cjn = p[-1].next;
 			L->jx = px;
-			L->jb = sb;
+			L->jb = p->sb;
 			L->cig = v0[0];
 			L->kin_j = L->kin;
 			L->pl = pl = e;
 		} else if (id == back_id) {
 			/* a loop back (back(): what is above is closed) */
-			uint32_t tail = i > i0 ? b[i - 1].sb->id : t->psb->id;
+			uint32_t tail = p > b + i0 ? p[-1].sb->id : t->psb->id;
 
 			if (!local) {
 				zh = NULL;	/* (above in's head: popped) */
@@ -503,11 +506,12 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			backs++;
 			/* the iterations after it that repeat the one it ended
 			 * (since the loop back before), block for block */
-			if (lbi != SIZE_MAX && (r = lsa_memo_repeat(b, lbi + 1, i, n))) {
-				size_t it = r / (i - lbi), j;
+			if (lbi != SIZE_MAX &&
+			    (r = lsa_memo_repeat(b, lbi + 1, (size_t)(p - b), n))) {
+				size_t it = r / ((size_t)(p - b) - lbi), j;
 				struct lsa_cnt one_it = sbc[id];
 
-				for (j = lbi + 1; j < i; j++) {
+				for (j = lbi + 1; j < (size_t)(p - b); j++) {
 					LSA_UNROLL
 					for (k = 0; k < LSA_NC; k++)
 						one_it.n[k] += sbc[b[j].sb->id].n[k];
@@ -520,9 +524,9 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				cin->tail_run += it;
 				cin->trips += it;
 				backs += it;
-				i += r;
+				p += r;
 			}
-			lbi = i;
+			lbi = (size_t)(p - b);
 		} else {
 			/* a head: on the path (a loop back to an outer
 			 * entry), or one the scan would not make an entry,
@@ -555,7 +559,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				ok_own = loop1;
 			}
 			local = 1;
-			lsb = sb;
+			lsb = p->sb;
 			lin.loop = t->head[id] - 1;
 			lin.tail = LSA_NONE;
 			lin.tail_run = 0;
@@ -566,7 +570,6 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			lbi = SIZE_MAX;
 		}
 		{
-			const uint64_t *c = sbc[id].n;
 			lsa_v2 x;
 
 			memcpy(&x, c, sizeof(x));
@@ -580,8 +583,9 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			memcpy(&x, c + 8, sizeof(x));
 			v4 += x;
 		}
-		px = b[i].exit;
+		px = p->exit;
 	}
+	i = (size_t)(p - b);
 	if (pend.n && !err)
 		err = pend_flush(l, t, f, &pend);
 	if (nlf && !err) {
@@ -635,6 +639,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 		err = local_put(l, t, &lin, lsb);
 	}
 out:
+	i = (size_t)(p - b);
 #undef OWNER
 #undef CALLS_OK
 #undef FLUSH

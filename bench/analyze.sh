@@ -33,9 +33,10 @@
 # BASE=PATH (a loopscope binary of another build, e.g. one built from the
 # commit before the fast path, fe409f4, the build the issue measured)
 # adds its `analyze` of the same bundles, in the same run, with a
-# build-id cache of its own: a last table of its CPU seconds (best,
-# median) against --jobs=1's and their ratio.  Its profile is not
-# compared (an older profile format).
+# build-id cache of its own, run in turns with this build's --jobs=1
+# (REPEAT times each): a last table of the two's CPU seconds (best,
+# median) and their ratio.  Its profile is not compared (an older
+# profile format).
 # Usage: bench/analyze.sh [BUILD [REPEAT [JOBS]]]   (JOBS default: nproc)
 # A quick run of the script itself: ONLY=REGEX runs only the programs
 # whose name matches (e.g. ONLY=xz), TEXT=BYTES compresses that much text
@@ -91,6 +92,27 @@ measure() {
 	echo "${c% *} ${w% *} ${c#* } ${w#* }"
 }
 cpu() { measure "$@" | cut -d' ' -f1; }
+# pair A B: each of the commands in files A and B (one word a line) run
+# REP times, taking turns (a burst of noise on a shared host then falls on
+# both, not on one alone): "BEST_A MED_A BEST_B MED_B", CPU seconds.
+pair() {
+	local i k
+	: >"$tmp/runs.a"
+	: >"$tmp/runs.b"
+	for i in $(seq "$REP"); do
+		for k in a b; do
+			mapfile -t cmd <"$1"
+			[ "$k" = b ] && mapfile -t cmd <"$2"
+			/usr/bin/time -f '%U %S' -o "$tmp/t" "${cmd[@]}" <"$tmp/in" >/dev/null 2>"$tmp/err" ||
+				{ echo "failed: ${cmd[*]}" >&2; echo "nan nan nan nan"; return; }
+			awk '{ printf "%.3f\n", $1 + $2 }' "$tmp/t" >>"$tmp/runs.$k"
+		done
+	done
+	for k in a b; do
+		sort -n "$tmp/runs.$k" | awk '{ v[NR] = $1 } END { printf "%s %s ", v[1], v[int((NR + 1) / 2)] }'
+	done
+	echo
+}
 # both CMD...: "BEST MEDIAN" CPU seconds
 both() { measure "$@" | cut -d' ' -f1,3; }
 
@@ -146,10 +168,13 @@ run() {	# run NAME STDIN CMD...
 	read -r a1 w1 ma1 mw1 <<<"$(measure "$LS" analyze -q -j 1 -o "$tmp/f1.lsprof" "$tmp/b.lsc")"
 	read -r aN wN maN mwN <<<"$(measure "$LS" analyze -q -j "$J" -o "$tmp/fn.lsprof" "$tmp/b.lsc")"
 	if [ -n "${BASE:-}" ]; then
-		local base mbase
-		read -r base mbase <<<"$(LOOPSCOPE_CACHE="$tmp/cache-base" both "$BASE" analyze -q \
-			-o "$tmp/b.lsprof" "$tmp/b.lsc")"
-		awk -v n="$name" -v b="$base" -v mb="$mbase" -v a="$a1" -v ma="$ma1" 'BEGIN {
+		local base mbase pa pma
+		# (this build's --jobs=1 timed again, in turns with the base)
+		printf '%s\n' env LOOPSCOPE_CACHE="$tmp/cache-base" "$BASE" analyze -q \
+			-o "$tmp/b.lsprof" "$tmp/b.lsc" >"$tmp/cmd.a"
+		printf '%s\n' "$LS" analyze -q -j 1 -o "$tmp/f1.lsprof" "$tmp/b.lsc" >"$tmp/cmd.b"
+		read -r base mbase pa pma <<<"$(pair "$tmp/cmd.a" "$tmp/cmd.b")"
+		awk -v n="$name" -v b="$base" -v mb="$mbase" -v a="$pa" -v ma="$pma" 'BEGIN {
 			printf "%-16s | %8.2f %8.2f | %8.2f %8.2f | %6.2f %6.2f\n",
 				n, b, mb, a, ma, b / a, mb / ma }' >>"$tmp/base"
 	fi
@@ -172,7 +197,7 @@ header
 cat "$tmp/medians"
 if [ -n "${BASE:-}" ]; then
 	echo
-	echo "analyze by $BASE_NAME against this build's --jobs=1 (CPU s)"
+	echo "analyze by $BASE_NAME against this build's --jobs=1 (CPU s; the two in turns)"
 	printf '%-16s | %8s %8s | %8s %8s | %6s %6s\n' program "base" "base med" "an j1" \
 		"an med" "base/an" "med"
 	cat "$tmp/base"

@@ -70,7 +70,8 @@ static int bind(struct lsd_fctx *c, uint64_t *to, uint8_t *exit, int *go)
 
 /* The packet that decides the current block's branch: read ahead has
  * left it at c->pos.  An event still pending would bind before it:
- * libipt fails there, so the fast path leaves it to libipt. */
+ * libipt fails there, so the fast path leaves it to libipt.  Returns 0
+ * with *pk the packet (c->pk, or k parsed here), or BAIL. */
 static int fetch(struct lsd_fctx *c, struct lsd_fpk *k, const struct lsd_fpk **pk)
 {
 	if (c->ev)

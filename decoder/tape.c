@@ -328,7 +328,7 @@ static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
 		       const struct lsd_callbacks *cb, void *arg, const uint32_t **next)
 {
 	const struct lsd_sblock *const *flat = t->flat;
-	struct lsd_block *o;
+	struct lsd_block *o, *pv;
 	const uint32_t *e;
 	uint32_t ne, k;
 	size_t j;
@@ -344,8 +344,10 @@ static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
 		t->capbuf = c;
 	}
 	/* (each block's next is the start of the one after, but for the
-	 * escapes: set as that one is made, the first's into a slot of its
-	 * own before the blocks, t->buf[0], no test in the loop) */
+	 * escapes: set as that one is made, through pv, the block before
+	 * o[j] at pv[j]; the first's into a slot of its own before the
+	 * blocks, t->buf[0]: no test in the loop) */
+	pv = t->buf;
 	o = t->buf + 1;
 	for (j = 0; j < n; j++) {
 		uint32_t v = r[2 + j];
@@ -354,7 +356,7 @@ static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
 		o[j].sb = sb;
 		o[j].exit = (uint8_t)(v & 15);
 		o[j].id = v >> 4;
-		o[j - 1].next = sb->start;
+		pv[j].next = sb->start;
 	}
 	e = r + 2 + n;
 	o[n - 1].next = e[0] | (uint64_t)e[1] << 32;

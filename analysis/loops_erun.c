@@ -391,7 +391,6 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 		 * its class; every maker of blocks sets both, the static
 		 * block of an id below nk) */
 		const uint32_t id = p->id;
-		const uint64_t *const c = sbc[id].n;
 		uint32_t e;
 
 		if (id >= nk)
@@ -570,6 +569,9 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			lbi = SIZE_MAX;
 		}
 		{
+			/* (here, not with the id: an id not met yet may lie
+			 * past l->sbc) */
+			const uint64_t *c = sbc[id].n;
 			lsa_v2 x;
 
 			memcpy(&x, c, sizeof(x));
@@ -585,7 +587,6 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 		}
 		px = p->exit;
 	}
-	i = (size_t)(p - b);
 	if (pend.n && !err)
 		err = pend_flush(l, t, f, &pend);
 	if (nlf && !err) {
@@ -639,7 +640,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 		err = local_put(l, t, &lin, lsb);
 	}
 out:
-	i = (size_t)(p - b);
+	i = (size_t)(p - b);	/* (every way out of the loop comes here) */
 #undef OWNER
 #undef CALLS_OK
 #undef FLUSH

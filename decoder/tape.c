@@ -61,10 +61,6 @@ struct lsd_tape {
 	int used;		/* lsd_tape_to() called: a decode recorded */
 	int dropped;
 	struct lsd_block *buf;	/* the replay's blocks, from buf + 1 */
-	/* the static blocks by id, while a replay runs: one load a block,
-	 * not lsd_sb()'s page and index (sqlite3's replay 9 to 3
-	 * instructions a block for it) */
-	const struct lsd_sblock **flat;
 	size_t capbuf;
 };
 
@@ -322,12 +318,13 @@ size_t lsd_tape_blocks(const struct lsd_tape *t)
 	return lsd_tape_whole(t) ? t->blocks : 0;
 }
 
-/* The blocks of a record at r (n of them) into t->buf, handed to cb.
- * Returns the callback's return, or -LS_ENOMEM; *next the record after. */
-static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
-		       const struct lsd_callbacks *cb, void *arg, const uint32_t **next)
+/* The blocks of a record at r (n of them) into t->buf, their static
+ * blocks from flat (by id), handed to cb.  Returns the callback's return,
+ * or -LS_ENOMEM; *next the record after. */
+static int play_blocks(struct lsd_tape *t, const struct lsd_sblock *const *flat,
+		       const uint32_t *r, size_t n, const struct lsd_callbacks *cb,
+		       void *arg, const uint32_t **next)
 {
-	const struct lsd_sblock *const *flat = t->flat;
 	struct lsd_block *o, *pv;
 	const uint32_t *e;
 	uint32_t ne, k;
@@ -371,17 +368,21 @@ static int play_blocks(struct lsd_tape *t, const uint32_t *r, size_t n,
 int lsd_tape_replay(struct lsd_tape *t, const struct lsd_callbacks *cb, void *arg)
 {
 	const struct seg *s;
+	const struct lsd_sblock **flat;
 	size_t i, nsb = t->d->sbt.n;
 	int err = 0;
 
 	if (!lsd_tape_whole(t))
 		return -LS_EINVAL;
-	/* (every id on the tape is of a block made before it was written) */
-	t->flat = malloc((nsb ? nsb : 1) * sizeof(*t->flat));
-	if (!t->flat)
+	/* The static blocks by id: one load a block in play_blocks(), not
+	 * lsd_sb()'s page and index (sqlite3's replay 9 to 3 instructions a
+	 * block for it).  Every id on the tape is of a block made before it
+	 * was written. */
+	flat = malloc((nsb ? nsb : 1) * sizeof(*flat));
+	if (!flat)
 		return -LS_ENOMEM;
 	for (i = 0; i < nsb; i++)
-		t->flat[i] = lsd_sb(t->d, i);
+		flat[i] = lsd_sb(t->d, i);
 	for (s = t->head; s && !err; s = s->next) {
 		const uint32_t *r = s->w, *end = s->w + SEG_WORDS;
 
@@ -391,7 +392,7 @@ int lsd_tape_replay(struct lsd_tape *t, const struct lsd_callbacks *cb, void *ar
 
 			switch (op) {
 			case TP_BLOCKS:
-				err = play_blocks(t, r, *r >> 4, cb, arg, &r);
+				err = play_blocks(t, flat, r, *r >> 4, cb, arg, &r);
 				break;
 			case TP_LOSS: {
 				struct lsd_loss l;
@@ -431,8 +432,7 @@ int lsd_tape_replay(struct lsd_tape *t, const struct lsd_callbacks *cb, void *ar
 			}
 		}
 	}
-	free(t->flat);
-	t->flat = NULL;
+	free(flat);
 	return err;
 }
 

@@ -96,13 +96,14 @@ cpu() { measure "$@" | cut -d' ' -f1; }
 # REP times, taking turns (a burst of noise on a shared host then falls on
 # both, not on one alone): "BEST_A MED_A BEST_B MED_B", CPU seconds.
 pair() {
-	local i k
+	local i k ca cb cmd
+	mapfile -t ca <"$1"
+	mapfile -t cb <"$2"
 	: >"$tmp/runs.a"
 	: >"$tmp/runs.b"
 	for i in $(seq "$REP"); do
 		for k in a b; do
-			mapfile -t cmd <"$1"
-			[ "$k" = b ] && mapfile -t cmd <"$2"
+			if [ "$k" = a ]; then cmd=("${ca[@]}"); else cmd=("${cb[@]}"); fi
 			/usr/bin/time -f '%U %S' -o "$tmp/t" "${cmd[@]}" <"$tmp/in" >/dev/null 2>"$tmp/err" ||
 				{ echo "failed: ${cmd[*]}" >&2; echo "nan nan nan nan"; return; }
 			awk '{ printf "%.3f\n", $1 + $2 }' "$tmp/t" >>"$tmp/runs.$k"

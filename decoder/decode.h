@@ -210,6 +210,10 @@ uint64_t lsd_missing_mappings(const struct lsd_decoder *d);
  * decode's, on its own thread or ahead on another (a chunk kept from the
  * open's scan is read once however many decodes take it). */
 uint64_t lsd_chunk_reads(const struct lsd_decoder *d);
+/* Blocks d's fast path took from its trails (runs of TNT and TIP
+ * packets decoded once and taken whole, decoder/fast_trail.c), those of
+ * chunks it then left to libipt too. */
+uint64_t lsd_trail_blocks(const struct lsd_decoder *d);
 void lsd_close(struct lsd_decoder *d);
 /* Decodes stream i (pass 2), calling cb.  A non-zero return from a callback
  * stops decoding and is returned. */

@@ -101,6 +101,7 @@ struct lsd_fblk {
 };
 
 struct lsd_fchain;
+struct lsd_ftrail;
 
 /* One process: its image, its heads, the index of its static blocks and
  * the split cache.  Each process has its own static blocks, since the
@@ -213,6 +214,10 @@ struct lsd_decoder {
 	 * slot (lsd_fast_flatten()): a slot whose header holds the current
 	 * value (lsd_fchead.pend) may be pointed into. */
 	uint16_t ch_epoch;
+	struct lsd_ftrail *trails;		/* fast_trail.c's trails of packets */
+	unsigned trail_log;
+	uint64_t trail_blocks;		/* lsd_trail_blocks() */
+	int no_trails;			/* LOOPSCOPE_TRAILS=0 */		/* log2 of their table's entries */
 	struct lsd_fast *fspare;	/* a run's fast-path state, kept for the
 					 * next run (fast.c) */
 	uint64_t pt_read;	/* raw PT of the chunks decodes began (tape.c) */

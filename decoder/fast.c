@@ -211,6 +211,7 @@ static int run_chunk(struct lsd_fctx *c)
 	struct lsd_fchain *const chains = c->d->chains;
 	struct lsd_fchead *const chead = c->d->chead;
 	const unsigned ch_shift = 64 - c->d->ch_log;
+	struct lsd_ftrail *const trails = c->d->trails;
 	struct lsd_fpk k;
 	uint32_t cur = 0;
 	uint64_t fup, tnt, insns = 0;
@@ -284,15 +285,49 @@ static int run_chunk(struct lsd_fctx *c)
 				return err;
 			LOAD();
 		}
-		/* With no bit left and no event pending, the TNT packet read
-		 * ahead is the next thing any block takes (a conditional
-		 * branch or a compressed return; any other would bail either
-		 * way): its bits now, so that a chain starts here rather than
-		 * a block later. */
-		if (!ntnt && !c->ev && c->pk_pos == c->pos && c->pk.k == LSD_FP_TNT) {
-			c->pos += c->pk.size;
-			tnt = c->pk.bits;
-			ntnt = c->pk.nbits;
+		/* With no bit left and no event pending, the packet read ahead
+		 * is the next thing any block takes (a conditional branch, a
+		 * return or an indirect branch; any other would bail either
+		 * way).  A TIP may start a trail from here, and the packet
+		 * after a trail another (a stream of TNTs alone, a loop's,
+		 * never looks).  A TNT otherwise: its bits now, so that a
+		 * chain starts here rather than a block later. */
+		if (!ntnt && !c->ev && c->pk_pos == c->pos) {
+			if (c->pk.k == LSD_FP_TNT) {
+				c->pos += c->pk.size;
+				tnt = c->pk.bits;
+				ntnt = c->pk.nbits;
+			} else if (c->pk.k == LSD_FP_TIP && trails && n < LSD_FAST_COMMIT) {
+				const struct lsd_ftrail *w;
+				int took = 0;
+
+				while ((w = lsd_fast_trail(c, cur)) != NULL) {
+					/* onto loc's run, as a copied chain */
+					memcpy(loc + nloc, w->b, w->nb * sizeof(*loc));
+					if (tl) {
+						sp[nsp - 1].n += w->nb;
+					} else {
+						sp[nsp].b = loc + nloc;
+						sp[nsp].again = 0;
+						sp[nsp++].n = w->nb;
+						tl = 1;
+					}
+					nloc += w->nb;
+					n += w->nb;
+					fin = n;
+					insns += w->insns;
+					c->d->trail_blocks += w->nb;
+					cur = w->end;
+					took = 1;
+					SAVE();
+					if (!lsd_fast_read_ahead(c))
+						return BAIL;
+					if (c->ev || c->pk_pos != c->pos || n >= LSD_FAST_COMMIT)
+						break;
+				}
+				if (took)
+					continue;
+			}
 		}
 		/* Chains: the blocks the next TNT bits lead through, handed
 		 * out whole where the chain is kept, one after the other
@@ -606,6 +641,19 @@ int lsd_fast_chunk(struct lsd_run *r)
 			r->d->chains = NULL;
 			r->d->chead = NULL;
 		}
+	}
+	/* The trails' table, for as much code as the chains' (without it,
+	 * chains and blocks alone; LOOPSCOPE_TRAILS=0 makes none). */
+	if (!r->d->trails && r->d->chains && !r->d->no_trails) {
+		const char *e = getenv("LOOPSCOPE_TRAILS");
+		unsigned lg = r->d->ch_log - 2;
+
+		lg = lg > LSD_TR_LOG ? LSD_TR_LOG : lg < 4 ? 4 : lg;
+		if (e && !strcmp(e, "0"))
+			r->d->no_trails = 1;
+		else
+			r->d->trails = calloc((size_t)1 << lg, sizeof(*r->d->trails));
+		r->d->trail_log = lg;
 	}
 	/* Blocks batched before this chunk go out first. */
 	if ((err = lsd_run_batch_flush(r)) != 0)

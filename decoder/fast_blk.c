@@ -356,6 +356,8 @@ void lsd_fast_free(struct lsd_decoder *d)
 	d->chains = NULL;
 	free(d->chead);
 	d->chead = NULL;
+	free(d->trails);
+	d->trails = NULL;
 	free(d->fb);
 	d->fb = NULL;
 	d->capfb = 0;

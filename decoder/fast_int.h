@@ -126,6 +126,63 @@ struct lsd_fchain {
 	struct lsd_block b[LSD_CH_MAX];
 };
 
+/* Trails: the blocks a run of packets leads through from a block, TIPs
+ * and compressed returns included (fast_trail.c).  A chain ends at every
+ * indirect branch and at every return to a call made before it; where
+ * those come every few blocks (an interpreter's dispatch, calls through
+ * pointers: sqlite3 has a TIP every 8 blocks), the walk spent most of
+ * its time between chains.  A trail is keyed by its first block and the
+ * packets' own bytes, from a TIP the loop read ahead (or the packet
+ * after another trail) to the end of a TIP: up to LSD_TR_TIPS TIPs in
+ * LSD_TR_BYTES bytes, TNT and TIP packets only.
+ * Its TIPs' addresses follow from its bytes and the high bits of the
+ * last IP its first TIP keeps (kmask, kbase); its returns to calls made
+ * before it, from the return stack's top entries (checked).  Built at a
+ * key's second miss (a key seen once is only remembered, in cand), so a
+ * trace without repeats costs a lookup per trail, not a build. */
+#define LSD_TR_TIPS 4
+#define LSD_TR_BYTES 32
+#define LSD_TR_MAX 64
+#define LSD_TR_OPS 16
+/* 2^12 trails of 2 KB (8 MB, touched as they are built); fewer for
+ * little code, as the chains. */
+#define LSD_TR_LOG 12
+/* Looked up by the block and the first 8 bytes, in sets of this many:
+ * trails that begin alike and go on otherwise share a set. */
+#define LSD_TR_WAYS 4
+
+struct lsd_ftrail {
+	uint64_t cand;		/* the hash of a key missed once here */
+	uint64_t w[LSD_TR_BYTES / 8];	/* the bytes, zero after len */
+	uint64_t m[LSD_TR_BYTES / 8];	/* their mask: ones for the first len */
+	const struct lsd_space *sp;
+	uint64_t kmask, kbase;	/* last IP & kmask must be kbase */
+	uint64_t last_ip;	/* after it: its last TIP's */
+	uint64_t insns;
+	uint32_t cur;		/* id + 1 of the block it starts at */
+	uint32_t end;		/* id + 1 of the block its last TIP goes to */
+	uint8_t len;		/* its bytes */
+	uint8_t nb;		/* its blocks; 0: none (the loop takes them) */
+	uint8_t nouter;		/* its returns to calls made before it */
+	uint8_t nleft;		/* its calls not returned */
+	/* the return stack's depth after it, min(rn + ra, rb), from a depth
+	 * rn >= rneed before it (libipt's stack of 64 drops its oldest
+	 * entry at a push on a full one) */
+	int8_t ra;
+	uint8_t rneed;
+	int16_t rb;
+	uint8_t rr;		/* the set's first way: the next to take a key */
+	int8_t score;		/* ... and whether to look its misses up */
+	/* the return addresses its returns to calls made before it take,
+	 * in order (the stack's top down), checked against the stack */
+	uint64_t outer[LSD_TR_OPS];
+	/* its calls not returned, the innermost last: their return
+	 * addresses and call blocks (id + 1) */
+	uint64_t push[LSD_TR_OPS];
+	uint32_t pcall[LSD_TR_OPS];
+	struct lsd_block b[LSD_TR_MAX];
+};
+
 /* The blocks not yet handed out are runs (sp[]): a chain's own blocks,
  * where its slot keeps them (not copied; the slots change only after
  * every run pointing into them is handed out or copied into loc), or
@@ -402,6 +459,13 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
  * Returns NULL where there is none to take. */
 struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, uint32_t cur,
 				  unsigned k, unsigned bits);
+
+/* The trail at c->pos from block cur (fast_trail.c), its return-stack
+ * operations done, c->pos past its packets and c->last_ip its last TIP's;
+ * the caller adds its blocks.  NULL where there is none to take (then
+ * nothing changed but the table: a build that fails, out of memory or on
+ * code that does not decode, leaves it to the loop, which says so). */
+const struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur);
 
 /* The TIP cache's slot of ip (struct lsd_fast.tipc_ip). */
 static inline size_t lsd_fast_tipc_slot(uint64_t ip)

@@ -215,8 +215,8 @@ int main(int argc, char **argv)
 		st.pipe_windows, st.pipe_to_thread);
 	fprintf(stderr, "eager_blocks %" PRIu64 " eager_tails %" PRIu64 " eager_nested %" PRIu64
 		"\n", st.eager_blocks, st.eager_tails, st.eager_nested);
-	fprintf(stderr, "tape_blocks %" PRIu64 " chunk_reads %" PRIu64 "\n", st.tape_blocks,
-		lsd_chunk_reads(d));
+	fprintf(stderr, "tape_blocks %" PRIu64 " chunk_reads %" PRIu64 " trail_blocks %" PRIu64 "\n",
+		st.tape_blocks, lsd_chunk_reads(d), lsd_trail_blocks(d));
 	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);

@@ -298,21 +298,32 @@ static int run_chunk(struct lsd_fctx *c)
 				tnt = c->pk.bits;
 				ntnt = c->pk.nbits;
 			} else if (c->pk.k == LSD_FP_TIP && trails && n < LSD_FAST_COMMIT) {
-				const struct lsd_ftrail *w;
+				struct lsd_ftrail *w;
 				int took = 0;
 
 				while ((w = lsd_fast_trail(c, cur)) != NULL) {
-					/* onto loc's run, as a copied chain */
-					memcpy(loc + nloc, w->b, w->nb * sizeof(*loc));
-					if (tl) {
-						sp[nsp - 1].n += w->nb;
+					if (c->copy) {
+						/* onto loc's run, as a copied chain */
+						memcpy(loc + nloc, w->b, w->nb * sizeof(*loc));
+						if (tl) {
+							sp[nsp - 1].n += w->nb;
+						} else {
+							sp[nsp].b = loc + nloc;
+							sp[nsp].again = 0;
+							sp[nsp++].n = w->nb;
+							tl = 1;
+						}
+						nloc += w->nb;
 					} else {
-						sp[nsp].b = loc + nloc;
-						sp[nsp].again = 0;
+						/* by reference, as a chain (its slot is
+						 * not built into before the run is handed
+						 * out or copied: lsd_ftrail.pend) */
+						sp[nsp].b = w->b;
+						sp[nsp].again = w->out ? 1 : LSD_TR_AGAIN;
 						sp[nsp++].n = w->nb;
-						tl = 1;
+						w->pend = c->d->ch_epoch;
+						tl = 0;
 					}
-					nloc += w->nb;
 					n += w->nb;
 					fin = n;
 					insns += w->insns;

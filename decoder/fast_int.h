@@ -150,6 +150,9 @@ struct lsd_fchain {
 /* Looked up by the block and the first 8 bytes, in sets of this many:
  * trails that begin alike and go on otherwise share a set. */
 #define LSD_TR_WAYS 4
+/* lsd_bspan.again of a run made of a trail's whole array, where its
+ * slot keeps it (a chain's is -1): fast_out.c's spans_again(). */
+#define LSD_TR_AGAIN (-2)
 
 struct lsd_ftrail {
 	uint64_t cand;		/* the hash of a key missed once here */
@@ -173,6 +176,11 @@ struct lsd_ftrail {
 	int16_t rb;
 	uint8_t rr;		/* the set's first way: the next to take a key */
 	int8_t score;		/* ... and whether to look its misses up */
+	/* lsd_decoder.ch_epoch when a run not handed out yet was made of
+	 * its blocks by reference (as lsd_fchead.pend): not built into
+	 * before they are handed out or copied */
+	uint16_t pend;
+	uint8_t out;		/* handed out whole from here (lsd_fchead.out) */
 	/* the return addresses its returns to calls made before it take,
 	 * in order (the stack's top down), checked against the stack */
 	uint64_t outer[LSD_TR_OPS];
@@ -465,7 +473,7 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
  * the caller adds its blocks.  NULL where there is none to take (then
  * nothing changed but the table: a build that fails, out of memory or on
  * code that does not decode, leaves it to the loop, which says so). */
-const struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur);
+struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur);
 
 /* The TIP cache's slot of ip (struct lsd_fast.tipc_ip). */
 static inline size_t lsd_fast_tipc_slot(uint64_t ip)

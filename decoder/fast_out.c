@@ -25,7 +25,7 @@ static size_t spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t 
 	return k;
 }
 
-/* Sets s[0 .. ns).again.  A run made of a chain's whole array, where
+/* Sets s[0 .. ns).again.  A run made of a chain's (or a trail's) whole array, where
  * its slot keeps it, is made with again 1 when the slot handed it out
  * whole before (a slot is not built again while a run points into it,
  * and a part of such a run is of blocks handed out), else -1; every
@@ -42,6 +42,16 @@ static void spans_again(const struct lsd_decoder *d, struct lsd_bspan *s, size_t
 
 		if (s[i].again >= 0)	/* (most: chains handed out before) */
 			continue;
+		if (s[i].again == LSD_TR_AGAIN) {
+			/* a trail's whole array, as a chain's */
+			struct lsd_ftrail *t = (struct lsd_ftrail *)(void *)
+				((char *)(uintptr_t)s[i].b - offsetof(struct lsd_ftrail, b));
+
+			s[i].again = 0;
+			if (s[i].n == t->nb)
+				t->out = 1;
+			continue;
+		}
 		ch = (struct lsd_fchain *)(void *)((char *)(uintptr_t)s[i].b -
 						   offsetof(struct lsd_fchain, b));
 		s[i].again = 0;

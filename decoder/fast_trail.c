@@ -309,7 +309,11 @@ static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftrail *e, u
 		return NULL;
 	}
 	v = &e[i];
+	/* (a run not handed out yet points into it: built at a later miss) */
+	if (v->pend == c->d->ch_epoch)
+		return NULL;
 	v->cand = 0;
+	v->out = 0;
 	memcpy(v->w, w, sizeof(w));
 	memset(m, 0xff, len);
 	memcpy(v->m, m, sizeof(m));
@@ -324,7 +328,7 @@ static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftrail *e, u
 	return v;
 }
 
-const struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
+struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
 {
 	const uint8_t *p = c->buf + c->pos;
 	const size_t left = c->len - c->pos;

@@ -140,8 +140,8 @@ struct lsd_fchain {
  * before it, from the return stack's top entries (checked).  Built at a
  * key's second miss (a key seen once is only remembered, in cand), so a
  * trace without repeats costs a lookup per trail, not a build. */
-#define LSD_TR_TIPS 4
-#define LSD_TR_BYTES 32
+#define LSD_TR_TIPS 3
+#define LSD_TR_BYTES 32	/* four words: lsd_fast_trail() compares them */
 #define LSD_TR_MAX 64
 #define LSD_TR_OPS 16
 /* 2^12 trails of 2 KB (8 MB, touched as they are built); fewer for
@@ -150,6 +150,7 @@ struct lsd_fchain {
 /* Looked up by the block and the first 8 bytes, in sets of this many:
  * trails that begin alike and go on otherwise share a set. */
 #define LSD_TR_WAYS 4
+_Static_assert(LSD_TR_BYTES == 32, "a trail's bytes: four words");
 /* lsd_bspan.again of a run made of a trail's whole array, where its
  * slot keeps it (a chain's is -1): fast_out.c's spans_again(). */
 #define LSD_TR_AGAIN (-2)

@@ -215,9 +215,9 @@ struct lsd_decoder {
 	 * value (lsd_fchead.pend) may be pointed into. */
 	uint16_t ch_epoch;
 	struct lsd_ftrail *trails;		/* fast_trail.c's trails of packets */
-	unsigned trail_log;
+	unsigned trail_log;		/* log2 of their table's entries */
 	uint64_t trail_blocks;		/* lsd_trail_blocks() */
-	int no_trails;			/* LOOPSCOPE_TRAILS=0 */		/* log2 of their table's entries */
+	int no_trails;			/* LOOPSCOPE_TRAILS=0 */
 	struct lsd_fast *fspare;	/* a run's fast-path state, kept for the
 					 * next run (fast.c) */
 	uint64_t pt_read;	/* raw PT of the chunks decodes began (tape.c) */

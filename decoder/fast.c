@@ -241,17 +241,32 @@ static int run_chunk(struct lsd_fctx *c)
 		c->insns += insns, insns = 0)
 #define LOAD() (tnt = c->tnt, ntnt = c->ntnt, n = c->n, fin = c->fin, \
 		nsp = c->nsp, nloc = c->nloc, tl = c->tail_loc)
-/* The next block made here, in loc: on the last run where that is loc's. */
-#define PUT1(o) do { \
-		(o) = &loc[nloc++]; \
+/* cnt blocks just copied to loc + nloc go onto loc's run (a new one
+ * where the last run is not loc's), handed out as one. */
+#define LOC_RUN(cnt) do { \
 		if (tl) { \
-			sp[nsp - 1].n++; \
+			sp[nsp - 1].n += (cnt); \
 		} else { \
-			sp[nsp].b = (o); \
+			sp[nsp].b = loc + nloc; \
 			sp[nsp].again = 0; \
-			sp[nsp++].n = 1; \
+			sp[nsp++].n = (cnt); \
 			tl = 1; \
 		} \
+		nloc += (cnt); \
+	} while (0)
+/* A run of cnt blocks at bl, by reference: its slot holds them (pend
+ * set, so it is not built into) until the run is handed out or copied. */
+#define REF_RUN(bl, cnt, ag, pend) do { \
+		sp[nsp].b = (bl); \
+		sp[nsp].again = (ag); \
+		sp[nsp++].n = (cnt); \
+		(pend) = c->d->ch_epoch; \
+		tl = 0; \
+	} while (0)
+/* The next block made here, in loc: on the last run where that is loc's. */
+#define PUT1(o) do { \
+		(o) = &loc[nloc]; \
+		LOC_RUN(1); \
 	} while (0)
 #define FAIL(e) do { SAVE(); return (e); } while (0)
 #define END() do { SAVE(); return at_end(c, cur ? c->d->fb[cur - 1].sb->start : 0); } while (0)
@@ -302,27 +317,13 @@ static int run_chunk(struct lsd_fctx *c)
 				int took = 0;
 
 				while ((w = lsd_fast_trail(c, cur)) != NULL) {
+					/* as a chain: copied onto loc's run, or by
+					 * reference */
 					if (c->copy) {
-						/* onto loc's run, as a copied chain */
 						memcpy(loc + nloc, w->b, w->nb * sizeof(*loc));
-						if (tl) {
-							sp[nsp - 1].n += w->nb;
-						} else {
-							sp[nsp].b = loc + nloc;
-							sp[nsp].again = 0;
-							sp[nsp++].n = w->nb;
-							tl = 1;
-						}
-						nloc += w->nb;
+						LOC_RUN(w->nb);
 					} else {
-						/* by reference, as a chain (its slot is
-						 * not built into before the run is handed
-						 * out or copied: lsd_ftrail.pend) */
-						sp[nsp].b = w->b;
-						sp[nsp].again = w->out ? 1 : LSD_TR_AGAIN;
-						sp[nsp++].n = w->nb;
-						w->pend = c->d->ch_epoch;
-						tl = 0;
+						REF_RUN(w->b, w->nb, w->out ? 1 : LSD_TR_AGAIN, w->pend);
 					}
 					n += w->nb;
 					fin = n;
@@ -388,24 +389,12 @@ static int run_chunk(struct lsd_fctx *c)
 				if (c->copy) {
 					/* onto loc's run: handed out as one */
 					lsd_fchain_out(loc + nloc, ch->b, h->nb);
-					if (tl) {
-						sp[nsp - 1].n += h->nb;
-					} else {
-						sp[nsp].b = loc + nloc;
-						sp[nsp].again = 0;
-						sp[nsp++].n = h->nb;
-						tl = 1;
-					}
-					nloc += h->nb;
+					LOC_RUN(h->nb);
 				} else {
 					/* by reference: the slot holds it until
 					 * the next build, which hands it out
-					 * first */
-					sp[nsp].b = ch->b;
-					sp[nsp].again = h->out ? 1 : -1;	/* (spans_again()) */
-					sp[nsp++].n = h->nb;
-					h->pend = c->d->ch_epoch;
-					tl = 0;
+					 * first (again: spans_again()) */
+					REF_RUN(ch->b, h->nb, h->out ? 1 : -1, h->pend);
 				}
 				fin = n + h->lastc;
 				n += h->nb;
@@ -603,6 +592,8 @@ block:
 #undef SAVE
 #undef LOAD
 #undef PUT1
+#undef LOC_RUN
+#undef REF_RUN
 #undef FAIL
 #undef END
 }

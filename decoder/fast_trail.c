@@ -19,10 +19,6 @@
 #include "decoder/fast_int.h"
 #include "ls_err.h"
 
-/* Payload bytes of a TIP's IP compression (bits 7:5); 0 where the trail
- * does not take it (suppressed, reserved). */
-static const uint8_t trail_ipsize[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
-
 /* By a packet's first byte, whether a trail takes it: its size in bits
  * 3:0 (a TNT-8, a TIP with an IP: TR_TIP set), TR_EXT for 0x02 (a
  * TNT-64, or another extended packet), 0 for anything else. */
@@ -120,9 +116,7 @@ static uint64_t trail_le(const uint8_t *p, size_t n)
 static int trail_build(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur, const uint8_t *p,
 		     size_t len)
 {
-	static const uint64_t keep[8] = {
-		0, ~0xffffull, ~0xffffffffull, 0, ~0xffffffffffffull, 0, 0, 0,
-	};
+	const uint64_t *const keep = lsd_fast_ipkeep;
 	uint64_t tnt = 0, ip = c->last_ip, insns = 0;
 	unsigned ntnt = 0, nb = 0, nown = 0, nout = 0, tips = 0;
 	/* The stack's depth after each operation, as a function of its
@@ -170,7 +164,7 @@ static int trail_build(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur, c
 		if (tip) {
 			unsigned ipc = p[i] >> 5;
 
-			sz = trail_ipsize[ipc];
+			sz = lsd_fast_ipsize[ipc];
 			if (!tips++) {
 				e->kmask = keep[ipc];
 				e->kbase = c->last_ip & keep[ipc];

@@ -147,7 +147,7 @@ static int fast_scan(const uint8_t *buf, size_t len, size_t *ppos, uint64_t *pla
 			pos++;
 			continue;
 		}
-		if (cl) {					/* an IP packet */
+		if (cl & SC_IP) {				/* an IP packet */
 			unsigned ipc = op >> 5;
 
 			memcpy(&v, p + 1, 8);

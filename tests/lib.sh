@@ -234,3 +234,20 @@ t_memo_modes() {
 		t_memo_relabel "$1seed $_seed: "
 	done
 }
+
+# t_same_ref NAME CMD...: the command's output with the fast path and with the
+# reference path are the same bytes (and so are their exit statuses).
+t_same_ref() {
+	_name=$1; shift
+	"$@" >fast.out 2>fast.err; _frc=$?
+	LOOPSCOPE_REFERENCE=1 "$@" >ref.out 2>ref.err; _rrc=$?
+	# info --decode names the path that decoded each chunk.
+	sed -i '/^  chunks: /d; /"fast_chunks"\|"libipt_chunks"/d' fast.out ref.out
+	if [ "$_frc" = "$_rrc" ] && cmp -s fast.out ref.out && cmp -s fast.err ref.err; then
+		echo "ok $((t_n += 1)) - $_name"
+	else
+		echo "not ok $((t_n += 1)) - $_name (status $_frc against $_rrc)"
+		diff ref.out fast.out | head -10 | sed 's/^/#   /'
+		diff ref.err fast.err | head -4 | sed 's/^/#   /'
+	fi
+}

@@ -25,23 +25,6 @@ TD=$(readlink -f "$TESTDATA")
 
 t_need_recorder
 
-# same NAME CMD...: the command's output with the fast path and with the
-# reference path are the same bytes (and so are their exit statuses).
-same() {
-	name=$1; shift
-	"$@" >fast.out 2>fast.err; frc=$?
-	LOOPSCOPE_REFERENCE=1 "$@" >ref.out 2>ref.err; rrc=$?
-	# info --decode names the path that decoded each chunk.
-	sed -i '/^  chunks: /d; /"fast_chunks"\|"libipt_chunks"/d' fast.out ref.out
-	if [ "$frc" = "$rrc" ] && cmp -s fast.out ref.out && cmp -s fast.err ref.err; then
-		echo "ok $((t_n += 1)) - $name"
-	else
-		echo "not ok $((t_n += 1)) - $name (status $frc against $rrc)"
-		diff ref.out fast.out | head -10 | sed 's/^/#   /'
-		diff ref.err fast.err | head -4 | sed 's/^/#   /'
-	fi
-}
-
 # fast_chunks BUNDLE: chunks the fast path decoded.
 fast_chunks() {
 	"$LOOPSCOPE" info --decode "$1" 2>/dev/null |
@@ -55,11 +38,11 @@ compare() {
 	# libipt): for it, the totals per thread.
 	case $b in
 	vg_exitkill.lsc)
-		same "$b: info --decode" "$LOOPSCOPE" info --decode "$b"
+		t_same_ref "$b: info --decode" "$LOOPSCOPE" info --decode "$b"
 		return ;;
 	esac
-	same "$b: dump" sh -c '"$1" dump "$2" | cksum' sh "$LOOPSCOPE" "$b"
-	same "$b: info --decode" "$LOOPSCOPE" info --decode "$b"
+	t_same_ref "$b: dump" sh -c '"$1" dump "$2" | cksum' sh "$LOOPSCOPE" "$b"
+	t_same_ref "$b: info --decode" "$LOOPSCOPE" info --decode "$b"
 	# Every analysis is a function of the blocks dump prints; these
 	# check that on programs of every kind (calls, nests, threads,
 	# signals, longjmp, recursion, irreducible and goto loops).
@@ -67,10 +50,10 @@ compare() {
 	*" ${b%.lsc} "*) ;;
 	*) return ;;
 	esac
-	same "$b: analyze's profile" sh -c '"$1" analyze -q -o p.lsprof "$2" && cat p.lsprof' \
+	t_same_ref "$b: analyze's profile" sh -c '"$1" analyze -q -o p.lsprof "$2" && cat p.lsprof' \
 		sh "$LOOPSCOPE" "$b"
-	same "$b: report --structural" "$LOOPSCOPE" report --structural "$b"
-	same "$b: export --edges" "$LOOPSCOPE" export --edges --format=csv "$b"
+	t_same_ref "$b: report --structural" "$LOOPSCOPE" report --structural "$b"
+	t_same_ref "$b: export --edges" "$LOOPSCOPE" export --edges --format=csv "$b"
 }
 FULL="calls nested lp_calls lp_jmp lp_recur threads signals vg_sig irred gotonest nr_calls pc"
 
@@ -107,9 +90,9 @@ sid=$(t_first_stream nested.lsc)
 "$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
 for b in smash.lsc flip.lsc cut.lsc; do
 	t_ok "$b written" test -s "$b"
-	same "$b: dump" "$LOOPSCOPE" dump "$b"
-	same "$b: info --decode" "$LOOPSCOPE" info --decode "$b"
-	same "$b: analyze's profile" sh -c '"$1" analyze -q -o p.lsprof "$2" && cat p.lsprof' \
+	t_same_ref "$b: dump" "$LOOPSCOPE" dump "$b"
+	t_same_ref "$b: info --decode" "$LOOPSCOPE" info --decode "$b"
+	t_same_ref "$b: analyze's profile" sh -c '"$1" analyze -q -o p.lsprof "$2" && cat p.lsprof' \
 		sh "$LOOPSCOPE" "$b"
 done
 t_ok "smash.lsc: a chunk goes to libipt" \
@@ -127,13 +110,13 @@ compare pc.lsc
 Q=$T_REAL/quipper/perf.data.intel_pt-4.14
 if [ -f "$Q" ]; then
 	"$LOOPSCOPE" import -q "$Q" -o q.lsc >/dev/null 2>&1
-	same "quipper: dump" "$LOOPSCOPE" dump q.lsc
-	same "quipper: info --decode" "$LOOPSCOPE" info --decode q.lsc
+	t_same_ref "quipper: dump" "$LOOPSCOPE" dump q.lsc
+	t_same_ref "quipper: info --decode" "$LOOPSCOPE" info --decode q.lsc
 fi
 
 # A sampled bundle: CPI per loop and per instruction.
 if "$LOOPSCOPE" record -q --sample-freq=2000 --psb-period 512 --chunk-size 4096 \
 	-o s.lsc -- "$TD/spin" 20 100 >/dev/null 2>&1; then
-	same "sampled: report --cpi" "$LOOPSCOPE" report --cpi s.lsc
-	same "sampled: annotate" "$LOOPSCOPE" annotate s.lsc
+	t_same_ref "sampled: report --cpi" "$LOOPSCOPE" report --cpi s.lsc
+	t_same_ref "sampled: annotate" "$LOOPSCOPE" annotate s.lsc
 fi

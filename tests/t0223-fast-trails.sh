@@ -30,15 +30,6 @@ TD=$(readlink -f "$TESTDATA")
 
 t_need_recorder
 
-# same NAME CMD...: the same output with the fast path and the reference.
-same() {
-	name=$1; shift
-	"$@" >fast.out 2>&1
-	LOOPSCOPE_REFERENCE=1 "$@" >ref.out 2>&1
-	sed -i '/^  chunks: /d' fast.out ref.out
-	t_ok "$name" cmp -s fast.out ref.out
-}
-
 # trails B: blocks loopdump's decodes took from trails.
 trails() {
 	"$BUILD/tests/loopdump" "$1" 2>&1 >/dev/null |
@@ -51,9 +42,9 @@ trails() {
 # dynamic loader's, where no trail's bytes come twice).
 check() {
 	b=$1
-	same "$b: dump" sh -c '"$1" dump "$2" | cksum' sh "$LOOPSCOPE" "$b"
-	same "$b: info --decode" "$LOOPSCOPE" info --decode "$b"
-	same "$b: analyze's profile" sh -c '"$1" analyze -q -o p.lsprof "$2" && cat p.lsprof' \
+	t_same_ref "$b: dump" sh -c '"$1" dump "$2" | cksum' sh "$LOOPSCOPE" "$b"
+	t_same_ref "$b: info --decode" "$LOOPSCOPE" info --decode "$b"
+	t_same_ref "$b: analyze's profile" sh -c '"$1" analyze -q -o p.lsprof "$2" && cat p.lsprof' \
 		sh "$LOOPSCOPE" "$b"
 	[ -n "${2:-}" ] || return
 	n=$(trails "$b")

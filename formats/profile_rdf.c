@@ -82,7 +82,7 @@ int lsp_rd_u64(struct lsp_rd *r, int i, const char *what, uint64_t *out)
 
 int lsp_rd_u32(struct lsp_rd *r, int i, const char *what, uint32_t *out)
 {
-	uint64_t v;
+	uint64_t v = 0;	/* (set where no error; GCC cannot tell, inlined otherwise) */
 	int err = lsp_rd_u64(r, i, what, &v);
 
 	if (err)

@@ -128,6 +128,8 @@ PGO_USE := -fprofile-use -fprofile-partial-training -Wno-missing-profile
 pgo:
 	@$(CC) --version 2>/dev/null | grep -qi 'gcc\|free software' || \
 		{ echo "make pgo: $(CC) is not GCC (its profile flags differ)" >&2; exit 1; }
+	@[ -n "$(PGO_BUILD)" ] && [ "$(abspath $(PGO_BUILD))" != "$(abspath $(BUILD))" ] || \
+		{ echo "make pgo: PGO_BUILD must be a directory of its own, not '$(BUILD)'" >&2; exit 1; }
 	rm -rf $(PGO_BUILD)
 	@$(MAKE) --no-print-directory BUILD=$(PGO_BUILD) CFLAGS='$(CFLAGS) $(PGO_GEN)' \
 		LDFLAGS='$(LDFLAGS) -fprofile-generate' all

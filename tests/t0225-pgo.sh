@@ -15,6 +15,10 @@ if ! ${CC:-cc} --version 2>/dev/null | grep -qi 'gcc\|free software'; then
 fi
 
 P=$T_TMP/pgo
+t_fail "make pgo refuses PGO_BUILD=BUILD (it would remove that build)" \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$LSTOP" --no-print-directory pgo \
+	PGO_BUILD="$BUILD" SANITIZE=
+t_ok "... and leaves it there" test -x "$BUILD/loopscope"
 # (a build of its own: not the caller's make's jobs, sanitizers or flags)
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$LSTOP" --no-print-directory -j2 pgo \
 	PGO_BUILD="$P" SANITIZE= CFLAGS='-O2 -g' >pgo.log 2>&1

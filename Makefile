@@ -118,7 +118,7 @@ include testdata/testdata.mk
 # them as users do; none of bench/'s measured programs), then its objects
 # compiled again with the counts (-fprofile-use; functions the training
 # never ran optimized as usual).  The result, $(PGO_BUILD)/loopscope,
-# gives the same bytes as this build (t0225) and spends 3 to 6% less
+# gives the same bytes as this build (t0225) and spends 3 to 7% less
 # CPU on an analysis (doc/performance.md, "A profile-guided build").
 # `make install BUILD=$(PGO_BUILD)` installs it.  Not the default: an
 # edited source would meet counts of its old self.

@@ -541,10 +541,7 @@ block:
 			/* A system call: tracing stops at it. */
 			c->pos += pk->size;
 			PUT1(o);
-			o->sb = f->sb;
-			o->id = cur - 1;
-			o->exit = LSD_EXIT_SYSCALL;
-			o->next = 0;
+			lsd_fast_put(o, f, cur, LSD_EXIT_SYSCALL, 0);
 			fin = ++n;
 			insns += f->ninsn;
 			c->r->st->syscalls++;
@@ -565,10 +562,7 @@ block:
 				fin = n + 1;
 		}
 		PUT1(o);
-		o->sb = f->sb;
-		o->id = cur - 1;
-		o->exit = exit;
-		o->next = to;
+		lsd_fast_put(o, f, cur, exit, to);
 		n++;
 		insns += f->ninsn;
 		if (!go) {

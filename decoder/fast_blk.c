@@ -253,11 +253,7 @@ int lsd_fast_chain_build(const struct lsd_decoder *d, struct lsd_fchain *ch,
 			used++;
 			lastc = nb + 1;
 		}
-		ch->b[nb].sb = f->sb;
-		ch->b[nb].id = cur - 1;
-		ch->b[nb].exit = exit;
-		ch->b[nb].next = to;
-		nb++;
+		lsd_fast_put(&ch->b[nb++], f, cur, exit, to);
 		insns += f->ninsn;
 		cur = nx;
 		/* After its last bit libipt reads ahead for events: those

@@ -449,6 +449,17 @@ static inline int lsd_fast_read_ahead(struct lsd_fctx *c)
 	return lsd_fast_read_ahead_rest(c);
 }
 
+/* Block record o: block cur (id + 1, its fast view f) left by exit for
+ * `to`, as the block loop, the chains and the trails all make it. */
+static inline void lsd_fast_put(struct lsd_block *o, const struct lsd_fblk *f, uint32_t cur,
+				uint8_t exit, uint64_t to)
+{
+	o->sb = f->sb;
+	o->id = cur - 1;
+	o->exit = exit;
+	o->next = to;
+}
+
 /* The fast view of static block id, filled on first use (fast_blk.c).
  * Returns NULL out of memory, or where its last instruction does not
  * decode. */

@@ -237,11 +237,7 @@ static int trail_build(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur, c
 			ra++;
 			rb = rb + 1 < LSD_FAST_RSTACK ? rb + 1 : LSD_FAST_RSTACK;
 		}
-		e->b[nb].sb = f->sb;
-		e->b[nb].id = cur - 1;
-		e->b[nb].exit = exit;
-		e->b[nb].next = to;
-		nb++;
+		lsd_fast_put(&e->b[nb++], f, cur, exit, to);
 		insns += f->ninsn;
 		if (!nx && !(nx = lsd_fast_next_block(c, cur, to, direct, &err)))
 			return 0;

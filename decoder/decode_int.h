@@ -100,6 +100,15 @@ struct lsd_fblk {
 	uint8_t chmask;
 };
 
+/* Per IP compression (an IP packet's first byte, bits 7:5): its payload
+ * bytes (0: none, or reserved) and the bits of the last IP it keeps
+ * (compression 3 sign-extends instead): the fast path's packets, its
+ * trails and the open's packet scan. */
+static const uint8_t lsd_ip_size[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+static const uint64_t lsd_ip_keep[8] = {
+	0, ~0xffffull, ~0xffffffffull, 0, ~0xffffffffffffull, 0, 0, 0,
+};
+
 struct lsd_fchain;
 struct lsd_ftrail;
 

@@ -307,12 +307,6 @@ void lsd_fast_peek(struct lsd_fctx *c, struct lsd_fpk *k);
  * Returns 1, or 0 for anything the fast path leaves to libipt (a FUP at
  * IP 0 among them). */
 int lsd_fast_psb_plus(struct lsd_fctx *c, uint64_t *fup, int *mode);
-/* Per IP compression (an IP packet's first byte, bits 7:5): its payload
- * bytes (0: none, or reserved) and the bits of the last IP it keeps. */
-static const uint8_t lsd_fast_ipsize[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
-static const uint64_t lsd_fast_ipkeep[8] = {
-	0, ~0xffffull, ~0xffffffffull, 0, ~0xffffffffffffull, 0, 0, 0,
-};
 
 /* The IP packet at p (its first byte's IP compression in bits 5-7): its
  * size and IP in *k, c->last_ip updated.  Returns 0, changing nothing,
@@ -328,7 +322,7 @@ lsd_fast_ip_packet(struct lsd_fctx *c, const uint8_t *p, size_t left, struct lsd
 		0, ~0ull, 0,
 	};
 	const unsigned ipc = p[0] >> 5;
-	const size_t n = lsd_fast_ipsize[ipc];
+	const size_t n = lsd_ip_size[ipc];
 	uint64_t v = 0;
 	size_t i;
 
@@ -356,7 +350,7 @@ lsd_fast_ip_packet(struct lsd_fctx *c, const uint8_t *p, size_t left, struct lsd
 		c->have_ip = 1;
 	else if (!c->have_ip)
 		return 0;
-	v |= c->last_ip & lsd_fast_ipkeep[ipc];
+	v |= c->last_ip & lsd_ip_keep[ipc];
 	c->last_ip = v;
 	k->ip = v;
 	return 1;

@@ -116,7 +116,7 @@ static uint64_t trail_le(const uint8_t *p, size_t n)
 static int trail_build(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur, const uint8_t *p,
 		     size_t len)
 {
-	const uint64_t *const keep = lsd_fast_ipkeep;
+	const uint64_t *const keep = lsd_ip_keep;
 	uint64_t tnt = 0, ip = c->last_ip, insns = 0;
 	unsigned ntnt = 0, nb = 0, nown = 0, nout = 0, tips = 0;
 	/* The stack's depth after each operation, as a function of its
@@ -164,7 +164,7 @@ static int trail_build(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur, c
 		if (tip) {
 			unsigned ipc = p[i] >> 5;
 
-			sz = lsd_fast_ipsize[ipc];
+			sz = lsd_ip_size[ipc];
 			if (!tips++) {
 				e->kmask = keep[ipc];
 				e->kbase = c->last_ip & keep[ipc];

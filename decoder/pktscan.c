@@ -89,13 +89,10 @@ static size_t seen_slot(uint64_t ip)
  * of payload) without a bounds check: its longest, TNT-64, needs 10. */
 #define FAST_LEFT 16
 
-/* The payload bits of each IP compression, and the bits of the last IP
- * it keeps (compression 3 sign-extends instead). */
+/* The payload bits of each IP compression (the bits of the last IP it
+ * keeps: lsd_ip_keep). */
 static const uint64_t ip_mask[8] = {
 	0, 0xffffull, 0xffffffffull, 0xffffffffffffull, 0xffffffffffffull, 0, ~0ull, 0
-};
-static const uint64_t ip_keep[8] = {
-	0, ~0xffffull, ~0xffffffffull, 0, ~0xffffffffffffull, 0, 0, 0
 };
 
 /* By first byte, what fast_scan() does with a packet: SC_SKIP a TNT-8 or
@@ -153,7 +150,7 @@ static int fast_scan(const uint8_t *buf, size_t len, size_t *ppos, uint64_t *pla
 			memcpy(&v, p + 1, 8);
 			v &= ip_mask[ipc];
 			last = ipc == 3 ? (uint64_t)((int64_t)(v << 16) >> 16)
-					: (last & ip_keep[ipc]) | v;
+					: (last & lsd_ip_keep[ipc]) | v;
 			pos += cl & 15;
 			if ((cl & SC_HEAD) && seen[seen_slot(last)] != last) {
 				if (lsd_addrset_add(set, last) < 0) {

@@ -125,9 +125,11 @@ include testdata/testdata.mk
 PGO_BUILD ?= build-pgo
 PGO_GEN := -fprofile-generate -fprofile-update=prefer-atomic
 PGO_USE := -fprofile-use -fprofile-partial-training -Wno-missing-profile
+# (GCC: the compiler's own macros say so, __GNUC__ without __clang__)
+IS_GCC := printf '\043if !defined(__GNUC__) || defined(__clang__)\n\043error\n\043endif\n' | \
+	$(CC) -E -x c - >/dev/null 2>&1
 pgo:
-	@$(CC) --version 2>/dev/null | grep -qi 'gcc\|free software' || \
-		{ echo "make pgo: $(CC) is not GCC (its profile flags differ)" >&2; exit 1; }
+	@$(IS_GCC) || { echo "make pgo: $(CC) is not GCC (its profile flags differ)" >&2; exit 1; }
 	@[ -n "$(PGO_BUILD)" ] && [ "$(abspath $(PGO_BUILD))" != "$(abspath $(BUILD))" ] || \
 		{ echo "make pgo: PGO_BUILD must be a directory of its own, not '$(BUILD)'" >&2; exit 1; }
 	rm -rf $(PGO_BUILD)

@@ -9,7 +9,9 @@
 cd "$T_TMP" || exit 1
 
 t_need_recorder
-if ! ${CC:-cc} --version 2>/dev/null | grep -qi 'gcc\|free software'; then
+# (GCC: __GNUC__ defined and __clang__ not, as the Makefile asks)
+if ! printf '#if !defined(__GNUC__) || defined(__clang__)\n#error\n#endif\n' |
+	${CC:-cc} -E -x c - >/dev/null 2>&1; then
 	echo "ok 1 # skip ${CC:-cc} is not GCC"
 	exit 0
 fi
@@ -19,6 +21,12 @@ t_fail "make pgo refuses PGO_BUILD=BUILD (it would remove that build)" \
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$LSTOP" --no-print-directory pgo \
 	PGO_BUILD="$BUILD" SANITIZE=
 t_ok "... and leaves it there" test -x "$BUILD/loopscope"
+# (false(1) --version names the Free Software Foundation, as GCC's does:
+# the compiler's macros, not its banner, say what it is)
+t_fail "make pgo refuses a compiler that is not GCC" \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$LSTOP" --no-print-directory pgo \
+	PGO_BUILD="$T_TMP/notgcc" CC=false SANITIZE=
+t_ok "... before it builds anything" test ! -e "$T_TMP/notgcc"
 # (a build of its own: not the caller's make's jobs, sanitizers or flags)
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$LSTOP" --no-print-directory -j2 pgo \
 	PGO_BUILD="$P" SANITIZE= CFLAGS='-O2 -g' >pgo.log 2>&1

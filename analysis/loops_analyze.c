@@ -190,12 +190,13 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		if (sym)
 			lsd_symbols_load(sym);
 		/* the second pass in pieces (where the learning pass cut the
-		 * streams), on `jobs` workers (LOOPSCOPE_PIECE_WORKERS=0: one
-		 * after the other on this thread, as where no thread can be
-		 * made) */
-		if (l->know && l->memo && piece_blocks() && !l->here &&
+		 * streams): the eager pass's on jobs - 1 workers, this thread
+		 * running pieces too while they have one waiting; the memos'
+		 * on `jobs` (LOOPSCOPE_PIECE_WORKERS=0: one after the other
+		 * on this thread, as where no thread can be made) */
+		if (l->know && (l->memo || l->eager) && piece_blocks() && !l->here &&
 		    (err = lsa_pieces_new(&ps, l, (unsigned)env_num("LOOPSCOPE_PIECE_WORKERS",
-								     l->o.jobs),
+								     l->eager ? l->o.jobs - 1 : l->o.jobs),
 					  piece_blocks())))
 			return err;
 		/* The other consumer on a thread of its own: with the decode's
@@ -256,7 +257,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	err = lsa_loops_learn(l, &k);
 	/* more jobs than the eager pass takes: the second pass in pieces,
 	 * whose cuts this keeps */
-	if (!err && l->o.jobs > 1 && l->fmemo && !lsa_loops_eager_for(&l->o))
+	if (!err && l->o.jobs > 1 && l->fmemo)
 		l->snap = piece_blocks();
 	/* The other consumers need no knowledge of the loops: they take this
 	 * pass's stream, where a thread of their own has a core to share with

@@ -28,10 +28,12 @@
  * lazy block hand their counts to its path entry (LSA_HTO_ACC), others to
  * the owner the calling block had (LSA_HTO_OWNER, lsa_eager_hand_over()).
  *
- * The iteration and call memos do not run here: the pass is the second
- * pass of one job (lsa_loops_know(); pieces of several jobs run the
- * memos' pass, and so does one job with lsa_loops_opts.no_eager or
- * LOOPSCOPE_EAGER=0).
+ * The iteration and call memos do not run here (lsa_loops_know(); the
+ * memos' pass runs with lsa_loops_opts.no_eager or LOOPSCOPE_EAGER=0).
+ * With several jobs the pass runs in pieces (loops_piece.c): a worker
+ * starts from the eager state at its cut (loops_epiece.c), its sums 0,
+ * and notes its moves on the cut's entries and frames, which the joiner
+ * makes again with the sums it holds (lsa_eager_replay()).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -56,6 +58,13 @@ static int close_top(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f
 {
 	uint32_t ii = t->os[--t->nos];
 
+	/* a piece's: one of the cut's entries, whose sums the joiner holds
+	 * (noted where no move the joiner makes whole closes it) */
+	if (t->sn && t->nos < t->sn->sno) {
+		if (!t->sn->quiet)
+			lsa_psn_note(t, PE_CLOSE, t->nos);
+		t->sn->sno = t->nos;
+	}
 	return lsa_loops_close(l, t, ii, owner_of(t, f));
 }
 
@@ -125,7 +134,24 @@ static uint32_t os_find(const struct lsa_thr *t, const struct lsa_frame *f, uint
  * entry is open): what is above it closes and pops (a lazy region above
  * it charged first, over the entries open then), then one iteration.
  * Returns 0 or -LS_ENOMEM. */
+static int back_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti);
+
 static int back(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti)
+{
+	int err;
+
+	/* a piece's loop back to one of the cut's entries: what it closes
+	 * and pops of the cut's, the joiner does again */
+	if (!t->sn || ti >= t->sn->snp)
+		return back_in(l, t, f, ti);
+	lsa_psn_note(t, PE_EBACK, ti);
+	t->sn->quiet++;
+	err = back_in(l, t, f, ti);
+	t->sn->quiet--;
+	return err;
+}
+
+static int back_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti)
 {
 	const struct lsd_sblock *sb = t->path[ti].sb;
 	uint32_t ii = t->path[ti].ei, tail = t->psb ? t->psb->id : LSA_NONE, k;
@@ -199,6 +225,8 @@ static int lazy_block(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *
 	/* the region's head iterates: its entry opens on the live stack,
 	 * charged this run of the head now (the path design's loop back
 	 * charged the one before; it charges this one at the next) */
+	if (t->sn && idx < t->sn->snp)
+		lsa_psn_note(t, PE_UNLAZY, idx);
 	if ((err = os_push(t, ii)))
 		return err;
 	t->path[idx].inst = LSA_NONE;
@@ -373,4 +401,84 @@ int lsa_eager_hand_over(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame
 
 	return lsa_loops_give(l, t, o, &f->fself, &f->ftot, f->kids,
 			      f->called && f->cblk != LSA_NONE, f->ccallee, f->cblk);
+}
+
+/* ---- a joiner of pieces (loops_piece.c): the moves a worker noted ---- */
+
+/* back_in()'s moves alone: no block charged, no trip counted (the worker
+ * did), what is above entry ti closed, a lazy region above scanned. */
+static int back_moves(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti)
+{
+	uint32_t ii, k;
+	int err = 0;
+
+	if (ti >= t->npath || ti < f->base)
+		return -LS_EINVAL;
+	ii = t->path[ti].ei;
+	if (ii == LSA_NONE || (k = os_find(t, f, ii)) == LSA_NONE) {
+		uint32_t loop = lsa_loops_head(t, t->path[ti].sb->id);
+
+		if (!loop)
+			return -LS_EINVAL;
+		while (t->nos > f->osb && l->inst[t->os[t->nos - 1]].pidx > ti &&
+		       !(err = close_top(l, t, f)))
+			;
+		if (err || (err = lsa_loops_inst_new(l, loop - 1, &ii)) || (err = os_push(t, ii)))
+			return err;
+		t->path[ti].ei = ii;
+		l->inst[ii].pidx = ti;
+		l->inst[ii].trips = 1;
+		k = t->nos - 1;
+	}
+	if (f->lz != LSA_NONE && f->lz > ti) {
+		struct lsa_owner o = { ii, f };
+
+		err = lsa_loops_scan_b(l, t, f->lz, o, k + 1);
+		f->lz = LSA_NONE;
+	} else {
+		while (!err && t->nos > k + 1)
+			err = close_top(l, t, f);
+	}
+	if (!err)
+		lsa_loops_drop(l, t, ti + 1);
+	return err;
+}
+
+int lsa_eager_replay(struct lsa_loops *l, struct lsa_thr *t, int kind, uint32_t at)
+{
+	struct lsa_frame *f;
+	uint32_t ii, loop;
+	int err;
+
+	if (!t->nfr)
+		return -LS_EINVAL;
+	f = &t->fr[t->nfr - 1];
+	switch (kind) {
+	case PE_CLOSE:
+		if (!t->nos || t->nos - 1 != at || at < f->osb)
+			return -LS_EINVAL;
+		return close_top(l, t, f);
+	case PE_EBACK:
+		return back_moves(l, t, f, at);
+	case PE_UNLAZY:
+		if (at >= t->npath || f->lz != at)
+			return -LS_EINVAL;
+		if ((ii = t->path[at].inst) == LSA_NONE) {
+			/* (its loop back's scan touched none of the cut's:
+			 * not noted, its entry not made here) */
+			if (!(loop = lsa_loops_head(t, t->path[at].sb->id)))
+				return -LS_EINVAL;
+			if ((err = lsa_loops_inst_new(l, loop - 1, &ii)))
+				return err;
+		}
+		if ((err = os_push(t, ii)))
+			return err;
+		t->path[at].inst = LSA_NONE;
+		t->path[at].ei = ii;
+		l->inst[ii].pidx = at;
+		f->lz = LSA_NONE;
+		return 0;
+	default:
+		return -LS_EINVAL;
+	}
 }

@@ -342,7 +342,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	/* (local frames: a frame made here as frame_push() makes it, popped
 	 * as frame_pop() pops it; none where those take other ways; asked
 	 * at a call, not at each entry here: nothing here changes them) */
-#define CALLS_OK() (!t->deep && !t->sn && !t->cm.nrec && !l->learn && !l->pre)
+#define CALLS_OK() (!t->deep && (!t->sn || l->eager) && !t->cm.nrec && !l->learn && !l->pre)
 /* the innermost open entry, its loop + 1, its head's block id */
 #define OWNER() do {							\
 	in = t->nos > f->osb ? &l->inst[t->os[t->nos - 1]] : NULL;	\
@@ -492,8 +492,13 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 
 			if (!local) {
 				zh = NULL;	/* (above in's head: popped) */
-				if (t->npath - 1 > in->pidx)
+				if (t->npath - 1 > in->pidx) {
+					/* (a piece's: heads of the cut's above
+					 * popped, as the joiner's back does) */
+					if (t->sn && in->pidx + 1 < t->sn->snp)
+						lsa_psn_note(t, PE_EBACK, in->pidx);
 					lsa_loops_drop(l, t, in->pidx + 1);
+				}
 			}
 			if (tail != cin->tail) {
 				if ((err = lsa_loops_tail_flush(t, cin)))

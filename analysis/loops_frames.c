@@ -177,10 +177,16 @@ int lsa_loops_frame_pop(struct lsa_loops *l, struct lsa_thr *t)
 	}
 	if (!t->sn)
 		return frame_pop(l, t);
-	/* a piece's: the end of a frame begun before the cut is noted */
-	if (t->nfr - 1 < t->sn->snf)
+	/* a piece's: the end of a frame begun before the cut is noted, and
+	 * made whole again by the joiner */
+	if (t->nfr - 1 < t->sn->snf) {
 		lsa_psn_note(t, PE_POP, t->nfr - 1);
-	err = frame_pop(l, t);
+		t->sn->quiet++;
+		err = frame_pop(l, t);
+		t->sn->quiet--;
+	} else {
+		err = frame_pop(l, t);
+	}
 	t->sn->popev = LSA_NONE;
 	if (t->nfr < t->sn->snf)
 		t->sn->snf = t->nfr;

@@ -503,6 +503,17 @@ int lsa_eager_frame_end(struct lsa_loops *l, struct lsa_thr *t);
  * to the owner its calling block had (f->hto is LSA_HTO_OWNER).  Returns
  * 0 or -LS_ENOMEM. */
 int lsa_eager_hand_over(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f);
+/* loops_epiece.c: thread t of eager detector l, with no frames yet,
+ * takes the eager pass's frames, owner stack and path at cut s (NULL:
+ * the thread's start), every sum 0.  Returns 0, -LS_ENOMEM or
+ * -LS_EINVAL. */
+struct lsa_ksnap;
+int lsa_eager_from_snap(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_ksnap *s);
+/* loops_eager.c, for a joiner of pieces (l->pre): the eager pass's move
+ * kind (PE_CLOSE, PE_EBACK, PE_UNLAZY) a worker noted at `at`, made on
+ * thread t.  Returns 0, -LS_ENOMEM or -LS_EINVAL. */
+int lsa_eager_replay(struct lsa_loops *l, struct lsa_thr *t, int kind, uint32_t at);
+
 
 /* Feeds n executed blocks of the stream, in order. */
 int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
@@ -599,17 +610,15 @@ int lsa_know_take(struct lsa_loops *l, const struct lsa_thr *t);
 int lsa_know_give(struct lsa_loops *l, struct lsa_thr *t);
 /* l->know's for thread slot `slot` into t.  Returns 0 or -LS_ENOMEM. */
 int lsa_know_give_slot(struct lsa_loops *l, struct lsa_thr *t, size_t slot);
-/* The most jobs whose second pass is the eager one (loops_eager.c), the
- * detector on a thread beside the decode's at two; more cut it into
- * pieces that run the memos' pass.  At two jobs the eager pass took
- * less wall time than pieces on two workers (2026-12-04, 2 cores, best
- * of 3, interleaved: xz -6 3.05 to 2.67 s, bzip2 -9 2.03 to 1.54, spmv
- * 1.31 to 1.03, sqlite3 and the stencil the same) and up to a third less
- * CPU; three or more were not measured (a machine of two cores). */
-#define LSA_EAGER_JOBS 2
 /* Whether a second pass with options o and its memos is an eager one
- * (lsa_loops_know()): o->jobs at most LSA_EAGER_JOBS, no o->no_eager,
- * no LOOPSCOPE_EAGER=0.  Cannot fail. */
+ * (lsa_loops_know()): no o->no_eager, no LOOPSCOPE_EAGER=0.  With two
+ * jobs or more it runs in pieces (loops_piece.c), from the eager state
+ * the learning pass's snapshots give (loops_epiece.c): at two jobs,
+ * against the eager pass beside its decode (2026-12-05, 2 cores, 3 runs
+ * in turns, wall): xz -6 3.4 to 3.7 s against 3.2 to 3.6, bzip2 -9 1.9
+ * to 2.5 against 1.75, spmv 1.7 to 2.0 against 1.24; the memos' pieces,
+ * which ran with three jobs or more before, cost twice its CPU.  Cannot
+ * fail. */
 int lsa_loops_eager_for(const struct lsa_loops_opts *o);
 
 /* loops_thread.c, for loops.c: ends thread t (closes its frames, writes

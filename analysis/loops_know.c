@@ -196,7 +196,7 @@ int lsa_loops_eager_for(const struct lsa_loops_opts *o)
 {
 	const char *e = getenv("LOOPSCOPE_EAGER");
 
-	return o->jobs <= LSA_EAGER_JOBS && !o->no_eager && !(e && !strcmp(e, "0"));
+	return !o->no_eager && !(e && !strcmp(e, "0"));
 }
 
 void lsa_loops_know(struct lsa_loops *l, const struct lsa_know *k)

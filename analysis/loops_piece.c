@@ -23,7 +23,20 @@
  * notes whether each counts).  Then the joiner adds what the worker's
  * frames and entries hold at the piece's end to its own, takes the new
  * ones, and adds the worker's rows to the thread's.  The profile is the
- * one pass's, byte for byte. */
+ * one pass's, byte for byte.
+ *
+ * The eager pass (loops_eager.c) in pieces the same way: its worker
+ * starts from the eager state at the cut (lsa_eager_from_snap()), and
+ * its moves on the cut's state are an open entry closing, a loop back to
+ * one of the cut's heads (what is above it closed, a lazy region above
+ * scanned), a lazy region's head turned an open entry, the end of a
+ * frame (the hand-over to its calling owner, as frame_pop() makes it),
+ * and in lazy regions the path design's loop backs and landings.  The
+ * joiner makes each with the sums it holds (lsa_eager_replay(),
+ * lsa_loops_frame_pop()) and takes the worker's open entries, frames and
+ * lazy regions at the end as the eager pass's.  Each cut's eager state
+ * is the one pass's there, whoever made it: the worker before ended
+ * where the next began. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,10 +258,12 @@ static void thr_drop(struct lsa_loops *l, struct lsa_thr *t)
 		}
 		if (e->inst != LSA_NONE)
 			lsa_loops_inst_free(l, e->inst);
+		if (e->ei != LSA_NONE)	/* (the eager pass's open entries) */
+			lsa_loops_inst_free(l, e->ei);
 	}
 	for (i = 0; i < t->nfr; i++)
 		lsa_loops_kids_free(l, t->fr[i].kids);
-	t->npath = t->nfr = 0;
+	t->npath = t->nfr = t->nos = 0;
 	l->nsq = 0;
 	l->sqlive = 0;
 }
@@ -266,6 +281,7 @@ int lsa_pw_init(struct lsa_pworker *w, const struct lsa_loops *model,
 		return err;
 	w->l->know = model->know;
 	w->l->memo = model->memo;
+	w->l->eager = model->eager;
 	w->l->symlock = symlock;
 	return 0;
 }
@@ -288,6 +304,37 @@ static uint32_t func_learnt(struct lsa_loops *l, uint32_t f)
 	const struct lsd_sblock *sb = f == LSA_NONE ? NULL : lsa_know_func(l->know, f);
 
 	return sb ? lsa_loops_func_sb(l, sb) : LSA_NONE;
+}
+
+/* lsa_pw_begin() of an eager pass: the state made from the snapshot
+ * (loops_epiece.c).  Returns 0, -LS_ENOMEM or -LS_EINVAL. */
+static int pw_begin_eager(struct lsa_loops *l, struct lsa_thr *t, struct lsa_psn *sn,
+			  const struct lsa_ksnap *s)
+{
+	uint32_t i;
+	int err;
+
+	t->psb = NULL;		/* (lsa_eager_from_snap() sets these) */
+	if ((err = lsa_eager_from_snap(l, t, s)))
+		return err;
+	if (t->npath > sn->npacc) {
+		uint8_t *p = realloc(sn->pacc, t->npath);
+
+		if (!p)
+			return -LS_ENOMEM;
+		sn->pacc = p;
+		sn->npacc = t->npath;
+	}
+	for (i = 0; i < t->npath; i++)
+		sn->pacc[i] = t->path[i].acc != LSA_NONE;
+	sn->snf = t->nfr;
+	sn->snp = t->npath;
+	sn->sno = t->nos;
+	sn->quiet = 0;
+	sn->nev = 0;
+	sn->popev = LSA_NONE;
+	sn->err = 0;
+	return 0;
 }
 
 int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s)
@@ -321,6 +368,8 @@ int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s)
 	t->pexit = s ? s->pexit : 0;
 	t->pnext = s ? s->pnext : 0;
 	t->landing = s ? s->landing : 0;
+	if (l->eager)
+		return pw_begin_eager(l, t, sn, s);
 	if (LS_GROW32(t->fr, nfr, t->capfr, 64))
 		return -LS_ENOMEM;
 	if (npe > sn->npacc) {
@@ -452,6 +501,8 @@ int lsa_pw_end(struct lsa_pworker *w, int last, struct lsa_pres *res)
 	for (i = 0; i < t->npath && !err; i++)
 		if (t->path[i].inst != LSA_NONE)
 			err = lsa_loops_tail_flush(t, &l->inst[t->path[i].inst]);
+	for (i = 0; i < t->nos && !err; i++)
+		err = lsa_loops_tail_flush(t, &l->inst[t->os[i]]);
 	if (!err)
 		err = lsa_loops_maps_put(t);
 	if (!err)
@@ -469,6 +520,8 @@ int lsa_pw_end(struct lsa_pworker *w, int last, struct lsa_pres *res)
 	res->nev = sn->nev;
 	res->snf = sn->snf;
 	res->snp = sn->snp;
+	res->sno = sn->sno;
+	res->nos = t->nos;
 	for (i = 0; i < t->nfr && !err; i++) {
 		const struct lsa_frame *f = &t->fr[i];
 		struct lsa_pfr *x = &res->fr[i];
@@ -482,6 +535,15 @@ int lsa_pw_end(struct lsa_pworker *w, int last, struct lsa_pres *res)
 		x->async = f->async;
 		x->fself = f->fself;
 		x->ftot = f->ftot;
+		if (l->eager) {		/* (the memos' pass has none) */
+			x->osb = f->osb;
+			x->lz = f->lz;
+			x->hto = f->hto;
+			x->cinst = f->cinst == LSA_NONE ? LSA_NONE : l->inst[f->cinst].pidx;
+			x->cblk = f->cblk;
+			x->ccallee = f->ccallee;
+			x->called = f->called;
+		}
 		err = kids_put(l, f->kids, res, &x->kid, &x->nkid);
 	}
 	res->nfr = t->nfr;
@@ -491,9 +553,11 @@ int lsa_pw_end(struct lsa_pworker *w, int last, struct lsa_pres *res)
 
 		memset(x, 0, sizeof(*x));
 		x->sb = e->sb;
-		if (e->inst != LSA_NONE) {
-			const struct lsa_inst *in = &l->inst[e->inst];
+		if (e->inst != LSA_NONE || e->ei != LSA_NONE) {
+			const struct lsa_inst *in = &l->inst[e->inst != LSA_NONE ? e->inst : e->ei];
 
+			x->open = e->ei != LSA_NONE;
+			x->trips = in->trips;
 			x->loop = l->loops[in->loop].head;
 			x->self = in->self;
 			x->tot = in->tot;
@@ -514,7 +578,10 @@ int lsa_pw_end(struct lsa_pworker *w, int last, struct lsa_pres *res)
 	res->outside = t->outside;
 	res->insns = t->insns;
 	res->blocks = l->st.blocks;
-	l->st.blocks = 0;
+	res->eager_blocks = l->st.eager_blocks;
+	res->eager_tails = l->st.eager_tails;
+	res->eager_nested = l->st.eager_nested;
+	l->st.blocks = l->st.eager_blocks = l->st.eager_tails = l->st.eager_nested = 0;
 	return err;
 }
 
@@ -601,6 +668,11 @@ static int replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres 
 			if (ev->kind == PE_POP)
 				err = lsa_loops_frame_pop(l, t);
 			break;
+		case PE_CLOSE:
+		case PE_EBACK:
+		case PE_UNLAZY:
+			err = lsa_eager_replay(l, t, ev->kind, ev->at);
+			break;
 		default:
 			return -LS_EINVAL;
 		}
@@ -618,7 +690,7 @@ static int merge(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *
 	int err = 0;
 
 	if (t->nfr != res->snf || t->npath != res->snp || res->snf > res->nfr ||
-	    res->snp > res->npe)
+	    res->snp > res->npe || (l->eager && t->nos != res->sno))
 		return -LS_EINVAL;
 	for (i = 0; i < res->nfr && !err; i++) {
 		const struct lsa_pfr *x = &res->fr[i];
@@ -647,6 +719,18 @@ static int merge(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *
 			f->start = insns + x->start;
 		if (x->cur_start != LSA_MARK)
 			f->cur_start = insns + x->cur_start;
+		if (l->eager) {
+			if (i >= res->snf) {
+				f->osb = x->osb;
+				f->hto = x->hto;
+				f->cblk = x->cblk;
+				f->ccallee = x->ccallee == LSA_NONE ? LSA_NONE :
+					     func_at(l, res, x->ccallee);
+				f->called = x->called;
+				f->cinst = x->cinst;	/* (a path entry until below) */
+			}
+			f->lz = x->lz;
+		}
 		lsa_cnt_add(&f->fself, &x->fself);
 		lsa_cnt_add(&f->ftot, &x->ftot);
 		err = kids_get(l, res, x->kid, x->nkid, &t->fr[i].kids);
@@ -662,7 +746,26 @@ static int merge(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *
 		e = &t->path[i];
 		if (e->sb != x->sb)
 			return -LS_EINVAL;
-		if (x->loop) {
+		if (x->open) {		/* the eager pass's open entry */
+			if (!l->eager)
+				return -LS_EINVAL;
+			if (e->ei == LSA_NONE) {
+				uint32_t loop = loop_at(l, x->loop);
+
+				if (i < res->snp || loop == LSA_NONE)
+					return -LS_EINVAL;
+				if ((err = lsa_loops_inst_new(l, loop, &k)) ||
+				    (err = lsa_eager_os_push(t, k)))
+					return err;
+				e = &t->path[i];
+				e->ei = k;
+				l->inst[k].pidx = i;
+				l->inst[k].trips = x->trips;
+			}
+			lsa_cnt_add(&l->inst[e->ei].self, &x->self);
+			lsa_cnt_add(&l->inst[e->ei].tot, &x->tot);
+			lsa_cnt_add(&l->inst[e->ei].same, &x->same);
+		} else if (x->loop) {
 			if (e->inst == LSA_NONE) {
 				uint32_t loop = loop_at(l, x->loop);
 
@@ -694,7 +797,19 @@ static int merge(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *
 			err = kids_get(l, res, x->kid, x->nkid, &l->acc[e->acc].kids);
 		}
 	}
-	return err;
+	if (err || !l->eager)
+		return err;
+	/* the new frames' calling owners, by their heads' entries */
+	for (i = res->snf; i < res->nfr; i++) {
+		struct lsa_frame *f = &t->fr[i];
+
+		if (f->cinst == LSA_NONE)
+			continue;
+		if (f->cinst >= t->npath || t->path[f->cinst].ei == LSA_NONE)
+			return -LS_EINVAL;
+		f->cinst = t->path[f->cinst].ei;
+	}
+	return t->nos == res->nos ? 0 : -LS_EINVAL;
 }
 
 int lsa_piece_join(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *res,
@@ -715,5 +830,8 @@ int lsa_piece_join(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres
 	*insns += res->insns;
 	t->insns = *insns;
 	l->st.blocks += res->blocks;
+	l->st.eager_blocks += res->eager_blocks;
+	l->st.eager_tails += res->eager_tails;
+	l->st.eager_nested += res->eager_nested;
 	return 0;
 }

@@ -13,7 +13,14 @@
  * own counts, and notes it here in order, for the joiner to make again
  * with what it holds.  Frames and entries below snf and snp are the
  * cut's still there (each only shrinks). */
-enum { PE_BACK, PE_LAND, PE_POP, PE_SPAN };
+enum { PE_BACK, PE_LAND, PE_POP, PE_SPAN, PE_CLOSE, PE_EBACK, PE_UNLAZY };
+/* The eager pass's moves on the cut's entries (loops_eager.c): the top
+ * open entry, one of the cut's, closed (PE_CLOSE, at: its owner stack
+ * position); a loop back to the cut's path entry at (PE_EBACK: what is
+ * above it closed, a lazy region above scanned, popped); the cut's lazy
+ * region's first entry at made an open entry by its loop back
+ * (PE_UNLAZY).  Inside the moves the joiner makes again whole (a frame's
+ * end, a loop back), the closes they make are not noted (sn->quiet). */
 struct lsa_pev {
 	uint8_t kind;		/* PE_* */
 	uint8_t sf, sc;		/* PE_POP: its frame's span of func, of cur,
@@ -26,6 +33,8 @@ struct lsa_pev {
 #define LSA_MARK UINT64_MAX
 struct lsa_psn {
 	uint32_t snf, snp;
+	uint32_t sno;		/* the eager pass's: the cut's open entries left */
+	uint32_t quiet;		/* in a move the joiner makes whole */
 	/* by path entry below snp: it made a call before the cut whose
 	 * counts the joiner holds, not yet charged */
 	uint8_t *pacc;
@@ -101,11 +110,17 @@ struct lsa_pfr {
 	int async;
 	struct lsa_cnt fself, ftot;
 	uint32_t kid, nkid;	/* lsa_pres.kid[kid ..) */
+	/* the eager pass's (struct lsa_frame's; cinst as its head's path
+	 * entry, ccallee the worker's function) */
+	uint32_t osb, lz, cinst, cblk, ccallee;
+	uint8_t hto, called;
 };
 struct lsa_ppe {
 	const struct lsd_sblock *sb;
 	const struct lsd_sblock *loop;	/* its open entry's head, or NULL */
 	struct lsa_cnt self, tot, same;
+	int open;		/* the eager pass's: loop's entry open (ei) */
+	uint64_t trips;		/* its trip count */
 	int acc;		/* the fields below hold an lsa_acc's */
 	uint32_t callee, called;
 	struct lsa_cnt cself, ctot;
@@ -128,6 +143,8 @@ struct lsa_pres {
 	uint32_t nev, capev;
 	struct lsa_prows rows;
 	uint32_t snf, snp;	/* the cut's frames and entries left */
+	uint32_t sno;		/* ... and open entries (the eager pass's) */
+	uint32_t nos;		/* open entries at the end */
 	struct lsa_pfr *fr;
 	uint32_t nfr, capfr;
 	struct lsa_ppe *pe;
@@ -137,6 +154,7 @@ struct lsa_pres {
 	struct lsa_cnt outside;
 	uint64_t insns;		/* the piece's instructions */
 	uint64_t blocks;
+	uint64_t eager_blocks, eager_tails, eager_nested;	/* the worker's */
 	/* the worker's loop heads and a block of each of its functions */
 	const struct lsd_sblock **lhead, **fsb;
 	uint32_t nlhead, caplhead, nfsb, capfsb;

@@ -8,7 +8,9 @@
  * the next piece and runs its segments as they come, each freed once run,
  * so memory stays a few segments and the pieces' results (their notes,
  * their rows, the frames and paths they ended with), whatever the trace's
- * length.  Per-CPU streams (whose threads switch), and streams of which
+ * length.  Where the workers have a piece waiting already, the decoding
+ * thread runs the next one itself, its blocks as they come (no copy):
+ * the eager pass of two jobs has one worker and the decoding thread.   Per-CPU streams (whose threads switch), and streams of which
  * the learning pass kept nothing, go to the detector as they come. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,7 @@ struct piece {
 	const struct lsa_ksnap *snap;	/* where it begins (NULL: the start) */
 	uint64_t seg0;		/* its first segment */
 	int state;
+	int inl;		/* run by the decoding thread itself */
 	int err;
 	struct lsa_pres res;
 };
@@ -53,6 +56,7 @@ struct lsa_pieces {
 	size_t npc;
 	uint64_t pjoin, pmade, ptake;	/* pieces joined, begun, taken */
 	struct lsa_pworker *w;
+	struct lsa_pworker *wi;	/* the decoding thread's own */
 	pthread_t *th;
 	size_t nw, nth;		/* workers; threads running them (0: inline) */
 	pthread_mutex_t mu, symlock;
@@ -138,6 +142,9 @@ static void *wk_main(void *arg)
 	for (;;) {
 		struct piece *p;
 
+		/* (the decoding thread runs its own) */
+		while (ps->ptake < ps->pmade && ps->pc[ps->ptake % ps->npc].inl)
+			ps->ptake++;
 		if (ps->ptake < ps->pmade) {
 			p = &ps->pc[ps->ptake++ % ps->npc];
 			p->state = P_BUSY;
@@ -211,17 +218,6 @@ static void seg_put(struct lsa_pieces *ps, int last, int end)
 {
 	struct seg *s = &ps->sg[(ps->sgn - 1) % ps->nsg];
 
-	if (!ps->nth) {		/* inline: the worker ran its blocks */
-		if (last) {
-			struct piece *p = &ps->pc[(ps->pmade - 1) % ps->npc];
-
-			p->err = p->err ? p->err : lsa_pw_end(&ps->w[0], end, &p->res);
-			p->state = P_DONE;
-		}
-		s->state = S_FREE;
-		s->n = 0;
-		return;
-	}
 	pthread_mutex_lock(&ps->mu);
 	s->last = last;
 	s->end = end;
@@ -236,19 +232,13 @@ static struct seg *seg_new(struct lsa_pieces *ps)
 {
 	struct seg *s = &ps->sg[ps->sgn % ps->nsg];
 
-	if (ps->nth) {
-		pthread_mutex_lock(&ps->mu);
-		while (s->state != S_FREE)
-			pthread_cond_wait(&ps->space, &ps->mu);
-		s->state = S_FILL;
-		s->n = 0;
-		ps->sgn++;
-		pthread_mutex_unlock(&ps->mu);
-	} else {
-		s->state = S_FILL;
-		s->n = 0;
-		ps->sgn++;
-	}
+	pthread_mutex_lock(&ps->mu);
+	while (s->state != S_FREE)
+		pthread_cond_wait(&ps->space, &ps->mu);
+	s->state = S_FILL;
+	s->n = 0;
+	ps->sgn++;
+	pthread_mutex_unlock(&ps->mu);
 	return s;
 }
 
@@ -270,20 +260,45 @@ static int piece_new(struct lsa_pieces *ps, const struct lsa_ksnap *snap)
 	p->snap = snap;
 	p->err = 0;
 	p->state = P_NEW;
-	seg_new(ps);
-	p->seg0 = ps->sgn - 1;
+	/* The decoding thread runs a piece itself where the workers have
+	 * one waiting already (and where there are none): it then decodes
+	 * less ahead, which the workers' time needs no more, and copies
+	 * nothing. */
+	lock(ps);
+	{
+		uint64_t k, wait = 0;
+
+		for (k = ps->ptake; k < ps->pmade; k++)
+			wait += !ps->pc[k % ps->npc].inl;
+		p->inl = !ps->nth || wait > 0;
+	}
+	unlock(ps);
+	if (!p->inl) {
+		seg_new(ps);
+		p->seg0 = ps->sgn - 1;
+	}
 	lock(ps);
 	ps->pmade++;
 	if (ps->nth)
 		pthread_cond_broadcast(&ps->work);
 	unlock(ps);
-	if (!ps->nth) {
-		ps->ptake++;
+	if (p->inl) {
 		p->state = P_BUSY;
-		p->err = lsa_pw_begin(&ps->w[0], p->kslot, snap);
+		p->err = lsa_pw_begin(ps->wi, p->kslot, snap);
 	}
 	ps->open = 1;
 	return 0;
+}
+
+/* The decoding thread's piece p ends (end: the thread's last). */
+static void inl_end(struct lsa_pieces *ps, struct piece *p, int end)
+{
+	int err = p->err ? p->err : lsa_pw_end(ps->wi, end, &p->res);
+
+	lock(ps);
+	p->err = err;
+	p->state = P_DONE;
+	unlock(ps);
 }
 
 /* Blocks b[0 .. n) of the stream being cut. */
@@ -296,32 +311,35 @@ static int cut_blocks(struct lsa_pieces *ps, const struct lsd_block *b, size_t n
 		size_t k = n;
 		struct seg *s;
 
+		struct piece *p;
+
 		if (!ps->open && (err = piece_new(ps, ps->nblk ? &ps->snaps[ps->next - 1] : NULL)))
 			return err;
-		s = &ps->sg[(ps->sgn - 1) % ps->nsg];
+		p = &ps->pc[(ps->pmade - 1) % ps->npc];
+		s = p->inl ? NULL : &ps->sg[(ps->sgn - 1) % ps->nsg];
 		if (cut - ps->nblk < k)
 			k = (size_t)(cut - ps->nblk);
-		if (ps->nth) {
+		if (s) {
 			if (SEG_BLOCKS - s->n < k)
 				k = SEG_BLOCKS - s->n;
 			memcpy(s->b + s->n, b, k * sizeof(*b));
 			s->n += k;
-		} else {
-			struct piece *p = &ps->pc[(ps->pmade - 1) % ps->npc];
-
-			if (!p->err)
-				p->err = lsa_pw_blocks(&ps->w[0], b, k);
+		} else if (!p->err) {
+			p->err = lsa_pw_blocks(ps->wi, b, k);
 		}
 		b += k;
 		n -= k;
 		ps->nblk += k;
 		if (ps->nblk == cut) {		/* the piece ends at the cut */
-			seg_put(ps, 1, 0);
+			if (s)
+				seg_put(ps, 1, 0);
+			else
+				inl_end(ps, p, 0);
 			ps->open = 0;
 			ps->next++;
 			if ((err = join_done(ps, 0)))
 				return err;
-		} else if (ps->nth && s->n == SEG_BLOCKS) {
+		} else if (s && s->n == SEG_BLOCKS) {
 			seg_put(ps, 0, 0);
 			seg_new(ps);
 		}
@@ -340,8 +358,14 @@ static int cut_end(struct lsa_pieces *ps)
 	/* ended at a cut: a piece of no blocks closes the frames */
 	if (!ps->open && ps->nblk && (err = piece_new(ps, &ps->snaps[ps->next - 1])))
 		return err;
-	if (ps->open)
-		seg_put(ps, 1, 1);
+	if (ps->open) {
+		struct piece *p = &ps->pc[(ps->pmade - 1) % ps->npc];
+
+		if (p->inl)
+			inl_end(ps, p, 1);
+		else
+			seg_put(ps, 1, 1);
+	}
 	ps->open = 0;
 	ps->on = 0;
 	if ((e = join_done(ps, 1)) && !err)
@@ -434,7 +458,7 @@ void lsa_pieces_free(struct lsa_pieces *ps)
 		for (i = 0; i < ps->nth; i++)
 			pthread_join(ps->th[i], NULL);
 	}
-	for (i = 0; i < ps->nw; i++)
+	for (i = 0; ps->w && i <= ps->nw; i++)
 		lsa_pw_free(&ps->w[i]);
 	for (i = 0; ps->sg && i < ps->nsg; i++)
 		free(ps->sg[i].b);
@@ -472,7 +496,7 @@ int lsa_pieces_new(struct lsa_pieces **pps, struct lsa_loops *l, unsigned worker
 		return -LS_ENOMEM;
 	ps->l = l;
 	ps->nw = workers ? workers : 1;
-	ps->npc = ps->nw + 2;
+	ps->npc = ps->nw + 3;
 	/* a piece for each worker and one more being read: workers run
 	 * side by side only when the pieces after the one a worker runs are
 	 * there already (the decode gives them in order) */
@@ -488,7 +512,7 @@ int lsa_pieces_new(struct lsa_pieces **pps, struct lsa_loops *l, unsigned worker
 	ps->locks = 1;
 	ps->pc = calloc(ps->npc, sizeof(*ps->pc));
 	ps->sg = calloc(ps->nsg, sizeof(*ps->sg));
-	ps->w = calloc(ps->nw, sizeof(*ps->w));
+	ps->w = calloc(ps->nw + 1, sizeof(*ps->w));
 	ps->th = calloc(ps->nw, sizeof(*ps->th));
 	ps->args = calloc(ps->nw, sizeof(*ps->args));
 	if (!ps->pc || !ps->sg || !ps->w || !ps->th || !ps->args)
@@ -498,9 +522,10 @@ int lsa_pieces_new(struct lsa_pieces **pps, struct lsa_loops *l, unsigned worker
 			err = -LS_ENOMEM;
 	if (!err && workers)
 		l->symlock = &ps->symlock;
-	for (i = 0; !err && i < ps->nw; i++)
+	for (i = 0; !err && i <= ps->nw; i++)
 		if ((err = lsa_pw_init(&ps->w[i], l, workers ? &ps->symlock : NULL)))
-			ps->nw = i;
+			ps->nw = i ? i - 1 : 0;
+	ps->wi = &ps->w[ps->nw];
 	if (err) {
 		lsa_pieces_free(ps);
 		return err;
@@ -516,7 +541,8 @@ int lsa_pieces_new(struct lsa_pieces **pps, struct lsa_loops *l, unsigned worker
 		for (i = 0; i < ps->nsg; i++)
 			free(ps->sg[i].b), ps->sg[i].b = NULL;
 		l->symlock = NULL;
-		ps->w[0].l->symlock = NULL;
+		for (i = 0; i <= ps->nw; i++)
+			ps->w[i].l->symlock = NULL;
 	}
 	*pps = ps;
 	return 0;

@@ -380,6 +380,8 @@ void lsa_loops_drop(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo)
 			lsa_loops_inst_free(l, e->inst);
 	}
 	t->npath = lo;
+	if (t->sn && lo < t->sn->snp)	/* a piece's: the cut's entries left */
+		t->sn->snp = lo;
 }
 
 /* Accounts path entries [lo, npath) to base, then pops them.  Open loop
@@ -449,5 +451,7 @@ int lsa_loops_scan_b(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo,
 	t->nos = bottom;
 	if (t->sn && lo < t->sn->snp)	/* a piece's: the cut's entries left */
 		t->sn->snp = lo;
+	if (t->sn && bottom < t->sn->sno)
+		t->sn->sno = bottom;
 	return err;
 }

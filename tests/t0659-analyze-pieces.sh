@@ -21,11 +21,11 @@
 # ../shared/testdata-real (whose per-CPU streams are not cut), and a
 # sampled bundle with the graph beside (--cfg --structural --cpi) too.
 # loopdump's "pieces" says the pieces were joined: the stream's blocks
-# over the piece length, rounded up.  Pieces are cut where the jobs are
-# more than the eager pass takes (LSA_EAGER_JOBS, two: that pass beside
-# the decode, which pieces_same also holds to -j1's profile), so these
-# run three; the shards of several threads get their two jobs each with
-# the eager pass off (LOOPSCOPE_EAGER=0).
+# over the piece length, rounded up.  Pieces are cut with two jobs or
+# more: the eager pass's (a worker starts from the eager state the
+# cut's snapshot gives, loops_epiece.c), or with LOOPSCOPE_EAGER=0 the
+# memos'; pieces_same runs both, on two jobs and on three, and the
+# shards of several threads, which get their jobs each.
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -38,18 +38,20 @@ pieces_same() {
 	b=$1; j=$2; shift 2
 	"$LOOPSCOPE" analyze -q -j1 "$@" -o j1.lsprof "$b" 2>j1.err
 	t_eq "$b: analyze $* -j1 runs" 0 $?
-	"$LOOPSCOPE" analyze -q -j2 "$@" -o j2.lsprof "$b" 2>j2.err
-	t_ok "$b: -j2 $* (no pieces): -j1's profile" cmp j1.lsprof j2.lsprof
-	for pb in 1 17 ""; do
-		LOOPSCOPE_PIECE_BLOCKS=$pb "$LOOPSCOPE" analyze -q -j"$j" "$@" \
-			-o jp.lsprof "$b" 2>jp.err
-		t_ok "$b: pieces of ${pb:-default} blocks, -j$j $*: -j1's profile" \
+	for e in 1 0; do
+		for jj in 2 "$j"; do
+			for pb in 1 17 ""; do
+				LOOPSCOPE_EAGER=$e LOOPSCOPE_PIECE_BLOCKS=$pb "$LOOPSCOPE" \
+					analyze -q -j"$jj" "$@" -o jp.lsprof "$b" 2>jp.err
+				t_ok "$b: pieces of ${pb:-default} blocks, -j$jj $* (eager $e): -j1's profile" \
+					cmp j1.lsprof jp.lsprof
+			done
+		done
+		LOOPSCOPE_EAGER=$e LOOPSCOPE_PIECE_BLOCKS=3 LOOPSCOPE_PIECE_WORKERS=0 \
+			"$LOOPSCOPE" analyze -q -j"$j" "$@" -o jp.lsprof "$b" 2>jp.err
+		t_ok "$b: pieces of 3 blocks on the calling thread (eager $e): -j1's profile" \
 			cmp j1.lsprof jp.lsprof
 	done
-	LOOPSCOPE_PIECE_BLOCKS=3 LOOPSCOPE_PIECE_WORKERS=0 "$LOOPSCOPE" analyze \
-		-q -j"$j" "$@" -o jp.lsprof "$b" 2>jp.err
-	t_ok "$b: pieces of 3 blocks on the calling thread: -j1's profile" \
-		cmp j1.lsprof jp.lsprof
 }
 
 # blocks B: the blocks the detector saw (loopdump's statistics)
@@ -78,10 +80,7 @@ for n in lp_threads threads; do
 	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$n.lsc" -- \
 		"$TD/$n" >/dev/null 2>&1 </dev/null
 	t_ok "$n: recorded" test -s "$n.lsc"
-	LOOPSCOPE_EAGER=0
-	export LOOPSCOPE_EAGER
 	pieces_same "$n.lsc" 6
-	unset LOOPSCOPE_EAGER
 done
 
 # The pieces were joined: as many as the stream's blocks make (one
@@ -93,19 +92,22 @@ LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 3 nested.lsc >p.out 2>p.err
 # are a multiple of 17, an empty piece follows it)
 t_eq "nested: pieces of 17 blocks: one after each 17th block and the first" \
 	"pieces $(( nb / 17 + 1 ))" "$(grep -o 'pieces [0-9]*' p.err)"
-t_eq "nested: ... whose second pass is the memos', not the eager one" \
-	"eager_blocks 0" "$(grep -o '^eager_blocks [0-9]*' p.err)"
-# Two jobs cut no pieces: the eager pass takes every block of the second
-# pass, its detector beside the decode (LSA_EAGER_JOBS); with
-# LOOPSCOPE_EAGER=0, pieces again.
+t_eq "nested: ... whose second pass is the eager one, every block" \
+	"eager_blocks $nb" "$(grep -o '^eager_blocks [0-9]*' p.err)"
+# Two jobs cut as many (the eager pass's pieces on one worker and the
+# decoding thread); with LOOPSCOPE_EAGER=0 the memos' pieces, no block
+# eager.
 LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 2 nested.lsc >e.out 2>e.err
-t_grep "nested: -j 2: no pieces" "pieces 0$" e.err
+t_eq "nested: -j 2: pieces of 17 blocks" \
+	"pieces $(( nb / 17 + 1 ))" "$(grep -o 'pieces [0-9]*' e.err)"
 t_eq "nested: -j 2: the eager pass took every block" \
 	"eager_blocks $nb" "$(grep -o '^eager_blocks [0-9]*' e.err)"
 LOOPSCOPE_EAGER=0 LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 2 nested.lsc \
 	>e.out 2>e.err
 t_eq "nested: -j 2, LOOPSCOPE_EAGER=0: pieces of 17 blocks" \
 	"pieces $(( nb / 17 + 1 ))" "$(grep -o 'pieces [0-9]*' e.err)"
+t_eq "nested: ... the memos', no block eager" \
+	"eager_blocks 0" "$(grep -o '^eager_blocks [0-9]*' e.err)"
 "$BUILD/tests/loopdump" nested.lsc >s.out 2>/dev/null
 # (loopdump prints the detector's rows unsorted: the call rows of a
 # loop come in the order the joiner met their callees)

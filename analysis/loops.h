@@ -67,8 +67,10 @@ struct lsa_loops_stats {
 	/* the learning pass: blocks it took block by block, and the
 	 * blocks and iterations its memo matched whole (struct lsa_know) */
 	uint64_t learn_blocks, learn_memo_blocks, learn_memo_iters;
-	/* the second pass in pieces (lsa_loops_opts.jobs): pieces joined */
-	uint64_t pieces;
+	/* the second pass in pieces (lsa_loops_opts.jobs): pieces joined;
+	 * second passes made again on one thread after a join found a
+	 * worker's state unlike its own (0 unless the pieces are wrong) */
+	uint64_t pieces, piece_retries;
 	/* blocks the iteration memo and the learning pass's took as whole
 	 * iterations that repeat the one before block for block (a compare
 	 * a block, no trie walked) */

@@ -298,9 +298,11 @@ struct lsa_loops {
 	int here;
 	uint64_t nin;		/* blocks handed to it (lsa_loops_blocks) */
 	/* A pass that knows, charging each block as it comes
-	 * (loops_eager.c, one job's second pass): no memo, no scan
-	 * but in lazy regions. */
+	 * (loops_eager.c): no memo, no scan but in lazy regions. */
 	int eager;
+	/* A join of its pieces found a worker's state unlike its own
+	 * (lsa_piece_join() -LS_EINVAL): the pass is made again whole. */
+	int pfail;
 };
 
 /* Whether a run of loop's head under owner (loop + 1, 0: frame level)

@@ -62,6 +62,7 @@ struct lsa_pieces {
 	pthread_mutex_t mu, symlock;
 	pthread_cond_t work, space, done;
 	int quit;
+	uint64_t fail_at;	/* (tests: the join that fails, LOOPSCOPE_PIECE_FAIL) */
 	int locks;
 	struct wk_arg *args;
 	/* the stream being cut */
@@ -180,8 +181,12 @@ static int join_one(struct lsa_pieces *ps)
 	if (!err && !(t = lsa_loops_thread(ps->l, p->stream)))
 		err = -LS_ENOMEM;
 	if (!err) {
-		err = lsa_piece_join(ps->l, t, &p->res, &ps->insns);
+		err = ps->pjoin + 1 == ps->fail_at ? -LS_EINVAL :
+		      lsa_piece_join(ps->l, t, &p->res, &ps->insns);
 		ps->l->st.pieces++;
+		/* (a worker's state unlike the joiner's: the pass again) */
+		if (err == -LS_EINVAL)
+			ps->l->pfail = 1;
 	}
 	lsa_prows_release(&p->res.rows);
 	lock(ps);
@@ -495,6 +500,11 @@ int lsa_pieces_new(struct lsa_pieces **pps, struct lsa_loops *l, unsigned worker
 	if (!ps)
 		return -LS_ENOMEM;
 	ps->l = l;
+	{
+		const char *v = getenv("LOOPSCOPE_PIECE_FAIL");
+
+		ps->fail_at = v ? strtoull(v, NULL, 10) : 0;
+	}
 	ps->nw = workers ? workers : 1;
 	ps->npc = ps->nw + 3;
 	/* a piece for each worker and one more being read: workers run

@@ -1,6 +1,7 @@
 /* loops_piece.h - internals of the loop detector's second pass in pieces
- * (analysis/loops_piece.c, loops_pieces.c) and of the learning pass's
- * snapshots they begin from (loops_know.c).  Included by loops_int.h. */
+ * (analysis/loops_piece.c, loops_pjoin.c, loops_pieces.c) and of the
+ * learning pass's snapshots they begin from (loops_know.c).  Included by
+ * loops_int.h. */
 #ifndef LSA_LOOPS_PIECE_H
 #define LSA_LOOPS_PIECE_H
 
@@ -183,10 +184,10 @@ int lsa_pw_blocks(struct lsa_pworker *w, const struct lsd_block *b, size_t n);
 /* It ends (last: the thread ends with it): into res.  Returns 0 or
  * -LS_ENOMEM. */
 int lsa_pw_end(struct lsa_pworker *w, int last, struct lsa_pres *res);
-/* Joins a piece, which a worker made res of, into thread t of l, in the
- * order of the thread's pieces; *insns: the thread's instructions before
- * the piece, then after it.  Returns 0, -LS_ENOMEM, or -LS_EINVAL where
- * res and t disagree. */
+/* loops_pjoin.c: joins a piece, which a worker made res of, into thread
+ * t of l, in the order of the thread's pieces; *insns: the thread's
+ * instructions before the piece, then after it.  Returns 0, -LS_ENOMEM,
+ * or -LS_EINVAL where res and t disagree. */
 int lsa_piece_join(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *res,
 		   uint64_t *insns);
 void lsa_prows_release(struct lsa_prows *r);

@@ -256,8 +256,8 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		return err;
 	}
 	err = lsa_loops_learn(l, &k);
-	/* more jobs than the eager pass takes: the second pass in pieces,
-	 * whose cuts this keeps */
+	/* two jobs or more: the second pass in pieces, whose cuts this
+	 * keeps */
 	if (!err && l->o.jobs > 1 && l->fmemo)
 		l->snap = piece_blocks();
 	/* The other consumers need no knowledge of the loops: they take this

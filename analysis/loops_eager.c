@@ -130,12 +130,12 @@ static uint32_t os_find(const struct lsa_thr *t, const struct lsa_frame *f, uint
 	return LSA_NONE;
 }
 
+static int back_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti);
+
 /* A loop back to eager path entry ti of the top frame f (a head whose
  * entry is open): what is above it closes and pops (a lazy region above
  * it charged first, over the entries open then), then one iteration.
  * Returns 0 or -LS_ENOMEM. */
-static int back_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti);
-
 static int back(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti)
 {
 	int err;

@@ -130,6 +130,57 @@ static uint32_t os_find(const struct lsa_thr *t, const struct lsa_frame *f, uint
 	return LSA_NONE;
 }
 
+/* A loop back's moves to eager path entry ti of the top frame f, no
+ * block charged and no trip counted: what is above ti's entry closed (a
+ * lazy region above it charged first, over the entries open then), the
+ * path above ti popped.  Where ti's entry is closed, one opens (the
+ * learning pass saw other blocks, as know_new counts, and the profile is
+ * not the path design's) with the run before as its first trip.  *pii:
+ * the entry.  Returns 0, -LS_ENOMEM, or -LS_EINVAL where a joiner of
+ * pieces (l->pre) meets no entry of f there. */
+static int back_moves(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
+		      uint32_t ti, uint32_t *pii)
+{
+	uint32_t ii, k;
+	int err = 0;
+
+	if (ti >= t->npath || ti < f->base)
+		return -LS_EINVAL;
+	ii = t->path[ti].ei;
+	if (ii == LSA_NONE || (k = os_find(t, f, ii)) == LSA_NONE) {
+		uint32_t loop = lsa_loops_head(t, t->path[ti].sb->id);
+
+		if (l->pre && !loop)
+			return -LS_EINVAL;
+		if (!l->pre)
+			l->st.know_new++;
+		while (t->nos > f->osb && l->inst[t->os[t->nos - 1]].pidx > ti &&
+		       !(err = close_top(l, t, f)))
+			;
+		if (err || (err = lsa_loops_inst_new(l, loop ? loop - 1 : 0, &ii)) ||
+		    (err = os_push(t, ii)))
+			return err;
+		t->path[ti].ei = ii;
+		l->inst[ii].pidx = ti;
+		l->inst[ii].trips = 1;
+		k = t->nos - 1;
+	}
+	if (f->lz != LSA_NONE && f->lz > ti) {
+		struct lsa_owner o = { ii, f };
+
+		err = lsa_loops_scan_b(l, t, f->lz, o, k + 1);
+		f->lz = LSA_NONE;
+	} else {
+		while (!err && t->nos > k + 1)
+			err = close_top(l, t, f);
+	}
+	if (err)
+		return err;
+	lsa_loops_drop(l, t, ti + 1);
+	*pii = ii;
+	return 0;
+}
+
 static int back_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti);
 
 /* A loop back to eager path entry ti of the top frame f (a head whose
@@ -154,41 +205,13 @@ static int back(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uin
 static int back_in(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti)
 {
 	const struct lsd_sblock *sb = t->path[ti].sb;
-	uint32_t ii = t->path[ti].ei, tail = t->psb ? t->psb->id : LSA_NONE, k;
+	uint32_t ii, tail = t->psb ? t->psb->id : LSA_NONE;
 	struct lsa_inst *in;
-	int err = 0;
+	int err;
 
 	l->st.loop_backs++;
-	if (ii == LSA_NONE || (k = os_find(t, f, ii)) == LSA_NONE) {
-		/* (a loop back to an entry closed: the learning pass saw
-		 * other blocks, as know_new counts, and the profile is not
-		 * the path design's; an entry opens, as its loop back makes
-		 * one, with the run before as its first trip) */
-		uint32_t loop = t->head[sb->id] ? t->head[sb->id] - 1 : 0;
-
-		l->st.know_new++;
-		while (t->nos > f->osb && l->inst[t->os[t->nos - 1]].pidx > ti &&
-		       !(err = close_top(l, t, f)))
-			;
-		if (err || (err = lsa_loops_inst_new(l, loop, &ii)) || (err = os_push(t, ii)))
-			return err;
-		t->path[ti].ei = ii;
-		l->inst[ii].pidx = ti;
-		l->inst[ii].trips = 1;
-		k = t->nos - 1;
-	}
-	if (f->lz != LSA_NONE && f->lz > ti) {
-		struct lsa_owner o = { ii, f };
-
-		err = lsa_loops_scan_b(l, t, f->lz, o, k + 1);
-		f->lz = LSA_NONE;
-	} else {
-		while (!err && t->nos > k + 1)
-			err = close_top(l, t, f);
-	}
-	if (err)
+	if ((err = back_moves(l, t, f, ti, &ii)))
 		return err;
-	lsa_loops_drop(l, t, ti + 1);
 	in = &l->inst[ii];
 	in->trips++;
 	if (tail != in->tail) {
@@ -405,45 +428,6 @@ int lsa_eager_hand_over(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame
 
 /* ---- a joiner of pieces (loops_piece.c): the moves a worker noted ---- */
 
-/* back_in()'s moves alone: no block charged, no trip counted (the worker
- * did), what is above entry ti closed, a lazy region above scanned. */
-static int back_moves(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f, uint32_t ti)
-{
-	uint32_t ii, k;
-	int err = 0;
-
-	if (ti >= t->npath || ti < f->base)
-		return -LS_EINVAL;
-	ii = t->path[ti].ei;
-	if (ii == LSA_NONE || (k = os_find(t, f, ii)) == LSA_NONE) {
-		uint32_t loop = lsa_loops_head(t, t->path[ti].sb->id);
-
-		if (!loop)
-			return -LS_EINVAL;
-		while (t->nos > f->osb && l->inst[t->os[t->nos - 1]].pidx > ti &&
-		       !(err = close_top(l, t, f)))
-			;
-		if (err || (err = lsa_loops_inst_new(l, loop - 1, &ii)) || (err = os_push(t, ii)))
-			return err;
-		t->path[ti].ei = ii;
-		l->inst[ii].pidx = ti;
-		l->inst[ii].trips = 1;
-		k = t->nos - 1;
-	}
-	if (f->lz != LSA_NONE && f->lz > ti) {
-		struct lsa_owner o = { ii, f };
-
-		err = lsa_loops_scan_b(l, t, f->lz, o, k + 1);
-		f->lz = LSA_NONE;
-	} else {
-		while (!err && t->nos > k + 1)
-			err = close_top(l, t, f);
-	}
-	if (!err)
-		lsa_loops_drop(l, t, ti + 1);
-	return err;
-}
-
 int lsa_eager_replay(struct lsa_loops *l, struct lsa_thr *t, int kind, uint32_t at)
 {
 	struct lsa_frame *f;
@@ -459,7 +443,7 @@ int lsa_eager_replay(struct lsa_loops *l, struct lsa_thr *t, int kind, uint32_t 
 			return -LS_EINVAL;
 		return close_top(l, t, f);
 	case PE_EBACK:
-		return back_moves(l, t, f, at);
+		return back_moves(l, t, f, at, &ii);
 	case PE_UNLAZY:
 		if (at >= t->npath || f->lz != at)
 			return -LS_EINVAL;

@@ -25,40 +25,6 @@
 #include "ls_buf.h"
 #include "ls_err.h"
 
-/* The detector's function of the learning pass's function f. */
-static uint32_t func_learnt(struct lsa_loops *l, uint32_t f)
-{
-	const struct lsd_sblock *sb = f == LSA_NONE ? NULL : lsa_know_func(l->know, f);
-
-	return sb ? lsa_loops_func_sb(l, sb) : LSA_NONE;
-}
-
-/* A path-design entry for snapshot entry x at the top of t's path (a
- * lazy region's): its loop entry where looped back to, its callee's
- * where it called.  Returns 0, -LS_ENOMEM or -LS_EINVAL. */
-static int lazy_entry(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_spe *x)
-{
-	uint32_t p = t->npath - 1, loop = lsa_loops_head(t, x->sb->id), k;
-	int err;
-
-	if (x->lb) {
-		if (!loop)
-			return -LS_EINVAL;
-		if ((err = lsa_loops_inst_new(l, loop - 1, &k)))
-			return err;
-		l->inst[k].trips = x->lb + 1;
-		t->path[p].inst = k;
-	}
-	if (x->callee1 != LSA_NONE) {
-		if ((err = lsa_loops_acc_new(l, &k)))
-			return err;
-		l->acc[k].callee = x->callee1 ? func_learnt(l, x->callee1 - 1) : LSA_NONE;
-		l->acc[k].called = 1;
-		t->path[p].acc = k;
-	}
-	return 0;
-}
-
 /* Opens an entry of loop at t's top path entry, trip count trips, on the
  * owner stack.  Returns 0 or -LS_ENOMEM. */
 static int open_entry(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop, uint64_t trips)
@@ -93,7 +59,7 @@ static int frame_path(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_s
 		if (f->lz != LSA_NONE) {	/* the path design's, as it is */
 			if ((err = lsa_loops_path_push(l, t, x->sb)))
 				return err;
-			if ((err = lazy_entry(l, t, x)))
+			if ((err = lsa_snap_entry(l, t, x)))
 				return err;
 			continue;
 		}
@@ -113,7 +79,7 @@ static int frame_path(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_s
 		f = &t->fr[t->nfr - 1];
 		if (lf) {		/* landings came back here: lazy on */
 			f->lz = t->npath - 1;
-			if ((err = lazy_entry(l, t, x)))
+			if ((err = lsa_snap_entry(l, t, x)))
 				return err;
 			continue;
 		}
@@ -127,7 +93,7 @@ static int frame_path(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_s
 		 * came, and then the frame eager again with it open */
 		if (!x->lb) {
 			f->lz = t->npath - 1;
-			if ((err = lazy_entry(l, t, x)))
+			if ((err = lsa_snap_entry(l, t, x)))
 				return err;
 		} else if ((err = open_entry(l, t, hd - 1, x->lb + 1))) {
 			return err;
@@ -156,19 +122,11 @@ int lsa_eager_from_snap(struct lsa_loops *l, struct lsa_thr *t, const struct lsa
 		const struct lsa_sfr *x = s ? &s->fr[i] : &start;
 		uint32_t end = s ? (i + 1 < nfr ? s->fr[i + 1].base : s->npe) : 0;
 		struct lsa_frame *f = &t->fr[i];
-		int k;
 
 		memset(f, 0, sizeof(*f));
-		f->base = t->npath;
-		f->func = func_learnt(l, x->func);
-		f->cur = func_learnt(l, x->cur);
-		f->kids = LSA_NONE;
-		f->ret = x->ret;
-		f->start = f->cur_start = LSA_MARK;
+		if ((err = lsa_snap_frame(l, t, x, t->npath)))
+			return err;
 		f->serial = ++t->nserial;
-		f->async = x->async;
-		for (k = 0; k < LSA_NC; k++)
-			f->fself.n[k] = f->ftot.n[k] = 0;
 		f->osb = t->nos;
 		f->lz = LSA_NONE;
 		f->hto = LSA_HTO_PATH;
@@ -179,25 +137,11 @@ int lsa_eager_from_snap(struct lsa_loops *l, struct lsa_thr *t, const struct lsa
 		f->ccallee = !i ? LSA_NONE : x->base < end ? lsa_loops_func_sb(l, s->pe[x->base].sb) :
 			     f->func;
 		f->called = !x->async;
-		if (i) {	/* (as lsa_loops_frame_push() decided it) */
-			const struct lsa_frame *c = &t->fr[i - 1];
-
-			if (c->lz != LSA_NONE) {
-				f->hto = LSA_HTO_ACC;
-			} else {
-				f->hto = LSA_HTO_OWNER;
-				f->cinst = t->nos > c->osb ? t->os[t->nos - 1] : LSA_NONE;
-				/* the calling block: its frame's last on the
-				 * path design's path */
-				f->cblk = x->base > s->fr[i - 1].base ? s->pe[x->base - 1].sb->id :
-					  LSA_NONE;
-			}
-		}
-		/* the spans open: span_close() counts the outermost */
-		if (lsa_loops_span_open(t, f->func) ||
-		    (f->cur != f->func && lsa_loops_span_open(t, f->cur)))
-			return -LS_ENOMEM;
-		t->nfr = i + 1;
+		/* as lsa_loops_frame_push() decided it, the calling block its
+		 * frame's last on the path design's path */
+		if (i)
+			lsa_frame_hto(t, f, &t->fr[i - 1], x->base > s->fr[i - 1].base ?
+				      s->pe[x->base - 1].sb->id : LSA_NONE);
 		if (s && x->base > end)
 			return -LS_EINVAL;
 		if (s && (err = frame_path(l, t, s->pe + x->base, end - x->base)))

@@ -50,17 +50,8 @@ int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 	f->cinst = f->cblk = LSA_NONE;
 	f->ccallee = func;
 	f->called = !async;
-	if (l->eager && t->nfr > 1) {
-		const struct lsa_frame *c = &t->fr[t->nfr - 2];
-
-		if (c->lz != LSA_NONE) {
-			f->hto = LSA_HTO_ACC;
-		} else {
-			f->hto = LSA_HTO_OWNER;
-			f->cinst = t->nos > c->osb ? t->os[t->nos - 1] : LSA_NONE;
-			f->cblk = t->psb ? t->psb->id : LSA_NONE;
-		}
-	}
+	if (l->eager && t->nfr > 1)
+		lsa_frame_hto(t, f, &t->fr[t->nfr - 2], t->psb ? t->psb->id : LSA_NONE);
 	if (t->nfr > l->st.max_frames)
 		l->st.max_frames = t->nfr;
 	if (func != LSA_NONE && !l->learn) {

@@ -652,6 +652,22 @@ int lsa_loops_close(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 		    struct lsa_owner p);
 
 /* loops_frames.c.  Each returns 0 or -LS_ENOMEM. */
+/* The eager pass's hand-over of frame f, pushed from frame c below it by
+ * block cblk (LSA_NONE: none): to the owner that block has (c's innermost
+ * open entry, or c's level), or where c is lazy from a path entry on, as
+ * the path design hands over (to the block's path entry).  Decided as the
+ * frame is pushed; the frames below do not run before it ends. */
+static inline void lsa_frame_hto(const struct lsa_thr *t, struct lsa_frame *f,
+				 const struct lsa_frame *c, uint32_t cblk)
+{
+	if (c->lz != LSA_NONE) {
+		f->hto = LSA_HTO_ACC;
+		return;
+	}
+	f->hto = LSA_HTO_OWNER;
+	f->cinst = t->nos > c->osb ? t->os[t->nos - 1] : LSA_NONE;
+	f->cblk = cblk;
+}
 /* Pushes a frame returning to ret (0: any) for function func (LSA_NONE:
  * unknown yet); async: a signal handler's. */
 int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,

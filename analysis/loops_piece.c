@@ -189,6 +189,52 @@ static uint32_t func_learnt(struct lsa_loops *l, uint32_t f)
 	return sb ? lsa_loops_func_sb(l, sb) : LSA_NONE;
 }
 
+int lsa_snap_frame(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_sfr *x,
+		   uint32_t base)
+{
+	struct lsa_frame *f = &t->fr[t->nfr];
+	int k;
+
+	f->base = base;
+	f->func = func_learnt(l, x->func);
+	f->cur = func_learnt(l, x->cur);
+	f->kids = LSA_NONE;
+	f->ret = x->ret;
+	f->start = f->cur_start = LSA_MARK;
+	f->async = x->async;
+	for (k = 0; k < LSA_NC; k++)
+		f->fself.n[k] = f->ftot.n[k] = 0;
+	/* the spans open: span_close() counts the outermost */
+	if (lsa_loops_span_open(t, f->func) ||
+	    (f->cur != f->func && lsa_loops_span_open(t, f->cur)))
+		return -LS_ENOMEM;
+	t->nfr++;
+	return 0;
+}
+
+int lsa_snap_entry(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_spe *x)
+{
+	uint32_t p = t->npath - 1, loop = lsa_loops_head(t, x->sb->id), k;
+	int err;
+
+	if (x->lb) {
+		if (!loop)
+			return -LS_EINVAL;
+		if ((err = lsa_loops_inst_new(l, loop - 1, &k)))
+			return err;
+		l->inst[k].trips = x->lb + 1;
+		t->path[p].inst = k;
+	}
+	if (x->callee1 != LSA_NONE) {
+		if ((err = lsa_loops_acc_new(l, &k)))
+			return err;
+		l->acc[k].callee = x->callee1 ? func_learnt(l, x->callee1 - 1) : LSA_NONE;
+		l->acc[k].called = 1;
+		t->path[p].acc = k;
+	}
+	return 0;
+}
+
 /* lsa_pw_begin() of an eager pass: the state made from the snapshot
  * (loops_epiece.c).  Returns 0, -LS_ENOMEM or -LS_EINVAL. */
 static int pw_begin_eager(struct lsa_loops *l, struct lsa_thr *t, struct lsa_psn *sn,
@@ -197,7 +243,6 @@ static int pw_begin_eager(struct lsa_loops *l, struct lsa_thr *t, struct lsa_psn
 	uint32_t i;
 	int err;
 
-	t->psb = NULL;		/* (lsa_eager_from_snap() sets these) */
 	if ((err = lsa_eager_from_snap(l, t, s)))
 		return err;
 	if (t->npath > sn->npacc) {
@@ -245,14 +290,14 @@ int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s)
 	t->sn = sn;
 	t->insns = 0;
 	memset(&t->outside, 0, sizeof(t->outside));
+	if (l->eager)
+		return pw_begin_eager(l, t, sn, s);
 	t->deep = s ? s->deep : 0;
 	t->gaps = s ? s->gaps : 0;
 	t->psb = s ? s->psb : NULL;
 	t->pexit = s ? s->pexit : 0;
 	t->pnext = s ? s->pnext : 0;
 	t->landing = s ? s->landing : 0;
-	if (l->eager)
-		return pw_begin_eager(l, t, sn, s);
 	if (LS_GROW32(t->fr, nfr, t->capfr, 64))
 		return -LS_ENOMEM;
 	if (npe > sn->npacc) {
@@ -265,47 +310,17 @@ int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s)
 	}
 	for (i = 0; i < nfr; i++) {
 		const struct lsa_sfr *x = s ? &s->fr[i] : &start;
-		struct lsa_frame *f = &t->fr[i];
-		int k;
 
-		f->base = x->base;
-		f->func = func_learnt(l, x->func);
-		f->cur = func_learnt(l, x->cur);
-		f->kids = LSA_NONE;
-		f->ret = x->ret;
-		f->start = f->cur_start = LSA_MARK;
-		f->async = x->async;
-		for (k = 0; k < LSA_NC; k++)
-			f->fself.n[k] = f->ftot.n[k] = 0;
-		/* the spans open: span_close() counts the outermost */
-		if (lsa_loops_span_open(t, f->func) ||
-		    (f->cur != f->func && lsa_loops_span_open(t, f->cur)))
-			return -LS_ENOMEM;
-		t->nfr = i + 1;
+		if ((err = lsa_snap_frame(l, t, x, x->base)))
+			return err;
 	}
 	for (i = 0; i < npe; i++) {
 		const struct lsa_spe *x = &s->pe[i];
-		uint32_t loop = lsa_loops_head(t, x->sb->id), k;
 
 		sn->pacc[i] = x->callee1 != LSA_NONE;
 		if ((err = lsa_loops_sb_see(l, t, x->sb)) ||
-		    (err = lsa_loops_path_push(l, t, x->sb)))
+		    (err = lsa_loops_path_push(l, t, x->sb)) || (err = lsa_snap_entry(l, t, x)))
 			return err;
-		if (x->lb) {
-			if (!loop)
-				return -LS_EINVAL;
-			if ((err = lsa_loops_inst_new(l, loop - 1, &k)))
-				return err;
-			l->inst[k].trips = x->lb + 1;
-			t->path[i].inst = k;
-		}
-		if (x->callee1 != LSA_NONE) {
-			if ((err = lsa_loops_acc_new(l, &k)))
-				return err;
-			l->acc[k].callee = x->callee1 ? func_learnt(l, x->callee1 - 1) : LSA_NONE;
-			l->acc[k].called = 1;
-			t->path[i].acc = k;
-		}
 	}
 	sn->snf = nfr;
 	sn->snp = npe;

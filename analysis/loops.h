@@ -95,6 +95,9 @@ struct lsa_loops_stats {
 	/* blocks the second pass took from the first's tape, not decoded
 	 * again (decoder/tape.h) */
 	uint64_t tape_blocks;
+	/* ... the tape's words, and why it held none (enum lsd_tape_drop) */
+	uint64_t tape_words;
+	int tape_drop;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

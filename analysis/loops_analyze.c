@@ -237,7 +237,8 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	struct lsa_know *k = NULL;
 	struct lsd_tape *tape = NULL;
 	struct lsa_loops *l;
-	uint64_t nin, ntape;
+	uint64_t nin, ntape, nword;
+	int tdrop;
 	size_t nthr;
 	uint32_t run;
 	int err;
@@ -303,6 +304,8 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		l->st.piece_retries++;
 	}
 	ntape = lsd_tape_blocks(tape);
+	nword = lsd_tape_words(tape);
+	tdrop = (int)lsd_tape_dropped(tape);
 	lsd_tape_free(tape);
 	if (!err)
 		err = label_loops(l);
@@ -317,6 +320,8 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		st->pipe_windows = pst.pipe_windows;
 		st->pipe_to_thread = pst.pipe_to_thread;
 		st->tape_blocks = ntape;
+		st->tape_words = nword;
+		st->tape_drop = tdrop;
 	}
 	lsa_loops_free(l);
 	lsa_know_free(k);

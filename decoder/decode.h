@@ -100,6 +100,11 @@ struct lsd_bspan {
 	const struct lsd_block *b;
 	size_t n;
 	int again;
+	/* b[0 .. n) is the whole array of a chain or trail the decoder
+	 * keeps, handed out whole for the first time since it was made: a
+	 * later run with again set at the same b holds the first of the
+	 * same records (decoder/tape.c names them by b). */
+	uint8_t whole;
 };
 
 /* A span of trace that could not be decoded, as ptxed reports it: the

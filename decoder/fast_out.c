@@ -25,14 +25,16 @@ static size_t spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t 
 	return k;
 }
 
-/* Sets s[0 .. ns).again.  A run made of a chain's (or a trail's) whole array, where
+/* Sets s[0 .. ns).again and .whole.  A run made of a chain's (or a trail's) whole array, where
  * its slot keeps it, is made with again 1 when the slot handed it out
  * whole before (a slot is not built again while a run points into it,
  * and a part of such a run is of blocks handed out), else -1; every
  * other run with 0, and a run cut short or moved off its chain's first
  * block is set to 0.  So at delivery a run of -1 still starts at its
  * chain's first block: the slot is marked as handing it out when it is
- * the whole chain (building or copying into a slot clears the mark). */
+ * the whole chain (building or copying into a slot clears the mark).
+ * whole: a run of -1 that is its chain's or trail's whole array (the
+ * first handed out whole since the slot was built). */
 static void spans_again(const struct lsd_decoder *d, struct lsd_bspan *s, size_t ns)
 {
 	size_t i;
@@ -40,22 +42,26 @@ static void spans_again(const struct lsd_decoder *d, struct lsd_bspan *s, size_t
 	for (i = 0; i < ns; i++) {
 		struct lsd_fchain *ch;
 
-		if (s[i].again >= 0)	/* (most: chains handed out before) */
+		if (s[i].again >= 0) {	/* (most: chains handed out before) */
+			s[i].whole = 0;
 			continue;
+		}
 		if (s[i].again == LSD_TR_AGAIN) {
 			/* a trail's whole array, as a chain's */
 			struct lsd_ftrail *t = (struct lsd_ftrail *)(void *)
 				((char *)(uintptr_t)s[i].b - offsetof(struct lsd_ftrail, b));
 
 			s[i].again = 0;
-			if (s[i].n == t->nb)
+			s[i].whole = s[i].n == t->nb;
+			if (s[i].whole)
 				t->out = 1;
 			continue;
 		}
 		ch = (struct lsd_fchain *)(void *)((char *)(uintptr_t)s[i].b -
 						   offsetof(struct lsd_fchain, b));
 		s[i].again = 0;
-		if (s[i].n == lsd_fchain_head(d, ch)->nb)
+		s[i].whole = s[i].n == lsd_fchain_head(d, ch)->nb;
+		if (s[i].whole)
 			lsd_fchain_head(d, ch)->out = 1;
 	}
 }
@@ -139,7 +145,7 @@ static void cut_at(const struct lsd_fctx *c, size_t fin, size_t *pi, size_t *ppa
  * callback's return. */
 int lsd_fast_commit(struct lsd_fctx *c, int all)
 {
-	struct lsd_bspan *sp = c->f->sp, keep = { NULL, 0, 0 };
+	struct lsd_bspan *sp = c->f->sp, keep = { NULL, 0, 0, 0 };
 	size_t i = 0, part = 0, fin = c->fin;
 	int err = 0;
 

@@ -2,12 +2,17 @@
  *
  * An analysis that decodes a bundle twice (the loop detector's learning
  * pass, then its profiling pass) may record what the first decode handed
- * its consumer and replay it to the second instead of decoding again: a
- * block costs a 32-bit word on the tape (its static block id and exit;
- * where control went only where it is not the next block's start), and
- * the replay rebuilds each block from the decoder's static block table.
- * The tape holds at most a bound of memory: a decode that needs more
- * drops it (lsd_tape_whole() says so) and the second pass decodes.  Its
+ * its consumer and replay it to the second instead of decoding again.  A
+ * chain or trail of blocks the decoder hands out again (by reference,
+ * its spans) costs one 32-bit word on the tape, its blocks written out
+ * the first time only; any other block costs a word (its static block id
+ * and exit; where control went only where it is not the next block's
+ * start), rebuilt by the replay from the decoder's static block table.
+ * The tape holds at most a bound of memory, and only words worth their
+ * cost: a decode that needs more, or more than a word for every
+ * LSD_TAPE_PT_PER_WORD bytes of PT (conditional branches in long chains,
+ * which decode about as fast as they replay), drops it
+ * (lsd_tape_whole() says so) and the second pass decodes.  Its
  * memory is mapped in huge pages where the kernel gives them (a fresh
  * 4 KiB page costs as much to fault in as several blocks take to decode).
  *
@@ -20,8 +25,8 @@
 
 #include "decoder/decode.h"
 
-/* Bytes a tape holds by default: 16M blocks (sqlite3's 5,000-row run of
- * bench/ is 13M; xz -6 on 2 MB, 203M, decodes twice). */
+/* Bytes a tape holds by default: 32M words (sqlite3's 5,000-row run of
+ * bench/, 13M blocks, takes 1.6M). */
 #define LSD_TAPE_MAX ((size_t)128 << 20)
 
 struct lsd_tape;
@@ -43,8 +48,24 @@ int lsd_tape_whole(const struct lsd_tape *t);
  * the callbacks t recorded for).  Returns 0 or the first nonzero return
  * of a callback, or -LS_ENOMEM. */
 int lsd_tape_replay(struct lsd_tape *t, const struct lsd_callbacks *cb, void *arg);
-/* Blocks t holds (0: not whole). */
+/* Why t holds none of a decode: it did not drop it, its bound was to be
+ * passed, its words cost more than decoding again would (more than one
+ * for each LSD_TAPE_PT_PER_WORD bytes of PT), or a block or record a
+ * word cannot hold, or no memory. */
+enum lsd_tape_drop {
+	LSD_TAPE_KEPT,
+	LSD_TAPE_BOUND,
+	LSD_TAPE_WORTH,
+	LSD_TAPE_OTHER,
+};
+#define LSD_TAPE_PT_PER_WORD 4
+enum lsd_tape_drop lsd_tape_dropped(const struct lsd_tape *t);
+/* Blocks t holds (0: not whole); its words (4 bytes each), and the
+ * decoder's runs it named by reference (chains and trails given before)
+ * rather than wrote out, for the tests and bench. */
 size_t lsd_tape_blocks(const struct lsd_tape *t);
+size_t lsd_tape_words(const struct lsd_tape *t);
+size_t lsd_tape_refs(const struct lsd_tape *t);
 void lsd_tape_free(struct lsd_tape *t);
 
 #endif

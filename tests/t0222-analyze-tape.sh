@@ -1,19 +1,23 @@
 #!/bin/sh
 # t0222-analyze-tape: analyze's second pass takes the first pass's blocks
 # from a tape (decoder/tape.c) instead of decoding again, where the tape
-# holds them (at most LOOPSCOPE_TAPE_MAX bytes, 128 MiB by default).
+# holds them (at most LOOPSCOPE_TAPE_MAX bytes, 128 MiB by default) and
+# they are worth holding (a word for every 4 bytes of PT at most: a chain
+# or trail the decoder hands out again is one word).
 #
-# The oracle: the same analysis with no tape (LOOPSCOPE_TAPE_MAX=0: both
+# The oracles: the same analysis with no tape (LOOPSCOPE_TAPE_MAX=0: both
 # passes decode) and the reference path (LOOPSCOPE_REFERENCE=1: libipt's
 # block decoder, the detector block by block; t0208/t0209 hold the rest
-# to it); every profile the same bytes.  Where the tape held the whole
-# decode, loopdump's tape_blocks equals its blocks (the second pass took
-# every block from it); where it could not (a bound of one segment, 8 MiB,
-# about 2M blocks, below spin 3 1000000's 3M), tape_blocks is 0 and the
-# second pass decoded.  Bundles: every testdata program (threads, signals,
-# longjmp, faults, calls through the PLT) in 4 KB chunks with a PSB every
-# 512 bytes; damaged streams (ptcorrupt: losses replayed in their place);
-# a per-CPU bundle (thread switches replayed).
+# to it), every profile the same bytes; and, below the profile, tapecheck:
+# the replay's calls are the recorded decode's, every field of every
+# block and the batches too, and a second decode's blocks are the same.
+# Where the tape held the whole decode, loopdump's tape_blocks equals its
+# blocks (the second pass took every block from it); where it did not,
+# tape_blocks is 0, tape_drop says why, and the second pass decoded.
+# Bundles: every testdata program (threads, signals, longjmp, faults,
+# calls through the PLT) in 4 KB chunks with a PSB every 512 bytes;
+# damaged streams (ptcorrupt: losses replayed in their place); a per-CPU
+# bundle (thread switches replayed); the real quipper recording.
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -41,6 +45,14 @@ same() {
 		sh -c "[ $trc = $rrc ] && cmp -s tape.lsprof ref.lsprof"
 	tb=$(sed -n 's/^tape_blocks \([0-9]*\) .*/\1/p' st.err)
 	nb=$(sed -n 's/^blocks \([0-9]*\) .*/\1/p' st.err)
+	why=$(sed -n 's/^tape_blocks .* tape_drop \([a-z]*\) .*/\1/p' st.err)
+	if [ -n "${2:-}" ]; then
+		"$BUILD/tests/tapecheck" "$b" "$2" >tc.out 2>tc.err
+	else
+		"$BUILD/tests/tapecheck" "$b" >tc.out 2>tc.err
+	fi
+	t_ok "$b: tapecheck: the replay's blocks are the decode's, field by field" \
+		sh -c "[ \$? = 0 ] || exit 1; grep -q '^again ' tc.out"
 }
 
 for src in "$LSTOP"/testdata/*.c; do
@@ -71,14 +83,40 @@ same pc.lsc
 t_ok "pc.lsc: the second pass took all its $nb blocks from the tape" \
 	test "${tb:--1}" = "${nb:--2}"
 
-# 3M blocks (the inner loop's one block 3 x 10^6 times): one segment of
-# tape cannot hold them, the second pass decodes; the default bound can.
+# The real recording (per-CPU, without its binaries: every block a loss).
+Q=$T_REAL/quipper/perf.data.intel_pt-4.14
+if [ -f "$Q" ]; then
+	"$LOOPSCOPE" import -q "$Q" -o q.lsc >/dev/null 2>&1
+	t_ok "quipper imported" test -s q.lsc
+	same q.lsc
+fi
+
+# 3M blocks (the inner loop's one block 3 x 10^6 times) in chains of
+# conditional branches: the default bound holds them, under 2^20 words
+# (the tape looks at its worth from there on).
 "$LOOPSCOPE" record -q -o big.lsc -- "$TD/spin" 3 1000000 >/dev/null 2>&1
 t_ok "spin 3 1000000 recorded" test -s big.lsc
-same big.lsc 1
-t_eq "big.lsc, a tape of one segment: dropped, the second pass decoded" 0 "$tb"
-t_ok "big.lsc: over 3M blocks ($nb)" test "${nb:-0}" -gt 3000000
 same big.lsc
-t_ok "big.lsc, the default bound: all its $nb blocks from the tape" \
+t_ok "big.lsc: over 3M blocks ($nb)" test "${nb:-0}" -gt 3000000
+t_ok "big.lsc: the second pass took all its blocks from the tape" \
 	test "${tb:--1}" = "${nb:--2}"
+w=$(sed -n 's/^tape_words \([0-9]*\) .*/\1/p' tc.out)
+refs=$(sed -n 's/^tape_words [0-9]* tape_refs \([0-9]*\) .*/\1/p' tc.out)
+t_ok "big.lsc: its chains named, not written out: $w words for $nb blocks" \
+	test "${w:-0}" -gt 0 -a "$((${w:-0} * 4))" -lt "${nb:-0}" -a "${refs:-0}" -gt 0
+# 21M blocks: at 3.5M words a segment (8 MiB, 2^21 words) cannot hold
+# them; the default bound could, but a word for 1.2 bytes of PT is not
+# worth it (its chains decode as fast as they replay): dropped either
+# way, each for its reason, and the second pass decoded.
+"$LOOPSCOPE" record -q -o huge.lsc -- "$TD/spin" 3 7000000 >/dev/null 2>&1
+t_ok "spin 3 7000000 recorded" test -s huge.lsc
+same huge.lsc 1
+t_eq "huge.lsc, a tape of one segment: dropped, the second pass decoded" 0 "$tb"
+t_eq "huge.lsc, a tape of one segment: dropped for its bound" bound "$why"
+t_eq "huge.lsc: tapecheck's tape of one segment dropped too" "replayed none" \
+	"$(grep '^replayed' tc.out)"
+same huge.lsc
+t_eq "huge.lsc, the default bound: dropped, the second pass decoded" 0 "$tb"
+t_eq "huge.lsc, the default bound: dropped as not worth its words" worth "$why"
+t_ok "huge.lsc: over 21M blocks ($nb)" test "${nb:-0}" -gt 21000000
 

@@ -25,6 +25,7 @@
 #include "analysis/loops.h"
 #include "decoder/decode.h"
 #include "decoder/symbols.h"
+#include "decoder/tape.h"
 #include "formats/bundle.h"
 #include "formats/profile.h"
 #include "ls_err.h"
@@ -216,8 +217,11 @@ int main(int argc, char **argv)
 		st.pipe_windows, st.pipe_to_thread);
 	fprintf(stderr, "eager_blocks %" PRIu64 " eager_tails %" PRIu64 " eager_nested %" PRIu64
 		"\n", st.eager_blocks, st.eager_tails, st.eager_nested);
-	fprintf(stderr, "tape_blocks %" PRIu64 " chunk_reads %" PRIu64 " trail_blocks %" PRIu64 "\n",
-		st.tape_blocks, lsd_chunk_reads(d), lsd_trail_blocks(d));
+	fprintf(stderr, "tape_blocks %" PRIu64 " tape_words %" PRIu64 " tape_drop %s chunk_reads %"
+		PRIu64 " trail_blocks %" PRIu64 "\n", st.tape_blocks, st.tape_words,
+		st.tape_drop == LSD_TAPE_BOUND ? "bound" : st.tape_drop == LSD_TAPE_WORTH ? "worth" :
+		st.tape_drop == LSD_TAPE_OTHER ? "other" : "none", lsd_chunk_reads(d),
+		lsd_trail_blocks(d));
 	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);

@@ -251,16 +251,22 @@ int lsd_decode_all_piped(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 /* Several analyses' callbacks as one set, for one decode: with
  * lsd_fan_callbacks and the set as arg, every callback goes to each
  * member in the order added (a batch whole to members with blocks,
- * block by block to the others), and the first error ends it. */
+ * block by block to the others; the decoder's runs by reference to
+ * members with spans, copied once for the others), and the first error
+ * ends it. */
 #define LSD_FAN_MAX 8
 struct lsd_fan {
 	const struct lsd_callbacks *cb[LSD_FAN_MAX];
 	void *arg[LSD_FAN_MAX];
 	size_t n;
+	struct lsd_block *buf;	/* (the runs copied: lsd_fan_release()) */
+	size_t capbuf;
 };
 /* Adds cb with arg to f (zeroed by the caller).  Returns 0, or
  * -LS_EINVAL (NULL, or LSD_FAN_MAX are there). */
 int lsd_fan_add(struct lsd_fan *f, const struct lsd_callbacks *cb, void *arg);
+/* The memory a decode through f took (f stays usable). */
+void lsd_fan_release(struct lsd_fan *f);
 extern const struct lsd_callbacks lsd_fan_callbacks;
 /* Two analyses of one decode: cb (with arg) and tee (with tee_arg; NULL:
  * none) each get every callback lsd_decode_all() makes, in its order.

@@ -2,7 +2,9 @@
  * decode.h): every callback to each member in the order they were
  * added, a batch whole to members that take batches and block by block
  * to the others, the first error ending it. */
-#include "decoder/decode.h"
+#include <stdlib.h>
+
+#include "decoder/fast_int.h"
 #include "ls_err.h"
 
 int lsd_fan_add(struct lsd_fan *f, const struct lsd_callbacks *cb, void *arg)
@@ -30,6 +32,56 @@ static int fan_blocks(void *arg, size_t stream, const struct lsd_block *b, size_
 				err = cb->block(f->arg[i], stream, &b[k]);
 	}
 	return err;
+}
+
+/* The decoder's runs: as they are to members with spans, copied into one
+ * batch (once) for the others. */
+static int fan_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns)
+{
+	struct lsd_fan *f = arg;
+	size_t i, k, n = 0;
+	int err = 0, flat = 0;
+
+	for (i = 0; i < ns; i++)
+		n += s[i].n;
+	for (i = 0; i < f->n && err >= 0; i++) {
+		const struct lsd_callbacks *cb = f->cb[i];
+
+		if (cb->blocks && cb->spans) {
+			err = cb->spans(f->arg[i], stream, s, ns);
+			continue;
+		}
+		if (!flat) {
+			if (n > f->capbuf) {
+				size_t c = n < 16384 ? 16384 : n;
+
+				free(f->buf);
+				/* (+1: lsd_fchain_out()'s last unit) */
+				if (!(f->buf = malloc((c + 1) * sizeof(*f->buf)))) {
+					f->capbuf = 0;
+					return -LS_ENOMEM;
+				}
+				f->capbuf = c;
+			}
+			(void)lsd_spans_copy(f->buf, s, ns);
+			flat = 1;
+		}
+		if (cb->blocks)
+			err = cb->blocks(f->arg[i], stream, f->buf, n);
+		else if (cb->block)
+			for (k = 0; k < n && err >= 0; k++)
+				err = cb->block(f->arg[i], stream, &f->buf[k]);
+	}
+	return err;
+}
+
+void lsd_fan_release(struct lsd_fan *f)
+{
+	if (!f)
+		return;
+	free(f->buf);
+	f->buf = NULL;
+	f->capbuf = 0;
 }
 
 static int fan_block(void *arg, size_t stream, const struct lsd_block *b)
@@ -70,6 +122,7 @@ static int fan_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 const struct lsd_callbacks lsd_fan_callbacks = {
 	.block = fan_block,
 	.blocks = fan_blocks,
+	.spans = fan_spans,
 	.loss = fan_loss,
 	.stream_begin = fan_begin,
 	.stream_end = fan_end,

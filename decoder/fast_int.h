@@ -483,6 +483,12 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, struct lsd_fchain *ch, 
  * nothing changed but the table: a build that fails, out of memory or on
  * code that does not decode, leaves it to the loop, which says so). */
 struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur);
+/* fast_out.c: copies the blocks of runs s[0 .. ns) to o, in order;
+ * returns how many.  A run of up to LSD_CH_MAX blocks goes in
+ * lsd_fchain_out()'s units: o, and the array each run is in, have room
+ * for one block more (every run the decoder hands out: a chain's whole
+ * array or its first blocks, a trail's, or a run in loc). */
+size_t lsd_spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t ns);
 
 /* The TIP cache's slot of ip (struct lsd_fast.tipc_ip). */
 static inline size_t lsd_fast_tipc_slot(uint64_t ip)

@@ -7,11 +7,7 @@
 
 #include "decoder/fast_int.h"
 
-/* Copies the blocks of runs s[0 .. ns) to o, in order; returns how many.
- * A run of up to LSD_CH_MAX blocks goes in lsd_fchain_out()'s units: o,
- * and the array each run is in, have room for one block more (a chain's
- * whole run or its first blocks, or a run in loc). */
-static size_t spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t ns)
+size_t lsd_spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t ns)
 {
 	size_t i, k = 0;
 
@@ -81,7 +77,7 @@ static int put_spans(struct lsd_fctx *c, struct lsd_bspan *s, size_t ns, size_t 
 	}
 	if (ns == 1)		/* loc's one run, where chains are copied */
 		return lsd_run_put(r, s[0].b, n);
-	(void)spans_copy(c->f->out, s, ns);
+	(void)lsd_spans_copy(c->f->out, s, ns);
 	return lsd_run_put(r, c->f->out, n);
 }
 

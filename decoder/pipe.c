@@ -300,10 +300,14 @@ static int decode_here(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		       void *arg, const struct lsd_callbacks *tee, void *tee_arg,
 		       struct lsd_stream_stats *st)
 {
-	struct lsd_fan f = { { cb, tee }, { arg, tee_arg }, 2 };
+	struct lsd_fan f = { { cb, tee }, { arg, tee_arg }, 2, NULL, 0 };
+	int err;
 
-	return tee ? lsd_decode_all(d, &lsd_fan_callbacks, &f, st) :
-		     lsd_decode_all(d, cb, arg, st);
+	if (!tee)
+		return lsd_decode_all(d, cb, arg, st);
+	err = lsd_decode_all(d, &lsd_fan_callbacks, &f, st);
+	lsd_fan_release(&f);
+	return err;
 }
 
 void lsd_pipe_init(struct pipe *p, struct lsd_decoder *d, const struct lsd_callbacks *cb,

@@ -406,7 +406,7 @@ static int rec_blocks(void *arg, size_t stream, const struct lsd_block *b, size_
 static int rec_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns)
 {
 	struct lsd_tape *t = arg;
-	size_t i, k, n = 0;
+	size_t i, n = 0;
 
 	for (i = 0; i < ns; i++)
 		n += s[i].n;
@@ -421,14 +421,7 @@ static int rec_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t
 		}
 		t->capout = c;
 	}
-	for (i = k = 0; i < ns; k += s[i++].n) {
-		/* (a chain's array has room for the last unit; a run in the
-		 * decoder's blocks too, as fast_out.c copies them) */
-		if (s[i].n <= LSD_CH_MAX)
-			lsd_fchain_out(t->out + k, s[i].b, (unsigned)s[i].n);
-		else
-			memcpy(t->out + k, s[i].b, s[i].n * sizeof(*t->out));
-	}
+	(void)lsd_spans_copy(t->out, s, ns);
 	if (n && !t->dropped)
 		put_spans(t, stream, s, ns, n);
 	return t->cb->blocks(t->arg, stream, t->out, n);

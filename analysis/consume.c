@@ -30,3 +30,9 @@ int lsa_consumers_finish(struct lsa_consumers *s, struct lsp_profile *p)
 					     s->c[i].arg, p);
 	return err;
 }
+
+void lsa_consumers_release(struct lsa_consumers *s)
+{
+	if (s)
+		lsd_fan_release(&s->fan);
+}

@@ -52,5 +52,8 @@ int lsa_consumers_add(struct lsa_consumers *s, const struct lsa_consumer *c);
 extern const struct lsd_callbacks lsa_consumers_none;
 /* Calls every consumer's finish in order.  Returns the first error. */
 int lsa_consumers_finish(struct lsa_consumers *s, struct lsp_profile *p);
+/* The memory a decode through s took (its fan's copy of the decoder's
+ * runs), once the decode is over; s stays usable. */
+void lsa_consumers_release(struct lsa_consumers *s);
 
 #endif

@@ -225,6 +225,7 @@ static void shard_run(struct shard *s)
 	s->err = lsa_loops_analyze_with(s->d, s->r, s->sym, s->p, &lo, &s->st,
 					s->set.n ? &lsa_consumers_callbacks : NULL,
 					&s->set);
+	lsa_consumers_release(&s->set);
 }
 
 static void *shard_main(void *arg)

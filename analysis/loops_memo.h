@@ -419,6 +419,12 @@ struct lsa_fmemo {
 	uint32_t epoch;		/* sequences gone into tries */
 	uint32_t stamp;		/* checks of a nested trie's blocks */
 	uint32_t lvid;		/* levels begun (below 2^26) */
+	/* The sequences kept since the tries were last dropped, each as a
+	 * hash of its head, its kind and its log entries (an open set, 0
+	 * for none): one kept again adds no node and no flag, so it is not
+	 * walked into its trie again (fm_keep()). */
+	uint64_t *kset;
+	uint32_t nkset, capkset;
 	/* matching */
 	int on;
 	int cfin;		/* a call's own matching ended at its return */

@@ -219,6 +219,10 @@ uint64_t lsd_chunk_reads(const struct lsd_decoder *d);
  * packets decoded once and taken whole, decoder/fast_trail.c), those of
  * chunks it then left to libipt too. */
 uint64_t lsd_trail_blocks(const struct lsd_decoder *d);
+/* Times d's trails rested: a window of 2^16 looks for them gave fewer
+ * than 8 blocks a look, and the next 2^20 were not looked for
+ * (fast_trail.c). */
+uint64_t lsd_trail_rests(const struct lsd_decoder *d);
 void lsd_close(struct lsd_decoder *d);
 /* Decodes stream i (pass 2), calling cb.  A non-zero return from a callback
  * stops decoding and is returned. */

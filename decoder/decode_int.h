@@ -227,6 +227,11 @@ struct lsd_decoder {
 	unsigned trail_log;		/* log2 of their table's entries */
 	uint64_t trail_blocks;		/* lsd_trail_blocks() */
 	int no_trails;			/* LOOPSCOPE_TRAILS=0 */
+	/* fast_trail.c's yield: looks and the blocks their hits gave in the
+	 * window under way; looks left to skip (trails resting) */
+	uint32_t tr_looks, tr_rest;
+	uint64_t tr_yield;
+	uint64_t tr_rests;		/* lsd_trail_rests() */
 	struct lsd_fast *fspare;	/* a run's fast-path state, kept for the
 					 * next run (fast.c) */
 	uint64_t pt_read;	/* raw PT of the chunks decodes began (tape.c) */

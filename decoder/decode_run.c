@@ -82,6 +82,11 @@ uint64_t lsd_trail_blocks(const struct lsd_decoder *d)
 	return d ? d->trail_blocks : 0;
 }
 
+uint64_t lsd_trail_rests(const struct lsd_decoder *d)
+{
+	return d ? d->tr_rests : 0;
+}
+
 size_t lsd_kept_end(const struct lsd_decoder *d, size_t s, size_t c)
 {
 	while (kept_find(d, s, c))

@@ -23,7 +23,9 @@
 # source): down() entered 2020 times, leaf() 4040, counted in the dump.
 # loopdump's trail_blocks says trails were taken (a fast path that never
 # took one would pass the identity checks through its block loop), and
-# LOOPSCOPE_TRAILS=0 takes none and gives the same blocks.
+# LOOPSCOPE_TRAILS=0 takes none and gives the same blocks.  tipmix's
+# trails, which yield few blocks a look, rest (trail_rests), with the
+# same blocks.
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -81,3 +83,24 @@ t_eq "LOOPSCOPE_TRAILS=0: no trail taken" 0 "$(LOOPSCOPE_TRAILS=0 trails deeptip
 "$LOOPSCOPE" dump deeptips.lsc | cksum >a.sum
 LOOPSCOPE_TRAILS=0 "$LOOPSCOPE" dump deeptips.lsc | cksum >b.sum
 t_ok "LOOPSCOPE_TRAILS=0: the same blocks" cmp -s a.sum b.sum
+
+# Trails that yield few blocks a look rest: tipmix calls one of four
+# leaves through a pointer 300,000 times, the leaf and its branches
+# picked by a pseudo-random sequence, so the TNT bits after each TIP
+# vary and a window of 2^16 looks gives under 8 blocks each; the next
+# 2^20 trails are not looked for.  The blocks are the reference's all
+# the same; the 1,000 iterations of its default run stay under a window.
+rests() {
+	"$BUILD/tests/loopdump" "$1" 2>&1 >/dev/null |
+		sed -n 's/.* trail_rests \([0-9]*\).*/\1/p'
+}
+"$LOOPSCOPE" record -q -o tipmix.lsc -- "$TD/tipmix" 300000 </dev/null >/dev/null 2>&1
+"$LOOPSCOPE" record -q -o tipmix_d.lsc -- "$TD/tipmix" </dev/null >/dev/null 2>&1
+t_ok "tipmix: recorded" test -s tipmix.lsc -a -s tipmix_d.lsc
+check tipmix.lsc 1
+n=$(rests tipmix.lsc)
+t_ok "tipmix 300000: its trails rested ($n times)" test "${n:-0}" -ge 1
+t_eq "tipmix 1000: its trails never rested" 0 "$(rests tipmix_d.lsc)"
+"$LOOPSCOPE" dump tipmix.lsc | cksum >a.sum
+LOOPSCOPE_TRAILS=0 "$LOOPSCOPE" dump tipmix.lsc | cksum >b.sum
+t_ok "tipmix: the same blocks with trails resting and without trails" cmp -s a.sum b.sum

@@ -218,10 +218,11 @@ int main(int argc, char **argv)
 	fprintf(stderr, "eager_blocks %" PRIu64 " eager_tails %" PRIu64 " eager_nested %" PRIu64
 		"\n", st.eager_blocks, st.eager_tails, st.eager_nested);
 	fprintf(stderr, "tape_blocks %" PRIu64 " tape_words %" PRIu64 " tape_drop %s chunk_reads %"
-		PRIu64 " trail_blocks %" PRIu64 "\n", st.tape_blocks, st.tape_words,
+		PRIu64 " trail_blocks %" PRIu64 " trail_rests %" PRIu64 "\n", st.tape_blocks,
+		st.tape_words,
 		st.tape_drop == LSD_TAPE_BOUND ? "bound" : st.tape_drop == LSD_TAPE_WORTH ? "worth" :
 		st.tape_drop == LSD_TAPE_OTHER ? "other" : "none", lsd_chunk_reads(d),
-		lsd_trail_blocks(d));
+		lsd_trail_blocks(d), lsd_trail_rests(d));
 	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);

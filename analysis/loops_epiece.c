@@ -110,12 +110,7 @@ int lsa_eager_from_snap(struct lsa_loops *l, struct lsa_thr *t, const struct lsa
 
 	if (!l->eager || t->nfr || t->npath || t->nos)
 		return -LS_EINVAL;
-	t->deep = s ? s->deep : 0;
-	t->gaps = s ? s->gaps : 0;
-	t->psb = s ? s->psb : NULL;
-	t->pexit = s ? s->pexit : 0;
-	t->pnext = s ? s->pnext : 0;
-	t->landing = s ? s->landing : 0;
+	lsa_snap_thread(t, s);
 	if (LS_GROW32(t->fr, nfr, t->capfr, 64))
 		return -LS_ENOMEM;
 	for (i = 0; i < nfr; i++) {

@@ -189,6 +189,16 @@ static uint32_t func_learnt(struct lsa_loops *l, uint32_t f)
 	return sb ? lsa_loops_func_sb(l, sb) : LSA_NONE;
 }
 
+void lsa_snap_thread(struct lsa_thr *t, const struct lsa_ksnap *s)
+{
+	t->deep = s ? s->deep : 0;
+	t->gaps = s ? s->gaps : 0;
+	t->psb = s ? s->psb : NULL;
+	t->pexit = s ? s->pexit : 0;
+	t->pnext = s ? s->pnext : 0;
+	t->landing = s ? s->landing : 0;
+}
+
 int lsa_snap_frame(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_sfr *x,
 		   uint32_t base)
 {
@@ -292,12 +302,7 @@ int lsa_pw_begin(struct lsa_pworker *w, size_t kslot, const struct lsa_ksnap *s)
 	memset(&t->outside, 0, sizeof(t->outside));
 	if (l->eager)
 		return pw_begin_eager(l, t, sn, s);
-	t->deep = s ? s->deep : 0;
-	t->gaps = s ? s->gaps : 0;
-	t->psb = s ? s->psb : NULL;
-	t->pexit = s ? s->pexit : 0;
-	t->pnext = s ? s->pnext : 0;
-	t->landing = s ? s->landing : 0;
+	lsa_snap_thread(t, s);
 	if (LS_GROW32(t->fr, nfr, t->capfr, 64))
 		return -LS_ENOMEM;
 	if (npe > sn->npacc) {

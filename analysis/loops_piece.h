@@ -102,6 +102,10 @@ const struct lsd_sblock *lsa_know_func(const struct lsa_know *k, uint32_t f);
  * heads there). */
 int lsa_snap_frame(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_sfr *x,
 		   uint32_t base);
+/* ... and snapshot s's state of the thread outside its frames and paths
+ * (the block before, its exit and next, landing, depth, gaps) into t;
+ * NULL: a stream's start. */
+void lsa_snap_thread(struct lsa_thr *t, const struct lsa_ksnap *s);
 int lsa_snap_entry(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_spe *x);
 
 /* loops_piece.c: a thread's second pass in pieces (see there). */

@@ -42,8 +42,6 @@ static int fan_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t
 	size_t i, k, n = 0;
 	int err = 0, flat = 0;
 
-	for (i = 0; i < ns; i++)
-		n += s[i].n;
 	for (i = 0; i < f->n && err >= 0; i++) {
 		const struct lsd_callbacks *cb = f->cb[i];
 
@@ -51,21 +49,9 @@ static int fan_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t
 			err = cb->spans(f->arg[i], stream, s, ns);
 			continue;
 		}
-		if (!flat) {
-			if (n > f->capbuf) {
-				size_t c = n < 16384 ? 16384 : n;
-
-				free(f->buf);
-				/* (+1: lsd_fchain_out()'s last unit) */
-				if (!(f->buf = malloc((c + 1) * sizeof(*f->buf)))) {
-					f->capbuf = 0;
-					return -LS_ENOMEM;
-				}
-				f->capbuf = c;
-			}
-			(void)lsd_spans_copy(f->buf, s, ns);
-			flat = 1;
-		}
+		if (!flat && (err = lsd_spans_flat(&f->buf, &f->capbuf, s, ns, &n)))
+			return err;
+		flat = 1;
 		if (cb->blocks)
 			err = cb->blocks(f->arg[i], stream, f->buf, n);
 		else if (cb->block)

@@ -489,6 +489,12 @@ struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur);
  * for one block more (every run the decoder hands out: a chain's whole
  * array or its first blocks, a trail's, or a run in loc). */
 size_t lsd_spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t ns);
+/* fast_out.c: the blocks of runs s[0 .. ns) copied in order into *buf,
+ * grown (room for *cap blocks and lsd_fchain_out()'s last unit) where
+ * they do not fit; *n their number.  Returns 0 or -LS_ENOMEM (*buf
+ * freed, *cap 0). */
+int lsd_spans_flat(struct lsd_block **buf, size_t *cap, const struct lsd_bspan *s, size_t ns,
+		   size_t *n);
 
 /* The TIP cache's slot of ip (struct lsd_fast.tipc_ip). */
 static inline size_t lsd_fast_tipc_slot(uint64_t ip)

@@ -3,9 +3,11 @@
  * handed to the callbacks where libipt would have made them final, the
  * rest flattened into loc. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decoder/fast_int.h"
+#include "ls_err.h"
 
 size_t lsd_spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t ns)
 {
@@ -19,6 +21,27 @@ size_t lsd_spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t ns)
 		k += s[i].n;
 	}
 	return k;
+}
+
+int lsd_spans_flat(struct lsd_block **buf, size_t *cap, const struct lsd_bspan *s, size_t ns,
+		   size_t *n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < ns; i++)
+		k += s[i].n;
+	if (k > *cap) {
+		size_t c = k < LSD_FAST_OUT ? LSD_FAST_OUT : k;
+
+		free(*buf);
+		if (!(*buf = malloc((c + 1) * sizeof(**buf)))) {
+			*cap = 0;
+			return -LS_ENOMEM;
+		}
+		*cap = c;
+	}
+	*n = lsd_spans_copy(*buf, s, ns);
+	return 0;
 }
 
 /* Sets s[0 .. ns).again and .whole.  A run made of a chain's (or a trail's) whole array, where

@@ -406,22 +406,11 @@ static int rec_blocks(void *arg, size_t stream, const struct lsd_block *b, size_
 static int rec_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns)
 {
 	struct lsd_tape *t = arg;
-	size_t i, n = 0;
+	size_t n;
+	int err = lsd_spans_flat(&t->out, &t->capout, s, ns, &n);
 
-	for (i = 0; i < ns; i++)
-		n += s[i].n;
-	if (n > t->capout) {
-		size_t c = n < 16384 ? 16384 : n;
-
-		free(t->out);
-		/* (+1: lsd_fchain_out()'s last unit) */
-		if (!(t->out = malloc((c + 1) * sizeof(*t->out)))) {
-			t->capout = 0;
-			return -LS_ENOMEM;
-		}
-		t->capout = c;
-	}
-	(void)lsd_spans_copy(t->out, s, ns);
+	if (err)
+		return err;
 	if (n && !t->dropped)
 		put_spans(t, stream, s, ns, n);
 	return t->cb->blocks(t->arg, stream, t->out, n);

@@ -118,14 +118,8 @@ int lsa_eager_from_snap(struct lsa_loops *l, struct lsa_thr *t, const struct lsa
 		uint32_t end = s ? (i + 1 < nfr ? s->fr[i + 1].base : s->npe) : 0;
 		struct lsa_frame *f = &t->fr[i];
 
-		memset(f, 0, sizeof(*f));
 		if ((err = lsa_snap_frame(l, t, x, t->npath)))
 			return err;
-		f->serial = ++t->nserial;
-		f->osb = t->nos;
-		f->lz = LSA_NONE;
-		f->hto = LSA_HTO_PATH;
-		f->cinst = f->cblk = LSA_NONE;
 		/* the function its first block was in, as pushed (a frame
 		 * entered at unnamed code learns its own later); the
 		 * outermost's none */

@@ -203,8 +203,11 @@ int lsa_snap_frame(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_sfr 
 		   uint32_t base)
 {
 	struct lsa_frame *f = &t->fr[t->nfr];
-	int k;
 
+	/* every field: the frames' array is grown and reused uninitialized,
+	 * and a field left as it was (the hand-over's hto, the memo's
+	 * serial) would be read as the frame's */
+	memset(f, 0, sizeof(*f));
 	f->base = base;
 	f->func = func_learnt(l, x->func);
 	f->cur = func_learnt(l, x->cur);
@@ -212,8 +215,15 @@ int lsa_snap_frame(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_sfr 
 	f->ret = x->ret;
 	f->start = f->cur_start = LSA_MARK;
 	f->async = x->async;
-	for (k = 0; k < LSA_NC; k++)
-		f->fself.n[k] = f->ftot.n[k] = 0;
+	f->serial = ++t->nserial;
+	/* the eager pass's as a frame pushed in a frame of no open entry;
+	 * its worker decides the hand-over (loops_epiece.c) */
+	f->osb = t->nos;
+	f->lz = LSA_NONE;
+	f->hto = LSA_HTO_PATH;
+	f->cinst = f->cblk = LSA_NONE;
+	f->ccallee = f->func;
+	f->called = !x->async;
 	/* the spans open: span_close() counts the outermost */
 	if (lsa_loops_span_open(t, f->func) ||
 	    (f->cur != f->func && lsa_loops_span_open(t, f->cur)))

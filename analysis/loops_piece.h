@@ -95,8 +95,9 @@ const struct lsa_ksnap *lsa_know_snaps(const struct lsa_know *k, size_t slot,
 const struct lsd_sblock *lsa_know_func(const struct lsa_know *k, uint32_t f);
 /* loops_piece.c, for a piece's start (the memos' pass's, and the eager
  * pass's in loops_epiece.c): snapshot frame x on top of t's frames (room
- * made by the caller), its path from entry base, every count 0, its
- * spans open (returns 0 or -LS_ENOMEM); snapshot path entry x's loop
+ * made by the caller, every field set), its path from entry base, every
+ * count 0, its spans open, its hand-over the path design's (returns 0 or
+ * -LS_ENOMEM); snapshot path entry x's loop
  * entry and call into t's top path entry, where it was looped back to
  * and where it called (returns 0, -LS_ENOMEM, or -LS_EINVAL: no loop
  * heads there). */

@@ -249,6 +249,8 @@ static int merge(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *
 			f->kids = LSA_NONE;
 			f->func = f->cur = LSA_NONE;
 			f->start = f->cur_start = 0;
+			f->serial = ++t->nserial;
+			f->lz = f->cinst = f->cblk = f->ccallee = LSA_NONE;
 		}
 		f = &t->fr[i];
 		if (f->base != x->base)

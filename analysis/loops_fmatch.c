@@ -28,8 +28,6 @@
  * in LSA_FM_RETRY, as a level too. */
 #include "analysis/loops_int.h"
 
-#define LSA_FM_BAD 16		/* iterations that left in a row: a bad head */
-#define LSA_FM_RETRY 64
 
 /* The child of node at for block sb entered as xx says (moved to the
  * front of its siblings), or NULL.  Inline: a call in fm_walk()'s loop,

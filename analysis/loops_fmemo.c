@@ -347,8 +347,12 @@ int lsa_fm_back(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti, uint32_t f)
 		h->w = x;
 		ok = 0;
 	}
-	/* kept: clean since it began, its blocks all logged */
-	if (ok && s >= m->dirty && c - s <= LSA_FM_MAX && (err = fm_keep(l, t, s, c, f, 0)))
+	/* kept: clean since it began, its blocks all logged (a bad head's
+	 * once in LSA_FM_BADKEEP) */
+	if (ok && s >= m->dirty && c - s <= LSA_FM_MAX &&
+	    (h->sb->id >= m->nhead || m->head[h->sb->id].bad < LSA_FM_BAD ||
+	     !(++m->bkeep % LSA_FM_BADKEEP)) &&
+	    (err = fm_keep(l, t, s, c, f, 0)))
 		return err;
 	/* The log drops it: the head's entry is as before, the last run of
 	 * its block what the next one follows.  Where it did not leave the

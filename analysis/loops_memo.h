@@ -316,6 +316,15 @@ struct lsa_cmemo {
 #define LSA_FM_LOG 8192
 _Static_assert(LSA_FM_LOG > (LSA_FM_LEVELS + 1) * LSA_FM_MAX, "the log keeps every level");
 #define LSA_FM_NODES (1u << 18)	/* trie nodes of a thread, at most */
+/* Matching that left a head's trie this many times in a row makes the
+ * head bad: matching there is tried once in LSA_FM_RETRY tries, and its
+ * iterations are kept once in LSA_FM_BADKEEP (xz's 300 KB: 213K
+ * iterations of bad heads went through the per-block path, each kept
+ * at 1.4K instructions for a trie seldom walked; one in 8 still lets a
+ * pattern that comes to repeat there be matched by the next try). */
+#define LSA_FM_BAD 16
+#define LSA_FM_RETRY 64
+#define LSA_FM_BADKEEP 8
 /* lsa_fmemo.start: the iteration may not be kept (nor collapsed) */
 #define LSA_FM_NOK (1ull << 63)
 
@@ -447,6 +456,7 @@ struct lsa_fmemo {
 	 * not begin with it is not tried): NULL where not */
 	const struct lsd_block *nx;
 	uint64_t done;		/* iterations matched since matching began */
+	uint32_t bkeep;		/* a bad head's iterations to keep (LSA_FM_BADKEEP) */
 	uint64_t taken, iters;	/* blocks and iterations matched whole */
 	uint64_t again;		/* ... of those, taken as repeats (lsa_memo_repeat) */
 };

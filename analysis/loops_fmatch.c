@@ -28,7 +28,6 @@
  * in LSA_FM_RETRY, as a level too. */
 #include "analysis/loops_int.h"
 
-
 /* The child of node at for block sb entered as xx says (moved to the
  * front of its siblings), or NULL.  Inline: a call in fm_walk()'s loop,
  * taken for a fifth of its blocks, left its state to callee-saved

@@ -199,31 +199,37 @@ void lsa_snap_thread(struct lsa_thr *t, const struct lsa_ksnap *s)
 	t->landing = s ? s->landing : 0;
 }
 
-int lsa_snap_frame(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_sfr *x,
-		   uint32_t base)
+void lsa_frame_blank(struct lsa_thr *t, struct lsa_frame *f, uint32_t base, uint64_t ret,
+		     int async)
 {
-	struct lsa_frame *f = &t->fr[t->nfr];
-
 	/* every field: the frames' array is grown and reused uninitialized,
 	 * and a field left as it was (the hand-over's hto, the memo's
 	 * serial) would be read as the frame's */
 	memset(f, 0, sizeof(*f));
 	f->base = base;
-	f->func = func_learnt(l, x->func);
-	f->cur = func_learnt(l, x->cur);
-	f->kids = LSA_NONE;
-	f->ret = x->ret;
-	f->start = f->cur_start = LSA_MARK;
-	f->async = x->async;
+	f->ret = ret;
+	f->async = async;
+	f->kids = f->func = f->cur = LSA_NONE;
 	f->serial = ++t->nserial;
-	/* the eager pass's as a frame pushed in a frame of no open entry;
-	 * its worker decides the hand-over (loops_epiece.c) */
+	/* the eager pass's as a frame pushed in a frame of no open entry */
 	f->osb = t->nos;
 	f->lz = LSA_NONE;
 	f->hto = LSA_HTO_PATH;
-	f->cinst = f->cblk = LSA_NONE;
+	f->cinst = f->cblk = f->ccallee = LSA_NONE;
+	f->called = !async;
+}
+
+int lsa_snap_frame(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_sfr *x,
+		   uint32_t base)
+{
+	struct lsa_frame *f = &t->fr[t->nfr];
+
+	/* (the eager pass's worker decides the hand-over: loops_epiece.c) */
+	lsa_frame_blank(t, f, base, x->ret, x->async);
+	f->func = func_learnt(l, x->func);
+	f->cur = func_learnt(l, x->cur);
+	f->start = f->cur_start = LSA_MARK;
 	f->ccallee = f->func;
-	f->called = !x->async;
 	/* the spans open: span_close() counts the outermost */
 	if (lsa_loops_span_open(t, f->func) ||
 	    (f->cur != f->func && lsa_loops_span_open(t, f->cur)))

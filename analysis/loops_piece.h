@@ -93,11 +93,16 @@ const struct lsa_ksnap *lsa_know_snaps(const struct lsa_know *k, size_t slot,
 				       size_t *n);
 /* A block of the learning pass's function f (NULL: none). */
 const struct lsd_sblock *lsa_know_func(const struct lsa_know *k, uint32_t f);
+/* loops_piece.c: frame f of t, a piece's or a joiner's (not the per-block
+ * path's, whose frame_push() sets its fields one by one), every field
+ * set: base, ret and async as given, no function, kids or hand-over (the
+ * path design's), a serial of its own, its counts and start 0. */
+void lsa_frame_blank(struct lsa_thr *t, struct lsa_frame *f, uint32_t base, uint64_t ret,
+		     int async);
 /* loops_piece.c, for a piece's start (the memos' pass's, and the eager
  * pass's in loops_epiece.c): snapshot frame x on top of t's frames (room
- * made by the caller, every field set), its path from entry base, every
- * count 0, its spans open, its hand-over the path design's (returns 0 or
- * -LS_ENOMEM); snapshot path entry x's loop
+ * made by the caller, set as lsa_frame_blank() sets it), its path from
+ * entry base, its spans open (returns 0 or -LS_ENOMEM); snapshot path entry x's loop
  * entry and call into t's top path entry, where it was looped back to
  * and where it called (returns 0, -LS_ENOMEM, or -LS_EINVAL: no loop
  * heads there). */

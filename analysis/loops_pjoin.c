@@ -242,15 +242,7 @@ static int merge(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres *
 			if (LS_GROW32(t->fr, t->nfr + 1, t->capfr, 64))
 				return -LS_ENOMEM;
 			f = &t->fr[t->nfr++];
-			memset(f, 0, sizeof(*f));
-			f->base = x->base;
-			f->ret = x->ret;
-			f->async = x->async;
-			f->kids = LSA_NONE;
-			f->func = f->cur = LSA_NONE;
-			f->start = f->cur_start = 0;
-			f->serial = ++t->nserial;
-			f->lz = f->cinst = f->cblk = f->ccallee = LSA_NONE;
+			lsa_frame_blank(t, f, x->base, x->ret, x->async);
 		}
 		f = &t->fr[i];
 		if (f->base != x->base)

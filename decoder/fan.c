@@ -16,21 +16,30 @@ int lsd_fan_add(struct lsd_fan *f, const struct lsd_callbacks *cb, void *arg)
 	return 0;
 }
 
+/* Blocks b[0 .. n) to member i: whole where it takes batches, else
+ * block by block.  Returns its first error. */
+static int member_blocks(const struct lsd_fan *f, size_t i, size_t stream,
+			 const struct lsd_block *b, size_t n)
+{
+	const struct lsd_callbacks *cb = f->cb[i];
+	size_t k;
+	int err = 0;
+
+	if (cb->blocks)
+		return cb->blocks(f->arg[i], stream, b, n);
+	for (k = 0; cb->block && k < n && err >= 0; k++)
+		err = cb->block(f->arg[i], stream, &b[k]);
+	return err;
+}
+
 static int fan_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
 {
 	const struct lsd_fan *f = arg;
-	size_t i, k;
+	size_t i;
 	int err = 0;
 
-	for (i = 0; i < f->n && err >= 0; i++) {
-		const struct lsd_callbacks *cb = f->cb[i];
-
-		if (cb->blocks)
-			err = cb->blocks(f->arg[i], stream, b, n);
-		else if (cb->block)
-			for (k = 0; k < n && err >= 0; k++)
-				err = cb->block(f->arg[i], stream, &b[k]);
-	}
+	for (i = 0; i < f->n && err >= 0; i++)
+		err = member_blocks(f, i, stream, b, n);
 	return err;
 }
 
@@ -39,7 +48,7 @@ static int fan_blocks(void *arg, size_t stream, const struct lsd_block *b, size_
 static int fan_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns)
 {
 	struct lsd_fan *f = arg;
-	size_t i, k, n = 0;
+	size_t i, n = 0;
 	int err = 0, flat = 0;
 
 	for (i = 0; i < f->n && err >= 0; i++) {
@@ -52,11 +61,7 @@ static int fan_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t
 		if (!flat && (err = lsd_spans_flat(&f->buf, &f->capbuf, s, ns, &n)))
 			return err;
 		flat = 1;
-		if (cb->blocks)
-			err = cb->blocks(f->arg[i], stream, f->buf, n);
-		else if (cb->block)
-			for (k = 0; k < n && err >= 0; k++)
-				err = cb->block(f->arg[i], stream, &f->buf[k]);
+		err = member_blocks(f, i, stream, f->buf, n);
 	}
 	return err;
 }

@@ -1,31 +1,32 @@
-/* tune.c - the process's malloc, tuned before anything runs: large
- * tables in transparent huge pages.
+/* tune.c - the process's malloc, tuned before anything runs: freed
+ * tables kept for reuse, and huge pages where the user asks for them.
  *
  * A decode and the detector touch tens of megabytes once each (the chain
- * cache, the memos' tries, module images, chunk buffers, growing arrays),
- * and each 4 KiB page costs a fault on its first touch: about 5 us on a
- * virtual machine, where sqlite3's analysis spent over 10% of its time in
- * 11,400 of them.  Where the kernel gives huge pages only to memory
- * advised for them (THP "madvise", Debian's default), glibc advises its
- * own heap and mappings when its tunable glibc.malloc.hugetlb is 1; the
- * tunable is read when the process starts, so loopscope runs itself
- * again with it set, once, and puts the environment back as it was
- * before any command runs (a recorded program, or any other child, sees
- * the user's).  The exec costs about 7 ms on a VM (the binary's pages
- * faulted in again; about 4 ms since capstone is loaded at its first
- * use), so it is made only where a bundle of at least TUNE_MIN bytes, or
- * of modules of at least TUNE_CODE bytes, is named (an argument, or the
- * default loopscope.lsc where no argument names a file), not for a
- * profile read or a small static program's bundle.
+ * cache, the memos' tries, module images, chunk buffers, growing arrays).
+ * By default glibc maps each block above a threshold (at first 128 KiB;
+ * it rises as such blocks are freed) on its own and gives it back when
+ * freed, so the next large table faults its pages in again and the
+ * passes' tables come and go (the learning pass's detector freed, the
+ * profiling pass's made; the chunk buffers).  A fixed threshold of
+ * TUNE_MMAP (glibc's own highest) serves them from the heap, which keeps
+ * its pages up to TUNE_TRIM free at its top: sqlite3's analysis, median
+ * of 11, 0.50 to 0.44 s (doc/performance.md).
  *
- * Then malloc keeps what is freed: glibc maps each block above a
- * threshold on its own (at first 128 KiB; it rises as such blocks are
- * freed) and gives it back when freed, so the next large table faults
- * its pages in again and the passes' tables come and go (the learning
- * pass's detector freed, the profiling pass's made; the chunk buffers).
- * A fixed threshold of TUNE_MMAP (glibc's own highest) serves them from
- * the heap, which keeps its pages up to TUNE_TRIM free at its top:
- * sqlite3's analysis, median of 11, 0.50 to 0.44 s (doc/performance.md).
+ * With LOOPSCOPE_HUGEPAGES=1, and where the kernel gives huge pages only
+ * to memory advised for them (THP "madvise", Debian's default), glibc
+ * advises its own heap and mappings when its tunable glibc.malloc.hugetlb
+ * is 1; the tunable is read when the process starts, so loopscope runs
+ * itself again with it set, once, and puts the environment back as it
+ * was before any command runs (a recorded program, or any other child,
+ * sees the user's).  It does so only where a bundle of at least TUNE_MIN
+ * bytes, or of modules of at least TUNE_CODE bytes, is named (an
+ * argument, or the default loopscope.lsc where no argument names a
+ * file): the exec costs about 7 ms on a VM.  Not by default since
+ * 2026-12-05: huge pages saved no user time on any of bench/'s programs,
+ * and on a VM whose host takes freed memory back they cost more system
+ * time than the small pages' faults do wherever the memory is not the
+ * last run's (sqlite3's analysis run in turns with another program's,
+ * 0.30 s with small pages, 0.40 with huge ones; doc/performance.md).
  *
  * LOOPSCOPE_HUGEPAGES=0 keeps the process and its malloc as they started
  * (to run loopscope under a debugger or valgrind, or to compare); a
@@ -133,6 +134,14 @@ static int tune_off(void)
 	return off && !strcmp(off, "0");
 }
 
+/* Whether LOOPSCOPE_HUGEPAGES=1 asks for huge pages. */
+static int huge_on(void)
+{
+	const char *on = getenv("LOOPSCOPE_HUGEPAGES");
+
+	return on && !strcmp(on, "1");
+}
+
 /* malloc's fixed thresholds, where the user's GLIBC_TUNABLES sets none
  * (what the run again restores is what the user set). */
 static void thresholds(void)
@@ -153,7 +162,7 @@ static void run_again(char **argv)
 	char *keep, *tun;
 	size_t n;
 
-	if (tune_off() || (old && strstr(old, "glibc.malloc.hugetlb")) ||
+	if (!huge_on() || (old && strstr(old, "glibc.malloc.hugetlb")) ||
 	    !thp_madvise() || !worth(argv))
 		return;
 	n = old ? strlen(old) : 0;

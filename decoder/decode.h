@@ -167,6 +167,12 @@ struct lsd_callbacks {
 	 * it instead of blocks wherever it can; elsewhere blocks is called.
 	 * For analyses that look at each block once and keep nothing. */
 	int (*spans)(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns);
+	/* May be NULL (spans always wanted); used only with spans set.
+	 * Asked as each chunk's fast path begins: 0 says no runs are wanted
+	 * for now (a tape that stopped recording), and that chunk's blocks
+	 * go to blocks, the chains copied as they are taken, which costs the
+	 * fast path less than runs made and then copied for blocks. */
+	int (*want_spans)(void *arg);
 };
 
 struct lsd_opts {

@@ -66,6 +66,21 @@ static int fan_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t
 	return err;
 }
 
+/* Runs are wanted while a member that takes them wants them. */
+static int fan_want(void *arg)
+{
+	const struct lsd_fan *f = arg;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		const struct lsd_callbacks *cb = f->cb[i];
+
+		if (cb->blocks && cb->spans && (!cb->want_spans || cb->want_spans(f->arg[i])))
+			return 1;
+	}
+	return 0;
+}
+
 void lsd_fan_release(struct lsd_fan *f)
 {
 	if (!f)
@@ -114,6 +129,7 @@ const struct lsd_callbacks lsd_fan_callbacks = {
 	.block = fan_block,
 	.blocks = fan_blocks,
 	.spans = fan_spans,
+	.want_spans = fan_want,
 	.loss = fan_loss,
 	.stream_begin = fan_begin,
 	.stream_end = fan_end,

@@ -664,7 +664,8 @@ int lsd_fast_chunk(struct lsd_run *r)
 	c.pk_pos = SIZE_MAX;
 	/* a consumer that takes no runs gets the chains copied as they are
 	 * taken, once (copied at the hand-out, its runs cost analyze 1%) */
-	c.copy = !r->spanfn;
+	/* (a consumer of runs that wants none now: copied, as for blocks) */
+	c.copy = !r->spanfn || (r->cb->want_spans && !r->cb->want_spans(r->arg));
 	c.tsc_pos = c.tma_pos = SIZE_MAX;
 	if (c.f->tipc_sp != c.sp) {
 		/* both: a TIP to address 0 must not find another space's id */

@@ -86,7 +86,8 @@ static void spans_again(const struct lsd_decoder *d, struct lsd_bspan *s, size_t
 }
 
 /* Hands out the n blocks of runs s[0 .. ns): to the spans callback as
- * they are, else copied into f->out for lsd_run_put().  Returns 0 or a
+ * they are (unless the chunk copies its chains: the consumer wants no
+ * runs now), else copied into f->out for lsd_run_put().  Returns 0 or a
  * callback's return. */
 static int put_spans(struct lsd_fctx *c, struct lsd_bspan *s, size_t ns, size_t n)
 {
@@ -94,7 +95,7 @@ static int put_spans(struct lsd_fctx *c, struct lsd_bspan *s, size_t ns, size_t 
 
 	if (r->cbret)
 		return r->cbret;
-	if (r->spanfn && !r->nbatch && !r->skip) {
+	if (r->spanfn && !c->copy && !r->nbatch && !r->skip) {
 		spans_again(c->d, s, ns);
 		return r->cbret = r->spanfn(r->arg, r->stream, s, ns);
 	}

@@ -10,8 +10,12 @@
  * (blocks digest one by one, so the batches' cuts do not count): each
  * must see the oracle's digest.  Then a callback error: either consumer
  * fails at its k-th call, for k at a few places through the decode, and
- * every way must return that error.  Prints one line per check ("ok" or
- * "FAIL"); exits 1 on a failure. */
+ * every way must return that error.  Then a consumer of runs (spans)
+ * that stops wanting them (want_spans) after k runs, alone and beside a
+ * batch consumer (decoder/fan.c): it must see the oracle's digest through
+ * spans and blocks together, and where it wants none from the start, no
+ * run at all.  Prints one line per check ("ok" or "FAIL"); exits 1 on a
+ * failure. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,6 +112,38 @@ static const struct lsd_callbacks by_block = {
 	.stream_end = d_end, .thread = d_thread,
 };
 
+/* A consumer of runs: wants them until it took `upto` of them (the
+ * runs of the spans call that reached it included), then none. */
+struct sdig {
+	struct dig g;
+	uint64_t spans, upto;
+};
+
+static int s_spans(void *a, size_t st, const struct lsd_bspan *sp, size_t ns)
+{
+	struct sdig *x = a;
+	size_t i, j;
+
+	for (i = 0; i < ns; i++)
+		for (j = 0; j < sp[i].n; j++)
+			blk(&x->g, st, &sp[i].b[j]);
+	x->spans += ns;
+	return counted(&x->g);
+}
+
+static int s_want(void *a)
+{
+	const struct sdig *x = a;
+
+	return x->spans < x->upto;
+}
+
+/* (the struct dig first: the digest callbacks take it as their arg) */
+static const struct lsd_callbacks by_spans = {
+	.blocks = d_blocks, .spans = s_spans, .want_spans = s_want, .loss = d_loss,
+	.stream_begin = d_begin, .stream_end = d_end, .thread = d_thread,
+};
+
 static void check(int ok, const char *what)
 {
 	printf("%s %s\n", ok ? "ok" : "FAIL", what);
@@ -144,6 +180,34 @@ int main(int argc, char **argv)
 		check(lsd_decode_all_tee(d, &by_block, &a, &by_batch, &b, th, NULL) == err &&
 		      a.h == ref.h && a.blocks == ref.blocks &&
 		      b.h == ref.h && b.blocks == ref.blocks, what);
+	}
+	/* runs wanted, then not: the same blocks in the same order, the
+	 * chunks after the first that begins unwanted copied to blocks */
+	{
+		static const uint64_t upto[] = { 0, 1, 1000, UINT64_MAX };
+		struct sdig x;
+		size_t u;
+
+		for (u = 0; u < sizeof(upto) / sizeof(upto[0]); u++) {
+			int e;
+
+			memset(&x, 0, sizeof(x));
+			x.upto = upto[u];
+			e = lsd_decode_all(d, &by_spans, &x, NULL);
+			snprintf(what, sizeof(what), "runs wanted for %" PRIu64 " of them: "
+				 "every block in order (%" PRIu64 " runs taken)", upto[u],
+				 x.spans);
+			check(e == err && x.g.h == ref.h && x.g.blocks == ref.blocks &&
+			      (upto[u] || !x.spans), what);
+			memset(&x, 0, sizeof(x));
+			memset(&b, 0, sizeof(b));
+			x.upto = upto[u];
+			snprintf(what, sizeof(what), "... beside a batch consumer (tee on 0 "
+				 "threads): both see every block in order");
+			check(lsd_decode_all_tee(d, &by_spans, &x, &by_batch, &b, 0, NULL) == err &&
+			      x.g.h == ref.h && x.g.blocks == ref.blocks && (upto[u] || !x.spans) &&
+			      b.h == ref.h && b.blocks == ref.blocks, what);
+		}
 	}
 	/* a callback error anywhere ends every way with it */
 	for (side = 0; side < 2; side++)

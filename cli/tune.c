@@ -126,20 +126,13 @@ static void restore(const char *mark)
 }
 
 #ifdef TUNE_CAN
-/* Whether LOOPSCOPE_HUGEPAGES=0 says to leave malloc as it is. */
-static int tune_off(void)
+/* Whether LOOPSCOPE_HUGEPAGES is set to v: "0" leaves malloc as it is,
+ * "1" asks for huge pages. */
+static int hugepages_is(const char *v)
 {
-	const char *off = getenv("LOOPSCOPE_HUGEPAGES");
+	const char *e = getenv("LOOPSCOPE_HUGEPAGES");
 
-	return off && !strcmp(off, "0");
-}
-
-/* Whether LOOPSCOPE_HUGEPAGES=1 asks for huge pages. */
-static int huge_on(void)
-{
-	const char *on = getenv("LOOPSCOPE_HUGEPAGES");
-
-	return on && !strcmp(on, "1");
+	return e && !strcmp(e, v);
 }
 
 /* malloc's fixed thresholds, where the user's GLIBC_TUNABLES sets none
@@ -148,7 +141,7 @@ static void thresholds(void)
 {
 	const char *tun = getenv("GLIBC_TUNABLES");
 
-	if (tune_off() || (tun && (strstr(tun, "mmap_threshold") || strstr(tun, "trim_threshold"))))
+	if (hugepages_is("0") || (tun && (strstr(tun, "mmap_threshold") || strstr(tun, "trim_threshold"))))
 		return;
 	mallopt(M_MMAP_THRESHOLD, TUNE_MMAP);
 	mallopt(M_TRIM_THRESHOLD, TUNE_TRIM);
@@ -162,7 +155,7 @@ static void run_again(char **argv)
 	char *keep, *tun;
 	size_t n;
 
-	if (!huge_on() || (old && strstr(old, "glibc.malloc.hugetlb")) ||
+	if (!hugepages_is("1") || (old && strstr(old, "glibc.malloc.hugetlb")) ||
 	    !thp_madvise() || !worth(argv))
 		return;
 	n = old ? strlen(old) : 0;

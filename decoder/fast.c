@@ -662,9 +662,9 @@ int lsd_fast_chunk(struct lsd_run *r)
 	c.buf = r->buf;
 	c.len = r->len;
 	c.pk_pos = SIZE_MAX;
-	/* a consumer that takes no runs gets the chains copied as they are
-	 * taken, once (copied at the hand-out, its runs cost analyze 1%) */
-	/* (a consumer of runs that wants none now: copied, as for blocks) */
+	/* a consumer that takes no runs, or wants none now (want_spans),
+	 * gets the chains copied as they are taken, once (copied at the
+	 * hand-out, its runs cost analyze 1%) */
 	c.copy = !r->spanfn || (r->cb->want_spans && !r->cb->want_spans(r->arg));
 	c.tsc_pos = c.tma_pos = SIZE_MAX;
 	if (c.f->tipc_sp != c.sp) {

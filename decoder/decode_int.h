@@ -111,6 +111,7 @@ static const uint64_t lsd_ip_keep[8] = {
 
 struct lsd_fchain;
 struct lsd_ftrail;
+struct lsd_ftkey;
 
 /* One process: its image, its heads, the index of its static blocks and
  * the split cache.  Each process has its own static blocks, since the
@@ -223,7 +224,11 @@ struct lsd_decoder {
 	 * slot (lsd_fast_flatten()): a slot whose header holds the current
 	 * value (lsd_fchead.pend) may be pointed into. */
 	uint16_t ch_epoch;
-	struct lsd_ftrail *trails;		/* fast_trail.c's trails of packets */
+	/* fast_trail.c's trails of packets: the table's keys, and as many
+	 * trails, the first tr_built of them built */
+	struct lsd_ftkey *tr_keys;
+	struct lsd_ftrail *trails;
+	size_t tr_built;
 	unsigned trail_log;		/* log2 of their table's entries */
 	uint64_t trail_blocks;		/* lsd_trail_blocks() */
 	int no_trails;			/* LOOPSCOPE_TRAILS=0 */

@@ -647,8 +647,12 @@ int lsd_fast_chunk(struct lsd_run *r)
 		lg = lg > LSD_TR_LOG ? LSD_TR_LOG : lg < 4 ? 4 : lg;
 		if (e && !strcmp(e, "0"))
 			r->d->no_trails = 1;
-		else
-			r->d->trails = calloc((size_t)1 << lg, sizeof(*r->d->trails));
+		else if ((r->d->tr_keys = calloc((size_t)1 << lg, sizeof(*r->d->tr_keys))) != NULL &&
+			 !(r->d->trails = calloc((size_t)1 << lg, sizeof(*r->d->trails)))) {
+			free(r->d->tr_keys);
+			r->d->tr_keys = NULL;
+		}
+		r->d->tr_built = 0;
 		r->d->trail_log = lg;
 	}
 	/* Blocks batched before this chunk go out first. */

@@ -354,6 +354,9 @@ void lsd_fast_free(struct lsd_decoder *d)
 	d->chead = NULL;
 	free(d->trails);
 	d->trails = NULL;
+	free(d->tr_keys);
+	d->tr_keys = NULL;
+	d->tr_built = 0;
 	free(d->fb);
 	d->fb = NULL;
 	d->capfb = 0;

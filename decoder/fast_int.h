@@ -155,17 +155,33 @@ _Static_assert(LSD_TR_BYTES == 32, "a trail's bytes: four words");
  * slot keeps it (a chain's is -1): fast_out.c's spans_again(). */
 #define LSD_TR_AGAIN (-2)
 
-struct lsd_ftrail {
+/* A way of the trails' table: the key a look compares, apart from the
+ * trail it leads to.  Looks come at every TIP and most miss, so a look
+ * touches these 96 bytes a way, never a trail: with keys and trails in
+ * one 2 KB slot, sqlite3's looks faulted in its whole 8 MB table, twice
+ * a page (read, then written), for 2,338 trails built. */
+struct lsd_ftkey {
 	uint64_t cand;		/* the hash of a key missed once here */
 	uint64_t w[LSD_TR_BYTES / 8];	/* the bytes, zero after len */
 	uint64_t m[LSD_TR_BYTES / 8];	/* their mask: ones for the first len */
 	const struct lsd_space *sp;
+	uint32_t cur;		/* id + 1 of the block it starts at; 0: none */
+	/* index + 1 of its trail in lsd_decoder.trails, given at the way's
+	 * first build, in the order built (so the trails' pages are those
+	 * of the trails built) and kept while the way is built again */
+	uint32_t body;
+	uint8_t len;		/* its bytes */
+	uint8_t rr;		/* the set's first way: the next to take a key */
+	int8_t score;		/* ... and whether to look its misses up */
+};
+
+/* The trail a key leads to. */
+struct lsd_ftrail {
 	uint64_t kmask, kbase;	/* last IP & kmask must be kbase */
 	uint64_t last_ip;	/* after it: its last TIP's */
 	uint64_t insns;
-	uint32_t cur;		/* id + 1 of the block it starts at */
 	uint32_t end;		/* id + 1 of the block its last TIP goes to */
-	uint8_t len;		/* its bytes */
+	uint8_t len;		/* its bytes (its key's) */
 	uint8_t nb;		/* its blocks; 0: none (the loop takes them) */
 	uint8_t nouter;		/* its returns to calls made before it */
 	uint8_t nleft;		/* its calls not returned */
@@ -175,8 +191,6 @@ struct lsd_ftrail {
 	int8_t ra;
 	uint8_t rneed;
 	int16_t rb;
-	uint8_t rr;		/* the set's first way: the next to take a key */
-	int8_t score;		/* ... and whether to look its misses up */
 	/* lsd_decoder.ch_epoch when a run not handed out yet was made of
 	 * its blocks by reference (as lsd_fchead.pend): not built into
 	 * before they are handed out or copied */

@@ -259,7 +259,7 @@ static int trail_build(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur, c
 	return 1;
 }
 
-/* A set's score (struct lsd_ftrail.score): up one at each hit, to
+/* A set's score (struct lsd_ftkey.score): up one at each hit, to
  * TR_HITS; down TR_MISS at each miss looked up, and while below zero
  * no lookup, up one at each trail not looked for. */
 #define TR_HITS 16
@@ -280,54 +280,64 @@ static int trail_build(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur, c
 /* Where the trail at p (left bytes, at least LSD_TR_BYTES) from block
  * cur is looked for: a set of LSD_TR_WAYS trails, by cur and its first
  * eight bytes (a trail's own and, for a short one, the next packet's). */
-static struct lsd_ftrail *trail_set(const struct lsd_decoder *d, uint32_t cur, uint64_t w0)
+static struct lsd_ftkey *trail_set(const struct lsd_decoder *d, uint32_t cur, uint64_t w0)
 {
 	uint64_t h = (w0 ^ (uint64_t)cur << 40 ^ cur) * 0x9e3779b97f4a7c15ull;
 
-	return &d->trails[(size_t)(h >> (64 - d->trail_log)) & ~(size_t)(LSD_TR_WAYS - 1)];
+	return &d->tr_keys[(size_t)(h >> (64 - d->trail_log)) & ~(size_t)(LSD_TR_WAYS - 1)];
 }
 
 /* Builds the trail at p (left bytes) from block cur into a way of set
- * e, where it is the second time its key misses there.  Returns the
- * way, or NULL. */
-static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur,
+ * k, where it is the second time its key misses there.  Returns the
+ * way's trail, or NULL. */
+static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftkey *k, uint32_t cur,
 				 const uint8_t *p, size_t left)
 {
 	const size_t len = trail_len(p, left);
 	uint64_t w[LSD_TR_BYTES / 8] = { 0 }, h;
 	uint8_t m[LSD_TR_BYTES] = { 0 };
-	struct lsd_ftrail *v;
+	struct lsd_ftkey *v;
+	struct lsd_ftrail *e;
 	unsigned i;
 
 	if (!len)
 		return NULL;
 	memcpy(w, p, len);
 	h = trail_hash(cur, len, w);
-	for (i = 0; i < LSD_TR_WAYS && e[i].cand != h; i++)
+	for (i = 0; i < LSD_TR_WAYS && k[i].cand != h; i++)
 		;
 	if (i == LSD_TR_WAYS) {
 		/* seen once: built if it comes again */
-		e[e->rr++ % LSD_TR_WAYS].cand = h;
+		k[k->rr++ % LSD_TR_WAYS].cand = h;
 		return NULL;
 	}
-	v = &e[i];
-	/* (a run not handed out yet points into it: built at a later miss) */
-	if (v->pend == c->d->ch_epoch)
-		return NULL;
+	v = &k[i];
+	if (v->body) {
+		e = &c->d->trails[v->body - 1];
+		/* (a run not handed out yet points into it: built at a later
+		 * miss) */
+		if (e->pend == c->d->ch_epoch)
+			return NULL;
+	} else {
+		/* (at most one trail a way: never past the table) */
+		e = &c->d->trails[c->d->tr_built++];
+		v->body = (uint32_t)c->d->tr_built;
+	}
 	v->cand = 0;
-	v->out = 0;
+	e->out = 0;
 	memcpy(v->w, w, sizeof(w));
 	memset(m, 0xff, len);
 	memcpy(v->m, m, sizeof(m));
 	v->cur = cur;
 	v->len = (uint8_t)len;
+	e->len = (uint8_t)len;
 	v->sp = c->sp;
 	/* (no trail: kept as such, nb 0, so that a key the loop must take
 	 * itself is not built again at each second miss; the code of a new
 	 * block may have failed to decode: the loop says so where it meets
 	 * it) */
-	(void)trail_build(c, v, cur, p, len);
-	return v;
+	(void)trail_build(c, e, cur, p, len);
+	return e;
 }
 
 struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
@@ -335,7 +345,8 @@ struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
 	const uint8_t *p = c->buf + c->pos;
 	const size_t left = c->len - c->pos;
 	uint64_t s[LSD_TR_BYTES / 8];
-	struct lsd_ftrail *e, *set;
+	struct lsd_ftkey *k, *set;
+	struct lsd_ftrail *e;
 	unsigned i;
 	int tip;
 
@@ -355,11 +366,11 @@ struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
 		c->d->tr_yield = 0;
 	}
 	memcpy(s, p, sizeof(s));
-	set = e = trail_set(c->d, cur, s[0]);
-	for (i = 0; i < LSD_TR_WAYS; i++, e++)
-		if (e->cur == cur && !((s[0] ^ e->w[0]) & e->m[0]) &&
-		    !((s[1] ^ e->w[1]) & e->m[1]) && !((s[2] ^ e->w[2]) & e->m[2]) &&
-		    !((s[3] ^ e->w[3]) & e->m[3]) && e->sp == c->sp)
+	set = k = trail_set(c->d, cur, s[0]);
+	for (i = 0; i < LSD_TR_WAYS; i++, k++)
+		if (k->cur == cur && !((s[0] ^ k->w[0]) & k->m[0]) &&
+		    !((s[1] ^ k->w[1]) & k->m[1]) && !((s[2] ^ k->w[2]) & k->m[2]) &&
+		    !((s[3] ^ k->w[3]) & k->m[3]) && k->sp == c->sp)
 			break;
 	if (i == LSD_TR_WAYS) {
 		/* A set whose trails miss again and again (the TNT bits
@@ -372,8 +383,11 @@ struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
 		set->score = (int8_t)(set->score > -128 + TR_MISS ? set->score - TR_MISS : -128);
 		if (!(e = trail_miss(c, set, cur, p, left)))
 			return NULL;
-	} else if (set->score < TR_HITS) {
-		set->score++;
+	} else {
+		if (set->score < TR_HITS)
+			set->score++;
+		/* (a key is written where its trail is built: it has one) */
+		e = &c->d->trails[k->body - 1];
 	}
 	if (!e->nb || (c->last_ip & e->kmask) != e->kbase || !c->have_ip ||
 	    c->rn < e->rneed ||

@@ -23,10 +23,24 @@ enum lsd_kind {
 	LSD_K_FAR,		/* syscall, sysenter, int, iret, far transfers */
 };
 
-/* An open-addressing hash set of addresses (0 is never stored). */
+/* A range of addresses whose members a bitmap holds, a bit a byte
+ * (lsd_addrset_cover()). */
+struct lsd_arange {
+	uint64_t lo, hi;	/* [lo, hi) */
+	uint64_t *bits;
+};
+
+/* A set of addresses (0 is never stored): a bitmap for each range
+ * covered (the code the sweep found heads in), an open-addressing hash
+ * set for the rest.  The heads of a process are dense in its code, so
+ * there a look is a bit (sqlite3's hash set had grown to 4 MB, a cache
+ * and TLB miss a look, and each look of a new block's walk was one). */
 struct lsd_addrset {
 	uint64_t *keys;
-	size_t n, cap;		/* cap is a power of two */
+	size_t n;		/* members in all */
+	size_t nkeys, cap;	/* in keys; cap is a power of two */
+	struct lsd_arange *r;	/* sorted by lo, disjoint */
+	size_t nr;
 };
 
 /* The split of one dynamic block shape (start, last) into static blocks. */
@@ -247,11 +261,20 @@ static inline struct lsd_sblock *lsd_sb(const struct lsd_decoder *d, size_t id)
 	return &d->sbt.pages[id / LSD_SB_PAGE][id % LSD_SB_PAGE];
 }
 
-int lsd_addrset_add(struct lsd_addrset *s, uint64_t a);
-/* Makes room for n addresses in all, so that adding them rehashes no more
- * (the sweep's heads come by the hundred thousand).  Returns 0 or
+/* Adds a.  Returns 1 where it is new, 0 where it was there (or is 0),
  * -LS_ENOMEM. */
+int lsd_addrset_add(struct lsd_addrset *s, uint64_t a);
+/* Makes room for n more addresses outside the ranges covered, so that
+ * adding them rehashes no more.  Returns 0 or -LS_ENOMEM. */
 int lsd_addrset_reserve(struct lsd_addrset *s, size_t n);
+/* Holds the members of [lo, hi) in a bitmap from now on (those already
+ * in the hash set move there).  Returns 1, 0 where the range is empty,
+ * longer than LSD_ARANGE_MAX or overlaps one covered (its members stay
+ * hashed), or -LS_ENOMEM. */
+#define LSD_ARANGE_MAX ((uint64_t)1 << 32)
+int lsd_addrset_cover(struct lsd_addrset *s, uint64_t lo, uint64_t hi);
+/* Whether one range covered holds all of [lo, hi). */
+int lsd_addrset_covers(const struct lsd_addrset *s, uint64_t lo, uint64_t hi);
 int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a);
 void lsd_addrset_release(struct lsd_addrset *s);
 

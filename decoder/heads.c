@@ -271,28 +271,41 @@ static int hc_range(struct lsd_decoder *d, csh cs, int mode, size_t mod,
 	return 0;
 }
 
+/* Clips [*lo, *hi) (file offsets) to what the mapping m covers of the
+ * module's bytes.  Returns the address of *lo, or 0 where nothing is
+ * left. */
+static uint64_t clip_range(const struct lsd_mapping *m, const struct lsd_module_bytes *mb,
+			   uint64_t *lo, uint64_t *hi)
+{
+	uint64_t mlo = m->pgoff, mhi = m->pgoff + (m->end - m->start);
+
+	if (*lo < mlo)
+		*lo = mlo;
+	if (*hi > mhi)
+		*hi = mhi;
+	if (*hi > mb->len)
+		*hi = mb->len;
+	return *lo < *hi ? m->start + (*lo - m->pgoff) : 0;
+}
+
 /* Adds the heads of the part of [lo, hi) (file offsets of executable
  * code) that the mapping m covers. */
 static int sweep_range(struct lsd_decoder *d, csh cs, int mode,
 		       const struct lsd_mapping *m, const struct lsd_module_bytes *mb,
 		       uint64_t lo, uint64_t hi)
 {
-	uint64_t mlo = m->pgoff, mhi = m->pgoff + (m->end - m->start), rt;
+	const uint64_t rt = clip_range(m, mb, &lo, &hi);
 	const struct lsd_hrange *hr;
 	size_t i;
 	int err;
 
-	if (lo < mlo)
-		lo = mlo;
-	if (hi > mhi)
-		hi = mhi;
-	if (hi > mb->len)
-		hi = mb->len;
-	if (lo >= hi)
+	if (!rt)
 		return 0;
-	rt = m->start + (lo - m->pgoff);
-	if ((err = hc_range(d, cs, mode, m->module, mb, lo, hi, rt, &hr)) < 0 ||
-	    (err = lsd_addrset_reserve(&d->sp->heads, d->sp->heads.n + hr->n)) < 0)
+	if ((err = hc_range(d, cs, mode, m->module, mb, lo, hi, rt, &hr)) < 0)
+		return err;
+	/* (heads outside the ranges covered are hashed) */
+	if (!lsd_addrset_covers(&d->sp->heads, rt, rt + (hi - lo)) &&
+	    (err = lsd_addrset_reserve(&d->sp->heads, hr->n)) < 0)
 		return err;
 	for (i = 0; i < hr->n; i++)
 		if (lsd_addrset_add(&d->sp->heads, hr->rel[i] + rt) < 0)
@@ -314,6 +327,7 @@ int lsd_heads_static(struct lsd_decoder *d)
 		const struct lsd_module_bytes *mb = &d->sp->img->mods[m->module];
 		Elf *e;
 		Elf_Scn *scn = NULL;
+		uint64_t rt;
 		int any = 0, mode;
 
 		if (!mb->data)
@@ -322,7 +336,22 @@ int lsd_heads_static(struct lsd_decoder *d)
 		e = elf_memory(mb->data, mb->len);
 		if (e && elf_kind(e) == ELF_K_ELF) {
 			GElf_Shdr sh;
+			uint64_t lo = UINT64_MAX, hi = 0;
 
+			/* the heads' bitmap: from the mapping's first code
+			 * to its last (its sections of code, and what lies
+			 * between them) */
+			while ((scn = elf_nextscn(e, scn))) {
+				if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+				    !(sh.sh_flags & SHF_EXECINSTR))
+					continue;
+				lo = sh.sh_offset < lo ? sh.sh_offset : lo;
+				hi = sh.sh_offset + sh.sh_size > hi ? sh.sh_offset + sh.sh_size : hi;
+			}
+			if (lo < hi && (rt = clip_range(m, mb, &lo, &hi)) != 0)
+				err = lsd_addrset_cover(&d->sp->heads, rt, rt + (hi - lo));
+			err = err < 0 ? err : 0;
+			scn = NULL;
 			while (!err && (scn = elf_nextscn(e, scn))) {
 				if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
 				    !(sh.sh_flags & SHF_EXECINSTR))
@@ -336,8 +365,15 @@ int lsd_heads_static(struct lsd_decoder *d)
 			elf_end(e);
 		/* Raw dumps and ELF files without section headers: the whole
 		 * mapping is code. */
-		if (!any && !err)
-			err = sweep_range(d, cs[mode], mode, m, mb, m->pgoff, UINT64_MAX);
+		if (!any && !err) {
+			uint64_t lo = m->pgoff, hi = UINT64_MAX;
+
+			if ((rt = clip_range(m, mb, &lo, &hi)) != 0 &&
+			    (err = lsd_addrset_cover(&d->sp->heads, rt, rt + (hi - lo))) > 0)
+				err = 0;
+			if (!err)
+				err = sweep_range(d, cs[mode], mode, m, mb, m->pgoff, UINT64_MAX);
+		}
 	}
 	for (i = 0; i < LSD_MODE_MAX; i++)
 		if (cs[i])

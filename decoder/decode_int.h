@@ -273,8 +273,20 @@ int lsd_addrset_reserve(struct lsd_addrset *s, size_t n);
  * hashed), or -LS_ENOMEM. */
 #define LSD_ARANGE_MAX ((uint64_t)1 << 32)
 int lsd_addrset_cover(struct lsd_addrset *s, uint64_t lo, uint64_t hi);
-/* Whether one range covered holds all of [lo, hi). */
-int lsd_addrset_covers(const struct lsd_addrset *s, uint64_t lo, uint64_t hi);
+/* The range covered that holds all of [lo, hi), or NULL. */
+const struct lsd_arange *lsd_addrset_covers(const struct lsd_addrset *s, uint64_t lo,
+					    uint64_t hi);
+
+/* Adds a, which range r of s holds: a bit (the sweep's heads come by the
+ * hundred thousand, most in the range swept). */
+static inline void lsd_arange_add(struct lsd_addrset *s, const struct lsd_arange *r, uint64_t a)
+{
+	const uint64_t o = a - r->lo, m = 1ull << (o & 63);
+	uint64_t *const w = &r->bits[o >> 6];
+
+	s->n += !(*w & m);
+	*w |= m;
+}
 int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a);
 void lsd_addrset_release(struct lsd_addrset *s);
 

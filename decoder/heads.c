@@ -272,10 +272,10 @@ static int hc_range(struct lsd_decoder *d, csh cs, int mode, size_t mod,
 }
 
 /* Clips [*lo, *hi) (file offsets) to what the mapping m covers of the
- * module's bytes.  Returns the address of *lo, or 0 where nothing is
+ * module's bytes, *rt the address of *lo.  Returns whether anything is
  * left. */
-static uint64_t clip_range(const struct lsd_mapping *m, const struct lsd_module_bytes *mb,
-			   uint64_t *lo, uint64_t *hi)
+static int clip_range(const struct lsd_mapping *m, const struct lsd_module_bytes *mb,
+		      uint64_t *lo, uint64_t *hi, uint64_t *rt)
 {
 	uint64_t mlo = m->pgoff, mhi = m->pgoff + (m->end - m->start);
 
@@ -285,7 +285,8 @@ static uint64_t clip_range(const struct lsd_mapping *m, const struct lsd_module_
 		*hi = mhi;
 	if (*hi > mb->len)
 		*hi = mb->len;
-	return *lo < *hi ? m->start + (*lo - m->pgoff) : 0;
+	*rt = m->start + (*lo - m->pgoff);
+	return *lo < *hi;
 }
 
 /* Adds the heads of the part of [lo, hi) (file offsets of executable
@@ -294,22 +295,29 @@ static int sweep_range(struct lsd_decoder *d, csh cs, int mode,
 		       const struct lsd_mapping *m, const struct lsd_module_bytes *mb,
 		       uint64_t lo, uint64_t hi)
 {
-	const uint64_t rt = clip_range(m, mb, &lo, &hi);
+	const struct lsd_arange *r;
 	const struct lsd_hrange *hr;
+	uint64_t rt;
 	size_t i;
 	int err;
 
-	if (!rt)
+	if (!clip_range(m, mb, &lo, &hi, &rt))
 		return 0;
 	if ((err = hc_range(d, cs, mode, m->module, mb, lo, hi, rt, &hr)) < 0)
 		return err;
-	/* (heads outside the ranges covered are hashed) */
-	if (!lsd_addrset_covers(&d->sp->heads, rt, rt + (hi - lo)) &&
-	    (err = lsd_addrset_reserve(&d->sp->heads, hr->n)) < 0)
+	/* Heads in the range covered are bits; others (targets in other
+	 * code, or where nothing is covered) are hashed. */
+	r = lsd_addrset_covers(&d->sp->heads, rt, rt + (hi - lo));
+	if (!r && (err = lsd_addrset_reserve(&d->sp->heads, hr->n)) < 0)
 		return err;
-	for (i = 0; i < hr->n; i++)
-		if (lsd_addrset_add(&d->sp->heads, hr->rel[i] + rt) < 0)
+	for (i = 0; i < hr->n; i++) {
+		const uint64_t a = hr->rel[i] + rt;
+
+		if (r && a && a - r->lo < r->hi - r->lo)
+			lsd_arange_add(&d->sp->heads, r, a);
+		else if (lsd_addrset_add(&d->sp->heads, a) < 0)
 			return -LS_ENOMEM;
+	}
 	return 0;
 }
 
@@ -348,7 +356,7 @@ int lsd_heads_static(struct lsd_decoder *d)
 				lo = sh.sh_offset < lo ? sh.sh_offset : lo;
 				hi = sh.sh_offset + sh.sh_size > hi ? sh.sh_offset + sh.sh_size : hi;
 			}
-			if (lo < hi && (rt = clip_range(m, mb, &lo, &hi)) != 0)
+			if (lo < hi && clip_range(m, mb, &lo, &hi, &rt))
 				err = lsd_addrset_cover(&d->sp->heads, rt, rt + (hi - lo));
 			err = err < 0 ? err : 0;
 			scn = NULL;
@@ -368,7 +376,7 @@ int lsd_heads_static(struct lsd_decoder *d)
 		if (!any && !err) {
 			uint64_t lo = m->pgoff, hi = UINT64_MAX;
 
-			if ((rt = clip_range(m, mb, &lo, &hi)) != 0 &&
+			if (clip_range(m, mb, &lo, &hi, &rt) &&
 			    (err = lsd_addrset_cover(&d->sp->heads, rt, rt + (hi - lo))) > 0)
 				err = 0;
 			if (!err)

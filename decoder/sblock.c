@@ -126,11 +126,12 @@ int lsd_addrset_cover(struct lsd_addrset *s, uint64_t lo, uint64_t hi)
 	return s->nkeys && addrset_resize(s, s->cap) < 0 ? -LS_ENOMEM : 1;
 }
 
-int lsd_addrset_covers(const struct lsd_addrset *s, uint64_t lo, uint64_t hi)
+const struct lsd_arange *lsd_addrset_covers(const struct lsd_addrset *s, uint64_t lo,
+					    uint64_t hi)
 {
 	const struct lsd_arange *r = s->nr ? arange_of(s, lo) : NULL;
 
-	return r && hi <= r->hi;
+	return r && hi <= r->hi ? r : NULL;
 }
 
 int lsd_addrset_add(struct lsd_addrset *s, uint64_t a)

@@ -388,7 +388,7 @@ static int run_chunk(struct lsd_fctx *c)
 				 * on with the header alone) */
 				if (c->copy) {
 					/* onto loc's run: handed out as one */
-					lsd_fchain_out(loc + nloc, ch->b, h->nb);
+					lsd_fchain_out_slot(loc + nloc, ch->b, h->nb);
 					LOC_RUN(h->nb);
 				} else {
 					/* by reference: the slot holds it until

@@ -159,7 +159,7 @@ _Static_assert(LSD_TR_BYTES == 32, "a trail's bytes: four words");
  * trail it leads to.  Looks come at every TIP and most miss, so a look
  * touches these 96 bytes a way, never a trail: with keys and trails in
  * one 2 KB slot, sqlite3's looks faulted in its whole 8 MB table, twice
- * a page (read, then written), for 2,338 trails built. */
+ * a page (read, then written), for 1,337 trails built. */
 struct lsd_ftkey {
 	uint64_t cand;		/* the hash of a key missed once here */
 	uint64_t w[LSD_TR_BYTES / 8];	/* the bytes, zero after len */

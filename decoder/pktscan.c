@@ -74,8 +74,10 @@ static int is_psb(const uint8_t *p, size_t n)
 }
 
 /* IPs recently added, direct-mapped: traces name the same few targets
- * over and over, and the head set is large (sqlite3: 4 MB), so most adds
- * were a cache miss to find the IP already there. */
+ * over and over, and an add searches the head set's ranges, then its
+ * hash set (a range's bit set directly instead, when the target was in
+ * the last target's range, was slower: the targets change ranges often,
+ * doc/performance.md). */
 #define SEEN 2048
 
 static size_t seen_slot(uint64_t ip)

@@ -14,19 +14,12 @@
 #include <string.h>
 
 #include "decoder/decode_int.h"
+#include "rng.h"
 #include "tap.h"
 
 #define NADD 20000
 
 static uint64_t rng = 0x243f6a8885a308d3ull;
-
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static int cmp64(const void *a, const void *b)
 {
@@ -41,7 +34,7 @@ static const uint64_t rhi[3] = { 0x555555574000ull, 0x7ffff7f50000ull, 0xfffffff
 
 static uint64_t draw(void)
 {
-	const uint64_t v = next();
+	const uint64_t v = rng_next(&rng);
 
 	switch (v % 5) {
 	case 0: case 1: case 2: {

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "analysis/deps_int.h"
+#include "tests/unit/rng.h"
 #include "tests/unit/tap.h"
 
 static size_t put_uleb(uint8_t *p, uint64_t v)
@@ -153,10 +154,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
+	return (uint32_t)(rng_next(&rng) % n);
 }
 
 static int put(struct deps_tab *t, uint64_t a, unsigned len, uint64_t k)

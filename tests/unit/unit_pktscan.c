@@ -15,16 +15,14 @@
 #include <string.h>
 
 #include "decoder/decode_int.h"
+#include "rng.h"
 #include "tap.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 11) % n;
+	return (uint32_t)(rng_next(&rng) >> 11) % n;
 }
 
 /* The oracle: libipt's packet decoder alone. */

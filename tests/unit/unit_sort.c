@@ -6,17 +6,10 @@
 #include <string.h>
 
 #include "ls_sort.h"
+#include "rng.h"
 #include "tap.h"
 
 static uint64_t rng = 0x243f6a8885a308d3u;
-
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -30,11 +23,11 @@ static uint64_t key(int k)
 {
 	switch (k) {
 	case 0:
-		return next();
+		return rng_next(&rng);
 	case 1:
-		return 0x7f3a12000000ull + next() % 0x200000;
+		return 0x7f3a12000000ull + rng_next(&rng) % 0x200000;
 	default:
-		return 0x401000 + 16 * (next() % 7);
+		return 0x401000 + 16 * (rng_next(&rng) % 7);
 	}
 }
 

@@ -11,19 +11,12 @@
 #include "decoder/symbols.h"
 #include "ls_err.h"
 #include "ls_buildid.h"
+#include "rng.h"
 #include "tap.h"
 
 #define NDAMAGED 40
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
-
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static int add(struct lsb_writer *w, int i, const void *data, size_t len)
 {
@@ -77,12 +70,12 @@ int main(void)
 		 * program headers, .dynsym), a third in the last 2 KiB (the
 		 * section headers), a third anywhere. */
 		for (int k = 0; k < 16; k++) {
-			size_t at = (size_t)(next() % (i % 3 == 2 ? len : i % 3 ? 2048 : 1024));
+			size_t at = (size_t)(rng_next(&rng) % (i % 3 == 2 ? len : i % 3 ? 2048 : 1024));
 
 			if (i % 3 == 1)
 				at = len - 1 - at;
 
-			copy[at] = (uint8_t)next();
+			copy[at] = (uint8_t)rng_next(&rng);
 		}
 		add(w, 3 + i, copy, len);
 	}

@@ -277,15 +277,20 @@ int lsd_addrset_cover(struct lsd_addrset *s, uint64_t lo, uint64_t hi);
 const struct lsd_arange *lsd_addrset_covers(const struct lsd_addrset *s, uint64_t lo,
 					    uint64_t hi);
 
+/* Sets a's bit in r, which holds a.  Returns 1 where it was clear. */
+static inline int lsd_arange_set(const struct lsd_arange *r, uint64_t a)
+{
+	const uint64_t o = a - r->lo, m = 1ull << (o & 63), w = r->bits[o >> 6];
+
+	r->bits[o >> 6] = w | m;
+	return !(w & m);
+}
+
 /* Adds a, which range r of s holds: a bit (the sweep's heads come by the
  * hundred thousand, most in the range swept). */
 static inline void lsd_arange_add(struct lsd_addrset *s, const struct lsd_arange *r, uint64_t a)
 {
-	const uint64_t o = a - r->lo, m = 1ull << (o & 63);
-	uint64_t *const w = &r->bits[o >> 6];
-
-	s->n += !(*w & m);
-	*w |= m;
+	s->n += (size_t)lsd_arange_set(r, a);
 }
 int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a);
 void lsd_addrset_release(struct lsd_addrset *s);

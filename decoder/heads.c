@@ -289,6 +289,28 @@ static int clip_range(const struct lsd_mapping *m, const struct lsd_module_bytes
 	return *lo < *hi;
 }
 
+/* Holds the heads of [lo, hi) (file offsets of code), clipped to the
+ * mapping m, in a bitmap (lsd_addrset_cover()).  Returns 0 (a range not
+ * covered leaves its heads hashed) or -LS_ENOMEM. */
+static int cover_range(struct lsd_decoder *d, const struct lsd_mapping *m,
+		       const struct lsd_module_bytes *mb, uint64_t lo, uint64_t hi)
+{
+	uint64_t rt;
+	int err;
+
+	if (!clip_range(m, mb, &lo, &hi, &rt))
+		return 0;
+	err = lsd_addrset_cover(&d->sp->heads, rt, rt + (hi - lo));
+	return err < 0 ? err : 0;
+}
+
+/* Whether section scn (its header in *sh) holds code. */
+static int code_section(Elf_Scn *scn, GElf_Shdr *sh)
+{
+	return gelf_getshdr(scn, sh) && sh->sh_type != SHT_NOBITS &&
+	       (sh->sh_flags & SHF_EXECINSTR);
+}
+
 /* Adds the heads of the part of [lo, hi) (file offsets of executable
  * code) that the mapping m covers. */
 static int sweep_range(struct lsd_decoder *d, csh cs, int mode,
@@ -335,7 +357,6 @@ int lsd_heads_static(struct lsd_decoder *d)
 		const struct lsd_module_bytes *mb = &d->sp->img->mods[m->module];
 		Elf *e;
 		Elf_Scn *scn = NULL;
-		uint64_t rt;
 		int any = 0, mode;
 
 		if (!mb->data)
@@ -350,19 +371,16 @@ int lsd_heads_static(struct lsd_decoder *d)
 			 * to its last (its sections of code, and what lies
 			 * between them) */
 			while ((scn = elf_nextscn(e, scn))) {
-				if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-				    !(sh.sh_flags & SHF_EXECINSTR))
+				if (!code_section(scn, &sh))
 					continue;
 				lo = sh.sh_offset < lo ? sh.sh_offset : lo;
 				hi = sh.sh_offset + sh.sh_size > hi ? sh.sh_offset + sh.sh_size : hi;
 			}
-			if (lo < hi && clip_range(m, mb, &lo, &hi, &rt))
-				err = lsd_addrset_cover(&d->sp->heads, rt, rt + (hi - lo));
-			err = err < 0 ? err : 0;
+			if (lo < hi)
+				err = cover_range(d, m, mb, lo, hi);
 			scn = NULL;
 			while (!err && (scn = elf_nextscn(e, scn))) {
-				if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-				    !(sh.sh_flags & SHF_EXECINSTR))
+				if (!code_section(scn, &sh))
 					continue;
 				any = 1;
 				err = sweep_range(d, cs[mode], mode, m, mb, sh.sh_offset,
@@ -373,15 +391,8 @@ int lsd_heads_static(struct lsd_decoder *d)
 			elf_end(e);
 		/* Raw dumps and ELF files without section headers: the whole
 		 * mapping is code. */
-		if (!any && !err) {
-			uint64_t lo = m->pgoff, hi = UINT64_MAX;
-
-			if (clip_range(m, mb, &lo, &hi, &rt) &&
-			    (err = lsd_addrset_cover(&d->sp->heads, rt, rt + (hi - lo))) > 0)
-				err = 0;
-			if (!err)
-				err = sweep_range(d, cs[mode], mode, m, mb, m->pgoff, UINT64_MAX);
-		}
+		if (!any && !err && !(err = cover_range(d, m, mb, m->pgoff, UINT64_MAX)))
+			err = sweep_range(d, cs[mode], mode, m, mb, m->pgoff, UINT64_MAX);
 	}
 	for (i = 0; i < LSD_MODE_MAX; i++)
 		if (cs[i])

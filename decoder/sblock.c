@@ -40,17 +40,6 @@ static const struct lsd_arange *arange_of(const struct lsd_addrset *s, uint64_t 
 	return NULL;
 }
 
-/* Sets a's bit in r.  Returns 1 where it was clear. */
-static int arange_set(const struct lsd_arange *r, uint64_t a)
-{
-	const uint64_t o = a - r->lo, m = 1ull << (o & 63);
-
-	if (r->bits[o >> 6] & m)
-		return 0;
-	r->bits[o >> 6] |= m;
-	return 1;
-}
-
 /* Rehashes s's keys into ncap slots (a power of two), those a range now
  * covers into its bitmap. */
 static int addrset_resize(struct lsd_addrset *s, size_t ncap)
@@ -71,7 +60,7 @@ static int addrset_resize(struct lsd_addrset *s, size_t ncap)
 		if (!s->keys[i])
 			continue;
 		if (s->nr && (r = arange_of(s, s->keys[i])) != NULL) {
-			(void)arange_set(r, s->keys[i]);
+			(void)lsd_arange_set(r, s->keys[i]);
 			continue;
 		}
 		for (h = hash64(s->keys[i]) & (ncap - 1); nk[h]; h = (h + 1) & (ncap - 1))
@@ -143,7 +132,7 @@ int lsd_addrset_add(struct lsd_addrset *s, uint64_t a)
 	if (!a)
 		return 0;
 	if (s->nr && (r = arange_of(s, a)) != NULL) {
-		if (!arange_set(r, a))
+		if (!lsd_arange_set(r, a))
 			return 0;
 		s->n++;
 		return 1;

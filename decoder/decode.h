@@ -324,6 +324,48 @@ void lsd_set_progress(lsd_progress_fn *fn, void *arg);
 int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
 		     const struct lsd_callbacks *cb, void *arg,
 		     struct lsd_stream_stats *st);
+/* Chunks first to last of stream i, the same way (last: not the stream's
+ * last chunk, then the stream ends after it), as the one run of blocks
+ * those chunks make in the whole stream's decode.  Returns as
+ * lsd_decode_stream(), or -LS_EINVAL (first > last, or last not a
+ * chunk index). */
+int lsd_decode_chunks(struct lsd_decoder *d, size_t i, size_t first, size_t last,
+		      const struct lsd_callbacks *cb, void *arg,
+		      struct lsd_stream_stats *st);
+/* Where stream i's chunks begin in its blocks: (*v)[c] blocks came before
+ * chunk c in the first decode of the whole stream (lsd_decode_all(),
+ * lsd_decode_stream() and the pipes over them), and (*v)[nc] is the
+ * stream's blocks (nc: its chunks) once that decode ended.  Returns how
+ * many entries are set, from 0: a consumer may ask while the decode runs,
+ * on any thread, and then gets at least the chunks begun before the
+ * blocks it was handed last.  0 (*v NULL) before any such decode. */
+size_t lsd_chunk_starts(const struct lsd_decoder *d, size_t i, const uint64_t **v);
+/* How lsd_decode_all() decodes stream i: 1 on its own, as
+ * lsd_decode_stream() does (a per-thread stream, or a per-CPU one whose
+ * switches it does not follow); -1 side by side with the other per-CPU
+ * streams; 0 not at all (outside the shard the options ask for). */
+int lsd_stream_alone(const struct lsd_decoder *d, size_t i);
+/* The process and thread whose blocks stream i holds, as the decode's
+ * thread callback tells them first. */
+void lsd_stream_thread(const struct lsd_decoder *d, size_t i, uint32_t *pid,
+		       uint32_t *tid);
+
+/* A decoder of the same bundle as d for another thread: a reader of its
+ * own (the file d's reader opened), d's options on one job, so the same
+ * heads and static blocks (numbered in the order this one meets them;
+ * lsd_sbmap_find() names d's).  Returns 0, -LS_ENOMEM, a reader error, or
+ * an error of lsd_open(). */
+int lsd_open_twin(struct lsd_decoder **pd, const struct lsd_decoder *d);
+/* d's static blocks by what they are (process, first and last address,
+ * mode), made when d decodes no more of them: then read by any thread. */
+struct lsd_sbmap;
+/* Returns 0 or -LS_ENOMEM. */
+int lsd_sbmap_new(struct lsd_sbmap **pm, const struct lsd_decoder *d);
+/* d's static block that is sb (another decoder's, a twin's), or NULL: none,
+ * or several alike. */
+const struct lsd_sblock *lsd_sbmap_find(const struct lsd_sbmap *m,
+					const struct lsd_sblock *sb);
+void lsd_sbmap_free(struct lsd_sbmap *m);
 
 /* The static block table.  Static blocks never move: pointers to them
  * (struct lsd_block.sb included) stay valid until lsd_close(). */

@@ -4,6 +4,7 @@
 
 #include <capstone/capstone.h>
 #include <intel-pt.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -254,6 +255,19 @@ struct lsd_decoder {
 	struct lsd_fast *fspare;	/* a run's fast-path state, kept for the
 					 * next run (fast.c) */
 	uint64_t pt_read;	/* raw PT of the chunks decodes began (tape.c) */
+	/* Per stream: the blocks before each chunk, as the last decode of
+	 * the whole stream counted them (lsd_chunk_starts()). */
+	struct lsd_cstarts *cst;
+	int own_r;		/* r is this decoder's to close (a twin's) */
+};
+
+/* lsd_chunk_starts()'s counts of one stream: v[c] set for c < n, v[nc]
+ * (the stream's blocks) once its decode ended.  n is stored after v[n -
+ * 1] (release), so a thread that loads it (acquire) reads set values. */
+struct lsd_cstarts {
+	uint64_t *v;		/* nc + 1 entries, made as the first decode begins */
+	size_t nc;
+	_Atomic size_t n;
 };
 
 static inline struct lsd_sblock *lsd_sb(const struct lsd_decoder *d, size_t id)
@@ -293,6 +307,14 @@ static inline void lsd_arange_add(struct lsd_addrset *s, const struct lsd_arange
 	s->n += (size_t)lsd_arange_set(r, a);
 }
 int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a);
+/* dst (empty) becomes a copy of src.  Returns 0 or -LS_ENOMEM (dst then
+ * holds part of it, to be released). */
+int lsd_addrset_copy(struct lsd_addrset *dst, const struct lsd_addrset *src);
+/* lsd_open_msg() whose heads are from's (its twin's: twin.c), not found
+ * again: no sweep, no packet scan, no chunk kept. */
+int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
+		  const struct lsd_opts *o, const struct lsd_decoder *from,
+		  char *errmsg, size_t errlen);
 void lsd_addrset_release(struct lsd_addrset *s);
 
 /* The static blocks that make up the dynamic block [start .. last] of

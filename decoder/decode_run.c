@@ -141,6 +141,41 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 
 /* Decodes chunks [first, last] of the run's stream, from where it
  * stopped: until they end (r->done) or it pauses at a thread switch. */
+/* Stream r->stream's blocks before chunk c (c == r->nchunks: all of
+ * them), for lsd_chunk_starts(): by a decode of the whole stream, until
+ * one has counted every chunk.  Without memory, none. */
+static void pub_start(struct lsd_run *r, size_t c)
+{
+	struct lsd_cstarts *cs = r->d->cst ? &r->d->cst[r->stream] : NULL;
+
+	if (!r->pub || !cs || atomic_load_explicit(&cs->n, memory_order_relaxed) > cs->nc)
+		return;
+	if (!cs->v) {
+		if (!(cs->v = malloc((r->nchunks + 1) * sizeof(*cs->v)))) {
+			r->pub = 0;
+			return;
+		}
+		cs->nc = r->nchunks;
+	}
+	if (c > cs->nc)
+		return;
+	cs->v[c] = r->blocks;
+	atomic_store_explicit(&cs->n, c + 1, memory_order_release);
+}
+
+size_t lsd_chunk_starts(const struct lsd_decoder *d, size_t i, const uint64_t **v)
+{
+	size_t n;
+
+	*v = NULL;
+	if (!d || !d->cst || i >= lsb_reader_nstreams(d->r))
+		return 0;
+	n = atomic_load_explicit(&d->cst[i].n, memory_order_acquire);
+	if (n)
+		*v = d->cst[i].v;
+	return n;
+}
+
 static int run_go(struct lsd_run *r)
 {
 	struct lsd_decoder *d = r->d;
@@ -171,6 +206,7 @@ static int run_go(struct lsd_run *r)
 			}
 			r->chunk_off = ch->stream_offset;
 			r->in_chunk = 1;
+			pub_start(r, r->c);
 			if (r->clen < 0) {
 				/* An unreadable chunk: a gap of its size. */
 				err = lsd_run_report_loss(r, 0, ch->raw_size, -pte_internal, 0);
@@ -228,6 +264,7 @@ static int run_begin(struct lsd_run *r, struct lsd_decoder *d, size_t i,
 	r->first = r->c = first;
 	r->last = last;
 	r->nchunks = lsb_reader_nchunks(d->r, i);
+	r->pub = !first && last == SIZE_MAX - 1;
 	r->cbuf = cbuf;
 	r->sp = d->sp = &d->spaces[d->stream_space[i]];
 	r->pid = d->stream_tid[i].pid;
@@ -290,13 +327,16 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 		return -LS_EINVAL;
 	ahead = lsd_kept_end(d, i, first);
 	/* A whole stream, read ahead on a thread where the caller allows
-	 * one (the chunks are read in order; a single chunk gains nothing),
+	 * one (the chunks are read in order; a single chunk or a few, a
+	 * piece of another thread's work, gain nothing),
 	 * from the first chunk the open's scan did not keep. */
-	if (d->o.jobs > 1 && ahead < last)
+	if (d->o.jobs > 1 && ahead < last && last == SIZE_MAX - 1)
 		(void)lsd_prefetch_start(&d->pf, lsb_reader_path(d->r), i, ahead, last);
 	err = run_begin(&r, d, i, first, last, cb, arg, st ? st : &local, &d->cbuf);
 	if (!err)
 		err = run_go(&r);
+	if (!err && r.done)
+		pub_start(&r, r.nchunks);
 	/* Before stream_end, which may want the count. */
 	r.st->read_ahead = lsd_prefetch_stop(d->pf);
 	d->pf = NULL;
@@ -317,6 +357,15 @@ int lsd_decode_chunk(struct lsd_decoder *d, size_t i, size_t chunk,
 	return run_stream(d, i, chunk, chunk, cb, arg, st);
 }
 
+int lsd_decode_chunks(struct lsd_decoder *d, size_t i, size_t first, size_t last,
+		      const struct lsd_callbacks *cb, void *arg,
+		      struct lsd_stream_stats *st)
+{
+	if (first > last || last >= SIZE_MAX - 1)
+		return -LS_EINVAL;
+	return run_stream(d, i, first, last, cb, arg, st);
+}
+
 /* Goes on with paused run r: its thread first. */
 static int run_resume(struct lsd_run *r)
 {
@@ -331,6 +380,23 @@ static int run_resume(struct lsd_run *r)
 
 /* Streams outside the shard the options ask for. */
 #define SKIP(d, i) ((d)->o.streams && !(d)->o.streams[i])
+
+int lsd_stream_alone(const struct lsd_decoder *d, size_t i)
+{
+	if (!d || i >= lsb_reader_nstreams(d->r) || SKIP(d, i))
+		return 0;
+	return !d->tl || !d->tl[i].n ? 1 : -1;
+}
+
+void lsd_stream_thread(const struct lsd_decoder *d, size_t i, uint32_t *pid,
+		       uint32_t *tid)
+{
+	*pid = *tid = 0;
+	if (d && i < lsb_reader_nstreams(d->r)) {
+		*pid = d->stream_tid[i].pid;
+		*tid = d->stream_tid[i].tid;
+	}
+}
 
 int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		   void *arg, struct lsd_stream_stats *st)

@@ -185,6 +185,13 @@ static size_t timeline_spaces(const struct lsd_decoder *d, size_t stream)
 int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 		 const struct lsd_opts *o, char *errmsg, size_t errlen)
 {
+	return lsd_open_from(pd, r, o, NULL, errmsg, errlen);
+}
+
+int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
+		  const struct lsd_opts *o, const struct lsd_decoder *from,
+		  char *errmsg, size_t errlen)
+{
 	struct lsd_decoder *d;
 	size_t i;
 	int err;
@@ -200,6 +207,11 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 	d->r = r;
 	if (o)
 		d->o = *o;
+	d->cst = calloc(lsb_reader_nstreams(r) ? lsb_reader_nstreams(r) : 1, sizeof(*d->cst));
+	if (!d->cst) {
+		free(d);
+		return -LS_ENOMEM;
+	}
 	config_from_meta(d);
 	{
 		static const struct pt_errata none;
@@ -253,6 +265,18 @@ int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 		}
 	if (d->o.iclasses && (err = lsd_iclass_open(&d->ic)) < 0)
 		goto fail;
+	/* A twin's heads are its first decoder's, which the same bundle
+	 * and options gave it (the same images, in the same order). */
+	if (from) {
+		for (i = 0, err = 0; !err && i <= d->nimgs; i++)
+			err = i <= from->nimgs ? lsd_addrset_copy(&d->spaces[i].heads,
+								  &from->spaces[i].heads) :
+						 -LS_EINVAL;
+		if (err < 0 || from->nimgs != d->nimgs)
+			goto fail;
+		*pd = d;
+		return 0;
+	}
 	/* The heads, before any block is split: from the code, then from
 	 * the packets of every chunk (readable or not, a chunk that fails
 	 * here fails again when decoded, and is a loss there). */
@@ -323,6 +347,11 @@ void lsd_close(struct lsd_decoder *d)
 		lsd_image_release_all(d->imgs, d->nimgs);
 	free(d->cbuf.p[0]);
 	free(d->cbuf.p[1]);
+	for (i = 0; d->cst && i < lsb_reader_nstreams(d->r); i++)
+		free(d->cst[i].v);
+	free(d->cst);
+	if (d->own_r)
+		lsb_reader_close(d->r);
 	free(d);
 }
 

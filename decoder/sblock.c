@@ -165,6 +165,34 @@ int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a)
 	return 0;
 }
 
+int lsd_addrset_copy(struct lsd_addrset *dst, const struct lsd_addrset *src)
+{
+	size_t i;
+
+	memset(dst, 0, sizeof(*dst));
+	if (src->cap) {
+		if (!(dst->keys = malloc(src->cap * sizeof(*dst->keys))))
+			return -LS_ENOMEM;
+		memcpy(dst->keys, src->keys, src->cap * sizeof(*dst->keys));
+		dst->cap = src->cap;
+		dst->nkeys = src->nkeys;
+	}
+	dst->n = src->n;
+	if (src->nr && !(dst->r = calloc(src->nr, sizeof(*dst->r))))
+		return -LS_ENOMEM;
+	for (i = 0; i < src->nr; i++) {
+		size_t w = (size_t)((src->r[i].hi - src->r[i].lo + 63) / 64);
+
+		dst->r[i].lo = src->r[i].lo;
+		dst->r[i].hi = src->r[i].hi;
+		if (!(dst->r[i].bits = malloc(w * sizeof(*dst->r[i].bits))))
+			return -LS_ENOMEM;
+		memcpy(dst->r[i].bits, src->r[i].bits, w * sizeof(*dst->r[i].bits));
+		dst->nr = i + 1;
+	}
+	return 0;
+}
+
 void lsd_addrset_release(struct lsd_addrset *s)
 {
 	size_t i;

@@ -1,0 +1,129 @@
+/* twin.c - a second decoder of a decoder's bundle, for another thread,
+ * and the map from its static blocks to the first decoder's.
+ *
+ * A decoder is one thread's: its chains, trails and caches change as it
+ * decodes.  A twin opened on the same file with the same options finds
+ * the same heads, so it splits the code into the same static blocks; it
+ * numbers them in the order it meets them, so a block it hands out is
+ * named in the first decoder's terms by lsd_sbmap_find() (a block's
+ * process, first and last address and mode say which it is).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/decode_int.h"
+#include "ls_err.h"
+
+int lsd_open_twin(struct lsd_decoder **pd, const struct lsd_decoder *d)
+{
+	struct lsb_reader *r;
+	struct lsd_opts o;
+	int err;
+
+	if (!pd || !d)
+		return -LS_EINVAL;
+	*pd = NULL;
+	if ((err = lsb_reader_open(&r, lsb_reader_path(d->r))) != 0)
+		return err;
+	o = d->o;
+	o.size = sizeof(o);
+	o.jobs = 1;
+	if ((err = lsd_open_from(pd, r, &o, d, NULL, 0)) != 0) {
+		lsb_reader_close(r);
+		return err;
+	}
+	(*pd)->own_r = 1;
+	return 0;
+}
+
+/* Open addressing over ids + 1 (0: empty), AMBIG set where two blocks
+ * are alike (which a decoder never makes: lookups of it find none). */
+#define AMBIG (1u << 31)
+
+struct lsd_sbmap {
+	const struct lsd_decoder *d;
+	uint32_t *slot;
+	size_t mask;
+};
+
+static size_t sb_hash(const struct lsd_sblock *sb)
+{
+	uint64_t h = sb->start ^ (sb->last - sb->start) << 40 ^ (uint64_t)sb->pid << 20 ^
+		     (uint64_t)sb->mode << 60;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (size_t)h;
+}
+
+static int sb_same(const struct lsd_sblock *a, const struct lsd_sblock *b)
+{
+	return a->start == b->start && a->last == b->last && a->pid == b->pid &&
+	       a->mode == b->mode;
+}
+
+int lsd_sbmap_new(struct lsd_sbmap **pm, const struct lsd_decoder *d)
+{
+	struct lsd_sbmap *m;
+	size_t n, cap = 64, i;
+
+	if (!pm || !d)
+		return -LS_EINVAL;
+	*pm = NULL;
+	n = d->sbt.n;
+	if (n >= AMBIG - 1)
+		return -LS_ENOMEM;
+	while (cap < 2 * n)
+		cap *= 2;
+	if (!(m = calloc(1, sizeof(*m))) || !(m->slot = calloc(cap, sizeof(*m->slot)))) {
+		free(m);
+		return -LS_ENOMEM;
+	}
+	m->d = d;
+	m->mask = cap - 1;
+	for (i = 0; i < n; i++) {
+		const struct lsd_sblock *sb = lsd_sb(d, i);
+		size_t h = sb_hash(sb) & m->mask;
+
+		for (;; h = (h + 1) & m->mask) {
+			uint32_t v = m->slot[h];
+
+			if (!v) {
+				m->slot[h] = (uint32_t)i + 1;
+				break;
+			}
+			if (sb_same(lsd_sb(d, (v & ~AMBIG) - 1), sb)) {
+				m->slot[h] = v | AMBIG;
+				break;
+			}
+		}
+	}
+	*pm = m;
+	return 0;
+}
+
+const struct lsd_sblock *lsd_sbmap_find(const struct lsd_sbmap *m,
+					const struct lsd_sblock *sb)
+{
+	size_t h;
+
+	if (!m || !sb)
+		return NULL;
+	for (h = sb_hash(sb) & m->mask;; h = (h + 1) & m->mask) {
+		uint32_t v = m->slot[h];
+
+		if (!v)
+			return NULL;
+		if (sb_same(lsd_sb(m->d, (v & ~AMBIG) - 1), sb))
+			return v & AMBIG ? NULL : lsd_sb(m->d, v - 1);
+	}
+}
+
+void lsd_sbmap_free(struct lsd_sbmap *m)
+{
+	if (!m)
+		return;
+	free(m->slot);
+	free(m);
+}

@@ -1,0 +1,171 @@
+/* twincheck.c BUNDLE - chunks decoded by a twin decoder (decoder/twin.c,
+ * lsd_decode_chunks()) against the whole decode, on one bundle.
+ *
+ * The oracle is lsd_decode_all() on the first decoder: every block of
+ * each stream decoded alone (its static block, exit and next IP) kept in
+ * order.  Then, for each such stream:
+ *   - lsd_chunk_starts() is whole: an entry for each chunk and the end,
+ *     the first 0, the last the stream's blocks, none decreasing;
+ *   - a twin decodes every chunk on its own, every two chunks, and the
+ *     stream in three parts; each range's blocks, named by
+ *     lsd_sbmap_find() in the first decoder's static blocks, must be the
+ *     oracle's from (*v)[first] to (*v)[last + 1], block for block.
+ * Prints one line per check ("ok" or "FAIL"); exits 1 on a failure. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decoder/decode.h"
+#include "formats/bundle.h"
+#include "ls_err.h"
+
+struct rec {
+	const struct lsd_sblock *sb;
+	uint64_t next;
+	uint8_t exit;
+};
+
+struct seq {
+	struct rec *r;
+	size_t n, cap;
+	size_t stream;
+	/* checking: the oracle, where the range starts, the map */
+	const struct seq *want;
+	size_t at, end;
+	const struct lsd_sbmap *map;
+	int bad;
+};
+
+static int fails;
+
+static void check(int ok, const char *what, size_t s, size_t a, size_t b)
+{
+	printf("%s stream %zu chunks %zu-%zu: %s\n", ok ? "ok" : "FAIL", s, a, b, what);
+	fails += !ok;
+}
+
+static int put(struct seq *q, const struct lsd_block *b)
+{
+	if (q->want) {		/* a twin's: compare, in the first's terms */
+		const struct lsd_sblock *sb = lsd_sbmap_find(q->map, b->sb);
+		const struct rec *w;
+
+		if (q->at >= q->end) {
+			q->bad = 1;
+			return 0;
+		}
+		w = &q->want->r[q->at++];
+		if (sb != w->sb || b->next != w->next || b->exit != w->exit)
+			q->bad = 1;
+		return 0;
+	}
+	if (q->n == q->cap) {
+		void *p = realloc(q->r, (q->cap = q->cap ? 2 * q->cap : 4096) * sizeof(*q->r));
+
+		if (!p)
+			return -LS_ENOMEM;
+		q->r = p;
+	}
+	q->r[q->n++] = (struct rec){ b->sb, b->next, b->exit };
+	return 0;
+}
+
+static int c_blocks(void *a, size_t s, const struct lsd_block *b, size_t n)
+{
+	struct seq *q = a;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		if (s == q->stream)
+			err = put(q, &b[i]);
+	return err;
+}
+
+static int c_block(void *a, size_t s, const struct lsd_block *b)
+{
+	return c_blocks(a, s, b, 1);
+}
+
+static int c_loss(void *a, size_t s, const struct lsd_loss *l)
+{
+	(void)a, (void)s, (void)l;
+	return 0;
+}
+
+static const struct lsd_callbacks cbs = {
+	.block = c_block,
+	.blocks = c_blocks,
+	.loss = c_loss,
+};
+
+/* The twin's blocks of chunks [a, b] of stream s against the oracle's. */
+static void range(struct lsd_decoder *tw, const struct seq *want, const uint64_t *v,
+		  const struct lsd_sbmap *map, size_t s, size_t a, size_t b)
+{
+	struct seq q = { .stream = s, .want = want, .at = v[a], .end = v[b + 1], .map = map };
+	int err = lsd_decode_chunks(tw, s, a, b, &cbs, &q, NULL);
+
+	check(!err && !q.bad && q.at == q.end, "the twin's blocks are the whole decode's", s, a, b);
+}
+
+int main(int argc, char **argv)
+{
+	struct lsb_reader *r;
+	struct lsd_decoder *d, *tw;
+	struct lsd_sbmap *map;
+	size_t s;
+	int err;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: twincheck BUNDLE\n");
+		return 2;
+	}
+	if ((err = lsb_reader_open(&r, argv[1])) || (err = lsd_open(&d, r, NULL))) {
+		fprintf(stderr, "twincheck: %s: %s\n", argv[1], ls_errstr(err));
+		return 2;
+	}
+	for (s = 0; s < lsb_reader_nstreams(r); s++) {
+		size_t nc = lsb_reader_nchunks(r, s), n, c;
+		struct seq want = { .stream = s };
+		const uint64_t *v;
+		int mono = 1;
+
+		if (lsd_stream_alone(d, s) <= 0)
+			continue;
+		if ((err = lsd_decode_stream(d, s, &cbs, &want, NULL))) {
+			fprintf(stderr, "twincheck: %s: stream %zu: %s\n", argv[1], s,
+				ls_errstr(err));
+			return 2;
+		}
+		n = lsd_chunk_starts(d, s, &v);
+		check(n == nc + 1, "an entry for each chunk and the end", s, 0, nc - 1);
+		if (n != nc + 1)
+			continue;
+		for (c = 0; c < nc; c++)
+			mono &= v[c] <= v[c + 1];
+		check(!v[0] && v[nc] == want.n && mono,
+		      "from 0 to the stream's blocks, none decreasing", s, 0, nc - 1);
+		if ((err = lsd_open_twin(&tw, d)) || (err = lsd_sbmap_new(&map, d))) {
+			fprintf(stderr, "twincheck: %s: twin: %s\n", argv[1], ls_errstr(err));
+			return 2;
+		}
+		for (c = 0; c < nc; c++)
+			range(tw, &want, v, map, s, c, c);
+		for (c = 0; c + 1 < nc; c += 2)
+			range(tw, &want, v, map, s, c, c + 1);
+		if (nc >= 3) {
+			range(tw, &want, v, map, s, 0, nc / 3 - 1);
+			range(tw, &want, v, map, s, nc / 3, 2 * nc / 3 - 1);
+			range(tw, &want, v, map, s, 2 * nc / 3, nc - 1);
+		}
+		lsd_sbmap_free(map);
+		lsd_close(tw);
+		free(want.r);
+	}
+	lsd_close(d);
+	lsb_reader_close(r);
+	printf("%s\n", fails ? "FAIL" : "all ok");
+	return fails ? 1 : 0;
+}

@@ -639,8 +639,9 @@ int lsa_loops_blocks(struct lsa_loops *l, size_t stream,
 	if (!t)
 		return -LS_ENOMEM;
 	l->nin += n;
-	if (l->learn && l->snap && stream < l->nsref && !l->sref[stream].cpu)
-		return lsa_know_cuts(l, t, b, n);
+	if (l->learn && (l->snap || l->snap_chunks) && stream < l->nsref &&
+	    !l->sref[stream].cpu)
+		return lsa_know_cuts(l, t, stream, b, n);
 	return lsa_loops_thr_blocks(l, t, b, n);
 }
 

@@ -182,7 +182,10 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 
 	/* each per-thread stream's end (its stream_end callback) ends its
 	 * thread; the threads of per-CPU streams end at finish */
-	if (l->o.jobs > 1 && (l->memo || l->fmemo || l->eager) && !(l->here && !also)) {
+	if (l->know && l->eager && !also && l->dpieces) {
+		/* each piece decoded where it runs */
+		err = lsa_dpieces_run(l, l->o.jobs - 1);
+	} else if (l->o.jobs > 1 && (l->memo || l->fmemo || l->eager) && !(l->here && !also)) {
 		/* (the reference: one thread; a light second pass alone too) */
 		struct lsa_pieces *ps = NULL;
 
@@ -238,7 +241,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	struct lsd_tape *tape = NULL;
 	struct lsa_loops *l;
 	uint64_t nin, ntape, nword;
-	int tdrop;
+	int tdrop, dpieces = 0;
 	size_t nthr;
 	uint32_t run;
 	int err;
@@ -259,8 +262,15 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	err = lsa_loops_learn(l, &k);
 	/* two jobs or more: the second pass in pieces, whose cuts this
 	 * keeps */
-	if (!err && l->o.jobs > 1 && l->fmemo)
-		l->snap = piece_blocks();
+	if (!err && l->o.jobs > 1 && l->fmemo) {
+		/* an eager pass in pieces decoded where they run, cut at
+		 * chunks, where every stream may be (loops_dpieces.c) */
+		dpieces = lsa_loops_eager_for(&l->o) && piece_blocks() && lsa_dpieces_can(l);
+		if (dpieces)
+			l->snap_chunks = 1;
+		else
+			l->snap = piece_blocks();
+	}
 	/* The other consumers need no knowledge of the loops: they take this
 	 * pass's stream, where a thread of their own has a core to share with
 	 * the decode's (the learning pass is the detector's serial part; the
@@ -279,6 +289,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		return err;
 	}
 	lsa_loops_know(l, k);
+	l->dpieces = dpieces;
 	/* Blocks the learning pass took as repeats cost the second about
 	 * as little (a compare each).  Where they are more than
 	 * LSA_HERE_PCT percent of its blocks, their decode and the copies to other threads cost

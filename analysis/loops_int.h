@@ -208,8 +208,10 @@ struct lsa_thr {
 	 * unknown; (function + 1) << 2 | 1 a block of that function that
 	 * heads no loop and no landing came to; | 2 such a head. */
 	uint32_t *ecls;
-	/* a learning pass keeping snapshots: blocks so far, the next cut */
+	/* a learning pass keeping snapshots: blocks so far, the next cut;
+	 * cutting at chunks, the next chunk that may begin a cut */
 	uint64_t nblk, ncut;
+	size_t cnext;
 };
 
 struct lsa_loopdef {
@@ -292,6 +294,14 @@ struct lsa_loops {
 	/* A learning pass keeps the frames and paths of its per-thread
 	 * streams every `snap` blocks (0: never), for pieces. */
 	uint64_t snap;
+	/* ... at the chunks' starts instead (lsd_chunk_starts()), where
+	 * the second pass's workers decode their pieces themselves
+	 * (loops_dpieces.c): each chunk, or every 2nd, 4th ... when the
+	 * snapshots' memory runs out. */
+	int snap_chunks;
+	/* A second pass that knows, cut at chunks by the learning pass: the
+	 * eager pass in pieces each decoded where it runs. */
+	int dpieces;
 	/* A second pass whose blocks the learning pass took nearly all as
 	 * repeats (lsa_memo_repeat): they cost it less than handing them to
 	 * other threads does, so it runs them on the decoding thread. */

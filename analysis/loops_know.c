@@ -63,14 +63,15 @@ static size_t snap_bytes(const struct lsa_ksnap *s)
 	return sizeof(*s) + s->nfr * sizeof(*s->fr) + s->npe * sizeof(*s->pe);
 }
 
-/* Every other snapshot of kt goes: its cuts twice as far apart. */
-static void snap_thin(struct lsa_know *k, struct lsa_kthr *kt)
+/* Every other snapshot of kt goes: its cuts twice as far apart (in
+ * blocks, or in chunks where it cuts at chunks). */
+static void snap_thin(struct lsa_know *k, struct lsa_kthr *kt, int chunks)
 {
 	size_t j, n;
 
 	kt->every *= 2;
 	for (j = n = 0; j < kt->nsnap; j++) {
-		if (kt->snap[j].at % kt->every) {
+		if ((chunks ? kt->snap[j].chunk : kt->snap[j].at) % kt->every) {
 			kt->bytes -= snap_bytes(&kt->snap[j]);
 			k->bytes -= snap_bytes(&kt->snap[j]);
 			snap_free(&kt->snap[j]);
@@ -79,6 +80,14 @@ static void snap_thin(struct lsa_know *k, struct lsa_kthr *kt)
 		kt->snap[n++] = kt->snap[j];
 	}
 	kt->nsnap = n;
+}
+
+/* LSA_SNAP_BYTES, or LOOPSCOPE_SNAP_BYTES (the tests' thinning). */
+static size_t snap_max(void)
+{
+	const char *e = getenv("LOOPSCOPE_SNAP_BYTES");
+
+	return e && *e ? (size_t)strtoull(e, NULL, 10) : LSA_SNAP_BYTES;
 }
 
 int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
@@ -91,8 +100,8 @@ int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
 	if (!kt)
 		return -LS_ENOMEM;
 	if (!kt->every)
-		kt->every = l->snap;
-	if (t->nblk % kt->every)
+		kt->every = l->snap_chunks ? 1 : l->snap;
+	if (!l->snap_chunks && t->nblk % kt->every)
 		return 0;	/* (a cut the thinning dropped) */
 	if (LS_GROW(kt->snap, kt->nsnap + 1, kt->capsnap, 16))
 		return -LS_ENOMEM;
@@ -106,6 +115,7 @@ int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
 	}
 	kt->nsnap++;
 	s->at = t->nblk;
+	s->chunk = l->snap_chunks ? t->cnext : 0;
 	s->deep = t->deep;
 	s->gaps = t->gaps;
 	s->pnext = t->pnext;
@@ -127,7 +137,7 @@ int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
 	kt->bytes += snap_bytes(s);
 	l->learn->bytes += snap_bytes(s);
 	/* too many: the thread that holds the most keeps fewer */
-	while (l->learn->bytes > LSA_SNAP_BYTES) {
+	while (l->learn->bytes > snap_max()) {
 		struct lsa_kthr *most = kt;
 
 		for (j = 0; j < l->learn->n; j++)
@@ -135,18 +145,77 @@ int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
 				most = &l->learn->t[j];
 		if (!most->nsnap)
 			break;
-		snap_thin(l->learn, most);
+		snap_thin(l->learn, most, l->snap_chunks);
 	}
 	return 0;
 }
 
-/* A learning pass's blocks of a per-thread stream, its frames and paths
- * kept at every cut (lsa_know_snap()), its memo stopped there first. */
-int lsa_know_cuts(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
-		  size_t n)
+/* The blocks of thread t before the next chunk of `stream` that begins a
+ * cut (t->cnext then that chunk), as far as the decode has told
+ * (UINT64_MAX: none yet).  Chunk 0 begins none, nor does one that the
+ * thinning left out (kt->every: each chunk, or every 2nd, 4th ...). */
+static uint64_t next_chunk_cut(struct lsa_loops *l, struct lsa_thr *t, size_t stream)
+{
+	const struct lsa_kthr *kt = (size_t)(t - l->thr) < l->learn->n ?
+				    &l->learn->t[t - l->thr] : NULL;
+	uint64_t every = kt && kt->every ? kt->every : 1;
+	const uint64_t *v;
+	size_t n = lsd_chunk_starts(l->d, stream, &v);
+	size_t nc = lsb_reader_nchunks(l->r, stream);
+
+	if (!t->cnext)
+		t->cnext = 1;
+	/* (a chunk whose blocks came already: none of its own, or a
+	 * start the decode did not count as the detector did) */
+	while (t->cnext < n && t->cnext < nc &&
+	       (t->cnext % every || v[t->cnext] < t->nblk))
+		t->cnext++;
+	return t->cnext < n && t->cnext < nc ? v[t->cnext] : UINT64_MAX;
+}
+
+/* lsa_know_cuts() at the chunks' starts. */
+static int chunk_cuts(struct lsa_loops *l, struct lsa_thr *t, size_t stream,
+		      const struct lsd_block *b, size_t n)
 {
 	int err = 0;
 
+	for (;;) {
+		uint64_t cut = next_chunk_cut(l, t, stream);
+		size_t k;
+
+		if (cut == t->nblk && !t->nblk) {	/* (none before it: no cut) */
+			t->cnext++;
+			continue;
+		}
+		if (cut == t->nblk) {	/* (the last blocks ended there) */
+			err = lsa_loops_learn_stop(l, t);
+			if (!err)
+				err = lsa_know_snap(l, t);
+			t->cnext++;
+			if (err)
+				return err;
+			continue;
+		}
+		if (!n)
+			return 0;
+		k = cut - t->nblk < n ? (size_t)(cut - t->nblk) : n;
+		if ((err = lsa_loops_learn_blocks(l, t, b, k)))
+			return err;
+		t->nblk += k;
+		b += k;
+		n -= k;
+	}
+}
+
+/* A learning pass's blocks of a per-thread stream, its frames and paths
+ * kept at every cut (lsa_know_snap()), its memo stopped there first. */
+int lsa_know_cuts(struct lsa_loops *l, struct lsa_thr *t, size_t stream,
+		  const struct lsd_block *b, size_t n)
+{
+	int err = 0;
+
+	if (l->snap_chunks)
+		return chunk_cuts(l, t, stream, b, n);
 	if (!t->ncut)
 		t->ncut = l->snap;
 	while (n && !err) {

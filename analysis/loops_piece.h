@@ -68,6 +68,7 @@ struct lsa_spe {
 };
 struct lsa_ksnap {
 	uint64_t at;		/* the thread's blocks before the cut */
+	size_t chunk;		/* cut at chunks: the one it begins (else 0) */
 	uint64_t deep, gaps, pnext;
 	const struct lsd_sblock *psb;
 	uint8_t pexit;
@@ -77,18 +78,19 @@ struct lsa_ksnap {
 	struct lsa_spe *pe;
 };
 /* Memory the snapshots may take: past it, every other one of the thread
- * that holds the most goes, and its cuts are twice as far apart. */
+ * that holds the most goes, and its cuts are twice as far apart
+ * (LOOPSCOPE_SNAP_BYTES replaces it, for the tests). */
 #define LSA_SNAP_BYTES (64u << 20)
 /* loops_know.c: keeps thread t's frames and paths as they are after its
  * first t->nblk blocks (a learning pass, its memo stopped).  Returns 0
  * or -LS_ENOMEM. */
 int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t);
 /* The snapshots of thread slot `slot`, *n of them, in order. */
-/* A learning pass's blocks b[0 .. n) of a per-thread stream's thread t,
- * kept at every cut (lsa_loops.snap blocks apart).  Returns as
- * lsa_loops_blocks(). */
-int lsa_know_cuts(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
-		  size_t n);
+/* A learning pass's blocks b[0 .. n) of per-thread stream `stream`'s
+ * thread t, kept at every cut (lsa_loops.snap blocks apart, or at chunks:
+ * lsa_loops.snap_chunks).  Returns as lsa_loops_blocks(). */
+int lsa_know_cuts(struct lsa_loops *l, struct lsa_thr *t, size_t stream,
+		  const struct lsd_block *b, size_t n);
 const struct lsa_ksnap *lsa_know_snaps(const struct lsa_know *k, size_t slot,
 				       size_t *n);
 /* A block of the learning pass's function f (NULL: none). */
@@ -224,5 +226,17 @@ int lsa_pieces_new(struct lsa_pieces **pps, struct lsa_loops *l, unsigned worker
 		   uint64_t piece_blocks);
 void lsa_pieces_free(struct lsa_pieces *ps);
 extern const struct lsd_callbacks lsa_pieces_callbacks;
+
+/* loops_dpieces.c: the eager second pass l (which must know) over every
+ * stream of its decoder, each thread's stream in pieces where the
+ * learning pass cut it at chunks (lsa_loops.snap_chunks), a piece decoded
+ * by the worker that runs it: `workers` threads beside the caller's, each
+ * with a twin decoder.  Returns 0, an error, or -LS_EINVAL with l->pfail
+ * set (a piece's blocks unlike the learning pass's, or a join that found
+ * a worker's state unlike its own: the pass again on one thread).
+ * lsa_dpieces_can() says whether l's decoder's streams allow it (none
+ * decoded side by side with others; LOOPSCOPE_PIECE_DECODE=0 says no). */
+int lsa_dpieces_can(const struct lsa_loops *l);
+int lsa_dpieces_run(struct lsa_loops *l, unsigned workers);
 
 #endif

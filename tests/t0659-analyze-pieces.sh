@@ -46,16 +46,29 @@ pieces_same() {
 	b=$1; j=$2; shift 2
 	"$LOOPSCOPE" analyze -q -j1 "$@" -o j1.lsprof "$b" 2>j1.err
 	t_eq "$b: analyze $* -j1 runs" 0 $?
+	# the eager pass's pieces cut at chunks, each decoded where it runs
+	# (the default), with every cut and with the cuts thinned
+	for jj in 2 "$j"; do
+		for sb in "" 3000; do
+			LOOPSCOPE_SNAP_BYTES=$sb "$LOOPSCOPE" \
+				analyze -q -j"$jj" "$@" -o jp.lsprof "$b" 2>jp.err
+			t_ok "$b: pieces decoded where they run, -j$jj $* (snapshots ${sb:-64M}): -j1's profile" \
+				cmp j1.lsprof jp.lsprof
+		done
+	done
+	# the pieces of one decode's blocks (LOOPSCOPE_PIECE_DECODE=0, and the
+	# memos' pass, LOOPSCOPE_EAGER=0)
 	for e in 1 0; do
 		for jj in 2 "$j"; do
 			for pb in 1 17 ""; do
-				LOOPSCOPE_EAGER=$e LOOPSCOPE_PIECE_BLOCKS=$pb "$LOOPSCOPE" \
-					analyze -q -j"$jj" "$@" -o jp.lsprof "$b" 2>jp.err
+				LOOPSCOPE_PIECE_DECODE=0 LOOPSCOPE_EAGER=$e LOOPSCOPE_PIECE_BLOCKS=$pb \
+					"$LOOPSCOPE" analyze -q -j"$jj" "$@" -o jp.lsprof "$b" 2>jp.err
 				t_ok "$b: pieces of ${pb:-default} blocks, -j$jj $* (eager $e): -j1's profile" \
 					cmp j1.lsprof jp.lsprof
 			done
 		done
-		LOOPSCOPE_EAGER=$e LOOPSCOPE_PIECE_BLOCKS=3 LOOPSCOPE_PIECE_WORKERS=0 \
+		LOOPSCOPE_PIECE_DECODE=0 LOOPSCOPE_EAGER=$e LOOPSCOPE_PIECE_BLOCKS=3 \
+			LOOPSCOPE_PIECE_WORKERS=0 \
 			"$LOOPSCOPE" analyze -q -j"$j" "$@" -o jp.lsprof "$b" 2>jp.err
 		t_ok "$b: pieces of 3 blocks on the calling thread (eager $e): -j1's profile" \
 			cmp j1.lsprof jp.lsprof
@@ -95,7 +108,8 @@ done
 # thread), and none where the learning pass kept no cut.
 nb=$(blocks nested.lsc)
 t_ok "nested: loopdump counts its blocks" test "${nb:-0}" -gt 1000
-LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 3 nested.lsc >p.out 2>p.err
+LOOPSCOPE_PIECE_DECODE=0 LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 3 nested.lsc \
+	>p.out 2>p.err
 # (a cut at every 17th block, the stream's last too: where the blocks
 # are a multiple of 17, an empty piece follows it)
 t_eq "nested: pieces of 17 blocks: one after each 17th block and the first" \
@@ -105,7 +119,8 @@ t_eq "nested: ... whose second pass is the eager one, every block" \
 # Two jobs cut as many (the eager pass's pieces on one worker and the
 # decoding thread); with LOOPSCOPE_EAGER=0 the memos' pieces, no block
 # eager.
-LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 2 nested.lsc >e.out 2>e.err
+LOOPSCOPE_PIECE_DECODE=0 LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 2 nested.lsc \
+	>e.out 2>e.err
 t_eq "nested: -j 2: pieces of 17 blocks" \
 	"pieces $(( nb / 17 + 1 ))" "$(grep -o 'pieces [0-9]*' e.err)"
 t_eq "nested: -j 2: the eager pass took every block" \
@@ -121,12 +136,12 @@ t_eq "nested: ... the memos', no block eager" \
 # -j1's profile, the retry counted; none without it.
 t_grep "nested: -j 2: no second pass made again" "piece_retries 0$" e.err
 for e in 1 0; do
-	LOOPSCOPE_EAGER=$e LOOPSCOPE_PIECE_FAIL=5 LOOPSCOPE_PIECE_BLOCKS=17 \
-		"$BUILD/tests/loopdump" -j 2 nested.lsc >f.out 2>f.err
+	LOOPSCOPE_PIECE_DECODE=0 LOOPSCOPE_EAGER=$e LOOPSCOPE_PIECE_FAIL=5 \
+		LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 2 nested.lsc >f.out 2>f.err
 	t_grep "nested: a join failing (eager $e): the second pass made again" \
 		"piece_retries 1$" f.err
-	LOOPSCOPE_EAGER=$e LOOPSCOPE_PIECE_FAIL=5 LOOPSCOPE_PIECE_BLOCKS=17 \
-		"$LOOPSCOPE" analyze -q -j2 -o f.lsprof nested.lsc 2>f.err
+	LOOPSCOPE_PIECE_DECODE=0 LOOPSCOPE_EAGER=$e LOOPSCOPE_PIECE_FAIL=5 \
+		LOOPSCOPE_PIECE_BLOCKS=17 "$LOOPSCOPE" analyze -q -j2 -o f.lsprof nested.lsc 2>f.err
 	"$LOOPSCOPE" analyze -q -j1 -o f1.lsprof nested.lsc 2>/dev/null
 	t_ok "nested: ... and -j1's profile" cmp f1.lsprof f.lsprof
 done
@@ -139,14 +154,50 @@ t_ok "nested: loopdump's rows with pieces are -j1's" cmp s.sorted p.sorted
 # Cuts at every block: the snapshots would take more than 64 MiB
 # (nested's paths reach hundreds of entries), so every other one of them
 # goes, as often as needed: fewer pieces, the same rows.
-LOOPSCOPE_PIECE_BLOCKS=1 "$BUILD/tests/loopdump" -j 3 nested.lsc >p.out 2>p.err
+LOOPSCOPE_PIECE_DECODE=0 LOOPSCOPE_PIECE_BLOCKS=1 "$BUILD/tests/loopdump" -j 3 nested.lsc \
+	>p.out 2>p.err
 np=$(sed -n 's/.* pieces \([0-9]*\) .*/\1/p' p.err)
 t_ok "nested: pieces of 1 block: thinned to fewer than its blocks" \
 	test "${np:-0}" -gt 1 -a "${np:-0}" -lt "$nb"
 sort p.out >p.sorted
 t_ok "nested: ... and the same rows" cmp s.sorted p.sorted
-LOOPSCOPE_PIECE_BLOCKS=0 "$BUILD/tests/loopdump" -j 3 nested.lsc >/dev/null 2>p.err
+LOOPSCOPE_PIECE_DECODE=0 LOOPSCOPE_PIECE_BLOCKS=0 "$BUILD/tests/loopdump" -j 3 nested.lsc \
+	>/dev/null 2>p.err
 t_grep "nested: LOOPSCOPE_PIECE_BLOCKS=0: no pieces" " pieces 0 " p.err
+
+# Pieces decoded where they run (loops_dpieces.c, the default from two
+# jobs): the learning pass cuts where each chunk's blocks begin, so
+# vg_sig's stream of NC chunks (info's stream line) makes NC pieces, and
+# the eager pass takes every block; the same rows as -j1.
+nc=$("$LOOPSCOPE" info vg_sig.lsc | awk '$2 == "thread" { print $4 }')
+nb=$(blocks vg_sig.lsc)
+t_ok "vg_sig: several chunks ($nc)" test "${nc:-0}" -ge 8
+"$BUILD/tests/loopdump" vg_sig.lsc >s.out 2>/dev/null
+sort s.out >s.sorted
+for j in 2 3; do
+	"$BUILD/tests/loopdump" -j $j vg_sig.lsc >d.out 2>d.err
+	t_grep "vg_sig: -j $j: a piece a chunk" " pieces $nc " d.err
+	t_grep "vg_sig: -j $j: ... the eager pass took every block" "^eager_blocks $nb " d.err
+	t_grep "vg_sig: -j $j: ... none made again" "piece_retries 0$" d.err
+	sort d.out >d.sorted
+	t_ok "vg_sig: -j $j: ... and -j1's rows" cmp s.sorted d.sorted
+done
+# Snapshots past their memory (LOOPSCOPE_SNAP_BYTES): every other cut
+# goes, as often as needed (a cut every 2nd, 4th ... chunk): fewer
+# pieces, the same rows.
+LOOPSCOPE_SNAP_BYTES=1500 "$BUILD/tests/loopdump" -j 2 vg_sig.lsc >d.out 2>d.err
+np=$(sed -n 's/.* pieces \([0-9]*\) .*/\1/p' d.err)
+t_ok "vg_sig: snapshots thinned: fewer pieces ($np), more than one" \
+	test "${np:-0}" -gt 1 -a "${np:-0}" -lt "$nc"
+sort d.out >d.sorted
+t_ok "vg_sig: ... and -j1's rows" cmp s.sorted d.sorted
+# A join that fails (the 2nd: LOOPSCOPE_PIECE_FAIL) makes the pass again
+# on one thread: counted, -j1's profile.
+LOOPSCOPE_PIECE_FAIL=2 "$BUILD/tests/loopdump" -j 2 vg_sig.lsc >f.out 2>f.err
+t_grep "vg_sig: a join failing: the second pass made again" "piece_retries 1$" f.err
+LOOPSCOPE_PIECE_FAIL=2 "$LOOPSCOPE" analyze -q -j2 -o f.lsprof vg_sig.lsc 2>f.err
+"$LOOPSCOPE" analyze -q -j1 -o f1.lsprof vg_sig.lsc 2>/dev/null
+t_ok "vg_sig: ... and -j1's profile" cmp f1.lsprof f.lsprof
 
 # A stream whose blocks the learning pass took nearly all as repeats
 # (spin: 98% of them, one inner loop of 10 x 100000 trips): the second

@@ -344,15 +344,22 @@ static void dp_free(struct lsa_dpieces *dp)
 
 int lsa_dpieces_can(const struct lsa_loops *l)
 {
-	size_t i, n = l ? lsb_reader_nstreams(l->r) : 0;
+	size_t i, n = l ? lsb_reader_nstreams(l->r) : 0, most = 0;
 	const char *e = getenv("LOOPSCOPE_PIECE_DECODE");
 
 	if (!l || l->o.jobs < 2 || (e && !strcmp(e, "0")))
 		return 0;
-	for (i = 0; i < n; i++)
-		if (lsd_stream_alone(l->d, i) < 0)
+	for (i = 0; i < n; i++) {
+		int a = lsd_stream_alone(l->d, i);
+
+		if (a < 0)
 			return 0;
-	return 1;
+		if (a > 0 && lsb_reader_nchunks(l->r, i) > most)
+			most = lsb_reader_nchunks(l->r, i);
+	}
+	/* A stream of one chunk makes one piece: the blocks copied to
+	 * pieces of their own then share the pass. */
+	return most > 1;
 }
 
 int lsa_dpieces_run(struct lsa_loops *l, unsigned workers)

@@ -234,8 +234,9 @@ extern const struct lsd_callbacks lsa_pieces_callbacks;
  * with a twin decoder.  Returns 0, an error, or -LS_EINVAL with l->pfail
  * set (a piece's blocks unlike the learning pass's, or a join that found
  * a worker's state unlike its own: the pass again on one thread).
- * lsa_dpieces_can() says whether l's decoder's streams allow it (none
- * decoded side by side with others; LOOPSCOPE_PIECE_DECODE=0 says no). */
+ * lsa_dpieces_can() says whether l's decoder's streams allow it and
+ * gain from it (none decoded side by side with others, one of several
+ * chunks at least; LOOPSCOPE_PIECE_DECODE=0 says no). */
 int lsa_dpieces_can(const struct lsa_loops *l);
 int lsa_dpieces_run(struct lsa_loops *l, unsigned workers);
 

@@ -191,6 +191,16 @@ t_ok "vg_sig: snapshots thinned: fewer pieces ($np), more than one" \
 	test "${np:-0}" -gt 1 -a "${np:-0}" -lt "$nc"
 sort d.out >d.sorted
 t_ok "vg_sig: ... and -j1's rows" cmp s.sorted d.sorted
+# A stream of one chunk (nested in the recorder's default chunks) would
+# be one piece: its blocks are copied to pieces instead, every
+# LOOPSCOPE_PIECE_BLOCKS (here 17) of them, with no LOOPSCOPE_PIECE_DECODE.
+"$LOOPSCOPE" record -q -o nested1.lsc -- "$TD/nested" >/dev/null 2>&1 </dev/null
+n1=$("$LOOPSCOPE" info nested1.lsc | awk '$2 == "thread" { print $4 }')
+t_eq "nested1: one chunk" 1 "$n1"
+nb1=$(blocks nested1.lsc)
+LOOPSCOPE_PIECE_BLOCKS=17 "$BUILD/tests/loopdump" -j 2 nested1.lsc >d.out 2>d.err
+t_eq "nested1: -j 2: pieces of 17 blocks copied" \
+	"pieces $(( nb1 / 17 + 1 ))" "$(grep -o 'pieces [0-9]*' d.err)"
 # A join that fails (the 2nd: LOOPSCOPE_PIECE_FAIL) makes the pass again
 # on one thread: counted, -j1's profile.
 LOOPSCOPE_PIECE_FAIL=2 "$BUILD/tests/loopdump" -j 2 vg_sig.lsc >f.out 2>f.err

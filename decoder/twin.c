@@ -36,13 +36,14 @@ int lsd_open_twin(struct lsd_decoder **pd, const struct lsd_decoder *d)
 	return 0;
 }
 
-/* Open addressing over ids + 1 (0: empty), AMBIG set where two blocks
- * are alike (which a decoder never makes: lookups of it find none). */
-#define AMBIG (1u << 31)
+/* Open addressing over static blocks (0: empty; AMBIG set where two
+ * blocks are alike, which a decoder never makes: lookups of it find
+ * none).  The map holds the blocks themselves, which never move: a look
+ * reads nothing of the decoder, which may go on decoding. */
+#define AMBIG ((uintptr_t)1)
 
 struct lsd_sbmap {
-	const struct lsd_decoder *d;
-	uint32_t *slot;
+	uintptr_t *slot;
 	size_t mask;
 };
 
@@ -63,6 +64,11 @@ static int sb_same(const struct lsd_sblock *a, const struct lsd_sblock *b)
 	       a->mode == b->mode;
 }
 
+static const struct lsd_sblock *slot_sb(uintptr_t v)
+{
+	return (const struct lsd_sblock *)(v & ~AMBIG);
+}
+
 int lsd_sbmap_new(struct lsd_sbmap **pm, const struct lsd_decoder *d)
 {
 	struct lsd_sbmap *m;
@@ -72,28 +78,25 @@ int lsd_sbmap_new(struct lsd_sbmap **pm, const struct lsd_decoder *d)
 		return -LS_EINVAL;
 	*pm = NULL;
 	n = d->sbt.n;
-	if (n >= AMBIG - 1)
-		return -LS_ENOMEM;
 	while (cap < 2 * n)
 		cap *= 2;
 	if (!(m = calloc(1, sizeof(*m))) || !(m->slot = calloc(cap, sizeof(*m->slot)))) {
 		free(m);
 		return -LS_ENOMEM;
 	}
-	m->d = d;
 	m->mask = cap - 1;
 	for (i = 0; i < n; i++) {
 		const struct lsd_sblock *sb = lsd_sb(d, i);
 		size_t h = sb_hash(sb) & m->mask;
 
 		for (;; h = (h + 1) & m->mask) {
-			uint32_t v = m->slot[h];
+			uintptr_t v = m->slot[h];
 
 			if (!v) {
-				m->slot[h] = (uint32_t)i + 1;
+				m->slot[h] = (uintptr_t)sb;
 				break;
 			}
-			if (sb_same(lsd_sb(d, (v & ~AMBIG) - 1), sb)) {
+			if (sb_same(slot_sb(v), sb)) {
 				m->slot[h] = v | AMBIG;
 				break;
 			}
@@ -111,12 +114,12 @@ const struct lsd_sblock *lsd_sbmap_find(const struct lsd_sbmap *m,
 	if (!m || !sb)
 		return NULL;
 	for (h = sb_hash(sb) & m->mask;; h = (h + 1) & m->mask) {
-		uint32_t v = m->slot[h];
+		uintptr_t v = m->slot[h];
 
 		if (!v)
 			return NULL;
-		if (sb_same(lsd_sb(m->d, (v & ~AMBIG) - 1), sb))
-			return v & AMBIG ? NULL : lsd_sb(m->d, v - 1);
+		if (sb_same(slot_sb(v), sb))
+			return v & AMBIG ? NULL : slot_sb(v);
 	}
 }
 

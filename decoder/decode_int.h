@@ -270,6 +270,17 @@ struct lsd_cstarts {
 	_Atomic size_t n;
 };
 
+/* The decoder's hash tables' mix of a 64-bit key (addresses, whose low
+ * and high bits both vary): every bit reaches the low bits a table
+ * masks. */
+static inline size_t lsd_hash64(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdull;
+	a ^= a >> 33;
+	return (size_t)a;
+}
+
 static inline struct lsd_sblock *lsd_sb(const struct lsd_decoder *d, size_t id)
 {
 	return &d->sbt.pages[id / LSD_SB_PAGE][id % LSD_SB_PAGE];

@@ -139,8 +139,6 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 	return lsb_reader_read_chunk(d->r, ch, b->p[k], b->cap[k]);
 }
 
-/* Decodes chunks [first, last] of the run's stream, from where it
- * stopped: until they end (r->done) or it pauses at a thread switch. */
 /* Stream r->stream's blocks before chunk c (c == r->nchunks: all of
  * them), for lsd_chunk_starts(): by a decode of the whole stream, until
  * one has counted every chunk.  Without memory, none. */
@@ -176,6 +174,8 @@ size_t lsd_chunk_starts(const struct lsd_decoder *d, size_t i, const uint64_t **
 	return n;
 }
 
+/* Decodes chunks [first, last] of the run's stream, from where it
+ * stopped: until they end (r->done) or it pauses at a thread switch. */
 static int run_go(struct lsd_run *r)
 {
 	struct lsd_decoder *d = r->d;
@@ -415,10 +415,10 @@ int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 	/* Streams of one thread, and per-CPU ones without PT time: one after
 	 * the other, in order. */
 	for (i = 0; i < n && !err; i++)
-		if ((!d->tl || !d->tl[i].n) && !SKIP(d, i))
+		if (lsd_stream_alone(d, i) > 0)
 			err = run_stream(d, i, 0, SIZE_MAX - 1, cb, arg, &st[i]);
 	for (i = 0; i < n; i++)
-		nrun += d->tl && d->tl[i].n && !SKIP(d, i);
+		nrun += lsd_stream_alone(d, i) < 0;
 	if (err || !nrun)
 		goto out;
 	runs = calloc(nrun, sizeof(*runs));
@@ -431,7 +431,7 @@ int lsd_decode_all(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 	 * whose next thread starts first: a thread's runs on several CPUs
 	 * come in the order they ran. */
 	for (i = 0, k = 0; i < n && !err; i++) {
-		if (!d->tl || !d->tl[i].n || SKIP(d, i))
+		if (lsd_stream_alone(d, i) >= 0)
 			continue;
 		err = run_begin(&runs[k], d, i, 0, SIZE_MAX - 1, cb, arg, &st[i], &bufs[k]);
 		runs[k].pausable = 1;

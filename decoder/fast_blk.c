@@ -72,14 +72,6 @@ static struct lsd_fblk *fblk_with(struct lsd_fctx *c, uint32_t id, const uint64_
 	return f;
 }
 
-static size_t hash_ip(uint64_t a)
-{
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdull;
-	a ^= a >> 33;
-	return (size_t)a;
-}
-
 /* The id + 1 of the whole static block at head ip in c->sp, created
  * where new; 0 where there is none (unmapped, undecodable) or out of
  * memory (*err). */
@@ -104,7 +96,7 @@ uint32_t lsd_fast_head_id(struct lsd_fctx *c, uint64_t ip, int *err)
 		for (i = 0; i < sp->fcap; i++) {
 			if (!sp->fkey[i])
 				continue;
-			for (h = hash_ip(sp->fkey[i]) & (ncap - 1); nk[h]; h = (h + 1) & (ncap - 1))
+			for (h = lsd_hash64(sp->fkey[i]) & (ncap - 1); nk[h]; h = (h + 1) & (ncap - 1))
 				;
 			nk[h] = sp->fkey[i];
 			ni[h] = sp->fid[i];
@@ -115,7 +107,7 @@ uint32_t lsd_fast_head_id(struct lsd_fctx *c, uint64_t ip, int *err)
 		sp->fid = ni;
 		sp->fcap = ncap;
 	}
-	for (h = hash_ip(ip) & (sp->fcap - 1); sp->fkey[h]; h = (h + 1) & (sp->fcap - 1))
+	for (h = lsd_hash64(ip) & (sp->fcap - 1); sp->fkey[h]; h = (h + 1) & (sp->fcap - 1))
 		if (sp->fkey[h] == ip)
 			return sp->fid[h];
 	/* Callers ask for heads and for addresses after a branch, where

@@ -268,11 +268,10 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 	/* A twin's heads are its first decoder's, which the same bundle
 	 * and options gave it (the same images, in the same order). */
 	if (from) {
-		for (i = 0, err = 0; !err && i <= d->nimgs; i++)
-			err = i <= from->nimgs ? lsd_addrset_copy(&d->spaces[i].heads,
-								  &from->spaces[i].heads) :
-						 -LS_EINVAL;
-		if (err < 0 || from->nimgs != d->nimgs)
+		err = from->nimgs == d->nimgs ? 0 : -LS_EINVAL;
+		for (i = 0; !err && i <= d->nimgs; i++)
+			err = lsd_addrset_copy(&d->spaces[i].heads, &from->spaces[i].heads);
+		if (err < 0)
 			goto fail;
 		*pd = d;
 		return 0;

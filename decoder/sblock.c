@@ -13,14 +13,6 @@
 #include "ls_buf.h"
 #include "ls_err.h"
 
-static size_t hash64(uint64_t a)
-{
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdull;
-	a ^= a >> 33;
-	return (size_t)a;
-}
-
 /* The range of s that holds a, or NULL: a binary search of a few
  * ranges (a process' code mappings). */
 static const struct lsd_arange *arange_of(const struct lsd_addrset *s, uint64_t a)
@@ -63,7 +55,7 @@ static int addrset_resize(struct lsd_addrset *s, size_t ncap)
 			(void)lsd_arange_set(r, s->keys[i]);
 			continue;
 		}
-		for (h = hash64(s->keys[i]) & (ncap - 1); nk[h]; h = (h + 1) & (ncap - 1))
+		for (h = lsd_hash64(s->keys[i]) & (ncap - 1); nk[h]; h = (h + 1) & (ncap - 1))
 			;
 		nk[h] = s->keys[i];
 		s->nkeys++;
@@ -139,7 +131,7 @@ int lsd_addrset_add(struct lsd_addrset *s, uint64_t a)
 	}
 	if ((s->nkeys + 1) * 2 > s->cap && (err = addrset_grow(s)) < 0)
 		return err;
-	for (h = hash64(a) & (s->cap - 1); s->keys[h]; h = (h + 1) & (s->cap - 1))
+	for (h = lsd_hash64(a) & (s->cap - 1); s->keys[h]; h = (h + 1) & (s->cap - 1))
 		if (s->keys[h] == a)
 			return 0;
 	s->keys[h] = a;
@@ -159,7 +151,7 @@ int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a)
 		return (int)(r->bits[(a - r->lo) >> 6] >> ((a - r->lo) & 63) & 1);
 	if (!s->cap)
 		return 0;
-	for (h = hash64(a) & (s->cap - 1); s->keys[h]; h = (h + 1) & (s->cap - 1))
+	for (h = lsd_hash64(a) & (s->cap - 1); s->keys[h]; h = (h + 1) & (s->cap - 1))
 		if (s->keys[h] == a)
 			return 1;
 	return 0;
@@ -277,7 +269,7 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		for (i = 0; i < sp->idxcap; i++) {
 			if (!sp->idx[i])
 				continue;
-			for (h = hash64(lsd_sb(d, sp->idx[i] - 1)->start) & (ncap - 1);
+			for (h = lsd_hash64(lsd_sb(d, sp->idx[i] - 1)->start) & (ncap - 1);
 			     ni[h]; h = (h + 1) & (ncap - 1))
 				;
 			ni[h] = sp->idx[i];
@@ -286,7 +278,7 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		sp->idx = ni;
 		sp->idxcap = ncap;
 	}
-	for (h = hash64(start) & (sp->idxcap - 1); sp->idx[h];
+	for (h = lsd_hash64(start) & (sp->idxcap - 1); sp->idx[h];
 	     h = (h + 1) & (sp->idxcap - 1)) {
 		/* Keyed by start and last: a block libipt cut short (at a
 		 * decode error) gets its own entry, so counts stay exact. */
@@ -335,7 +327,7 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 
 static size_t dyn_hash(uint64_t start, uint64_t last)
 {
-	return hash64(start ^ (last * 0x9e3779b97f4a7c15ull));
+	return lsd_hash64(start ^ (last * 0x9e3779b97f4a7c15ull));
 }
 
 static int dyn_grow(struct lsd_space *sp)

@@ -49,13 +49,8 @@ struct lsd_sbmap {
 
 static size_t sb_hash(const struct lsd_sblock *sb)
 {
-	uint64_t h = sb->start ^ (sb->last - sb->start) << 40 ^ (uint64_t)sb->pid << 20 ^
-		     (uint64_t)sb->mode << 60;
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return (size_t)h;
+	return lsd_hash64(sb->start ^ (sb->last - sb->start) << 40 ^ (uint64_t)sb->pid << 20 ^
+			  (uint64_t)sb->mode << 60);
 }
 
 static int sb_same(const struct lsd_sblock *a, const struct lsd_sblock *b)

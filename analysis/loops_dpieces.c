@@ -165,7 +165,6 @@ static int run_piece(struct dwk *w, uint64_t j, struct dpiece *p)
 
 	w->got = w->losses = 0;
 	w->bad = 0;
-	p->losses = 0;
 	if ((err = lsa_pw_begin(&w->w, dp->kslot, snap)))
 		return err;
 	err = lsd_decode_chunks(w->dec ? w->dec : dp->l->d, dp->stream, first, last,
@@ -242,7 +241,7 @@ static int stream_pieces(struct lsa_dpieces *dp, size_t i)
 {
 	struct lsa_loops *l = dp->l;
 	struct lsa_thr *t;
-	int err = 0, e;
+	int err = 0;
 
 	if (!(t = lsa_loops_thread(l, i)))
 		return -LS_ENOMEM;
@@ -260,10 +259,8 @@ static int stream_pieces(struct lsa_dpieces *dp, size_t i)
 		if (p->state == P_DONE) {
 			pthread_mutex_unlock(&dp->mu);
 			/* (after an error: the rest waited for, not joined) */
-			if ((e = err ? 0 : join(dp, p, t)))
-				err = e;
-			if (!err && p->err)
-				err = p->err;
+			if (!err)
+				err = join(dp, p, t);
 			pthread_mutex_lock(&dp->mu);
 			p->state = P_NEW;
 			dp->pjoin++;

@@ -48,7 +48,8 @@ run_one() {
 	if [ "$f" -ne 0 ]; then
 		{
 			echo "--- $name: $p passed, $f failed ($secs s)"
-			grep '^not ok\|^#' "$out" | head -40
+			# (the failures first: a test's "#" lines may be many)
+			{ grep '^not ok' "$out"; grep '^#' "$out"; } | head -40
 			tail -20 "$err"
 		} >"$res"
 	elif grep -q '^ok .*# skip' "$out"; then

@@ -77,13 +77,22 @@ for k in stencil spmv; do
 done
 export LOOPSCOPE_CACHE="$tmp/cache"
 
+# timed OUT CMD...: runs CMD (stdin from $tmp/in, stdout discarded, stderr
+# to $tmp/err) and writes "USER SYS WALL" seconds to OUT; returns CMD's
+# status.  Bash's own timer, to the millisecond: GNU time prints 10 ms,
+# as much as some whole decodes of bench/ take (sqlite3's).
+timed() {
+	local out=$1 TIMEFORMAT='%3U %3S %3R'
+	shift
+	{ time "$@" <"$tmp/in" >/dev/null 2>"$tmp/err"; } 2>"$out"
+}
 # measure CMD...: "CPU WALL MEDCPU MEDWALL", the best and the median of
-# REP runs (stdin from $tmp/in, stdout discarded).
+# REP runs.
 measure() {
 	local i
 	: >"$tmp/runs"
 	for i in $(seq "$REP"); do
-		/usr/bin/time -f '%U %S %e' -o "$tmp/t" "$@" <"$tmp/in" >/dev/null 2>"$tmp/err" || {
+		timed "$tmp/t" "$@" || {
 			echo "failed: $*" >&2; sed 's/^/  /' "$tmp/err" | head -3 >&2; echo "nan nan nan nan"; return; }
 		awk '{ printf "%.3f %.3f\n", $1 + $2, $3 }' "$tmp/t" >>"$tmp/runs"
 	done
@@ -104,7 +113,7 @@ pair() {
 	for i in $(seq "$REP"); do
 		for k in a b; do
 			if [ "$k" = a ]; then cmd=("${ca[@]}"); else cmd=("${cb[@]}"); fi
-			/usr/bin/time -f '%U %S' -o "$tmp/t" "${cmd[@]}" <"$tmp/in" >/dev/null 2>"$tmp/err" ||
+			timed "$tmp/t" "${cmd[@]}" ||
 				{ echo "failed: ${cmd[*]}" >&2; echo "nan nan nan nan"; return; }
 			awk '{ printf "%.3f\n", $1 + $2 }' "$tmp/t" >>"$tmp/runs.$k"
 		done

@@ -334,12 +334,18 @@ int lsd_decode_chunks(struct lsd_decoder *d, size_t i, size_t first, size_t last
 		      struct lsd_stream_stats *st);
 /* Where stream i's chunks begin in its blocks: (*v)[c] blocks came before
  * chunk c in the first decode of the whole stream (lsd_decode_all(),
- * lsd_decode_stream() and the pipes over them), and (*v)[nc] is the
- * stream's blocks (nc: its chunks) once that decode ended.  Returns how
+ * lsd_decode_stream() and the pipes over them), or of chunks from its
+ * first on, or on from a chunk whose start is known (lsd_decode_chunks()),
+ * and (*v)[nc] is the stream's blocks (nc: its chunks) once a decode
+ * reached its end.  Returns how
  * many entries are set, from 0: a consumer may ask while the decode runs,
  * on any thread, and then gets at least the chunks begun before the
  * blocks it was handed last.  0 (*v NULL) before any such decode. */
 size_t lsd_chunk_starts(const struct lsd_decoder *d, size_t i, const uint64_t **v);
+/* Sets (*v)[c] of lsd_chunk_starts() for stream i: v blocks before chunk
+ * c, counted by another decoder (a twin's run of the chunks after c - 1).
+ * c must be the next not set.  Returns 0, -LS_ENOMEM or -LS_EINVAL. */
+int lsd_chunk_starts_put(struct lsd_decoder *d, size_t i, size_t c, uint64_t v);
 /* How lsd_decode_all() decodes stream i: 1 on its own, as
  * lsd_decode_stream() does (a per-thread stream, or a per-CPU one whose
  * switches it does not follow); -1 side by side with the other per-CPU
@@ -361,6 +367,12 @@ int lsd_open_twin(struct lsd_decoder **pd, const struct lsd_decoder *d);
 struct lsd_sbmap;
 /* Returns 0 or -LS_ENOMEM. */
 int lsd_sbmap_new(struct lsd_sbmap **pm, const struct lsd_decoder *d);
+/* d's static block alike sb (another decoder's of the same bundle: a
+ * twin's), in the address space of stream i, made as a copy of sb if d
+ * has none: so d names a block it did not decode itself.  Returns 0,
+ * -LS_ENOMEM, or -LS_EINVAL (sb is another process's code). */
+int lsd_sblock_adopt(struct lsd_decoder *d, size_t i, const struct lsd_sblock *sb,
+		     const struct lsd_sblock **out);
 /* d's static block that is sb (another decoder's, a twin's), or NULL: none,
  * or several alike. */
 const struct lsd_sblock *lsd_sbmap_find(const struct lsd_sbmap *m,

@@ -139,26 +139,46 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 	return lsb_reader_read_chunk(d->r, ch, b->p[k], b->cap[k]);
 }
 
+/* Sets stream i's count of blocks before chunk c, the next not set.
+ * Returns 0, -LS_ENOMEM, or -LS_EINVAL (not the next). */
+static int starts_put(struct lsd_decoder *d, size_t i, size_t c, uint64_t v)
+{
+	struct lsd_cstarts *cs = d->cst ? &d->cst[i] : NULL;
+	size_t nc = lsb_reader_nchunks(d->r, i);
+
+	if (!cs || c > nc)
+		return -LS_EINVAL;
+	if (c != atomic_load_explicit(&cs->n, memory_order_relaxed))
+		return -LS_EINVAL;
+	if (!cs->v) {
+		if (!(cs->v = malloc((nc + 1) * sizeof(*cs->v))))
+			return -LS_ENOMEM;
+		cs->nc = nc;
+	}
+	cs->v[c] = v;
+	atomic_store_explicit(&cs->n, c + 1, memory_order_release);
+	return 0;
+}
+
+int lsd_chunk_starts_put(struct lsd_decoder *d, size_t i, size_t c, uint64_t v)
+{
+	if (!d || i >= lsb_reader_nstreams(d->r))
+		return -LS_EINVAL;
+	return starts_put(d, i, c, v);
+}
+
 /* Stream r->stream's blocks before chunk c (c == r->nchunks: all of
- * them), for lsd_chunk_starts(): by a decode of the whole stream, until
- * one has counted every chunk.  Without memory, none. */
+ * them), for lsd_chunk_starts(): by a run from the stream's start (or
+ * from a chunk whose start is known), each count once.  Without memory,
+ * none. */
 static void pub_start(struct lsd_run *r, size_t c)
 {
 	struct lsd_cstarts *cs = r->d->cst ? &r->d->cst[r->stream] : NULL;
 
-	if (!r->pub || !cs || atomic_load_explicit(&cs->n, memory_order_relaxed) > cs->nc)
+	if (!r->pub || !cs || c < atomic_load_explicit(&cs->n, memory_order_relaxed))
 		return;
-	if (!cs->v) {
-		if (!(cs->v = malloc((r->nchunks + 1) * sizeof(*cs->v)))) {
-			r->pub = 0;
-			return;
-		}
-		cs->nc = r->nchunks;
-	}
-	if (c > cs->nc)
-		return;
-	cs->v[c] = r->blocks;
-	atomic_store_explicit(&cs->n, c + 1, memory_order_release);
+	if (starts_put(r->d, r->stream, c, r->pubbase + r->blocks))
+		r->pub = 0;
 }
 
 size_t lsd_chunk_starts(const struct lsd_decoder *d, size_t i, const uint64_t **v)
@@ -264,7 +284,12 @@ static int run_begin(struct lsd_run *r, struct lsd_decoder *d, size_t i,
 	r->first = r->c = first;
 	r->last = last;
 	r->nchunks = lsb_reader_nchunks(d->r, i);
-	r->pub = !first && last == SIZE_MAX - 1;
+	/* (counts of chunks from the stream's start on, or on from a
+	 * chunk whose start a run before counted) */
+	if (d->cst && (!first || first < atomic_load_explicit(&d->cst[i].n, memory_order_acquire))) {
+		r->pub = 1;
+		r->pubbase = first ? d->cst[i].v[first] : 0;
+	}
 	r->cbuf = cbuf;
 	r->sp = d->sp = &d->spaces[d->stream_space[i]];
 	r->pid = d->stream_tid[i].pid;
@@ -336,7 +361,7 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 	if (!err)
 		err = run_go(&r);
 	if (!err && r.done)
-		pub_start(&r, r.nchunks);
+		pub_start(&r, last < r.nchunks ? last + 1 : r.nchunks);
 	/* Before stream_end, which may want the count. */
 	r.st->read_ahead = lsd_prefetch_stop(d->pf);
 	d->pf = NULL;

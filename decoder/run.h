@@ -59,7 +59,8 @@ struct lsd_run {
 	int status;			/* libipt's, between pt_blk_* calls */
 	struct lsd_space *sp;		/* the space of the run's thread */
 	int pausable, paused;
-	int pub;			/* a whole stream's: lsd_chunk_starts() */
+	int pub;			/* counts chunks for lsd_chunk_starts() */
+	uint64_t pubbase;		/* ... the stream's blocks before chunk first */
 	uint64_t pause_tsc;		/* the PT time of the switch it stopped at */
 	const struct lsd_swent *swev;	/* the switch event of the thread's run */
 	/* Deliveries still to drop: a chunk the fast path began and gave

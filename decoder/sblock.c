@@ -250,15 +250,11 @@ enum lsd_kind lsd_cs_branch(csh cs, const cs_insn *in, uint64_t *target)
 }
 
 /* The id of the static block starting at start, creating it. */
-static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
-		      uint64_t end, uint32_t ninsn, enum lsd_kind kind,
-		      const uint8_t *code, size_t codelen, uint32_t *id)
+/* Room in space sp's index for one more block.  Returns 0 or
+ * -LS_ENOMEM. */
+static int idx_room(struct lsd_decoder *d, struct lsd_space *sp)
 {
-	struct lsd_sbtab *t = &d->sbt;
-	struct lsd_space *sp = d->sp;
-	struct lsd_sblock *sb;
-	size_t h, module;
-	uint64_t off;
+	size_t h;
 
 	if ((sp->nidx + 1) * 2 > sp->idxcap) {
 		size_t ncap = sp->idxcap ? sp->idxcap * 2 : 1024, i;
@@ -278,37 +274,76 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		sp->idx = ni;
 		sp->idxcap = ncap;
 	}
-	for (h = lsd_hash64(start) & (sp->idxcap - 1); sp->idx[h];
-	     h = (h + 1) & (sp->idxcap - 1)) {
+	return 0;
+}
+
+/* Space sp's block of start, last and mode: *id, 1; else 0, *h the
+ * index's free slot for it. */
+static int idx_find(const struct lsd_decoder *d, const struct lsd_space *sp, uint64_t start,
+		    uint64_t last, uint8_t mode, uint32_t *id, size_t *h)
+{
+	size_t k;
+
+	for (k = lsd_hash64(start) & (sp->idxcap - 1); sp->idx[k];
+	     k = (k + 1) & (sp->idxcap - 1)) {
 		/* Keyed by start and last: a block libipt cut short (at a
 		 * decode error) gets its own entry, so counts stay exact. */
-		if (lsd_sb(d, sp->idx[h] - 1)->start == start &&
-		    lsd_sb(d, sp->idx[h] - 1)->last == last &&
-		    lsd_sb(d, sp->idx[h] - 1)->mode == d->mode) {
-			*id = sp->idx[h] - 1;
-			return 0;
+		const struct lsd_sblock *sb = lsd_sb(d, sp->idx[k] - 1);
+
+		if (sb->start == start && sb->last == last && sb->mode == mode) {
+			*id = sp->idx[k] - 1;
+			return 1;
 		}
 	}
+	*h = k;
+	return 0;
+}
+
+/* A new static block at the end of d's table (its fields the caller's,
+ * zeroed), its id the table's next.  NULL: out of memory. */
+static struct lsd_sblock *sb_new(struct lsd_decoder *d)
+{
+	struct lsd_sbtab *t = &d->sbt;
+	struct lsd_sblock *sb;
+
 	if (t->n == t->cap) {
 		size_t ncap = t->cap + LSD_SB_PAGE;
 		void *np = ls_reallocarray(t->pages, t->npages + 1, sizeof(*t->pages));
 
 		if (!np)
-			return -LS_ENOMEM;
+			return NULL;
 		t->pages = np;
 		t->pages[t->npages] = malloc(LSD_SB_PAGE * sizeof(**t->pages));
 		if (!t->pages[t->npages])
-			return -LS_ENOMEM;
+			return NULL;
 		t->npages++;
 		t->cap = ncap;
 	}
 	sb = lsd_sb(d, t->n);
 	memset(sb, 0, sizeof(*sb));
+	sb->id = (uint32_t)t->n;
+	return sb;
+}
+
+static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
+		      uint64_t end, uint32_t ninsn, enum lsd_kind kind,
+		      const uint8_t *code, size_t codelen, uint32_t *id)
+{
+	struct lsd_space *sp = d->sp;
+	struct lsd_sblock *sb;
+	size_t h, module;
+	uint64_t off;
+
+	if (idx_room(d, sp))
+		return -LS_ENOMEM;
+	if (idx_find(d, sp, start, last, d->mode, id, &h))
+		return 0;
+	if (!(sb = sb_new(d)))
+		return -LS_ENOMEM;
 	sb->start = start;
 	sb->last = last;
 	sb->end = end;
 	sb->ninsn = ninsn;
-	sb->id = (uint32_t)t->n;
 	sb->module = -1;
 	sb->pid = sp->img->pid;
 	if (!lsd_image_locate(sp->img, start, &module, &off)) {
@@ -319,9 +354,40 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		lsd_iclass_block(d->ic, d->mode, code, codelen, start, ninsn, sb->iclass);
 	sb->last_kind = (uint8_t)kind;
 	sb->mode = d->mode;
-	sp->idx[h] = (uint32_t)t->n + 1;
+	sp->idx[h] = sb->id + 1;
 	sp->nidx++;
-	*id = (uint32_t)t->n++;
+	*id = sb->id;
+	d->sbt.n++;
+	return 0;
+}
+
+int lsd_sblock_adopt(struct lsd_decoder *d, size_t i, const struct lsd_sblock *sb,
+		     const struct lsd_sblock **out)
+{
+	struct lsd_space *sp;
+	struct lsd_sblock *x;
+	uint32_t id;
+	size_t h;
+
+	*out = NULL;
+	if (!d || !sb || i >= lsb_reader_nstreams(d->r))
+		return -LS_EINVAL;
+	sp = &d->spaces[d->stream_space[i]];
+	if (sb->pid != sp->img->pid)
+		return -LS_EINVAL;
+	if (idx_room(d, sp))
+		return -LS_ENOMEM;
+	if (!idx_find(d, sp, sb->start, sb->last, sb->mode, &id, &h)) {
+		if (!(x = sb_new(d)))
+			return -LS_ENOMEM;
+		id = x->id;
+		*x = *sb;
+		x->id = id;
+		sp->idx[h] = id + 1;
+		sp->nidx++;
+		d->sbt.n++;
+	}
+	*out = lsd_sb(d, id);
 	return 0;
 }
 

@@ -205,6 +205,8 @@ static int loop_of(struct lsa_loops *l, struct lsa_thr *t,
 			memset(t->nbody + n, 0, (t->nnbody - n) * sizeof(*t->nbody));
 		}
 		t->head[sb->id] = loop + 1;
+		if (t->hw && lsa_hw_fact(t, LSA_HF_HEAD, sb, NULL))
+			return -LS_ENOMEM;
 		if (t->ecls)	/* (the eager pass: a head now) */
 			t->ecls[sb->id] = 0;
 		l->st.know_new += l->know != NULL;
@@ -235,6 +237,9 @@ static int body_add_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 	if (t->body.n != n) {
 		t->nbody[loop]++;
 		l->st.know_new += l->know != NULL;
+		if (t->hw && lsa_hw_fact(t, LSA_HF_BODY, l->loops[loop].head,
+					 lsd_sblock(l->d, sbid)))
+			return -LS_ENOMEM;
 		if (!lsa_kmap_get(&l->body, loop, sbid))
 			return -LS_ENOMEM;
 	}
@@ -515,7 +520,7 @@ learn_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 {
 	const struct lsd_sblock *sb = b->sb;
 	struct lsa_frame *top;
-	uint32_t idx, f, k;
+	uint32_t idx, f, k, nfr0 = t->nfr;
 	int err;
 
 	if (!sb)
@@ -536,13 +541,26 @@ learn_go(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b)
 		if (top->func == LSA_NONE)
 			top->func = f;
 	}
+	/* a second half's learner: the spine's blocks are the joiner's */
+	if (__builtin_expect(t->hw != NULL, 0) && (err = lsa_hw_moved(l, t, b, nfr0))) {
+		if (err < 0)
+			return err;
+		t->psb = sb;
+		t->pexit = b->exit;
+		t->pnext = b->next;
+		t->landing = 0;
+		return 0;
+	}
 	idx = lsa_loops_mem_get(t, sb->id);
 	if (idx != LSA_NONE && idx >= top->base) {
 		if (t->landing) {
 			struct lsa_owner o = { LSA_NONE, top };
+			size_t nl = t->land.n;
 
 			/* (where landings come, for the eager pass) */
 			err = lsa_kmap_add(&t->land, 0, sb->id, 1);
+			if (!err && t->hw && t->land.n != nl)
+				err = lsa_hw_fact(t, LSA_HF_LAND, sb, NULL);
 			if (!err)
 				err = lsa_loops_scan(l, t, idx + 1, o);
 			t->path[idx].acc = LSA_NONE;	/* (as learn_back()) */

@@ -92,6 +92,10 @@ struct lsa_loops_stats {
 	/* calls it took whole inside such a call (a local frame nested in
 	 * another: lsa_eager_run()) */
 	uint64_t eager_nested;
+	/* the learning pass in halves (loops_halves.c): excursions the
+	 * worker learned, their blocks, passes whose worker stopped early
+	 * (the rest learned by the calling thread), passes made again whole */
+	uint64_t halves_exc, halves_skip, halves_off, halves_redo;
 	/* blocks the second pass took from the first's tape, not decoded
 	 * again (decoder/tape.h) */
 	uint64_t tape_blocks;

@@ -180,6 +180,10 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 	struct lsd_pipe_stats pps = { 0 };
 	int err;
 
+	/* a learning pass of one thread's stream: its chunks after a cut
+	 * learned at once on another core (loops_halves.c) */
+	if (l->learn && !also && !l->nohalves && (err = lsa_halves_run(l)) != 1)
+		return err ? err : lsa_loops_finish(l);
 	/* each per-thread stream's end (its stream_end callback) ends its
 	 * thread; the threads of per-CPU streams end at finish */
 	if (l->know && l->eager && !also && l->dpieces) {
@@ -278,6 +282,21 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	 * README). */
 	if (!err)
 		err = pass(l, sym, also, also_arg, &pst, tape, 0);
+	/* The learning pass in halves found its worker stopped inside an
+	 * excursion it had begun to skip (a signal's return, a longjmp or a
+	 * hole there, which no bench program makes): again, whole. */
+	if (err == -LS_EINVAL && l->hfail) {
+		lsa_loops_free(l);
+		lsa_know_free(k);
+		k = NULL;
+		if (!(err = lsa_loops_new(&l, d, r, sym, p, run, o)) &&
+		    !(err = lsa_loops_learn(l, &k))) {
+			l->snap_chunks = 1;
+			l->nohalves = 1;
+			err = pass(l, sym, also, also_arg, &pst, tape, 0);
+			l->st.halves_redo++;
+		}
+	}
 	lsa_loops_get_stats(l, &lst);
 	nin = l->nin;
 	lsa_loops_free(l);
@@ -328,6 +347,10 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		st->learn_memo_blocks = lst.learn_memo_blocks;
 		st->learn_memo_iters = lst.learn_memo_iters;
 		st->learn_again = lst.learn_again;
+		st->halves_exc = lst.halves_exc;
+		st->halves_skip = lst.halves_skip;
+		st->halves_off = lst.halves_off;
+		st->halves_redo = lst.halves_redo;
 		st->pipe_windows = pst.pipe_windows;
 		st->pipe_to_thread = pst.pipe_to_thread;
 		st->tape_blocks = ntape;

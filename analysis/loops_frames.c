@@ -20,6 +20,8 @@ int lsa_loops_frame_push(struct lsa_loops *l, struct lsa_thr *t, uint64_t ret,
 	if (t->nfr >= LSA_MAX_FRAMES || async)
 		lsa_cm_abort(t);
 	if (t->nfr >= LSA_MAX_FRAMES) {
+		if (t->hw)	/* (the frames below count too) */
+			return lsa_hw_taint(t);
 		t->deep++;
 		lsa_fm_dirty(t);
 		return 0;
@@ -361,6 +363,9 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 		lsa_cm_abort(t);
 		lsa_fm_dirty(t);	/* decided by the frames below */
 		k = frame_by_ret(t, sb->start);
+		/* (a second half's excursion: by frames it does not have) */
+		if (k == LSA_NONE && t->hw && t->nfr > 1)
+			return lsa_hw_taint(t);
 		if (k != LSA_NONE) {
 			l->st.unwinds++;
 			return unwind_to(l, t, k - 1);
@@ -398,13 +403,19 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			lsa_fm_dirty(t);
 			for (k = t->nfr - 1; k-- > 0;)
 				if (t->fr[k].cur == tf) {
+					if (!k && t->hw)	/* (below the excursion) */
+						return lsa_hw_taint(t);
 					l->st.unwinds++;
 					t->landing = 1;
 					return unwind_to(l, t, k);
 				}
 		}
 		/* a tail call (PLT stubs too): tf's span opens, the
-		 * previous tail callee's closes */
+		 * previous tail callee's closes; or a frame below the
+		 * excursion's runs tf */
+		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off && t->hw &&
+		    t->nfr > 1)
+			return lsa_hw_taint(t);
 		if (l->learn) {
 			top->cur = tf;
 			return 0;
@@ -428,6 +439,8 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			return 0;
 		lsa_fm_dirty(t);
 		k = frame_by_ret(t, sb->start);	/* sigreturn */
+		if (k == LSA_NONE && t->hw && t->nfr > 1)
+			return lsa_hw_taint(t);
 		if (k != LSA_NONE && t->fr[k].async) {
 			l->st.unwinds++;
 			return unwind_to(l, t, k - 1);
@@ -459,6 +472,8 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 			t->landing = 1;
 			return 0;
 		}
+		if (t->hw && t->nfr > 1)
+			return lsa_hw_taint(t);
 		l->st.resets++;
 		return lsa_loops_flush_all(l, t);
 	default:

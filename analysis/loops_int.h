@@ -198,6 +198,8 @@ struct lsa_thr {
 	uint32_t nnbody;
 	/* A piece worker's thread (loops_piece.c), NULL elsewhere. */
 	struct lsa_psn *sn;
+	/* A second half's learner's thread (loops_halves.c), NULL elsewhere. */
+	struct lsa_hw *hw;
 	/* Blocks a landing (a longjmp, a hole in the trace) came back to on
 	 * a frame's path: (0, block id) -> landings.  A learning pass counts
 	 * them; the eager pass keeps a frame lazy from such a block on
@@ -313,12 +315,31 @@ struct lsa_loops {
 	/* A join of its pieces found a worker's state unlike its own
 	 * (lsa_piece_join() -LS_EINVAL): the pass is made again whole. */
 	int pfail;
+	/* A learning pass in halves failed (loops_halves.c): again whole. */
+	int hfail;
+	int nohalves;
 };
 
 /* Whether a run of loop's head under owner (loop + 1, 0: frame level)
  * was an entry of loop: not when the owner's head is in loop's body. */
 int lsa_loops_entry_ok(const struct lsa_loops *l, const struct lsa_thr *t,
 		       uint32_t loop, uint32_t owner);
+
+/* loops_halves.c: the hooks of a second half's learner (lsa_thr.hw).
+ * lsa_hw_moved(): block b came and moved the frames from nfr0; returns 1
+ * where b is the spine's (not learned), 0 where it is learned, or
+ * -LS_EEOF where the learner stops.  lsa_hw_fact(): thread t learned a
+ * fact new to it (enum below: head a; block b in the loop a heads; a
+ * landing at a).  Returns 0 or -LS_ENOMEM.  lsa_hw_taint(): a move the
+ * frames below an excursion decide; returns -LS_EEOF (the learner
+ * stops). */
+enum { LSA_HF_HEAD, LSA_HF_BODY, LSA_HF_LAND };
+struct lsa_hw;
+int lsa_hw_moved(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
+		 uint32_t nfr0);
+int lsa_hw_fact(struct lsa_thr *t, int kind, const struct lsd_sblock *a,
+		const struct lsd_sblock *b);
+int lsa_hw_taint(struct lsa_thr *t);
 
 /* Which thread a stream's blocks go to. */
 struct lsa_sref {

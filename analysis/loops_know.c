@@ -90,50 +90,19 @@ static size_t snap_max(void)
 	return e && *e ? (size_t)strtoull(e, NULL, 10) : LSA_SNAP_BYTES;
 }
 
-int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
+/* Keeps snapshot s (its arrays the thread's now) as thread t's next,
+ * fewer kept where their memory runs out.  Returns 0 or -LS_ENOMEM (s
+ * freed). */
+static int snap_keep(struct lsa_loops *l, struct lsa_thr *t, struct lsa_ksnap *s)
 {
 	struct lsa_kthr *kt = kthr_of(l->learn, (size_t)(t - l->thr));
-	struct lsa_ksnap *s;
-	uint32_t i;
 	size_t j;
 
-	if (!kt)
-		return -LS_ENOMEM;
-	if (!kt->every)
-		kt->every = l->snap_chunks ? 1 : l->snap;
-	if (!l->snap_chunks && t->nblk % kt->every)
-		return 0;	/* (a cut the thinning dropped) */
-	if (LS_GROW(kt->snap, kt->nsnap + 1, kt->capsnap, 16))
-		return -LS_ENOMEM;
-	s = &kt->snap[kt->nsnap];
-	memset(s, 0, sizeof(*s));
-	s->fr = malloc((t->nfr ? t->nfr : 1) * sizeof(*s->fr));
-	s->pe = malloc((t->npath ? t->npath : 1) * sizeof(*s->pe));
-	if (!s->fr || !s->pe) {
+	if (!kt || LS_GROW(kt->snap, kt->nsnap + 1, kt->capsnap, 16)) {
 		snap_free(s);
 		return -LS_ENOMEM;
 	}
-	kt->nsnap++;
-	s->at = t->nblk;
-	s->chunk = l->snap_chunks ? t->cnext : 0;
-	s->deep = t->deep;
-	s->gaps = t->gaps;
-	s->pnext = t->pnext;
-	s->psb = t->psb;
-	s->pexit = t->pexit;
-	s->landing = t->landing;
-	s->nfr = t->nfr;
-	s->npe = t->npath;
-	for (i = 0; i < t->nfr; i++) {
-		const struct lsa_frame *f = &t->fr[i];
-
-		s->fr[i] = (struct lsa_sfr){ f->ret, f->base, f->func, f->cur, f->async };
-	}
-	for (i = 0; i < t->npath; i++) {
-		const struct lsa_pent *e = &t->path[i];
-
-		s->pe[i] = (struct lsa_spe){ e->sb, e->lb, e->acc };
-	}
+	kt->snap[kt->nsnap++] = *s;
 	kt->bytes += snap_bytes(s);
 	l->learn->bytes += snap_bytes(s);
 	/* too many: the thread that holds the most keeps fewer */
@@ -148,6 +117,62 @@ int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
 		snap_thin(l->learn, most, l->snap_chunks);
 	}
 	return 0;
+}
+
+int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
+{
+	struct lsa_kthr *kt = kthr_of(l->learn, (size_t)(t - l->thr));
+	struct lsa_ksnap s;
+	uint32_t i;
+
+	if (!kt)
+		return -LS_ENOMEM;
+	if (!kt->every)
+		kt->every = l->snap_chunks ? 1 : l->snap;
+	if (!l->snap_chunks && t->nblk % kt->every)
+		return 0;	/* (a cut the thinning dropped) */
+	memset(&s, 0, sizeof(s));
+	s.fr = malloc((t->nfr ? t->nfr : 1) * sizeof(*s.fr));
+	s.pe = malloc((t->npath ? t->npath : 1) * sizeof(*s.pe));
+	if (!s.fr || !s.pe) {
+		snap_free(&s);
+		return -LS_ENOMEM;
+	}
+	s.at = t->nblk;
+	s.chunk = l->snap_chunks ? t->cnext : 0;
+	s.deep = t->deep;
+	s.gaps = t->gaps;
+	s.pnext = t->pnext;
+	s.psb = t->psb;
+	s.pexit = t->pexit;
+	s.landing = t->landing;
+	s.nfr = t->nfr;
+	s.npe = t->npath;
+	for (i = 0; i < t->nfr; i++) {
+		const struct lsa_frame *f = &t->fr[i];
+
+		s.fr[i] = (struct lsa_sfr){ f->ret, f->base, f->func, f->cur, f->async };
+	}
+	for (i = 0; i < t->npath; i++) {
+		const struct lsa_pent *e = &t->path[i];
+
+		s.pe[i] = (struct lsa_spe){ e->sb, e->lb, e->acc };
+	}
+	return snap_keep(l, t, &s);
+}
+
+int lsa_know_snap_put(struct lsa_loops *l, struct lsa_thr *t, struct lsa_ksnap *s)
+{
+	return snap_keep(l, t, s);
+}
+
+int lsa_know_cut_at(struct lsa_loops *l, const struct lsa_thr *t, size_t chunk)
+{
+	const struct lsa_kthr *kt = (size_t)(t - l->thr) < l->learn->n ?
+				    &l->learn->t[t - l->thr] : NULL;
+	uint64_t every = kt && kt->every ? kt->every : 1;
+
+	return chunk && !(chunk % every);
 }
 
 /* The blocks of thread t before the next chunk of `stream` that begins a

@@ -85,6 +85,13 @@ struct lsa_ksnap {
  * first t->nblk blocks (a learning pass, its memo stopped).  Returns 0
  * or -LS_ENOMEM. */
 int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t);
+/* loops_know.c: keeps s (its arrays then the pass's) as thread t's next
+ * snapshot, as lsa_know_snap() keeps one (a second half's joiner makes
+ * them).  Returns 0 or -LS_ENOMEM (s freed). */
+int lsa_know_snap_put(struct lsa_loops *l, struct lsa_thr *t, struct lsa_ksnap *s);
+/* Whether chunk begins a cut of thread t as the snapshots are thinned now
+ * (cutting at chunks). */
+int lsa_know_cut_at(struct lsa_loops *l, const struct lsa_thr *t, size_t chunk);
 /* The snapshots of thread slot `slot`, *n of them, in order. */
 /* A learning pass's blocks b[0 .. n) of per-thread stream `stream`'s
  * thread t, kept at every cut (lsa_loops.snap blocks apart, or at chunks:
@@ -239,5 +246,17 @@ extern const struct lsd_callbacks lsa_pieces_callbacks;
  * chunks at least; LOOPSCOPE_PIECE_DECODE=0 says no). */
 int lsa_dpieces_can(const struct lsa_loops *l);
 int lsa_dpieces_run(struct lsa_loops *l, unsigned workers);
+
+/* loops_halves.c: the learning pass l (cutting at chunks, two jobs or
+ * more) over a bundle of one thread's stream, the chunks after a cut
+ * learned at once by a worker.  Returns 0; 1 where it does not apply or
+ * pay (lsa_halves_can(), a spine the worker would not take: nothing
+ * done, the caller's to decode); an error; or -LS_EINVAL with l->hfail
+ * set (the worker stopped inside an excursion the calling thread had
+ * begun to skip: the pass again whole).  lsa_halves_can(): one stream,
+ * decoded on its own, of a few chunks at least; LOOPSCOPE_HALVES=0 says
+ * no. */
+int lsa_halves_can(const struct lsa_loops *l);
+int lsa_halves_run(struct lsa_loops *l);
 
 #endif

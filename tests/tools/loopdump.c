@@ -215,6 +215,9 @@ int main(int argc, char **argv)
 		st.piece_retries);
 	fprintf(stderr, "pipe_windows %" PRIu64 " pipe_to_thread %" PRIu64 "\n",
 		st.pipe_windows, st.pipe_to_thread);
+	fprintf(stderr, "halves_exc %" PRIu64 " halves_skip %" PRIu64 " halves_off %" PRIu64
+		" halves_redo %" PRIu64 "\n", st.halves_exc, st.halves_skip, st.halves_off,
+		st.halves_redo);
 	fprintf(stderr, "eager_blocks %" PRIu64 " eager_tails %" PRIu64 " eager_nested %" PRIu64
 		"\n", st.eager_blocks, st.eager_tails, st.eager_nested);
 	fprintf(stderr, "tape_blocks %" PRIu64 " tape_words %" PRIu64 " tape_drop %s chunk_reads %"

@@ -12,8 +12,8 @@
 # from a snapshot or hands it between threads runs here: the pieces of
 # the eager pass and of the memos' (LOOPSCOPE_EAGER=0) with workers on
 # threads and on the calling thread, the learning pass piped to another
-# thread (-j2), the shards of several threads, and the consumers beside
-# (--cfg --structural).  The oracle for the profiles is `analyze -j1`
+# thread (-j2) and in halves (a worker's log), the shards of several
+# threads, and the consumers beside (--cfg --structural).  The oracle for the profiles is `analyze -j1`
 # (t0659 and t0209 hold it to hand counts and libipt's blocks).
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
@@ -73,3 +73,12 @@ clean "lp_threads: eager pieces of 17 blocks, -j6 (shards)" LOOPSCOPE_EAGER=1 \
 "$LOOPSCOPE" analyze -q -j1 --cfg --structural -o j1.lsprof vg_sig.lsc
 clean "vg_sig: eager pieces of 17 blocks, -j3 --cfg --structural" \
 	LOOPSCOPE_PIECE_BLOCKS=17 -- -j3 --cfg --structural vg_sig.lsc
+
+# The learning pass in halves (loops_halves.c): a worker's log of
+# excursions taken by the calling thread, and where the worker stopped
+# (vg_sig's handler returns below its excursion) the rest its own.
+"$LOOPSCOPE" analyze -q -j1 -o j1.lsprof nested.lsc
+clean "nested: -j2, the learning pass in halves" LOOPSCOPE_HALVES=1 -- -j2 nested.lsc
+"$LOOPSCOPE" analyze -q -j1 -o j1.lsprof vg_sig.lsc
+clean "vg_sig: -j2, the learning pass in halves, its worker stopped" LOOPSCOPE_HALVES=1 \
+	LOOPSCOPE_HALVES_AT=10 -- -j2 vg_sig.lsc

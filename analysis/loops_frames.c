@@ -409,13 +409,13 @@ int lsa_loops_transfer(struct lsa_loops *l, struct lsa_thr *t, int x,
 					t->landing = 1;
 					return unwind_to(l, t, k);
 				}
+			/* (a second half's excursion: a frame below it may
+			 * run tf) */
+			if (t->hw && t->nfr > 1)
+				return lsa_hw_taint(t);
 		}
 		/* a tail call (PLT stubs too): tf's span opens, the
-		 * previous tail callee's closes; or a frame below the
-		 * excursion's runs tf */
-		if (x == LSD_EXIT_IJUMP && sb->mod_off != l->funcs[tf].off && t->hw &&
-		    t->nfr > 1)
-			return lsa_hw_taint(t);
+		 * previous tail callee's closes */
 		if (l->learn) {
 			top->cur = tf;
 			return 0;

@@ -90,10 +90,7 @@ static size_t snap_max(void)
 	return e && *e ? (size_t)strtoull(e, NULL, 10) : LSA_SNAP_BYTES;
 }
 
-/* Keeps snapshot s (its arrays the thread's now) as thread t's next,
- * fewer kept where their memory runs out.  Returns 0 or -LS_ENOMEM (s
- * freed). */
-static int snap_keep(struct lsa_loops *l, struct lsa_thr *t, struct lsa_ksnap *s)
+int lsa_know_snap_put(struct lsa_loops *l, struct lsa_thr *t, struct lsa_ksnap *s)
 {
 	struct lsa_kthr *kt = kthr_of(l->learn, (size_t)(t - l->thr));
 	size_t j;
@@ -158,21 +155,22 @@ int lsa_know_snap(struct lsa_loops *l, struct lsa_thr *t)
 
 		s.pe[i] = (struct lsa_spe){ e->sb, e->lb, e->acc };
 	}
-	return snap_keep(l, t, &s);
+	return lsa_know_snap_put(l, t, &s);
 }
 
-int lsa_know_snap_put(struct lsa_loops *l, struct lsa_thr *t, struct lsa_ksnap *s)
+/* The chunks between thread t's cuts as the snapshots are thinned now
+ * (1: each chunk). */
+static uint64_t cut_every(const struct lsa_loops *l, const struct lsa_thr *t)
 {
-	return snap_keep(l, t, s);
+	const struct lsa_kthr *kt = (size_t)(t - l->thr) < l->learn->n ?
+				    &l->learn->t[t - l->thr] : NULL;
+
+	return kt && kt->every ? kt->every : 1;
 }
 
 int lsa_know_cut_at(struct lsa_loops *l, const struct lsa_thr *t, size_t chunk)
 {
-	const struct lsa_kthr *kt = (size_t)(t - l->thr) < l->learn->n ?
-				    &l->learn->t[t - l->thr] : NULL;
-	uint64_t every = kt && kt->every ? kt->every : 1;
-
-	return chunk && !(chunk % every);
+	return chunk && !(chunk % cut_every(l, t));
 }
 
 /* The blocks of thread t before the next chunk of `stream` that begins a
@@ -181,9 +179,7 @@ int lsa_know_cut_at(struct lsa_loops *l, const struct lsa_thr *t, size_t chunk)
  * thinning left out (kt->every: each chunk, or every 2nd, 4th ...). */
 static uint64_t next_chunk_cut(struct lsa_loops *l, struct lsa_thr *t, size_t stream)
 {
-	const struct lsa_kthr *kt = (size_t)(t - l->thr) < l->learn->n ?
-				    &l->learn->t[t - l->thr] : NULL;
-	uint64_t every = kt && kt->every ? kt->every : 1;
+	uint64_t every = cut_every(l, t);
 	const uint64_t *v;
 	size_t n = lsd_chunk_starts(l->d, stream, &v);
 	size_t nc = lsb_reader_nchunks(l->r, stream);

@@ -71,6 +71,10 @@ struct lsa_loops_stats {
 	 * second passes made again on one thread after a join found a
 	 * worker's state unlike its own (0 unless the pieces are wrong) */
 	uint64_t pieces, piece_retries;
+	/* ... of those, pieces whose twin's blocks were named as the pass's
+	 * decoder's, block by block (0 where the twins share its static
+	 * blocks: loops_dpieces.c) */
+	uint64_t pieces_named;
 	/* blocks the iteration memo and the learning pass's took as whole
 	 * iterations that repeat the one before block for block (a compare
 	 * a block, no trie walked) */

@@ -9,8 +9,12 @@
  * frames and paths kept where a chunk's blocks begin, lsd_chunk_starts()),
  * and a piece is a run of whole chunks, which any decoder can decode on
  * its own (lsd_decode_chunks()).  A worker decodes its pieces with a twin
- * of the pass's decoder (decoder/twin.c), whose static blocks it names as
- * the pass's decoder does (lsd_sbmap_find()); the calling thread runs
+ * of the pass's decoder (decoder/twin.c) that hands out the pass's
+ * decoder's own static blocks (lsd_twin_share(): the learning pass made
+ * every block the pieces meet), so a worker takes its blocks as the twin
+ * hands them out; where the share cannot be had, the twin's blocks are
+ * named as the pass's decoder's (lsd_sbmap_find()), a copy of each (4 to
+ * 6% of the CPU of `analyze -j2` on bench/'s programs).  The calling thread runs
  * pieces with the pass's decoder itself, and joins them in order
  * (lsa_piece_join()), as loops_pieces.c does.  No block goes from one
  * thread to another.
@@ -32,6 +36,7 @@ enum { P_NEW, P_BUSY, P_DONE };
 struct dpiece {
 	int state;
 	int err;
+	int named;		/* its twin's blocks were named */
 	uint64_t losses;
 	struct lsa_pres res;
 };
@@ -40,6 +45,7 @@ struct dwk {
 	struct lsa_dpieces *dp;
 	struct lsa_pworker w;
 	struct lsd_decoder *dec;	/* its twin; NULL: the pass's decoder */
+	int shared;		/* dec hands out the pass's decoder's blocks */
 	int gone;		/* (a thread whose twin did not open: none) */
 	/* the twin's static block id -> the pass's decoder's */
 	const struct lsd_sblock **xl;
@@ -53,7 +59,8 @@ struct dwk {
 
 struct lsa_dpieces {
 	struct lsa_loops *l;
-	struct lsd_sbmap *map;
+	struct lsd_sbshare *share;	/* the pass's decoder's blocks, or */
+	struct lsd_sbmap *map;		/* ... their names */
 	/* the stream under way */
 	size_t stream, kslot;
 	const struct lsa_ksnap *snaps;
@@ -125,7 +132,7 @@ static int wk_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t
 
 	(void)stream;
 	w->got += n;
-	if (w->dec && !(b = name_blocks(w, b, n)))
+	if (w->dec && !w->shared && !(b = name_blocks(w, b, n)))
 		return w->bad ? -LS_EINVAL : -LS_ENOMEM;
 	return lsa_pw_blocks(&w->w, b, n);
 }
@@ -169,6 +176,8 @@ static int run_piece(struct dwk *w, uint64_t j, struct dpiece *p)
 		return err;
 	err = lsd_decode_chunks(w->dec ? w->dec : dp->l->d, dp->stream, first, last,
 			       &wk_callbacks, w, NULL);
+	if (err == -LS_EUNSUP && w->shared)
+		err = -LS_EINVAL;	/* (a block the pass's decoder has not) */
 	if (!err && w->got != dp->v[last + 1] - dp->v[first])
 		err = -LS_EINVAL;
 	if (!err)
@@ -190,6 +199,7 @@ static int take(struct lsa_dpieces *dp, struct dwk *w)
 	p = &dp->pc[j % dp->npc];
 	p->state = P_BUSY;
 	pthread_mutex_unlock(&dp->mu);
+	p->named = w->dec && !w->shared;
 	p->err = run_piece(w, j, p);
 	pthread_mutex_lock(&dp->mu);
 	p->state = P_DONE;
@@ -204,6 +214,8 @@ static void *wk_main(void *arg)
 
 	/* (beside the calling thread's first piece) */
 	w->gone = lsd_open_twin(&w->dec, dp->l->d) != 0;
+	if (!w->gone && dp->share)
+		w->gone = !(w->shared = !lsd_twin_share(w->dec, dp->share));
 	pthread_mutex_lock(&dp->mu);
 	while (!dp->quit && !w->gone)
 		if (!take(dp, w))
@@ -226,6 +238,7 @@ static int join(struct lsa_dpieces *dp, struct dpiece *p, struct lsa_thr *t)
 		err = dp->pjoin + 1 == dp->fail_at ? -LS_EINVAL :
 		      lsa_piece_join(l, t, &p->res, &dp->insns);
 		l->st.pieces++;
+		l->st.pieces_named += (uint64_t)p->named;
 	}
 	/* (a worker's state unlike the joiner's, or blocks unlike the
 	 * learning pass's: the pass again) */
@@ -328,6 +341,7 @@ static void dp_free(struct lsa_dpieces *dp)
 	for (i = 0; dp->pc && i < dp->npc; i++)
 		lsa_pres_release(&dp->pc[i].res);
 	lsd_sbmap_free(dp->map);
+	lsd_sbshare_free(dp->share);
 	dp->l->symlock = NULL;
 	pthread_mutex_destroy(&dp->mu);
 	pthread_mutex_destroy(&dp->symlock);
@@ -387,8 +401,14 @@ int lsa_dpieces_run(struct lsa_loops *l, unsigned workers)
 	dp->pc = calloc(dp->npc, sizeof(*dp->pc));
 	if (!dp->wk || !dp->th || !dp->pc)
 		err = -LS_ENOMEM;
-	if (!err)
-		err = lsd_sbmap_new(&dp->map, l->d);
+	/* (the share as the learning pass left the decoder, before any
+	 * piece decodes with it) */
+	{
+		const char *v = getenv("LOOPSCOPE_PIECE_SHARE");
+
+		if (!err && ((v && !strcmp(v, "0")) || lsd_sbshare_new(&dp->share, l->d)))
+			err = lsd_sbmap_new(&dp->map, l->d);
+	}
 	if (!err)
 		l->symlock = &dp->symlock;
 	for (i = 0; !err && i < dp->nwk; i++) {

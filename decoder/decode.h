@@ -370,7 +370,8 @@ int lsd_sbmap_new(struct lsd_sbmap **pm, const struct lsd_decoder *d);
 /* d's static block alike sb (another decoder's of the same bundle: a
  * twin's), in the address space of stream i, made as a copy of sb if d
  * has none: so d names a block it did not decode itself.  Returns 0,
- * -LS_ENOMEM, or -LS_EINVAL (sb is another process's code). */
+ * -LS_ENOMEM, -LS_EINVAL (sb is another process's code) or -LS_EUNSUP
+ * (d hands out another decoder's blocks: lsd_twin_share()). */
 int lsd_sblock_adopt(struct lsd_decoder *d, size_t i, const struct lsd_sblock *sb,
 		     const struct lsd_sblock **out);
 /* d's static block that is sb (another decoder's, a twin's), or NULL: none,
@@ -378,6 +379,21 @@ int lsd_sblock_adopt(struct lsd_decoder *d, size_t i, const struct lsd_sblock *s
 const struct lsd_sblock *lsd_sbmap_find(const struct lsd_sbmap *m,
 					const struct lsd_sblock *sb);
 void lsd_sbmap_free(struct lsd_sbmap *m);
+/* d's static blocks as they are now, for twins to hand out as their own
+ * (lsd_twin_share()): taken on d's thread (or where d decodes nothing),
+ * then read by any, while d lives.  Returns 0 or -LS_ENOMEM. */
+struct lsd_sbshare;
+int lsd_sbshare_new(struct lsd_sbshare **ps, const struct lsd_decoder *d);
+void lsd_sbshare_free(struct lsd_sbshare *s);
+/* Twin tw of the decoder s was taken of, opened and not yet decoding,
+ * hands out that decoder's static blocks themselves (their pointers and
+ * ids), so its blocks need no naming; and it makes none of its own: a
+ * block s does not hold (code the other decoder had not decoded when s
+ * was taken) stops tw's decode with -LS_EUNSUP.  For a decode of what was
+ * decoded before (the second pass's pieces).  Returns 0, -LS_ENOMEM, or
+ * -LS_EINVAL (tw made static blocks already, or its processes are not
+ * s's): tw is then as it was. */
+int lsd_twin_share(struct lsd_decoder *tw, const struct lsd_sbshare *s);
 
 /* The static block table.  Static blocks never move: pointers to them
  * (struct lsd_block.sb included) stay valid until lsd_close(). */

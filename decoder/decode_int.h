@@ -64,6 +64,10 @@ struct lsd_sbtab {
 	struct lsd_sblock **pages;
 	size_t npages;
 	size_t n, cap;
+	/* Another decoder's blocks (lsd_twin_share()): no block is made
+	 * (-LS_EUNSUP), and pages[0 .. nlent) are not freed here. */
+	int lent;
+	size_t nlent;
 };
 
 /* A block shape in the direct-mapped cache: everything the hot path needs

@@ -338,6 +338,8 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		return -LS_ENOMEM;
 	if (idx_find(d, sp, start, last, d->mode, id, &h))
 		return 0;
+	if (d->sbt.lent)	/* (a twin that shares: it makes none) */
+		return -LS_EUNSUP;
 	if (!(sb = sb_new(d)))
 		return -LS_ENOMEM;
 	sb->start = start;
@@ -378,6 +380,8 @@ int lsd_sblock_adopt(struct lsd_decoder *d, size_t i, const struct lsd_sblock *s
 	if (idx_room(d, sp))
 		return -LS_ENOMEM;
 	if (!idx_find(d, sp, sb->start, sb->last, sb->mode, &id, &h)) {
+		if (d->sbt.lent)
+			return -LS_EUNSUP;
 		if (!(x = sb_new(d)))
 			return -LS_ENOMEM;
 		id = x->id;
@@ -688,7 +692,7 @@ void lsd_sbtab_release(struct lsd_decoder *d)
 {
 	size_t i;
 
-	for (i = 0; i < d->sbt.npages; i++)
+	for (i = d->sbt.nlent; i < d->sbt.npages; i++)
 		free(d->sbt.pages[i]);
 	free(d->sbt.pages);
 	memset(&d->sbt, 0, sizeof(d->sbt));

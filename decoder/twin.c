@@ -125,3 +125,123 @@ void lsd_sbmap_free(struct lsd_sbmap *m)
 	free(m->slot);
 	free(m);
 }
+
+/* d's static block table and, per address space, its index by start, as
+ * they were when taken: the pages hold the blocks themselves. */
+struct lsd_sbshare {
+	struct lsd_sblock **pages;
+	size_t npages, n;
+	struct shsp {
+		uint32_t pid;
+		uint32_t *idx;
+		size_t nidx, idxcap;
+	} *sp;
+	size_t nsp;
+};
+
+void lsd_sbshare_free(struct lsd_sbshare *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; s->sp && i < s->nsp; i++)
+		free(s->sp[i].idx);
+	free(s->sp);
+	free(s->pages);
+	free(s);
+}
+
+/* A copy of the n words at p (NULL for none).  Returns 0 or -LS_ENOMEM. */
+static int words_dup(uint32_t **out, const uint32_t *p, size_t n)
+{
+	*out = NULL;
+	if (!n)
+		return 0;
+	if (!(*out = malloc(n * sizeof(**out))))
+		return -LS_ENOMEM;
+	memcpy(*out, p, n * sizeof(**out));
+	return 0;
+}
+
+int lsd_sbshare_new(struct lsd_sbshare **ps, const struct lsd_decoder *d)
+{
+	struct lsd_sbshare *s;
+	size_t i;
+
+	if (!ps || !d)
+		return -LS_EINVAL;
+	*ps = NULL;
+	if (!(s = calloc(1, sizeof(*s))))
+		return -LS_ENOMEM;
+	s->npages = d->sbt.npages;
+	s->n = d->sbt.n;
+	s->nsp = d->nimgs + 1;
+	if (!(s->pages = malloc((s->npages ? s->npages : 1) * sizeof(*s->pages))) ||
+	    !(s->sp = calloc(s->nsp, sizeof(*s->sp)))) {
+		lsd_sbshare_free(s);
+		return -LS_ENOMEM;
+	}
+	if (s->npages)
+		memcpy(s->pages, d->sbt.pages, s->npages * sizeof(*s->pages));
+	for (i = 0; i < s->nsp; i++) {
+		const struct lsd_space *sp = &d->spaces[i];
+
+		s->sp[i].pid = sp->img->pid;
+		s->sp[i].nidx = sp->nidx;
+		s->sp[i].idxcap = sp->idxcap;
+		if (words_dup(&s->sp[i].idx, sp->idx, sp->idxcap)) {
+			lsd_sbshare_free(s);
+			return -LS_ENOMEM;
+		}
+	}
+	*ps = s;
+	return 0;
+}
+
+int lsd_twin_share(struct lsd_decoder *tw, const struct lsd_sbshare *s)
+{
+	struct lsd_sblock **pages;
+	uint32_t **idx;
+	size_t i;
+
+	if (!tw || !s || tw->sbt.n || s->nsp != tw->nimgs + 1)
+		return -LS_EINVAL;
+	for (i = 0; i < s->nsp; i++)
+		if (s->sp[i].pid != tw->spaces[i].img->pid || tw->spaces[i].nidx)
+			return -LS_EINVAL;
+	/* (all copies made before any is put in: on failure tw is as it was) */
+	if (!(idx = calloc(s->nsp, sizeof(*idx))) ||
+	    !(pages = malloc((s->npages ? s->npages : 1) * sizeof(*pages)))) {
+		free(idx);
+		return -LS_ENOMEM;
+	}
+	for (i = 0; i < s->nsp; i++) {
+		if (words_dup(&idx[i], s->sp[i].idx, s->sp[i].idxcap)) {
+			while (i--)
+				free(idx[i]);
+			free(idx);
+			free(pages);
+			return -LS_ENOMEM;
+		}
+	}
+	for (i = 0; i < tw->sbt.npages; i++)
+		free(tw->sbt.pages[i]);
+	free(tw->sbt.pages);
+	if (s->npages)
+		memcpy(pages, s->pages, s->npages * sizeof(*pages));
+	tw->sbt.pages = pages;
+	tw->sbt.npages = tw->sbt.nlent = s->npages;
+	tw->sbt.lent = 1;
+	tw->sbt.n = tw->sbt.cap = s->n;
+	for (i = 0; i < s->nsp; i++) {
+		struct lsd_space *sp = &tw->spaces[i];
+
+		free(sp->idx);
+		sp->idx = idx[i];
+		sp->nidx = s->sp[i].nidx;
+		sp->idxcap = s->sp[i].idxcap;
+	}
+	free(idx);
+	return 0;
+}

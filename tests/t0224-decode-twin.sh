@@ -10,9 +10,12 @@
 # stream's blocks, and that a twin's decode of every chunk alone, of
 # every two, and of the stream in three parts gives the oracle's blocks
 # between those starts, block for block, once its static blocks are
-# named by the first decoder's (lsd_sbmap_find()).  The analysis' second
-# pass on several jobs decodes its pieces so (analysis/loops_dpieces.c,
-# t0659).  Programs in chunks of 4 KB (nests, calls, signals, threads:
+# named by the first decoder's (lsd_sbmap_find()); and that a twin
+# sharing the first decoder's static blocks (lsd_twin_share(), as the
+# analysis' second pass on several jobs decodes its pieces:
+# analysis/loops_dpieces.c, t0659) hands out the oracle's very records on
+# the same runs, while one given a share of no block (taken before the
+# first decoded anything) stops at once with -LS_EUNSUP, making none.  Programs in chunks of 4 KB (nests, calls, signals, threads:
 # a stream each), damaged streams (a smashed and a cut chunk: losses
 # where the chunks begin and end), the stream decoded by libipt alone
 # (LOOPSCOPE_REFERENCE=1), and the real recording of
@@ -33,6 +36,10 @@ for n in nested lp_calls vg_sig lp_threads; do
 	t_eq "$n: twincheck runs" 0 $?
 	t_grep "$n: ... every check holds" "^all ok$" tw.out
 	t_ok "$n: ... and it checked the chunks' runs" grep -q "^ok .*twin's blocks" tw.out
+	t_ok "$n: ... by a twin that shares the first's static blocks too" \
+		grep -q "^ok .*sharing twin's blocks are the whole decode's, the same records" tw.out
+	t_ok "$n: ... and one sharing none stopped at once" \
+		grep -q "^ok .*a twin sharing no block stops at once" tw.out
 done
 
 LOOPSCOPE_REFERENCE=1 "$BUILD/tests/twincheck" vg_sig.lsc >tw.out 2>tw.err

@@ -179,8 +179,16 @@ for j in 2 3; do
 	t_grep "vg_sig: -j $j: a piece a chunk" " pieces $nc " d.err
 	t_grep "vg_sig: -j $j: ... the eager pass took every block" "^eager_blocks $nb " d.err
 	t_grep "vg_sig: -j $j: ... none made again" "piece_retries 0$" d.err
+	t_grep "vg_sig: -j $j: ... the workers' twins shared the pass's static blocks" \
+		" pieces_named 0 " d.err
 	sort d.out >d.sorted
 	t_ok "vg_sig: -j $j: ... and -j1's rows" cmp s.sorted d.sorted
+	# The twins' blocks named block by block instead (as before
+	# lsd_twin_share(); where a share cannot be had)
+	LOOPSCOPE_PIECE_SHARE=0 "$BUILD/tests/loopdump" -j $j vg_sig.lsc >d.out 2>d.err
+	t_grep "vg_sig: -j $j, LOOPSCOPE_PIECE_SHARE=0: none made again" "piece_retries 0$" d.err
+	sort d.out >d.sorted
+	t_ok "vg_sig: -j $j, LOOPSCOPE_PIECE_SHARE=0: -j1's rows" cmp s.sorted d.sorted
 done
 # Snapshots past their memory (LOOPSCOPE_SNAP_BYTES): every other cut
 # goes, as often as needed (a cut every 2nd, 4th ... chunk): fewer

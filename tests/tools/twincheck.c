@@ -9,7 +9,14 @@
  *   - a twin decodes every chunk on its own, every two chunks, and the
  *     stream in three parts; each range's blocks, named by
  *     lsd_sbmap_find() in the first decoder's static blocks, must be the
- *     oracle's from (*v)[first] to (*v)[last + 1], block for block.
+ *     oracle's from (*v)[first] to (*v)[last + 1], block for block;
+ *   - a twin that shares the first decoder's static blocks
+ *     (lsd_twin_share(), the share taken after the whole decode) must
+ *     hand out the oracle's blocks as they are, the same static block
+ *     records (pointer and id), on the same ranges;
+ *   - a twin given a share taken before the first decoder decoded
+ *     anything (no static block in it) stops at its first block with
+ *     -LS_EUNSUP and hands out none: it makes no block of its own.
  * Prints one line per check ("ok" or "FAIL"); exits 1 on a failure. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,8 +40,9 @@ struct seq {
 	/* checking: the oracle, where the range starts, the map */
 	const struct seq *want;
 	size_t at, end;
-	const struct lsd_sbmap *map;
+	const struct lsd_sbmap *map;	/* NULL: a sharing twin's, as they are */
 	int bad;
+	size_t got;
 };
 
 static int fails;
@@ -47,8 +55,9 @@ static void check(int ok, const char *what, size_t s, size_t a, size_t b)
 
 static int put(struct seq *q, const struct lsd_block *b)
 {
+	q->got++;
 	if (q->want) {		/* a twin's: compare, in the first's terms */
-		const struct lsd_sblock *sb = lsd_sbmap_find(q->map, b->sb);
+		const struct lsd_sblock *sb = q->map ? lsd_sbmap_find(q->map, b->sb) : b->sb;
 		const struct rec *w;
 
 		if (q->at >= q->end) {
@@ -56,7 +65,8 @@ static int put(struct seq *q, const struct lsd_block *b)
 			return 0;
 		}
 		w = &q->want->r[q->at++];
-		if (sb != w->sb || b->next != w->next || b->exit != w->exit)
+		if (sb != w->sb || b->next != w->next || b->exit != w->exit ||
+		    (!q->map && b->id != w->sb->id))
 			q->bad = 1;
 		return 0;
 	}
@@ -107,7 +117,43 @@ static void range(struct lsd_decoder *tw, const struct seq *want, const uint64_t
 	struct seq q = { .stream = s, .want = want, .at = v[a], .end = v[b + 1], .map = map };
 	int err = lsd_decode_chunks(tw, s, a, b, &cbs, &q, NULL);
 
-	check(!err && !q.bad && q.at == q.end, "the twin's blocks are the whole decode's", s, a, b);
+	check(!err && !q.bad && q.at == q.end,
+	      map ? "the twin's blocks are the whole decode's" :
+		    "the sharing twin's blocks are the whole decode's, the same records", s, a, b);
+}
+
+/* The ranges of stream s (nc chunks) that range() checks. */
+static void ranges(struct lsd_decoder *tw, const struct seq *want, const uint64_t *v,
+		   const struct lsd_sbmap *map, size_t s, size_t nc)
+{
+	size_t c;
+
+	for (c = 0; c < nc; c++)
+		range(tw, want, v, map, s, c, c);
+	for (c = 0; c + 1 < nc; c += 2)
+		range(tw, want, v, map, s, c, c + 1);
+	if (nc >= 3) {
+		range(tw, want, v, map, s, 0, nc / 3 - 1);
+		range(tw, want, v, map, s, nc / 3, 2 * nc / 3 - 1);
+		range(tw, want, v, map, s, 2 * nc / 3, nc - 1);
+	}
+}
+
+/* A twin of d sharing s (NULL on failure, said). */
+static struct lsd_decoder *sharing(struct lsd_decoder *d, const struct lsd_sbshare *sh)
+{
+	struct lsd_decoder *tw;
+	int err;
+
+	if ((err = lsd_open_twin(&tw, d)))
+		return NULL;
+	err = lsd_twin_share(tw, sh);
+	check(!err, "a twin takes the share", 0, 0, 0);
+	if (err) {
+		lsd_close(tw);
+		return NULL;
+	}
+	return tw;
 }
 
 int main(int argc, char **argv)
@@ -115,6 +161,7 @@ int main(int argc, char **argv)
 	struct lsb_reader *r;
 	struct lsd_decoder *d, *tw;
 	struct lsd_sbmap *map;
+	struct lsd_sbshare *early = NULL, *sh;
 	size_t s;
 	int err;
 
@@ -124,6 +171,11 @@ int main(int argc, char **argv)
 	}
 	if ((err = lsb_reader_open(&r, argv[1])) || (err = lsd_open(&d, r, NULL))) {
 		fprintf(stderr, "twincheck: %s: %s\n", argv[1], ls_errstr(err));
+		return 2;
+	}
+	/* (no static block yet: a share of none) */
+	if (!lsd_nsblocks(d) && (err = lsd_sbshare_new(&early, d))) {
+		fprintf(stderr, "twincheck: %s: share: %s\n", argv[1], ls_errstr(err));
 		return 2;
 	}
 	for (s = 0; s < lsb_reader_nstreams(r); s++) {
@@ -151,19 +203,32 @@ int main(int argc, char **argv)
 			fprintf(stderr, "twincheck: %s: twin: %s\n", argv[1], ls_errstr(err));
 			return 2;
 		}
-		for (c = 0; c < nc; c++)
-			range(tw, &want, v, map, s, c, c);
-		for (c = 0; c + 1 < nc; c += 2)
-			range(tw, &want, v, map, s, c, c + 1);
-		if (nc >= 3) {
-			range(tw, &want, v, map, s, 0, nc / 3 - 1);
-			range(tw, &want, v, map, s, nc / 3, 2 * nc / 3 - 1);
-			range(tw, &want, v, map, s, 2 * nc / 3, nc - 1);
-		}
+		ranges(tw, &want, v, map, s, nc);
 		lsd_sbmap_free(map);
 		lsd_close(tw);
+		if ((err = lsd_sbshare_new(&sh, d))) {
+			fprintf(stderr, "twincheck: %s: share: %s\n", argv[1], ls_errstr(err));
+			return 2;
+		}
+		if ((tw = sharing(d, sh)) != NULL) {
+			ranges(tw, &want, v, NULL, s, nc);
+			lsd_close(tw);
+		}
+		lsd_sbshare_free(sh);
+		/* the share of none: the first chunk with blocks stops at once */
+		for (c = 0; early && c < nc && v[c] == v[c + 1]; c++)
+			;
+		if (early && c < nc && (tw = sharing(d, early)) != NULL) {
+			struct seq q = { .stream = s };
+
+			err = lsd_decode_chunks(tw, s, c, c, &cbs, &q, NULL);
+			check(err == -LS_EUNSUP && !q.got,
+			      "a twin sharing no block stops at once (-LS_EUNSUP)", s, c, c);
+			lsd_close(tw);
+		}
 		free(want.r);
 	}
+	lsd_sbshare_free(early);
 	lsd_close(d);
 	lsb_reader_close(r);
 	printf("%s\n", fails ? "FAIL" : "all ok");

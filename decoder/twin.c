@@ -6,7 +6,10 @@
  * the same heads, so it splits the code into the same static blocks; it
  * numbers them in the order it meets them, so a block it hands out is
  * named in the first decoder's terms by lsd_sbmap_find() (a block's
- * process, first and last address and mode say which it is).
+ * process, first and last address and mode say which it is).  Or, given
+ * a share of the first decoder's blocks (lsd_twin_share()), it finds
+ * every block it splits among them and hands out the first's own
+ * records, making none: for code the first decoded already.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -14,10 +14,10 @@
  * every block the pieces meet), so a worker takes its blocks as the twin
  * hands them out; where the share cannot be had, the twin's blocks are
  * named as the pass's decoder's (lsd_sbmap_find()), a copy of each (4 to
- * 6% of the CPU of `analyze -j2` on bench/'s programs).  The calling thread runs
- * pieces with the pass's decoder itself, and joins them in order
- * (lsa_piece_join()), as loops_pieces.c does.  No block goes from one
- * thread to another.
+ * 6% of the CPU of `analyze -j2` on bench/'s programs).  The calling
+ * thread runs pieces with the pass's decoder itself, and joins them in
+ * order (lsa_piece_join()), as loops_pieces.c does.  No block goes from
+ * one thread to another.
  *
  * A piece whose blocks are not what the learning pass counted there, or
  * name a static block the pass's decoder has not, fails the pass with

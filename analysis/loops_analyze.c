@@ -140,9 +140,7 @@ static int label_loops(struct lsa_loops *l)
 	return err;
 }
 
-/* The environment's number `name` (for tests and comparisons), or dflt
- * where it is not set or no number. */
-static uint64_t env_num(const char *name, uint64_t dflt)
+uint64_t lsa_env_num(const char *name, uint64_t dflt)
 {
 	const char *v = getenv(name);
 	char *end;
@@ -159,7 +157,7 @@ static uint64_t env_num(const char *name, uint64_t dflt)
  * small ones test the joins), else LSA_PIECE_BLOCKS. */
 static uint64_t piece_blocks(void)
 {
-	return env_num("LOOPSCOPE_PIECE_BLOCKS", LSA_PIECE_BLOCKS);
+	return lsa_env_num("LOOPSCOPE_PIECE_BLOCKS", LSA_PIECE_BLOCKS);
 }
 
 /* Percent of a stream's blocks the learning pass took as repeats above
@@ -202,7 +200,7 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		 * on `jobs` (LOOPSCOPE_PIECE_WORKERS=0: one after the other
 		 * on this thread, as where no thread can be made) */
 		if (l->know && (l->memo || l->eager) && piece_blocks() && !l->here &&
-		    (err = lsa_pieces_new(&ps, l, (unsigned)env_num("LOOPSCOPE_PIECE_WORKERS",
+		    (err = lsa_pieces_new(&ps, l, (unsigned)lsa_env_num("LOOPSCOPE_PIECE_WORKERS",
 								     l->eager ? l->o.jobs - 1 : l->o.jobs),
 					  piece_blocks())))
 			return err;

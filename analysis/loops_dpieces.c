@@ -214,8 +214,11 @@ static void *wk_main(void *arg)
 
 	/* (beside the calling thread's first piece) */
 	w->gone = lsd_open_twin(&w->dec, dp->l->d) != 0;
-	if (!w->gone && dp->share)
-		w->gone = !(w->shared = !lsd_twin_share(w->dec, dp->share));
+	if (!w->gone && dp->share) {
+		/* (a twin that cannot share has no names for its blocks) */
+		w->shared = lsd_twin_share(w->dec, dp->share) == 0;
+		w->gone = !w->shared;
+	}
 	pthread_mutex_lock(&dp->mu);
 	while (!dp->quit && !w->gone)
 		if (!take(dp, w))

@@ -474,7 +474,6 @@ int lsa_halves_can(const struct lsa_loops *l)
 int lsa_halves_run(struct lsa_loops *l)
 {
 	struct lsd_callbacks h1 = lsa_loops_callbacks;
-	const char *pct = getenv("LOOPSCOPE_HALVES_AT");
 	struct lsa_hw *h;
 	struct lsa_thr *t;
 	int err = 0, go;
@@ -491,7 +490,7 @@ int lsa_halves_run(struct lsa_loops *l)
 	/* The joiner decodes and learns the chunks before the cut, the
 	 * worker those after it, with the spine's blocks left to the
 	 * joiner: near the middle the two end together. */
-	h->c0 = h->nc * (pct && *pct ? strtoul(pct, NULL, 10) : 45) / 100;
+	h->c0 = h->nc * lsa_env_num("LOOPSCOPE_HALVES_AT", 45) / 100;
 	if (h->c0 < 1)
 		h->c0 = 1;
 	if (h->c0 >= h->nc)

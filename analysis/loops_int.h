@@ -459,6 +459,9 @@ static inline int lsa_loops_in_body_note(struct lsa_thr *t, uint32_t loop, uint3
 	return 1;
 }
 
+/* The environment's number `name` (for tests and comparisons), or dflt
+ * where it is not set or no number (loops_analyze.c). */
+uint64_t lsa_env_num(const char *name, uint64_t dflt);
 /* Block sb may go on t's path without block_go() having seen it: the
  * tables by block id grown, its counts there.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_sb_see(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb);

@@ -299,30 +299,38 @@ static int idx_find(const struct lsd_decoder *d, const struct lsd_space *sp, uin
 	return 0;
 }
 
-/* A new static block at the end of d's table (its fields the caller's,
- * zeroed), its id the table's next.  NULL: out of memory. */
-static struct lsd_sblock *sb_new(struct lsd_decoder *d)
+/* A new static block at the end of d's table, its id the table's next,
+ * put in space sp's index at free slot h (idx_find()); its other fields
+ * zeroed, the caller's to fill.  Returns 0, -LS_ENOMEM or -LS_EUNSUP (d
+ * hands out another decoder's blocks and makes none: lsd_twin_share()). */
+static int sb_new(struct lsd_decoder *d, struct lsd_space *sp, size_t h,
+		  struct lsd_sblock **out)
 {
 	struct lsd_sbtab *t = &d->sbt;
 	struct lsd_sblock *sb;
 
+	if (t->lent)
+		return -LS_EUNSUP;
 	if (t->n == t->cap) {
 		size_t ncap = t->cap + LSD_SB_PAGE;
 		void *np = ls_reallocarray(t->pages, t->npages + 1, sizeof(*t->pages));
 
 		if (!np)
-			return NULL;
+			return -LS_ENOMEM;
 		t->pages = np;
 		t->pages[t->npages] = malloc(LSD_SB_PAGE * sizeof(**t->pages));
 		if (!t->pages[t->npages])
-			return NULL;
+			return -LS_ENOMEM;
 		t->npages++;
 		t->cap = ncap;
 	}
 	sb = lsd_sb(d, t->n);
 	memset(sb, 0, sizeof(*sb));
-	sb->id = (uint32_t)t->n;
-	return sb;
+	sb->id = (uint32_t)t->n++;
+	sp->idx[h] = sb->id + 1;
+	sp->nidx++;
+	*out = sb;
+	return 0;
 }
 
 static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
@@ -333,15 +341,14 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 	struct lsd_sblock *sb;
 	size_t h, module;
 	uint64_t off;
+	int err;
 
 	if (idx_room(d, sp))
 		return -LS_ENOMEM;
 	if (idx_find(d, sp, start, last, d->mode, id, &h))
 		return 0;
-	if (d->sbt.lent)	/* (a twin that shares: it makes none) */
-		return -LS_EUNSUP;
-	if (!(sb = sb_new(d)))
-		return -LS_ENOMEM;
+	if ((err = sb_new(d, sp, h, &sb)))
+		return err;
 	sb->start = start;
 	sb->last = last;
 	sb->end = end;
@@ -356,10 +363,7 @@ static int sblock_get(struct lsd_decoder *d, uint64_t start, uint64_t last,
 		lsd_iclass_block(d->ic, d->mode, code, codelen, start, ninsn, sb->iclass);
 	sb->last_kind = (uint8_t)kind;
 	sb->mode = d->mode;
-	sp->idx[h] = sb->id + 1;
-	sp->nidx++;
 	*id = sb->id;
-	d->sbt.n++;
 	return 0;
 }
 
@@ -370,6 +374,7 @@ int lsd_sblock_adopt(struct lsd_decoder *d, size_t i, const struct lsd_sblock *s
 	struct lsd_sblock *x;
 	uint32_t id;
 	size_t h;
+	int err;
 
 	*out = NULL;
 	if (!d || !sb || i >= lsb_reader_nstreams(d->r))
@@ -380,16 +385,11 @@ int lsd_sblock_adopt(struct lsd_decoder *d, size_t i, const struct lsd_sblock *s
 	if (idx_room(d, sp))
 		return -LS_ENOMEM;
 	if (!idx_find(d, sp, sb->start, sb->last, sb->mode, &id, &h)) {
-		if (d->sbt.lent)
-			return -LS_EUNSUP;
-		if (!(x = sb_new(d)))
-			return -LS_ENOMEM;
+		if ((err = sb_new(d, sp, h, &x)))
+			return err;
 		id = x->id;
 		*x = *sb;
 		x->id = id;
-		sp->idx[h] = id + 1;
-		sp->nidx++;
-		d->sbt.n++;
 	}
 	*out = lsd_sb(d, id);
 	return 0;

@@ -236,8 +236,10 @@ struct lsd_decoder {
 	struct lsd_prefetch *pf;	/* reading that stream ahead, or NULL */
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
-	struct lsd_fchain *chains;	/* fast.c's chains of blocks */
+	struct lsd_fchain *chains;	/* fast.c's chains of blocks, as built */
 	struct lsd_fchead *chead;	/* ... their headers, by slot */
+	uint32_t *chbody;		/* ... by slot: index + 1 in chains, or 0 */
+	uint32_t ch_given;		/* chains given to a slot */
 	unsigned ch_log;		/* log2 of their table's entries */
 	/* Bumped each time no run left to hand out points into a chain's
 	 * slot (lsd_fast_flatten()): a slot whose header holds the current

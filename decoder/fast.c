@@ -360,7 +360,6 @@ static int run_chunk(struct lsd_fctx *c)
 				const size_t slot = lsd_fchain_slot(key, ch_shift);
 				struct lsd_fchead *h = &chead[slot];
 
-				ch = &chains[slot];
 				if (h->key != key) {
 					/* No chain starts at cur, ever (a chain
 					 * found there says it is not such a block:
@@ -379,9 +378,11 @@ static int run_chunk(struct lsd_fctx *c)
 							return err;
 						LOAD();
 					}
-					if (!(ch = lsd_fast_chain(c->d, ch, cur, kk, bits)))
+					if (!(ch = lsd_fast_chain(c->d, slot, cur, kk, bits)))
 						break;
-					h = &chead[ch - chains];
+					h = lsd_fchain_head(c->d, ch);
+				} else {
+					ch = lsd_fchain_at(c->d, slot);
 				}
 				/* (the chain's blocks are read by the copy or
 				 * the consumer, off the walk's path: it goes
@@ -628,15 +629,14 @@ int lsd_fast_chunk(struct lsd_run *r)
 	/* Without memory for chains, block by block. */
 	if (!r->d->chains) {
 		r->d->ch_log = ch_log_for(r->d);
-		r->d->chains = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chains));
+		/* (+1: where a slot's first build goes, lsd_fast_chain()) */
+		r->d->chains = calloc(((size_t)1 << r->d->ch_log) + 1, sizeof(*r->d->chains));
 		r->d->chead = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chead));
+		r->d->chbody = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chbody));
+		r->d->ch_given = 0;
 		r->d->ch_epoch = 1;	/* (a header's 0: never pointed into) */
-		if (!r->d->chains || !r->d->chead) {
-			free(r->d->chains);
-			free(r->d->chead);
-			r->d->chains = NULL;
-			r->d->chead = NULL;
-		}
+		if (!r->d->chains || !r->d->chead || !r->d->chbody)
+			lsd_fast_chains_free(r->d);
 	}
 	/* The trails' table, for as much code as the chains' (without it,
 	 * chains and blocks alone; LOOPSCOPE_TRAILS=0 makes none). */

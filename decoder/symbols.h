@@ -47,10 +47,12 @@ int lsd_symbols_open(struct lsd_symbols **ps, struct lsb_reader *r,
 		     const char *debug_dir);
 void lsd_symbols_close(struct lsd_symbols *s);
 /* Lends s the bytes of embedded module mod (what lsb_reader_module_data()
- * gives, already decompressed elsewhere: lsd_module_bytes()), copied
- * when the module is loaded instead of decompressed again; data must stay
- * valid until lsd_symbols_close() or a lend of NULL.  Ignored for a
- * module not embedded or out of range. */
+ * gives, already decompressed elsewhere: lsd_module_bytes()), read where
+ * they are when the module is loaded instead of decompressed again, and
+ * never written: a module with compressed sections (which libdw would
+ * decompress in its image) is read from a copy.  data must stay valid
+ * until lsd_symbols_close() or a lend of NULL.  Ignored for a module not
+ * embedded or out of range. */
 void lsd_symbols_lend(struct lsd_symbols *s, size_t mod, const void *data, size_t len);
 /* Reads every module's symbols now, not at its first lookup (which reads
  * the bundle): lookups then touch the reader no more (the first lookup

@@ -63,6 +63,41 @@ t_eq "calls: symq puts 0x$a at calls.c:$line in work" \
 	"work	calls.c:$line" \
 	"$(q "$T_TMP/calls.lsc" calls "$BIN" "$a" -l | awk -F'\t' '{sub(/\+.*/, "", $2); print $2 "\t" $4}')"
 
+# The same with the debug sections compressed (objcopy
+# --compress-debug-sections: SHF_COMPRESSED, which libdw decompresses
+# through libelf, writing into the image: the module is read from a copy,
+# where an uncompressed one is read where the bundle holds it).
+mkdir -p "$T_TMP/z"
+objcopy --compress-debug-sections=zlib "$TD/calls" "$T_TMP/z/calls"
+t_ok "calls, compressed: readelf -S flags .debug_info C (compressed)" \
+	sh -c "readelf -SW '$T_TMP/z/calls' | grep -q ' \.debug_info .* C '"
+"$LOOPSCOPE" record -q -o "$T_TMP/z.lsc" -- "$T_TMP/z/calls" >/dev/null
+bad=0
+n=0
+for a in $(objdump -d "$BIN" | awk '/<work>:$/ {w = 1; next} w && /^$/ {exit}
+		w && /^ *[0-9a-f]+:/ {sub(":", "", $1); print $1}'); do
+	want=$(addr2line -e "$BIN" "0x$a" | sed 's/ (discriminator.*//; s|.*/||')
+	got=$(q "$T_TMP/z.lsc" calls "$T_TMP/z/calls" "$a" -l | cut -f4)
+	n=$((n + 1))
+	[ "$want" = "$got" ] || bad=$((bad + 1))
+done
+t_eq "calls, compressed: lines of all $n instructions of work equal addr2line's on the uncompressed build" 0 "$bad"
+# Lent as analyze lends the decoder's bytes: read in place when nothing
+# is compressed, else copied (libelf writes the decompressed sections'
+# headers into the image); the lines as above either way.
+wa=$(objdump -d "$BIN" | awk '/<work>:$/ {w = 1; next} w && /^ *[0-9a-f]+:/ {sub(":", "", $1); print $1; exit}')
+# (each in a cache of lines of its own, empty: the lines come from the
+# DWARF, not from the answers an earlier lookup of the build-id kept)
+for z in calls.lsc z.lsc; do
+	t_eq "$z, its bytes lent: work's first line as addr2line's" \
+		"$(addr2line -e "$BIN" "0x$wa" | sed 's/ (discriminator.*//; s|.*/||')" \
+		"$(export LOOPSCOPE_CACHE="$T_TMP/c1-$z"; q "$T_TMP/$z" calls "$BIN" "$wa" -l -L | cut -f4)"
+	t_ok "$z: symq -L exits 0 (the lent bytes not written)" \
+		sh -c "LOOPSCOPE_CACHE='$T_TMP/c2-$z' '$SYMQ' -l -L '$T_TMP/$z' calls $(t_v2off "$BIN" "$wa")"
+done
+t_eq "calls, compressed: work is found" "work+0x0" \
+	"$(q "$T_TMP/z.lsc" calls "$T_TMP/z/calls" "$(nm "$BIN" | awk '$3 == "work" {print $1}')" | cut -f2)"
+
 # Inlined chains: inl.c inlines sq into twice into main.  For every
 # instruction of main, the chain addr2line -i -f prints (innermost first,
 # without the outermost main) is symq's, and its first line is symq's line.

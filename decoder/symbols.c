@@ -173,49 +173,63 @@ static int find_reference(struct lsd_symbols *s, const struct lsb_module *m,
 					      s->errmsg, sizeof(s->errmsg)));
 }
 
-static int has_section(Elf *elf, Elf64_Word type, const char *name)
+/* Whether match() says yes to a section of elf, given its header and its
+ * name (NULL where it has none): 1, else 0, or -1 where the section table
+ * or a header cannot be read (and none said yes). */
+static int any_section(Elf *elf, int (*match)(const GElf_Shdr *, const char *, const void *),
+		       const void *arg)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	GElf_Shdr sh;
+	int bad = 0;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
+		return -1;
 	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		if (type && sh.sh_type == type)
-			return 1;
-		n = name ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-		if (n && !strcmp(n, name))
+		if (!gelf_getshdr(scn, &sh))
+			bad = 1;
+		else if (match(&sh, elf_strptr(elf, shstrndx, sh.sh_name), arg))
 			return 1;
 	}
-	return 0;
+	return bad ? -1 : 0;
 }
 
-/* Whether a section of elf is compressed (SHF_COMPRESSED, or a GNU
- * .zdebug one): libdw decompresses those through libelf, which then
- * writes their new size and flags into the image's section headers. */
+/* What has_section() looks for: a section with contents of type `type`
+ * (0: none), or one named `name` (NULL: none). */
+struct sec_want {
+	Elf64_Word type;
+	const char *name;
+};
+
+static int sec_is(const GElf_Shdr *sh, const char *n, const void *arg)
+{
+	const struct sec_want *w = arg;
+
+	return sh->sh_type != SHT_NOBITS &&
+	       ((w->type && sh->sh_type == w->type) || (w->name && n && !strcmp(n, w->name)));
+}
+
+static int has_section(Elf *elf, Elf64_Word type, const char *name)
+{
+	const struct sec_want w = { type, name };
+
+	return any_section(elf, sec_is, &w) > 0;
+}
+
+/* A compressed section: SHF_COMPRESSED, or a GNU .zdebug one. */
+static int sec_compressed(const GElf_Shdr *sh, const char *n, const void *arg)
+{
+	(void)arg;
+	return (sh->sh_flags & SHF_COMPRESSED) || (n && !strncmp(n, ".zdebug", 7));
+}
+
+/* Whether a section of elf is compressed, or its table cannot be read:
+ * libdw decompresses those through libelf, which then writes their new
+ * size and flags into the image's section headers. */
 static int has_compressed(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	GElf_Shdr sh;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 1;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, &sh))
-			return 1;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if ((sh.sh_flags & SHF_COMPRESSED) || (n && !strncmp(n, ".zdebug", 7)))
-			return 1;
-	}
-	return 0;
+	return any_section(elf, sec_compressed, NULL) != 0;
 }
 
 /* Opens the len bytes lent at data (the bundle's copy of a module) as

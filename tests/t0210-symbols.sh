@@ -41,18 +41,24 @@ done
 
 # Lines: every instruction of work() against addr2line; and the one of
 # `acc += i;` in work (its second occurrence in calls.c) by name.
-bad=0
-n=0
-for a in $(objdump -d "$BIN" | awk '/<work>:$/ {w = 1; next} w && /^$/ {exit}
-		w && /^ *[0-9a-f]+:/ {sub(":", "", $1); print $1}'); do
-	want=$(addr2line -e "$BIN" "0x$a" | sed 's/ (discriminator.*//; s|.*/||')
-	got=$(q "$T_TMP/calls.lsc" calls "$BIN" "$a" -l | cut -f4)
-	n=$((n + 1))
-	if [ "$want" != "$got" ]; then
-		bad=$((bad + 1))
-		echo "# work 0x$a: addr2line $want, symq $got"
-	fi
-done
+# work_lines BUNDLE RECORDED_BINARY: symq's line for each instruction of
+# work in $BIN (the uncompressed build), against addr2line's there; sets
+# n (instructions) and bad (lines that differ).
+work_lines() {
+	bad=0
+	n=0
+	for a in $(objdump -d "$BIN" | awk '/<work>:$/ {w = 1; next} w && /^$/ {exit}
+			w && /^ *[0-9a-f]+:/ {sub(":", "", $1); print $1}'); do
+		want=$(addr2line -e "$BIN" "0x$a" | sed 's/ (discriminator.*//; s|.*/||')
+		got=$(q "$1" calls "$2" "$a" -l | cut -f4)
+		n=$((n + 1))
+		if [ "$want" != "$got" ]; then
+			bad=$((bad + 1))
+			echo "# work 0x$a: addr2line $want, symq $got"
+		fi
+	done
+}
+work_lines "$T_TMP/calls.lsc" "$BIN"
 t_eq "calls: lines of all $n instructions of work equal addr2line's" 0 "$bad"
 line=$(grep -n 'acc += i;' "$LSTOP/testdata/calls.c" | sed -n '2s/:.*//p')
 a=$(objdump -dl "$BIN" | awk -v l="calls.c:$line" '/<work>:$/ {w = 1}
@@ -72,15 +78,7 @@ objcopy --compress-debug-sections=zlib "$TD/calls" "$T_TMP/z/calls"
 t_ok "calls, compressed: readelf -S flags .debug_info C (compressed)" \
 	sh -c "readelf -SW '$T_TMP/z/calls' | grep -q ' \.debug_info .* C '"
 "$LOOPSCOPE" record -q -o "$T_TMP/z.lsc" -- "$T_TMP/z/calls" >/dev/null
-bad=0
-n=0
-for a in $(objdump -d "$BIN" | awk '/<work>:$/ {w = 1; next} w && /^$/ {exit}
-		w && /^ *[0-9a-f]+:/ {sub(":", "", $1); print $1}'); do
-	want=$(addr2line -e "$BIN" "0x$a" | sed 's/ (discriminator.*//; s|.*/||')
-	got=$(q "$T_TMP/z.lsc" calls "$T_TMP/z/calls" "$a" -l | cut -f4)
-	n=$((n + 1))
-	[ "$want" = "$got" ] || bad=$((bad + 1))
-done
+work_lines "$T_TMP/z.lsc" "$T_TMP/z/calls"
 t_eq "calls, compressed: lines of all $n instructions of work equal addr2line's on the uncompressed build" 0 "$bad"
 # Lent as analyze lends the decoder's bytes: read in place when nothing
 # is compressed, else copied (libelf writes the decompressed sections'

@@ -322,11 +322,14 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, size_t slot, uint32_t c
 		ch->slot = (uint32_t)slot;
 	}
 	r = lsd_fast_chain_build(d, ch, cur, k, bits);
+	/* (BITS, CODE, PART: a chain made, its key set) */
+	_Static_assert(LSD_FCH_BITS > LSD_FCH_LATER && LSD_FCH_CODE > LSD_FCH_LATER &&
+		       LSD_FCH_PART > LSD_FCH_LATER, "the kinds that make a chain");
 	if (r > LSD_FCH_LATER && !d->chbody[slot]) {
+		/* (the same slot: its header stays) */
 		struct lsd_fchain *to = lsd_fchain_take(d, slot);
 
-		memcpy(to, ch, offsetof(struct lsd_fchain, b));
-		memcpy(to->b, ch->b, lsd_fchain_head(d, ch)->nb * sizeof(*ch->b));
+		chain_copy(d, to, ch);
 		ch = to;
 	}
 	switch (r) {

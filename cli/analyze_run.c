@@ -178,9 +178,11 @@ static int add_consumers(struct shard *s)
 static int shard_open(struct shard *s)
 {
 	/* the detector and the decode take two jobs; the read-ahead of the
-	 * chunks is a third thread, worth it only with a core of its own */
+	 * chunks is a third thread, worth it only with a core of its own.
+	 * The open's scan runs before them, alone: it takes every job. */
 	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1,
-			      .debug_dir = s->debug_dir, .jobs = s->jobs > 2 ? 2 : 1 };
+			      .debug_dir = s->debug_dir, .jobs = s->jobs > 2 ? 2 : 1,
+			      .scan_jobs = s->jobs };
 	char msg[600];
 	int err;
 

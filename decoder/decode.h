@@ -195,6 +195,12 @@ struct lsd_opts {
 	 * read and decompress its chunks on a thread of their own, ahead of
 	 * the decode.  The blocks are the same. */
 	unsigned jobs;
+	/* Threads open's scan of the packets may use (0: jobs).  The scan
+	 * runs alone, so where the decode's consumer takes a core of its
+	 * own (an analysis at two jobs gives the decode one) it may still
+	 * read and decompress its chunks on two threads or more, that many
+	 * chunks at once. */
+	unsigned scan_jobs;
 };
 
 struct lsd_decoder;
@@ -221,6 +227,9 @@ uint64_t lsd_missing_mappings(const struct lsd_decoder *d);
  * decode's, on its own thread or ahead on another (a chunk kept from the
  * open's scan is read once however many decodes take it). */
 uint64_t lsd_chunk_reads(const struct lsd_decoder *d);
+/* Chunks the open's scan took read ahead by threads of their own, and how
+ * many threads read them (struct lsd_opts.scan_jobs; 0 and 0: none). */
+uint64_t lsd_scan_read_ahead(const struct lsd_decoder *d, unsigned *threads);
 /* Blocks d's fast path took from its trails (runs of TNT and TIP
  * packets decoded once and taken whole, decoder/fast_trail.c), those of
  * chunks it then left to libipt too. */

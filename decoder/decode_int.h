@@ -231,8 +231,14 @@ struct lsd_decoder {
 	 * of each stream a prefix, LSD_KEEP_MAX bytes in all. */
 	struct lsd_kept *kept;
 	size_t nkept, kept_bytes;
+	/* A twin's first decoder, whose kept chunks it reads as its own:
+	 * they were all kept when the twin was opened, and are freed only
+	 * when that decoder closes, after its twins. */
+	const struct lsd_decoder *kfrom;
 	size_t keep_max;		/* LSD_KEEP_MAX; 0 if LOOPSCOPE_KEEP_CHUNKS=0 */
 	uint64_t chunk_reads;		/* lsd_chunk_reads() */
+	uint64_t scan_ahead;		/* lsd_scan_read_ahead() */
+	unsigned scan_threads;
 	struct lsd_prefetch *pf;	/* reading that stream ahead, or NULL */
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
@@ -328,7 +334,8 @@ int lsd_addrset_has(const struct lsd_addrset *s, uint64_t a);
  * holds part of it, to be released). */
 int lsd_addrset_copy(struct lsd_addrset *dst, const struct lsd_addrset *src);
 /* lsd_open_msg() whose heads are from's (its twin's: twin.c), not found
- * again: no sweep, no packet scan, no chunk kept. */
+ * again: no sweep, no packet scan, no chunk kept; the chunks from kept
+ * are read there. */
 int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 		  const struct lsd_opts *o, const struct lsd_decoder *from,
 		  char *errmsg, size_t errlen);
@@ -398,14 +405,15 @@ void lsd_kept_release(struct lsd_decoder *d);
 int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		       struct lsd_chunkbuf *b, int k, uint64_t *nkept);
 
-/* prefetch.c: chunks [first, last] of stream s read ahead, in order, on a
- * thread with its own reader of the bundle at path.  Returns 0 (*ppf
- * set), -LS_EINVAL (fewer than two chunks: nothing to gain), -LS_EIO (the
- * bundle does not open again) or -LS_ENOMEM (no memory, no thread); the
- * caller then reads every chunk itself. */
+/* prefetch.c: chunks [first, last] of stream s read ahead, to be taken in
+ * order, by nthreads threads (at most one a chunk), each with its own
+ * reader of the bundle at path.  Returns 0 (*ppf set), -LS_EINVAL (fewer
+ * than two chunks: nothing to gain), -LS_EIO (the bundle does not open
+ * again) or -LS_ENOMEM (no memory, no thread); the caller then reads
+ * every chunk itself. */
 struct lsd_prefetch;
 int lsd_prefetch_start(struct lsd_prefetch **ppf, const char *path, size_t s,
-		       size_t first, size_t last);
+		       size_t first, size_t last, unsigned nthreads);
 /* Chunk c of stream s, the next one in order: swapped into *p, *cap (the
  * caller's buffer goes to the thread).  Returns its length, or
  * LSD_PF_MISS where the caller must read it itself (another chunk, or
@@ -413,9 +421,11 @@ int lsd_prefetch_start(struct lsd_prefetch **ppf, const char *path, size_t s,
 #define LSD_PF_MISS (-0x7fff)
 int64_t lsd_prefetch_take(struct lsd_prefetch *pf, size_t s, size_t c,
 			  uint8_t **p, size_t *cap);
-/* Stops the thread and frees everything (NULL: nothing).  Returns the
- * chunks taken from it. */
+/* Stops the threads and frees everything (NULL: nothing).  Returns the
+ * chunks taken from them. */
 uint64_t lsd_prefetch_stop(struct lsd_prefetch *pf);
+/* pf's threads (0: pf NULL). */
+unsigned lsd_prefetch_threads(const struct lsd_prefetch *pf);
 
 /* libipt's packet decoder over buf[0 .. len) (heads.c), or NULL: out of
  * memory. */

@@ -59,22 +59,30 @@ int lsd_keep_chunk(struct lsd_decoder *d, size_t s, size_t c, int64_t len)
 	return 1;
 }
 
-/* The kept entry of chunk c of stream s, or NULL.  Linear: a few dozen
- * entries at most (LSD_KEEP_MAX over chunks of a MiB or more, or short
- * traces). */
-static struct lsd_kept *kept_find(const struct lsd_decoder *d, size_t s, size_t c)
+/* The kept entry of chunk c of stream s, d's own or its first decoder's
+ * (a twin's), or NULL.  Linear: a few dozen entries at most (LSD_KEEP_MAX
+ * over chunks of a MiB or more, or short traces). */
+static const struct lsd_kept *kept_find(const struct lsd_decoder *d, size_t s, size_t c)
 {
 	size_t i;
 
-	for (i = 0; i < d->nkept; i++)
-		if (d->kept[i].s == s && d->kept[i].c == c && d->kept[i].p)
-			return &d->kept[i];
+	for (; d; d = d->kfrom)
+		for (i = 0; i < d->nkept; i++)
+			if (d->kept[i].s == s && d->kept[i].c == c && d->kept[i].p)
+				return &d->kept[i];
 	return NULL;
 }
 
 uint64_t lsd_chunk_reads(const struct lsd_decoder *d)
 {
 	return d ? d->chunk_reads : 0;
+}
+
+uint64_t lsd_scan_read_ahead(const struct lsd_decoder *d, unsigned *threads)
+{
+	if (threads)
+		*threads = d ? d->scan_threads : 0;
+	return d ? d->scan_ahead : 0;
 }
 
 uint64_t lsd_trail_blocks(const struct lsd_decoder *d)
@@ -109,12 +117,12 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		       struct lsd_chunkbuf *b, int k, uint64_t *nkept)
 {
 	const struct lsb_chunk *ch = lsb_reader_chunk(d->r, s, c);
-	struct lsd_kept *e;
+	const struct lsd_kept *e;
 	int64_t len;
 
 	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
 		return -LS_ECORRUPT;
-	if (d->nkept && (e = kept_find(d, s, c)) != NULL) {
+	if ((e = kept_find(d, s, c)) != NULL) {
 		/* Read by the open's scan, and kept for every decode
 		 * (read only: several may look at it at once). */
 		b->at[k] = e->p;
@@ -356,7 +364,7 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 	 * piece of another thread's work, gain nothing),
 	 * from the first chunk the open's scan did not keep. */
 	if (d->o.jobs > 1 && ahead < last && last == SIZE_MAX - 1)
-		(void)lsd_prefetch_start(&d->pf, lsb_reader_path(d->r), i, ahead, last);
+		(void)lsd_prefetch_start(&d->pf, lsb_reader_path(d->r), i, ahead, last, 1);
 	err = run_begin(&r, d, i, first, last, cb, arg, st ? st : &local, &d->cbuf);
 	if (!err)
 		err = run_go(&r);

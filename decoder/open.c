@@ -182,6 +182,18 @@ static size_t timeline_spaces(const struct lsd_decoder *d, size_t stream)
 	return first == SIZE_MAX ? 0 : 1;
 }
 
+/* Threads that read the chunks ahead of open's scan: its jobs, at most
+ * LSD_SCAN_THREADS (the scan itself, on the caller's thread, takes a
+ * chunk in about a fifth of the time its read and decompression do). */
+#define LSD_SCAN_THREADS 4
+
+static unsigned scan_jobs(const struct lsd_opts *o)
+{
+	unsigned j = o->scan_jobs ? o->scan_jobs : o->jobs;
+
+	return j < LSD_SCAN_THREADS ? j : LSD_SCAN_THREADS;
+}
+
 int lsd_open_msg(struct lsd_decoder **pd, struct lsb_reader *r,
 		 const struct lsd_opts *o, char *errmsg, size_t errlen)
 {
@@ -273,6 +285,7 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 			err = lsd_addrset_copy(&d->spaces[i].heads, &from->spaces[i].heads);
 		if (err < 0)
 			goto fail;
+		d->kfrom = from;
 		*pd = d;
 		return 0;
 	}
@@ -288,9 +301,10 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 		size_t c;
 
 		d->sp = &d->spaces[d->stream_space[i]];
-		if (d->o.jobs > 1 && lsb_reader_nchunks(r, i) > 1)
+		if (scan_jobs(&d->o) > 1 && lsb_reader_nchunks(r, i) > 1)
 			(void)lsd_prefetch_start(&d->pf, lsb_reader_path(r), i, 0,
-						 lsb_reader_nchunks(r, i) - 1);
+						 lsb_reader_nchunks(r, i) - 1,
+						 scan_jobs(&d->o));
 		for (c = 0, keep = 1; !err && c < lsb_reader_nchunks(r, i); c++) {
 			int64_t len = lsd_read_chunk(d, i, c, &d->cbuf, 0, NULL);
 
@@ -308,7 +322,9 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 			if (!err && keep)
 				keep = lsd_keep_chunk(d, i, c, len);
 		}
-		(void)lsd_prefetch_stop(d->pf);
+		if (d->pf && lsd_prefetch_threads(d->pf) > d->scan_threads)
+			d->scan_threads = lsd_prefetch_threads(d->pf);
+		d->scan_ahead += lsd_prefetch_stop(d->pf);
 		d->pf = NULL;
 	}
 	if (err < 0)

@@ -1,17 +1,19 @@
-/* prefetch.c - a stream's chunks read and decompressed on a thread of
- * their own, ahead of the decode (struct lsd_opts.jobs > 1).
+/* prefetch.c - a stream's chunks read and decompressed on threads of
+ * their own, ahead of the decode (struct lsd_opts.jobs > 1) or of open's
+ * packet scan (lsd_opts.scan_jobs).
  *
  * Decoding reads each chunk of a stream in order (decode.c's run, open's
  * packet scan), and reading one is a pread and a zstd decompression:
- * about a tenth of a fast decode's time, on the decoding thread.  Here a
- * second thread, with a bundle reader of its own (a reader is not
- * thread-safe, and the decoding thread keeps using its own), reads chunk
- * c + 1 and c + 2 while chunk c is decoded.  A chunk taken is handed over
- * by swapping buffers, so memory stays at PF_SLOTS chunks.  Anything
- * that does not go as planned (no thread, no second reader, a chunk that
- * does not read, chunks asked out of order) is read again on the caller's
- * own reader, which then gives the error and its message exactly as
- * without the thread.
+ * about a tenth of a fast decode's time, and most of the scan's.  Here
+ * one thread or more, each with a bundle reader of its own (a reader is
+ * not thread-safe, and the caller keeps using its own), read the chunks
+ * ahead, thread k of n taking chunks first + k, first + k + n, ...: the
+ * chunks are compressed apart, so n threads decompress n at once.  A
+ * chunk taken is handed over by swapping buffers, so memory stays at
+ * PF_SLOTS chunks a thread.  Anything that does not go as planned (no
+ * thread, no second reader, a chunk that does not read, chunks asked out
+ * of order) is read again on the caller's own reader, which then gives
+ * the error and its message exactly as without the threads.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,7 +21,8 @@
 #include "decoder/decode_int.h"
 #include "ls_err.h"
 
-/* Chunks read ahead: two keep the thread busy while one is decoded. */
+/* Chunks read ahead by each thread: two keep it busy while one is
+ * decoded. */
 #define PF_SLOTS 2
 
 struct pf_slot {
@@ -29,22 +32,32 @@ struct pf_slot {
 	int full;
 };
 
-struct lsd_prefetch {
+struct lsd_prefetch;
+
+struct pf_thread {
+	struct lsd_prefetch *pf;
 	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	struct lsb_reader *r;	/* the thread's own */
-	size_t s, next, last;	/* stream; the next chunk to take; the last */
-	uint64_t taken;		/* chunks handed over */
-	int stop;
+	size_t first;		/* its first chunk; then every n-th */
+	int started;
 	struct pf_slot slot[PF_SLOTS];
 };
 
-/* Chunk c of the thread's reader into slot sl.  Returns its length or a
+struct lsd_prefetch {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t s, first, next, last;	/* stream; chunks [first, last]; the next to take */
+	uint64_t taken;		/* chunks handed over */
+	int stop;
+	unsigned n;		/* threads */
+	struct pf_thread t[];
+};
+
+/* Chunk c of thread t's reader into slot sl.  Returns its length or a
  * negative LS_E* code. */
-static int64_t pf_read(struct lsd_prefetch *pf, size_t c, struct pf_slot *sl)
+static int64_t pf_read(struct pf_thread *t, size_t c, struct pf_slot *sl)
 {
-	const struct lsb_chunk *ch = lsb_reader_chunk(pf->r, pf->s, c);
+	const struct lsb_chunk *ch = lsb_reader_chunk(t->r, t->pf->s, c);
 
 	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
 		return -LS_ECORRUPT;
@@ -56,17 +69,26 @@ static int64_t pf_read(struct lsd_prefetch *pf, size_t c, struct pf_slot *sl)
 		sl->p = p;
 		sl->cap = ch->raw_size;
 	}
-	return lsb_reader_read_chunk(pf->r, ch, sl->p, sl->cap);
+	return lsb_reader_read_chunk(t->r, ch, sl->p, sl->cap);
+}
+
+/* The slot chunk c goes to: its thread's, in turn. */
+static struct pf_slot *pf_slot(struct lsd_prefetch *pf, size_t c)
+{
+	size_t i = c - pf->first;
+
+	return &pf->t[i % pf->n].slot[i / pf->n % PF_SLOTS];
 }
 
 static void *pf_main(void *arg)
 {
-	struct lsd_prefetch *pf = arg;
+	struct pf_thread *t = arg;
+	struct lsd_prefetch *pf = t->pf;
 	size_t c;
 
 	pthread_mutex_lock(&pf->mu);
-	for (c = pf->next; c <= pf->last && !pf->stop; c++) {
-		struct pf_slot *sl = &pf->slot[c % PF_SLOTS];
+	for (c = t->first; c <= pf->last && !pf->stop; c += pf->n) {
+		struct pf_slot *sl = pf_slot(pf, c);
 		int64_t len;
 
 		while (sl->full && !pf->stop)
@@ -75,7 +97,7 @@ static void *pf_main(void *arg)
 			break;
 		/* The slot is the thread's until it is full. */
 		pthread_mutex_unlock(&pf->mu);
-		len = pf_read(pf, c, sl);
+		len = pf_read(t, c, sl);
 		pthread_mutex_lock(&pf->mu);
 		sl->len = len;
 		sl->full = 1;
@@ -86,41 +108,50 @@ static void *pf_main(void *arg)
 }
 
 int lsd_prefetch_start(struct lsd_prefetch **ppf, const char *path, size_t s,
-		       size_t first, size_t last)
+		       size_t first, size_t last, unsigned nthreads)
 {
 	struct lsd_prefetch *pf;
-
 	size_t n;
+	unsigned k;
+	int err;
 
 	*ppf = NULL;
-	if (!path)
+	if (!path || !nthreads)
 		return -LS_EINVAL;
-	if (!(pf = calloc(1, sizeof(*pf))))
+	if (!(pf = calloc(1, sizeof(*pf) + nthreads * sizeof(pf->t[0]))))
 		return -LS_ENOMEM;
-	if (lsb_reader_open(&pf->r, path) < 0 ||
-	    s >= lsb_reader_nstreams(pf->r)) {
-		lsb_reader_close(pf->r);
-		free(pf);
-		return -LS_EIO;
+	for (k = 0; k < nthreads && lsb_reader_open(&pf->t[k].r, path) >= 0; k++)
+		;
+	err = !k || s >= lsb_reader_nstreams(pf->t[0].r) ? -LS_EIO : 0;
+	if (!err) {
+		n = lsb_reader_nchunks(pf->t[0].r, s);
+		if (last >= n)
+			last = n ? n - 1 : 0;
+		if (first >= last)
+			err = -LS_EINVAL;
 	}
-	n = lsb_reader_nchunks(pf->r, s);
-	if (last >= n)
-		last = n ? n - 1 : 0;
-	if (first >= last) {
-		lsb_reader_close(pf->r);
+	/* No more threads than chunks. */
+	while (k && (err || k > last - first + 1))
+		lsb_reader_close(pf->t[--k].r);
+	if (err) {
 		free(pf);
-		return -LS_EINVAL;
+		return err;
 	}
+	pf->n = k;
 	pf->s = s;
-	pf->next = first;
+	pf->first = pf->next = first;
 	pf->last = last;
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
-	if (pthread_create(&pf->th, NULL, pf_main, pf)) {
-		pthread_cond_destroy(&pf->cv);
-		pthread_mutex_destroy(&pf->mu);
-		lsb_reader_close(pf->r);
-		free(pf);
+	for (k = 0; k < pf->n; k++) {
+		pf->t[k].pf = pf;
+		pf->t[k].first = first + k;
+		if (pthread_create(&pf->t[k].th, NULL, pf_main, &pf->t[k]))
+			break;
+		pf->t[k].started = 1;
+	}
+	if (k < pf->n) {	/* the chunks must all come: none or all */
+		lsd_prefetch_stop(pf);
 		return -LS_ENOMEM;
 	}
 	*ppf = pf;
@@ -135,7 +166,7 @@ int64_t lsd_prefetch_take(struct lsd_prefetch *pf, size_t s, size_t c,
 
 	if (!pf || s != pf->s || c != pf->next || c > pf->last)
 		return LSD_PF_MISS;
-	sl = &pf->slot[c % PF_SLOTS];
+	sl = pf_slot(pf, c);
 	pthread_mutex_lock(&pf->mu);
 	while (!sl->full)
 		pthread_cond_wait(&pf->cv, &pf->mu);
@@ -160,6 +191,7 @@ int64_t lsd_prefetch_take(struct lsd_prefetch *pf, size_t s, size_t c,
 uint64_t lsd_prefetch_stop(struct lsd_prefetch *pf)
 {
 	uint64_t taken;
+	unsigned k;
 	size_t i;
 
 	if (!pf)
@@ -168,13 +200,21 @@ uint64_t lsd_prefetch_stop(struct lsd_prefetch *pf)
 	pf->stop = 1;
 	pthread_cond_broadcast(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
-	pthread_join(pf->th, NULL);
+	for (k = 0; k < pf->n; k++) {
+		if (pf->t[k].started)
+			pthread_join(pf->t[k].th, NULL);
+		for (i = 0; i < PF_SLOTS; i++)
+			free(pf->t[k].slot[i].p);
+		lsb_reader_close(pf->t[k].r);
+	}
 	pthread_cond_destroy(&pf->cv);
 	pthread_mutex_destroy(&pf->mu);
-	for (i = 0; i < PF_SLOTS; i++)
-		free(pf->slot[i].p);
-	lsb_reader_close(pf->r);
 	taken = pf->taken;
 	free(pf);
 	return taken;
+}
+
+unsigned lsd_prefetch_threads(const struct lsd_prefetch *pf)
+{
+	return pf ? pf->n : 0;
 }

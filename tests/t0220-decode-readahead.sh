@@ -1,7 +1,8 @@
 #!/bin/sh
-# t0220-decode-readahead: chunks read and decompressed on a thread of
-# their own (decoder/prefetch.c, --jobs 2 and more) give the decode the
-# same bytes as reading them on the decoding thread.
+# t0220-decode-readahead: chunks read and decompressed on threads of
+# their own (decoder/prefetch.c: the decode's at --jobs 2 and more, the
+# open's scan's on up to 4) give the decode the same bytes as reading
+# them on the decoding thread.
 #
 # Where the expected numbers come from:
 #  - N, the chunks of the stream: `info`'s stream line (the bundle's index,
@@ -63,6 +64,32 @@ t_eq "two decodes of kept chunks read each once" "$n" "$(reads ld1.err)"
 t_eq "not kept: read by the scan and each decode" $((3 * n)) "$(reads ld0.err)"
 t_ok "kept or not: the same profile" cmp -s ld1.out ld0.out
 
+# The open's scan reads its chunks ahead on as many threads as it has
+# jobs, at most 4 (decoder/open.c) and at most one a chunk, each thread
+# every so many chunks: every one of the n chunks comes from them from
+# two jobs on (loopdump's scan_ahead and scan_threads), and the profile
+# is the same.
+scan() { sed -n 's/^scan_ahead \([0-9]*\) scan_threads \([0-9]*\)$/\1 \2/p' "$1"; }
+t_eq "one job: the scan reads its chunks itself" "0 0" "$(scan ld1.err)"
+"$LOOPSCOPE" analyze -q -j 1 -o s1.lsprof spin.lsc
+for j in 2 3 8; do
+	LOOPSCOPE_TAPE_MAX=0 "$BUILD/tests/loopdump" -j $j spin.lsc >lds$j.out 2>lds$j.err
+	t_eq "loopdump -j $j" 0 $?
+	"$LOOPSCOPE" analyze -q -j $j -o s$j.lsprof spin.lsc
+	t_ok "analyze -j $j: the same profile as -j 1's" cmp -s s1.lsprof s$j.lsprof
+done
+t_eq "-j 2: the scan's chunks read ahead on 2 threads" "$n 2" "$(scan lds2.err)"
+t_eq "-j 3: on 3 threads" "$n 3" "$(scan lds3.err)"
+t_eq "-j 8: on 4 threads at most" "$n 4" "$(scan lds8.err)"
+"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 16384 -o two.lsc -- \
+	"$TD/spin" 50 1000 >/dev/null 2>&1
+t_eq "spin in two chunks" 2 "$("$LOOPSCOPE" info two.lsc | awk '$2 == "thread" { print $4 }')"
+LOOPSCOPE_TAPE_MAX=0 "$BUILD/tests/loopdump" -j 8 two.lsc >two8.out 2>two8.err
+t_eq "two chunks, -j 8: one thread a chunk" "2 2" "$(scan two8.err)"
+"$LOOPSCOPE" analyze -q -j 1 -o two1.lsprof two.lsc
+"$LOOPSCOPE" analyze -q -j 8 -o two8.lsprof two.lsc
+t_ok "two chunks: the same profile with -j 8 and -j 1" cmp -s two1.lsprof two8.lsprof
+
 # Not kept (LOOPSCOPE_KEEP_CHUNKS=0): read twice, the decode's read ahead
 # on a thread.
 export LOOPSCOPE_KEEP_CHUNKS=0
@@ -121,6 +148,12 @@ t_ok "bad.lsc differs from spin.lsc" test "$(cmp bad.lsc spin.lsc | wc -l)" = 1
 t_eq "damaged: analyze -j 1" 0 $?
 "$LOOPSCOPE" analyze -q -j 3 -o b2.lsprof bad.lsc 2>b2.err
 t_eq "damaged: analyze -j 3" 0 $?
+# (two jobs: the decode reads its chunks itself, the open's scan on two
+# threads, one of which meets the damaged chunk)
+"$LOOPSCOPE" analyze -q -j 2 -o bj2.lsprof bad.lsc 2>bj2.err
+t_eq "damaged: analyze -j 2" 0 $?
+t_ok "damaged: the same profile with -j 1 and -j 2" cmp -s b1.lsprof bj2.lsprof
+t_ok "damaged: the same messages with -j 1 and -j 2" cmp -s b1.err bj2.err
 t_grep "damaged: 1 decode loss" "': 1 decode losses" b2.err
 t_ok "damaged: the same profile with -j 1 and -j 3" cmp -s b1.lsprof b2.lsprof
 t_ok "damaged: the same messages" cmp -s b1.err b2.err

@@ -15,7 +15,12 @@
 # analysis' second pass on several jobs decodes its pieces:
 # analysis/loops_dpieces.c, t0659) hands out the oracle's very records on
 # the same runs, while one given a share of no block (taken before the
-# first decoded anything) stops at once with -LS_EUNSUP, making none.  Programs in chunks of 4 KB (nests, calls, signals, threads:
+# first decoded anything) stops at once with -LS_EUNSUP, making none;
+# and that the twin reads from the bundle only the chunks its first
+# decoder did not keep from the open's scan (lsd_chunk_reads(): the
+# others it takes where the first keeps them; twincheck counts the
+# chunks of its runs, and the one after each, outside the kept prefix).
+# Programs in chunks of 4 KB (nests, calls, signals, threads:
 # a stream each), damaged streams (a smashed and a cut chunk: losses
 # where the chunks begin and end), the stream decoded by libipt alone
 # (LOOPSCOPE_REFERENCE=1), and the real recording of
@@ -40,7 +45,17 @@ for n in nested lp_calls vg_sig lp_threads; do
 		grep -q "^ok .*sharing twin's blocks are the whole decode's, the same records" tw.out
 	t_ok "$n: ... and one sharing none stopped at once" \
 		grep -q "^ok .*a twin sharing no block stops at once" tw.out
+	t_ok "$n: ... and the twin read no chunk its first decoder kept" \
+		grep -q "^ok .*the twin read only the chunks its first decoder did not keep" tw.out
 done
+
+# None kept (LOOPSCOPE_KEEP_CHUNKS=0): the twin reads every chunk it
+# decodes, and the one after each run of them.
+LOOPSCOPE_KEEP_CHUNKS=0 "$BUILD/tests/twincheck" vg_sig.lsc >tw.out 2>tw.err
+t_eq "vg_sig, no chunk kept: twincheck runs" 0 $?
+t_grep "vg_sig, no chunk kept: every check holds" "^all ok$" tw.out
+t_ok "vg_sig, no chunk kept: the twin read its chunks itself" \
+	grep -q "^ok .*the twin read only the chunks its first decoder did not keep" tw.out
 
 LOOPSCOPE_REFERENCE=1 "$BUILD/tests/twincheck" vg_sig.lsc >tw.out 2>tw.err
 t_eq "vg_sig, libipt alone: twincheck runs" 0 $?

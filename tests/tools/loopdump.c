@@ -226,6 +226,12 @@ int main(int argc, char **argv)
 		st.tape_drop == LSD_TAPE_BOUND ? "bound" : st.tape_drop == LSD_TAPE_WORTH ? "worth" :
 		st.tape_drop == LSD_TAPE_OTHER ? "other" : "none", lsd_chunk_reads(d),
 		lsd_trail_blocks(d), lsd_trail_rests(d));
+	{
+		unsigned th;
+		uint64_t ahead = lsd_scan_read_ahead(d, &th);
+
+		fprintf(stderr, "scan_ahead %" PRIu64 " scan_threads %u\n", ahead, th);
+	}
 	lsp_free(p);
 	lsd_symbols_close(sym);
 	lsd_close(d);

@@ -14,6 +14,9 @@
  *     (lsd_twin_share(), the share taken after the whole decode) must
  *     hand out the oracle's blocks as they are, the same static block
  *     records (pointer and id), on the same ranges;
+ *   - the twin reads from the bundle only the chunks the first decoder
+ *     did not keep from its open's scan (lsd_chunk_reads()): the others
+ *     it takes where the first keeps them;
  *   - a twin given a share taken before the first decoder decoded
  *     anything (no static block in it) stops at its first block with
  *     -LS_EUNSUP and hands out none: it makes no block of its own.
@@ -46,6 +49,10 @@ struct seq {
 };
 
 static int fails;
+/* The chunks of each stream the first decoder kept from its open's scan
+ * (a prefix: the decode's count of them), and the chunks the twin's
+ * ranges took that are not among them: those it must read itself. */
+static size_t kept_n, unkept, nchunks;
 
 static void check(int ok, const char *what, size_t s, size_t a, size_t b)
 {
@@ -116,6 +123,12 @@ static void range(struct lsd_decoder *tw, const struct seq *want, const uint64_t
 {
 	struct seq q = { .stream = s, .want = want, .at = v[a], .end = v[b + 1], .map = map };
 	int err = lsd_decode_chunks(tw, s, a, b, &cbs, &q, NULL);
+	size_t c;
+
+	/* (and chunk b + 1, where there is one: a chunk's decode stops at
+	 * the IP the next chunk's PSB+ gives, decode_run.c) */
+	for (c = a; c <= b + 1 && c < nchunks; c++)
+		unkept += c >= kept_n;
 
 	check(!err && !q.bad && q.at == q.end,
 	      map ? "the twin's blocks are the whole decode's" :
@@ -181,12 +194,14 @@ int main(int argc, char **argv)
 	for (s = 0; s < lsb_reader_nstreams(r); s++) {
 		size_t nc = lsb_reader_nchunks(r, s), n, c;
 		struct seq want = { .stream = s };
+		struct lsd_stream_stats st;
 		const uint64_t *v;
 		int mono = 1;
 
 		if (lsd_stream_alone(d, s) <= 0)
 			continue;
-		if ((err = lsd_decode_stream(d, s, &cbs, &want, NULL))) {
+		memset(&st, 0, sizeof(st));
+		if ((err = lsd_decode_stream(d, s, &cbs, &want, &st))) {
 			fprintf(stderr, "twincheck: %s: stream %zu: %s\n", argv[1], s,
 				ls_errstr(err));
 			return 2;
@@ -203,7 +218,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "twincheck: %s: twin: %s\n", argv[1], ls_errstr(err));
 			return 2;
 		}
+		kept_n = (size_t)st.kept;
+		unkept = 0;
+		nchunks = nc;
 		ranges(tw, &want, v, map, s, nc);
+		/* (the chunks' starts are the oracle's: read by the twin, they
+		 * would be decoded whole again) */
+		check(lsd_chunk_reads(tw) == unkept,
+		      "the twin read only the chunks its first decoder did not keep", s, 0, nc - 1);
 		lsd_sbmap_free(map);
 		lsd_close(tw);
 		if ((err = lsd_sbshare_new(&sh, d))) {

@@ -84,9 +84,10 @@ struct lsa_loops_stats {
 	uint64_t memo_flat;
 	/* passes whose decode ran on another thread than the detector only
 	 * while that cost less (lsd_decode_all_adapt(), --jobs above one):
-	 * the windows timed, and the times the detector moved off the
-	 * decode's thread */
-	uint64_t pipe_windows, pipe_to_thread;
+	 * the windows timed, the times the detector moved off the
+	 * decode's thread, and the passes begun with it there (long
+	 * traces: LSD_ADAPT_PIPED_PT) */
+	uint64_t pipe_windows, pipe_to_thread, pipe_first;
 	/* blocks the eager second pass took (one or two jobs,
 	 * lsa_loops_opts.no_eager not set) */
 	uint64_t eager_blocks;

@@ -219,6 +219,7 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		lsa_pieces_free(ps);
 		st->pipe_windows += pps.windows;
 		st->pipe_to_thread += pps.to_thread;
+		st->pipe_first += pps.piped_first;
 	} else if (replay && lsd_tape_whole(tape)) {
 		err = lsd_tape_replay(tape, &lsa_loops_callbacks, l);
 	} else if (tape && !replay) {
@@ -351,6 +352,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		st->halves_redo = lst.halves_redo;
 		st->pipe_windows = pst.pipe_windows;
 		st->pipe_to_thread = pst.pipe_to_thread;
+		st->pipe_first = pst.pipe_first;
 		st->tape_blocks = ntape;
 		st->tape_words = nword;
 		st->tape_drop = tdrop;

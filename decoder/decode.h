@@ -227,6 +227,8 @@ uint64_t lsd_missing_mappings(const struct lsd_decoder *d);
  * decode's, on its own thread or ahead on another (a chunk kept from the
  * open's scan is read once however many decodes take it). */
 uint64_t lsd_chunk_reads(const struct lsd_decoder *d);
+/* Bytes of PT in the streams d decodes (lsd_opts.streams: a shard's). */
+uint64_t lsd_pt_bytes(const struct lsd_decoder *d);
 /* Chunks the open's scan took read ahead by threads of their own, and how
  * many threads read them (struct lsd_opts.scan_jobs; 0 and 0: none). */
 uint64_t lsd_scan_read_ahead(const struct lsd_decoder *d, unsigned *threads);
@@ -302,14 +304,18 @@ int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		       void *arg, const struct lsd_callbacks *tee, void *tee_arg,
 		       int threads, struct lsd_stream_stats *st);
 /* What lsd_decode_all_adapt() chose. */
+/* PT bytes from which lsd_decode_all_adapt() begins piped (pipe_adapt.c). */
+#define LSD_ADAPT_PIPED_PT ((uint64_t)2 << 20)
 struct lsd_pipe_stats {
 	uint64_t windows;	/* blocks timed, then a choice made */
 	uint64_t to_thread;	/* times the callbacks moved to the thread */
+	uint64_t piped_first;	/* passes begun with the calls on the thread */
 };
 /* lsd_decode_all() on the calling thread, cb's calls moved to a second
  * thread (through the queue of lsd_decode_all_piped()) only while that
  * costs less: the decode times both sides over a window of blocks now
- * and then.  The calls, their arguments and their order are those of
+ * and then (a decode of LSD_ADAPT_PIPED_PT bytes of PT or more begins
+ * with the calls on the thread, its first window later).  The calls, their arguments and their order are those of
  * lsd_decode_all(); cb must not use d or its reader, except in
  * stream_end (the decode waits until it returns).  ps (may be NULL)
  * gets what was chosen.  LOOPSCOPE_PIPE_SWITCH=N in the environment

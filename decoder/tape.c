@@ -124,12 +124,7 @@ int lsd_tape_new(struct lsd_tape **pt, struct lsd_decoder *d, size_t max)
 	t->d = d;
 	t->maxseg = (max + SEG_BYTES - 1) / SEG_BYTES;
 	t->check = CHECK_FIRST;
-	for (size_t i = 0; i < lsb_reader_nstreams(d->r); i++) {
-		if (d->o.streams && !d->o.streams[i])
-			continue;
-		for (size_t c = 0; c < lsb_reader_nchunks(d->r, i); c++)
-			t->pt_total += lsb_reader_chunk(d->r, i, c)->raw_size;
-	}
+	t->pt_total = lsd_pt_bytes(d);
 	*pt = t;
 	return 0;
 }

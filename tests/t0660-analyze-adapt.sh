@@ -13,7 +13,9 @@
 # that switches fall everywhere: between the blocks of a batch's end and
 # the next, beside losses, stream ends, thread switches of per-CPU
 # streams.  With LOOPSCOPE_PIECE_BLOCKS=0 the second pass switches too
-# (no pieces); so does the graph `probes --plan` builds.  loopdump's "pipe_to_thread" counts the moves.
+# (no pieces); so does the graph `probes --plan` builds.  loopdump's
+# "pipe_to_thread" counts the moves; its "pipe_first" the passes begun
+# with the detector on its thread (2 MiB of PT or more).
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -65,10 +67,10 @@ for sw in 1 7 100; do
 		"$(( 2 * ((nb / sw + 1) / 2) ))" "$(moves nested.lsc $sw)"
 done
 t_eq "nested: without the switch, fewer blocks than a window: no move" \
-	"pipe_windows 0 pipe_to_thread 0" \
-	"$("$BUILD/tests/loopdump" -j 2 nested.lsc 2>&1 >/dev/null | grep '^pipe_')"
-t_eq "nested: -j1: no window" "pipe_windows 0 pipe_to_thread 0" \
-	"$("$BUILD/tests/loopdump" nested.lsc 2>&1 >/dev/null | grep '^pipe_')"
+	"pipe_windows 0 pipe_to_thread 0 pipe_first 0" \
+	"$("$BUILD/tests/loopdump" -j 2 nested.lsc 2>&1 >/dev/null | grep '^pipe_' | tr '\n' ' ' | sed 's/ $//')"
+t_eq "nested: -j1: no window" "pipe_windows 0 pipe_to_thread 0 pipe_first 0" \
+	"$("$BUILD/tests/loopdump" nested.lsc 2>&1 >/dev/null | grep '^pipe_' | tr '\n' ' ' | sed 's/ $//')"
 
 # The graph of `probes --plan` (lsa_cfg_build(), its edge counts in the
 # csv's executions) moves the same way: switched everywhere, the plans
@@ -97,6 +99,23 @@ t_ok "spin: its learning pass timed a window ($win)" test "${win:-0}" -ge 1
 t_ok "spin: -j2 with its windows: -j1's profile" cmp j1.lsprof ja.lsprof
 # (a switch costs the queue's drain: every 1000 and 65536 blocks here)
 adapt_same spin.lsc 1000 65536
+first() { "$BUILD/tests/loopdump" -j "$2" "$1" 2>&1 >/dev/null | sed -n 's/^pipe_first //p'; }
+t_eq "spin: its 0.2 MB of PT, below LSD_ADAPT_PIPED_PT (2 MiB): the window first" \
+	0 "$(first spin.lsc 2)"
+
+# A pass over 2 MiB of PT or more (LSD_ADAPT_PIPED_PT) begins with the
+# detector on its thread, its first window later (after 2^22 blocks):
+# spin 100 x 150000 is 3 MB of PT (`info`'s raw bytes).
+"$LOOPSCOPE" record -q -o long.lsc -- "$TD/spin" 100 150000 >/dev/null 2>&1 </dev/null
+pt=$("$LOOPSCOPE" info long.lsc | awk '$2 == "thread" { print $5 }')
+t_ok "long: its PT is 2 MiB or more ($pt bytes)" test "${pt:-0}" -ge 2097152
+t_eq "long: its learning pass began piped" 1 "$(first long.lsc 2)"
+t_eq "long: -j1: no pipe" 0 "$(first long.lsc 1)"
+"$LOOPSCOPE" analyze -q -j1 -o l1.lsprof long.lsc 2>/dev/null
+"$LOOPSCOPE" analyze -q -j2 -o l2.lsprof long.lsc 2>/dev/null
+t_ok "long: begun piped: -j1's profile" cmp l1.lsprof l2.lsprof
+LOOPSCOPE_PIECE_BLOCKS=0 "$LOOPSCOPE" analyze -q -j2 -o l3.lsprof long.lsc 2>/dev/null
+t_ok "long: begun piped, no pieces: -j1's profile" cmp l1.lsprof l3.lsprof
 
 # Damaged streams: losses and resets between the moves.
 sid=$(t_first_stream nested.lsc)

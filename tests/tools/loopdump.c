@@ -14,8 +14,8 @@
  * statistics go to stderr (with -j above 1, a thread's second pass in
  * pieces: "pieces" counts them, and the counts of the detector's work
  * other than "blocks" are the joiner's alone; "pipe_windows" and
- * "pipe_to_thread", on a line of their own, what lsd_decode_all_adapt()
- * chose).  Exits 2 on errors.
+ * "pipe_to_thread", on a line of their own, and "pipe_first" on the
+ * next, what lsd_decode_all_adapt() chose).  Exits 2 on errors.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -215,6 +215,7 @@ int main(int argc, char **argv)
 		st.pieces_named, st.piece_retries);
 	fprintf(stderr, "pipe_windows %" PRIu64 " pipe_to_thread %" PRIu64 "\n",
 		st.pipe_windows, st.pipe_to_thread);
+	fprintf(stderr, "pipe_first %" PRIu64 "\n", st.pipe_first);
 	fprintf(stderr, "halves_exc %" PRIu64 " halves_skip %" PRIu64 " halves_off %" PRIu64
 		" halves_redo %" PRIu64 "\n", st.halves_exc, st.halves_skip, st.halves_off,
 		st.halves_redo);

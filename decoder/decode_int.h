@@ -405,14 +405,15 @@ void lsd_kept_release(struct lsd_decoder *d);
 int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		       struct lsd_chunkbuf *b, int k, uint64_t *nkept);
 
-/* prefetch.c: chunks [first, last] of stream s read ahead, to be taken in
- * order, by nthreads threads (at most one a chunk), each with its own
- * reader of the bundle at path.  Returns 0 (*ppf set), -LS_EINVAL (fewer
- * than two chunks: nothing to gain), -LS_EIO (the bundle does not open
- * again) or -LS_ENOMEM (no memory, no thread); the caller then reads
- * every chunk itself. */
+/* prefetch.c: chunks [first, last] of stream s of r's bundle read ahead,
+ * to be taken in order, by up to nthreads threads (at most one a chunk,
+ * and fewer where the chunks are large), each with its own reader of the
+ * bundle (r is read here only, on the caller's thread, for its index).
+ * Returns 0 (*ppf set), -LS_EINVAL (fewer than two chunks: nothing to
+ * gain) or -LS_ENOMEM (no memory, no thread); the caller then reads
+ * every chunk itself, as it does each chunk a thread could not read. */
 struct lsd_prefetch;
-int lsd_prefetch_start(struct lsd_prefetch **ppf, const char *path, size_t s,
+int lsd_prefetch_start(struct lsd_prefetch **ppf, const struct lsb_reader *r, size_t s,
 		       size_t first, size_t last, unsigned nthreads);
 /* Chunk c of stream s, the next one in order: swapped into *p, *cap (the
  * caller's buffer goes to the thread).  Returns its length, or

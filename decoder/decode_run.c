@@ -378,7 +378,7 @@ static int run_stream(struct lsd_decoder *d, size_t i, size_t first,
 	 * piece of another thread's work, gain nothing),
 	 * from the first chunk the open's scan did not keep. */
 	if (d->o.jobs > 1 && ahead < last && last == SIZE_MAX - 1)
-		(void)lsd_prefetch_start(&d->pf, lsb_reader_path(d->r), i, ahead, last, 1);
+		(void)lsd_prefetch_start(&d->pf, d->r, i, ahead, last, 1);
 	err = run_begin(&r, d, i, first, last, cb, arg, st ? st : &local, &d->cbuf);
 	if (!err)
 		err = run_go(&r);

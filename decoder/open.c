@@ -302,7 +302,7 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 
 		d->sp = &d->spaces[d->stream_space[i]];
 		if (scan_jobs(&d->o) > 1 && lsb_reader_nchunks(r, i) > 1)
-			(void)lsd_prefetch_start(&d->pf, lsb_reader_path(r), i, 0,
+			(void)lsd_prefetch_start(&d->pf, r, i, 0,
 						 lsb_reader_nchunks(r, i) - 1,
 						 scan_jobs(&d->o));
 		for (c = 0, keep = 1; !err && c < lsb_reader_nchunks(r, i); c++) {

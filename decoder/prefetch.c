@@ -10,13 +10,16 @@
  * ahead, thread k of n taking chunks first + k, first + k + n, ...: the
  * chunks are compressed apart, so n threads decompress n at once.  A
  * chunk taken is handed over by swapping buffers, so memory stays at
- * PF_SLOTS chunks a thread.  Anything that does not go as planned (no
- * thread, no second reader, a chunk that does not read, chunks asked out
- * of order) is read again on the caller's own reader, which then gives
- * the error and its message exactly as without the threads.
+ * PF_SLOTS chunks a thread, and the threads fewer where chunks are large
+ * (PF_MEM).  Each thread opens its reader itself, off the caller's
+ * thread.  Anything that does not go as planned (no thread, no second
+ * reader, a chunk that does not read, chunks asked out of order) is read
+ * again on the caller's own reader, which then gives the error and its
+ * message exactly as without the threads.
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "decoder/decode_int.h"
 #include "ls_err.h"
@@ -24,6 +27,10 @@
 /* Chunks read ahead by each thread: two keep it busy while one is
  * decoded. */
 #define PF_SLOTS 2
+/* The slots' memory at most, where chunks are large: as many threads as
+ * fit, one at least (as one thread's two slots of the largest chunks
+ * took before there were several). */
+#define PF_MEM ((uint64_t)2 * LSB_MAX_CHUNK)
 
 struct pf_slot {
 	uint8_t *p;
@@ -46,6 +53,7 @@ struct pf_thread {
 struct lsd_prefetch {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	char *path;		/* the bundle's, for the threads' readers */
 	size_t s, first, next, last;	/* stream; chunks [first, last]; the next to take */
 	uint64_t taken;		/* chunks handed over */
 	int stop;
@@ -57,7 +65,7 @@ struct lsd_prefetch {
  * negative LS_E* code. */
 static int64_t pf_read(struct pf_thread *t, size_t c, struct pf_slot *sl)
 {
-	const struct lsb_chunk *ch = lsb_reader_chunk(t->r, t->pf->s, c);
+	const struct lsb_chunk *ch = t->r ? lsb_reader_chunk(t->r, t->pf->s, c) : NULL;
 
 	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
 		return -LS_ECORRUPT;
@@ -86,6 +94,13 @@ static void *pf_main(void *arg)
 	struct lsd_prefetch *pf = t->pf;
 	size_t c;
 
+	/* (here, not on the caller's thread: a reader's open reads and
+	 * inflates the bundle's index; where it fails, each of this
+	 * thread's chunks is one the caller reads itself) */
+	if (lsb_reader_open(&t->r, pf->path) < 0 || pf->s >= lsb_reader_nstreams(t->r)) {
+		lsb_reader_close(t->r);
+		t->r = NULL;
+	}
 	pthread_mutex_lock(&pf->mu);
 	for (c = t->first; c <= pf->last && !pf->stop; c += pf->n) {
 		struct pf_slot *sl = pf_slot(pf, c);
@@ -107,37 +122,41 @@ static void *pf_main(void *arg)
 	return NULL;
 }
 
-int lsd_prefetch_start(struct lsd_prefetch **ppf, const char *path, size_t s,
+int lsd_prefetch_start(struct lsd_prefetch **ppf, const struct lsb_reader *r, size_t s,
 		       size_t first, size_t last, unsigned nthreads)
 {
 	struct lsd_prefetch *pf;
-	size_t n;
+	uint64_t big = 1, per;
+	size_t n, c;
 	unsigned k;
-	int err;
 
 	*ppf = NULL;
-	if (!path || !nthreads)
+	if (!r || !lsb_reader_path(r) || s >= lsb_reader_nstreams(r) || !nthreads)
 		return -LS_EINVAL;
+	n = lsb_reader_nchunks(r, s);
+	if (last >= n)
+		last = n ? n - 1 : 0;
+	if (first >= last)
+		return -LS_EINVAL;
+	/* No more threads than chunks, nor slots than PF_MEM holds. */
+	for (c = first; c <= last; c++) {
+		const struct lsb_chunk *ch = lsb_reader_chunk(r, s, c);
+
+		if (ch && ch->raw_size > big)
+			big = ch->raw_size;
+	}
+	per = PF_MEM / (PF_SLOTS * big);
+	if (nthreads > last - first + 1)
+		nthreads = (unsigned)(last - first + 1);
+	if (nthreads > per)
+		nthreads = per ? (unsigned)per : 1;
 	if (!(pf = calloc(1, sizeof(*pf) + nthreads * sizeof(pf->t[0]))))
 		return -LS_ENOMEM;
-	for (k = 0; k < nthreads && lsb_reader_open(&pf->t[k].r, path) >= 0; k++)
-		;
-	err = !k || s >= lsb_reader_nstreams(pf->t[0].r) ? -LS_EIO : 0;
-	if (!err) {
-		n = lsb_reader_nchunks(pf->t[0].r, s);
-		if (last >= n)
-			last = n ? n - 1 : 0;
-		if (first >= last)
-			err = -LS_EINVAL;
-	}
-	/* No more threads than chunks. */
-	while (k && (err || k > last - first + 1))
-		lsb_reader_close(pf->t[--k].r);
-	if (err) {
+	if (!(pf->path = strdup(lsb_reader_path(r)))) {
 		free(pf);
-		return err;
+		return -LS_ENOMEM;
 	}
-	pf->n = k;
+	pf->n = nthreads;
 	pf->s = s;
 	pf->first = pf->next = first;
 	pf->last = last;
@@ -210,6 +229,7 @@ uint64_t lsd_prefetch_stop(struct lsd_prefetch *pf)
 	pthread_cond_destroy(&pf->cv);
 	pthread_mutex_destroy(&pf->mu);
 	taken = pf->taken;
+	free(pf->path);
 	free(pf);
 	return taken;
 }

@@ -303,9 +303,9 @@ extern const struct lsd_callbacks lsd_fan_callbacks;
 int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		       void *arg, const struct lsd_callbacks *tee, void *tee_arg,
 		       int threads, struct lsd_stream_stats *st);
-/* What lsd_decode_all_adapt() chose. */
 /* PT bytes from which lsd_decode_all_adapt() begins piped (pipe_adapt.c). */
 #define LSD_ADAPT_PIPED_PT ((uint64_t)2 << 20)
+/* What lsd_decode_all_adapt() chose. */
 struct lsd_pipe_stats {
 	uint64_t windows;	/* blocks timed, then a choice made */
 	uint64_t to_thread;	/* times the callbacks moved to the thread */
@@ -315,8 +315,9 @@ struct lsd_pipe_stats {
  * thread (through the queue of lsd_decode_all_piped()) only while that
  * costs less: the decode times both sides over a window of blocks now
  * and then (a decode of LSD_ADAPT_PIPED_PT bytes of PT or more begins
- * with the calls on the thread, its first window later).  The calls, their arguments and their order are those of
- * lsd_decode_all(); cb must not use d or its reader, except in
+ * with the calls on the thread, its first window later).  The calls,
+ * their arguments and their order are those of lsd_decode_all(); cb
+ * must not use d or its reader, except in
  * stream_end (the decode waits until it returns).  ps (may be NULL)
  * gets what was chosen.  LOOPSCOPE_PIPE_SWITCH=N in the environment
  * switches threads every N blocks instead (tests).  Returns as

@@ -13,12 +13,10 @@
 int dump_read_stream(struct lsb_reader *r, size_t i, uint8_t **pbuf,
 		       size_t *plen)
 {
-	size_t n = lsb_reader_nchunks(r, i), k, total = 0, off = 0;
-	uint8_t *buf;
+	size_t n = lsb_reader_nchunks(r, i), k, off = 0;
+	size_t total = (size_t)lsb_reader_stream_raw(r, i);
+	uint8_t *buf = malloc(total ? total : 1);
 
-	for (k = 0; k < n; k++)
-		total += lsb_reader_chunk(r, i, k)->raw_size;
-	buf = malloc(total ? total : 1);
 	if (!buf)
 		return -LS_ENOMEM;
 	for (k = 0; k < n; k++) {

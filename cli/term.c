@@ -178,7 +178,7 @@ void cli_progress_recorded(uint64_t pt_bytes, uint64_t acc_bytes)
 /* A pass over r's PT begins; with the lock held. */
 static void pass_begin(const struct lsb_reader *r)
 {
-	size_t s, k;
+	size_t s;
 
 	/* The first pass counts from the command's start, which includes
 	 * opening the bundle. */
@@ -186,8 +186,7 @@ static void pass_begin(const struct lsb_reader *r)
 	pg.r = r;
 	pg.total = pg.bytes = pg.insns = 0;
 	for (s = 0; s < lsb_reader_nstreams(r); s++)
-		for (k = 0; k < lsb_reader_nchunks(r, s); k++)
-			pg.total += lsb_reader_chunk(r, s, k)->raw_size;
+		pg.total += lsb_reader_stream_raw(r, s);
 	if (pg.passes > 1)
 		pg.total *= pg.passes;
 }

@@ -81,14 +81,11 @@ uint64_t lsd_chunk_reads(const struct lsd_decoder *d)
 uint64_t lsd_pt_bytes(const struct lsd_decoder *d)
 {
 	uint64_t n = 0;
-	size_t i, c;
+	size_t i;
 
-	for (i = 0; d && i < lsb_reader_nstreams(d->r); i++) {
-		if (d->o.streams && !d->o.streams[i])
-			continue;
-		for (c = 0; c < lsb_reader_nchunks(d->r, i); c++)
-			n += lsb_reader_chunk(d->r, i, c)->raw_size;
-	}
+	for (i = 0; d && i < lsb_reader_nstreams(d->r); i++)
+		if (!d->o.streams || d->o.streams[i])
+			n += lsb_reader_stream_raw(d->r, i);
 	return n;
 }
 

@@ -322,7 +322,7 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 			if (!err && keep)
 				keep = lsd_keep_chunk(d, i, c, len);
 		}
-		if (d->pf && lsd_prefetch_threads(d->pf) > d->scan_threads)
+		if (lsd_prefetch_threads(d->pf) > d->scan_threads)
 			d->scan_threads = lsd_prefetch_threads(d->pf);
 		d->scan_ahead += lsd_prefetch_stop(d->pf);
 		d->pf = NULL;

@@ -238,20 +238,18 @@ int lsd_decode_all_adapt(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 	if (ps)
 		memset(ps, 0, sizeof(*ps));
 	a.every = ADAPT_FIRST;
-	/* the first window at once */
-	a.left = 0;
 	if (v && *v)
 		a.force = strtoull(v, NULL, 10);
-	if (a.force) {
-		a.left = a.force;
-		err = adapt_tick(&a, 0);
-	} else if (lsd_pt_bytes(d) >= LSD_ADAPT_PIPED_PT) {
+	if (!a.force && lsd_pt_bytes(d) >= LSD_ADAPT_PIPED_PT) {
+		/* on the thread at once, the first window later */
 		a.left = ADAPT_FIRST;
 		a.every = 2 * ADAPT_FIRST;
 		err = adapt_mode(&a, 1);
 		if (ps && a.piped)
 			ps->piped_first++;
 	} else {
+		/* the first window at once (forced: the first switch) */
+		a.left = a.force;
 		err = adapt_tick(&a, 0);
 	}
 	if (!err)

@@ -229,6 +229,9 @@ const struct lsb_stream *lsb_reader_stream(const struct lsb_reader *r, size_t i)
 size_t lsb_reader_nchunks(const struct lsb_reader *r, size_t stream_idx);
 const struct lsb_chunk *lsb_reader_chunk(const struct lsb_reader *r,
 					 size_t stream_idx, size_t chunk_idx);
+/* Raw PT bytes of the i-th stream, its chunks' raw sizes summed (0: no
+ * such stream). */
+uint64_t lsb_reader_stream_raw(const struct lsb_reader *r, size_t stream_idx);
 /* Decompresses a chunk into buf (cap >= chunk->raw_size).  Returns the
  * number of bytes, or -LS_ECORRUPT/-LS_EZSTD/-LS_EIO/-LS_EINVAL. */
 int64_t lsb_reader_read_chunk(struct lsb_reader *r, const struct lsb_chunk *c,

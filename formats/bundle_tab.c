@@ -338,6 +338,16 @@ const struct lsb_chunk *lsb_reader_chunk(const struct lsb_reader *r,
 	return &r->streams[stream_idx].chunks[chunk_idx];
 }
 
+uint64_t lsb_reader_stream_raw(const struct lsb_reader *r, size_t stream_idx)
+{
+	uint64_t n = 0;
+	size_t k;
+
+	for (k = 0; k < lsb_reader_nchunks(r, stream_idx); k++)
+		n += r->streams[stream_idx].chunks[k].raw_size;
+	return n;
+}
+
 int64_t lsb_reader_read_chunk(struct lsb_reader *r, const struct lsb_chunk *c,
 			      void *buf, size_t cap)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
+#include "analysis/loops_follow.h"
 #include "decoder/tape.h"
 #include "ls_err.h"
 
@@ -173,15 +174,27 @@ static uint64_t piece_blocks(void)
  * replaying 2.3: doc/performance.md). */
 static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		const struct lsd_callbacks *also, void *also_arg,
-		struct lsa_loops_stats *st, struct lsd_tape *tape, int replay)
+		struct lsa_loops_stats *st, struct lsd_tape *tape, int replay,
+		struct lsa_follow **ptr)
 {
 	struct lsd_pipe_stats pps = { 0 };
-	int err;
+	int err, fo = 0;
 
 	/* a learning pass of one thread's stream: its chunks after a cut
 	 * learned at once on another core (loops_halves.c) */
 	if (l->learn && !also && !l->nohalves && (err = lsa_halves_run(l)) != 1)
 		return err ? err : lsa_loops_finish(l);
+	/* ... or the second pass begun beside it on the other core, where
+	 * its facts stop coming (loops_follow.c); forced, the learning
+	 * pass on this one from its start */
+	if (l->learn && !also && ptr && (fo = lsa_follow_can(l)) &&
+	    !lsa_follow_start(ptr, l, fo >= 2, fo == 3))
+		l->follow = *ptr;
+	if (l->follow && fo >= 2) {
+		err = lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, NULL, NULL, 0, NULL);
+		l->follow = NULL;
+		return err ? err : lsa_loops_finish(l);
+	}
 	/* each per-thread stream's end (its stream_end callback) ends its
 	 * thread; the threads of per-CPU streams end at finish */
 	if (l->know && l->eager && !also && l->dpieces) {
@@ -216,6 +229,11 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 						 2, NULL);
 		else	/* the detector on a thread of its own where that pays */
 			err = lsd_decode_all_adapt(l->d, &lsa_loops_callbacks, l, NULL, &pps);
+		/* (a following pass held the decode here: the next may not) */
+		if (l->learn && l->follow) {
+			lsd_decode_hold(l->d, 0);
+			l->follow = NULL;
+		}
 		lsa_pieces_free(ps);
 		st->pipe_windows += pps.windows;
 		st->pipe_to_thread += pps.to_thread;
@@ -242,6 +260,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	struct lsa_loops_stats lst = { 0 }, pst = { 0 };
 	struct lsa_know *k = NULL;
 	struct lsd_tape *tape = NULL;
+	struct lsa_follow *fo = NULL;
 	struct lsa_loops *l;
 	uint64_t nin, ntape, nword;
 	int tdrop, dpieces = 0;
@@ -280,7 +299,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	 * second, in pieces, keeps every job busy: xz -6 with --cfg, -j2,
 	 * README). */
 	if (!err)
-		err = pass(l, sym, also, also_arg, &pst, tape, 0);
+		err = pass(l, sym, also, also_arg, &pst, tape, 0, &fo);
 	/* The learning pass in halves found its worker stopped inside an
 	 * excursion it had begun to skip (a signal's return, a longjmp or a
 	 * hole there, which no bench program makes): again, whole. */
@@ -292,7 +311,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		    !(err = lsa_loops_learn(l, &k))) {
 			l->snap_chunks = 1;
 			l->nohalves = 1;
-			err = pass(l, sym, also, also_arg, &pst, tape, 0);
+			err = pass(l, sym, also, also_arg, &pst, tape, 0, NULL);
 			l->st.halves_redo++;
 		}
 	}
@@ -304,6 +323,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	if (err) {
 		lsa_know_free(k);
 		lsd_tape_free(tape);
+		lsa_follow_free(fo);
 		return err;
 	}
 	lsa_loops_know(l, k);
@@ -315,7 +335,8 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	 * 0.92 s at -j2 in pieces, 0.82 piped, 0.66 on the one thread). */
 	l->here = lst.learn_again * 100 > nin * LSA_HERE_PCT;
 	nthr = p->n_threads;
-	err = pass(l, sym, NULL, NULL, &pst, tape, 1);
+	l->follow = fo;
+	err = pass(l, sym, NULL, NULL, &pst, tape, 1, NULL);
 	/* A join that found a worker's state unlike its own (which no test
 	 * program nor bundle of bench/ makes: t0659 forces one): the second
 	 * pass again on this thread, where nothing of it reached the
@@ -325,11 +346,12 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		if ((err = lsa_loops_new(&l, d, r, sym, p, run, o))) {
 			lsa_know_free(k);
 			lsd_tape_free(tape);
+			lsa_follow_free(fo);
 			return err;
 		}
 		lsa_loops_know(l, k);
 		l->here = 1;	/* (no pieces) */
-		err = pass(l, sym, NULL, NULL, &pst, tape, 1);
+		err = pass(l, sym, NULL, NULL, &pst, tape, 1, NULL);
 		l->st.piece_retries++;
 	}
 	ntape = lsd_tape_blocks(tape);
@@ -356,9 +378,12 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		st->tape_blocks = ntape;
 		st->tape_words = nword;
 		st->tape_drop = tdrop;
+		lsa_follow_stats(fo, &st->follow_restarts, &st->follow_more, &st->follow_shares,
+				 &st->follow_chunks);
 	}
 	lsa_loops_free(l);
 	lsa_know_free(k);
+	lsa_follow_free(fo);
 	return err;
 }
 

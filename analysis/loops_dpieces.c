@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
+#include "analysis/loops_follow.h"
 #include "ls_buf.h"
 #include "ls_err.h"
 
@@ -79,6 +80,11 @@ struct lsa_dpieces {
 	size_t nwk;
 	pthread_t *th;
 	size_t nth;
+	/* the following pass's piece (loops_follow.c): pieces [0, tm) of
+	 * stream tstream, its result and losses */
+	size_t tm, tstream;
+	const struct lsa_pres *tres;
+	uint64_t tlosses;
 };
 
 /* ---- a piece ---- */
@@ -267,6 +273,22 @@ static int stream_pieces(struct lsa_dpieces *dp, size_t i)
 	dp->npiece = dp->nsnap + 1;
 	dp->ptake = dp->pjoin = 0;
 	dp->insns = 0;
+	/* the following pass's one piece for the first ones */
+	if (dp->tm && i == dp->tstream) {
+		pthread_mutex_unlock(&dp->mu);
+		t->losses += dp->tlosses;
+		err = lsa_piece_join(l, t, dp->tres, &dp->insns);
+		if (err == -LS_EINVAL)
+			l->pfail = 1;
+		pthread_mutex_lock(&dp->mu);
+		if (err) {
+			pthread_mutex_unlock(&dp->mu);
+			return err;
+		}
+		l->st.pieces++;
+		l->st.follow_pieces += dp->tm;
+		dp->ptake = dp->pjoin = dp->tm;
+	}
 	dp->on = 1;
 	pthread_cond_broadcast(&dp->work);
 	while (dp->pjoin < dp->npiece) {
@@ -376,6 +398,23 @@ int lsa_dpieces_can(const struct lsa_loops *l)
 	return most > 1;
 }
 
+/* The following pass's piece of its stream (dp->tm 0: none).  (The
+ * stream's thread slot is the one the learning pass made, which this
+ * pass makes at the stream's begin.) */
+static void follow_take(struct lsa_dpieces *dp)
+{
+	struct lsa_loops *l = dp->l;
+	size_t i = lsa_follow_stream(l->follow), nsnap;
+	const struct lsa_ksnap *snaps = lsa_know_snaps(l->know, lsa_follow_slot(l->follow), &nsnap);
+	const uint64_t *v = NULL;
+
+	if (lsd_chunk_starts(l->d, i, &v) != lsb_reader_nchunks(l->r, i) + 1)
+		v = NULL;
+	dp->tstream = i;
+	dp->tm = lsa_follow_finish(l->follow, l->d, l->know, snaps, nsnap, v, &dp->tres,
+				   &dp->tlosses);
+}
+
 int lsa_dpieces_run(struct lsa_loops *l, unsigned workers)
 {
 	struct lsa_dpieces *dp;
@@ -412,6 +451,10 @@ int lsa_dpieces_run(struct lsa_loops *l, unsigned workers)
 		if (!err && ((v && !strcmp(v, "0")) || lsd_sbshare_new(&dp->share, l->d)))
 			err = lsd_sbmap_new(&dp->map, l->d);
 	}
+	/* the following pass's piece, before any worker runs (it looks
+	 * symbols up under a lock of its own) */
+	if (!err && l->follow)
+		follow_take(dp);
 	if (!err)
 		l->symlock = &dp->symlock;
 	for (i = 0; !err && i < dp->nwk; i++) {

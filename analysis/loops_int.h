@@ -318,6 +318,9 @@ struct lsa_loops {
 	/* A learning pass in halves failed (loops_halves.c): again whole. */
 	int hfail;
 	int nohalves;
+	/* The second pass begun beside a learning pass (loops_follow.c):
+	 * told of its cuts; a second pass takes its piece. */
+	struct lsa_follow *follow;
 };
 
 /* Whether a run of loop's head under owner (loop + 1, 0: frame level)
@@ -643,6 +646,26 @@ int lsa_loops_know_lands(struct lsa_loops *l, struct lsa_thr *t, const uint32_t 
 /* loops_know.c: thread t's knowledge into l->learn (at its end), and
  * l->know's for t into t (at its start).  Each returns 0 or -LS_ENOMEM. */
 int lsa_know_take(struct lsa_loops *l, const struct lsa_thr *t);
+/* ... into k, a knowledge of its own (new: nothing of t's slot in it;
+ * loops_follow.c's copy of what a learning pass knows so far).  Returns 0
+ * or -LS_ENOMEM. */
+int lsa_know_take_to(struct lsa_know *k, const struct lsa_loops *l, const struct lsa_thr *t);
+/* An empty knowledge (for lsa_know_take_to()), or NULL: no memory. */
+struct lsa_know *lsa_know_new(void);
+/* How many facts k holds of thread slot `slot` (heads, body pairs,
+ * landings): of two of the same pass, the same count says the same
+ * facts.  Cannot fail. */
+uint64_t lsa_know_count(const struct lsa_know *k, size_t slot);
+/* Whether every fact k holds of thread slot `slot` that old (an earlier
+ * copy of the same pass's) does not names only blocks ran(arg, id) says
+ * 0 of: a pass that knew old then gave those blocks what one that knew
+ * k gives them.  Returns 1, 0, or -LS_ENOMEM. */
+int lsa_know_new_avoid(const struct lsa_know *k, const struct lsa_know *old, size_t slot,
+		       int (*ran)(void *arg, uint32_t id), void *arg);
+/* How many facts the learning pass l knows of thread t (loops, body
+ * pairs, landings): sets that only grow, so the same count says nothing
+ * was learned in between.  Cannot fail. */
+uint64_t lsa_know_facts(const struct lsa_loops *l, const struct lsa_thr *t);
 int lsa_know_give(struct lsa_loops *l, struct lsa_thr *t);
 /* l->know's for thread slot `slot` into t.  Returns 0 or -LS_ENOMEM. */
 int lsa_know_give_slot(struct lsa_loops *l, struct lsa_thr *t, size_t slot);

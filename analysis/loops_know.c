@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/loops_int.h"
+#include "analysis/loops_follow.h"
 #include "ls_buf.h"
 #include "ls_err.h"
 
@@ -212,6 +213,8 @@ static int chunk_cuts(struct lsa_loops *l, struct lsa_thr *t, size_t stream,
 			err = lsa_loops_learn_stop(l, t);
 			if (!err)
 				err = lsa_know_snap(l, t);
+			if (!err && l->follow)
+				err = lsa_follow_cut(l->follow, l, t, stream, t->cnext);
 			t->cnext++;
 			if (err)
 				return err;
@@ -325,7 +328,92 @@ void lsa_know_free(struct lsa_know *k)
 
 int lsa_know_take(struct lsa_loops *l, const struct lsa_thr *t)
 {
-	struct lsa_know *k = l->learn;
+	return lsa_know_take_to(l->learn, l, t);
+}
+
+struct lsa_know *lsa_know_new(void)
+{
+	return calloc(1, sizeof(struct lsa_know));
+}
+
+uint64_t lsa_know_count(const struct lsa_know *k, size_t slot)
+{
+	const struct lsa_kthr *kt = k && slot < k->n ? &k->t[slot] : NULL;
+
+	return kt ? (uint64_t)kt->nhead + kt->nbody + kt->nland : 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int u64_has(const uint64_t *v, size_t n, uint64_t x)
+{
+	return bsearch(&x, v, n, sizeof(*v), u64_cmp) != NULL;
+}
+
+/* kt's facts as sorted keys: heads (block id), body pairs (1 << 62 |
+ * head id << 31 | block id), landings (2 << 62 | block id).  NULL: no
+ * memory. */
+static uint64_t *fact_keys(const struct lsa_kthr *kt, size_t *n)
+{
+	uint64_t *v = malloc((kt->nhead + kt->nbody + kt->nland + 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < kt->nhead; i++)
+		v[k++] = kt->head[i]->id;
+	for (i = 0; i < kt->nbody; i++)
+		v[k++] = 1ull << 62 | (uint64_t)kt->head[kt->body[i] >> 32]->id << 31 |
+			 (uint32_t)kt->body[i];
+	for (i = 0; i < kt->nland; i++)
+		v[k++] = 2ull << 62 | kt->land[i];
+	qsort(v, k, sizeof(*v), u64_cmp);
+	*n = k;
+	return v;
+}
+
+int lsa_know_new_avoid(const struct lsa_know *k, const struct lsa_know *old, size_t slot,
+		       int (*ran)(void *arg, uint32_t id), void *arg)
+{
+	static const struct lsa_kthr none;
+	const struct lsa_kthr *kt = k && slot < k->n ? &k->t[slot] : &none;
+	const struct lsa_kthr *ot = old && slot < old->n ? &old->t[slot] : &none;
+	uint64_t *ov;
+	size_t no, i;
+	int r = 1;
+
+	if (!(ov = fact_keys(ot, &no)))
+		return -LS_ENOMEM;
+	/* (a new fact's blocks: a head's, a pair's head and block, a
+	 * landing's) */
+	for (i = 0; i < kt->nhead && r; i++)
+		if (!u64_has(ov, no, kt->head[i]->id))
+			r = !ran(arg, kt->head[i]->id);
+	for (i = 0; i < kt->nbody && r; i++) {
+		uint32_t h = kt->head[kt->body[i] >> 32]->id, b = (uint32_t)kt->body[i];
+
+		if (!u64_has(ov, no, 1ull << 62 | (uint64_t)h << 31 | b))
+			r = !ran(arg, h) && !ran(arg, b);
+	}
+	for (i = 0; i < kt->nland && r; i++)
+		if (!u64_has(ov, no, 2ull << 62 | kt->land[i]))
+			r = !ran(arg, kt->land[i]);
+	free(ov);
+	return r;
+}
+
+uint64_t lsa_know_facts(const struct lsa_loops *l, const struct lsa_thr *t)
+{
+	return (uint64_t)l->nloops + t->body.n + t->land.n;
+}
+
+int lsa_know_take_to(struct lsa_know *k, const struct lsa_loops *l, const struct lsa_thr *t)
+{
 	size_t slot = (size_t)(t - l->thr), i;
 	struct lsa_kthr *kt = kthr_of(k, slot);
 	uint32_t *hx;

@@ -151,22 +151,43 @@ static void thr_drop(struct lsa_loops *l, struct lsa_thr *t)
 	l->sqlive = 0;
 }
 
-int lsa_pw_init(struct lsa_pworker *w, const struct lsa_loops *model,
-		pthread_mutex_t *symlock)
+void lsa_pw_model(struct lsa_pmodel *m, const struct lsa_loops *l)
+{
+	m->d = l->d;
+	m->r = l->r;
+	m->sym = l->sym;
+	m->p = l->p;
+	m->run = l->run;
+	m->o = l->o;
+	m->know = l->know;
+	m->memo = l->memo;
+	m->eager = l->eager;
+}
+
+int lsa_pw_init_model(struct lsa_pworker *w, const struct lsa_pmodel *m,
+		      pthread_mutex_t *symlock)
 {
 	int err;
 
 	memset(w, 0, sizeof(*w));
 	w->kslot = SIZE_MAX;
-	err = lsa_loops_new(&w->l, model->d, model->r, model->sym, model->p,
-			    model->run, &model->o);
+	err = lsa_loops_new(&w->l, m->d, m->r, m->sym, m->p, m->run, &m->o);
 	if (err)
 		return err;
-	w->l->know = model->know;
-	w->l->memo = model->memo;
-	w->l->eager = model->eager;
+	w->l->know = m->know;
+	w->l->memo = m->memo;
+	w->l->eager = m->eager;
 	w->l->symlock = symlock;
 	return 0;
+}
+
+int lsa_pw_init(struct lsa_pworker *w, const struct lsa_loops *model,
+		pthread_mutex_t *symlock)
+{
+	struct lsa_pmodel m;
+
+	lsa_pw_model(&m, model);
+	return lsa_pw_init_model(w, &m, symlock);
 }
 
 void lsa_pw_free(struct lsa_pworker *w)

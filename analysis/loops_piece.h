@@ -203,6 +203,23 @@ struct lsa_pworker {
  * Returns 0, -LS_ENOMEM or -LS_EINVAL. */
 int lsa_pw_init(struct lsa_pworker *w, const struct lsa_loops *model,
 		pthread_mutex_t *symlock);
+/* What of a detector a worker is made of, apart from the detector (a
+ * worker that outlives it: loops_trail.c's). */
+struct lsa_pmodel {
+	struct lsd_decoder *d;
+	struct lsb_reader *r;
+	struct lsd_symbols *sym;
+	struct lsp_profile *p;
+	uint32_t run;
+	struct lsa_loops_opts o;
+	const struct lsa_know *know;
+	int memo, eager;
+};
+/* l's as lsa_pw_init() takes them.  Cannot fail. */
+void lsa_pw_model(struct lsa_pmodel *m, const struct lsa_loops *l);
+/* lsa_pw_init() of m.  Returns as lsa_pw_init(). */
+int lsa_pw_init_model(struct lsa_pworker *w, const struct lsa_pmodel *m,
+		      pthread_mutex_t *symlock);
 void lsa_pw_free(struct lsa_pworker *w);
 /* A piece of the thread whose knowledge is slot kslot's begins, at the
  * cut s (NULL: the thread's start).  Returns 0, -LS_ENOMEM or

@@ -311,6 +311,16 @@ struct lsd_pipe_stats {
 	uint64_t to_thread;	/* times the callbacks moved to the thread */
 	uint64_t piped_first;	/* passes begun with the calls on the thread */
 };
+/* While hold is set, an adaptive decode of d (lsd_decode_all_adapt())
+ * makes its callbacks on its decoding thread, from its next blocks on
+ * (the calls in its ring made first); cleared, it chooses again as it
+ * does otherwise.  May be called from a callback, on either thread. */
+void lsd_decode_hold(struct lsd_decoder *d, int hold);
+/* Whether d's callbacks run on the thread that decodes now: 0 in a call
+ * an adaptive decode makes through its ring, 1 otherwise (a plain
+ * lsd_decode_all(), or an adaptive one making them there).  Only of
+ * those two: the piped and tee decodes make them elsewhere always. */
+int lsd_decode_here(const struct lsd_decoder *d);
 /* lsd_decode_all() on the calling thread, cb's calls moved to a second
  * thread (through the queue of lsd_decode_all_piped()) only while that
  * costs less: the decode times both sides over a window of blocks now
@@ -410,6 +420,14 @@ void lsd_sbshare_free(struct lsd_sbshare *s);
  * -LS_EINVAL (tw made static blocks already, or its processes are not
  * s's): tw is then as it was. */
 int lsd_twin_share(struct lsd_decoder *tw, const struct lsd_sbshare *s);
+/* Twin tw, shared before (lsd_twin_share()), takes s instead: a later
+ * share of the same decoder, which holds every block the earlier one
+ * did and those made since (a twin that follows its first decoder
+ * through a trace the first is still decoding: analysis/loops_trail.c).
+ * Its chains and caches stay.  Returns 0, -LS_ENOMEM, or -LS_EINVAL (tw
+ * not shared, or s not a later share of its decoder): tw is then as it
+ * was. */
+int lsd_twin_reshare(struct lsd_decoder *tw, const struct lsd_sbshare *s);
 
 /* The static block table.  Static blocks never move: pointers to them
  * (struct lsd_block.sb included) stay valid until lsd_close(). */

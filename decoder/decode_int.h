@@ -271,6 +271,10 @@ struct lsd_decoder {
 	 * the whole stream counted them (lsd_chunk_starts()). */
 	struct lsd_cstarts *cst;
 	int own_r;		/* r is this decoder's to close (a twin's) */
+	/* lsd_decode_hold() (set on any thread), and whether an adaptive
+	 * decode makes the callbacks on another thread now (pipe_adapt.c):
+	 * read and written with __atomic builtins */
+	int hold, away;
 };
 
 /* lsd_chunk_starts()'s counts of one stream: v[c] set for c < n, v[nc]

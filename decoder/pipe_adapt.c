@@ -7,6 +7,7 @@
 
 #include "ls_err.h"
 #include "decoder/decode.h"
+#include "decoder/decode_int.h"
 #include "decoder/pipe_int.h"
 
 /*
@@ -74,7 +75,7 @@ static int adapt_mode(struct adapt *a, int piped)
 	if (piped == a->piped)
 		return 0;
 	if (piped) {
-		if (a->no_side)
+		if (a->no_side || __atomic_load_n(&a->p.d->hold, __ATOMIC_ACQUIRE))
 			return 0;
 		if (!p->buf && !(p->buf = calloc(p->nbuf, sizeof(*p->buf))))
 			return 0;	/* (no memory for the ring: all here) */
@@ -86,6 +87,7 @@ static int adapt_mode(struct adapt *a, int piped)
 			a->have_side = 1;
 		}
 		a->piped = 1;
+		__atomic_store_n(&p->d->away, 1, __ATOMIC_RELEASE);
 		if (a->ps)
 			a->ps->to_thread++;
 		return 0;
@@ -99,7 +101,20 @@ static int adapt_mode(struct adapt *a, int piped)
 	err = p->cerr;
 	pthread_mutex_unlock(&p->mu);
 	a->piped = 0;
+	/* (every call through the ring made: the next are here) */
+	__atomic_store_n(&p->d->away, 0, __ATOMIC_RELEASE);
 	return err;
+}
+
+void lsd_decode_hold(struct lsd_decoder *d, int hold)
+{
+	if (d)
+		__atomic_store_n(&d->hold, !!hold, __ATOMIC_RELEASE);
+}
+
+int lsd_decode_here(const struct lsd_decoder *d)
+{
+	return !d || !__atomic_load_n(&d->away, __ATOMIC_ACQUIRE);
 }
 
 /* After n more blocks: a window begins or ends, or (tests) the mode
@@ -148,6 +163,9 @@ static int a_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t 
 	size_t m;
 	int err = 0;
 
+	/* held here (lsd_decode_hold()): the ring's calls made first */
+	if (a->piped && __atomic_load_n(&a->p.d->hold, __ATOMIC_ACQUIRE))
+		err = adapt_mode(a, 0);
 	while (n && !err) {
 		m = a->left && a->left < n ? (size_t)a->left : n;
 		if (a->piped) {

@@ -202,16 +202,24 @@ int lsd_sbshare_new(struct lsd_sbshare **ps, const struct lsd_decoder *d)
 	return 0;
 }
 
-int lsd_twin_share(struct lsd_decoder *tw, const struct lsd_sbshare *s)
+/* lsd_twin_share(), and lsd_twin_reshare() where again is set. */
+static int share(struct lsd_decoder *tw, const struct lsd_sbshare *s, int again)
 {
 	struct lsd_sblock **pages;
 	uint32_t **idx;
 	size_t i;
 
-	if (!tw || !s || tw->sbt.n || s->nsp != tw->nimgs + 1)
+	if (!tw || !s || s->nsp != tw->nimgs + 1)
+		return -LS_EINVAL;
+	/* (again: a later share of the same decoder, its blocks a prefix
+	 * of s's, which hold the same records at the same places) */
+	if (again ? !tw->sbt.lent || s->n < tw->sbt.n || s->npages < tw->sbt.npages ||
+		    (tw->sbt.npages &&
+		     memcmp(s->pages, tw->sbt.pages, tw->sbt.npages * sizeof(*s->pages))) :
+		    tw->sbt.n != 0)
 		return -LS_EINVAL;
 	for (i = 0; i < s->nsp; i++)
-		if (s->sp[i].pid != tw->spaces[i].img->pid || tw->spaces[i].nidx)
+		if (s->sp[i].pid != tw->spaces[i].img->pid || (!again && tw->spaces[i].nidx))
 			return -LS_EINVAL;
 	/* (all copies made before any is put in: on failure tw is as it was) */
 	if (!(idx = calloc(s->nsp, sizeof(*idx))) ||
@@ -228,7 +236,7 @@ int lsd_twin_share(struct lsd_decoder *tw, const struct lsd_sbshare *s)
 			return -LS_ENOMEM;
 		}
 	}
-	for (i = 0; i < tw->sbt.npages; i++)
+	for (i = tw->sbt.lent ? tw->sbt.nlent : 0; i < tw->sbt.npages; i++)
 		free(tw->sbt.pages[i]);
 	free(tw->sbt.pages);
 	if (s->npages)
@@ -247,4 +255,14 @@ int lsd_twin_share(struct lsd_decoder *tw, const struct lsd_sbshare *s)
 	}
 	free(idx);
 	return 0;
+}
+
+int lsd_twin_share(struct lsd_decoder *tw, const struct lsd_sbshare *s)
+{
+	return share(tw, s, 0);
+}
+
+int lsd_twin_reshare(struct lsd_decoder *tw, const struct lsd_sbshare *s)
+{
+	return share(tw, s, 1);
 }

@@ -1,0 +1,124 @@
+#!/bin/sh
+# t0663-analyze-follow.sh - the second pass begun beside the learning
+# pass (analysis/loops_follow.c): the same profile bytes as one pass.
+#
+# The oracle is `analyze -j1`, whose second pass starts once the
+# learning pass ended and runs the thread's blocks in order on one
+# detector (t0640, t0646 and unit_loops check it against hand counts,
+# t0208 its blocks against libipt).  At two jobs a worker runs the
+# second pass from the stream's start behind the learning pass, with a
+# copy of what it knew at a cut, on the chunks it took; it takes later
+# copies on where their new facts name no block it ran, and starts over
+# where they do; at the end its piece stands for the second pass's first
+# pieces where no fact it did not know names a block it ran.
+# LOOPSCOPE_FOLLOW=1 begins it at the first cut (the learning pass then
+# on one thread), LOOPSCOPE_FOLLOW=step too, the learning pass waiting
+# at each cut until the worker took every chunk before it (so that what
+# it did is the same from run to run), unset where the facts stopped
+# coming (the default).  LOOPSCOPE_HALVES=0: the halves (t0662) would
+# take the longer streams instead.
+#
+# Expected numbers: testdata/lp_late's hand count.  Its work(1) runs an
+# outer loop one trip, in the stream's first chunk, whose head is
+# learned only at work(3), in its last: a worker that ran work(1) knowing
+# less must not count (follow_first 0).  Without work(1) (lp_late N 0)
+# the late facts name only blocks of the last chunk, which the worker,
+# stepping, has not run: its piece stands for every piece before the
+# last cut, the stream's chunks (info's stream line) less one.
+. "$LSTOP/tests/lib.sh"
+cd "$T_TMP" || exit 1
+TD=$(readlink -f "$TESTDATA")
+
+t_need_recorder
+
+# (as t0659: a field read before it is set reads 2, not 0)
+MALLOC_PERTURB_=253
+export MALLOC_PERTURB_
+LOOPSCOPE_HALVES=0
+export LOOPSCOPE_HALVES
+
+# stat FILE NAME: loopdump's counter NAME
+stat() {
+	tr ' ' '\n' <"$1" | awk -v k="$2" 'p { print; exit } $0 == k { p = 1 }'
+}
+
+# follow_same B [OPTS]: B's profile with the second pass following, at
+# two and three jobs, from the first cut, stepping, by default, and with
+# the snapshots thinned: -j1's bytes.
+follow_same() {
+	b=$1
+	shift
+	"$LOOPSCOPE" analyze -q -j1 "$@" -o j1.lsprof "$b" 2>j1.err
+	t_eq "$b: analyze -j1 $* runs" 0 $?
+	for j in 2 3; do
+		for f in 1 step ""; do
+			LOOPSCOPE_FOLLOW=$f "$LOOPSCOPE" analyze -q -j$j "$@" -o jf.lsprof "$b" \
+				2>jf.err
+			t_ok "$b: -j$j $* following (${f:-default}): -j1's profile" \
+				cmp j1.lsprof jf.lsprof
+		done
+	done
+	LOOPSCOPE_FOLLOW=step LOOPSCOPE_SNAP_BYTES=3000 "$LOOPSCOPE" \
+		analyze -q -j2 "$@" -o jf.lsprof "$b" 2>jf.err
+	t_ok "$b: ... stepping, the snapshots thinned: -j1's profile" cmp j1.lsprof jf.lsprof
+}
+
+for a in "lp_late" "lp_late 200000 0"; do
+	n=$(echo "$a" | tr ' ' _)
+	# shellcheck disable=SC2086
+	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$n.lsc" -- \
+		"$TD/"$a >/dev/null 2>&1 </dev/null
+	t_ok "$n: recorded" test -s "$n.lsc"
+	follow_same "$n.lsc"
+done
+nc=$("$LOOPSCOPE" info lp_late_200000_0.lsc | awk '$2 == "thread" { print $4 }')
+t_ok "lp_late: several chunks ($nc)" test "${nc:-0}" -ge 8
+for i in 1 2; do
+	LOOPSCOPE_FOLLOW=step "$BUILD/tests/loopdump" -j 2 lp_late.lsc >/dev/null 2>l1.err
+	t_eq "lp_late: the late head names a block the worker ran: no piece of its kept ($i)" \
+		0 "$(stat l1.err follow_first)"
+	LOOPSCOPE_FOLLOW=step "$BUILD/tests/loopdump" -j 2 lp_late_200000_0.lsc >/dev/null 2>l0.err
+	t_eq "lp_late 200000 0: the worker's piece for every piece before the last cut ($i)" \
+		$((nc - 1)) "$(stat l0.err follow_first)"
+	t_eq "lp_late 200000 0: ... joined without a retry" 0 "$(stat l0.err piece_retries)"
+done
+t_ok "lp_late: the worker went on knowing more without starting over" \
+	test "$(stat l1.err follow_more)" -ge 1
+# LOOPSCOPE_FOLLOW=0: none
+LOOPSCOPE_FOLLOW=0 "$BUILD/tests/loopdump" -j 2 lp_late_200000_0.lsc >/dev/null 2>l0.err
+t_eq "lp_late 200000 0: LOOPSCOPE_FOLLOW=0: no worker" 0 "$(stat l0.err follow_restarts)"
+# The default begins it where the facts stopped coming: lp_late's busy
+# loop (every block a repeat from its second iteration on) is.
+"$BUILD/tests/loopdump" -j 2 lp_late_200000_0.lsc >/dev/null 2>l0.err
+t_ok "lp_late 200000 0: by default, a worker begun" test "$(stat l0.err follow_restarts)" -ge 1
+
+# Programs with nests, calls, longjmp, recursion, signals, PLT calls and
+# irreducible loops, in chunks of 4 KB.
+for a in nested lp_calls lp_jmp lp_recur vg_sig plt irred; do
+	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$a.lsc" -- \
+		"$TD/$a" >/dev/null 2>&1 </dev/null
+	t_ok "$a: recorded" test -s "$a.lsc"
+	follow_same "$a.lsc"
+done
+
+# Damaged streams: losses, resets and landings at the damage.
+sid=$(t_first_stream nested.lsc)
+"$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
+"$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
+for b in smash.lsc cut.lsc; do
+	t_ok "$b written" test -s "$b"
+	follow_same "$b"
+done
+
+# Several threads, and per-CPU streams: no worker, the same profile.
+"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o lp_threads.lsc -- \
+	"$TD/lp_threads" >/dev/null 2>&1 </dev/null
+follow_same lp_threads.lsc
+LOOPSCOPE_FOLLOW=1 "$BUILD/tests/loopdump" -j 2 lp_threads.lsc >/dev/null 2>t.err
+t_eq "lp_threads: several threads: no worker" 0 "$(stat t.err follow_restarts)"
+t_percpu_bundle
+t_ok "a per-CPU bundle" test -s pc.lsc
+follow_same pc.lsc
+
+# With the graph beside the learning pass (--cfg): no worker.
+follow_same lp_late_200000_0.lsc --cfg --structural

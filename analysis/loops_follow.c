@@ -74,6 +74,7 @@ struct lsa_follow {
 	size_t claimed;		/* ... or under way */
 	uint64_t got, losses;
 	int err, done;
+	int busy;		/* taking knowledge on, or starting over */
 	struct lsa_pres res;
 	uint64_t restarts, shares, chunks, more;
 };
@@ -154,7 +155,6 @@ static int learn_more(struct lsa_follow *fo, struct lsa_know *k, size_t kslot)
 	}
 	lsa_know_free(fo->k);
 	fo->k = k;
-	fo->more++;
 	return 1;
 }
 
@@ -170,7 +170,6 @@ static int restart(struct lsa_follow *fo, struct lsa_know *k, size_t kslot)
 	lsa_know_free(fo->k);
 	fo->k = k;
 	fo->got = fo->losses = 0;
-	fo->restarts++;
 	m.know = k;
 	if (lsa_pw_init_model(&fo->w, &m, &fo->symlock))
 		return -LS_ENOMEM;
@@ -193,6 +192,8 @@ static void *fo_main(void *arg)
 			int r;
 
 			fo->knext = NULL;
+			/* (what it knows and has done change meanwhile) */
+			fo->busy = 1;
 			pthread_mutex_unlock(&fo->mu);
 			r = learn_more(fo, k, kslot);
 			if (r < 0)
@@ -201,6 +202,9 @@ static void *fo_main(void *arg)
 			pthread_mutex_lock(&fo->mu);
 			if (!r)
 				fo->pos = fo->claimed = 0;
+			fo->restarts += !r;
+			fo->more += r > 0;
+			fo->busy = 0;
 			pthread_cond_broadcast(&fo->cv);
 		} else if (fo->snext) {
 			struct lsd_sbshare *s = fo->snext;
@@ -394,7 +398,9 @@ size_t lsa_follow_finish(struct lsa_follow *fo, struct lsd_decoder *d, const str
 	if (!fo || !fo->started)
 		return 0;
 	pthread_mutex_lock(&fo->mu);
-	ok = !fo->err && !fo->quit && !fo->knext && fo->k && fo->wbegun;
+	while (fo->busy && !fo->err && !fo->quit)
+		pthread_cond_wait(&fo->cv, &fo->mu);
+	ok = !fo->busy && !fo->err && !fo->quit && !fo->knext && fo->k && fo->wbegun;
 	pthread_mutex_unlock(&fo->mu);
 	/* (every block made now: the last share) */
 	if (!ok || !v || lsd_sbshare_new(&s, d)) {

@@ -112,6 +112,22 @@ t_first_stream() {
 	echo "${_sid:-1}"
 }
 
+# t_damaged B: B's first stream damaged into smash.lsc (two runs of
+# bytes overwritten, at 3000 and 9000: losses and resets there) and
+# cut.lsc (cut at 6000), in the cwd (tests/tools/ptcorrupt).
+t_damaged() {
+	_sid=$(t_first_stream "$1")
+	"$BUILD/tests/ptcorrupt" write "$1" smash.lsc "$_sid" smash:3000 smash:9000 \
+		>/dev/null 2>&1
+	"$BUILD/tests/ptcorrupt" write "$1" cut.lsc "$_sid" cut:6000 >/dev/null 2>&1
+}
+
+# t_stat FILE NAME: the value after NAME among FILE's words (loopdump's
+# statistics: "... NAME VALUE ...").
+t_stat() {
+	tr ' ' '\n' <"$1" | awk -v k="$2" 'p { print; exit } $0 == k { p = 1 }'
+}
+
 # t_record_prog P [OPTION...]: testdata program P recorded into P.lsc in
 # the cwd with record's OPTIONs, run with the arguments and standard input
 # t0200 gives it (spin 3 100; passthru 3 and a line on standard input);

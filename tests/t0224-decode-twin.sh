@@ -61,9 +61,7 @@ LOOPSCOPE_REFERENCE=1 "$BUILD/tests/twincheck" vg_sig.lsc >tw.out 2>tw.err
 t_eq "vg_sig, libipt alone: twincheck runs" 0 $?
 t_grep "vg_sig, libipt alone: every check holds" "^all ok$" tw.out
 
-sid=$(t_first_stream vg_sig.lsc)
-"$BUILD/tests/ptcorrupt" write vg_sig.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
-"$BUILD/tests/ptcorrupt" write vg_sig.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
+t_damaged vg_sig.lsc
 for b in smash.lsc cut.lsc; do
 	t_ok "$b written" test -s "$b"
 	"$BUILD/tests/twincheck" "$b" >tw.out 2>tw.err

@@ -61,9 +61,7 @@ t_ok "pc: teecheck" "$BUILD/tests/teecheck" pc.lsc
 # Damaged streams: losses where the damage is.
 "$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o nested.lsc -- "$TD/nested" \
 	>/dev/null 2>&1
-sid=$(t_first_stream nested.lsc)
-"$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
-"$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
+t_damaged nested.lsc
 for b in smash.lsc cut.lsc; do
 	t_ok "$b written" test -s "$b"
 	jobs_same "$b" --cfg

@@ -245,9 +245,7 @@ if [ -f "$Q" ]; then
 fi
 
 # Damaged streams: losses, resets and landings at the damage.
-sid=$(t_first_stream nested.lsc)
-"$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
-"$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
+t_damaged nested.lsc
 for b in smash.lsc cut.lsc; do
 	t_ok "$b written" test -s "$b"
 	pieces_same "$b" 3

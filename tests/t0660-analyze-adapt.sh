@@ -118,9 +118,7 @@ LOOPSCOPE_PIECE_BLOCKS=0 "$LOOPSCOPE" analyze -q -j2 -o l3.lsprof long.lsc 2>/de
 t_ok "long: begun piped, no pieces: -j1's profile" cmp l1.lsprof l3.lsprof
 
 # Damaged streams: losses and resets between the moves.
-sid=$(t_first_stream nested.lsc)
-"$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
-"$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
+t_damaged nested.lsc
 for b in smash.lsc cut.lsc; do
 	t_ok "$b written" test -s "$b"
 	adapt_same "$b"

@@ -31,11 +31,6 @@ t_need_recorder
 MALLOC_PERTURB_=253
 export MALLOC_PERTURB_
 
-# stat FILE NAME: loopdump's counter NAME
-stat() {
-	tr ' ' '\n' <"$1" | awk -v k="$2" 'p { print; exit } $0 == k { p = 1 }'
-}
-
 # halves_same B: the halves' profile at several cuts is -j1's; the
 # counters of the last are in hs.err.
 halves_same() {
@@ -54,7 +49,7 @@ halves_same() {
 	LOOPSCOPE_HALVES=1 "$BUILD/tests/loopdump" -j 2 "$b" >/dev/null 2>hs.err
 	t_eq "$b: loopdump -j 2 runs" 0 $?
 	t_eq "$b: ... its second pass joined its pieces without a retry" \
-		0 "$(stat hs.err piece_retries)"
+		0 "$(t_stat hs.err piece_retries)"
 }
 
 # chunks B: the chunks of B's thread streams
@@ -69,9 +64,9 @@ chunks() {
 t_ok "xz: recorded" test -s xz.lsc
 t_ok "xz: its stream has many chunks ($(chunks xz.lsc))" test "$(chunks xz.lsc)" -ge 40
 CUTS="5 15 25 35 45 55 65 75 85 95" halves_same xz.lsc
-t_ok "xz: excursions taken from the worker" test "$(stat hs.err halves_exc)" -gt 0
+t_ok "xz: excursions taken from the worker" test "$(t_stat hs.err halves_exc)" -gt 0
 t_ok "xz: ... most of its blocks the worker's" \
-	test "$(stat hs.err halves_skip)" -gt "$(( $(stat hs.err blocks) / 4 ))"
+	test "$(t_stat hs.err halves_skip)" -gt "$(( $(t_stat hs.err blocks) / 4 ))"
 
 # Test programs of calls and loops (three chunks each: cut after the
 # first and after the second).
@@ -87,15 +82,15 @@ done
 # programs call in every chunk)
 for n in lp_calls lp_recur deepcalls; do
 	LOOPSCOPE_HALVES=1 "$BUILD/tests/loopdump" -j 2 "$n.lsc" >/dev/null 2>hs.err
-	t_ok "$n: excursions taken from the worker" test "$(stat hs.err halves_exc)" -gt 0
+	t_ok "$n: excursions taken from the worker" test "$(t_stat hs.err halves_exc)" -gt 0
 	t_ok "$n: ... their blocks learned by it, not by the calling thread" \
-		test "$(stat hs.err halves_skip)" -gt 0
-	t_eq "$n: ... no pass made again" 0 "$(stat hs.err halves_redo)"
+		test "$(t_stat hs.err halves_skip)" -gt 0
+	t_eq "$n: ... no pass made again" 0 "$(t_stat hs.err halves_redo)"
 done
 LOOPSCOPE_HALVES=0 "$BUILD/tests/loopdump" -j 2 lp_calls.lsc >/dev/null 2>hs.err
-t_eq "lp_calls, LOOPSCOPE_HALVES=0: no excursion taken" 0 "$(stat hs.err halves_exc)"
+t_eq "lp_calls, LOOPSCOPE_HALVES=0: no excursion taken" 0 "$(t_stat hs.err halves_exc)"
 "$BUILD/tests/loopdump" -j 1 lp_calls.lsc >/dev/null 2>hs.err
-t_eq "lp_calls, one job: no excursion taken" 0 "$(stat hs.err halves_exc)"
+t_eq "lp_calls, one job: no excursion taken" 0 "$(t_stat hs.err halves_exc)"
 
 # longjmp and a signal's return leave an excursion by the frames below
 # it: the worker stops there, and the calling thread learns the rest
@@ -110,21 +105,18 @@ done
 LOOPSCOPE_HALVES=1 LOOPSCOPE_HALVES_AT=10 "$BUILD/tests/loopdump" -j 2 vg_sig.lsc \
 	>/dev/null 2>hs.err
 t_ok "vg_sig: the worker stopped at the handler's return; the rest the calling thread's" \
-	test "$(( $(stat hs.err halves_off) + $(stat hs.err halves_redo) ))" -gt 0
+	test "$(( $(t_stat hs.err halves_off) + $(t_stat hs.err halves_redo) ))" -gt 0
 
 # Several threads' streams: not in halves (each learns on its own).
 "$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o thr.lsc -- \
 	"$TD/lp_threads" >/dev/null 2>&1 </dev/null
 LOOPSCOPE_HALVES=1 "$BUILD/tests/loopdump" -j 2 thr.lsc >/dev/null 2>hs.err
-t_eq "lp_threads: several streams, no halves" 0 "$(stat hs.err halves_exc)"
+t_eq "lp_threads: several streams, no halves" 0 "$(t_stat hs.err halves_exc)"
 halves_same thr.lsc
 
 # Damaged streams: losses where a chunk was smashed or cut, the same on
 # both sides of the cut.
-sid=$(t_first_stream lp_calls.lsc)
-"$BUILD/tests/ptcorrupt" write lp_calls.lsc smash.lsc "$sid" smash:3000 smash:9000 \
-	>/dev/null 2>&1
-"$BUILD/tests/ptcorrupt" write lp_calls.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
+t_damaged lp_calls.lsc
 for b in smash.lsc cut.lsc; do
 	t_ok "$b written" test -s "$b"
 	halves_same "$b"

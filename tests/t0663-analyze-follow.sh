@@ -37,11 +37,6 @@ export MALLOC_PERTURB_
 LOOPSCOPE_HALVES=0
 export LOOPSCOPE_HALVES
 
-# stat FILE NAME: loopdump's counter NAME
-stat() {
-	tr ' ' '\n' <"$1" | awk -v k="$2" 'p { print; exit } $0 == k { p = 1 }'
-}
-
 # follow_same B [OPTS]: B's profile with the second pass following, at
 # two and three jobs, from the first cut, stepping, by default, and with
 # the snapshots thinned: -j1's bytes.
@@ -76,21 +71,21 @@ t_ok "lp_late: several chunks ($nc)" test "${nc:-0}" -ge 8
 for i in 1 2; do
 	LOOPSCOPE_FOLLOW=step "$BUILD/tests/loopdump" -j 2 lp_late.lsc >/dev/null 2>l1.err
 	t_eq "lp_late: the late head names a block the worker ran: no piece of its kept ($i)" \
-		0 "$(stat l1.err follow_first)"
+		0 "$(t_stat l1.err follow_first)"
 	LOOPSCOPE_FOLLOW=step "$BUILD/tests/loopdump" -j 2 lp_late_200000_0.lsc >/dev/null 2>l0.err
 	t_eq "lp_late 200000 0: the worker's piece for every piece before the last cut ($i)" \
-		$((nc - 1)) "$(stat l0.err follow_first)"
-	t_eq "lp_late 200000 0: ... joined without a retry" 0 "$(stat l0.err piece_retries)"
+		$((nc - 1)) "$(t_stat l0.err follow_first)"
+	t_eq "lp_late 200000 0: ... joined without a retry" 0 "$(t_stat l0.err piece_retries)"
 done
 t_ok "lp_late: the worker went on knowing more without starting over" \
-	test "$(stat l1.err follow_more)" -ge 1
+	test "$(t_stat l1.err follow_more)" -ge 1
 # LOOPSCOPE_FOLLOW=0: none
 LOOPSCOPE_FOLLOW=0 "$BUILD/tests/loopdump" -j 2 lp_late_200000_0.lsc >/dev/null 2>l0.err
-t_eq "lp_late 200000 0: LOOPSCOPE_FOLLOW=0: no worker" 0 "$(stat l0.err follow_restarts)"
+t_eq "lp_late 200000 0: LOOPSCOPE_FOLLOW=0: no worker" 0 "$(t_stat l0.err follow_restarts)"
 # The default begins it where the facts stopped coming: lp_late's busy
 # loop (every block a repeat from its second iteration on) is.
 "$BUILD/tests/loopdump" -j 2 lp_late_200000_0.lsc >/dev/null 2>l0.err
-t_ok "lp_late 200000 0: by default, a worker begun" test "$(stat l0.err follow_restarts)" -ge 1
+t_ok "lp_late 200000 0: by default, a worker begun" test "$(t_stat l0.err follow_restarts)" -ge 1
 
 # Programs with nests, calls, longjmp, recursion, signals, PLT calls and
 # irreducible loops, in chunks of 4 KB.
@@ -102,9 +97,7 @@ for a in nested lp_calls lp_jmp lp_recur vg_sig plt irred; do
 done
 
 # Damaged streams: losses, resets and landings at the damage.
-sid=$(t_first_stream nested.lsc)
-"$BUILD/tests/ptcorrupt" write nested.lsc smash.lsc "$sid" smash:3000 smash:9000 >/dev/null 2>&1
-"$BUILD/tests/ptcorrupt" write nested.lsc cut.lsc "$sid" cut:6000 >/dev/null 2>&1
+t_damaged nested.lsc
 for b in smash.lsc cut.lsc; do
 	t_ok "$b written" test -s "$b"
 	follow_same "$b"
@@ -115,7 +108,7 @@ done
 	"$TD/lp_threads" >/dev/null 2>&1 </dev/null
 follow_same lp_threads.lsc
 LOOPSCOPE_FOLLOW=1 "$BUILD/tests/loopdump" -j 2 lp_threads.lsc >/dev/null 2>t.err
-t_eq "lp_threads: several threads: no worker" 0 "$(stat t.err follow_restarts)"
+t_eq "lp_threads: several threads: no worker" 0 "$(t_stat t.err follow_restarts)"
 t_percpu_bundle
 t_ok "a per-CPU bundle" test -s pc.lsc
 follow_same pc.lsc

@@ -51,9 +51,10 @@ struct lsa_follow {
 	int started;
 	struct lsa_pmodel m;	/* the learning pass's, its knowledge not */
 	size_t stream, kslot, nchunk;
-	/* Handed by the learning pass (under mu): knowledge to start over
-	 * with (its facts), a later share of its blocks and the chunks it
-	 * covers, where to end (SIZE_MAX: not yet), stop. */
+	/* Handed by the learning pass (under mu): a later copy of what it
+	 * knows (taken on, or started over with), a later share of its
+	 * blocks and the chunks it covers, where to end (SIZE_MAX: not
+	 * yet), stop. */
 	struct lsa_know *knext;
 	uint64_t flast;		/* lsa_know_facts() of the latest handed */
 	/* The learning pass's own (its thread's): facts at the last cut and

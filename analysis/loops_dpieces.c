@@ -263,32 +263,30 @@ static int stream_pieces(struct lsa_dpieces *dp, size_t i)
 {
 	struct lsa_loops *l = dp->l;
 	struct lsa_thr *t;
+	size_t first = 0;
 	int err = 0;
 
 	if (!(t = lsa_loops_thread(l, i)))
 		return -LS_ENOMEM;
-	pthread_mutex_lock(&dp->mu);
-	dp->stream = i;
-	dp->kslot = (size_t)(t - l->thr);
-	dp->npiece = dp->nsnap + 1;
-	dp->ptake = dp->pjoin = 0;
 	dp->insns = 0;
-	/* the following pass's one piece for the first ones */
+	/* the following pass's one piece for the first ones (no worker
+	 * takes a piece of this stream before dp->on) */
 	if (dp->tm && i == dp->tstream) {
-		pthread_mutex_unlock(&dp->mu);
 		t->losses += dp->tlosses;
-		err = lsa_piece_join(l, t, dp->tres, &dp->insns);
-		if (err == -LS_EINVAL)
-			l->pfail = 1;
-		pthread_mutex_lock(&dp->mu);
-		if (err) {
-			pthread_mutex_unlock(&dp->mu);
+		if ((err = lsa_piece_join(l, t, dp->tres, &dp->insns))) {
+			if (err == -LS_EINVAL)
+				l->pfail = 1;
 			return err;
 		}
 		l->st.pieces++;
 		l->st.follow_pieces += dp->tm;
-		dp->ptake = dp->pjoin = dp->tm;
+		first = dp->tm;
 	}
+	pthread_mutex_lock(&dp->mu);
+	dp->stream = i;
+	dp->kslot = (size_t)(t - l->thr);
+	dp->npiece = dp->nsnap + 1;
+	dp->ptake = dp->pjoin = first;
 	dp->on = 1;
 	pthread_cond_broadcast(&dp->work);
 	while (dp->pjoin < dp->npiece) {

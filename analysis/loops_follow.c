@@ -83,13 +83,9 @@ struct lsa_follow {
 int lsa_follow_can(const struct lsa_loops *l)
 {
 	const char *e = getenv("LOOPSCOPE_FOLLOW");
-	const struct lsb_stream *s;
 
-	if (!l || !l->learn || !l->snap_chunks || l->o.jobs < 2 || (e && !strcmp(e, "0")))
-		return 0;
-	s = lsb_reader_nstreams(l->r) == 1 ? lsb_reader_stream(l->r, 0) : NULL;
-	if (!s || s->kind != LSB_STREAM_THREAD || lsd_stream_alone(l->d, 0) <= 0 ||
-	    lsb_reader_nchunks(l->r, 0) < 2)
+	if (!l || !l->learn || !l->snap_chunks || l->o.jobs < 2 || (e && !strcmp(e, "0")) ||
+	    !lsa_loops_one_stream(l, 2))
 		return 0;
 	return e && !strcmp(e, "step") ? 3 : e && !strcmp(e, "1") ? 2 : 1;
 }

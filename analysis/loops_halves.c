@@ -461,14 +461,11 @@ static int halves_env(void)
 
 int lsa_halves_can(const struct lsa_loops *l)
 {
-	const struct lsb_stream *s;
 	int e = halves_env();
 
 	if (!l || !l->learn || !l->snap_chunks || l->o.jobs < 2 || !e)
 		return 0;
-	s = lsb_reader_nstreams(l->r) == 1 ? lsb_reader_stream(l->r, 0) : NULL;
-	return s && s->kind == LSB_STREAM_THREAD && lsd_stream_alone(l->d, 0) > 0 &&
-	       lsb_reader_nchunks(l->r, 0) >= (e == 2 ? 2 : HW_MINCHUNKS);
+	return lsa_loops_one_stream(l, e == 2 ? 2 : HW_MINCHUNKS);
 }
 
 int lsa_halves_run(struct lsa_loops *l)

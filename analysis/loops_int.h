@@ -650,12 +650,12 @@ int lsa_know_take(struct lsa_loops *l, const struct lsa_thr *t);
  * loops_follow.c's copy of what a learning pass knows so far).  Returns 0
  * or -LS_ENOMEM. */
 int lsa_know_take_to(struct lsa_know *k, const struct lsa_loops *l, const struct lsa_thr *t);
+/* loops_thread.c: whether l's bundle is one thread's stream, decoded
+ * alone, of at least `chunks` chunks (the learning pass's halves and the
+ * second pass begun beside it take such a stream).  Cannot fail. */
+int lsa_loops_one_stream(const struct lsa_loops *l, size_t chunks);
 /* An empty knowledge (for lsa_know_take_to()), or NULL: no memory. */
 struct lsa_know *lsa_know_new(void);
-/* How many facts k holds of thread slot `slot` (heads, body pairs,
- * landings): of two of the same pass, the same count says the same
- * facts.  Cannot fail. */
-uint64_t lsa_know_count(const struct lsa_know *k, size_t slot);
 /* Whether every fact k holds of thread slot `slot` that old (an earlier
  * copy of the same pass's) does not names only blocks ran(arg, id) says
  * 0 of: a pass that knew old then gave those blocks what one that knew

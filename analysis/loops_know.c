@@ -336,13 +336,6 @@ struct lsa_know *lsa_know_new(void)
 	return calloc(1, sizeof(struct lsa_know));
 }
 
-uint64_t lsa_know_count(const struct lsa_know *k, size_t slot)
-{
-	const struct lsa_kthr *kt = k && slot < k->n ? &k->t[slot] : NULL;
-
-	return kt ? (uint64_t)kt->nhead + kt->nbody + kt->nland : 0;
-}
-
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

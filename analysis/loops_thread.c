@@ -243,6 +243,15 @@ int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
 	return 0;
 }
 
+int lsa_loops_one_stream(const struct lsa_loops *l, size_t chunks)
+{
+	const struct lsb_stream *s = lsb_reader_nstreams(l->r) == 1 ?
+				     lsb_reader_stream(l->r, 0) : NULL;
+
+	return s && s->kind == LSB_STREAM_THREAD && lsd_stream_alone(l->d, 0) > 0 &&
+	       lsb_reader_nchunks(l->r, 0) >= chunks;
+}
+
 void lsa_loops_get_stats(const struct lsa_loops *l, struct lsa_loops_stats *st)
 {
 	if (l && st)

@@ -101,6 +101,9 @@ struct lsa_loops_stats {
 	 * worker learned, their blocks, passes whose worker stopped early
 	 * (the rest learned by the calling thread), passes made again whole */
 	uint64_t halves_exc, halves_skip, halves_off, halves_redo;
+	/* ... the windows of blocks its probe decoded before it said
+	 * whether they pay (loops_halves.h), passes it said they do not */
+	uint64_t halves_probe, halves_no;
 	/* blocks the second pass took from the first's tape, not decoded
 	 * again (decoder/tape.h) */
 	uint64_t tape_blocks;

@@ -372,6 +372,8 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		st->halves_skip = lst.halves_skip;
 		st->halves_off = lst.halves_off;
 		st->halves_redo = lst.halves_redo;
+		st->halves_probe = lst.halves_probe;
+		st->halves_no = lst.halves_no;
 		st->pipe_windows = pst.pipe_windows;
 		st->pipe_to_thread = pst.pipe_to_thread;
 		st->pipe_first = pst.pipe_first;

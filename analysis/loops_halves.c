@@ -38,9 +38,10 @@
  * spine that runs and calls on), the joiner decodes and learns the rest
  * itself.  Only a taint inside an excursion the joiner has begun to
  * skip fails the pass (-LS_EINVAL, lsa_loops.hfail): the caller then
- * makes it again whole.  Where the spine runs most of the worker's first
- * blocks (a loop at the spine: bench/'s stencil and spmv), the pass is
- * not cut at all.
+ * makes it again whole.  Where the spine runs most of the blocks after
+ * the cut (a loop at the spine: bench/'s stencil and spmv), the pass is
+ * not cut at all: the worker's probe, a decode that follows calls and
+ * returns alone, says so before it learns (loops_halves.h).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -509,6 +510,8 @@ int lsa_halves_run(struct lsa_loops *l)
 	while (!h->probe)
 		pthread_cond_wait(&h->cv, &h->mu);
 	go = h->probe > 0;
+	l->st.halves_probe += h->pwin;
+	l->st.halves_no += !go;
 	pthread_mutex_unlock(&h->mu);
 	if (!go) {
 		hw_free(h);

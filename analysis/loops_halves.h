@@ -7,12 +7,29 @@
 
 #include "analysis/loops_int.h"
 
-/* Blocks the worker learns before it says whether the halves pay (the
- * joiner waits: 2^20 cost the stencil 0.1 s, 2^18 about 0.02), and
- * the share of them at the spine above which they do not (the stencil
- * and spmv of bench/ run their loops at the spine: all of them). */
+/* Whether the halves pay, the probe: before it learns, the worker
+ * decodes from the cut with the calls and returns alone followed (the
+ * joiner waits; a decode costs a tenth of a learning worker's first
+ * blocks, which log every spine block: 2^18 of them cost the stencil 17
+ * ms), window after window of HW_PROBE blocks.  They pay where a
+ * window's share of blocks at the spine is 1 / HW_SPINE_DIV or less;
+ * they do not where it is more and no less than the window's before
+ * (the stencil and spmv of bench/ run their loops at the spine: all of
+ * every window), nor after HW_PROBE_WINDOWS.  A share that falls is
+ * waited out: a cut in a loop of the spine that then calls deeper
+ * (bzip2's, 100% of its first window, 69% of its second, none of its
+ * third). */
 #define HW_PROBE (1u << 18)
 #define HW_SPINE_DIV 2
+#define HW_PROBE_WINDOWS 8
+
+/* The probe's answer after window k (from 0) of w blocks, s of them at
+ * the spine, the window before's share in 1/1024ths prev (of k > 0),
+ * windows of win blocks: 1 the halves pay, -1 they do not, 0 another
+ * window; *share gets this one's.  A window of fewer than win blocks is
+ * the last (the stream ended): 1 or -1. */
+int lsa_hw_probe_rule(unsigned k, uint64_t w, uint64_t s, uint64_t prev, uint64_t win,
+		      uint64_t *share);
 /* Spine blocks the joiner has not taken yet, at most (24 bytes each,
  * 48 MiB): past it the worker stops at the next spine block.  bzip2's
  * second half has 1.9M; xz's 38K. */
@@ -90,7 +107,7 @@ struct lsa_hw {
 	struct lsa_thr *t;
 	const struct lsd_block *batch;
 	size_t nb;
-	uint64_t bpos, pos, spine;
+	uint64_t bpos, pos;
 	int open;		/* an excursion open, begun at ob */
 	uint64_t ob;
 	size_t of0;
@@ -107,6 +124,7 @@ struct lsa_hw {
 	size_t nsp, capsp, sphead;
 	uint64_t mark;		/* the worker's blocks it has placed */
 	int probe;		/* 0: not known yet; 1: go on; -1: not */
+	unsigned pwin;		/* the probe's windows (set with probe) */
 	int fin, taint, quit, werr;
 	size_t nevok;		/* fin: the events that hold (before fin_at) */
 	int whole;		/* fin: the worker learned to the stream's end */

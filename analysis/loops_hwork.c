@@ -150,7 +150,6 @@ int lsa_hw_moved(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block 
 		h->maxfr = t->nfr;
 		return ev_add(h, &e);
 	}
-	h->spine++;
 	if (!h->open && !h->stopping)
 		return spine_put(h, b);
 	if (!at(h, b, &p)) {
@@ -272,8 +271,6 @@ static int w_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t 
 	pthread_mutex_lock(&h->mu);
 	err = spine_flush(h);
 	h->mark = h->pos;
-	if (!h->probe && h->pos >= HW_PROBE)
-		h->probe = h->spine * HW_SPINE_DIV > h->pos && !h->force ? -1 : 1;
 	quit = h->quit;
 	pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
@@ -322,12 +319,103 @@ static int chunk_ev(struct lsa_hw *h, size_t c)
 	return ev_add(h, &e);
 }
 
+int lsa_hw_probe_rule(unsigned k, uint64_t w, uint64_t s, uint64_t prev, uint64_t win,
+		      uint64_t *share)
+{
+	*share = w ? (s << 10) / w : 0;
+	if (s * HW_SPINE_DIV <= w)
+		return 1;
+	if ((k && *share >= prev) || w < win || k + 1 >= HW_PROBE_WINDOWS)
+		return -1;
+	return 0;
+}
+
+/* The probe's decode: the blocks from the cut, at the least call depth
+ * reached so far (the spine) or above it. */
+struct scout {
+	uint64_t win;		/* blocks a window */
+	uint64_t w, s, prev;	/* this window's blocks, at the spine */
+	int64_t depth, low;
+	unsigned k;
+	int answer;
+};
+
+static int s_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
+{
+	struct scout *sc = arg;
+	size_t i;
+
+	(void)stream;
+	for (i = 0; i < n; i++) {
+		sc->s += sc->depth == sc->low;
+		if (b[i].exit == LSD_EXIT_CALL || b[i].exit == LSD_EXIT_ICALL) {
+			sc->depth++;
+		} else if (b[i].exit == LSD_EXIT_RET && --sc->depth < sc->low) {
+			sc->low = sc->depth;
+		}
+	}
+	sc->w += n;
+	if (sc->w < sc->win)
+		return 0;
+	sc->answer = lsa_hw_probe_rule(sc->k++, sc->w, sc->s, sc->prev, sc->win, &sc->prev);
+	sc->w = sc->s = 0;
+	return sc->answer ? -LS_EEOF : 0;
+}
+
+static int s_block(void *arg, size_t stream, const struct lsd_block *b)
+{
+	return s_blocks(arg, stream, b, 1);
+}
+
+static const struct lsd_callbacks s_callbacks = {
+	.block = s_block,
+	.blocks = s_blocks,
+};
+
+/* The probe (loops_halves.h), on the twin: 1 or -1, as h->probe, its
+ * windows in *k.  LOOPSCOPE_HALVES_PROBE: blocks a window (tests),
+ * else HW_PROBE. */
+static int scout(struct lsa_hw *h, unsigned *k)
+{
+	struct scout sc;
+	size_t c;
+	int err = 0;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.win = lsa_env_num("LOOPSCOPE_HALVES_PROBE", HW_PROBE);
+	if (!sc.win)
+		sc.win = 1;
+	for (c = h->c0; !err && !sc.answer && c < h->nc; c++)
+		err = lsd_decode_chunks(h->tw, h->stream, c, c, &s_callbacks, &sc, NULL);
+	if (err && err != -LS_EEOF) {
+		sc.answer = -1;
+	} else if (!sc.answer) {	/* (the stream ended first) */
+		sc.answer = sc.w ? lsa_hw_probe_rule(sc.k, sc.w, sc.s, sc.prev, sc.win,
+						     &sc.prev) : 1;
+		sc.k += !!sc.w;
+	}
+	*k = sc.k;
+	return sc.answer;
+}
+
 void *lsa_hw_main(void *arg)
 {
 	struct lsa_hw *h = arg;
 	size_t c;
 	int err = w_open(h);
 
+	if (!err && !h->probe) {
+		unsigned k;
+		int p = scout(h, &k);
+
+		pthread_mutex_lock(&h->mu);
+		h->probe = p;
+		h->pwin = k;
+		pthread_cond_broadcast(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		if (p < 0)
+			err = -LS_EEOF;
+	}
 	for (c = h->c0; !err && c < h->nc; c++) {
 		/* where the chunk begins; a cut inside an excursion: the
 		 * worker's part of it */

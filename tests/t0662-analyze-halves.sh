@@ -121,3 +121,42 @@ for b in smash.lsc cut.lsc; do
 	t_ok "$b written" test -s "$b"
 	halves_same "$b"
 done
+
+# The probe: without LOOPSCOPE_HALVES=1 the worker first decodes from
+# the cut with the calls and returns alone followed, window after window
+# (LOOPSCOPE_HALVES_PROBE blocks each; 2^18 by default), and the halves
+# run where a window has at most half its blocks at the spine; not where
+# a window has more, no fewer than the window before (the rule itself:
+# unit_loops).  testdata/lp_probe's hand count: lp_probe 500000 0 runs
+# spin's loop of 500000 iterations and calls nothing, so a cut at 45% of
+# its chunks has about 250,000 blocks of that loop after it, every one at
+# the spine: two windows of 1,000, both all at the spine, and no halves.
+# lp_probe 1000 20000 then calls deep() 20,000 times: a cut at 45% falls
+# among those calls, where main's loop is the spine, two blocks in each
+# of deep's 64-iteration loops (about 67 blocks), and the first window
+# (deep's rest at the cut, at most a call's blocks, then main's)
+# pays.  Either way, -j1's profile.
+for a in "500000 0" "1000 20000"; do
+	n=lp_probe_$(echo "$a" | tr ' ' _)
+	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$n.lsc" -- \
+		"$TD/lp_probe" $a >/dev/null 2>&1 </dev/null
+	t_ok "lp_probe $a: recorded" test -s "$n.lsc"
+	t_ok "lp_probe $a: 16 chunks or more, as the halves need ($(chunks "$n.lsc"))" \
+		test "$(chunks "$n.lsc")" -ge 16
+	"$LOOPSCOPE" analyze -q -j1 -o j1.lsprof "$n.lsc" 2>j1.err
+	LOOPSCOPE_HALVES_PROBE=1000 "$LOOPSCOPE" analyze -q -j2 -o jp.lsprof "$n.lsc" 2>jp.err
+	t_ok "lp_probe $a: -j2 after the probe: -j1's profile" cmp j1.lsprof jp.lsprof
+	LOOPSCOPE_HALVES_PROBE=1000 "$BUILD/tests/loopdump" -j 2 "$n.lsc" >/dev/null 2>hs.err
+	t_eq "lp_probe $a: loopdump -j 2 runs" 0 $?
+done
+LOOPSCOPE_HALVES_PROBE=1000 "$BUILD/tests/loopdump" -j 2 lp_probe_500000_0.lsc >/dev/null 2>hs.err
+t_eq "lp_probe 500000 0: the probe read two windows" 2 "$(t_stat hs.err halves_probe)"
+t_eq "lp_probe 500000 0: ... and said no" 1 "$(t_stat hs.err halves_no)"
+t_eq "lp_probe 500000 0: ... no excursion taken" 0 "$(t_stat hs.err halves_exc)"
+LOOPSCOPE_HALVES_PROBE=1000 "$BUILD/tests/loopdump" -j 2 lp_probe_1000_20000.lsc >/dev/null 2>hs.err
+t_eq "lp_probe 1000 20000: the probe read one window" 1 "$(t_stat hs.err halves_probe)"
+t_eq "lp_probe 1000 20000: ... and said yes" 0 "$(t_stat hs.err halves_no)"
+t_ok "lp_probe 1000 20000: ... excursions taken from the worker" \
+	test "$(t_stat hs.err halves_exc)" -gt 0
+LOOPSCOPE_HALVES=1 "$BUILD/tests/loopdump" -j 2 lp_probe_500000_0.lsc >/dev/null 2>hs.err
+t_eq "lp_probe 500000 0, LOOPSCOPE_HALVES=1: no probe" 0 "$(t_stat hs.err halves_probe)"

@@ -223,8 +223,9 @@ int main(int argc, char **argv)
 		PRIu64 " follow_chunks %" PRIu64 " follow_first %" PRIu64 "\n", st.follow_restarts,
 		st.follow_more, st.follow_shares, st.follow_chunks, st.follow_pieces);
 	fprintf(stderr, "halves_exc %" PRIu64 " halves_skip %" PRIu64 " halves_off %" PRIu64
-		" halves_redo %" PRIu64 "\n", st.halves_exc, st.halves_skip, st.halves_off,
-		st.halves_redo);
+		" halves_redo %" PRIu64 " halves_probe %" PRIu64 " halves_no %" PRIu64 "\n",
+		st.halves_exc, st.halves_skip, st.halves_off, st.halves_redo, st.halves_probe,
+		st.halves_no);
 	fprintf(stderr, "eager_blocks %" PRIu64 " eager_tails %" PRIu64 " eager_nested %" PRIu64
 		"\n", st.eager_blocks, st.eager_tails, st.eager_nested);
 	fprintf(stderr, "tape_blocks %" PRIu64 " tape_words %" PRIu64 " tape_drop %s chunk_reads %"

@@ -160,3 +160,22 @@ t_ok "lp_probe 1000 20000: ... excursions taken from the worker" \
 	test "$(t_stat hs.err halves_exc)" -gt 0
 LOOPSCOPE_HALVES=1 "$BUILD/tests/loopdump" -j 2 lp_probe_500000_0.lsc >/dev/null 2>hs.err
 t_eq "lp_probe 500000 0, LOOPSCOPE_HALVES=1: no probe" 0 "$(t_stat hs.err halves_probe)"
+# ... and past a damaged stretch after the cut (two runs of bytes
+# overwritten, then the stream cut, each well past 45% of lp_probe 1000
+# 20000's 280 KB of trace: the probe's decode meets the losses), the
+# same losses as -j1's, so the same profile.
+"$BUILD/tests/ptcorrupt" write lp_probe_1000_20000.lsc psmash.lsc \
+	"$(t_first_stream lp_probe_1000_20000.lsc)" smash:150000 smash:200000 >/dev/null 2>&1
+"$BUILD/tests/ptcorrupt" write lp_probe_1000_20000.lsc pcut.lsc \
+	"$(t_first_stream lp_probe_1000_20000.lsc)" cut:150000 >/dev/null 2>&1
+for b in psmash.lsc pcut.lsc; do
+	t_ok "$b written" test -s "$b"
+	"$LOOPSCOPE" analyze -q -j1 -o j1.lsprof "$b" 2>"$b.err"
+	LOOPSCOPE_HALVES_PROBE=1000 "$LOOPSCOPE" analyze -q -j2 -o jp.lsprof "$b" 2>jp.err
+	t_ok "$b: -j2 after the probe: -j1's profile" cmp j1.lsprof jp.lsprof
+	LOOPSCOPE_HALVES_PROBE=1000 "$BUILD/tests/loopdump" -j 2 "$b" >/dev/null 2>hs.err
+	t_eq "$b: the probe read one window and said yes" "1 0" \
+		"$(t_stat hs.err halves_probe) $(t_stat hs.err halves_no)"
+done
+t_ok "psmash.lsc: its losses said (the damage is real)" \
+	grep -q "2 decode losses" psmash.lsc.err

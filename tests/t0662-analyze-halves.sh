@@ -127,7 +127,7 @@ done
 # (LOOPSCOPE_HALVES_PROBE blocks each; 2^18 by default), and the halves
 # run where a window has at most half its blocks at the spine; not where
 # a window has more, no fewer than the window before (the rule itself:
-# unit_loops).  testdata/lp_probe's hand count: lp_probe 500000 0 runs
+# unit_halves).  testdata/lp_probe's hand count: lp_probe 500000 0 runs
 # spin's loop of 500000 iterations and calls nothing, so a cut at 45% of
 # its chunks has about 250,000 blocks of that loop after it, every one at
 # the spine: two windows of 1,000, both all at the spine, and no halves.

@@ -311,8 +311,12 @@ static int j_second(struct lsa_hw *h, struct lsa_thr *t)
 		int have, fin, err = 0;
 
 		pthread_mutex_lock(&h->mu);
-		while (q >= h->mark && !h->fin)
+		while (q >= h->mark && !h->fin) {
+			h->jwant = q + HW_WAKE;
+			h->jwait = 1;
 			pthread_cond_wait(&h->cv, &h->mu);
+		}
+		h->jwait = 0;
 		fin = h->fin;
 		lim = fin ? h->fin_at : h->mark;
 		have = h->evhead < (fin ? h->nevok : h->nev);

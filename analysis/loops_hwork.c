@@ -272,7 +272,8 @@ static int w_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t 
 	err = spine_flush(h);
 	h->mark = h->pos;
 	quit = h->quit;
-	pthread_cond_broadcast(&h->cv);
+	if (h->jwait && h->mark >= h->jwant)
+		pthread_cond_broadcast(&h->cv);
 	pthread_mutex_unlock(&h->mu);
 	return err ? err : quit ? -LS_EEOF : 0;
 }

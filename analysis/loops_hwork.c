@@ -341,6 +341,9 @@ struct scout {
 	int answer;
 };
 
+/* The probe's blocks: each counted at the spine where the depth is the
+ * least so far, before its exit moves it; a window answered, -LS_EEOF
+ * stops the decode. */
 static int s_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t n)
 {
 	struct scout *sc = arg;

@@ -204,7 +204,7 @@ struct lsa_pworker {
 int lsa_pw_init(struct lsa_pworker *w, const struct lsa_loops *model,
 		pthread_mutex_t *symlock);
 /* What of a detector a worker is made of, apart from the detector (a
- * worker that outlives it: loops_trail.c's). */
+" * worker that outlives it: loops_follow.c's). */
 struct lsa_pmodel {
 	struct lsd_decoder *d;
 	struct lsb_reader *r;

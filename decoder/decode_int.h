@@ -158,7 +158,7 @@ struct lsd_space {
  * they hold wherever the module is mapped. */
 struct lsd_hrange {
 	uint64_t lo, hi;	/* file offsets swept */
-	uint64_t *rel;
+	uint64_t *rel;		/* malloc'd, or in lsd_hmod.map (read only) */
 	size_t n;
 };
 
@@ -169,6 +169,10 @@ struct lsd_hmod {
 	size_t n;
 	int loaded;		/* the cache file was tried */
 	int dirty;		/* has ranges the cache file lacks */
+	/* The cache file, mapped: the ranges it held point into it (read
+	 * where they lie: a copy cost sqlite3's decode 700 fresh pages). */
+	void *map;
+	size_t maplen;
 };
 
 /* A switch event of a CPU's sideband, its time converted to TSC. */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "decoder/decode_int.h"
+#include "decoder/modfile.h"
 #include "ls_crc32.h"
 #include "ls_buf.h"
 #include "ls_err.h"
@@ -106,7 +107,9 @@ static int sweep(csh cs, int mode, const uint8_t *data, uint64_t off, uint64_t n
  * whose magic, version, capstone version, build-id, module size or CRC
  * do not match is ignored, and rewritten after a new sweep. */
 #define HC_MAGIC "LSHEADS\n"
-#define HC_VERSION 2u	/* 2: 32-bit modules swept as 32-bit code */
+/* 2: 32-bit modules swept as 32-bit code; 3: the header padded to a
+ * multiple of 8, so a mapped file's targets are aligned */
+#define HC_VERSION 3u
 
 static int hc_path(const struct lsb_module *m, char *path, size_t len)
 {
@@ -116,8 +119,8 @@ static int hc_path(const struct lsb_module *m, char *path, size_t len)
 }
 
 /* Bytes of the header: magic, version, capstone version, build-id length
- * and bytes, module size, range count. */
-#define HC_HEAD (8 + 4 + 4 + 4 + LSB_BUILD_ID_MAX + 8 + 8)
+ * and bytes, module size, range count, 4 bytes of zeros. */
+#define HC_HEAD (8 + 4 + 4 + 4 + LSB_BUILD_ID_MAX + 8 + 8 + 4)
 
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -137,60 +140,79 @@ static void hc_header(uint8_t *h, const struct lsb_module *m, uint64_t modlen,
 	put64(h + 28 + LSB_BUILD_ID_MAX, nranges);
 }
 
-/* Loads the cache file of module m into hm.  Any mismatch leaves hm
- * empty: the ranges are swept again. */
+/* Whether hr's targets lie in hm's mapped cache file (not malloc'd). */
+static int hr_mapped(const struct lsd_hmod *hm, const struct lsd_hrange *hr)
+{
+	const uint8_t *p = (const uint8_t *)hr->rel, *m = hm->map;
+
+	return m && p >= m && p < m + hm->maplen;
+}
+
+static void hm_clear(struct lsd_hmod *hm)
+{
+	size_t i;
+
+	for (i = 0; i < hm->n; i++)
+		if (!hr_mapped(hm, &hm->r[i]))
+			free(hm->r[i].rel);
+	free(hm->r);
+	hm->r = NULL;
+	hm->n = 0;
+	if (hm->map)
+		lsd_modfile_unmap(hm->map, hm->maplen);
+	hm->map = NULL;
+	hm->maplen = 0;
+}
+
+/* Loads the cache file of module m into hm: mapped, its ranges' targets
+ * read where they lie (the format's fields are 8-byte aligned from the
+ * page the mapping starts at).  Any mismatch leaves hm empty: the
+ * ranges are swept again. */
 static void hc_load(struct lsd_hmod *hm, const struct lsb_module *m, uint64_t modlen)
 {
+	_Static_assert(HC_HEAD % 8 == 0, "the targets read in place are aligned");
 	char path[4200];
-	uint8_t want[HC_HEAD], *buf = NULL;
-	FILE *f;
-	long size;
-	size_t off, i, nr;
+	uint8_t want[HC_HEAD];
+	const uint8_t *buf;
+	size_t size, off, i, nr;
 
 	hm->loaded = 1;
-	if (hc_path(m, path, sizeof(path)) < 0 || !(f = fopen(path, "rb")))
-		return;
-	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < HC_HEAD + 4 ||
-	    fseek(f, 0, SEEK_SET) || !(buf = malloc((size_t)size)) ||
-	    fread(buf, 1, (size_t)size, f) != (size_t)size) {
-		fclose(f);
-		free(buf);
+	if (hc_path(m, path, sizeof(path)) < 0 ||
+	    lsd_modfile_map(path, &hm->map, &hm->maplen) < 0) {
+		hm->map = NULL;
+		hm->maplen = 0;
 		return;
 	}
-	fclose(f);
+	buf = hm->map;
+	size = hm->maplen;
+	if (size < HC_HEAD + 4)
+		goto bad;
 	nr = (size_t)get64(buf + 28 + LSB_BUILD_ID_MAX);
 	hc_header(want, m, modlen, nr);
 	if (memcmp(buf, want, HC_HEAD) ||
-	    get32(buf + size - 4) != ls_crc32(0, buf, (size_t)size - 4) ||
-	    nr > (size_t)size / 24 || !(hm->r = calloc(nr ? nr : 1, sizeof(*hm->r))))
+	    get32(buf + size - 4) != ls_crc32(0, buf, size - 4) ||
+	    nr > size / 24 || !(hm->r = calloc(nr ? nr : 1, sizeof(*hm->r))))
 		goto bad;
 	for (i = 0, off = HC_HEAD; i < nr; i++) {
 		struct lsd_hrange *hr = &hm->r[i];
 
-		if ((size_t)size - 4 - off < 24)
+		if (size - 4 - off < 24)
 			goto bad;
 		hr->lo = get64(buf + off);
 		hr->hi = get64(buf + off + 8);
 		hr->n = (size_t)get64(buf + off + 16);
 		off += 24;
-		if (hr->n > ((size_t)size - 4 - off) / 8 ||
-		    !(hr->rel = malloc(hr->n ? hr->n * 8 : 1)))
+		if (hr->n > (size - 4 - off) / 8)
 			goto bad;
-		memcpy(hr->rel, buf + off, hr->n * 8);
+		hr->rel = (uint64_t *)(void *)((uint8_t *)hm->map + off);
 		off += hr->n * 8;
 		hm->n = i + 1;
 	}
-	if (off != (size_t)size - 4)
+	if (off != size - 4)
 		goto bad;
-	free(buf);
 	return;
 bad:
-	for (i = 0; i < hm->n; i++)
-		free(hm->r[i].rel);
-	free(hm->r);
-	hm->r = NULL;
-	hm->n = 0;
-	free(buf);
+	hm_clear(hm);
 }
 
 /* Writes hm to the cache (a temporary name, then renamed, so a reader
@@ -406,13 +428,10 @@ int lsd_heads_static(struct lsd_decoder *d)
 
 void lsd_heads_release(struct lsd_decoder *d)
 {
-	size_t i, k;
+	size_t i;
 
-	for (i = 0; i < d->nhmods; i++) {
-		for (k = 0; k < d->hmods[i].n; k++)
-			free(d->hmods[i].r[k].rel);
-		free(d->hmods[i].r);
-	}
+	for (i = 0; i < d->nhmods; i++)
+		hm_clear(&d->hmods[i]);
 	free(d->hmods);
 	d->hmods = NULL;
 	d->nhmods = 0;

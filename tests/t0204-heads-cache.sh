@@ -57,8 +57,9 @@ damage "another format version (checksum valid)" 'recrc(b[:8] + struct.pack("<I"
 damage "another capstone version (checksum valid)" 'recrc(b[:12] + struct.pack("<I", 0x10009) + b[16:])'
 damage "another build-id (checksum valid)" 'recrc(b[:20] + bytearray([b[20] ^ 1]) + b[21:])'
 damage "another module size (checksum valid)" 'recrc(b[:52] + struct.pack("<Q", 7) + b[60:])'
+damage "a nonzero pad after the header (checksum valid)" 'recrc(b[:68] + bytearray([1]) + b[69:])'
 damage "a range count past the end (checksum valid)" 'recrc(b[:60] + struct.pack("<Q", 1 << 40) + b[68:])'
-damage "a target count past the end (checksum valid)" 'recrc(b[:84] + struct.pack("<Q", 1 << 40) + b[92:])'
+damage "a target count past the end (checksum valid)" 'recrc(b[:88] + struct.pack("<Q", 1 << 40) + b[96:])'
 damage "trailing garbage (checksum valid)" 'recrc(b + bytearray(12))'
 
 # Without a usable cache directory the decode sweeps every time.

@@ -1,5 +1,5 @@
 /* unit_addrset.c - the set of addresses the heads live in
- * (decoder/sblock.c): bitmaps over the ranges covered, a hash set for the
+ * (decoder/addrset.c): bitmaps over the ranges covered, a hash set for the
  * rest, must answer as one plain set does.
  *
  * The oracle is a sorted array of every address added, searched with

@@ -75,6 +75,9 @@ struct lsa_loops_stats {
 	 * decoder's, block by block (0 where the twins share its static
 	 * blocks: loops_dpieces.c) */
 	uint64_t pieces_named;
+	/* ... pieces replayed from the learning pass's tape, recorded
+	 * chunk by chunk, rather than decoded (loops_dpieces.c) */
+	uint64_t pieces_taped;
 	/* blocks the iteration memo and the learning pass's took as whole
 	 * iterations that repeat the one before block for block (a compare
 	 * a block, no trie walked) */

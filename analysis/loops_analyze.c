@@ -227,8 +227,10 @@ static int pass(struct lsa_loops *l, struct lsd_symbols *sym,
 		else if (also)
 			err = lsd_decode_all_tee(l->d, &lsa_loops_callbacks, l, also, also_arg,
 						 2, NULL);
-		else	/* the detector on a thread of its own where that pays */
-			err = lsd_decode_all_adapt(l->d, &lsa_loops_callbacks, l, NULL, &pps);
+		else	/* the detector on a thread of its own where that pays;
+			 * the learning pass's tape on the decoding thread */
+			err = lsd_decode_all_adapt_tape(l->d, &lsa_loops_callbacks, l, NULL, &pps,
+							l->learn && !replay ? tape : NULL);
 		/* (a following pass held the decode here: the next may not) */
 		if (l->learn && l->follow) {
 			lsd_decode_hold(l->d, 0);
@@ -288,9 +290,11 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		/* an eager pass in pieces decoded where they run, cut at
 		 * chunks, where every stream may be (loops_dpieces.c) */
 		dpieces = lsa_loops_eager_for(&l->o) && piece_blocks() && lsa_dpieces_can(l);
-		if (dpieces)
+		if (dpieces) {
 			l->snap_chunks = 1;
-		else
+			/* (whose chunks its pieces replay where it holds all) */
+			lsd_tape_chunked(tape);
+		} else
 			l->snap = piece_blocks();
 	}
 	/* The other consumers need no knowledge of the loops: they take this
@@ -328,6 +332,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 	}
 	lsa_loops_know(l, k);
 	l->dpieces = dpieces;
+	l->tape = dpieces && lsd_tape_whole(tape) ? tape : NULL;
 	/* Blocks the learning pass took as repeats cost the second about
 	 * as little (a compare each).  Where they are more than
 	 * LSA_HERE_PCT percent of its blocks, their decode and the copies to other threads cost

@@ -14,7 +14,12 @@
  * every block the pieces meet), so a worker takes its blocks as the twin
  * hands them out; where the share cannot be had, the twin's blocks are
  * named as the pass's decoder's (lsd_sbmap_find()), a copy of each (4 to
- * 6% of the CPU of `analyze -j2` on bench/'s programs).  The calling
+ * 6% of the CPU of `analyze -j2` on bench/'s programs).  Where the
+ * learning pass recorded its decode on a tape chunk by chunk
+ * (lsa_loops.tape, decoder/tape.h), a worker replays its pieces' chunks
+ * from it instead, with a player of its own, and opens no twin where the
+ * tape holds every piece (sqlite3, whose decode costs several times its
+ * replay: `analyze -j2` about 11% less CPU and wall).  The calling
  * thread runs pieces with the pass's decoder itself, and joins them in
  * order (lsa_piece_join()), as loops_pieces.c does.  No block goes from
  * one thread to another.
@@ -29,6 +34,7 @@
 
 #include "analysis/loops_int.h"
 #include "analysis/loops_follow.h"
+#include "decoder/tape.h"
 #include "ls_buf.h"
 #include "ls_err.h"
 
@@ -38,6 +44,7 @@ struct dpiece {
 	int state;
 	int err;
 	int named;		/* its twin's blocks were named */
+	int taped;		/* replayed from the tape */
 	uint64_t losses;
 	struct lsa_pres res;
 };
@@ -47,6 +54,11 @@ struct dwk {
 	struct lsa_pworker w;
 	struct lsd_decoder *dec;	/* its twin; NULL: the pass's decoder */
 	int shared;		/* dec hands out the pass's decoder's blocks */
+	/* its player of the learning pass's tape (lsa_loops.tape; NULL:
+	 * none), and whether the piece under way is replayed (its blocks
+	 * the pass's decoder's) */
+	struct lsd_tape_player *pl;
+	int taped;
 	int gone;		/* (a thread whose twin did not open: none) */
 	/* the twin's static block id -> the pass's decoder's */
 	const struct lsd_sblock **xl;
@@ -73,6 +85,7 @@ struct lsa_dpieces {
 	uint64_t ptake, pjoin;
 	uint64_t insns;		/* the thread's instructions the joins reached */
 	uint64_t fail_at;	/* (tests: the join that fails, LOOPSCOPE_PIECE_FAIL) */
+	int taped_all;		/* the tape holds every chunk of every stream */
 	pthread_mutex_t mu, symlock;
 	pthread_cond_t work, done;
 	int quit;
@@ -138,7 +151,7 @@ static int wk_blocks(void *arg, size_t stream, const struct lsd_block *b, size_t
 
 	(void)stream;
 	w->got += n;
-	if (w->dec && !w->shared && !(b = name_blocks(w, b, n)))
+	if (w->dec && !w->shared && !w->taped && !(b = name_blocks(w, b, n)))
 		return w->bad ? -LS_EINVAL : -LS_ENOMEM;
 	return lsa_pw_blocks(&w->w, b, n);
 }
@@ -180,10 +193,18 @@ static int run_piece(struct dwk *w, uint64_t j, struct dpiece *p)
 	w->bad = 0;
 	if ((err = lsa_pw_begin(&w->w, dp->kslot, snap)))
 		return err;
-	err = lsd_decode_chunks(w->dec ? w->dec : dp->l->d, dp->stream, first, last,
-			       &wk_callbacks, w, NULL);
-	if (err == -LS_EUNSUP && w->shared)
-		err = -LS_EINVAL;	/* (a block the pass's decoder has not) */
+	p->taped = w->pl && lsd_tape_has_chunks(dp->l->tape, dp->stream, first, last);
+	if (p->taped) {
+		/* (the learning pass's decode, as it went: no decode here) */
+		w->taped = 1;
+		err = lsd_tape_replay_chunks(w->pl, dp->stream, first, last, &wk_callbacks, w);
+		w->taped = 0;
+	} else {
+		err = lsd_decode_chunks(w->dec ? w->dec : dp->l->d, dp->stream, first, last,
+				       &wk_callbacks, w, NULL);
+		if (err == -LS_EUNSUP && w->shared)
+			err = -LS_EINVAL;	/* (a block the pass's decoder has not) */
+	}
 	if (!err && w->got != dp->v[last + 1] - dp->v[first])
 		err = -LS_EINVAL;
 	if (!err)
@@ -205,8 +226,8 @@ static int take(struct lsa_dpieces *dp, struct dwk *w)
 	p = &dp->pc[j % dp->npc];
 	p->state = P_BUSY;
 	pthread_mutex_unlock(&dp->mu);
-	p->named = w->dec && !w->shared;
 	p->err = run_piece(w, j, p);
+	p->named = w->dec && !w->shared && !p->taped;
 	pthread_mutex_lock(&dp->mu);
 	p->state = P_DONE;
 	pthread_cond_broadcast(&dp->done);
@@ -218,13 +239,17 @@ static void *wk_main(void *arg)
 	struct dwk *w = arg;
 	struct lsa_dpieces *dp = w->dp;
 
-	/* (beside the calling thread's first piece) */
+	/* (beside the calling thread's first piece; none where the tape
+	 * holds every piece) */
+	if (dp->taped_all)
+		goto run;
 	w->gone = lsd_open_twin(&w->dec, dp->l->d) != 0;
 	if (!w->gone && dp->share) {
 		/* (a twin that cannot share has no names for its blocks) */
 		w->shared = lsd_twin_share(w->dec, dp->share) == 0;
 		w->gone = !w->shared;
 	}
+run:
 	pthread_mutex_lock(&dp->mu);
 	while (!dp->quit && !w->gone)
 		if (!take(dp, w))
@@ -248,6 +273,7 @@ static int join(struct lsa_dpieces *dp, struct dpiece *p, struct lsa_thr *t)
 		      lsa_piece_join(l, t, &p->res, &dp->insns);
 		l->st.pieces++;
 		l->st.pieces_named += (uint64_t)p->named;
+		l->st.pieces_taped += (uint64_t)p->taped;
 	}
 	/* (a worker's state unlike the joiner's, or blocks unlike the
 	 * learning pass's: the pass again) */
@@ -357,6 +383,7 @@ static void dp_free(struct lsa_dpieces *dp)
 		pthread_join(dp->th[i], NULL);
 	for (i = 0; dp->wk && i < dp->nwk; i++) {
 		lsa_pw_free(&dp->wk[i].w);
+		lsd_tape_player_free(dp->wk[i].pl);
 		lsd_close(dp->wk[i].dec);
 		free(dp->wk[i].xl);
 		free(dp->wk[i].buf);
@@ -413,6 +440,19 @@ static void follow_take(struct lsa_dpieces *dp)
 				   &dp->tlosses);
 }
 
+/* Whether l's tape holds every chunk of every stream pieces are made
+ * of. */
+static int taped_all(const struct lsa_loops *l)
+{
+	size_t i, n = lsb_reader_nstreams(l->r), nc;
+
+	for (i = 0; i < n; i++)
+		if (lsd_stream_alone(l->d, i) > 0 && (nc = lsb_reader_nchunks(l->r, i)) &&
+		    !lsd_tape_has_chunks(l->tape, i, 0, nc - 1))
+			return 0;
+	return 1;
+}
+
 int lsa_dpieces_run(struct lsa_loops *l, unsigned workers)
 {
 	struct lsa_dpieces *dp;
@@ -460,6 +500,15 @@ int lsa_dpieces_run(struct lsa_loops *l, unsigned workers)
 		err = lsa_pw_init(&dp->wk[i].w, l, &dp->symlock);
 		if (err)
 			dp->nwk = i;
+	}
+	/* the tape's players, made here (the first makes its table of
+	 * static blocks), before any worker runs; without one, a worker
+	 * decodes */
+	if (!err && l->tape) {
+		for (i = 0; i < dp->nwk; i++)
+			if (lsd_tape_player_new(&dp->wk[i].pl, l->tape))
+				break;
+		dp->taped_all = i == dp->nwk && taped_all(l);
 	}
 	for (i = 1; !err && i < dp->nwk; i++) {
 		if (pthread_create(&dp->th[dp->nth], NULL, wk_main, &dp->wk[i]))

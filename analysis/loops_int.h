@@ -229,6 +229,8 @@ struct lsa_funcdef {
 	const struct lsd_sblock *sb;	/* a block of it (the first looked up) */
 };
 
+struct lsd_tape;
+
 struct lsa_loops {
 	struct lsd_decoder *d;
 	struct lsb_reader *r;
@@ -304,6 +306,9 @@ struct lsa_loops {
 	/* A second pass that knows, cut at chunks by the learning pass: the
 	 * eager pass in pieces each decoded where it runs. */
 	int dpieces;
+	/* ... or replayed from the learning pass's tape, recorded chunk by
+	 * chunk (decoder/tape.h; NULL: none whole) */
+	struct lsd_tape *tape;
 	/* A second pass whose blocks the learning pass took nearly all as
 	 * repeats (lsa_memo_repeat): they cost it less than handing them to
 	 * other threads does, so it runs them on the decoding thread. */

@@ -335,6 +335,13 @@ int lsd_decode_here(const struct lsd_decoder *d);
 int lsd_decode_all_adapt(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 			 void *arg, struct lsd_stream_stats *st,
 			 struct lsd_pipe_stats *ps);
+/* The same with tape (decoder/tape.h; NULL: none) recording the decode's
+ * calls on the calling thread, in front of cb's, wherever those are
+ * made. */
+struct lsd_tape;
+int lsd_decode_all_adapt_tape(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+			      void *arg, struct lsd_stream_stats *st,
+			      struct lsd_pipe_stats *ps, struct lsd_tape *tape);
 /* Progress for a command line: when fn is set, it is called each time
  * decoding reads a chunk, with the bundle, the chunk's PT bytes and the
  * instructions decoded since the previous call of that stream's decode,

@@ -9,6 +9,7 @@
 #include "decoder/decode.h"
 #include "decoder/decode_int.h"
 #include "decoder/pipe_int.h"
+#include "decoder/tape.h"
 
 /*
  * The decode on the calling thread, cb's calls either on it too or on a
@@ -241,6 +242,13 @@ int lsd_decode_all_adapt(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 			 void *arg, struct lsd_stream_stats *st,
 			 struct lsd_pipe_stats *ps)
 {
+	return lsd_decode_all_adapt_tape(d, cb, arg, st, ps, NULL);
+}
+
+int lsd_decode_all_adapt_tape(struct lsd_decoder *d, const struct lsd_callbacks *cb,
+			      void *arg, struct lsd_stream_stats *st,
+			      struct lsd_pipe_stats *ps, struct lsd_tape *tape)
+{
 	struct adapt a;
 	const char *v = getenv("LOOPSCOPE_PIPE_SWITCH");
 	int err, e2;
@@ -270,8 +278,14 @@ int lsd_decode_all_adapt(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 		a.left = a.force;
 		err = adapt_tick(&a, 0);
 	}
-	if (!err)
+	/* (the tape in front: recorded on this thread, whichever makes
+	 * cb's calls) */
+	if (!err && tape) {
+		lsd_tape_to(tape, &adapt_callbacks, &a);
+		err = lsd_decode_all(d, &lsd_tape_callbacks, tape, st);
+	} else if (!err) {
 		err = lsd_decode_all(d, &adapt_callbacks, &a, st);
+	}
 	/* the calls still in the ring are made, whatever happened */
 	e2 = a.piped ? lsd_pipe_publish(&a.p) : 0;
 	if (a.have_side) {

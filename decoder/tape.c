@@ -20,6 +20,14 @@
  *   begin    struct lsb_stream, word by word (count 1: none was given)
  *   end      struct lsd_stream_stats, word by word
  *   thread   pid, tid
+ * Chunk by chunk (lsd_tape_chunked()), the tape notes, for each stream,
+ * the record each chunk's blocks begin at (where its count of the
+ * stream's blocks meets the decoder's count before the chunk,
+ * lsd_chunk_starts()), and an epoch that moves at each such start and
+ * at each change of stream: a run named in an epoch that has not given
+ * its blocks yet is given again (its whole array; a part of it goes as a
+ * run), so a player that starts at a chunk's first record meets no name
+ * it has not been given since.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,6 +38,7 @@
 #include "decoder/fast_int.h"
 #include "decoder/tape.h"
 #include "formats/bundle.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 enum { TP_BLOCKS = 1, TP_LOSS, TP_BEGIN, TP_END, TP_THREAD, TP_SPANS };
@@ -51,6 +60,13 @@ enum { SP_REF, SP_DEF, SP_RUN, SP_PART };
  * written out whole (sqlite3's first 2^18 words have a PT byte for every
  * 4, its whole tape 7.8). */
 #define CHECK_FIRST ((size_t)1 << 20)
+/* Chunk by chunk (two jobs), a first look after CHECK_EARLY words, with
+ * a bound of PT_PER_WORD_EARLY bytes a word: recorded on the decoding
+ * thread, the tape of the stencil and spmv of bench/ (a word per 1.3
+ * bytes, dropped at CHECK_FIRST) cost their analysis 2 to 5% of wall,
+ * where the decode is the slower side of the pipe. */
+#define CHECK_EARLY ((size_t)1 << 16)
+#define PT_PER_WORD_EARLY 2
 #define CHECK_WORDS ((size_t)1 << 18)
 /* Static block ids and exits a block word holds. */
 #define ID_LIMIT (1u << 28)
@@ -72,6 +88,31 @@ struct tdef {
 	uint32_t n, cap;
 };
 
+/* Where a record begins. */
+struct tpos {
+	const struct seg *s;
+	size_t off;
+};
+
+/* A stream's records, chunk by chunk: its blocks so far, how many of its
+ * chunks' starts were met (pos[0 .. marked)), and whether one fell inside
+ * a record (bad: its chunks do not replay alone). */
+struct tstream {
+	uint64_t nb;
+	size_t marked, nchunks;
+	struct tpos *pos;
+	int bad;
+};
+
+/* A replay of chunks on one thread (lsd_tape_replay_chunks()): the ids'
+ * blocks as given in the chunks replayed, and the blocks for cb. */
+struct lsd_tape_player {
+	const struct lsd_tape *t;
+	struct tdef *def;
+	struct lsd_block *buf;
+	size_t capbuf;
+};
+
 struct lsd_tape {
 	struct lsd_decoder *d;
 	const struct lsd_callbacks *cb;
@@ -83,11 +124,9 @@ struct lsd_tape {
 	size_t check;		/* words at the next look at what is to come */
 	/* The arrays named, by id: the decoder's chain slots, then its
 	 * trails' (nkey of them, known at the first spans call): the blocks
-	 * each was last given with (the record), or its blocks (the
-	 * replay). */
+	 * each was last given with (a player keeps their blocks). */
 	uint32_t *keyn;
 	size_t nkey;
-	struct tdef *def;
 	struct lsd_block *out;	/* a spans call's blocks for cb */
 	size_t capout;
 	/* raw PT bytes of the streams decoded, and the decoder's count of
@@ -98,9 +137,22 @@ struct lsd_tape {
 	uint64_t pt_total, pt_base;
 	int used;		/* lsd_tape_to() called: a decode recorded */
 	int dropped;		/* enum lsd_tape_drop */
-	struct lsd_block *buf;	/* the replay's blocks, from buf + 1 */
-	size_t capbuf;
+	struct lsd_tape_player own;	/* lsd_tape_replay()'s */
+	/* Chunk by chunk (lsd_tape_chunked()): where each chunk's records
+	 * begin, by stream; and the epoch, bumped at each such start and
+	 * each change of stream, in which each id was last given (a run
+	 * named in another epoch is given again: the records from a
+	 * chunk's start replay alone). */
+	int chunked;
+	uint32_t epoch, *ep;
+	size_t last_stream;
+	struct tstream *ts;
+	size_t nts;
+	/* the static blocks by id, for the players (lsd_tape_player_new()) */
+	const struct lsd_sblock **flat;
+	size_t nflat;
 };
+
 
 int lsd_tape_new(struct lsd_tape **pt, struct lsd_decoder *d, size_t max)
 {
@@ -205,13 +257,15 @@ static uint32_t *room(struct lsd_tape *t, size_t n)
 
 		/* the words to come, at the rate so far, past the bound; or
 		 * more words than the decode they save is worth */
-		t->check = t->words + CHECK_WORDS;
+		unsigned per = t->words < CHECK_FIRST ? PT_PER_WORD_EARLY : LSD_TAPE_PT_PER_WORD;
+
+		t->check = t->words < CHECK_FIRST ? CHECK_FIRST : t->words + CHECK_WORDS;
 		if (done && (double)t->words * (double)t->pt_total / (double)done >
 			    (double)t->maxseg * SEG_WORDS) {
 			drop_for(t, LSD_TAPE_BOUND);
 			return NULL;
 		}
-		if (done && t->words > done / LSD_TAPE_PT_PER_WORD) {
+		if (done && t->words > done / per) {
 			drop_for(t, LSD_TAPE_WORTH);
 			return NULL;
 		}
@@ -223,6 +277,8 @@ static uint32_t *room(struct lsd_tape *t, size_t n)
 	return t->w;
 }
 
+static int seg_mark(struct lsd_tape *t, size_t i, const uint32_t *w, size_t n);
+
 /* A record of op for stream with the nw words of v (a struct) after. */
 static void put_struct(struct lsd_tape *t, unsigned op, size_t stream, const void *v, size_t nw,
 		       size_t bytes)
@@ -231,6 +287,10 @@ static void put_struct(struct lsd_tape *t, unsigned op, size_t stream, const voi
 
 	if (!w)
 		return;
+	if (seg_mark(t, stream, w, 0) < 0) {
+		drop(t);
+		return;
+	}
 	w[0] = op;
 	w[1] = (uint32_t)stream;
 	memcpy(w + 2, v, bytes);
@@ -289,7 +349,8 @@ static void put_blocks(struct lsd_tape *t, size_t stream, const struct lsd_block
 
 	if (!w)
 		return;
-	if (n >= ID_LIMIT || stream > UINT32_MAX || !(e = put_run(w + 2, b, n))) {
+	if (n >= ID_LIMIT || stream > UINT32_MAX || seg_mark(t, stream, w, n) < 0 ||
+	    !(e = put_run(w + 2, b, n))) {
 		drop(t);
 		return;
 	}
@@ -338,7 +399,8 @@ static void put_spans(struct lsd_tape *t, size_t stream, const struct lsd_bspan 
 
 	if (!w)
 		return;
-	if (ns >= ID_LIMIT || n > UINT32_MAX || stream > UINT32_MAX) {
+	if (ns >= ID_LIMIT || n > UINT32_MAX || stream > UINT32_MAX ||
+	    seg_mark(t, stream, w, n) < 0) {
 		drop(t);
 		return;
 	}
@@ -351,20 +413,26 @@ static void put_spans(struct lsd_tape *t, size_t stream, const struct lsd_bspan 
 
 		t->nkey = d->chains ? ((size_t)1 << d->ch_log) +
 				      (d->trails ? (size_t)1 << d->trail_log : 0) : 0;
-		if (!(t->keyn = calloc(t->nkey ? t->nkey : 1, sizeof(*t->keyn)))) {
+		if (!(t->keyn = calloc(t->nkey ? t->nkey : 1, sizeof(*t->keyn))) ||
+		    (t->chunked && !(t->ep = calloc(t->nkey ? t->nkey : 1, sizeof(*t->ep))))) {
 			drop(t);
 			return;
 		}
 	}
 	for (i = 0; i < ns && e; i++) {
 		uint32_t id = s[i].whole || s[i].again ? slot_of(t->d, s[i].b) : UINT32_MAX;
+		/* (chunk by chunk: an id not given in this epoch is given
+		 * again where the whole of it comes; a part of it is a run) */
+		int stale = id != UINT32_MAX && t->ep && t->ep[id] != t->epoch;
 
-		if (id != UINT32_MAX && s[i].whole) {
+		if (id != UINT32_MAX && (s[i].whole || (stale && s[i].n == t->keyn[id]))) {
 			t->keyn[id] = (uint32_t)s[i].n;
+			if (t->ep)
+				t->ep[id] = t->epoch;
 			*e++ = id << 2 | SP_DEF;
 			*e++ = (uint32_t)s[i].n;
 			e = put_run(e, s[i].b, s[i].n);
-		} else if (id != UINT32_MAX && s[i].n <= t->keyn[id]) {
+		} else if (id != UINT32_MAX && !stale && s[i].n <= t->keyn[id]) {
 			/* (again: the same records, the slot not built since) */
 			t->refs++;
 			if (s[i].n == t->keyn[id]) {
@@ -500,21 +568,21 @@ size_t lsd_tape_refs(const struct lsd_tape *t)
 	return lsd_tape_whole(t) ? t->refs : 0;
 }
 
-/* t->buf with room for n blocks after its first.  Returns 0 or
+/* pl->buf with room for n blocks after its first.  Returns 0 or
  * -LS_ENOMEM. */
-static int buf_room(struct lsd_tape *t, size_t n)
+static int buf_room(struct lsd_tape_player *pl, size_t n)
 {
 	size_t c = n < 1024 ? 1024 : n;
 
-	if (n <= t->capbuf)
+	if (n <= pl->capbuf)
 		return 0;
-	free(t->buf);
+	free(pl->buf);
 	/* (the block before the first, and lsd_fchain_out()'s last unit) */
-	if (!(t->buf = malloc((c + 2) * sizeof(*t->buf)))) {
-		t->capbuf = 0;
+	if (!(pl->buf = malloc((c + 2) * sizeof(*pl->buf)))) {
+		pl->capbuf = 0;
 		return -LS_ENOMEM;
 	}
-	t->capbuf = c;
+	pl->capbuf = c;
 	return 0;
 }
 
@@ -553,23 +621,23 @@ static const uint32_t *play_run(const struct lsd_sblock *const *flat, const uint
 	return e;
 }
 
-/* The blocks of a record at r (n of them) into t->buf, handed to cb.
+/* The blocks of a record at r (n of them) into pl->buf, handed to cb.
  * Returns the callback's return, or -LS_ENOMEM; *next the record after. */
-static int play_blocks(struct lsd_tape *t, const struct lsd_sblock *const *flat,
+static int play_blocks(struct lsd_tape_player *pl, const struct lsd_sblock *const *flat,
 		       const uint32_t *r, size_t n, const struct lsd_callbacks *cb,
 		       void *arg, const uint32_t **next)
 {
-	if (buf_room(t, n))
+	if (buf_room(pl, n))
 		return -LS_ENOMEM;
-	*next = play_run(flat, r + 2, t->buf + 1, n);
-	return cb->blocks(arg, r[1], t->buf + 1, n);
+	*next = play_run(flat, r + 2, pl->buf + 1, n);
+	return cb->blocks(arg, r[1], pl->buf + 1, n);
 }
 
-/* A spans record at r into t->buf, handed to cb as one call (the arrays
- * given kept by id in t->def).  Returns the callback's return,
- * -LS_ENOMEM, or -LS_EINVAL for an id never given; *next the record
+/* A spans record at r into pl->buf, handed to cb as one call (the arrays
+ * given kept by id in pl->def).  Returns the callback's return,
+ * -LS_ENOMEM, or -LS_EINVAL for an id not given; *next the record
  * after. */
-static int play_spans(struct lsd_tape *t, const struct lsd_sblock *const *flat,
+static int play_spans(struct lsd_tape_player *pl, const struct lsd_sblock *const *flat,
 		      const uint32_t *r, const struct lsd_callbacks *cb, void *arg,
 		      const uint32_t **next)
 {
@@ -577,9 +645,9 @@ static int play_spans(struct lsd_tape *t, const struct lsd_sblock *const *flat,
 	const uint32_t *e = r + 3;
 	struct lsd_block *o;
 
-	if (buf_room(t, n))
+	if (buf_room(pl, n))
 		return -LS_ENOMEM;
-	o = t->buf + 1;
+	o = pl->buf + 1;
 	for (i = 0; i < ns; i++) {
 		uint32_t tag = *e++, v = tag >> 2;
 		struct tdef *d;
@@ -592,12 +660,12 @@ static int play_spans(struct lsd_tape *t, const struct lsd_sblock *const *flat,
 			k += m;
 			continue;
 		}
-		if (v >= t->nkey)
+		if (v >= pl->t->nkey)
 			return -LS_EINVAL;
-		d = &t->def[v];
+		d = &pl->def[v];
 		if ((tag & 3) == SP_REF || (tag & 3) == SP_PART) {
 			m = (tag & 3) == SP_REF ? d->n : *e++;
-			if (!d->b || m > d->n || m > n - k)
+			if (!d->b || !d->n || m > d->n || m > n - k)
 				return -LS_EINVAL;
 			if (m <= LSD_CH_MAX)	/* (o and d->b have room) */
 				lsd_fchain_out(o + k, d->b, (unsigned)m);
@@ -628,81 +696,295 @@ static int play_spans(struct lsd_tape *t, const struct lsd_sblock *const *flat,
 	return cb->blocks(arg, r[1], o, n);
 }
 
+/* The static blocks by id in t->flat: one load a block in play_run(),
+ * not lsd_sb()'s page and index (sqlite3's replay 9 to 3 instructions a
+ * block for it).  Every id on the tape is of a block made before it was
+ * written.  Returns 0 or -LS_ENOMEM. */
+static int flat_make(struct lsd_tape *t)
+{
+	size_t i, nsb = t->d->sbt.n;
+
+	if (t->flat && t->nflat == nsb)
+		return 0;
+	free(t->flat);
+	t->nflat = 0;
+	if (!(t->flat = malloc((nsb ? nsb : 1) * sizeof(*t->flat))))
+		return -LS_ENOMEM;
+	for (i = 0; i < nsb; i++)
+		t->flat[i] = lsd_sb(t->d, i);
+	t->nflat = nsb;
+	return 0;
+}
+
+static int player_init(struct lsd_tape_player *pl, const struct lsd_tape *t)
+{
+	pl->t = t;
+	if (t->nkey && !pl->def && !(pl->def = calloc(t->nkey, sizeof(*pl->def))))
+		return -LS_ENOMEM;
+	return 0;
+}
+
+static void player_fini(struct lsd_tape_player *pl)
+{
+	size_t i;
+
+	free(pl->buf);
+	if (pl->def)
+		for (i = 0; i < pl->t->nkey; i++)
+			free(pl->def[i].b);
+	free(pl->def);
+	memset(pl, 0, sizeof(*pl));
+}
+
+/* The record at r (of stream r[1]) to cb with arg; blocks alone says a
+ * stream's begin, end and thread are not made.  Returns as a callback,
+ * or -LS_ENOMEM, -LS_EINVAL; *next the record after. */
+static int play_one(struct lsd_tape_player *pl, const uint32_t *r, const struct lsd_callbacks *cb,
+		    void *arg, int blocks, const uint32_t **next)
+{
+	const struct lsd_sblock *const *flat = pl->t->flat;
+	size_t stream = r[1];
+	int err = 0;
+
+	switch (*r & 15) {
+	case TP_BLOCKS:
+		return play_blocks(pl, flat, r, *r >> 4, cb, arg, next);
+	case TP_SPANS:
+		return play_spans(pl, flat, r, cb, arg, next);
+	case TP_LOSS: {
+		struct lsd_loss l;
+
+		memcpy(&l, r + 2, sizeof(l));
+		*next = r + 2 + WORDS(l);
+		return cb->loss ? cb->loss(arg, stream, &l) : 0;
+	}
+	case TP_BEGIN: {
+		struct lsb_stream bs;
+
+		memcpy(&bs, r + 2, sizeof(bs));
+		if (cb->stream_begin && !blocks)
+			err = cb->stream_begin(arg, stream, *r >> 4 ? NULL : &bs);
+		*next = r + 2 + WORDS(bs);
+		return err;
+	}
+	case TP_END: {
+		struct lsd_stream_stats st;
+
+		memcpy(&st, r + 2, sizeof(st));
+		*next = r + 2 + WORDS(st);
+		return cb->stream_end && !blocks ? cb->stream_end(arg, stream, &st) : 0;
+	}
+	case TP_THREAD:
+		*next = r + 4;
+		return cb->thread && !blocks ? cb->thread(arg, stream, r[2], r[3]) : 0;
+	default:
+		return -LS_EINVAL;	/* (never written) */
+	}
+}
+
 int lsd_tape_replay(struct lsd_tape *t, const struct lsd_callbacks *cb, void *arg)
 {
 	const struct seg *s;
-	const struct lsd_sblock **flat;
-	size_t i, nsb = t->d->sbt.n;
 	int err = 0;
 
 	if (!lsd_tape_whole(t))
 		return -LS_EINVAL;
-	/* The static blocks by id: one load a block in play_blocks(), not
-	 * lsd_sb()'s page and index (sqlite3's replay 9 to 3 instructions a
-	 * block for it).  Every id on the tape is of a block made before it
-	 * was written. */
-	flat = malloc((nsb ? nsb : 1) * sizeof(*flat));
-	if (!flat)
-		return -LS_ENOMEM;
-	if (t->nkey && !t->def && !(t->def = calloc(t->nkey, sizeof(*t->def)))) {
-		free(flat);
-		return -LS_ENOMEM;
-	}
-	for (i = 0; i < nsb; i++)
-		flat[i] = lsd_sb(t->d, i);
+	if ((err = flat_make(t)) || (err = player_init(&t->own, t)))
+		return err;
 	for (s = t->head; s && !err; s = s->next) {
 		const uint32_t *r = s->w, *end = s->w + SEG_WORDS;
 
-		while (!err && r < end && *r) {
-			unsigned op = *r & 15;
-			size_t stream = r[1];
+		while (!err && r < end && *r)
+			err = play_one(&t->own, r, cb, arg, 0, &r);
+	}
+	return err;
+}
 
-			switch (op) {
-			case TP_BLOCKS:
-				err = play_blocks(t, flat, r, *r >> 4, cb, arg, &r);
-				break;
-			case TP_SPANS:
-				err = play_spans(t, flat, r, cb, arg, &r);
-				break;
-			case TP_LOSS: {
-				struct lsd_loss l;
+/* ---- chunk by chunk ---- */
 
-				memcpy(&l, r + 2, sizeof(l));
-				r += 2 + WORDS(l);
-				if (cb->loss)
-					err = cb->loss(arg, stream, &l);
+void lsd_tape_chunked(struct lsd_tape *t)
+{
+	if (t)
+		t->chunked = 1;
+	if (t->check > CHECK_EARLY)
+		t->check = CHECK_EARLY;
+}
+
+/* Before a record of stream i at w with n blocks: the starts of i's
+ * chunks it begins (the decoder published them as each chunk began, its
+ * blocks before it; a chunk's first record comes after).  Returns 0, or
+ * -1 without memory (the tape is dropped). */
+static int seg_mark(struct lsd_tape *t, size_t i, const uint32_t *w, size_t n)
+{
+	struct tstream *ts;
+	const uint64_t *v;
+	size_t nc;
+
+	if (!t->chunked)
+		return 0;
+	if (i != t->last_stream) {
+		t->epoch++;
+		t->last_stream = i;
+	}
+	if (i >= t->nts) {
+		size_t nn = i + 1, k;
+		void *p = ls_reallocarray(t->ts, nn, sizeof(*t->ts));
+
+		if (!p)
+			return -1;
+		t->ts = p;
+		for (k = t->nts; k < nn; k++)
+			memset(&t->ts[k], 0, sizeof(t->ts[k]));
+		t->nts = nn;
+	}
+	ts = &t->ts[i];
+	if (!ts->pos && !ts->bad) {
+		ts->nchunks = lsb_reader_nchunks(t->d->r, i);
+		if (!(ts->pos = calloc(ts->nchunks + 1, sizeof(*ts->pos))))
+			return -1;
+	}
+	if (!ts->bad) {
+		nc = lsd_chunk_starts(t->d, i, &v);
+		if (nc > ts->nchunks)
+			nc = ts->nchunks;
+		while (ts->marked < nc && v[ts->marked] <= ts->nb) {
+			/* (a start inside the record before: the decode handed
+			 * a chunk's first blocks with the last of the one before) */
+			if (v[ts->marked] < ts->nb) {
+				ts->bad = 1;
 				break;
 			}
-			case TP_BEGIN: {
-				struct lsb_stream bs;
-
-				memcpy(&bs, r + 2, sizeof(bs));
-				if (cb->stream_begin)
-					err = cb->stream_begin(arg, stream, *r >> 4 ? NULL : &bs);
-				r += 2 + WORDS(bs);
-				break;
-			}
-			case TP_END: {
-				struct lsd_stream_stats st;
-
-				memcpy(&st, r + 2, sizeof(st));
-				r += 2 + WORDS(st);
-				if (cb->stream_end)
-					err = cb->stream_end(arg, stream, &st);
-				break;
-			}
-			case TP_THREAD:
-				if (cb->thread)
-					err = cb->thread(arg, stream, r[2], r[3]);
-				r += 4;
-				break;
-			default:
-				err = -LS_EINVAL;	/* (never written) */
-				break;
-			}
+			ts->pos[ts->marked].s = t->tail;
+			ts->pos[ts->marked].off = (size_t)(w - t->tail->w);
+			ts->marked++;
+			t->epoch++;
 		}
 	}
-	free(flat);
+	ts->nb += n;
+	return 0;
+}
+
+int lsd_tape_has_chunks(const struct lsd_tape *t, size_t i, size_t first, size_t last)
+{
+	const struct tstream *ts;
+
+	if (!lsd_tape_whole(t) || !t->chunked || i >= t->nts)
+		return 0;
+	ts = &t->ts[i];
+	/* (past the last chunk: to the stream's end) */
+	return !ts->bad && ts->pos && first <= last && last < ts->nchunks &&
+	       last + 1 <= ts->marked && (last + 1 == ts->nchunks || last + 2 <= ts->marked);
+}
+
+int lsd_tape_player_new(struct lsd_tape_player **pp, struct lsd_tape *t)
+{
+	struct lsd_tape_player *pl;
+	int err;
+
+	*pp = NULL;
+	if (!lsd_tape_whole(t))
+		return -LS_EINVAL;
+	if ((err = flat_make(t)))
+		return err;
+	if (!(pl = calloc(1, sizeof(*pl))))
+		return -LS_ENOMEM;
+	if ((err = player_init(pl, t))) {
+		free(pl);
+		return err;
+	}
+	*pp = pl;
+	return 0;
+}
+
+void lsd_tape_player_free(struct lsd_tape_player *pl)
+{
+	if (!pl)
+		return;
+	player_fini(pl);
+	free(pl);
+}
+
+/* The word after the run of n blocks at r (put_run()'s layout). */
+static const uint32_t *run_skip(const uint32_t *r, size_t n)
+{
+	return r + n + 3 + 3 * (size_t)r[n + 2];
+}
+
+/* The record after the one at r, which is not read otherwise (another
+ * stream's, whose names may be of runs given before the chunks played). */
+static const uint32_t *rec_skip(const uint32_t *r)
+{
+	size_t ns, k;
+	const uint32_t *e;
+
+	switch (*r & 15) {
+	case TP_BLOCKS:
+		return run_skip(r + 2, *r >> 4);
+	case TP_SPANS:
+		ns = *r >> 4;
+		e = r + 3;
+		for (k = 0; k < ns; k++) {
+			uint32_t tag = *e++;
+
+			if ((tag & 3) == SP_RUN)
+				e = run_skip(e, tag >> 2);
+			else if ((tag & 3) == SP_PART)
+				e++;
+			else if ((tag & 3) == SP_DEF)
+				e = run_skip(e + 1, *e);
+		}
+		return e;
+	case TP_LOSS:
+		return r + 2 + WORDS(struct lsd_loss);
+	case TP_BEGIN:
+		return r + 2 + WORDS(struct lsb_stream);
+	case TP_END:
+		return r + 2 + WORDS(struct lsd_stream_stats);
+	default:	/* TP_THREAD */
+		return r + 4;
+	}
+}
+
+int lsd_tape_replay_chunks(struct lsd_tape_player *pl, size_t i, size_t first, size_t last,
+			   const struct lsd_callbacks *cb, void *arg)
+{
+	const struct lsd_tape *t = pl ? pl->t : NULL;
+	const struct tstream *ts;
+	const struct seg *s, *es = NULL;
+	const uint32_t *r, *stop = NULL;
+	size_t k;
+	int err = 0;
+
+	if (!t || !lsd_tape_has_chunks(t, i, first, last))
+		return -LS_EUNSUP;
+	ts = &t->ts[i];
+	/* (no run given before the first chunk is named in it: a name
+	 * without its blocks is a tape unlike its writer's) */
+	for (k = 0; k < t->nkey && pl->def; k++)
+		pl->def[k].n = 0;
+	if (last + 1 < ts->nchunks) {
+		es = ts->pos[last + 1].s;
+		stop = es->w + ts->pos[last + 1].off;
+	}
+	s = ts->pos[first].s;
+	r = s->w + ts->pos[first].off;
+	while (!err && s) {
+		const uint32_t *end = s->w + SEG_WORDS;
+
+		while (!err && r < end && *r && r != stop) {
+			if (r[1] != i) {	/* (another stream's) */
+				r = rec_skip(r);
+				continue;
+			}
+			if ((*r & 15) == TP_END)
+				return 0;
+			err = play_one(pl, r, cb, arg, 1, &r);
+		}
+		if (r == stop || err)
+			break;
+		s = s->next;
+		r = s ? s->w : NULL;
+	}
 	return err;
 }
 
@@ -711,12 +993,14 @@ void lsd_tape_free(struct lsd_tape *t)
 	if (!t)
 		return;
 	segs_free(t);
-	free(t->buf);
+	if (t->own.t)
+		player_fini(&t->own);
 	free(t->out);
 	free(t->keyn);
-	if (t->def)
-		for (size_t i = 0; i < t->nkey; i++)
-			free(t->def[i].b);
-	free(t->def);
+	free(t->ep);
+	for (size_t i = 0; i < t->nts; i++)
+		free(t->ts[i].pos);
+	free(t->ts);
+	free(t->flat);
 	free(t);
 }

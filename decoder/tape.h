@@ -68,4 +68,29 @@ size_t lsd_tape_words(const struct lsd_tape *t);
 size_t lsd_tape_refs(const struct lsd_tape *t);
 void lsd_tape_free(struct lsd_tape *t);
 
+/* Chunk by chunk: t marks where each chunk of each stream begins (by
+ * the decoder's counts, lsd_chunk_starts(): the decode it records must
+ * publish them) and names a run only where it gave its blocks since the
+ * last such start, so that the records of a chunk replay without those
+ * before (lsd_tape_replay_chunks(), the second pass's pieces on
+ * several threads).  Before lsd_tape_to(). */
+void lsd_tape_chunked(struct lsd_tape *t);
+/* Whether chunks [first, last] of stream i replay alone: t is whole and
+ * chunked, and each chunk began where a record did. */
+int lsd_tape_has_chunks(const struct lsd_tape *t, size_t i, size_t first, size_t last);
+/* A player of t's chunks, for one thread.  The first made makes t's
+ * table of static blocks by id: t's decode must be over, and no other
+ * player be made at once.  Returns 0, -LS_EINVAL (t not whole) or
+ * -LS_ENOMEM. */
+struct lsd_tape_player;
+int lsd_tape_player_new(struct lsd_tape_player **pp, struct lsd_tape *t);
+void lsd_tape_player_free(struct lsd_tape_player *pl);
+/* Makes the blocks and losses of chunks [first, last] of stream i, as
+ * the decode recorded them (a loss where a chunk begins is the later
+ * chunk's), to cb with arg.  Returns 0, the first nonzero return of a
+ * callback, -LS_EUNSUP (not lsd_tape_has_chunks()), -LS_EINVAL (a name
+ * of a run not given: a tape unlike its writer's) or -LS_ENOMEM. */
+int lsd_tape_replay_chunks(struct lsd_tape_player *pl, size_t i, size_t first, size_t last,
+			   const struct lsd_callbacks *cb, void *arg);
+
 #endif

@@ -14,6 +14,13 @@
 # Where the tape held the whole decode, loopdump's tape_blocks equals its
 # blocks (the second pass took every block from it); where it did not,
 # tape_blocks is 0, tape_drop says why, and the second pass decoded.
+# Chunk by chunk (two jobs record the learning pass's decode so, on the
+# decoding thread): tapecheck -c replays each stream's chunks alone, one,
+# two and all at a time, and they must give the whole replay's blocks
+# and losses and each chunk the decoder's count of blocks; analyze -j2's
+# profile is -j1's, and where its learning pass recorded the whole tape
+# the second pass's pieces replayed it (loopdump's pieces_taped: every
+# piece but the one a following pass ran, where it ran: follow_first).
 # Bundles: every testdata program (threads, signals, longjmp, faults,
 # calls through the PLT) in 4 KB chunks with a PSB every 512 bytes;
 # damaged streams (ptcorrupt: losses replayed in their place); a per-CPU
@@ -53,6 +60,41 @@ same() {
 	fi
 	t_ok "$b: tapecheck: the replay's blocks are the decode's, field by field" \
 		sh -c "[ \$? = 0 ] || exit 1; grep -q '^again ' tc.out"
+	# chunk by chunk, as two jobs record it: each chunk's records, one,
+	# two or all at a time, replay the whole's blocks and losses
+	if [ -n "${2:-}" ]; then
+		"$BUILD/tests/tapecheck" -c "$b" "$2" >tcc.out 2>tcc.err
+	else
+		"$BUILD/tests/tapecheck" -c "$b" >tcc.out 2>tcc.err
+	fi
+	t_ok "$b: tapecheck -c: chunks replayed alone are the decode's" \
+		sh -c "[ \$? = 0 ] || exit 1; grep -q '^again ' tcc.out"
+	ck=$(sed -n 's/^chunks \([a-z]*\).*/\1/p' tcc.out)
+	# two jobs: the second pass's pieces replay the learning pass's
+	# tape where it holds their chunks (pieces_taped), the profile the
+	# same bytes
+	if [ -n "${2:-}" ]; then
+		LOOPSCOPE_TAPE_MAX=$2 "$LOOPSCOPE" analyze -q -j2 -o tape2.lsprof "$b" 2>tape2.err
+		t2rc=$?
+		LOOPSCOPE_TAPE_MAX=$2 "$BUILD/tests/loopdump" -j 2 "$b" >/dev/null 2>st2.err
+	else
+		"$LOOPSCOPE" analyze -q -j2 -o tape2.lsprof "$b" 2>tape2.err; t2rc=$?
+		"$BUILD/tests/loopdump" -j 2 "$b" >/dev/null 2>st2.err
+	fi
+	t_ok "$b: two jobs' profile is one's" \
+		sh -c "[ $t2rc = $drc ] && cmp -s tape2.lsprof dec.lsprof && cmp -s tape2.err dec.err"
+	np=$(sed -n 's/.* pieces \([0-9]*\) .*/\1/p' st2.err)
+	nt=$(sed -n 's/.* pieces_taped \([0-9]*\) .*/\1/p' st2.err)
+	ff=$(sed -n 's/.* follow_first \([0-9]*\).*/\1/p' st2.err)
+	tb2=$(sed -n 's/^tape_blocks \([0-9]*\) .*/\1/p' st2.err)
+	echo "# $b: chunks ${ck:-?} pieces ${np:-?} taped ${nt:-?} followed ${ff:-?} tape ${tb2:-?}/${nb:-?}"
+	# (where the learning pass at two jobs recorded it whole: its
+	# decode was piped, not in halves; the first pieces, where a
+	# following pass ran them beside it, are one piece of its own)
+	if [ "${tb2:--1}" = "${nb:--2}" ] && [ "$ck" = ones ]; then
+		t_eq "$b: two jobs: every piece not followed replayed the tape" \
+			"$((${np:-0} - (${ff:-0} > 0)))" "${nt:--1}"
+	fi
 }
 
 for src in "$LSTOP"/testdata/*.c; do

@@ -209,13 +209,14 @@ int main(int argc, char **argv)
 		PRIu64 " know_new %" PRIu64 " learn_blocks %" PRIu64
 		" learn_memo_blocks %" PRIu64 " learn_memo_iters %" PRIu64
 		" memo_again %" PRIu64 " learn_again %" PRIu64 " memo_flat %" PRIu64
-		" pieces %" PRIu64 " pieces_named %" PRIu64 " piece_retries %" PRIu64 "\n",
+		" pieces %" PRIu64 " pieces_named %" PRIu64 " pieces_taped %" PRIu64
+		" piece_retries %" PRIu64 "\n",
 		st.blocks, st.loop_backs,
 		st.frame_mismatches, st.unwinds, st.resets, st.max_frames,
 		st.max_path, st.memo_blocks, st.memo_starts, st.cmemo_calls,
 		st.cmemo_blocks, st.know_new, st.learn_blocks, st.learn_memo_blocks,
 		st.learn_memo_iters, st.memo_again, st.learn_again, st.memo_flat, st.pieces,
-		st.pieces_named, st.piece_retries);
+		st.pieces_named, st.pieces_taped, st.piece_retries);
 	fprintf(stderr, "pipe_windows %" PRIu64 " pipe_to_thread %" PRIu64 "\n",
 		st.pipe_windows, st.pipe_to_thread);
 	fprintf(stderr, "pipe_first %" PRIu64 "\n", st.pipe_first);

@@ -8,6 +8,7 @@
 #include "ls_err.h"
 #include "decoder/decode.h"
 #include "decoder/decode_int.h"
+#include "decoder/fast_int.h"
 #include "decoder/pipe_int.h"
 #include "decoder/tape.h"
 
@@ -57,6 +58,8 @@ struct adapt {
 	uint64_t force;		/* switch every this many blocks (tests) */
 	uint64_t n, t0, tcb;	/* window: blocks, start, ns in cb's calls */
 	struct lsd_pipe_stats *ps;
+	struct lsd_block *flat;	/* a_spans()'s blocks, where they stay here */
+	size_t capflat;
 };
 
 static uint64_t now_ns(void)
@@ -193,6 +196,39 @@ static int a_block(void *arg, size_t stream, const struct lsd_block *b)
 	return a_blocks(arg, stream, b, 1);
 }
 
+/* The decoder's runs (or a tape's in front): into the ring as they are
+ * where the calls go there and no window or hold cuts them (copied once,
+ * where the decoder's copy of its chains and then the ring's were two);
+ * else flattened here for a_blocks(). */
+static int a_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns)
+{
+	struct adapt *a = arg;
+	size_t i, n = 0;
+	int err = 0;
+
+	for (i = 0; i < ns; i++)
+		n += s[i].n;
+	if (a->piped && !(a->left && a->left < n) &&
+	    !__atomic_load_n(&a->p.d->hold, __ATOMIC_ACQUIRE)) {
+		for (i = 0; i < ns && !err; i++)
+			err = lsd_pipe_callbacks.blocks(&a->p, stream, s[i].b, s[i].n);
+		return err ? err : adapt_tick(a, n);
+	}
+	if ((err = lsd_spans_flat(&a->flat, &a->capflat, s, ns, &n)))
+		return err;
+	return a_blocks(a, stream, a->flat, n);
+}
+
+/* Runs are wanted while the calls go through the ring (asked at each
+ * chunk): on this thread the decoder's copy of its chains costs less
+ * than runs flattened here. */
+static int a_want(void *arg)
+{
+	const struct adapt *a = arg;
+
+	return a->piped;
+}
+
 static int a_loss(void *arg, size_t stream, const struct lsd_loss *l)
 {
 	struct adapt *a = arg;
@@ -232,6 +268,8 @@ static int a_thread(void *arg, size_t stream, uint32_t pid, uint32_t tid)
 static const struct lsd_callbacks adapt_callbacks = {
 	.block = a_block,
 	.blocks = a_blocks,
+	.spans = a_spans,
+	.want_spans = a_want,
 	.loss = a_loss,
 	.stream_begin = a_begin,
 	.stream_end = a_end,
@@ -295,5 +333,6 @@ int lsd_decode_all_adapt_tape(struct lsd_decoder *d, const struct lsd_callbacks 
 	if (!err)
 		err = e2 ? e2 : a.p.cerr;
 	lsd_pipe_fini(&a.p);
+	free(a.flat);
 	return err;
 }

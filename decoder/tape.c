@@ -469,10 +469,18 @@ static int rec_blocks(void *arg, size_t stream, const struct lsd_block *b, size_
 static int rec_spans(void *arg, size_t stream, const struct lsd_bspan *s, size_t ns)
 {
 	struct lsd_tape *t = arg;
-	size_t n;
-	int err = lsd_spans_flat(&t->out, &t->capout, s, ns, &n);
+	size_t n = 0, i;
+	int err;
 
-	if (err)
+	/* (as they are, where cb takes runs) */
+	if (t->cb->spans) {
+		for (i = 0; i < ns; i++)
+			n += s[i].n;
+		if (n && !t->dropped)
+			put_spans(t, stream, s, ns, n);
+		return t->cb->spans(t->arg, stream, s, ns);
+	}
+	if ((err = lsd_spans_flat(&t->out, &t->capout, s, ns, &n)))
 		return err;
 	if (n && !t->dropped)
 		put_spans(t, stream, s, ns, n);
@@ -804,8 +812,9 @@ int lsd_tape_replay(struct lsd_tape *t, const struct lsd_callbacks *cb, void *ar
 
 void lsd_tape_chunked(struct lsd_tape *t)
 {
-	if (t)
-		t->chunked = 1;
+	if (!t)
+		return;
+	t->chunked = 1;
 	if (t->check > CHECK_EARLY)
 		t->check = CHECK_EARLY;
 }

@@ -37,8 +37,9 @@ struct lsd_tape;
  * reference path (lsd_opts.reference).  Returns 0 or -LS_ENOMEM. */
 int lsd_tape_new(struct lsd_tape **pt, struct lsd_decoder *d, size_t max);
 /* Callbacks that record each call on t and then make it to cb with arg,
- * for a decode with t as their argument.  cb's block (single blocks) and
- * spans are not taken: cb must have blocks. */
+ * for a decode with t as their argument.  cb's block (single blocks) is
+ * not taken: cb must have blocks; its spans are, where it has them (its
+ * want_spans is not asked: t's says whether runs are wanted). */
 extern const struct lsd_callbacks lsd_tape_callbacks;
 void lsd_tape_to(struct lsd_tape *t, const struct lsd_callbacks *cb, void *arg);
 /* Whether t holds every call of the decode it recorded: none was left

@@ -180,6 +180,39 @@ int lsd_addrset_copy(struct lsd_addrset *dst, const struct lsd_addrset *src)
 	return 0;
 }
 
+int lsd_addrset_merge(struct lsd_addrset *dst, const struct lsd_addrset *src)
+{
+	size_t i, k;
+	int err;
+
+	for (i = 0; i < src->cap; i++)
+		if (src->keys[i] && (err = lsd_addrset_add(dst, src->keys[i])) < 0)
+			return err;
+	for (i = 0; i < src->nr; i++) {
+		const struct lsd_arange *r = &src->r[i];
+
+		for (k = 0; k < (size_t)(r->hi - r->lo); k++)
+			if ((r->bits[k / 64] >> (k % 64) & 1) &&
+			    (err = lsd_addrset_add(dst, r->lo + k)) < 0)
+				return err;
+	}
+	return 0;
+}
+
+void lsd_addrset_clear(struct lsd_addrset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		free(s->r[i].bits);
+	free(s->r);
+	s->r = NULL;
+	s->nr = 0;
+	if (s->keys)
+		memset(s->keys, 0, s->cap * sizeof(*s->keys));
+	s->nkeys = s->n = 0;
+}
+
 void lsd_addrset_release(struct lsd_addrset *s)
 {
 	size_t i;

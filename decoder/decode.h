@@ -232,6 +232,9 @@ uint64_t lsd_pt_bytes(const struct lsd_decoder *d);
 /* Chunks the open's scan took read ahead by threads of their own, and how
  * many threads read them (struct lsd_opts.scan_jobs; 0 and 0: none). */
 uint64_t lsd_scan_read_ahead(const struct lsd_decoder *d, unsigned *threads);
+/* ... of those, chunks whose heads those threads scanned for too (one
+ * process's streams), not the caller. */
+uint64_t lsd_scan_heads(const struct lsd_decoder *d);
 /* Blocks d's fast path took from its trails (runs of TNT and TIP
  * packets decoded once and taken whole, decoder/fast_trail.c), those of
  * chunks it then left to libipt too. */

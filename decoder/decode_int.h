@@ -242,6 +242,7 @@ struct lsd_decoder {
 	size_t keep_max;		/* LSD_KEEP_MAX; 0 if LOOPSCOPE_KEEP_CHUNKS=0 */
 	uint64_t chunk_reads;		/* lsd_chunk_reads() */
 	uint64_t scan_ahead;		/* lsd_scan_read_ahead() */
+	uint64_t scan_heads;		/* lsd_scan_heads() */
 	unsigned scan_threads;
 	struct lsd_prefetch *pf;	/* reading that stream ahead, or NULL */
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
@@ -348,6 +349,10 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 		  const struct lsd_opts *o, const struct lsd_decoder *from,
 		  char *errmsg, size_t errlen);
 void lsd_addrset_release(struct lsd_addrset *s);
+/* Adds every member of src to dst.  Returns 0 or -LS_ENOMEM. */
+int lsd_addrset_merge(struct lsd_addrset *dst, const struct lsd_addrset *src);
+/* Empties s, keeping its hash's memory. */
+void lsd_addrset_clear(struct lsd_addrset *s);
 
 /* The static blocks that make up the dynamic block [start .. last] of
  * ninsn instructions: *sbs gets a pointer to nparts static blocks (valid
@@ -367,6 +372,8 @@ void lsd_heads_release(struct lsd_decoder *d);
 /* Heads from the trace: the IPs of TIP, TIP.PGE and FUP packets in buf,
  * into d->sp.  Returns 0 or -LS_ENOMEM. */
 int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);
+/* ... into set (needs no decoder: the prefetch threads' scan). */
+int lsd_heads_packets_into(struct lsd_addrset *set, const uint8_t *buf, size_t len);
 /* The same for one chunk of per-CPU stream `stream` whose CPU ran several
  * processes: each IP into the space of the process that ran it, followed
  * as the block decoder follows it (heads_cpu.c), from d->sp on; cold: the
@@ -423,6 +430,15 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 struct lsd_prefetch;
 int lsd_prefetch_start(struct lsd_prefetch **ppf, const struct lsb_reader *r, size_t s,
 		       size_t first, size_t last, unsigned nthreads);
+/* The same, each thread also scanning the chunks it reads for the heads
+ * their packets name (lsd_heads_packets_into()), for open's scan: the
+ * caller takes them with lsd_prefetch_heads(). */
+int lsd_prefetch_start_scan(struct lsd_prefetch **ppf, const struct lsb_reader *r, size_t s,
+			    size_t first, size_t last, unsigned nthreads);
+/* The heads of chunk c, the chunk lsd_prefetch_take() gave last, added
+ * to set.  Returns 1 (added), 0 (none scanned: the caller scans the
+ * chunk itself) or -LS_ENOMEM. */
+int lsd_prefetch_heads(struct lsd_prefetch *pf, size_t c, struct lsd_addrset *set);
 /* Chunk c of stream s, the next one in order: swapped into *p, *cap (the
  * caller's buffer goes to the thread).  Returns its length, or
  * LSD_PF_MISS where the caller must read it itself (another chunk, or

@@ -89,6 +89,11 @@ uint64_t lsd_pt_bytes(const struct lsd_decoder *d)
 	return n;
 }
 
+uint64_t lsd_scan_heads(const struct lsd_decoder *d)
+{
+	return d ? d->scan_heads : 0;
+}
+
 uint64_t lsd_scan_read_ahead(const struct lsd_decoder *d, unsigned *threads)
 {
 	if (threads)

@@ -475,6 +475,11 @@ struct pt_packet_decoder *lsd_pkt_decoder(const uint8_t *buf, size_t len)
 
 int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len)
 {
+	return lsd_heads_packets_into(&d->sp->heads, buf, len);
+}
+
+int lsd_heads_packets_into(struct lsd_addrset *set, const uint8_t *buf, size_t len)
+{
 	struct pt_packet_decoder *pd;
 	struct pt_packet p;
 	uint64_t last = 0, off = 0;
@@ -489,7 +494,7 @@ int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len)
 	while (st >= 0 && !err) {
 		if (fast) {	/* at the PSB at off */
 			fast = 0;
-			err = lsd_pkt_scan_ips(buf, len, (size_t)off, &psb, &d->sp->heads);
+			err = lsd_pkt_scan_ips(buf, len, (size_t)off, &psb, set);
 			if (err <= 0 || pt_pkt_sync_set(pd, psb) < 0)
 				break;
 			err = 0;
@@ -519,7 +524,7 @@ int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len)
 			if (p.payload.ip.ipc == pt_ipc_suppressed)
 				break;
 			last = lsd_ip_update(last, &p.payload.ip);
-			if (lsd_addrset_add(&d->sp->heads, last) < 0)
+			if (lsd_addrset_add(set, last) < 0)
 				err = -LS_ENOMEM;
 			break;
 		case ppt_tip_pgd:

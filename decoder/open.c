@@ -301,10 +301,11 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 		size_t c;
 
 		d->sp = &d->spaces[d->stream_space[i]];
+		/* (the threads scan the chunks they read too, where one
+		 * process runs the stream) */
 		if (scan_jobs(&d->o) > 1 && lsb_reader_nchunks(r, i) > 1)
-			(void)lsd_prefetch_start(&d->pf, r, i, 0,
-						 lsb_reader_nchunks(r, i) - 1,
-						 scan_jobs(&d->o));
+			(void)(several ? lsd_prefetch_start : lsd_prefetch_start_scan)(
+				&d->pf, r, i, 0, lsb_reader_nchunks(r, i) - 1, scan_jobs(&d->o));
 		for (c = 0, keep = 1; !err && c < lsb_reader_nchunks(r, i); c++) {
 			int64_t len = lsd_read_chunk(d, i, c, &d->cbuf, 0, NULL);
 
@@ -316,8 +317,10 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 			 * decoder is slower than the packet scan. */
 			if (several)
 				err = lsd_heads_cpu(d, i, d->cbuf.at[0], (size_t)len, !c);
-			else
+			else if ((err = lsd_prefetch_heads(d->pf, c, &d->sp->heads)) == 0)
 				err = lsd_heads_packets(d, d->cbuf.at[0], (size_t)len);
+			else if (err > 0)
+				err = 0, d->scan_heads++;
 			/* A prefix of the stream, handed to the decode. */
 			if (!err && keep)
 				keep = lsd_keep_chunk(d, i, c, len);

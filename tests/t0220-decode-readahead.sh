@@ -81,6 +81,13 @@ done
 t_eq "-j 2: the scan's chunks read ahead on 2 threads" "$n 2" "$(scan lds2.err)"
 t_eq "-j 3: on 3 threads" "$n 3" "$(scan lds3.err)"
 t_eq "-j 8: on 4 threads at most" "$n 4" "$(scan lds8.err)"
+# ... which scan each chunk they read for its heads too (one process's
+# stream), the calling thread merging their sets: every chunk's from two
+# jobs on, none on one, and the profiles above the same.
+heads() { sed -n 's/^scan_heads \([0-9]*\)$/\1/p' "$1"; }
+t_eq "one job: the scan finds the heads itself" 0 "$(heads ld1.err)"
+t_eq "-j 2: every chunk's heads scanned by the threads" "$n" "$(heads lds2.err)"
+t_eq "-j 8: every chunk's heads scanned by the threads" "$n" "$(heads lds8.err)"
 "$LOOPSCOPE" record -q --psb-period 512 --chunk-size 16384 -o two.lsc -- \
 	"$TD/spin" 50 1000 >/dev/null 2>&1
 t_eq "spin in two chunks" 2 "$("$LOOPSCOPE" info two.lsc | awk '$2 == "thread" { print $4 }')"

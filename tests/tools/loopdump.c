@@ -240,6 +240,7 @@ int main(int argc, char **argv)
 		uint64_t ahead = lsd_scan_read_ahead(d, &th);
 
 		fprintf(stderr, "scan_ahead %" PRIu64 " scan_threads %u\n", ahead, th);
+		fprintf(stderr, "scan_heads %" PRIu64 "\n", lsd_scan_heads(d));
 	}
 	lsp_free(p);
 	lsd_symbols_close(sym);

@@ -116,6 +116,41 @@ int main(void)
 	TAP_EQ(bad_has, 0, "every member is found (%zu asked)", asked);
 	TAP_EQ(bad_not, 0, "no address that is not a member is found");
 	TAP_EQ(lsd_addrset_has(&s, 0), 0, "0 is never a member");
+	{
+		/* merged into an empty set, and into one with other ranges
+		 * (the scan's threads' sets, hash only, into the decoder's):
+		 * the same members */
+		struct lsd_addrset m, h;
+		size_t bad = 0;
+
+		memset(&m, 0, sizeof(m));
+		memset(&h, 0, sizeof(h));
+		TAP_EQ(lsd_addrset_merge(&m, &s), 0, "merged into an empty set");
+		TAP_EQ(m.n, s.n, "... with as many members (%zu)", m.n);
+		TAP_EQ(lsd_addrset_cover(&h, rlo[1], rhi[1]), 1, "another set, one range covered");
+		for (i = 0; i < NADD; i += 2)
+			if (all[i] && lsd_addrset_add(&h, all[i]) < 0)
+				bad++;
+		TAP_EQ(lsd_addrset_merge(&h, &m), 0, "the merged set merged into it");
+		for (i = 0; i < NADD; i++) {
+			const uint64_t a = all[i] + 1;
+			const int want = a && bsearch(&a, sorted, nsorted, sizeof(*sorted), cmp64);
+
+			if (lsd_addrset_has(&h, all[i]) != (all[i] != 0) ||
+			    lsd_addrset_has(&m, all[i]) != (all[i] != 0) ||
+			    lsd_addrset_has(&h, a) != want)
+				bad++;
+		}
+		TAP_EQ(bad, 0, "both hold every member, and no other");
+		TAP_EQ(h.n, s.n, "... as many (%zu)", h.n);
+		lsd_addrset_clear(&m);
+		TAP_OK(!m.n && !m.nkeys && !m.nr && m.cap, "cleared: empty, its hash kept");
+		for (i = 0; i < NADD && !lsd_addrset_has(&m, all[i]); i++)
+			;
+		TAP_EQ(i, NADD, "... and none is found");
+		lsd_addrset_release(&m);
+		lsd_addrset_release(&h);
+	}
 	TAP_EQ(lsd_addrset_reserve(&s, 100000), 0, "reserve for hashed members");
 	TAP_OK(s.cap >= 2 * (s.nkeys + 100000), "reserve counts hashed members only");
 	for (i = 0; i < NADD && lsd_addrset_has(&s, all[i]) == (all[i] != 0); i++)

@@ -21,6 +21,19 @@ t_ok "record snest as the template" test -s st.lsc
 mkdir xs && "$BUILD/tests/lsb_dump" -x xs st.lsc >/dev/null
 t_ok "its PT stream is extracted" test -s xs/stream.1
 LSD_FUZZ_BUNDLE=$T_TMP/st.lsc "$BUILD/tests/fuzz_decode" -m 300 xs/stream.1
+# The stream three times over: three chunks (fuzz_decode cuts them at
+# the first PSB from 256 bytes on), whose pieces two jobs replay from the
+# learning pass's tape, recorded chunk by chunk; the harness aborts where
+# a profile of two or three jobs differs from one's.
+cat xs/stream.1 xs/stream.1 xs/stream.1 >xs/triple
+LSD_FUZZ_BUNDLE=$T_TMP/st.lsc LSD_FUZZ_KEEP=$T_TMP/triple.lsc \
+	"$BUILD/tests/fuzz_decode" xs/triple >/dev/null
+t_eq "the stream three times over: three chunks" 3 \
+	"$("$LOOPSCOPE" info triple.lsc | awk '$2 == "thread" { print $4 }')"
+"$BUILD/tests/loopdump" -j 2 triple.lsc >/dev/null 2>tri.err
+t_eq "... whose three pieces two jobs replay from the tape" "3 3" \
+	"$(sed -n 's/.* pieces \([0-9]*\) pieces_named [0-9]* pieces_taped \([0-9]*\) .*/\1 \2/p' tri.err)"
+LSD_FUZZ_BUNDLE=$T_TMP/st.lsc "$BUILD/tests/fuzz_decode" -m 300 xs/triple
 for f in "$LSTOP"/tests/fuzz/corpus/decode/*; do
 	[ -f "$f" ] || continue
 	LSD_FUZZ_BUNDLE=$T_TMP/st.lsc "$BUILD/tests/fuzz_decode" "$f"

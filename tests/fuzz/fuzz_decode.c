@@ -4,8 +4,9 @@
  * a recorded bundle named by $LSD_FUZZ_BUNDLE (t0301 records
  * testdata/calls; fuzz_tmpl.h): its metadata, its embedded modules up to
  * 64 KB (the program and the vDSO) and their mmap events are written
- * with the input as the only stream into a tiny bundle in a temporary
- * file, which is decoded whole (lsd_decode_stream) and chunk by chunk
+ * with the input as the only stream (cut into chunks at the first PSB
+ * from 256 bytes on) into a tiny bundle in a temporary file, which is
+ * decoded whole (lsd_decode_stream) and chunk by chunk
  * (lsd_decode_chunk), then fed once more to the loop detector and the
  * executed CFG together (lsa_loops_analyze_with, its second pass from the
  * first's tape): the profile must read
@@ -56,7 +57,10 @@ static int write_bundle(const char *path, const uint8_t *pt, size_t len)
 		s.kind = LSB_STREAM_CPU;
 		s.cpu = t->cpu;
 	}
-	if (fz_tmpl_open(&T, &w, path) < 0)
+	/* (chunks cut at the first PSB from 256 bytes on: an input with
+	 * PSBs that far apart makes several, whose pieces two jobs replay
+	 * from the learning pass's tape, chunk by chunk) */
+	if (fz_tmpl_open(&T, &w, path, 256) < 0)
 		return -1;
 	lsb_writer_stream(w, &s);
 	lsb_writer_pt(w, 1, pt, len);

@@ -50,7 +50,7 @@ static int write_bundle(const char *path, const uint8_t *data, size_t size)
 	struct lsb_writer *w;
 	size_t i, len;
 
-	if (fz_tmpl_open(&T, &w, path) < 0)
+	if (fz_tmpl_open(&T, &w, path, 4096) < 0)
 		return -1;
 	for (i = 0; i < T.nstreams; i++) {
 		lsb_writer_stream(w, &T.streams[i]);

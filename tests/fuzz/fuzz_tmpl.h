@@ -188,10 +188,12 @@ static inline void fz_tmpl_load(struct fz_tmpl *T, const char *var, int want_pt,
 }
 
 /* Opens a bundle at path with the template's metadata, modules and
- * events written and flushed.  Returns 0 or -1. */
-static inline int fz_tmpl_open(const struct fz_tmpl *T, struct lsb_writer **pw, const char *path)
+ * events written and flushed, its PT cut into chunks at the first PSB
+ * from chunk_size bytes on.  Returns 0 or -1. */
+static inline int fz_tmpl_open(const struct fz_tmpl *T, struct lsb_writer **pw, const char *path,
+			       uint32_t chunk_size)
 {
-	struct lsb_writer_opts o = { .size = sizeof(o), .chunk_size = 4096, .zstd_level = 1 };
+	struct lsb_writer_opts o = { .size = sizeof(o), .chunk_size = chunk_size, .zstd_level = 1 };
 	size_t i;
 
 	if (lsb_writer_open(pw, path, &o) < 0)

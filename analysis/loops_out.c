@@ -238,15 +238,47 @@ static int add_early_entries(struct lsa_loops *l, struct lsa_thr *t)
 	return err;
 }
 
+/* Two of the detector's loops can be one loop of the profile, whose key
+ * is the head's address: heads that are two static blocks starting at
+ * one instruction (a jump into overlapping code; a chunk decoded alone
+ * that cut a block short; fuzz_decode found one).  Their rows of a
+ * thread are one row, summed, as the tails' are (same_tail()): the row
+ * of key (a, b) among those rows, kept in m as index + 1, or 0 with *v
+ * to set once the row is added.  Returns 0 or -LS_ENOMEM. */
+static int same_row(struct lsa_kmap *m, uint64_t a, uint64_t b, uint64_t **v)
+{
+	return (*v = lsa_kmap_get(m, a, b)) ? 0 : -LS_ENOMEM;
+}
+
+static void lstat_merge(struct lsp_lstat *d, const struct lsp_lstat *s)
+{
+	unsigned k;
+
+	d->trip_min = d->trip_min < s->trip_min ? d->trip_min : s->trip_min;
+	d->trip_max = d->trip_max > s->trip_max ? d->trip_max : s->trip_max;
+	d->entries += s->entries;
+	d->iterations += s->iterations;
+	d->self += s->self;
+	d->total += s->total;
+	for (k = 0; k < LSP_NCLASS; k++) {
+		d->self_ic[k] += s->self_ic[k];
+		d->total_ic[k] += s->total_ic[k];
+	}
+	d->over_entries += s->over_entries;
+	d->over_sum += s->over_sum;
+}
+
 static int put_loops(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 {
+	struct lsa_kmap rows = { 0 };
+	uint64_t *v;
 	uint32_t i;
 	int err;
 
 	err = add_early_entries(l, t);
 	if (err)
 		return err;
-	for (i = 0; i < t->nlr && i < l->nloops; i++) {
+	for (i = 0; i < t->nlr && i < l->nloops && !err; i++) {
 		const struct lsa_lrow *r = &t->lr[i];
 		struct lsp_lstat s;
 
@@ -255,7 +287,7 @@ static int put_loops(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 		memset(&s, 0, sizeof(s));
 		err = loop_p(l, i, &s.loop);
 		if (err)
-			return err;
+			break;
 		s.thread = th;
 		s.entries = r->entries;
 		s.iterations = r->iterations;
@@ -267,11 +299,16 @@ static int put_loops(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 		s.trip_max = r->tmax;
 		s.over_entries = r->over_e;
 		s.over_sum = r->over_s;
-		err = lsp_add_lstat(l->p, &s);
-		if (err)
-			return err;
+		if ((err = same_row(&rows, s.loop, 0, &v)))
+			break;
+		if (*v) {
+			lstat_merge(&l->p->lstats[*v - 1], &s);
+		} else if (!(err = lsp_add_lstat(l->p, &s))) {
+			*v = l->p->n_lstats;
+		}
 	}
-	return 0;
+	lsa_kmap_release(&rows);
+	return err;
 }
 
 /* Overlapping code (a jump into the middle of an instruction, as a
@@ -310,6 +347,10 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 	size_t i, n = 0, from;
 	int err = lsa_loops_maps_put(t);
 
+	struct lsa_kmap rows = { 0 };
+	uint64_t *v;
+
+	/* (rows of one profile loop summed: same_row()) */
 	for (i = 0; i < t->trips.cap && !err; i++) {
 		const struct lsa_kent *e = &t->trips.t[i];
 		struct lsp_trip tr = { 0, th, e->b, e->v };
@@ -318,8 +359,13 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 			continue;
 		err = loop_p(l, (uint32_t)e->a, &tr.loop);
 		if (!err)
-			err = lsp_add_trip(l->p, &tr);
+			err = same_row(&rows, tr.loop, tr.trips, &v);
+		if (!err && *v)
+			l->p->trips[*v - 1].entries += tr.entries;
+		else if (!err && !(err = lsp_add_trip(l->p, &tr)))
+			*v = l->p->n_trips;
 	}
+	lsa_kmap_release(&rows);
 	for (i = 0; i < t->edges.cap && !err; i++) {
 		const struct lsa_kent *e = &t->edges.t[i];
 		struct lsp_edge ed = { LSP_NONE, 0, th, 0, 0 };
@@ -333,8 +379,15 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 		if (!err)
 			err = loop_p(l, (uint32_t)e->b, &ed.child);
 		if (!err)
-			err = lsp_add_edge(l->p, &ed);
+			err = same_row(&rows, (uint64_t)ed.parent + 1, ed.child, &v);
+		if (!err && *v) {
+			l->p->edges[*v - 1].count += ed.count;
+			l->p->edges[*v - 1].total += ed.total;
+		} else if (!err && !(err = lsp_add_edge(l->p, &ed))) {
+			*v = l->p->n_edges;
+		}
 	}
+	lsa_kmap_release(&rows);
 	if (!err && (err = by_block(l, &t->tails, &ents, &n)) != 0)
 		return err;
 	from = l->p->n_tails;

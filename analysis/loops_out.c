@@ -143,27 +143,37 @@ static int bent_cmp(const void *x, const void *y)
 	return p->pid < q->pid ? -1 : p->pid > q->pid;
 }
 
-/* The entries of m sorted by (a, block address).  Returns 0 (*out to
- * free) or -LS_ENOMEM. */
-static int by_block(struct lsa_loops *l, const struct lsa_kmap *m,
+/* The entries of m sorted by (a, block address), where a's loop (a
+ * itself, or its high 32 bits where hi) is the profile's: two of the
+ * detector's loops that are one of the profile's (same_row()) have
+ * their rows together.  Returns 0 (*out to free) or -LS_ENOMEM. */
+static int by_block(struct lsa_loops *l, const struct lsa_kmap *m, int hi,
 		    struct bent **out, size_t *n)
 {
 	struct bent *v = malloc((m->n ? m->n : 1) * sizeof(*v));
 	size_t i, k = 0;
+	int err = 0;
 
 	if (!v)
 		return -LS_ENOMEM;
-	for (i = 0; i < m->cap; i++) {
+	for (i = 0; i < m->cap && !err; i++) {
 		const struct lsa_kent *e = &m->t[i];
 		const struct lsd_sblock *sb;
+		uint32_t pl;
 
 		if (e->a == LSA_KMAP_EMPTY || k == m->n)
 			continue;
+		if ((err = loop_p(l, (uint32_t)(hi ? e->a >> 32 : e->a), &pl)))
+			break;
 		sb = lsd_sblock(l->d, (size_t)e->b);
-		v[k].a = e->a;
+		v[k].a = hi ? (uint64_t)pl << 32 | (e->a & 0xffffffffu) : pl;
 		v[k].start = sb ? sb->start : e->b;
 		v[k].pid = sb ? sb->pid : 0;
 		v[k++].e = e;
+	}
+	if (err) {
+		free(v);
+		return err;
 	}
 	qsort(v, k, sizeof(*v), bent_cmp);
 	*out = v;
@@ -316,7 +326,8 @@ static int put_loops(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
  * at the same instruction: their rows of a loop are one row of the
  * profile, whose key is the instruction (formats/profile.md).  The row
  * among the rows of this thread from index `from` on that already has
- * t's key, or NULL; by_block() keeps a loop's rows together. */
+ * t's key, or NULL; by_block() keeps a loop's rows together (a loop of
+ * the profile's: two of the detector's that are one, too). */
 static struct lsp_tail *same_tail(struct lsp_profile *p, size_t from,
 				  const struct lsp_tail *t)
 {
@@ -388,7 +399,7 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 		}
 	}
 	lsa_kmap_release(&rows);
-	if (!err && (err = by_block(l, &t->tails, &ents, &n)) != 0)
+	if (!err && (err = by_block(l, &t->tails, 0, &ents, &n)) != 0)
 		return err;
 	from = l->p->n_tails;
 	for (i = 0; i < n && !err; i++) {
@@ -421,7 +432,7 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 	}
 	free(ents);
 	ents = NULL;
-	if (!err && (err = by_block(l, &t->calls, &ents, &n)) != 0)
+	if (!err && (err = by_block(l, &t->calls, 1, &ents, &n)) != 0)
 		return err;
 	from = l->p->n_calls;
 	for (i = 0; i < n && !err; i++) {

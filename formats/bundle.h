@@ -111,6 +111,11 @@ struct lsb_writer_opts {
 	size_t size;		/* sizeof(struct lsb_writer_opts) */
 	uint32_t chunk_size;	/* raw PT bytes per chunk, 0: LSB_DEFAULT_CHUNK */
 	int zstd_level;		/* 0: default (3) */
+	/* 1: a module's descriptor shares its frame's first block with the
+	 * first bytes of the module, as bundles before 2026-12-06 have it
+	 * (for tests of their readers); 0: it ends that block alone, so a
+	 * reader lists the modules without decompressing them */
+	int desc_shared;
 };
 
 /* Creates PATH (truncating it) and writes the file header.  PATH stays

@@ -161,6 +161,11 @@ int lsb_rsec_stored(struct lsb_reader *r, size_t i);
 int lsb_rsec_inflate(struct lsb_reader *r, size_t i, const uint8_t *src,
 		     size_t srclen, struct ls_buf *out, uint8_t *fixed,
 		     uint64_t want, int prefix);
+/* The first want bytes of a zstd frame from src[0 .. srclen) into out,
+ * where those bytes hold them (nothing reported where they do not: the
+ * caller reads more).  Returns 1 if so, 0 if not, or -LS_ENOMEM. */
+int lsb_rsec_peek(struct lsb_reader *r, const uint8_t *src, size_t srclen,
+		  struct ls_buf *out, uint64_t want);
 /* bundle_tab.c, for lsb_reader_open(): the tables from the sections found
  * (metadata, streams, chunks, modules).  A damaged section is left out
  * and counted; returns 0, or -LS_ENOMEM or a read's error. */

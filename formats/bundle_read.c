@@ -317,6 +317,28 @@ int lsb_rsec_inflate(struct lsb_reader *r, size_t i, const uint8_t *src,
 	return 0;
 }
 
+/* (bundle_int.h) */
+int lsb_rsec_peek(struct lsb_reader *r, const uint8_t *src, size_t srclen,
+		  struct ls_buf *out, uint64_t want)
+{
+	ZSTD_inBuffer in = { src, srclen, 0 };
+	ZSTD_outBuffer o;
+	size_t rc;
+	int err;
+
+	if (want > SIZE_MAX || (err = ls_buf_reserve(out, (size_t)want)) < 0)
+		return -LS_ENOMEM;
+	ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+	o.dst = out->p;
+	o.size = (size_t)want;
+	o.pos = 0;
+	do {
+		rc = ZSTD_decompressStream(r->dctx, &o, &in);
+	} while (!ZSTD_isError(rc) && rc && o.pos < o.size && in.pos < in.size);
+	out->len = o.pos;
+	return !ZSTD_isError(rc) && o.pos == o.size;
+}
+
 /* Reads section i's stored bytes into r->stored and checks them against
  * the indexed header and the payload checksum. */
 /* Reads section i's header and checks it against its index entry. */

@@ -135,6 +135,11 @@ static int add_chunk(struct lsb_reader *r, size_t i)
 	return 0;
 }
 
+/* Stored bytes of a module's section read first: its frame's header and
+ * first block where that block is the descriptor's alone (at most 4,143
+ * bytes raw: LSB_BUILD_ID_MAX and LSB_MAX_STRING). */
+#define DESC_PEEK ((size_t)8 << 10)
+
 static int load_module(struct lsb_reader *r, size_t i)
 {
 	const struct r_sec *s = &r->secs[i];
@@ -147,7 +152,10 @@ static int load_module(struct lsb_reader *r, size_t i)
 	int err;
 
 	/* Only the descriptor is read: the ELF bytes behind it can be
-	 * large and are checked when asked for. */
+	 * large and are checked when asked for.  Our writer ends the
+	 * frame's first block with the descriptor (bundle_write.c), which
+	 * the first DESC_PEEK bytes then hold; other writers' (and before
+	 * 2026-12-06 ours) have it in a block of up to 128 KB. */
 	n = s->stored;
 	if (s->flags & LSB_SF_ZSTD) {
 		if (n > (160u << 10))	/* frame header + first block */
@@ -157,11 +165,23 @@ static int load_module(struct lsb_reader *r, size_t i)
 	}
 	if ((err = ls_buf_reserve(&r->stored, n)) < 0)
 		return lsb_rsec_err(r, i, err, "out of memory");
-	if ((err = lsb_rpread(r, r->stored.p, n, s->off + LSB_SEC_HDR)) < 0)
-		return err;
 	if (s->flags & LSB_SF_ZSTD) {
-		if ((err = lsb_rsec_inflate(r, i, r->stored.p, n, &r->raw, NULL, dlen, 1)) < 0)
+		size_t k = n < DESC_PEEK ? n : DESC_PEEK;
+
+		if ((err = lsb_rpread(r, r->stored.p, k, s->off + LSB_SEC_HDR)) < 0)
 			return err;
+		/* (a length past any descriptor's: the whole way, which
+		 * says what is wrong) */
+		if (dlen <= DESC_PEEK &&
+		    (err = lsb_rsec_peek(r, r->stored.p, k, &r->raw, dlen)) < 0)
+			return lsb_rsec_err(r, i, err, "out of memory");
+		if (!err && n > k &&
+		    (err = lsb_rpread(r, r->stored.p + k, n - k, s->off + LSB_SEC_HDR + k)) < 0)
+			return err;
+		if (!err && (err = lsb_rsec_inflate(r, i, r->stored.p, n, &r->raw, NULL, dlen, 1)) < 0)
+			return err;
+	} else if ((err = lsb_rpread(r, r->stored.p, n, s->off + LSB_SEC_HDR)) < 0) {
+		return err;
 	} else {
 		r->raw.len = 0;
 		if ((err = ls_buf_add(&r->raw, r->stored.p, n)) < 0)

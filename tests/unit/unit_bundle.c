@@ -5,12 +5,15 @@
  * section boundaries by walking the 48-byte section headers of the file
  * the test just wrote (bundle.md, "Section header").
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "formats/bundle.h"
+#include "formats/bundle_int.h"
 #include "ls_buf.h"
 #include "ls_crc32.h"
 #include "ls_err.h"
@@ -92,7 +95,7 @@ static const uint8_t mem2[] = { 5, 0x7f, 0x01, 4 << 1, 2, 1, 1, 1 << 1 };
 
 static int write_full(const char *p)
 {
-	struct lsb_writer_opts o = { sizeof(o), 256, 0 };
+	struct lsb_writer_opts o = { sizeof(o), 256, 0, 0 };
 	struct lsb_stream s1 = { 1, LSB_STREAM_THREAD, 100, 101, -1, 0 };
 	struct lsb_stream s2 = { 2, LSB_STREAM_CPU, 100, 0, 3, 0 };
 	struct lsb_module ma = { { 1, 2, 3, 4 }, 4, 0, 0, "/bin/a" };
@@ -377,7 +380,7 @@ static int read_all(const char *p)
 /* A small bundle, truncated at every byte. */
 static void test_truncation(void)
 {
-	struct lsb_writer_opts o = { sizeof(o), 64, 0 };
+	struct lsb_writer_opts o = { sizeof(o), 64, 0, 0 };
 	struct lsb_stream s1 = { 1, LSB_STREAM_THREAD, 100, 101, -1, 0 };
 	struct lsb_module ma = { { 1, 2, 3, 4 }, 4, 0, 0, "/bin/a" };
 	uint64_t ends[64];
@@ -606,6 +609,132 @@ static void test_misc(void)
 	ls_buf_release(&b);
 }
 
+/* The stored payload of the first MODULE section of the file at p into
+ * *pay (malloc'd) and its descriptor length; walks the sections as
+ * bundle.md lays them out (a 32-byte file header, then each section's
+ * 48-byte header and payload).  Returns the payload's length or 0. */
+static size_t module_payload(const char *p, uint8_t **pay, uint32_t *dlen, unsigned *flags)
+{
+	FILE *f = fopen(p, "rb");
+	uint8_t *b = NULL;
+	size_t n = 0, off = LSB_FILE_HDR, got = 0;
+	long sz;
+
+	*pay = NULL;
+	if (!f)
+		return 0;
+	if (!fseek(f, 0, SEEK_END) && (sz = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
+	    (b = malloc((size_t)sz)) && fread(b, 1, (size_t)sz, f) == (size_t)sz)
+		n = (size_t)sz;
+	fclose(f);
+	while (n && off + LSB_SEC_HDR <= n) {
+		const uint8_t *h = b + off;
+		uint64_t st = ls_le64(h + LSB_SH_STORED);
+
+		if (st > n - off - LSB_SEC_HDR)
+			break;
+		if (ls_le16(h + LSB_SH_TYPE) == LSB_SEC_MODULE && (*pay = malloc(st ? st : 1))) {
+			memcpy(*pay, h + LSB_SEC_HDR, st);
+			*dlen = ls_le32(h + LSB_SH_AUX32);
+			*flags = ls_le16(h + LSB_SH_FLAGS);
+			got = st;
+			break;
+		}
+		off += LSB_SEC_HDR + st;
+	}
+	free(b);
+	return got;
+}
+
+/* What zstd's own stream decoder makes of the first k bytes of a frame,
+ * want bytes at most, into out: the bytes it gave. */
+static size_t zstd_prefix(const uint8_t *src, size_t k, uint8_t *out, size_t want)
+{
+	ZSTD_DCtx *z = ZSTD_createDCtx();
+	ZSTD_inBuffer in = { src, k, 0 };
+	ZSTD_outBuffer o = { out, want, 0 };
+	size_t rc, last;
+
+	do {
+		last = in.pos + o.pos;
+		rc = ZSTD_decompressStream(z, &o, &in);
+	} while (!ZSTD_isError(rc) && o.pos < want && in.pos + o.pos > last);
+	ZSTD_freeDCtx(z);
+	return o.pos;
+}
+
+/* A module's descriptor ends the first block of its section's zstd frame
+ * (bundle.md, MODULE), so that a reader lists the modules without
+ * decompressing their bytes: zstd itself, fed the first 8 KB of the
+ * payload, gives the descriptor as bundle.md lays it out.  With
+ * desc_shared (bundles before 2026-12-06) the first block also holds the
+ * module's first 128 KB, about 64 KB stored here (bytes of 4 random
+ * bits), so those 8 KB give nothing; lsb_rsec_peek() says so, and the
+ * reader, which then reads on, lists the module and its bytes alike. */
+static void test_module_block(void)
+{
+	/* u8 id_len 3, the id, u32 flags 1 (EMBEDDED), u64 file_size
+	 * 400,000 (0x61a80), uleb path_len 11, the path: 28 bytes */
+	static const uint8_t desc[28] = { 3, 5, 6, 7, 1, 0, 0, 0, 0x80, 0x1a, 0x06, 0, 0, 0, 0, 0,
+					  11, '/', 'l', 'i', 'b', '/', 'b', 'i', 'g', '.', 's', 'o' };
+	static uint8_t big[400000];
+	struct lsb_module m = { { 5, 6, 7 }, 3, 0, 0, "/lib/big.so" };
+	uint64_t x = 88172645463325252ull;
+	char p2[300];
+	int shared;
+	size_t i;
+
+	for (i = 0; i < sizeof(big); i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		big[i] = (uint8_t)(x & 15);
+	}
+	snprintf(p2, sizeof(p2), "%s/mod.lsc", dir);
+	for (shared = 0; shared < 2; shared++) {
+		struct lsb_writer_opts o = { sizeof(o), 0, 0, shared };
+		struct lsb_writer *w;
+		struct lsb_reader *r;
+		struct ls_buf raw = { 0 };
+		uint8_t *pay, got[28];
+		uint32_t dlen = 0;
+		unsigned fl = 0;
+		size_t n, k;
+		void *data;
+		size_t len;
+
+		TAP_EQ(lsb_writer_open(&w, p2, &o), 0, "writer opens (desc_shared %d)", shared);
+		TAP_EQ(lsb_writer_module(w, &m, big, sizeof(big)), 0, "module written");
+		TAP_EQ(lsb_writer_close(w), 0, "writer closes");
+		n = module_payload(p2, &pay, &dlen, &fl);
+		TAP_OK(n > 0 && (fl & LSB_SF_ZSTD) && dlen == sizeof(desc),
+		       "a zstd module section, descriptor of %u bytes", dlen);
+		k = n < 8192 ? n : 8192;
+		memset(got, 0, sizeof(got));
+		if (!shared)
+			TAP_OK(n > 8192 && zstd_prefix(pay, k, got, sizeof(got)) == sizeof(desc) &&
+			       !memcmp(got, desc, sizeof(desc)),
+			       "its first 8 KB of %zu give the descriptor", n);
+		else
+			TAP_EQ(zstd_prefix(pay, k, got, sizeof(got)), 0,
+			       "its first 8 KB give nothing (the first block is 128 KB)");
+		TAP_EQ(lsb_reader_open(&r, p2), 0, "reader opens: %s", lsb_reader_errmsg(r));
+		TAP_EQ(lsb_rsec_peek(r, pay, k, &raw, sizeof(desc)), !shared,
+		       "lsb_rsec_peek() of the first 8 KB");
+		TAP_OK(lsb_rsec_peek(r, pay, n, &raw, sizeof(desc)) == 1 && raw.len == sizeof(desc) &&
+		       !memcmp(raw.p, desc, sizeof(desc)), "lsb_rsec_peek() of the whole frame");
+		TAP_EQ(lsb_reader_nmodules(r), 1, "one module listed");
+		TAP_OK(lsb_reader_module(r, 0) && lsb_reader_module(r, 0)->file_size == sizeof(big) &&
+		       !strcmp(lsb_reader_module(r, 0)->path, "/lib/big.so"), "its descriptor");
+		TAP_OK(lsb_reader_module_data(r, 0, &data, &len) == 0 && len == sizeof(big) &&
+		       !memcmp(data, big, len), "its bytes");
+		free(data);
+		TAP_EQ(lsb_reader_verify(r), 0, "verify");
+		lsb_reader_close(r);
+		ls_buf_release(&raw);
+		free(pay);
+	}
+	unlink(p2);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -618,6 +747,7 @@ int main(void)
 	test_flips();
 	test_huge();
 	test_truncation();
+	test_module_block();
 	unlink(path);
 	unlink(cut);
 	rmdir(dir);

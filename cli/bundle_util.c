@@ -184,14 +184,32 @@ const char *cli_create_problem(const char *path, char *buf, size_t len)
 	return buf;
 }
 
+/* The heads the open writer keeps (one writer at a time in a command). */
+static struct lsd_pt_heads *writer_heads;
+
 int cli_writer_open(struct lsb_writer **pw, const char *path,
 		    const struct lsb_writer_opts *wo)
 {
+	struct lsb_writer_opts o;
 	char why[4200];
 	int err, e;
 
-	if ((err = lsb_writer_open(pw, path, wo)) >= 0)
+	if (wo && wo->size >= sizeof(o)) {
+		o = *wo;
+	} else {
+		memset(&o, 0, sizeof(o));
+		o.size = sizeof(o);
+	}
+	/* (without memory for them, a bundle without heads: a decode scans) */
+	lsd_pt_heads_free(writer_heads);
+	if ((writer_heads = lsd_pt_heads_new()) != NULL) {
+		o.heads = lsd_pt_heads_cb;
+		o.heads_arg = writer_heads;
+	}
+	if ((err = lsb_writer_open(pw, path, &o)) >= 0)
 		return 0;
+	lsd_pt_heads_free(writer_heads);
+	writer_heads = NULL;
 	e = errno;
 	cli_error("cannot write '%s': %s", path,
 		  err == -LS_EEXIST ? "another process is writing it (a record or import "
@@ -199,6 +217,15 @@ int cli_writer_open(struct lsb_writer **pw, const char *path,
 		  err != -LS_EIO ? ls_errstr(err) :
 		  cli_create_problem(path, why, sizeof(why)) ? why : strerror(e));
 	return 1;
+}
+
+int cli_writer_close(struct lsb_writer *w)
+{
+	int err = lsb_writer_close(w);
+
+	lsd_pt_heads_free(writer_heads);
+	writer_heads = NULL;
+	return err;
 }
 
 int cli_out_open(struct ls_out *o, const char *path)

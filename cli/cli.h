@@ -138,6 +138,10 @@ struct lsb_writer_opts;
  * "cannot write 'PATH': why". */
 int cli_writer_open(struct lsb_writer **pw, const char *path,
 		    const struct lsb_writer_opts *wo);
+/* lsb_writer_close() of a writer cli_writer_open() made, which keeps the
+ * heads of each stream's packets in the bundle (PTHEADS: the decoder's
+ * lsd_pt_heads_cb()); its return. */
+int cli_writer_close(struct lsb_writer *w);
 /* Opens a command's output file (NULL or "-": stdout) with ls_out_open(),
  * written under a temporary name and renamed when complete.  Returns 0,
  * or 1 after "cannot write 'PATH': why". */

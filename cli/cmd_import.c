@@ -167,11 +167,11 @@ static int finish(struct lsb_writer *w, const char *out, int err,
 
 	if (err < 0) {
 		cli_error("%s", errbuf[0] ? errbuf : ls_errstr(err));
-		lsb_writer_close(w);
+		cli_writer_close(w);
 		unlink(out);
 		return 1;
 	}
-	cerr = lsb_writer_close(w);
+	cerr = cli_writer_close(w);
 	if (cerr < 0) {
 		cli_error("'%s': %s", out, ls_errstr(cerr));
 		return 1;

@@ -594,16 +594,19 @@ static int print_decode(struct info *in, struct lsb_reader *r, const char *debug
 	if (in->json)
 		fprintf(in->out, "\n  ],\n  \"static_blocks\": %zu,\n  \"fast_chunks\": %"
 			PRIu64 ",\n  \"libipt_chunks\": %" PRIu64 ",\n  \"kept_chunks\": %"
-			PRIu64 ",\n  \"read_ahead_chunks\": %" PRIu64, ct.nseen, t.fast_chunks,
-			t.libipt_chunks, t.kept, t.read_ahead);
+			PRIu64 ",\n  \"read_ahead_chunks\": %" PRIu64 ",\n  \"bundle_heads\": %"
+			PRIu64, ct.nseen, t.fast_chunks, t.libipt_chunks, t.kept, t.read_ahead,
+			lsd_heads_from_bundle(d));
 	else
 		fprintf(in->out, "  %-6s %-10s %14" PRIu64 " %12" PRIu64 " %7" PRIu64
 			" %12" PRIu64 " %12" PRIu64 "\n  static blocks: %zu executed\n"
 			"  chunks: %" PRIu64 " by the fast path, %" PRIu64
 			" by libipt's block decoder, %" PRIu64 " kept from the open's scan, %"
-			PRIu64 " read ahead\n", "total",
+			PRIu64 " read ahead\n  heads of the packets: the bundle's for %" PRIu64
+			" of %zu streams, the rest scanned\n", "total",
 			"", t.insns, t.blocks, t.losses, t.lost_bytes, t.lost_insns,
-			ct.nseen, t.fast_chunks, t.libipt_chunks, t.kept, t.read_ahead);
+			ct.nseen, t.fast_chunks, t.libipt_chunks, t.kept, t.read_ahead,
+			lsd_heads_from_bundle(d), lsb_reader_nstreams(r));
 	lsd_close(d);
 	return 0;
 }

@@ -393,7 +393,7 @@ int cmd_record(int argc, char **argv)
 		err = lsb_writer_flush(w);
 	if (err < 0) {
 		cli_error("cannot write '%s': %s", output, lsb_writer_errmsg(w));
-		lsb_writer_close(w);
+		cli_writer_close(w);
 		return 1;
 	}
 	cli_progress_watch(output);
@@ -421,12 +421,12 @@ int cmd_record(int argc, char **argv)
 		cli_error("cannot write the bundle: %s; '%s' ran to its end (exit status %d), "
 			  "the bundle reads up to its last complete section", errbuf,
 			  o.argv[0], code);
-		lsb_writer_close(w);
+		cli_writer_close(w);
 		return code ? code : 1;
 	}
 	if (err < 0) {
 		cli_error("recording '%s' into '%s' failed: %s", o.argv[0], output, errbuf);
-		lsb_writer_close(w);
+		cli_writer_close(w);
 		return code ? code : 1;
 	}
 	if (errbuf[0])
@@ -437,7 +437,7 @@ int cmd_record(int argc, char **argv)
 			    "the trace covers the run up to that point");
 	if (st.tool_lost)
 		cli_warning("the tool lost %llu records", (unsigned long long)st.tool_lost);
-	err = lsb_writer_close(w);
+	err = cli_writer_close(w);
 	if (err < 0) {
 		cli_error("cannot finish '%s': %s", output, ls_errstr(err));
 		return code ? code : 1;

@@ -235,6 +235,19 @@ uint64_t lsd_scan_read_ahead(const struct lsd_decoder *d, unsigned *threads);
 /* ... of those, chunks whose heads those threads scanned for too (one
  * process's streams), not the caller. */
 uint64_t lsd_scan_heads(const struct lsd_decoder *d);
+/* Streams whose heads d took from the bundle (its PTHEADS sections,
+ * decoder/ptheads.c) rather than from a scan of their packets. */
+uint64_t lsd_heads_from_bundle(const struct lsd_decoder *d);
+
+/* The heads a bundle's writer keeps of each stream (formats/bundle.h,
+ * lsb_writer_opts.heads): lsd_pt_heads_cb() with arg a set made by
+ * lsd_pt_heads_new() (NULL: no memory), freed after the writer closes.
+ * The callback returns 0, or -LS_ENOMEM (that stream then has none). */
+struct lsd_pt_heads;
+struct lsd_pt_heads *lsd_pt_heads_new(void);
+void lsd_pt_heads_free(struct lsd_pt_heads *h);
+int lsd_pt_heads_cb(void *arg, uint32_t stream, const uint8_t *pt, size_t len,
+		    uint64_t **ips, size_t *n);
 /* Blocks d's fast path took from its trails (runs of TNT and TIP
  * packets decoded once and taken whole, decoder/fast_trail.c), those of
  * chunks it then left to libipt too. */

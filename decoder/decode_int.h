@@ -243,6 +243,7 @@ struct lsd_decoder {
 	uint64_t chunk_reads;		/* lsd_chunk_reads() */
 	uint64_t scan_ahead;		/* lsd_scan_read_ahead() */
 	uint64_t scan_heads;		/* lsd_scan_heads() */
+	uint64_t heads_recorded;	/* lsd_heads_from_bundle() */
 	unsigned scan_threads;
 	struct lsd_prefetch *pf;	/* reading that stream ahead, or NULL */
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
@@ -374,6 +375,10 @@ void lsd_heads_release(struct lsd_decoder *d);
 int lsd_heads_packets(struct lsd_decoder *d, const uint8_t *buf, size_t len);
 /* ... into set (needs no decoder: the prefetch threads' scan). */
 int lsd_heads_packets_into(struct lsd_addrset *set, const uint8_t *buf, size_t len);
+/* ptheads.c: stream's heads from the bundle's PTHEADS section into
+ * d->sp->heads, where it holds them for every chunk the scan would read.
+ * Returns 1 if so, 0 where the stream is to be scanned, or -LS_ENOMEM. */
+int lsd_heads_recorded(struct lsd_decoder *d, size_t stream);
 /* The same for one chunk of per-CPU stream `stream` whose CPU ran several
  * processes: each IP into the space of the process that ran it, followed
  * as the block decoder follows it (heads_cpu.c), from d->sp on; cold: the

@@ -301,6 +301,11 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 		size_t c;
 
 		d->sp = &d->spaces[d->stream_space[i]];
+		/* The heads the bundle's writer found (ptheads.c): no scan. */
+		if (!several && (err = lsd_heads_recorded(d, i)) != 0) {
+			err = err > 0 ? 0 : err;
+			continue;
+		}
 		/* (the threads scan the chunks they read too, where one
 		 * process runs the stream) */
 		if (scan_jobs(&d->o) > 1 && lsb_reader_nchunks(r, i) > 1)

@@ -28,6 +28,7 @@
 #define LSB_MAX_BATCH	(4u << 20)	/* raw bytes of a META/EVENTS/SAMPLES/MEMACC section */
 #define LSB_MAX_MEMACC	(1u << 20)	/* bytes of one memory-access record */
 #define LSB_MAX_MODULE	(1u << 30)	/* bytes of one embedded module */
+#define LSB_MAX_HEADS	(64u << 20)	/* raw bytes of a PTHEADS section */
 
 /* Which run an event or sample belongs to: the traced run, or the separate
  * sampling run of `record --sample` with the sw backend (its addresses are
@@ -116,6 +117,16 @@ struct lsb_writer_opts {
 	 * (for tests of their readers); 0: it ends that block alone, so a
 	 * reader lists the modules without decompressing them */
 	int desc_shared;
+	/* Where set: handed each chunk of a stream's raw PT as the chunk is
+	 * written (pt, len), and at the stream's end (pt NULL) asked for the
+	 * block heads its packets name, sorted and without repeats, into *ips
+	 * (malloc'd; the writer frees it), *n of them, which go into the
+	 * stream's PTHEADS section (bundle.md).  A return < 0: none (the
+	 * stream then has no such section).  cli/ sets lsd_pt_heads_cb(), so
+	 * that a decode need not scan the packets first. */
+	int (*heads)(void *arg, uint32_t stream, const uint8_t *pt, size_t len,
+		     uint64_t **ips, size_t *n);
+	void *heads_arg;
 };
 
 /* Creates PATH (truncating it) and writes the file header.  PATH stays
@@ -241,6 +252,20 @@ uint64_t lsb_reader_stream_raw(const struct lsb_reader *r, size_t stream_idx);
  * number of bytes, or -LS_ECORRUPT/-LS_EZSTD/-LS_EIO/-LS_EINVAL. */
 int64_t lsb_reader_read_chunk(struct lsb_reader *r, const struct lsb_chunk *c,
 			      void *buf, size_t cap);
+/* Whether chunk c's stored bytes read back and match their checksum, as
+ * lsb_reader_read_chunk() checks them (not decompressed): 1, 0 where they
+ * do not (the section counted damaged, as that read would), or a read's
+ * error. */
+int lsb_reader_chunk_ok(struct lsb_reader *r, const struct lsb_chunk *c);
+/* The block heads stream i's packets name, from its PTHEADS section
+ * (bundle.md): *ips (malloc'd, the caller frees it), sorted, *n of them,
+ * where the section covers the stream's chunks as the reader has them
+ * (seq 0 to its chunk count, none missing).  Returns 1 if so; 0 where
+ * the stream has no such section or it covers other chunks; -LS_ECORRUPT
+ * where it is damaged (counted, the reader's message says how);
+ * -LS_ENOMEM or a read's error. */
+int lsb_reader_pt_heads(struct lsb_reader *r, size_t stream_idx, uint64_t **ips,
+			size_t *n);
 
 size_t lsb_reader_nmodules(const struct lsb_reader *r);
 const struct lsb_module *lsb_reader_module(const struct lsb_reader *r, size_t i);

@@ -51,6 +51,7 @@ enum lsb_sec_type {
 	LSB_SEC_SAMPLES = 6,
 	LSB_SEC_MEMACC = 7,
 	LSB_SEC_INDEX = 8,
+	LSB_SEC_PTHEADS = 9,
 };
 
 #define LSB_SF_ZSTD	0x0001u	/* payload is one zstd frame */
@@ -103,6 +104,7 @@ struct r_stream {
 	struct lsb_stream s;
 	struct lsb_chunk *chunks;
 	size_t nchunks, cap;
+	size_t heads;		/* its PTHEADS section's index + 1, or 0 */
 };
 
 struct r_module {

@@ -28,6 +28,7 @@ static const char *const sec_names[] = {
 	[LSB_SEC_SAMPLES] = "SAMPLES",
 	[LSB_SEC_MEMACC] = "MEMACC",
 	[LSB_SEC_INDEX] = "INDEX",
+	[LSB_SEC_PTHEADS] = "PTHEADS",
 };
 
 const char *lsb_sec_name(unsigned type)
@@ -130,6 +131,8 @@ static uint64_t sec_raw_limit(const struct lsb_reader *r, unsigned type)
 		return LSB_MAX_CHUNK;
 	case LSB_SEC_MODULE:
 		return (uint64_t)LSB_MAX_MODULE + LSB_MODDESC_MAX;
+	case LSB_SEC_PTHEADS:
+		return LSB_MAX_HEADS;
 	case LSB_SEC_INDEX:
 		/* one entry per section header the file can hold */
 		return r->fsize / LSB_SEC_HDR * LSB_INDEX_ENTRY;

@@ -114,6 +114,18 @@ static int load_stream(struct lsb_reader *r, size_t i)
 	return 0;
 }
 
+static int note_heads(struct lsb_reader *r, size_t i)
+{
+	struct r_stream *rs = find_stream(r, r->secs[i].id);
+
+	if (!rs)
+		return lsb_rsec_damaged(r, i, "heads of undeclared stream %u", r->secs[i].id);
+	if (rs->heads)
+		return lsb_rsec_damaged(r, i, "heads of stream %u repeated", r->secs[i].id);
+	rs->heads = i + 1;
+	return 0;
+}
+
 static int add_chunk(struct lsb_reader *r, size_t i)
 {
 	const struct r_sec *s = &r->secs[i];
@@ -279,6 +291,9 @@ int lsb_rtab_load(struct lsb_reader *r)
 		case LSB_SEC_MODULE:
 			err = load_module(r, i);
 			break;
+		case LSB_SEC_PTHEADS:
+			err = note_heads(r, i);
+			break;
 		default:
 			err = 0;
 			break;
@@ -389,6 +404,73 @@ int64_t lsb_reader_read_chunk(struct lsb_reader *r, const struct lsb_chunk *c,
 	}
 	err = lsb_rsec_inflate(r, i, r->stored.p, r->stored.len, NULL, buf, c->raw_size, 0);
 	return err < 0 ? err : (int64_t)c->raw_size;
+}
+
+int lsb_reader_chunk_ok(struct lsb_reader *r, const struct lsb_chunk *c)
+{
+	size_t i;
+	int err;
+
+	if (!r || !c)
+		return -LS_EINVAL;
+	i = sec_at(r, c->file_offset);
+	if (i == SIZE_MAX || r->secs[i].type != LSB_SEC_PTCHUNK || r->secs[i].raw != c->raw_size)
+		return -LS_EINVAL;
+	err = lsb_rsec_stored(r, i);
+	return err == -LS_ECORRUPT ? 0 : err < 0 ? err : 1;
+}
+
+int lsb_reader_pt_heads(struct lsb_reader *r, size_t stream_idx, uint64_t **ips,
+			size_t *n)
+{
+	const struct r_stream *rs;
+	const struct r_sec *s;
+	const uint8_t *p, *end;
+	uint64_t v = 0, d, *a;
+	size_t i, k;
+	int err;
+
+	if (!r || !ips || !n || stream_idx >= r->nstreams)
+		return -LS_EINVAL;
+	*ips = NULL;
+	*n = 0;
+	rs = &r->streams[stream_idx];
+	if (!rs->heads)
+		return 0;
+	i = rs->heads - 1;
+	s = &r->secs[i];
+	if (s->damaged)
+		return -LS_ECORRUPT;
+	/* (the chunks it was written with, every one there) */
+	if (s->aux32 != rs->nchunks)
+		return 0;
+	for (k = 0; k < rs->nchunks; k++)
+		if (rs->chunks[k].seq != k)
+			return 0;
+	if ((err = lsb_rsec_load(r, i)) < 0)
+		return err;
+	/* (a head takes a byte at least: no count past the payload) */
+	if (s->aux64 > r->raw.len)
+		return lsb_rsec_damaged(r, i, "%llu heads in %zu bytes",
+					(unsigned long long)s->aux64, r->raw.len);
+	if (!(a = malloc((s->aux64 ? s->aux64 : 1) * sizeof(*a))))
+		return lsb_rsec_err(r, i, -LS_ENOMEM, "out of memory");
+	p = r->raw.p;
+	end = p + r->raw.len;
+	for (k = 0; k < s->aux64; k++) {
+		if (ls_get_uleb(&p, end, &d) < 0 || (k && !d) || d > UINT64_MAX - v) {
+			free(a);
+			return lsb_rsec_damaged(r, i, "heads not ascending, or cut short");
+		}
+		a[k] = v += d;
+	}
+	if (p != end) {
+		free(a);
+		return lsb_rsec_damaged(r, i, "%zu bytes after the heads", (size_t)(end - p));
+	}
+	*ips = a;
+	*n = (size_t)s->aux64;
+	return 1;
 }
 
 size_t lsb_reader_nmodules(const struct lsb_reader *r)

@@ -30,6 +30,7 @@ struct w_stream {
 	uint32_t seq;		/* next chunk's */
 	uint64_t offset;	/* raw stream bytes already in chunks */
 	int ended;
+	int heads_bad;		/* lsb_writer_opts.heads failed: no PTHEADS */
 };
 
 struct w_meta {
@@ -51,6 +52,8 @@ struct lsb_writer {
 	uint32_t chunk_size;
 	int level;
 	int desc_shared;	/* lsb_writer_opts.desc_shared */
+	int (*heads)(void *, uint32_t, const uint8_t *, size_t, uint64_t **, size_t *);
+	void *heads_arg;
 	ZSTD_CCtx *cctx;
 	struct ls_buf zbuf;	/* compressed payload being written */
 	struct ls_buf index;	/* LSB_INDEX_ENTRY per section */
@@ -221,6 +224,8 @@ int lsb_writer_open(struct lsb_writer **pw, const char *path,
 						 : LSB_DEFAULT_CHUNK;
 	w->level = opts && opts->zstd_level ? opts->zstd_level : 3;
 	w->desc_shared = opts && opts->desc_shared;
+	w->heads = opts ? opts->heads : NULL;
+	w->heads_arg = opts ? opts->heads_arg : NULL;
 	/* Chunks reach at most twice chunk_size when no PSB comes. */
 	if (w->chunk_size < LSB_MIN_CHUNK || w->chunk_size > LSB_MAX_CHUNK / 2 ||
 	    w->level < 1 || w->level > LSB_ZSTD_LEVEL_MAX) {
@@ -462,6 +467,9 @@ static int w_chunk(struct lsb_writer *w, struct w_stream *ws, size_t len)
 			ws->offset, ws->pend.p, len, NULL, 0);
 	if (err < 0)
 		return err;
+	if (w->heads && !ws->heads_bad &&
+	    w->heads(w->heads_arg, ws->s.id, ws->pend.p, len, NULL, NULL) < 0)
+		ws->heads_bad = 1;
 	ws->seq++;
 	ws->offset += len;
 	ls_buf_consume(&ws->pend, len);
@@ -533,6 +541,37 @@ int lsb_writer_pt(struct lsb_writer *w, uint32_t stream, const void *data,
 	return 0;
 }
 
+/* The PTHEADS section of stream ws, after its last chunk: the heads the
+ * callback found in its chunks, as ascending uleb deltas (the first from
+ * 0), aux32 its chunks, aux64 the heads.  A callback that has none
+ * leaves the stream without one (a decode then scans its packets). */
+static int w_heads(struct lsb_writer *w, struct w_stream *ws)
+{
+	struct ls_buf b = LS_BUF_INIT;
+	uint64_t *ips = NULL, prev = 0;
+	size_t n = 0, i;
+	int err;
+
+	if (w->heads(w->heads_arg, ws->s.id, NULL, 0, &ips, &n) < 0 || (n && !ips)) {
+		free(ips);
+		return 0;
+	}
+	for (i = 0, err = 0; i < n && err >= 0; i++) {
+		if (i && ips[i] <= prev)	/* (not the callback's promise) */
+			break;
+		err = ls_buf_put_uleb(&b, ips[i] - prev);
+		prev = ips[i];
+	}
+	free(ips);
+	if (err >= 0 && i == n && b.len <= LSB_MAX_HEADS)
+		err = w_section(w, LSB_SEC_PTHEADS, 0, ws->s.id, ws->seq, n, b.p, b.len,
+				NULL, 0);
+	else if (err < 0)
+		err = werr(w, err, "out of memory for the heads of stream %u", ws->s.id);
+	ls_buf_release(&b);
+	return err < 0 ? err : 0;
+}
+
 int lsb_writer_stream_end(struct lsb_writer *w, uint32_t stream)
 {
 	struct w_stream *ws;
@@ -547,6 +586,8 @@ int lsb_writer_stream_end(struct lsb_writer *w, uint32_t stream)
 		err = w_chunk(w, ws, ws->pend.len);
 	ls_buf_release(&ws->pend);
 	ws->ended = 1;
+	if (err >= 0 && w->heads && !ws->heads_bad && ws->seq)
+		err = w_heads(w, ws);
 	return err;
 }
 
@@ -746,10 +787,19 @@ static int w_finish(struct lsb_writer *w)
 	uint8_t t[LSB_TRAILER];
 	uint64_t index_off;
 	uint32_t nsec;
+	size_t i;
 	int err;
 
 	if ((err = lsb_writer_flush(w)) < 0)
 		return err;
+	/* (the heads of streams never ended, after their last chunk) */
+	for (i = 0; i < w->nstreams; i++) {
+		struct w_stream *ws = &w->streams[i];
+
+		if (!ws->ended && w->heads && !ws->heads_bad && ws->seq &&
+		    (err = w_heads(w, ws)) < 0)
+			return err;
+	}
 	nsec = w->nsec;
 	index_off = w->off;
 	err = w_section(w, LSB_SEC_INDEX, 0, 0, nsec, 0, w->index.p,

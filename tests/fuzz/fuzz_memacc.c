@@ -67,7 +67,7 @@ static int write_bundle(const char *path, const uint8_t *data, size_t size)
 		data += len;
 		size -= len;
 	}
-	return lsb_writer_close(w) < 0 ? -1 : 0;
+	return fz_tmpl_close(w) < 0 ? -1 : 0;
 }
 
 /* Touches every loop and dependence the analysis hands out. */

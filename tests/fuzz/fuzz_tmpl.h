@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decoder/decode.h"
 #include "formats/bundle.h"
 #include "formats/profile.h"
 
@@ -187,16 +188,25 @@ static inline void fz_tmpl_load(struct fz_tmpl *T, const char *var, int want_pt,
 	lsb_reader_close(r);
 }
 
+/* The heads the writer fz_tmpl_open() made keeps, as `loopscope record`
+ * keeps them (one writer at a time). */
+static struct lsd_pt_heads *fz_heads;
+
 /* Opens a bundle at path with the template's metadata, modules and
  * events written and flushed, its PT cut into chunks at the first PSB
- * from chunk_size bytes on.  Returns 0 or -1. */
+ * from chunk_size bytes on, the heads its packets name kept in it (a
+ * PTHEADS section a stream; close it with fz_tmpl_close()).  Returns 0
+ * or -1. */
 static inline int fz_tmpl_open(const struct fz_tmpl *T, struct lsb_writer **pw, const char *path,
 			       uint32_t chunk_size)
 {
-	struct lsb_writer_opts o = { .size = sizeof(o), .chunk_size = chunk_size, .zstd_level = 1 };
+	struct lsb_writer_opts o = { .size = sizeof(o), .chunk_size = chunk_size, .zstd_level = 1,
+				     .heads = lsd_pt_heads_cb };
 	size_t i;
 
-	if (lsb_writer_open(pw, path, &o) < 0)
+	lsd_pt_heads_free(fz_heads);
+	o.heads_arg = fz_heads = lsd_pt_heads_new();
+	if (!fz_heads || lsb_writer_open(pw, path, &o) < 0)
 		return -1;
 	for (i = 0; i < T->nmeta; i++)
 		if (T->keys[i] && T->values[i])
@@ -207,6 +217,16 @@ static inline int fz_tmpl_open(const struct fz_tmpl *T, struct lsb_writer **pw, 
 		lsb_writer_event(*pw, &T->evs[i]);
 	lsb_writer_flush(*pw);
 	return 0;
+}
+
+/* lsb_writer_close() of fz_tmpl_open()'s writer: its return. */
+static inline int fz_tmpl_close(struct lsb_writer *w)
+{
+	int err = lsb_writer_close(w);
+
+	lsd_pt_heads_free(fz_heads);
+	fz_heads = NULL;
+	return err;
 }
 
 /* FNV-1a of n bytes at p, from h. */

@@ -18,7 +18,7 @@ static size_t n;
 
 static int base(const char *tmp)
 {
-	struct lsb_writer_opts o = { sizeof(o), 64, 0, 0 };
+	struct lsb_writer_opts o = { .size = sizeof(o), .chunk_size = 64 };
 	struct lsb_stream s = { 1, LSB_STREAM_THREAD, 42, 42, -1, 0 };
 	struct lsb_event ev = { .type = LSB_EV_MMAP, .pid = 42, .tid = 42,
 				.cpu = -1, .addr = 0x400000, .len = 0x1000,

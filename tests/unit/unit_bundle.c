@@ -95,7 +95,7 @@ static const uint8_t mem2[] = { 5, 0x7f, 0x01, 4 << 1, 2, 1, 1, 1 << 1 };
 
 static int write_full(const char *p)
 {
-	struct lsb_writer_opts o = { sizeof(o), 256, 0, 0 };
+	struct lsb_writer_opts o = { .size = sizeof(o), .chunk_size = 256 };
 	struct lsb_stream s1 = { 1, LSB_STREAM_THREAD, 100, 101, -1, 0 };
 	struct lsb_stream s2 = { 2, LSB_STREAM_CPU, 100, 0, 3, 0 };
 	struct lsb_module ma = { { 1, 2, 3, 4 }, 4, 0, 0, "/bin/a" };
@@ -380,7 +380,7 @@ static int read_all(const char *p)
 /* A small bundle, truncated at every byte. */
 static void test_truncation(void)
 {
-	struct lsb_writer_opts o = { sizeof(o), 64, 0, 0 };
+	struct lsb_writer_opts o = { .size = sizeof(o), .chunk_size = 64 };
 	struct lsb_stream s1 = { 1, LSB_STREAM_THREAD, 100, 101, -1, 0 };
 	struct lsb_module ma = { { 1, 2, 3, 4 }, 4, 0, 0, "/bin/a" };
 	uint64_t ends[64];
@@ -690,7 +690,7 @@ static void test_module_block(void)
 	}
 	snprintf(p2, sizeof(p2), "%s/mod.lsc", dir);
 	for (shared = 0; shared < 2; shared++) {
-		struct lsb_writer_opts o = { sizeof(o), 0, 0, shared };
+		struct lsb_writer_opts o = { .size = sizeof(o), .desc_shared = shared };
 		struct lsb_writer *w;
 		struct lsb_reader *r;
 		struct ls_buf raw = { 0 };

@@ -31,8 +31,9 @@ static int bundle(const char *path, size_t n, size_t piece)
 {
 	/* (chunk_size at most half the largest chunk: the writer cuts at
 	 * the first PSB from chunk_size on) */
-	struct lsb_writer_opts o = { sizeof(o), piece < LSB_MAX_CHUNK / 2 ? (uint32_t)piece
-								   : LSB_MAX_CHUNK / 2, 1, 0 };
+	struct lsb_writer_opts o = { .size = sizeof(o),
+		.chunk_size = piece < LSB_MAX_CHUNK / 2 ? (uint32_t)piece : LSB_MAX_CHUNK / 2,
+		.zstd_level = 1 };
 	struct lsb_stream s = { 1, LSB_STREAM_THREAD, 100, 100, -1, 0 };
 	struct lsb_writer *w;
 	uint8_t *b = malloc(piece);

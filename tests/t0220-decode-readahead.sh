@@ -22,6 +22,11 @@
 #    decode loss, on the thread's read and then again on the decoding
 #    thread's own read, which gives the error; the profiles of --jobs=1
 #    and --jobs=2 are the same bytes.
+#  - the heads the bundle keeps (PTHEADS, decoder/ptheads.c): the checks
+#    above are of the open's scan, which LOOPSCOPE_PTHEADS=0 asks for; at
+#    the end, by default, the open scans nothing and keeps no chunk:
+#    --jobs=1 reads every chunk as it decodes it (none ahead), --jobs=2
+#    all N ahead, and analyze's two decodes read 2N.
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -35,6 +40,8 @@ t_eq "record spin in small chunks" 0 $?
 n=$("$LOOPSCOPE" info spin.lsc | awk '$2 == "thread" { print $4 }')
 t_ok "the stream has several chunks ($n)" test "${n:-0}" -ge 4
 
+# (the scan's behaviour, whatever the bundle keeps: see the end)
+export LOOPSCOPE_PTHEADS=0
 ahead() { sed -n 's/.*, \([0-9]*\) read ahead$/\1/p' "$1"; }
 kept() { sed -n 's/.*, \([0-9]*\) kept from the open.s scan, .*/\1/p' "$1"; }
 # Kept by the open's scan (the default; LOOPSCOPE_KEEP_CHUNKS=1 too):
@@ -118,7 +125,8 @@ for f in j2 j3 ref k1 k2 kref; do
 done
 t_ok "no message" test ! -s j2.err
 "$LOOPSCOPE" info --format=json --decode -j2 spin.lsc >j2.json
-t_grep "JSON: read_ahead_chunks" "\"read_ahead_chunks\": $n\$" j2.json
+t_grep "JSON: read_ahead_chunks" "\"read_ahead_chunks\": $n,\$" j2.json
+t_grep "JSON: bundle_heads (the scan asked for)" "\"bundle_heads\": 0\$" j2.json
 
 # One chunk: nothing to read ahead of the decode.
 "$LOOPSCOPE" record -q -o one.lsc -- "$TD/nested" >/dev/null 2>&1
@@ -179,3 +187,22 @@ for j in 1 3; do
 	t_ok "kept, damaged: the profile as without, -j $j" cmp -s b1.lsprof kb$j.lsprof
 	t_ok "kept, damaged: the messages as without, -j $j" cmp -s b1.err kb$j.err
 done
+
+# The heads the bundle keeps (the default): no scan, nothing kept; the
+# decode reads each chunk as it goes, ahead of it at two jobs.
+unset LOOPSCOPE_PTHEADS
+for j in 1 2; do
+	"$LOOPSCOPE" info --decode --jobs=$j spin.lsc >h$j.out 2>h$j.err
+	t_eq "bundle's heads, --jobs=$j: none kept" 0 "$(kept h$j.out)"
+	t_grep "bundle's heads, --jobs=$j: taken" "the bundle's for 1 of 1 streams" h$j.out
+	sed '/^  chunks: /d; /^  heads of the packets: /d' h$j.out >h$j.cmp
+	sed '/^  chunks: /d; /^  heads of the packets: /d' k1.out >k1.cmp
+	t_ok "bundle's heads, --jobs=$j: the counts of the scan's" cmp -s k1.cmp h$j.cmp
+done
+t_eq "bundle's heads, --jobs=1: none read ahead" 0 "$(ahead h1.out)"
+"$LOOPSCOPE" info --format=json --decode -j2 spin.lsc >h2.json
+t_grep "bundle's heads: JSON bundle_heads" "\"bundle_heads\": 1\$" h2.json
+t_eq "bundle's heads, --jobs=2: every chunk read ahead" "$n" "$(ahead h2.out)"
+LOOPSCOPE_KEEP_CHUNKS=1 LOOPSCOPE_TAPE_MAX=0 "$BUILD/tests/loopdump" -j 1 spin.lsc >hd1.out 2>hd1.err
+t_eq "bundle's heads: two decodes read each chunk twice" $((2 * n)) "$(reads hd1.err)"
+t_ok "bundle's heads: the same profile" cmp -s ld1.out hd1.out

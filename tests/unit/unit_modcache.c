@@ -6,6 +6,7 @@
  * used (the bytes decompressed again, the files written again); a
  * damaged module section is the bundle's error either way.  The
  * expected bytes are testdata/calls itself. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +77,24 @@ static int sh(const char *fmt, const char *suffix)
 	return system(cmd);
 }
 
+/* Inverts byte `at` of the cached file of this suffix (writing a fixed
+ * byte left it as it was where that byte was there already: the CRC at
+ * 36 is 0xff for some bundles).  Returns 0 or -1. */
+static int flip(long at, const char *suffix)
+{
+	char path[512];
+	FILE *f;
+	int c, ret = -1;
+
+	snprintf(path, sizeof(path), "%s/%s%s", dir, idhex, suffix);
+	if (!(f = fopen(path, "r+b")))
+		return -1;
+	if (!fseek(f, at, SEEK_SET) && (c = fgetc(f)) != EOF && !fseek(f, at, SEEK_SET) &&
+	    fputc(~c & 0xff, f) != EOF)
+		ret = 0;
+	return fclose(f) || ret < 0 ? -1 : 0;
+}
+
 int main(void)
 {
 	const char *td = getenv("TESTDATA");
@@ -133,11 +152,7 @@ int main(void)
 	/* the .sum damaged (each part), cut short, or gone */
 	static const int at[] = { 0, 8, 12, 16, 24, 32, 36 };
 	for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
-		char fmt[200];
-
-		snprintf(fmt, sizeof(fmt),
-			 "printf '\\377' | dd of=%%s bs=1 seek=%d conv=notrunc 2>/dev/null", at[k]);
-		sh(fmt, ".sum");
+		TAP_EQ(flip(at[k], ".sum"), 0, ".sum: byte %d inverted", at[k]);
 		TAP_EQ(open_mod(b1, &same), 0, ".sum damaged at byte %d: decompressed", at[k]);
 		TAP_OK(same, ".sum damaged at byte %d: the bytes of calls", at[k]);
 		TAP_EQ(open_mod(b1, &same), 1, ".sum written again: mapped");

@@ -182,7 +182,7 @@ static int shard_open(struct shard *s)
 	 * The open's scan runs before them, alone: it takes every job. */
 	struct lsd_opts o = { .size = sizeof(o), .iclasses = 1,
 			      .debug_dir = s->debug_dir, .jobs = s->jobs > 2 ? 2 : 1,
-			      .scan_jobs = s->jobs };
+			      .scan_jobs = s->jobs, .keep_chunks = s->jobs > 1 };
 	char msg[600];
 	int err;
 

@@ -201,6 +201,13 @@ struct lsd_opts {
 	 * read and decompress its chunks on two threads or more, that many
 	 * chunks at once. */
 	unsigned scan_jobs;
+	/* Where a stream's heads come from the bundle (no scan of its
+	 * packets, decoder/ptheads.c), read its chunks at the open anyway
+	 * and keep them (up to 32 MiB, on scan_jobs threads), as the scan
+	 * would have: for a caller that decodes every chunk more than once
+	 * with a core for each (analyze at two jobs: its second pass's
+	 * pieces, decoded beside the first pass, then read none). */
+	int keep_chunks;
 };
 
 struct lsd_decoder;

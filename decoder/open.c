@@ -297,19 +297,24 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 		err = lsd_heads_static(d);
 	}
 	for (i = 0; !err && i < lsb_reader_nstreams(r); i++) {
-		int several = timeline_spaces(d, i) > 1, keep;
+		int several = timeline_spaces(d, i) > 1, keep, rec = 0;
 		size_t c;
 
 		d->sp = &d->spaces[d->stream_space[i]];
-		/* The heads the bundle's writer found (ptheads.c): no scan. */
+		/* The heads the bundle's writer found (ptheads.c): no scan;
+		 * the chunks read and kept here only where asked. */
 		if (!several && (err = lsd_heads_recorded(d, i)) != 0) {
-			err = err > 0 ? 0 : err;
-			continue;
+			if (err < 0)
+				break;
+			err = 0;
+			if (!d->o.keep_chunks || !d->keep_max)
+				continue;
+			rec = 1;
 		}
 		/* (the threads scan the chunks they read too, where one
-		 * process runs the stream) */
+		 * process runs the stream and its heads are to be found) */
 		if (scan_jobs(&d->o) > 1 && lsb_reader_nchunks(r, i) > 1)
-			(void)(several ? lsd_prefetch_start : lsd_prefetch_start_scan)(
+			(void)(several || rec ? lsd_prefetch_start : lsd_prefetch_start_scan)(
 				&d->pf, r, i, 0, lsb_reader_nchunks(r, i) - 1, scan_jobs(&d->o));
 		for (c = 0, keep = 1; !err && c < lsb_reader_nchunks(r, i); c++) {
 			int64_t len = lsd_read_chunk(d, i, c, &d->cbuf, 0, NULL);
@@ -320,7 +325,9 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 			}
 			/* Who ran where, only when it matters: the query
 			 * decoder is slower than the packet scan. */
-			if (several)
+			if (rec)
+				;	/* (the heads are the bundle's) */
+			else if (several)
 				err = lsd_heads_cpu(d, i, d->cbuf.at[0], (size_t)len, !c);
 			else if ((err = lsd_prefetch_heads(d->pf, c, &d->sp->heads)) == 0)
 				err = lsd_heads_packets(d, d->cbuf.at[0], (size_t)len);
@@ -329,6 +336,8 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 			/* A prefix of the stream, handed to the decode. */
 			if (!err && keep)
 				keep = lsd_keep_chunk(d, i, c, len);
+			if (rec && !keep)
+				break;	/* (read only to be kept) */
 		}
 		if (lsd_prefetch_threads(d->pf) > d->scan_threads)
 			d->scan_threads = lsd_prefetch_threads(d->pf);

@@ -28,7 +28,7 @@
 #define LSB_MAX_BATCH	(4u << 20)	/* raw bytes of a META/EVENTS/SAMPLES/MEMACC section */
 #define LSB_MAX_MEMACC	(1u << 20)	/* bytes of one memory-access record */
 #define LSB_MAX_MODULE	(1u << 30)	/* bytes of one embedded module */
-#define LSB_MAX_HEADS	(64u << 20)	/* raw bytes of a PTHEADS section */
+#define LSB_MAX_HEADS	(8u << 20)	/* raw bytes of a PTHEADS section */
 
 /* Which run an event or sample belongs to: the traced run, or the separate
  * sampling run of `record --sample` with the sw backend (its addresses are

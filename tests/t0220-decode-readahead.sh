@@ -26,7 +26,8 @@
 #    above are of the open's scan, which LOOPSCOPE_PTHEADS=0 asks for; at
 #    the end, by default, the open scans nothing and keeps no chunk:
 #    --jobs=1 reads every chunk as it decodes it (none ahead), --jobs=2
-#    all N ahead, and analyze's two decodes read 2N.
+#    all N ahead, and analyze's two decodes read 2N; at two jobs analyze
+#    asks the open to read and keep them all the same (N reads).
 . "$LSTOP/tests/lib.sh"
 cd "$T_TMP" || exit 1
 TD=$(readlink -f "$TESTDATA")
@@ -206,3 +207,10 @@ t_eq "bundle's heads, --jobs=2: every chunk read ahead" "$n" "$(ahead h2.out)"
 LOOPSCOPE_KEEP_CHUNKS=1 LOOPSCOPE_TAPE_MAX=0 "$BUILD/tests/loopdump" -j 1 spin.lsc >hd1.out 2>hd1.err
 t_eq "bundle's heads: two decodes read each chunk twice" $((2 * n)) "$(reads hd1.err)"
 t_ok "bundle's heads: the same profile" cmp -s ld1.out hd1.out
+# (two jobs: analyze asks the open to read and keep the chunks all the
+# same, lsd_opts.keep_chunks, so that its second pass's pieces read none)
+LOOPSCOPE_KEEP_CHUNKS=1 LOOPSCOPE_TAPE_MAX=0 "$BUILD/tests/loopdump" -j 2 spin.lsc >hd2.out 2>hd2.err
+t_eq "bundle's heads, two jobs: each chunk read once, at the open" "$n" "$(reads hd2.err)"
+LOOPSCOPE_PTHEADS=0 LOOPSCOPE_KEEP_CHUNKS=1 LOOPSCOPE_TAPE_MAX=0 "$BUILD/tests/loopdump" -j 2 spin.lsc \
+	>sd2.out 2>sd2.err
+t_ok "bundle's heads, two jobs: the same rows as the scan's" cmp -s sd2.out hd2.out

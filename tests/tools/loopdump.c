@@ -79,6 +79,7 @@ int main(int argc, char **argv)
 	if (argc > 3 && !strcmp(argv[1], "-j")) {
 		lo.jobs = (unsigned)atoi(argv[2]);
 		o.jobs = lo.jobs;
+		o.keep_chunks = lo.jobs > 1;	/* (as analyze asks) */
 		argv += 2;
 		argc -= 2;
 	}

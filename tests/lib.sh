@@ -251,14 +251,15 @@ t_memo_modes() {
 	done
 }
 
-# t_same_ref NAME CMD...: the command's output with the fast path and with the
-# reference path are the same bytes (and so are their exit statuses).
-t_same_ref() {
-	_name=$1; shift
+# t_same_env NAME VAR=VALUE DROP CMD...: the command prints the same bytes
+# on stdout and stderr (and exits alike) as it does with VAR=VALUE in its
+# environment, once the sed script DROP has taken out of both outputs the
+# lines that say which way it went.
+t_same_env() {
+	_name=$1; _env=$2; _drop=$3; shift 3
 	"$@" >fast.out 2>fast.err; _frc=$?
-	LOOPSCOPE_REFERENCE=1 "$@" >ref.out 2>ref.err; _rrc=$?
-	# info --decode names the path that decoded each chunk.
-	sed -i '/^  chunks: /d; /"fast_chunks"\|"libipt_chunks"/d' fast.out ref.out
+	env "$_env" "$@" >ref.out 2>ref.err; _rrc=$?
+	sed -i "$_drop" fast.out ref.out
 	if [ "$_frc" = "$_rrc" ] && cmp -s fast.out ref.out && cmp -s fast.err ref.err; then
 		echo "ok $((t_n += 1)) - $_name"
 	else
@@ -266,4 +267,13 @@ t_same_ref() {
 		diff ref.out fast.out | head -10 | sed 's/^/#   /'
 		diff ref.err fast.err | head -4 | sed 's/^/#   /'
 	fi
+}
+
+# t_same_ref NAME CMD...: the command's output with the fast path and with the
+# reference path are the same bytes (and so are their exit statuses).
+t_same_ref() {
+	_rname=$1; shift
+	# (info --decode names the path that decoded each chunk)
+	t_same_env "$_rname" LOOPSCOPE_REFERENCE=1 \
+		'/^  chunks: /d; /"fast_chunks"\|"libipt_chunks"/d' "$@"
 }

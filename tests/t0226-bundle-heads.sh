@@ -26,17 +26,9 @@ t_need_recorder
 # with the scan's (the lines that say which were taken, and which chunks
 # the scan kept, aside).
 same_scan() {
-	_name=$1; shift
-	"$@" >rec.out 2>rec.err; _a=$?
-	LOOPSCOPE_PTHEADS=0 "$@" >scan.out 2>scan.err; _b=$?
-	sed -i '/^  chunks: /d; /^  heads of the packets: /d' rec.out scan.out
-	if [ "$_a" = "$_b" ] && cmp -s rec.out scan.out && cmp -s rec.err scan.err; then
-		echo "ok $((t_n += 1)) - $_name"
-	else
-		echo "not ok $((t_n += 1)) - $_name (status $_a against $_b)"
-		diff scan.out rec.out | head -10 | sed 's/^/#   /'
-		diff scan.err rec.err | head -4 | sed 's/^/#   /'
-	fi
+	_sname=$1; shift
+	t_same_env "$_sname" LOOPSCOPE_PTHEADS=0 \
+		'/^  chunks: /d; /^  heads of the packets: /d' "$@"
 }
 
 # taken B: "N of M", the streams whose heads the open of B took from it.

@@ -1,8 +1,10 @@
 #!/bin/sh
 # t0101-fuzz-bundle: the bundle reader's fuzz entry point over
 # testdata/bad/* and the seed corpus of bench/fuzz.sh, tests/fuzz/corpus/
-# bundle/ (a --no-embed recording of nested, and any crash the fuzzer
-# found, kept as a replay file), and 300 deterministic mutants of each
+# bundle/ (--no-embed recordings of nested and of the static snest, the
+# latter with the heads its packets name, a PTHEADS section; and any
+# crash the fuzzer found, kept as a replay file), and 300 deterministic
+# mutants of each
 # (replay.c); under `make check SANITIZE=address,undefined` any memory
 # error aborts it.
 . "$LSTOP/tests/lib.sh"

@@ -71,13 +71,25 @@ static size_t read_all(const uint8_t *data, size_t size)
 			lsb_reader_meta_at(r, i, &key, &val);
 			sink += strlen(key) + strlen(val);
 		}
-		for (i = 0; i < lsb_reader_nstreams(r); i++)
+		for (i = 0; i < lsb_reader_nstreams(r); i++) {
+			uint64_t *ips = NULL;
+			size_t nips = 0;
+
 			for (k = 0; k < lsb_reader_nchunks(r, i); k++) {
 				const struct lsb_chunk *c = lsb_reader_chunk(r, i, k);
 
 				if (c->raw_size <= sizeof(buf))
 					lsb_reader_read_chunk(r, c, buf, sizeof(buf));
+				sink += (size_t)lsb_reader_chunk_ok(r, c);
 			}
+			/* the heads the stream's packets name: ascending, or
+			 * none */
+			if (lsb_reader_pt_heads(r, i, &ips, &nips) == 1)
+				for (k = 1; k < nips; k++)
+					if (ips[k] <= ips[k - 1])
+						abort();
+			free(ips);
+		}
 		for (i = 0; i < lsb_reader_nmodules(r); i++) {
 			uint64_t stored, mlen;
 			uint32_t pcrc;

@@ -28,6 +28,7 @@
 #include "formats/bundle.h"
 #include "ls_buf.h"
 #include "ls_err.h"
+#include "ls_sort.h"
 
 struct pth_stream {
 	uint32_t id;
@@ -71,13 +72,6 @@ static struct pth_stream *pth_find(struct lsd_pt_heads *h, uint32_t id)
 	return &h->s[h->n++];
 }
 
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int lsd_pt_heads_cb(void *arg, uint32_t stream, const uint8_t *pt, size_t len,
 		    uint64_t **ips, size_t *n)
 {
@@ -102,7 +96,10 @@ int lsd_pt_heads_cb(void *arg, uint32_t stream, const uint8_t *pt, size_t len,
 	for (i = k = 0; i < s->set.cap && k < s->set.n; i++)
 		if (s->set.keys[i])
 			v[k++] = s->set.keys[i];
-	qsort(v, k, sizeof(*v), u64_cmp);
+	if (ls_sort_u64(v, k) < 0) {
+		free(v);
+		return -LS_ENOMEM;
+	}
 	*ips = v;
 	*n = k;
 	lsd_addrset_clear(&s->set);

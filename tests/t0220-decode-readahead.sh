@@ -213,4 +213,8 @@ LOOPSCOPE_KEEP_CHUNKS=1 LOOPSCOPE_TAPE_MAX=0 "$BUILD/tests/loopdump" -j 2 spin.l
 t_eq "bundle's heads, two jobs: each chunk read once, at the open" "$n" "$(reads hd2.err)"
 LOOPSCOPE_PTHEADS=0 LOOPSCOPE_KEEP_CHUNKS=1 LOOPSCOPE_TAPE_MAX=0 "$BUILD/tests/loopdump" -j 2 spin.lsc \
 	>sd2.out 2>sd2.err
-t_ok "bundle's heads, two jobs: the same rows as the scan's" cmp -s sd2.out hd2.out
+# (sorted: loopdump prints the rows as the joiner met them, which at two
+# jobs depends on where the pipe's pieces fell; see t0659)
+sort sd2.out >sd2.sorted
+sort hd2.out >hd2.sorted
+t_ok "bundle's heads, two jobs: the same rows as the scan's" cmp -s sd2.sorted hd2.sorted

@@ -114,12 +114,14 @@ struct lsa_loops_stats {
 	uint64_t tape_words;
 	int tape_drop;
 	/* the second pass begun beside the learning pass (loops_follow.c):
-	 * its starts over (the first, and one at each fact the learning
+	 * whether the learning pass began it (1: handed it its first
+	 * knowledge, whether or not its thread ran before the end), its
+	 * starts over (the first, and one at each fact the learning
 	 * pass learned after the knowledge it had about a block it ran),
 	 * the later knowledge it took on without one, the shares of blocks
 	 * it took, the chunks it decoded, and the pieces its one stood for
 	 * in the second pass (0: none taken) */
-	uint64_t follow_restarts, follow_more, follow_shares, follow_chunks, follow_pieces;
+	uint64_t follow_begun, follow_restarts, follow_more, follow_shares, follow_chunks, follow_pieces;
 };
 
 /* A detector over the static blocks of decoder d (of bundle r), adding to profile p

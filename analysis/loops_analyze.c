@@ -385,8 +385,8 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		st->tape_blocks = ntape;
 		st->tape_words = nword;
 		st->tape_drop = tdrop;
-		lsa_follow_stats(fo, &st->follow_restarts, &st->follow_more, &st->follow_shares,
-				 &st->follow_chunks);
+		lsa_follow_stats(fo, &st->follow_begun, &st->follow_restarts, &st->follow_more,
+				 &st->follow_shares, &st->follow_chunks);
 	}
 	lsa_loops_free(l);
 	lsa_know_free(k);

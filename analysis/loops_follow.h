@@ -55,10 +55,12 @@ size_t lsa_follow_finish(struct lsa_follow *fo, struct lsd_decoder *d, const str
  * pass (the second pass makes the same; 0 before the first cut). */
 size_t lsa_follow_stream(const struct lsa_follow *fo);
 size_t lsa_follow_slot(struct lsa_follow *fo);
-/* What it did: starts over, knowledge taken on without one, shares
- * taken, chunks taken. */
-void lsa_follow_stats(const struct lsa_follow *fo, uint64_t *restarts, uint64_t *more,
-		      uint64_t *shares, uint64_t *chunks);
+/* What it did: whether the learning pass began it (1; the same from
+ * run to run, unlike the rest, which depend on when its thread ran),
+ * starts over, knowledge taken on without one, shares taken, chunks
+ * taken. */
+void lsa_follow_stats(const struct lsa_follow *fo, uint64_t *begun, uint64_t *restarts,
+		      uint64_t *more, uint64_t *shares, uint64_t *chunks);
 /* Stops its thread (if any) and frees it. */
 void lsa_follow_free(struct lsa_follow *fo);
 

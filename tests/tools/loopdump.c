@@ -15,8 +15,8 @@
  * pieces: "pieces" counts them, and the counts of the detector's work
  * other than "blocks" are the joiner's alone; "pipe_windows" and
  * "pipe_to_thread", on a line of their own, and "pipe_first" on the
- * next, what lsd_decode_all_adapt() chose; "follow_restarts",
- * "follow_more", "follow_shares", "follow_chunks" and "follow_first" on
+ * next, what lsd_decode_all_adapt() chose; "follow_begun",
+ * "follow_restarts", "follow_more", "follow_shares", "follow_chunks" and "follow_first" on
  * the next, what the second pass begun beside the learning pass did:
  * analysis/loops_follow.c).  Exits 2 on errors.
  */
@@ -221,9 +221,10 @@ int main(int argc, char **argv)
 	fprintf(stderr, "pipe_windows %" PRIu64 " pipe_to_thread %" PRIu64 "\n",
 		st.pipe_windows, st.pipe_to_thread);
 	fprintf(stderr, "pipe_first %" PRIu64 "\n", st.pipe_first);
-	fprintf(stderr, "follow_restarts %" PRIu64 " follow_more %" PRIu64 " follow_shares %"
-		PRIu64 " follow_chunks %" PRIu64 " follow_first %" PRIu64 "\n", st.follow_restarts,
-		st.follow_more, st.follow_shares, st.follow_chunks, st.follow_pieces);
+	fprintf(stderr, "follow_begun %" PRIu64 " follow_restarts %" PRIu64 " follow_more %"
+		PRIu64 " follow_shares %" PRIu64 " follow_chunks %" PRIu64 " follow_first %"
+		PRIu64 "\n", st.follow_begun, st.follow_restarts, st.follow_more,
+		st.follow_shares, st.follow_chunks, st.follow_pieces);
 	fprintf(stderr, "halves_exc %" PRIu64 " halves_skip %" PRIu64 " halves_off %" PRIu64
 		" halves_redo %" PRIu64 " halves_probe %" PRIu64 " halves_no %" PRIu64 "\n",
 		st.halves_exc, st.halves_skip, st.halves_off, st.halves_redo, st.halves_probe,

@@ -19,30 +19,30 @@
  * costs the copies (the block written here, read there from the other
  * core's cache); so the window measures both sides on this thread, and
  * the calls move only where each side costs more per block than
- * ADAPT_COPY_NS.  What a program does changes as it runs (its loader,
- * then its own loops), so the window comes back, after ADAPT_FIRST
- * blocks, then after twice as many each time up to ADAPT_EVERY; the
- * ring is drained first, so the calls keep their order whichever thread
- * makes them.
+ * LSD_ADAPT_COPY_NS.  What a program does changes as it runs (its loader,
+ * then its own loops), so the window comes back, after LSD_ADAPT_FIRST
+ * blocks, then after twice as many each time up to LSD_ADAPT_EVERY, and
+ * after LSD_ADAPT_FIRST again where a window chose otherwise than the one
+ * before (a phase changed: the next may have too); the ring is drained
+ * first, so the calls keep their order whichever thread makes them.
+ * (bzip2 -9 of bench/ at two jobs: its learning pass is cheap to learn
+ * in some stretches of 2^19 blocks, 0.4 to 0.8 ns a block on either
+ * side, and dear in the next, 2.5 to 3.5; with the interval grown
+ * undisturbed, a window in a cheap stretch kept the calls here for the
+ * next 2^26 blocks, 0.28 s of its 0.65 s learning pass on one core.
+ * Wall, 9 runs in turns: 0.95 / 0.96 s, min / median, to 0.87 / 0.89.)
  *
  * The first blocks (a loader's, a program's start up: code met for the
  * first time) cost the decode and the calls most: chains and static
  * blocks built, a detector learning new loops.  A window there ran
  * sqlite3's dearest 2^19 blocks on one thread, 38 ms of its 0.2 s at two
  * jobs.  So a decode of LSD_ADAPT_PIPED_PT bytes of PT or more begins
- * with the calls on the thread, its first window after ADAPT_FIRST
+ * with the calls on the thread, its first window after LSD_ADAPT_FIRST
  * blocks; a shorter one begins with the window, as most of it fits
  * there, and starts no thread for what does.
  */
+/* (LSD_ADAPT_FIRST, _EVERY and _COPY_NS: pipe_int.h, with the choice) */
 #define ADAPT_WINDOW (1u << 19)
-#define ADAPT_FIRST (1u << 22)
-#define ADAPT_EVERY (1u << 26)
-/* Measured (bench/'s five programs, analyze -j2 wall, medians of 5,
- * ns a block of decode / of the learning pass's detector in a window):
- * the stencil (1.0 / 0.8) is 0.55 s piped and 0.50 here; spmv (1.7 /
- * 2.3) 1.39 piped and 1.61 here; thresholds of 0 and 1 ns gave the same
- * times on sqlite3, bzip2 and xz, 2 and 3 ns lost spmv's pipe. */
-#define ADAPT_COPY_NS 1
 
 struct adapt {
 	struct pipe p;
@@ -54,7 +54,7 @@ struct adapt {
 	int piped;		/* cb's calls go through the ring */
 	int timing;		/* in a window */
 	uint64_t left;		/* blocks to the window's end, or the next */
-	uint64_t every;		/* blocks between windows, growing */
+	struct lsd_adapt_iv iv;	/* when the next window comes */
 	uint64_t force;		/* switch every this many blocks (tests) */
 	uint64_t n, t0, tcb;	/* window: blocks, start, ns in cb's calls */
 	struct lsd_pipe_stats *ps;
@@ -121,12 +121,26 @@ int lsd_decode_here(const struct lsd_decoder *d)
 	return !d || !__atomic_load_n(&d->away, __ATOMIC_ACQUIRE);
 }
 
+int lsd_adapt_choose(struct lsd_adapt_iv *iv, uint64_t n, uint64_t ns, uint64_t cb_ns,
+		     uint64_t *left)
+{
+	uint64_t dec = ns > cb_ns ? ns - cb_ns : 0;
+	int piped = cb_ns > LSD_ADAPT_COPY_NS * n && dec > LSD_ADAPT_COPY_NS * n;
+
+	if (iv->chose >= 0 && piped != iv->chose)
+		iv->every = LSD_ADAPT_FIRST;	/* (a phase changed: look again soon) */
+	iv->chose = piped;
+	*left = iv->every;
+	if (iv->every < LSD_ADAPT_EVERY)
+		iv->every *= 2;
+	return piped;
+}
+
 /* After n more blocks: a window begins or ends, or (tests) the mode
  * changes. */
 static int adapt_tick(struct adapt *a, size_t n)
 {
-	uint64_t t, dec;
-	int err;
+	int err, piped;
 
 	if (n < a->left) {
 		a->left -= n;
@@ -145,15 +159,11 @@ static int adapt_tick(struct adapt *a, size_t n)
 		a->t0 = now_ns();
 		return 0;
 	}
-	t = now_ns() - a->t0;
-	dec = t > a->tcb ? t - a->tcb : 0;
 	a->timing = 0;
-	a->left = a->every;
-	if (a->every < ADAPT_EVERY)
-		a->every *= 2;
+	piped = lsd_adapt_choose(&a->iv, a->n, now_ns() - a->t0, a->tcb, &a->left);
 	if (a->ps)
 		a->ps->windows++;
-	return adapt_mode(a, a->tcb > ADAPT_COPY_NS * a->n && dec > ADAPT_COPY_NS * a->n);
+	return adapt_mode(a, piped);
 }
 
 /* Blocks to cb here or through the ring, split where a window begins
@@ -301,14 +311,16 @@ int lsd_decode_all_adapt_tape(struct lsd_decoder *d, const struct lsd_callbacks 
 	a.ps = ps;
 	if (ps)
 		memset(ps, 0, sizeof(*ps));
-	a.every = ADAPT_FIRST;
+	a.iv.every = LSD_ADAPT_FIRST;
+	a.iv.chose = -1;
 	if (v && *v)
 		a.force = strtoull(v, NULL, 10);
 	if (!a.force && lsd_pt_bytes(d) >= LSD_ADAPT_PIPED_PT) {
 		/* on the thread at once, the first window later */
-		a.left = ADAPT_FIRST;
-		a.every = 2 * ADAPT_FIRST;
+		a.left = LSD_ADAPT_FIRST;
+		a.iv.every = 2 * LSD_ADAPT_FIRST;
 		err = adapt_mode(&a, 1);
+		a.iv.chose = a.piped;
 		if (ps && a.piped)
 			ps->piped_first++;
 	} else {

@@ -104,4 +104,32 @@ static inline int lsd_pipe_call_blocks(const struct lsd_callbacks *cb, void *arg
  * event in the buffer being filled (stream_end waits for its replay). */
 extern const struct lsd_callbacks lsd_pipe_callbacks;
 
+/* The adaptive pipe's windows (pipe_adapt.c): the blocks between two
+ * after the first, at most; and the cost a block of each side must pass
+ * for the calls to go through the ring (ns).  Measured (bench/'s five
+ * programs, analyze -j2 wall, medians of 5, ns a block of decode / of
+ * the learning pass's detector in a window): the stencil (1.0 / 0.8) is
+ * 0.55 s piped and 0.50 here; spmv (1.7 / 2.3) 1.39 piped and 1.61
+ * here; thresholds of 0 and 1 ns gave the same times on sqlite3, bzip2
+ * and xz, 2 and 3 ns lost spmv's pipe. */
+#define LSD_ADAPT_FIRST (1u << 22)
+#define LSD_ADAPT_EVERY (1u << 26)
+#define LSD_ADAPT_COPY_NS 1
+
+/* When the next window comes: the blocks between windows now, and what
+ * the last one chose (1 piped, 0 here, -1 none yet). */
+struct lsd_adapt_iv {
+	uint64_t every;
+	int chose;
+};
+
+/* A window of n blocks took ns nanoseconds, cb_ns of them in the calls:
+ * returns 1 where the calls go through the ring until the next window
+ * (each side dearer than LSD_ADAPT_COPY_NS a block), else 0, and sets
+ * *left to the blocks before that window: iv->every, which then doubles
+ * up to LSD_ADAPT_EVERY, or LSD_ADAPT_FIRST where this choice is not
+ * the last one's.  Never fails. */
+int lsd_adapt_choose(struct lsd_adapt_iv *iv, uint64_t n, uint64_t ns, uint64_t cb_ns,
+		     uint64_t *left);
+
 #endif

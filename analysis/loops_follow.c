@@ -58,8 +58,10 @@ struct lsa_follow {
 	struct lsa_know *knext;
 	uint64_t flast;		/* lsa_know_facts() of the latest handed */
 	/* The learning pass's own (its thread's): facts at the last cut and
-	 * the cuts since that learned none, and whether the worker runs. */
-	uint64_t fprev, stable;
+	 * the cuts since that learned none, the cuts so far (at every
+	 * chunk, or every 2nd, 4th ... where the snapshots were thinned),
+	 * and whether the worker runs. */
+	uint64_t fprev, stable, ncut;
 	uint64_t nblk0, again0, sblocks, sagain;
 	int state;
 	int begun;		/* state went FO_ON: the worker was handed work */
@@ -293,6 +295,7 @@ int lsa_follow_cut(struct lsa_follow *fo, struct lsa_loops *l, const struct lsa_
 	if (!fo || stream != fo->stream)
 		return 0;
 	f = lsa_know_facts(l, t);
+	fo->ncut++;
 	/* the cuts in a row that learned nothing, and how many of their
 	 * blocks the learner took as repeats */
 	if (f != fo->fprev) {
@@ -311,7 +314,7 @@ int lsa_follow_cut(struct lsa_follow *fo, struct lsa_loops *l, const struct lsa_
 	case FO_WAIT:
 		/* facts that stopped coming: the calls held on this thread,
 		 * the other core the worker's */
-		if (fo->stable < FO_STABLE || 2 * fo->stable < chunk ||
+		if (fo->stable < FO_STABLE || 2 * fo->stable < fo->ncut ||
 		    fo->sagain * FO_AGAIN_DIV < fo->sblocks)
 			return 0;
 		lsd_decode_hold(l->d, 1);

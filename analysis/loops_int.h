@@ -113,12 +113,14 @@ struct lsa_lrow {
 	struct lsa_cnt self, total;
 	/* What goes into the thread's maps at its end (lsa_loops_maps_put)
 	 * kept here while it comes: the trip-count bins below LSA_TSMALL,
-	 * the run of the back branch met last (block id + 1, 0: none), and
+	 * the runs of the two back branches met last (block id + 1, 0:
+	 * none; the last first: a loop whose iterations alternate between
+	 * two tails, as bzip2's do, adds to neither map), and
 	 * the loop call graph edge into this loop met last (its parent
 	 * key, as t->edges has it, and t->erows index + 1, 0: none). */
 	uint64_t tsm[LSA_TSMALL];
-	uint64_t crun;
-	uint32_t ctail;
+	uint64_t crun, crun2;
+	uint32_t ctail, ctail2;
 	uint32_t epar, erow;
 };
 

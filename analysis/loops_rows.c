@@ -104,10 +104,18 @@ int lsa_loops_tail_add(struct lsa_thr *t, uint32_t loop, uint32_t tail, uint64_t
 	if (!(r = lsa_loops_lrow(t, loop)))
 		return -LS_ENOMEM;
 	if (r->ctail != tail + 1) {
-		if (r->ctail && lsa_kmap_add(&t->tails, loop, r->ctail - 1, r->crun))
-			return -LS_ENOMEM;
+		uint64_t run = r->crun;
+
+		if (r->ctail2 == tail + 1) {	/* (the one before: swapped) */
+			r->crun = r->crun2;
+		} else {
+			if (r->ctail2 && lsa_kmap_add(&t->tails, loop, r->ctail2 - 1, r->crun2))
+				return -LS_ENOMEM;
+			r->crun = 0;
+		}
+		r->ctail2 = r->ctail;
+		r->crun2 = run;
 		r->ctail = tail + 1;
-		r->crun = 0;
 	}
 	r->crun += k;
 	return 0;
@@ -132,6 +140,12 @@ int lsa_loops_maps_put(struct lsa_thr *t)
 				return -LS_ENOMEM;
 			r->ctail = 0;
 			r->crun = 0;
+		}
+		if (r->ctail2) {
+			if (lsa_kmap_add(&t->tails, i, r->ctail2 - 1, r->crun2))
+				return -LS_ENOMEM;
+			r->ctail2 = 0;
+			r->crun2 = 0;
 		}
 	}
 	return 0;

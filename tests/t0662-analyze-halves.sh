@@ -68,15 +68,19 @@ t_ok "xz: excursions taken from the worker" test "$(t_stat hs.err halves_exc)" -
 t_ok "xz: ... most of its blocks the worker's" \
 	test "$(t_stat hs.err halves_skip)" -gt "$(( $(t_stat hs.err blocks) / 4 ))"
 
-# Test programs of calls and loops (three chunks each: cut after the
-# first and after the second).
+# Test programs of calls and loops, in two or three chunks each (the
+# start up's length goes with the environment the program is given:
+# lp_calls' PT is 7.6 KB with none, 8.2 KB with 20 variables, against
+# chunks of 4 KB): cut after the first chunk, and after the second where
+# there is one (LOOPSCOPE_HALVES_AT takes that percent of the chunks,
+# rounded down).
 for n in nested lp_calls lp_recur deepcalls irred lp_trips; do
 	"$LOOPSCOPE" record -q --psb-period 512 --chunk-size 4096 -o "$n.lsc" -- \
 		"$TD/$n" >/dev/null 2>&1 </dev/null
 	t_ok "$n: recorded" test -s "$n.lsc"
 	t_ok "$n: its stream has several chunks ($(chunks "$n.lsc"))" \
-		test "$(chunks "$n.lsc")" -ge 3
-	halves_same "$n.lsc"
+		test "$(chunks "$n.lsc")" -ge 2
+	CUTS="50 90" halves_same "$n.lsc"
 done
 # (a call from the frame at the cut, learned by the worker; these
 # programs call in every chunk)

@@ -19,8 +19,12 @@ TD=$BUILD/testdata
 T=$BUILD/tests
 cd "$T_TMP" || exit 1
 
+# (a PSB every 1 KB: lsb_percpu -k 4096 cuts a CPU's stream at the
+# first PSB from 4 KB on, or at 8 KB without one; with the recorder's
+# default period of 4 KB a chunk without one came where the traced
+# programs ran with an empty environment, env -i: "use a larger -k")
 for p in lp_trips cfgif lp_threads; do
-	"$LOOPSCOPE" record -q --no-retcomp -o "$p.lsc" -- "$TD/$p" >/dev/null 2>&1
+	"$LOOPSCOPE" record -q --no-retcomp --psb-period 1024 -o "$p.lsc" -- "$TD/$p" >/dev/null 2>&1
 done
 IN="lp_trips.lsc cfgif.lsc lp_threads.lsc"
 "$T/lsb_merge" thr.lsc $IN

@@ -36,7 +36,9 @@ for n in nested lp_calls vg_sig lp_threads; do
 		"$TD/$n" >/dev/null 2>&1 </dev/null
 	t_ok "$n: recorded" test -s "$n.lsc"
 	nc=$("$LOOPSCOPE" info "$n.lsc" | awk '$2 == "thread" { n += $4 } END { print n + 0 }')
-	t_ok "$n: its streams have several chunks ($nc)" test "$nc" -ge 3
+	# (two at least: lp_calls' PT is 7.6 KB with an empty environment,
+	# 8.2 KB with 20 variables, in chunks of 4 KB)
+	t_ok "$n: its streams have several chunks ($nc)" test "$nc" -ge 2
 	"$BUILD/tests/twincheck" "$n.lsc" >tw.out 2>tw.err
 	t_eq "$n: twincheck runs" 0 $?
 	t_grep "$n: ... every check holds" "^all ok$" tw.out

@@ -63,8 +63,7 @@ struct lsa_follow {
 	 * and whether the worker runs. */
 	uint64_t fprev, stable, ncut;
 	uint64_t nblk0, again0, sblocks, sagain;
-	int state;
-	int begun;		/* state went FO_ON: the worker was handed work */
+	int state;		/* (FO_ON and FO_OFF: the worker was begun) */
 	int step;		/* the learning pass waits at each cut (tests) */
 	struct lsd_sbshare *snext;
 	size_t avail, target;
@@ -267,7 +266,6 @@ int lsa_follow_start(struct lsa_follow **ptr, struct lsa_loops *l, int now, int 
 	fo->stream = 0;
 	fo->nchunk = lsb_reader_nchunks(l->r, 0);
 	fo->state = now ? FO_ON : FO_WAIT;
-	fo->begun = !!now;
 	fo->step = step;
 	lsa_pw_model(&fo->m, l);
 	/* the second pass's: eager, no memo (lsa_loops_know()) */
@@ -325,7 +323,6 @@ int lsa_follow_cut(struct lsa_follow *fo, struct lsa_loops *l, const struct lsa_
 		if (!lsd_decode_here(l->d))
 			return 0;
 		fo->state = FO_ON;
-		fo->begun = 1;
 		break;
 	default:
 		pthread_mutex_lock(&fo->mu);
@@ -453,7 +450,7 @@ size_t lsa_follow_slot(struct lsa_follow *fo)
 void lsa_follow_stats(const struct lsa_follow *fo, uint64_t *begun, uint64_t *restarts,
 		      uint64_t *more, uint64_t *shares, uint64_t *chunks)
 {
-	*begun = fo ? (uint64_t)fo->begun : 0;
+	*begun = fo && fo->state >= FO_ON;
 	*more = fo ? fo->more : 0;
 	*restarts = fo ? fo->restarts : 0;
 	*shares = fo ? fo->shares : 0;

@@ -249,6 +249,7 @@ struct lsd_decoder {
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
 	struct lsd_fchain *chains;	/* fast.c's chains of blocks, as built */
+	void *chains_raw;		/* ... as allocated (chains: aligned) */
 	struct lsd_fchead *chead;	/* ... their headers, by slot */
 	uint32_t *chbody;		/* ... by slot: index + 1 in chains, or 0 */
 	uint32_t ch_given;		/* chains given to a slot */

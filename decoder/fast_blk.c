@@ -277,7 +277,8 @@ static void chain_copy(const struct lsd_decoder *d, struct lsd_fchain *to,
 	const struct lsd_fchead *hf = lsd_fchain_head(d, from);
 
 	*lsd_fchain_head(d, to) = *hf;
-	memcpy(to, from, offsetof(struct lsd_fchain, b));
+	memcpy(to->push, from->push, sizeof(to->push));
+	memcpy(to->pcall, from->pcall, sizeof(to->pcall));
 	memcpy(to->b, from->b, hf->nb * sizeof(*from->b));
 	/* (its own blocks: not handed out from here yet) */
 	lsd_fchain_head(d, to)->out = 0;
@@ -360,8 +361,9 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, size_t slot, uint32_t c
 
 void lsd_fast_chains_free(struct lsd_decoder *d)
 {
-	free(d->chains);
+	free(d->chains_raw);
 	d->chains = NULL;
+	d->chains_raw = NULL;
 	free(d->chead);
 	d->chead = NULL;
 	free(d->chbody);

@@ -75,6 +75,7 @@ static int know_grow(struct lsa_thr *t, uint32_t id)
 {
 	size_t m = (size_t)id + 1, n = t->nk;
 	uint32_t *p;
+	uint8_t *f8;
 
 	m = m < 1024 ? 1024 : m + m / 2;	/* as grow_by_id() */
 	p = ls_reallocarray(t->inb2, m, sizeof(*p));
@@ -87,6 +88,10 @@ static int know_grow(struct lsa_thr *t, uint32_t id)
 		return -LS_ENOMEM;
 	t->notb = p;
 	memset(p + n, 0, (m - n) * sizeof(*p));
+	if (!(f8 = ls_reallocarray(t->nbl, m, 1)))
+		return -LS_ENOMEM;
+	t->nbl = f8;
+	memset(f8 + n, 0, m - n);
 	if (t->lflag) {		/* (the eager pass's: landings known) */
 		uint8_t *f = ls_reallocarray(t->lflag, m, 1);
 
@@ -219,8 +224,10 @@ static int loop_of(struct lsa_loops *l, struct lsa_thr *t,
 
 int lsa_loops_in_body(const struct lsa_thr *t, uint32_t loop, uint32_t sbid)
 {
-	return (sbid < t->nk && (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1)) ||
-	       lsa_kmap_find(&t->body, loop, sbid) != NULL;
+	if (sbid < t->nk && (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1))
+		return 1;
+	/* (every block of a body is below nk: body_add() grew the tables) */
+	return sbid < t->nk && t->nbl[sbid] > 2 && lsa_kmap_find(&t->body, loop, sbid) != NULL;
 }
 
 /* body_add() where the block is not one of the last two loops' noted
@@ -236,6 +243,8 @@ static int body_add_slow(struct lsa_loops *l, struct lsa_thr *t, uint32_t loop,
 		t->notb[sbid] = 0;
 	if (t->body.n != n) {
 		t->nbody[loop]++;
+		if (t->nbl[sbid] < 3)
+			t->nbl[sbid]++;
 		l->st.know_new += l->know != NULL;
 		if (t->hw && lsa_hw_fact(t, LSA_HF_BODY, l->loops[loop].head,
 					 lsd_sblock(l->d, sbid)))

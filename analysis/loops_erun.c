@@ -245,7 +245,7 @@ static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in
 	if ((err = local_spans(l, t, L, ci, 1)))
 		return err;
 	if (in)
-		return lsa_kmap_add(&t->calls, (uint64_t)in->loop << 32 | L->g, L->ca->id, 1);
+		return lsa_loops_calls_add(t, (uint64_t)in->loop << 32 | L->g, L->ca->id, 1);
 	return 0;
 }
 

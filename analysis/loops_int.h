@@ -179,6 +179,13 @@ struct lsa_thr {
 	size_t nerows, caperows;
 	struct lsa_kmap tails;	/* (loop, block id) -> count */
 	struct lsa_kmap calls;	/* (loop << 32 | callee, block id) -> count */
+	/* the last key added to calls and what it has not been given yet
+	 * (cl_on: one is held): a loop's calls from one site come in runs,
+	 * and a map update cost each about 60 instructions
+	 * (lsa_loops_calls_add(); lsa_loops_calls_flush() before calls is
+	 * read or moved) */
+	uint64_t cl_a, cl_b, cl_n;
+	int cl_on;
 	struct lsa_memo memo;
 	struct lsa_cmemo cm;
 	struct lsa_fmemo fm;
@@ -192,6 +199,11 @@ struct lsa_thr {
 	uint32_t *inb2;		/* ... and the one before (lsa_loops_in_body) */
 	uint32_t *notb;		/* ... a loop + 1 whose body did not have it
 				 * when last asked (body_add clears it) */
+	/* ... how many loops' bodies have it, up to 3: where 2 or fewer,
+	 * inb and inb2 hold them all, and a block in neither is in no other
+	 * (most asks of the body map were such misses: a loop opening
+	 * inside an entry asks whether the owner's head is its) */
+	uint8_t *nbl;
 	size_t nk;		/* entries of head and inb */
 	/* (loop, block id): the block was in an iteration, in some thread
 	 * (the loops' line ranges) */
@@ -459,7 +471,7 @@ static inline int lsa_loops_in_body_note(struct lsa_thr *t, uint32_t loop, uint3
 		return 1;
 	/* (most answers at a loop's exit are no: the scan asks the open
 	 * entries about the block after it, innermost first) */
-	if (t->notb[sbid] == loop + 1)
+	if (t->nbl[sbid] <= 2 || t->notb[sbid] == loop + 1)
 		return 0;
 	if (!lsa_kmap_find(&t->body, loop, sbid)) {
 		t->notb[sbid] = loop + 1;
@@ -805,6 +817,33 @@ static inline int lsa_loops_pre_add(struct lsa_loops *l, struct lsa_thr *t,
 
 #include "analysis/loops_memo_ops.h"
 
+/* Counts k calls of key (a, b) in t's calls map: held while the same key
+ * comes again, the one held before added.  Returns 0 or -LS_ENOMEM. */
+static inline int lsa_loops_calls_add(struct lsa_thr *t, uint64_t a, uint64_t b, uint64_t k)
+{
+	if (t->cl_on && t->cl_a == a && t->cl_b == b) {
+		t->cl_n += k;
+		return 0;
+	}
+	if (t->cl_on && lsa_kmap_add(&t->calls, t->cl_a, t->cl_b, t->cl_n))
+		return -LS_ENOMEM;
+	t->cl_a = a;
+	t->cl_b = b;
+	t->cl_n = k;
+	t->cl_on = 1;
+	return 0;
+}
+
+/* The calls held by lsa_loops_calls_add() go into t's map.  Returns 0 or
+ * -LS_ENOMEM. */
+static inline int lsa_loops_calls_flush(struct lsa_thr *t)
+{
+	if (!t->cl_on)
+		return 0;
+	t->cl_on = 0;
+	return lsa_kmap_add(&t->calls, t->cl_a, t->cl_b, t->cl_n);
+}
+
 /* What the calls made by a block (or a handler that interrupted it)
  * contributed, given to the block's owner o: the callees' instructions
  * outside their loops (cself), their top-level loops' totals (ctot) and
@@ -834,7 +873,7 @@ static inline int lsa_loops_give(struct lsa_loops *l, struct lsa_thr *t, struct 
 	if (ctot->n[0])	/* (none: the callees ran no loop) */
 		lsa_cnt_add(&in->tot, ctot);
 	if (called && !l->pre)
-		err = lsa_kmap_add(&t->calls, (uint64_t)loop << 32 | callee, cblk, 1);
+		err = lsa_loops_calls_add(t, (uint64_t)loop << 32 | callee, cblk, 1);
 	for (i = kids; !err && i != LSA_NONE; i = l->kid[i].next) {
 		if (l->kid[i].loop == loop)
 			lsa_cnt_add(&in->same, &l->kid[i].tot);

@@ -79,7 +79,7 @@ static int apply(struct lsa_loops *l, struct lsa_thr *t, uint32_t v, uint64_t k)
 				r->calls += k;
 		}
 		if (x->kind == MK_CALLEE &&
-		    (err = lsa_kmap_add(&t->calls, (uint64_t)(x->own - 1) << 32 | x->fn,
+		    (err = lsa_loops_calls_add(t, (uint64_t)(x->own - 1) << 32 | x->fn,
 					m->node[x->parent].sb->id, k)))
 			return err;
 	}

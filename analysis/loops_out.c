@@ -432,7 +432,8 @@ static int put_maps(struct lsa_loops *l, struct lsa_thr *t, uint32_t th)
 	}
 	free(ents);
 	ents = NULL;
-	if (!err && (err = by_block(l, &t->calls, 1, &ents, &n)) != 0)
+	if (!err && ((err = lsa_loops_calls_flush(t)) != 0 ||
+		     (err = by_block(l, &t->calls, 1, &ents, &n)) != 0))
 		return err;
 	from = l->p->n_calls;
 	for (i = 0; i < n && !err; i++) {
@@ -525,12 +526,15 @@ void lsa_thr_release(struct lsa_thr *t)
 	lsa_kmap_release(&t->edges);
 	lsa_kmap_release(&t->tails);
 	lsa_kmap_release(&t->calls);
+	t->cl_on = 0;
 	lsa_kmap_release(&t->body);
 	free(t->head);
 	free(t->inb);
 	free(t->inb2);
 	free(t->notb);
 	t->notb = NULL;
+	free(t->nbl);
+	t->nbl = NULL;
 	free(t->lflag);
 	t->lflag = NULL;
 	free(t->ecls);

@@ -70,6 +70,8 @@ static int rows_take(struct lsa_prows *r, struct lsa_thr *t)
 {
 	uint32_t i;
 
+	if (lsa_loops_calls_flush(t))
+		return -LS_ENOMEM;
 	r->lr = malloc((t->nlr ? t->nlr : 1) * sizeof(*r->lr));
 	r->fw = malloc((t->nfw ? t->nfw : 1) * sizeof(*r->fw));
 	if (!r->lr || !r->fw)

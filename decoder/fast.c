@@ -630,12 +630,8 @@ int lsd_fast_chunk(struct lsd_run *r)
 	if (!r->d->chains) {
 		r->d->ch_log = ch_log_for(r->d);
 		/* (+1: where a slot's first build goes, lsd_fast_chain()) */
-		/* (and one more: the array from its first 64-byte line,
-		 * which calloc() does not promise) */
-		r->d->chains_raw = calloc(((size_t)1 << r->d->ch_log) + 2, sizeof(*r->d->chains));
-		r->d->chains = r->d->chains_raw ?
-			       (struct lsd_fchain *)(((uintptr_t)r->d->chains_raw + 63) &
-						     ~(uintptr_t)63) : NULL;
+		r->d->chains = lsd_fast_calloc64(((size_t)1 << r->d->ch_log) + 1,
+						 sizeof(*r->d->chains), &r->d->chains_raw);
 		r->d->chead = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chead));
 		r->d->chbody = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chbody));
 		r->d->ch_given = 0;

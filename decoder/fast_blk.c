@@ -359,6 +359,15 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, size_t slot, uint32_t c
 	}
 }
 
+void *lsd_fast_calloc64(size_t n, size_t size, void **raw)
+{
+	/* (one more element: calloc() promises 16 bytes, and the pages
+	 * stay untouched until used) */
+	if (!(*raw = calloc(n + 1, size)))
+		return NULL;
+	return (void *)(((uintptr_t)*raw + 63) & ~(uintptr_t)63);
+}
+
 void lsd_fast_chains_free(struct lsd_decoder *d)
 {
 	free(d->chains_raw);

@@ -522,6 +522,10 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, size_t slot, uint32_t c
 				  unsigned k, unsigned bits);
 /* Frees d's chains and their headers (none: block by block). */
 void lsd_fast_chains_free(struct lsd_decoder *d);
+/* n zeroed elements of size bytes from a 64-byte line on (the chains'
+ * table: a chain's blocks on lines of their own), *raw what to free().
+ * Returns NULL without memory. */
+void *lsd_fast_calloc64(size_t n, size_t size, void **raw);
 
 /* The trail at c->pos from block cur (fast_trail.c), its return-stack
  * operations done, c->pos past its packets and c->last_ip its last TIP's;

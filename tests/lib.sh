@@ -145,6 +145,27 @@ t_record_prog() {
 	echo "hello, recorder" | "$LOOPSCOPE" record -q -o "$_p.lsc" "$@" >/dev/null 2>&1
 }
 
+# t_progs [SKIP...]: the testdata programs built (testdata/P.c, a binary P
+# in $TESTDATA), a name a line in the order of their sources, less those
+# named in SKIP.
+t_progs() {
+	for _src in "$LSTOP"/testdata/*.c; do
+		_p=$(basename "$_src" .c)
+		[ -x "$TESTDATA/$_p" ] || continue
+		case " $* " in *" $_p "*) continue ;; esac
+		echo "$_p"
+	done
+}
+
+# t_recorded P [OPTION...]: t_record_prog P OPTION..., and a failed check
+# where it wrote no P.lsc.  Returns 0 where it wrote one.
+t_recorded() {
+	t_record_prog "$@"
+	[ -s "$1.lsc" ] && return 0
+	echo "not ok $((t_n += 1)) - $1: recorded"
+	return 1
+}
+
 # t_percpu_bundle: pc.lsc in the cwd, testdata's nested and calls
 # recorded and laid on two CPUs by lsb_percpu, with migration (threads
 # move between streams).

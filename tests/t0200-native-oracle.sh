@@ -61,9 +61,7 @@ select_lines() {	# select_lines OWN EXCLUDE FILE
 }
 
 progs=
-for src in "$LSTOP"/testdata/*.c; do
-	p=$(basename "$src" .c)
-	[ -x "$TD/$p" ] || continue
+for p in $(t_progs); do
 	why=$(var skip "$p")
 	if [ -n "$why" ]; then
 		echo "# $p skipped: $why"

@@ -58,11 +58,8 @@ compare() {
 FULL="calls nested lp_calls lp_jmp lp_recur threads signals vg_sig irred gotonest nr_calls pc"
 
 total_fast=0
-for src in "$LSTOP"/testdata/*.c; do
-	p=$(basename "$src" .c)
-	[ -x "$TD/$p" ] || continue
-	t_record_prog "$p" --psb-period 512 --chunk-size 4096
-	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
+for p in $(t_progs); do
+	t_recorded "$p" --psb-period 512 --chunk-size 4096 || continue
 	compare "$p.lsc"
 	n=$(fast_chunks "$p.lsc")
 	total_fast=$((total_fast + ${n:-0}))

@@ -54,13 +54,9 @@ compare() {
 }
 FULL="calls nested lp_calls lp_jmp lp_recur threads signals vg_sig irred gotonest nr_calls"
 
-for src in "$LSTOP"/testdata/*.c; do
-	p=$(basename "$src" .c)
-	[ -x "$TD/$p" ] || continue
-	# (vg_exitkill spins through 10^8 blocks: t0208 has it)
-	[ "$p" = vg_exitkill ] && continue
-	t_record_prog "$p" --psb-period 512 --chunk-size 4096
-	[ -s "$p.lsc" ] || { echo "not ok $((t_n += 1)) - $p: recorded"; continue; }
+# (vg_exitkill spins through 10^8 blocks: t0208 has it)
+for p in $(t_progs vg_exitkill); do
+	t_recorded "$p" --psb-period 512 --chunk-size 4096 || continue
 	# (a threaded program has a stream a thread: all of them)
 	n=$("$LOOPSCOPE" info "$p.lsc" | sed -n 's/^streams: \([0-9]*\)/\1/p')
 	if [ "${n:-1}" != 1 ]; then

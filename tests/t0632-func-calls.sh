@@ -30,12 +30,8 @@ for f in d["functions"]:
 }
 
 bad=
-for src in "$LSTOP"/testdata/*.c; do
-	p=$(basename "$src" .c)
-	case $p in vg_exitkill|cpibench) continue ;; esac	# 10^8 blocks; t0800's
-	[ -x "$TD/$p" ] || continue
-	a=; [ "$p" = spin ] && a="3 100"; [ "$p" = passthru ] && a=3
-	echo | "$LOOPSCOPE" record -q -o "$p.lsc" -- "$TD/$p" $a >/dev/null 2>&1
+for p in $(t_progs vg_exitkill cpibench); do	# 10^8 blocks; t0800's
+	t_record_prog "$p"
 	funcs "$p.lsc" >"$p.f" 2>/dev/null || { bad="$bad $p(report)"; continue; }
 	over=$(awk '$3 > $4 { print $1 }' "$p.f" | tr '\n' ' ')
 	[ -n "$over" ] && bad="$bad $p:$over"

@@ -48,8 +48,11 @@ run_one() {
 	if [ "$f" -ne 0 ]; then
 		{
 			echo "--- $name: $p passed, $f failed ($secs s)"
-			# (the failures first: a test's "#" lines may be many)
-			{ grep '^not ok' "$out"; grep '^#' "$out"; } | head -40
+			# (each failure with the "#" lines right after it, its
+			# own diagnostics: a test's other "#" lines may be many)
+			awk '/^not ok/ { print; k = 20; next }
+			     /^#/ && k > 0 { print; k--; next }
+			     { k = 0 }' "$out" | head -60
 			tail -20 "$err"
 		} >"$res"
 	elif grep -q '^ok .*# skip' "$out"; then

@@ -226,7 +226,7 @@ int lsa_loops_in_body(const struct lsa_thr *t, uint32_t loop, uint32_t sbid)
 {
 	if (sbid < t->nk && (t->inb[sbid] == loop + 1 || t->inb2[sbid] == loop + 1))
 		return 1;
-	/* (every block of a body is below nk: body_add() grew the tables) */
+	/* (a body's blocks are all below nk: body_add() indexes inb by them) */
 	return sbid < t->nk && t->nbl[sbid] > 2 && lsa_kmap_find(&t->body, loop, sbid) != NULL;
 }
 

@@ -130,7 +130,7 @@ static const uint64_t lsd_ip_keep[8] = {
 
 struct lsd_fchain;
 struct lsd_ftrail;
-struct lsd_ftkey;
+struct lsd_ftset;
 
 /* One process: its image, its heads, the index of its static blocks and
  * the split cache.  Each process has its own static blocks, since the
@@ -258,10 +258,14 @@ struct lsd_decoder {
 	 * slot (lsd_fast_flatten()): a slot whose header holds the current
 	 * value (lsd_fchead.pend) may be pointed into. */
 	uint16_t ch_epoch;
-	/* fast_trail.c's trails of packets: the table's keys, and as many
-	 * trails, the first tr_built of them built */
-	struct lsd_ftkey *tr_keys;
+	/* fast_trail.c's trails of packets: the table's sets (a way for
+	 * each trail), the hash of a key missed once in each way (tr_cand),
+	 * and the trails, the first tr_built of them built; tr_raw and
+	 * trails_raw as allocated (the others: aligned) */
+	struct lsd_ftset *tr_sets;
+	uint64_t *tr_cand;
 	struct lsd_ftrail *trails;
+	void *tr_raw, *trails_raw;
 	size_t tr_built;
 	unsigned trail_log;		/* log2 of their table's entries */
 	uint64_t trail_blocks;		/* lsd_trail_blocks() */

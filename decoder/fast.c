@@ -648,11 +648,13 @@ int lsd_fast_chunk(struct lsd_run *r)
 		lg = lg > LSD_TR_LOG ? LSD_TR_LOG : lg < 4 ? 4 : lg;
 		if (e && !strcmp(e, "0"))
 			r->d->no_trails = 1;
-		else if ((r->d->tr_keys = calloc((size_t)1 << lg, sizeof(*r->d->tr_keys))) != NULL &&
-			 !(r->d->trails = calloc((size_t)1 << lg, sizeof(*r->d->trails)))) {
-			free(r->d->tr_keys);
-			r->d->tr_keys = NULL;
-		}
+		else if (!(r->d->tr_sets = lsd_fast_calloc64((size_t)1 << (lg - 2),
+							       sizeof(*r->d->tr_sets),
+							       &r->d->tr_raw)) ||
+			 !(r->d->tr_cand = calloc((size_t)1 << lg, sizeof(*r->d->tr_cand))) ||
+			 !(r->d->trails = lsd_fast_calloc64((size_t)1 << lg, sizeof(*r->d->trails),
+							    &r->d->trails_raw)))
+			lsd_fast_trails_free(r->d);
 		r->d->tr_built = 0;
 		r->d->trail_log = lg;
 	}

@@ -380,16 +380,25 @@ void lsd_fast_chains_free(struct lsd_decoder *d)
 	d->ch_given = 0;
 }
 
+void lsd_fast_trails_free(struct lsd_decoder *d)
+{
+	free(d->trails_raw);
+	d->trails = NULL;
+	d->trails_raw = NULL;
+	free(d->tr_cand);
+	d->tr_cand = NULL;
+	free(d->tr_raw);
+	d->tr_sets = NULL;
+	d->tr_raw = NULL;
+	d->tr_built = 0;
+}
+
 void lsd_fast_free(struct lsd_decoder *d)
 {
 	free(d->fspare);
 	d->fspare = NULL;
 	lsd_fast_chains_free(d);
-	free(d->trails);
-	d->trails = NULL;
-	free(d->tr_keys);
-	d->tr_keys = NULL;
-	d->tr_built = 0;
+	lsd_fast_trails_free(d);
 	free(d->fb);
 	d->fb = NULL;
 	d->capfb = 0;

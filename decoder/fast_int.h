@@ -5,6 +5,7 @@
 #ifndef LSD_FAST_INT_H
 #define LSD_FAST_INT_H
 
+#include <stddef.h>
 #include <string.h>
 
 #include "decoder/run.h"
@@ -168,32 +169,39 @@ _Static_assert(LSD_TR_BYTES == 32, "a trail's bytes: four words");
  * slot keeps it (a chain's is -1): fast_out.c's spans_again(). */
 #define LSD_TR_AGAIN (-2)
 
-/* A way of the trails' table: the key a look compares, apart from the
- * trail it leads to.  Looks come at every TIP and most miss, so a look
- * touches these 96 bytes a way, never a trail: with keys and trails in
- * one 2 KB slot, sqlite3's looks faulted in its whole 8 MB table, twice
- * a page (read, then written), for 1,337 trails built. */
-struct lsd_ftkey {
-	uint64_t cand;		/* the hash of a key missed once here */
-	uint64_t w[LSD_TR_BYTES / 8];	/* the bytes, zero after len */
-	uint64_t m[LSD_TR_BYTES / 8];	/* their mask: ones for the first len */
-	const struct lsd_space *sp;
-	uint32_t cur;		/* id + 1 of the block it starts at; 0: none */
+/* A set of the trails' table: its ways' tags on one line, the rest of
+ * each key in the trail it leads to.  Looks come at every TIP and most
+ * miss, so a look reads this line and, for a way whose tag matches, the
+ * first line of its trail, which a hit reads anyway; a miss touches no
+ * trail.  (Before, a way's 96-byte key held its bytes, their mask and
+ * the tag, and a look touched about two lines a way it passed: on xz -6
+ * of base64 text the hits spread evenly over the four ways, and the
+ * looks were 14% of its analysis.) */
+struct lsd_ftset {
+	_Alignas(64) uint32_t cur[LSD_TR_WAYS];	/* id + 1 of the block it
+						 * starts at; 0: none */
+	/* its first 4 bytes, 3 where the key has 3 (the shortest: a TIP of
+	 * 16 bits alone): a way whose cur and fp match is compared whole */
+	uint32_t fp[LSD_TR_WAYS];
 	/* index + 1 of its trail in lsd_decoder.trails, given at the way's
 	 * first build, in the order built (so the trails' pages are those
 	 * of the trails built) and kept while the way is built again */
-	uint32_t body;
-	uint8_t len;		/* its bytes */
-	uint8_t rr;		/* the set's first way: the next to take a key */
-	int8_t score;		/* ... and whether to look its misses up */
+	uint32_t body[LSD_TR_WAYS];
+	uint8_t len[LSD_TR_WAYS];	/* its bytes */
+	uint8_t rr;		/* the next way to take a key missed once */
+	int8_t score;		/* whether to look its misses up */
 };
+_Static_assert(sizeof(struct lsd_ftset) == 64, "a set of trails: one line");
+_Static_assert(LSD_TR_WAYS == 4, "a set's tags: one line");
 
-/* The trail a key leads to. */
+/* The trail a key leads to.  Its first line holds what a look compares
+ * and checks (the key's bytes, its space, the IP's bits); its blocks
+ * begin on the third, as a chain's (the copy waits on their first). */
 struct lsd_ftrail {
+	_Alignas(64) uint64_t w[LSD_TR_BYTES / 8];	/* the key's bytes, zero
+							 * after len */
+	const struct lsd_space *sp;	/* the key's address space */
 	uint64_t kmask, kbase;	/* last IP & kmask must be kbase */
-	uint64_t last_ip;	/* after it: its last TIP's */
-	uint64_t insns;
-	uint32_t end;		/* id + 1 of the block its last TIP goes to */
 	uint8_t len;		/* its bytes (its key's) */
 	uint8_t nb;		/* its blocks; 0: none (the loop takes them) */
 	uint8_t nouter;		/* its returns to calls made before it */
@@ -204,11 +212,15 @@ struct lsd_ftrail {
 	int8_t ra;
 	uint8_t rneed;
 	int16_t rb;
+	uint64_t last_ip;	/* after it: its last TIP's */
+	uint64_t insns;
+	uint32_t end;		/* id + 1 of the block its last TIP goes to */
 	/* lsd_decoder.ch_epoch when a run not handed out yet was made of
 	 * its blocks by reference (as lsd_fchead.pend): not built into
 	 * before they are handed out or copied */
 	uint16_t pend;
 	uint8_t out;		/* handed out whole from here (lsd_fchead.out) */
+	_Alignas(64) struct lsd_block b[LSD_TR_MAX];
 	/* the return addresses its returns to calls made before it take,
 	 * in order (the stack's top down), checked against the stack */
 	uint64_t outer[LSD_TR_OPS];
@@ -216,8 +228,8 @@ struct lsd_ftrail {
 	 * addresses and call blocks (id + 1) */
 	uint64_t push[LSD_TR_OPS];
 	uint32_t pcall[LSD_TR_OPS];
-	struct lsd_block b[LSD_TR_MAX];
 };
+_Static_assert(offsetof(struct lsd_ftrail, last_ip) == 64, "a trail's key: one line");
 
 /* The blocks not yet handed out are runs (sp[]): a chain's own blocks,
  * where its slot keeps them (not copied; the slots change only after
@@ -522,6 +534,8 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, size_t slot, uint32_t c
 				  unsigned k, unsigned bits);
 /* Frees d's chains and their headers (none: block by block). */
 void lsd_fast_chains_free(struct lsd_decoder *d);
+/* Frees d's trails and their table (none: chains and blocks alone). */
+void lsd_fast_trails_free(struct lsd_decoder *d);
 /* n zeroed elements of size bytes from a 64-byte line on (the chains'
  * table: a chain's blocks on lines of their own), *raw what to free().
  * Returns NULL without memory. */

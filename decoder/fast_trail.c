@@ -259,7 +259,7 @@ static int trail_build(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur, c
 	return 1;
 }
 
-/* A set's score (struct lsd_ftkey.score): up one at each hit, to
+/* A set's score (struct lsd_ftset.score): up one at each hit, to
  * TR_HITS; down TR_MISS at each miss looked up, and while below zero
  * no lookup, up one at each trail not looked for. */
 #define TR_HITS 16
@@ -280,23 +280,45 @@ static int trail_build(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur, c
 /* Where the trail at p (left bytes, at least LSD_TR_BYTES) from block
  * cur is looked for: a set of LSD_TR_WAYS trails, by cur and its first
  * eight bytes (a trail's own and, for a short one, the next packet's). */
-static struct lsd_ftkey *trail_set(const struct lsd_decoder *d, uint32_t cur, uint64_t w0)
+static struct lsd_ftset *trail_set(const struct lsd_decoder *d, uint32_t cur, uint64_t w0)
 {
 	uint64_t h = (w0 ^ (uint64_t)cur << 40 ^ cur) * 0x9e3779b97f4a7c15ull;
 
-	return &d->tr_keys[(size_t)(h >> (64 - d->trail_log)) & ~(size_t)(LSD_TR_WAYS - 1)];
+	return &d->tr_sets[(size_t)(h >> (64 - (d->trail_log - 2)))];
+}
+
+/* The mask of a set's fp for a key of len bytes (3 or more). */
+static inline uint32_t trail_fpmask(unsigned len)
+{
+	return len >= 4 ? ~0u : 0xffffffu;
+}
+
+/* The mask of word j of a key of len bytes: ones for its bytes. */
+static inline uint64_t trail_wmask(unsigned len, unsigned j)
+{
+	return len >= 8 * j + 8 ? ~0ull : len <= 8 * j ? 0 : ~0ull >> (64 - 8 * (len - 8 * j));
+}
+
+/* Whether trail e's key is the bytes s (the key's length and more). */
+static inline int trail_key_eq(const struct lsd_ftrail *e, const uint64_t *s)
+{
+	const unsigned len = e->len;
+
+	return !(((s[0] ^ e->w[0]) & trail_wmask(len, 0)) |
+		 ((s[1] ^ e->w[1]) & trail_wmask(len, 1)) |
+		 ((s[2] ^ e->w[2]) & trail_wmask(len, 2)) |
+		 ((s[3] ^ e->w[3]) & trail_wmask(len, 3)));
 }
 
 /* Builds the trail at p (left bytes) from block cur into a way of set
- * k, where it is the second time its key misses there.  Returns the
+ * set, where it is the second time its key misses there.  Returns the
  * way's trail, or NULL. */
-static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftkey *k, uint32_t cur,
+static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftset *set, uint32_t cur,
 				 const uint8_t *p, size_t left)
 {
 	const size_t len = trail_len(p, left);
 	uint64_t w[LSD_TR_BYTES / 8] = { 0 }, h;
-	uint8_t m[LSD_TR_BYTES] = { 0 };
-	struct lsd_ftkey *v;
+	uint64_t *cand = c->d->tr_cand + (size_t)(set - c->d->tr_sets) * LSD_TR_WAYS;
 	struct lsd_ftrail *e;
 	unsigned i;
 
@@ -304,16 +326,15 @@ static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftkey *k, ui
 		return NULL;
 	memcpy(w, p, len);
 	h = trail_hash(cur, len, w);
-	for (i = 0; i < LSD_TR_WAYS && k[i].cand != h; i++)
+	for (i = 0; i < LSD_TR_WAYS && cand[i] != h; i++)
 		;
 	if (i == LSD_TR_WAYS) {
 		/* seen once: built if it comes again */
-		k[k->rr++ % LSD_TR_WAYS].cand = h;
+		cand[set->rr++ % LSD_TR_WAYS] = h;
 		return NULL;
 	}
-	v = &k[i];
-	if (v->body) {
-		e = &c->d->trails[v->body - 1];
+	if (set->body[i]) {
+		e = &c->d->trails[set->body[i] - 1];
 		/* (a run not handed out yet points into it: built at a later
 		 * miss) */
 		if (e->pend == c->d->ch_epoch)
@@ -321,17 +342,16 @@ static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftkey *k, ui
 	} else {
 		/* (at most one trail a way: never past the table) */
 		e = &c->d->trails[c->d->tr_built++];
-		v->body = (uint32_t)c->d->tr_built;
+		set->body[i] = (uint32_t)c->d->tr_built;
 	}
-	v->cand = 0;
+	cand[i] = 0;
 	e->out = 0;
-	memcpy(v->w, w, sizeof(w));
-	memset(m, 0xff, len);
-	memcpy(v->m, m, sizeof(m));
-	v->cur = cur;
-	v->len = (uint8_t)len;
+	memcpy(e->w, w, sizeof(w));
+	e->sp = c->sp;
 	e->len = (uint8_t)len;
-	v->sp = c->sp;
+	set->cur[i] = cur;
+	set->fp[i] = (uint32_t)w[0] & trail_fpmask((unsigned)len);
+	set->len[i] = (uint8_t)len;
 	/* (no trail: kept as such, nb 0, so that a key the loop must take
 	 * itself is not built again at each second miss; the code of a new
 	 * block may have failed to decode: the loop says so where it meets
@@ -345,8 +365,9 @@ struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
 	const uint8_t *p = c->buf + c->pos;
 	const size_t left = c->len - c->pos;
 	uint64_t s[LSD_TR_BYTES / 8];
-	struct lsd_ftkey *k, *set;
-	struct lsd_ftrail *e;
+	struct lsd_ftset *set;
+	struct lsd_ftrail *e = NULL;
+	uint32_t s4;
 	unsigned i;
 	int tip;
 
@@ -366,12 +387,15 @@ struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
 		c->d->tr_yield = 0;
 	}
 	memcpy(s, p, sizeof(s));
-	set = k = trail_set(c->d, cur, s[0]);
-	for (i = 0; i < LSD_TR_WAYS; i++, k++)
-		if (k->cur == cur && !((s[0] ^ k->w[0]) & k->m[0]) &&
-		    !((s[1] ^ k->w[1]) & k->m[1]) && !((s[2] ^ k->w[2]) & k->m[2]) &&
-		    !((s[3] ^ k->w[3]) & k->m[3]) && k->sp == c->sp)
+	set = trail_set(c->d, cur, s[0]);
+	s4 = (uint32_t)s[0];
+	for (i = 0; i < LSD_TR_WAYS; i++) {
+		if (set->cur[i] != cur || ((s4 ^ set->fp[i]) & trail_fpmask(set->len[i])))
+			continue;
+		e = &c->d->trails[set->body[i] - 1];
+		if (trail_key_eq(e, s) && e->sp == c->sp)
 			break;
+	}
 	if (i == LSD_TR_WAYS) {
 		/* A set whose trails miss again and again (the TNT bits
 		 * after its TIPs vary with the data) stops looking for a
@@ -383,11 +407,8 @@ struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
 		set->score = (int8_t)(set->score > -128 + TR_MISS ? set->score - TR_MISS : -128);
 		if (!(e = trail_miss(c, set, cur, p, left)))
 			return NULL;
-	} else {
-		if (set->score < TR_HITS)
-			set->score++;
-		/* (a key is written where its trail is built: it has one) */
-		e = &c->d->trails[k->body - 1];
+	} else if (set->score < TR_HITS) {
+		set->score++;
 	}
 	if (!e->nb || (c->last_ip & e->kmask) != e->kbase || !c->have_ip ||
 	    c->rn < e->rneed ||

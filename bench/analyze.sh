@@ -25,8 +25,9 @@
 # instructions (libipt's, the decode's), the decode's instructions/s and
 # blocks/s, then the analysis's (CPU seconds, --jobs=1).
 # Programs: xz and bzip2
-# compressing 2 MB of text, sqlite3 running a query script
-# (bench/inputs.sh), a 5-point stencil and a sparse matrix-vector product
+# compressing 2 MB of text, xz compressing 1 MB of base64 text of random
+# bytes (the input; B64=BYTES for another size), sqlite3 running
+# a query script (bench/inputs.sh), a 5-point stencil and a sparse matrix-vector product
 # (bench/kernels/, 10^9 instructions each, built -O2).  Every analyze's
 # profile must equal the reference's byte for byte, and every decode's
 # counts the reference decode's (said on stderr if not).
@@ -72,6 +73,7 @@ fi
 
 . "$top/bench/inputs.sh"
 bench_inputs "$tmp" "${TEXT:-2000000}" 5000
+bench_b64 "$tmp" "${B64:-1000000}"
 for k in stencil spmv; do
 	cc -O2 -g -o "$tmp/$k" "$top/bench/kernels/$k.c" || exit 1
 done
@@ -198,6 +200,7 @@ run() {	# run NAME STDIN CMD...
 : >"$tmp/none.in"
 run "xz -6, 2 MB" "$tmp/none.in" xz -6 -c "$tmp/text"
 run "bzip2 -9, 2 MB" "$tmp/none.in" bzip2 -9 -c "$tmp/text"
+run "xz -6, b64 1 MB" "$tmp/none.in" xz -6 -c "$tmp/b64"
 run "sqlite3, 5k rows" "$tmp/q.sql" sqlite3 :memory:
 run "stencil 384x384" "$tmp/none.in" "$tmp/stencil"
 run "spmv 20000" "$tmp/none.in" "$tmp/spmv"

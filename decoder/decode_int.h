@@ -259,9 +259,9 @@ struct lsd_decoder {
 	 * value (lsd_fchead.pend) may be pointed into. */
 	uint16_t ch_epoch;
 	/* fast_trail.c's trails of packets: the table's sets (a way for
-	 * each trail), the hash of a key missed once in each way (tr_cand),
-	 * and the trails, the first tr_built of them built; tr_raw and
-	 * trails_raw as allocated (the others: aligned) */
+	 * each trail), the hashes of keys missed once (tr_cand,
+	 * LSD_TR_CANDS a set), and the trails, the first tr_built of them
+	 * built; tr_raw and trails_raw as allocated (the others: aligned) */
 	struct lsd_ftset *tr_sets;
 	uint64_t *tr_cand;
 	struct lsd_ftrail *trails;

@@ -651,7 +651,8 @@ int lsd_fast_chunk(struct lsd_run *r)
 		else if (!(r->d->tr_sets = lsd_fast_calloc64((size_t)1 << (lg - 2),
 							       sizeof(*r->d->tr_sets),
 							       &r->d->tr_raw)) ||
-			 !(r->d->tr_cand = calloc((size_t)1 << lg, sizeof(*r->d->tr_cand))) ||
+			 !(r->d->tr_cand = calloc(((size_t)1 << (lg - 2)) * LSD_TR_CANDS,
+							 sizeof(*r->d->tr_cand))) ||
 			 !(r->d->trails = lsd_fast_calloc64((size_t)1 << lg, sizeof(*r->d->trails),
 							    &r->d->trails_raw)))
 			lsd_fast_trails_free(r->d);

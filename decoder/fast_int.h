@@ -164,6 +164,9 @@ _Static_assert(sizeof(struct lsd_fchain) == 704, "a chain: 11 lines");
 /* Looked up by the block and the first 8 bytes, in sets of this many:
  * trails that begin alike and go on otherwise share a set. */
 #define LSD_TR_WAYS 4
+/* Keys missed once a set remembers (two a way: each miss remembers its
+ * whole key and the one of a TIP fewer, fast_trail.c's trail_miss()). */
+#define LSD_TR_CANDS 8
 _Static_assert(LSD_TR_BYTES == 32, "a trail's bytes: four words");
 /* lsd_bspan.again of a run made of a trail's whole array, where its
  * slot keeps it (a chain's is -1): fast_out.c's spans_again(). */
@@ -181,7 +184,9 @@ struct lsd_ftset {
 	_Alignas(64) uint32_t cur[LSD_TR_WAYS];	/* id + 1 of the block it
 						 * starts at; 0: none */
 	/* its first 4 bytes, 3 where the key has 3 (the shortest: a TIP of
-	 * 16 bits alone): a way whose cur and fp match is compared whole */
+	 * 16 bits alone): a way whose cur and fp match is compared whole
+	 * (the longest key that matches is taken: a set holds keys of
+	 * LSD_TR_TIPS TIPs and of one fewer) */
 	uint32_t fp[LSD_TR_WAYS];
 	/* index + 1 of its trail in lsd_decoder.trails, given at the way's
 	 * first build, in the order built (so the trails' pages are those

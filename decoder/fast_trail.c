@@ -61,17 +61,17 @@ static inline size_t trail_pkt(const uint8_t *p, size_t left, int *tip)
 	return v ? 8 : 0;
 }
 
-/* The bytes of the trail at p: packets the trail takes, up to
- * LSD_TR_TIPS TIPs in LSD_TR_BYTES bytes, ending with a TIP that one it
- * takes follows.  Returns 0 where there is none. */
-static size_t trail_len(const uint8_t *p, size_t left)
+/* The bytes of the trail at p: packets the trail takes, up to maxtips
+ * TIPs (at most LSD_TR_TIPS) in LSD_TR_BYTES bytes, ending with a TIP
+ * that one it takes follows.  Returns 0 where there is none. */
+static size_t trail_len(const uint8_t *p, size_t left, unsigned maxtips)
 {
 	const size_t lim = left < LSD_TR_BYTES ? left : LSD_TR_BYTES;
 	size_t i = 0, ends[LSD_TR_TIPS];
 	unsigned tips = 0;
 	int tip;
 
-	while (tips < LSD_TR_TIPS && i < lim) {
+	while (tips < maxtips && i < lim) {
 		size_t sz = trail_pkt(p + i, lim - i, &tip);
 
 		if (!sz)
@@ -311,28 +311,52 @@ static inline int trail_key_eq(const struct lsd_ftrail *e, const uint64_t *s)
 }
 
 /* Builds the trail at p (left bytes) from block cur into a way of set
- * set, where it is the second time its key misses there.  Returns the
- * way's trail, or NULL. */
+ * set, where it is the second time its key misses there: the key of up
+ * to LSD_TR_TIPS TIPs, else the one of a TIP fewer.  Where the TNT bits
+ * between TIPs follow the data (xz's range coder on base64 text), keys
+ * of three TIPs seldom come twice and their blocks went to the chains;
+ * keys of two, kept where they come again, took base64 xz's decode
+ * 10% less CPU, sqlite3's the same (its keys of three repeat, and are
+ * taken first, as the longest).  Returns the way's trail, or NULL. */
 static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftset *set, uint32_t cur,
 				 const uint8_t *p, size_t left)
 {
-	const size_t len = trail_len(p, left);
-	uint64_t w[LSD_TR_BYTES / 8] = { 0 }, h;
-	uint64_t *cand = c->d->tr_cand + (size_t)(set - c->d->tr_sets) * LSD_TR_WAYS;
+	size_t len = trail_len(p, left, LSD_TR_TIPS), len2;
+	uint64_t w[LSD_TR_BYTES / 8] = { 0 }, w2[LSD_TR_BYTES / 8] = { 0 }, h, h2 = 0;
+	uint64_t *cand = c->d->tr_cand + (size_t)(set - c->d->tr_sets) * LSD_TR_CANDS;
 	struct lsd_ftrail *e;
-	unsigned i;
+	unsigned i, slot;
 
 	if (!len)
 		return NULL;
 	memcpy(w, p, len);
 	h = trail_hash(cur, len, w);
-	for (i = 0; i < LSD_TR_WAYS && cand[i] != h; i++)
+	for (i = 0; i < LSD_TR_CANDS && cand[i] != h; i++)
 		;
-	if (i == LSD_TR_WAYS) {
-		/* seen once: built if it comes again */
-		cand[set->rr++ % LSD_TR_WAYS] = h;
-		return NULL;
+	if (i == LSD_TR_CANDS) {
+		/* the key of one TIP fewer, seen before where the whole one
+		 * was not: its trail (the TNT bits after a TIP follow the
+		 * data, so that a longer key seldom comes again) */
+		len2 = trail_len(p, left, LSD_TR_TIPS - 1);
+		if (len2 && len2 < len) {
+			memcpy(w2, p, len2);
+			h2 = trail_hash(cur, len2, w2);
+			for (i = 0; i < LSD_TR_CANDS && cand[i] != h2; i++)
+				;
+		}
+		if (i == LSD_TR_CANDS) {
+			/* seen once: built if it comes again */
+			cand[set->rr++ % LSD_TR_CANDS] = h;
+			if (h2)
+				cand[set->rr++ % LSD_TR_CANDS] = h2;
+			return NULL;
+		}
+		len = len2;
+		memcpy(w, w2, sizeof(w));
 	}
+	/* (the way: the candidate's slot's) */
+	slot = i;
+	i /= LSD_TR_CANDS / LSD_TR_WAYS;
 	if (set->body[i]) {
 		e = &c->d->trails[set->body[i] - 1];
 		/* (a run not handed out yet points into it: built at a later
@@ -344,7 +368,7 @@ static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftset *set, 
 		e = &c->d->trails[c->d->tr_built++];
 		set->body[i] = (uint32_t)c->d->tr_built;
 	}
-	cand[i] = 0;
+	cand[slot] = 0;
 	e->out = 0;
 	memcpy(e->w, w, sizeof(w));
 	e->sp = c->sp;
@@ -368,7 +392,7 @@ struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
 	struct lsd_ftset *set;
 	struct lsd_ftrail *e = NULL;
 	uint32_t s4;
-	unsigned i;
+	unsigned i, k;
 	int tip;
 
 	/* (near the chunk's end: the loop) */
@@ -389,14 +413,23 @@ struct lsd_ftrail *lsd_fast_trail(struct lsd_fctx *c, uint32_t cur)
 	memcpy(s, p, sizeof(s));
 	set = trail_set(c->d, cur, s[0]);
 	s4 = (uint32_t)s[0];
-	for (i = 0; i < LSD_TR_WAYS; i++) {
-		if (set->cur[i] != cur || ((s4 ^ set->fp[i]) & trail_fpmask(set->len[i])))
+	/* The longest key that matches: a set holds keys of LSD_TR_TIPS
+	 * TIPs and of one fewer (trail_miss()); a way whose tag matches is
+	 * compared (its trail's first line read) where it is longer than
+	 * the one found. */
+	for (i = 0, k = LSD_TR_WAYS; i < LSD_TR_WAYS; i++) {
+		struct lsd_ftrail *f;
+
+		if (set->cur[i] != cur || ((s4 ^ set->fp[i]) & trail_fpmask(set->len[i])) ||
+		    (k < LSD_TR_WAYS && set->len[i] <= set->len[k]))
 			continue;
-		e = &c->d->trails[set->body[i] - 1];
-		if (trail_key_eq(e, s) && e->sp == c->sp)
-			break;
+		f = &c->d->trails[set->body[i] - 1];
+		if (trail_key_eq(f, s) && f->sp == c->sp) {
+			e = f;
+			k = i;
+		}
 	}
-	if (i == LSD_TR_WAYS) {
+	if (k == LSD_TR_WAYS) {
 		/* A set whose trails miss again and again (the TNT bits
 		 * after its TIPs vary with the data) stops looking for a
 		 * while: a look costs about what a hit saves. */

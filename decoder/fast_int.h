@@ -193,7 +193,9 @@ struct lsd_ftset {
 	 * of the trails built) and kept while the way is built again */
 	uint32_t body[LSD_TR_WAYS];
 	uint8_t len[LSD_TR_WAYS];	/* its bytes */
-	uint8_t rr;		/* the next way to take a key missed once */
+	/* the next of its LSD_TR_CANDS slots in lsd_decoder.tr_cand to take
+	 * a key missed once (a slot's key, built, goes to way slot / 2) */
+	uint8_t rr;
 	int8_t score;		/* whether to look its misses up */
 };
 _Static_assert(sizeof(struct lsd_ftset) == 64, "a set of trails: one line");

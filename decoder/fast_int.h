@@ -196,7 +196,7 @@ struct lsd_ftset {
 	/* the next of its LSD_TR_CANDS slots in lsd_decoder.tr_cand to take
 	 * a key missed once (a slot's key, built, goes to way slot / 2) */
 	uint8_t rr;
-	int8_t score;		/* whether to look its misses up */
+	int8_t score;		/* below zero: its misses not looked up */
 };
 _Static_assert(sizeof(struct lsd_ftset) == 64, "a set of trails: one line");
 _Static_assert(LSD_TR_WAYS == 4, "a set's tags: one line");

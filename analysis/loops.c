@@ -106,6 +106,11 @@ static int know_grow(struct lsa_thr *t, uint32_t id)
 			return -LS_ENOMEM;
 		t->ecls = p;
 		memset(p + n, 0, (m - n) * sizeof(*p));
+		p = ls_reallocarray(t->eret, m, sizeof(*p));
+		if (!p)
+			return -LS_ENOMEM;
+		t->eret = p;
+		memset(p + n, 0, (m - n) * sizeof(*p));
 	}
 	return grow_by_id(&t->head, &t->inb, &t->nk, id);
 }

@@ -370,8 +370,14 @@ int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 	ptrdiff_t d;
 	int err;
 
-	if (!t->ecls && !(t->ecls = calloc(t->nk ? t->nk : 1, sizeof(*t->ecls))))
-		return -LS_ENOMEM;
+	if (!t->ecls) {
+		if (!(t->eret = calloc(t->nk ? t->nk : 1, sizeof(*t->eret))) ||
+		    !(t->ecls = calloc(t->nk ? t->nk : 1, sizeof(*t->ecls)))) {
+			free(t->eret);
+			t->eret = NULL;
+			return -LS_ENOMEM;
+		}
+	}
 	l->st.eager_blocks += n;
 
 	/* lsa_eager_run() goes on from where it stopped or one() did: after

@@ -224,6 +224,9 @@ struct lsa_thr {
 	 * unknown; (function + 1) << 2 | 1 a block of that function that
 	 * heads no loop and no landing came to; | 2 such a head. */
 	uint32_t *ecls;
+	/* ... and by the id of a block that called, the id + 1 of the block
+	 * its return came to last (0: none yet; loops_erun.c) */
+	uint32_t *eret;
 	/* a learning pass keeping snapshots: blocks so far, the next cut;
 	 * cutting at chunks, the next chunk that may begin a cut */
 	uint64_t nblk, ncut;

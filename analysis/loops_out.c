@@ -539,6 +539,8 @@ void lsa_thr_release(struct lsa_thr *t)
 	t->lflag = NULL;
 	free(t->ecls);
 	t->ecls = NULL;
+	free(t->eret);
+	t->eret = NULL;
 	lsa_kmap_release(&t->land);
 	free(t->nbody);
 	t->head = t->inb = t->inb2 = NULL;

@@ -384,7 +384,10 @@ static void fm_cend(struct lsa_thr *t)
 		return;
 	}
 	m->top--;
-	fm_push(t, 0);
+	/* (only a loop's iterations may be tried after it: 5.9M of base64
+	 * xz's 6.2M calls ended at nodes with none collapsed after them) */
+	if (m->node[m->lv[m->top].at].flags & LSA_FN_COLL)
+		fm_push(t, 0);
 }
 
 /* The top level took a block into node cn (its reached node now): an

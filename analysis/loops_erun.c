@@ -161,20 +161,23 @@ struct lsa_lfr {
 };
 
 /* Whether block p, after a return, is where local frame L's call
- * returns to: the block at the end of its calling block.  eret keeps, by
- * the calling block's id, the id + 1 of the block found there last, so
- * that the static block itself (a line of its own, seldom in the cache
- * here) is read only where another block comes (base64 xz's analysis
- * 2.5% less CPU).  Equal ids are the same static block, and so the same
- * start. */
-static inline int local_ret_at(uint32_t *eret, const struct lsa_lfr *L,
+ * returns to: the block at the end of its calling block.  eret (nk
+ * entries) keeps, by the calling block's id, the id + 1 of the block
+ * found there last, so that the static block itself (a line of its own,
+ * seldom in the cache here) is read only where another block comes
+ * (base64 xz's analysis 2.5% less CPU).  Equal ids are the same static
+ * block, and so the same start.  (A calling block taken before this
+ * call, t->psb, may lie past nk in a piece's thread, whose tables the
+ * knowledge and its own blocks sized: no entry then.) */
+static inline int local_ret_at(uint32_t *eret, size_t nk, const struct lsa_lfr *L,
 			       const struct lsd_block *p)
 {
-	if (eret[L->caid] == p->id + 1)
+	if (L->caid < nk && eret[L->caid] == p->id + 1)
 		return 1;
 	if (p->sb->start != L->ca->end)
 		return 0;
-	eret[L->caid] = p->id + 1;
+	if (L->caid < nk)
+		eret[L->caid] = p->id + 1;
 	return 1;
 }
 
@@ -446,7 +449,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				loop1 = 0;
 				lbi = SIZE_MAX;	/* (no repeat holds a call) */
 			} else if (px == LSD_EXIT_RET && nlf > 1 && e == lv[nlf - 2].pl &&
-				   local_ret_at(eret, L, p)) {
+				   local_ret_at(eret, nk, L, p)) {
 				/* a nested one's return, to the frame that
 				 * called it: its instructions are that
 				 * frame's callees' */
@@ -461,7 +464,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				pl = L->pl;
 				reti = (size_t)(p - b);
 			} else if (px == LSD_EXIT_RET && nlf == 1 && (e == plain || e == hd) &&
-				   local_ret_at(eret, L, p)) {
+				   local_ret_at(eret, nk, L, p)) {
 				/* the first one's return */
 				if ((err = local_ret(l, t, cin, f, L, &v0, &v1, &v2, &v3, &v4, &tins)))
 					goto out;

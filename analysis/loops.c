@@ -100,12 +100,13 @@ static int know_grow(struct lsa_thr *t, uint32_t id)
 		t->lflag = f;
 		memset(f + n, 0, m - n);
 	}
-	if (t->ecls) {		/* (the eager pass's) */
-		p = ls_reallocarray(t->ecls, m, sizeof(*p));
-		if (!p)
+	if (t->ecls) {		/* (the eager pass's; inb's new ids are 0 too) */
+		uint64_t *e = ls_reallocarray(t->ecls, m, sizeof(*e));
+
+		if (!e)
 			return -LS_ENOMEM;
-		t->ecls = p;
-		memset(p + n, 0, (m - n) * sizeof(*p));
+		t->ecls = e;
+		memset(e + n, 0, (m - n) * sizeof(*e));
 		p = ls_reallocarray(t->eret, m, sizeof(*p));
 		if (!p)
 			return -LS_ENOMEM;
@@ -218,7 +219,7 @@ static int loop_of(struct lsa_loops *l, struct lsa_thr *t,
 		if (t->hw && lsa_hw_fact(t, LSA_HF_HEAD, sb, NULL))
 			return -LS_ENOMEM;
 		if (t->ecls)	/* (the eager pass: a head now) */
-			t->ecls[sb->id] = 0;
+			lsa_ecls_set(t, sb->id, 0);
 		l->st.know_new += l->know != NULL;
 		lsa_memo_new_head(&t->memo, sb->id);
 		lsa_cm_new_head(&t->cm, sb->id);

@@ -312,7 +312,7 @@ static int one(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b
 		return err;
 	/* what lsa_eager_run() may take of it next time */
 	if (f != LSA_NONE && !(t->lflag && t->lflag[sb->id]))
-		t->ecls[sb->id] = (f + 1) << 2 | (t->head[sb->id] ? 2 : 1);
+		lsa_ecls_set(t, sb->id, (f + 1) << 2 | (t->head[sb->id] ? 2 : 1));
 	t->psb = sb;
 	t->pexit = b->exit;
 	t->pnext = b->next;
@@ -342,7 +342,7 @@ static inline int run_may_take(const struct lsa_thr *t, const struct lsd_block *
 
 	if (f->lz != LSA_NONE || f->cur == LSA_NONE || !t->psb || !sb || sb->id >= t->nk)
 		return 0;
-	e = t->ecls[sb->id];
+	e = lsa_ecls(t, sb->id);
 	if (LSA_EXITS_LOCAL >> t->pexit & 1)	/* a block of f's function */
 		return e >> 2 == f->cur + 1 && ((e & 3) == 1 || (e & 3) == 2);
 	/* a call whose callee starts with a plain block */
@@ -360,7 +360,7 @@ static inline int ret_pops(const struct lsa_thr *t, const struct lsd_block *b)
 
 	return t->pexit == LSD_EXIT_RET && !t->deep && t->nfr > 1 && sb && sb->id < t->nk &&
 	       f->ret == sb->start && f[-1].lz == LSA_NONE && f[-1].cur != LSA_NONE &&
-	       t->ecls[sb->id] >> 2 == f[-1].cur + 1;
+	       lsa_ecls(t, sb->id) >> 2 == f[-1].cur + 1;
 }
 
 int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *b,
@@ -377,6 +377,9 @@ int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 			t->eret = NULL;
 			return -LS_ENOMEM;
 		}
+		for (i = 0; i < t->nk; i++)	/* (what the learning pass noted) */
+			t->ecls[i] = (uint64_t)t->inb[i] << 32;
+		i = 0;
 	}
 	l->st.eager_blocks += n;
 

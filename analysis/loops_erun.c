@@ -327,7 +327,8 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	struct lsa_frame *f = &t->fr[t->nfr - 1];
 	const uint32_t cur = f->cur;
 	const uint32_t *inb = t->inb, *inb2 = t->inb2;
-	const uint32_t *ecls = t->ecls, plain = (cur + 1) << 2 | 1, hd = plain + 1;
+	const uint64_t *ecls = t->ecls;
+	const uint32_t plain = (cur + 1) << 2 | 1, hd = plain + 1;
 	uint32_t *const eret = t->eret;
 	const size_t nk = t->nk;
 	const struct lsa_cnt *sbc = l->sbc;
@@ -347,6 +348,9 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	/* insns: instructions of cur's blocks; tins: of callees' */
 	uint64_t backs = 0, insns = 0, tins = 0;
 	uint32_t loop1, back_id, pl = plain, ph = hd;
+	/* a block's ecls word where it is a plain block of the innermost
+	 * entry's body (or of none), taken at once (KEY()) */
+	uint64_t key;
 	/* local entries closed, not yet added; the last head and owner
 	 * lsa_loops_entry_ok() said yes to */
 	struct lsa_pend pend;
@@ -372,7 +376,9 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	cin = local ? &lin : in;					\
 	loop1 = cin ? cin->loop + 1 : 0;				\
 	back_id = local ? lsb->id : in ? t->path[in->pidx].sb->id : LSA_NONE; \
+	KEY();								\
 } while (0)
+#define KEY() (key = (uint64_t)loop1 << 32 | pl)
 /* the sum so far to the owner (before it changes, or is closed) */
 #define FLUSH() do {							\
 	struct lsa_cnt *s_ = cin ? &cin->self : &f->fself;		\
@@ -414,11 +420,15 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 		 * its class; every maker of blocks sets both, the static
 		 * block of an id below nk) */
 		const uint32_t id = p->id;
+		uint64_t w;
 		uint32_t e;
 
 		if (id >= nk)
 			break;
-		e = ecls[id];
+		w = ecls[id];
+		if (__builtin_expect((LSA_EXITS_LOCAL >> px & 1) && w == key, 1))
+			goto sum;
+		e = (uint32_t)w;
 		if (!(LSA_EXITS_LOCAL >> px & 1)) {
 			if ((px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && nlf < LSA_LF_MAX &&
 			    (e & 3) == 1 && CALLS_OK() && t->nfr + nlf < LSA_MAX_FRAMES - 1 &&
@@ -447,6 +457,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				L->s[4] = v4;
 				ph = UINT32_MAX;	/* (a head: the frame is made) */
 				loop1 = 0;
+				KEY();
 				lbi = SIZE_MAX;	/* (no repeat holds a call) */
 			} else if (px == LSD_EXIT_RET && nlf > 1 && e == lv[nlf - 2].pl &&
 				   local_ret_at(eret, nk, L, p)) {
@@ -462,6 +473,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				L = &lv[nlf - 1];
 				L->kin += ci;
 				pl = L->pl;
+				KEY();
 				reti = (size_t)(p - b);
 			} else if (px == LSD_EXIT_RET && nlf == 1 && (e == plain || e == hd) &&
 				   local_ret_at(eret, nk, L, p)) {
@@ -509,6 +521,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			L->cig = v0[0];
 			L->kin_j = L->kin;
 			L->pl = pl = e;
+			KEY();
 		} else if (id == back_id) {
 			/* a loop back (back(): what is above is closed) */
 			uint32_t tail = p > b + i0 ? p[-1].sb->id : t->psb->id;
@@ -596,6 +609,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			OWNER();
 			lbi = SIZE_MAX;
 		}
+sum:
 		{
 			/* (here, not with the id: an id not met yet may lie
 			 * past l->sbc) */
@@ -670,6 +684,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 out:
 	i = (size_t)(p - b);	/* (every way out of the loop comes here) */
 #undef OWNER
+#undef KEY
 #undef CALLS_OK
 #undef FLUSH
 #undef LOCAL_CLOSE

@@ -222,8 +222,10 @@ struct lsa_thr {
 	uint8_t *lflag;
 	/* The eager pass's class of each block met (grown with head): 0
 	 * unknown; (function + 1) << 2 | 1 a block of that function that
-	 * heads no loop and no landing came to; | 2 such a head. */
-	uint32_t *ecls;
+	 * heads no loop and no landing came to; | 2 such a head; in the
+	 * high half, inb's (lsa_loops_inb_note()): a plain block in the
+	 * innermost entry's body is one compare in lsa_eager_run() */
+	uint64_t *ecls;
 	/* ... and by the id of a block that called, the id + 1 of the block
 	 * its return came to last (0: none yet; loops_erun.c) */
 	uint32_t *eret;
@@ -464,6 +466,20 @@ static inline void lsa_loops_inb_note(struct lsa_thr *t, uint32_t loop, uint32_t
 {
 	t->inb2[sbid] = t->inb[sbid];
 	t->inb[sbid] = loop + 1;
+	if (t->ecls)
+		t->ecls[sbid] = (uint64_t)(loop + 1) << 32 | (uint32_t)t->ecls[sbid];
+}
+
+/* The eager pass's class of block sbid (t->ecls). */
+static inline uint32_t lsa_ecls(const struct lsa_thr *t, uint32_t sbid)
+{
+	return (uint32_t)t->ecls[sbid];
+}
+
+/* ... set to c, inb's half kept. */
+static inline void lsa_ecls_set(struct lsa_thr *t, uint32_t sbid, uint32_t c)
+{
+	t->ecls[sbid] = (t->ecls[sbid] & ~(uint64_t)UINT32_MAX) | c;
 }
 
 /* lsa_loops_in_body() for the scan (sbid < t->nk), noting a hit in the

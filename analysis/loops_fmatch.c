@@ -442,30 +442,54 @@ static int fm_refeed(struct lsa_thr *t)
 
 enum { FW_END, FW_AFTER, FW_MISS };
 
-/* lsa_fm_run()'s walk of level v (a call's: call set) over b[i .. n),
- * *pi the first block not taken; the iterations it ended in *pdone, the
- * last block that ended one in *last (left as it is where none did).
- * Returns FW_END (all taken), FW_AFTER (stopped after a block fm_after()
- * must see) or FW_MISS (the next block leaves the trie).  always_inline
- * with wide and call constant: the common walk (no block of the frame to
- * check, an iteration's) keeps its state in registers. */
+/* fm_starts() of trie rt for block nx (NULL: unknown, yes) after exit
+ * px, with neither in the memo yet. */
 static inline __attribute__((always_inline)) int
-fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t *pi,
-	size_t n, uint64_t *pdone, const struct lsd_block **last, const int wide,
-	const int call)
+fm_starts_at(const struct lsa_fnode *nd, uint32_t rt, uint8_t px, const struct lsd_block *nx)
+{
+	uint16_t xx;
+	uint32_t c;
+
+	if (!nx)
+		return 1;
+	xx = (uint16_t)(px << 8 | nx->exit);
+	for (c = nd[rt].child; c != LSA_NONE; c = nd[c].sib)
+		if (nd[c].sb == nx->sb && nd[c].xx == xx)
+			return 1;
+	return 0;
+}
+
+/* A walk's state (fm_walk()): the block x to take, the last that ended
+ * an iteration lt and where the iteration under way began ls (if in this
+ * walk), the level's trie rt, node at and first log position s, the
+ * log's end pos, the last exit px, the iterations ended done. */
+struct fm_ws {
+	const struct lsd_block *x, *lt, *ls;
+	uint32_t rt, at;
+	uint64_t s, pos, done;
+	uint8_t px;
+};
+
+enum { FW_STOP = 3 };
+
+/* fm_walk()'s steps on one level (a call's: call set) until a block it
+ * must stop after (FW_STOP, w->x that block, taken), the end (FW_END) or
+ * a block the trie does not have (FW_MISS).  always_inline with wide and
+ * call constant: the state stays in registers. */
+static inline __attribute__((always_inline)) int
+fm_steps(struct lsa_thr *t, struct fm_ws *w, const struct lsd_block *b,
+	 const struct lsd_block *end, size_t n, const int wide, const int call)
 {
 	struct lsa_fmemo *m = &t->fm;
 	struct lsa_fnode *nd = m->node;
 	struct lsa_flog *log = m->log;
-	const struct lsd_block *x = b + *pi, *end = b + n, *lt = NULL;
-	const uint32_t rt = v->rt;
-	const uint64_t s = v->s;
-	uint32_t at = v->at;
-	uint64_t pos = m->pos, done = 0;
-	uint8_t px = m->px;
+	const struct lsd_block *x = w->x, *lt = w->lt, *ls = w->ls;
+	const uint32_t rt = w->rt;
+	const uint64_t s = w->s;
+	uint32_t at = w->at;
+	uint64_t pos = w->pos, done = w->done;
+	uint8_t px = w->px;
 	int r = FW_END;
-	/* where the iteration under way began, if here */
-	const struct lsd_block *ls = at == rt ? x : NULL;
 	size_t k;
 
 	for (; x < end; x++) {
@@ -497,8 +521,7 @@ fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t 
 		at = c;
 		if (__builtin_expect(cn->flags & (LSA_FN_COLL | LSA_FN_CALL), 0) ||
 		    (call && cn->term)) {
-			x++;
-			r = FW_AFTER;
+			r = FW_STOP;
 			break;
 		}
 		if (cn->term) {
@@ -517,15 +540,165 @@ fm_walk(struct lsa_thr *t, struct lsa_flv *v, const struct lsd_block *b, size_t 
 			ls = x + 1;
 		}
 	}
-	if (lt) {
-		lsa_fm_lb(m, s - 1, lt->exit, done, lt->next);
-		*last = lt;
+	w->x = x;
+	w->lt = lt;
+	w->ls = ls;
+	w->at = at;
+	w->pos = pos;
+	w->done = done;
+	w->px = px;
+	return r;
+}
+
+/* lsa_fm_run()'s walk over b[i .. n) from the top level, *pi the first
+ * block not taken; *pi0 where the top level's blocks began (the levels'
+ * counts before it are in), the iterations it ended since in *pdone, the
+ * last block that ended one in *last (left as it is where none did).
+ * Returns FW_END (all taken), FW_AFTER (stopped after a block fm_after()
+ * must see: a call's end with blocks pending, or the outer level's) or
+ * FW_MISS (the next block leaves the trie).  Levels begin and end here,
+ * as fm_after() has them, on the walk's state: base64 xz's learning pass
+ * begins one every 11 blocks, and each way out to lsa_fm_run() and back
+ * cost about as much as the level. */
+static int fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, size_t *pi0,
+		   size_t n, uint64_t *pdone, const struct lsd_block **last)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const struct lsa_fnode *nd = m->node;
+	struct lsa_flv *v = &m->lv[m->top];
+	const struct lsd_block *end = b + n, *x0 = b + *pi;
+	struct fm_ws w = { x0, NULL, v->at == v->rt ? x0 : NULL, v->rt, v->at, v->s,
+			   m->pos, 0, m->px };
+	int r;
+
+	for (;;) {
+		const struct lsd_block *x, *nx;
+		const struct lsa_fnode *cn;
+		struct lsa_fhead *hd;
+		uint64_t nb;
+		uint32_t lrt, k;
+		int calls = 1, kind = LSA_LV_CALL;
+
+		if (!m->top && m->wide)
+			r = fm_steps(t, &w, b, end, n, 1, 0);
+		else if (v->kind == LSA_LV_CALL)
+			r = fm_steps(t, &w, b, end, n, 0, 1);
+		else
+			r = fm_steps(t, &w, b, end, n, 0, 0);
+		if (r != FW_STOP)
+			break;
+		/* What lsa_fm_run() and fm_after() do after a block a level
+		 * ends or may begin after (cn), the walk on after it */
+		x = w.x;
+		w.x = x + 1;
+		nx = x + 1 < end ? x + 1 : NULL;
+		nb = (uint64_t)(x + 1 - x0);
+		cn = &nd[w.at];
+		if (v->kind == LSA_LV_CALL && cn->term) {
+			/* the call returns (fm_cend()) */
+			struct lsa_flog *h = lsa_fm_at(m, w.s - 1);
+
+			if (m->rq < m->rhi || !m->top) {
+				r = FW_AFTER;
+				break;
+			}
+			v->nb += nb;
+			m->tb += nb;
+			m->cs = w.s;
+			m->ce = w.pos;
+			m->cfl = h->fl;
+			m->ccx = h->cx;
+			lsa_fm_called(m, w.s - 1, lsa_fm_at(m, w.s)->sb, w.px);
+			w.pos = w.s;
+			w.px = LSA_EXIT_APPLIED;
+			hd = &m->head[nd[w.rt].id];
+			hd->cbad = 0;
+			hd->ctaken += v->nb;
+			v = &m->lv[--m->top];
+			w.rt = v->rt;
+			w.s = v->s;
+			w.at = v->at;
+			x0 = x + 1;
+			w.ls = w.at == w.rt ? x0 : NULL;
+			/* (only a loop's iterations may be tried after it) */
+			if (!(nd[w.at].flags & LSA_FN_COLL))
+				continue;
+			calls = 0;
+		} else {
+			if (w.lt)
+				lsa_fm_lb(m, w.s - 1, w.lt->exit, w.done, w.lt->next);
+			v->nb += nb;
+			m->tb += nb;
+			m->ce = 0;
+			v->iters += w.done;
+			if (w.done && !m->top) {
+				uint64_t rest = (uint64_t)(x - w.lt);
+
+				fm_outer(t, w.done, m->tb - rest);
+				m->tb = rest;
+			}
+			w.done = 0;
+			w.lt = NULL;
+			x0 = x + 1;
+			if (cn->term) {
+				/* an iteration ends (fm_term()) */
+				lsa_fm_lb(m, w.s - 1, w.px, 1, lsa_fm_next(m, w.pos - 1));
+				w.pos = w.s;
+				w.at = w.rt;
+				v->iters++;
+				if (!m->top) {
+					fm_outer(t, 1, m->tb);
+					m->tb = 0;
+				}
+			}
+			w.ls = w.at == w.rt ? x0 : NULL;
+		}
+		/* a level may begin (fm_push()) */
+		if (m->top + 1 >= LSA_FM_LEVELS)
+			continue;
+		cn = &nd[w.at];
+		hd = &m->head[cn->id];
+		if (calls && (w.px == LSD_EXIT_CALL || w.px == LSD_EXIT_ICALL) && hd->croot &&
+		    fm_starts_at(nd, hd->croot - 1, w.px, nx) &&
+		    (hd->cbad < LSA_FM_BAD || !(++m->tries % LSA_FM_RETRY))) {
+			lrt = hd->croot - 1;
+		} else {
+			if (!(cn->flags & LSA_FN_COLL) || w.at == w.rt || !hd->root)
+				continue;
+			lrt = hd->root - 1;
+			if (nd[lrt].aux == LSA_NONE || !fm_starts_at(nd, lrt, w.px, nx))
+				continue;
+			/* (as fm_push() asks) */
+			k = m->tops[nd[lrt].aux] + 1;
+			if (m->shv[w.at] != k && m->shv[w.at] != (v->id << 6 | k)) {
+				int below;
+
+				v->at = w.at;
+				if (fm_shadowed(t, lrt, &below))
+					continue;
+				m->shv[w.at] = below ? v->id << 6 | k : k;
+			}
+			kind = LSA_LV_ITER;
+		}
+		v->at = w.at;
+		m->nx = nx;
+		m->px = w.px;
+		v = &m->lv[++m->top];
+		*v = (struct lsa_flv){ lrt, lrt, w.pos, 0, 0, kind, fm_lvid(m) };
+		w.rt = w.at = lrt;
+		w.s = w.pos;
+		w.ls = x0;
 	}
-	*pi = (size_t)(x - b);
-	v->at = at;
-	m->pos = pos;
-	m->px = px;
-	*pdone = done;
+	if (w.lt) {
+		lsa_fm_lb(m, w.s - 1, w.lt->exit, w.done, w.lt->next);
+		*last = w.lt;
+	}
+	*pi = (size_t)(w.x - b);
+	*pi0 = (size_t)(x0 - b);
+	v->at = w.at;
+	m->pos = w.pos;
+	m->px = w.px;
+	*pdone = w.done;
 	return r;
 }
 
@@ -537,20 +710,15 @@ size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t
 		const struct lsd_block *last = NULL;
 		struct lsa_flv *v;
 		uint64_t done;
-		size_t i0 = i;
+		size_t i0;
 		int r;
 
 		if (m->rq < m->rhi && !fm_refeed(t))
 			break;
 		if (i == n)
 			break;
+		r = fm_walk(t, b, &i, &i0, n, &done, &last);
 		v = &m->lv[m->top];
-		if (v->kind == LSA_LV_CALL)
-			r = fm_walk(t, v, b, &i, n, &done, &last, 0, 1);
-		else if (!m->top && m->wide)
-			r = fm_walk(t, v, b, &i, n, &done, &last, 1, 0);
-		else
-			r = fm_walk(t, v, b, &i, n, &done, &last, 0, 0);
 		v->nb += i - i0;
 		m->tb += i - i0;
 		if (i > i0)

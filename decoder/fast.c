@@ -320,7 +320,7 @@ static int run_chunk(struct lsd_fctx *c)
 					/* as a chain: copied onto loc's run, or by
 					 * reference */
 					if (c->copy) {
-						memcpy(loc + nloc, w->b, w->nb * sizeof(*loc));
+						lsd_blocks_copy(loc + nloc, w->b, w->nb);
 						LOC_RUN(w->nb);
 					} else {
 						REF_RUN(w->b, w->nb, w->out ? 1 : LSD_TR_AGAIN, w->pend);

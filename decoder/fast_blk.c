@@ -279,7 +279,7 @@ static void chain_copy(const struct lsd_decoder *d, struct lsd_fchain *to,
 	*lsd_fchain_head(d, to) = *hf;
 	memcpy(to->push, from->push, sizeof(to->push));
 	memcpy(to->pcall, from->pcall, sizeof(to->pcall));
-	memcpy(to->b, from->b, hf->nb * sizeof(*from->b));
+	lsd_blocks_copy(to->b, from->b, hf->nb);
 	/* (its own blocks: not handed out from here yet) */
 	lsd_fchain_head(d, to)->out = 0;
 }

@@ -642,6 +642,42 @@ lsd_fchain_out(struct lsd_block *restrict o, const struct lsd_block *restrict b,
 	}
 }
 
+/* Sixteen bytes, at any address (GCC's and clang's vector extension). */
+typedef uint64_t lsd_v16 __attribute__((vector_size(16), aligned(1)));
+
+/* Copies two blocks (48 bytes) from b to o, in vector registers. */
+static inline __attribute__((always_inline)) void lsd_blocks_copy2(struct lsd_block *o,
+								   const struct lsd_block *b)
+{
+	const lsd_v16 *s = (const lsd_v16 *)(const void *)b;
+	lsd_v16 *d = (lsd_v16 *)(void *)o, t0 = s[0], t1 = s[1], t2 = s[2];
+
+	d[0] = t0;
+	d[1] = t1;
+	d[2] = t2;
+}
+
+/* Copies nb blocks from b to o (apart), two at a time, the last two
+ * (where nb is odd) written again from where they end.  (memcpy() of a
+ * size known only at run time, or of eight blocks at an offset known
+ * only then, became `rep movs`, whose start cost the trails' copies, 19
+ * blocks a hit on base64 xz: 18% of the decode's samples there.) */
+static inline __attribute__((always_inline)) void
+lsd_blocks_copy(struct lsd_block *restrict o, const struct lsd_block *restrict b, size_t nb)
+{
+	size_t k;
+
+	if (nb < 2) {
+		if (nb)
+			o[0] = b[0];
+		return;
+	}
+	for (k = 0; k + 2 <= nb; k += 2)
+		lsd_blocks_copy2(o + k, b + k);
+	if (k < nb)
+		lsd_blocks_copy2(o + nb - 2, b + nb - 2);
+}
+
 /* Copies a chain's nb blocks from its slot (LSD_CH_MAX blocks, all
  * readable) to o, which has room for LSD_CH_MAX: eight blocks whatever
  * nb, then eight more while any are left.  (lsd_fchain_out()'s jump

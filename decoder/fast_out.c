@@ -17,7 +17,7 @@ size_t lsd_spans_copy(struct lsd_block *o, const struct lsd_bspan *s, size_t ns)
 		if (s[i].n <= LSD_CH_MAX)
 			lsd_fchain_out(o + k, s[i].b, (unsigned)s[i].n);
 		else
-			memcpy(o + k, s[i].b, s[i].n * sizeof(*o));
+			lsd_blocks_copy(o + k, s[i].b, s[i].n);
 		k += s[i].n;
 	}
 	return k;

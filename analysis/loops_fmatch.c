@@ -209,51 +209,59 @@ check:
 	return 0;
 }
 
-/* Whether trie rt may take the next block (fm.nx; unknown: yes). */
-static int fm_starts(const struct lsa_fmemo *m, uint32_t rt)
+/* Whether trie rt may take block nx (NULL: unknown, yes) after exit px. */
+static inline __attribute__((always_inline)) int
+fm_starts_at(const struct lsa_fnode *nd, uint32_t rt, uint8_t px, const struct lsd_block *nx)
 {
-	const struct lsa_fnode *nd = m->node;
 	uint16_t xx;
 	uint32_t c;
 
-	if (!m->nx)
+	if (!nx)
 		return 1;
-	xx = (uint16_t)(m->px << 8 | m->nx->exit);
+	xx = (uint16_t)(px << 8 | nx->exit);
 	for (c = nd[rt].child; c != LSA_NONE; c = nd[c].sib)
-		if (nd[c].sb == m->nx->sb && nd[c].xx == xx)
+		if (nd[c].sb == nx->sb && nd[c].xx == xx)
 			return 1;
 	return 0;
 }
 
-/* The top level reached a node after which its block's call (calls
+/* ... the next block (fm.nx, after fm.px). */
+static int fm_starts(const struct lsa_fmemo *m, uint32_t rt)
+{
+	return fm_starts_at(m->node, rt, m->px, m->nx);
+}
+
+/* The top level v, at node at (its block left by exit px, nx next, NULL
+ * where not known), reached a node after which its block's call (calls
  * set: the call comes first), or iterations of its block's loop, were
  * collapsed: that trie is tried first, as a level of its own, where it
- * may be (and where it begins with the next block). */
-static void fm_push(struct lsa_thr *t, int calls)
+ * may be (and where it begins with the next block).  Returns the kind of
+ * the level to begin (LSA_LV_*, its trie in *lrt), or -1 for none.
+ * always_inline: fm_walk() asks it on its state. */
+static inline __attribute__((always_inline)) int
+fm_level(struct lsa_thr *t, struct lsa_flv *v, uint32_t at, uint8_t px,
+	 const struct lsd_block *nx, int calls, uint32_t *lrt)
 {
 	struct lsa_fmemo *m = &t->fm;
-	const struct lsa_flv *v = &m->lv[m->top];
-	const struct lsa_fnode *nd = &m->node[v->at];
+	const struct lsa_fnode *node = m->node, *nd = &node[at];
 	struct lsa_fhead *hd = &m->head[nd->id];	/* (every node's is there) */
 	uint32_t rt, k;
 
 	if (m->top + 1 >= LSA_FM_LEVELS)
-		return;
-	if (calls && (m->px == LSD_EXIT_CALL || m->px == LSD_EXIT_ICALL) && hd->croot &&
-	    fm_starts(m, hd->croot - 1) &&
+		return -1;
+	if (calls && (px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && hd->croot &&
+	    fm_starts_at(node, hd->croot - 1, px, nx) &&
 	    (hd->cbad < LSA_FM_BAD || !(++m->tries % LSA_FM_RETRY))) {
-		rt = hd->croot - 1;
-		m->lv[m->top + 1] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, LSA_LV_CALL, fm_lvid(m) };
-		m->top++;
-		return;
+		*lrt = hd->croot - 1;
+		return LSA_LV_CALL;
 	}
-	if (!(nd->flags & LSA_FN_COLL) || v->at == v->rt || !hd->root)
-		return;
+	if (!(nd->flags & LSA_FN_COLL) || at == v->rt || !hd->root)
+		return -1;
 	rt = hd->root - 1;
 	/* (a trie whose head's frame's blocks are too many to list is not
 	 * checked one by one as a level) */
-	if (m->node[rt].aux == LSA_NONE || !fm_starts(m, rt))
-		return;
+	if (node[rt].aux == LSA_NONE || !fm_starts_at(node, rt, px, nx))
+		return -1;
 	/* (tried every time: where it takes no iteration, what it took is
 	 * walked again, a compare a block, and no more.)  Found clear at
 	 * this node before, its list as long: the path below is the same.
@@ -261,15 +269,30 @@ static void fm_push(struct lsa_thr *t, int calls)
 	 * the levels below it (the same while this level lives: its id)
 	 * and the real path (the same in one matching, every level's id
 	 * new in it). */
-	k = m->tops[m->node[rt].aux] + 1;
-	if (m->shv[v->at] != k && m->shv[v->at] != (v->id << 6 | k)) {
+	k = m->tops[node[rt].aux] + 1;
+	if (m->shv[at] != k && m->shv[at] != (v->id << 6 | k)) {
 		int below;
 
+		v->at = at;	/* (fm_shadowed() reads it) */
 		if (fm_shadowed(t, rt, &below))
-			return;
-		m->shv[v->at] = below ? v->id << 6 | k : k;
+			return -1;
+		m->shv[at] = below ? v->id << 6 | k : k;
 	}
-	m->lv[m->top + 1] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, LSA_LV_ITER, fm_lvid(m) };
+	*lrt = rt;
+	return LSA_LV_ITER;
+}
+
+/* fm_level() of the top level as the memo has it: the level begun. */
+static void fm_push(struct lsa_thr *t, int calls)
+{
+	struct lsa_fmemo *m = &t->fm;
+	struct lsa_flv *v = &m->lv[m->top];
+	uint32_t rt;
+	int kind = fm_level(t, v, v->at, m->px, m->nx, calls, &rt);
+
+	if (kind < 0)
+		return;
+	m->lv[m->top + 1] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, kind, fm_lvid(m) };
 	m->top++;
 }
 
@@ -442,23 +465,6 @@ static int fm_refeed(struct lsa_thr *t)
 
 enum { FW_END, FW_AFTER, FW_MISS };
 
-/* fm_starts() of trie rt for block nx (NULL: unknown, yes) after exit
- * px, with neither in the memo yet. */
-static inline __attribute__((always_inline)) int
-fm_starts_at(const struct lsa_fnode *nd, uint32_t rt, uint8_t px, const struct lsd_block *nx)
-{
-	uint16_t xx;
-	uint32_t c;
-
-	if (!nx)
-		return 1;
-	xx = (uint16_t)(px << 8 | nx->exit);
-	for (c = nd[rt].child; c != LSA_NONE; c = nd[c].sib)
-		if (nd[c].sb == nx->sb && nd[c].xx == xx)
-			return 1;
-	return 0;
-}
-
 /* A walk's state (fm_walk()): the block x to take, the last that ended
  * an iteration lt and where the iteration under way began ls (if in this
  * walk), the level's trie rt, node at and first log position s, the
@@ -576,8 +582,8 @@ static int fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, siz
 		const struct lsa_fnode *cn;
 		struct lsa_fhead *hd;
 		uint64_t nb;
-		uint32_t lrt, k;
-		int calls = 1, kind = LSA_LV_CALL;
+		uint32_t lrt;
+		int calls = 1, kind;
 
 		if (!m->top && m->wide)
 			r = fm_steps(t, &w, b, end, n, 1, 0);
@@ -654,32 +660,8 @@ static int fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, siz
 			w.ls = w.at == w.rt ? x0 : NULL;
 		}
 		/* a level may begin (fm_push()) */
-		if (m->top + 1 >= LSA_FM_LEVELS)
+		if ((kind = fm_level(t, v, w.at, w.px, nx, calls, &lrt)) < 0)
 			continue;
-		cn = &nd[w.at];
-		hd = &m->head[cn->id];
-		if (calls && (w.px == LSD_EXIT_CALL || w.px == LSD_EXIT_ICALL) && hd->croot &&
-		    fm_starts_at(nd, hd->croot - 1, w.px, nx) &&
-		    (hd->cbad < LSA_FM_BAD || !(++m->tries % LSA_FM_RETRY))) {
-			lrt = hd->croot - 1;
-		} else {
-			if (!(cn->flags & LSA_FN_COLL) || w.at == w.rt || !hd->root)
-				continue;
-			lrt = hd->root - 1;
-			if (nd[lrt].aux == LSA_NONE || !fm_starts_at(nd, lrt, w.px, nx))
-				continue;
-			/* (as fm_push() asks) */
-			k = m->tops[nd[lrt].aux] + 1;
-			if (m->shv[w.at] != k && m->shv[w.at] != (v->id << 6 | k)) {
-				int below;
-
-				v->at = w.at;
-				if (fm_shadowed(t, lrt, &below))
-					continue;
-				m->shv[w.at] = below ? v->id << 6 | k : k;
-			}
-			kind = LSA_LV_ITER;
-		}
 		v->at = w.at;
 		m->nx = nx;
 		m->px = w.px;

@@ -237,6 +237,20 @@ static inline void lsa_fm_copy(struct lsa_fmemo *m, uint64_t dst, uint64_t src)
 	if (lsa_fm_cx(&m->log[s]) == LSD_EXIT_ASYNC)
 		m->anx[d] = m->anx[s];
 }
+/* The blocks log[s .. pos) go back before those pending (log[rq ..
+ * rhi)), to be walked again; the log's end back at s.  (Pending blocks
+ * are never behind the end: it is written where they were read.) */
+static inline void lsa_fm_requeue(struct lsa_fmemo *m, uint64_t s)
+{
+	uint64_t k = m->rq < m->rhi ? m->rhi - m->rq : 0, j;
+
+	if (k && m->rq != m->pos)
+		for (j = 0; j < k; j++)
+			lsa_fm_copy(m, m->pos + j, m->rq + j);
+	m->rhi = m->pos + k;
+	m->rq = m->pos = s;
+}
+
 /* The depth of trie node c's frame (the head's, a root's: 0). */
 static inline uint32_t lsa_fm_depth(const struct lsa_fnode *nd, uint32_t c)
 {
@@ -297,9 +311,9 @@ void lsa_fm_cbegin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 /* Matches b[i .. n); returns the index of the first block not taken.
  * Matching stops (fm.on 0) where a block leaves the trie. */
 size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t n);
-/* Matching ends (stopped, or stopped here): the blocks of the unfinished
- * iteration it took go through the per-block path, as the log keeps
- * them.  nx: the block that comes next, NULL where none does yet (a cut,
+/* loops_freplay.c.  Matching ends (stopped, or stopped here): the blocks
+ * of the unfinished iteration it took go through the per-block path, as
+ * the log keeps them.  nx: the block that comes next, NULL where none does yet (a cut,
  * the thread's end).  Returns the path entry + 1 the last block pushed
  * or looped back to (0: none), -LS_EINVAL or -LS_ENOMEM. */
 int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *nx);

@@ -239,16 +239,17 @@ static int fm_starts(const struct lsa_fmemo *m, uint32_t rt)
  * the level to begin (LSA_LV_*, its trie in *lrt), or -1 for none.
  * always_inline: fm_walk() asks it on its state. */
 static inline __attribute__((always_inline)) int
-fm_level(struct lsa_thr *t, struct lsa_flv *v, uint32_t at, uint8_t px,
-	 const struct lsd_block *nx, int calls, uint32_t *lrt)
+fm_level(struct lsa_thr *t, const struct lsa_fnode *node, struct lsa_flv *v, uint32_t at,
+	 uint8_t px, const struct lsd_block *nx, int calls, uint32_t *lrt)
 {
 	struct lsa_fmemo *m = &t->fm;
-	const struct lsa_fnode *node = m->node, *nd = &node[at];
-	struct lsa_fhead *hd = &m->head[nd->id];	/* (every node's is there) */
+	const struct lsa_fnode *nd = &node[at];
+	struct lsa_fhead *hd;
 	uint32_t rt, k;
 
 	if (m->top + 1 >= LSA_FM_LEVELS)
 		return -1;
+	hd = &m->head[nd->id];	/* (every node's is there) */
 	if (calls && (px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && hd->croot &&
 	    fm_starts_at(node, hd->croot - 1, px, nx) &&
 	    (hd->cbad < LSA_FM_BAD || !(++m->tries % LSA_FM_RETRY))) {
@@ -288,7 +289,7 @@ static void fm_push(struct lsa_thr *t, int calls)
 	struct lsa_fmemo *m = &t->fm;
 	struct lsa_flv *v = &m->lv[m->top];
 	uint32_t rt;
-	int kind = fm_level(t, v, v->at, m->px, m->nx, calls, &rt);
+	int kind = fm_level(t, m->node, v, v->at, m->px, m->nx, calls, &rt);
 
 	if (kind < 0)
 		return;
@@ -646,7 +647,7 @@ static int fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, siz
 			w.ls = w.at == w.rt ? x0 : NULL;
 		}
 		/* a level may begin (fm_push()) */
-		if ((kind = fm_level(t, v, w.at, w.px, nx, calls, &lrt)) < 0)
+		if ((kind = fm_level(t, nd, v, w.at, w.px, nx, calls, &lrt)) < 0)
 			continue;
 		v->at = w.at;
 		m->nx = nx;

@@ -348,47 +348,97 @@ static void fm_outer(struct lsa_thr *t, uint64_t done, uint64_t blocks)
 	m->head[m->node[m->lv[0].rt].id].taken += blocks;
 }
 
-/* An iteration of the top level ended with its head's block: the log
- * drops it, as the per-block path's loop back does. */
-static void fm_term(struct lsa_thr *t, struct lsa_flv *v)
+/* Level v took nb blocks more, ending done iterations, the last of them
+ * at lt (xe the block after those taken): what they owe its counts and,
+ * at the outer level, the head's entry.  (lsa_fm_run() after a walk, and
+ * fm_walk() where a level begins or ends.) */
+static inline __attribute__((always_inline)) void
+fm_taken(struct lsa_thr *t, struct lsa_flv *v, uint64_t nb, uint64_t done,
+	 const struct lsd_block *lt, const struct lsd_block *xe)
 {
 	struct lsa_fmemo *m = &t->fm;
 
-	lsa_fm_lb(m, v->s - 1, m->px, 1, lsa_fm_next(m, m->pos - 1));
-	m->pos = v->s;
-	v->at = v->rt;
+	v->nb += nb;
+	m->tb += nb;
+	if (nb)
+		m->ce = 0;	/* (a call dropped is one no more) */
+	v->iters += done;
+	if (done && !m->top) {
+		/* the blocks of the iterations it ended were taken */
+		uint64_t rest = (uint64_t)(xe - (lt + 1));
+
+		fm_outer(t, done, m->tb - rest);
+		m->tb = rest;
+	}
+}
+
+/* An iteration of level v ended with its head's block, the last taken
+ * (at log position pos - 1, left by exit px): the log drops it, as the
+ * per-block path's loop back does.  Returns the log's end now (v->s);
+ * the level's node is its root again. */
+static inline __attribute__((always_inline)) uint64_t
+fm_term_at(struct lsa_thr *t, struct lsa_flv *v, uint8_t px, uint64_t pos)
+{
+	struct lsa_fmemo *m = &t->fm;
+
+	lsa_fm_lb(m, v->s - 1, px, 1, lsa_fm_next(m, pos - 1));
 	v->iters++;
 	if (!m->top) {
 		fm_outer(t, 1, m->tb);
 		m->tb = 0;
 	}
+	return v->s;
 }
 
-/* The top level, a call's, took the return that ends it: the log drops
- * the call, as the per-block path does where its frame pops, and the
- * level below goes on at the calling block. */
+/* fm_term_at() of the top level as the memo has it. */
+static void fm_term(struct lsa_thr *t, struct lsa_flv *v)
+{
+	struct lsa_fmemo *m = &t->fm;
+
+	m->pos = fm_term_at(t, v, m->px, m->pos);
+	v->at = v->rt;
+}
+
+/* Level v, a call's, took the return that ends it (the log's end pos,
+ * the return's exit px): its trie is told, and where drop is set the log
+ * drops the call (kept at cs .. ce to put back), as the per-block path
+ * does where its frame pops; the log's end is then v->s, and the next
+ * block follows a call applied. */
+static inline __attribute__((always_inline)) void
+fm_call_end(struct lsa_fmemo *m, const struct lsa_flv *v, uint64_t pos, uint8_t px, int drop)
+{
+	struct lsa_fhead *hd = &m->head[m->node[v->rt].id];
+
+	if (drop) {
+		struct lsa_flog *h = lsa_fm_at(m, v->s - 1);
+
+		m->cs = v->s;
+		m->ce = pos;
+		m->cfl = h->fl;
+		m->ccx = h->cx;
+		lsa_fm_called(m, v->s - 1, lsa_fm_at(m, v->s)->sb, px);
+	}
+	hd->cbad = 0;
+	hd->ctaken += v->nb;
+}
+
+/* The top level, a call's, took the return that ends it: fm_call_end(),
+ * and the level below goes on at the calling block. */
 static void fm_cend(struct lsa_thr *t)
 {
 	struct lsa_fmemo *m = &t->fm;
 	const struct lsa_flv *v = &m->lv[m->top];
-	struct lsa_fhead *hd = &m->head[m->node[v->rt].id];
-	struct lsa_flog *h = lsa_fm_at(m, v->s - 1);
-
 	/* (where it ended on a block walked again, with blocks after it
 	 * still to walk, they go where its blocks are: it stays in the log,
 	 * as a call not collapsed, which the level below does not take and
 	 * the per-block path does) */
-	if (m->rq >= m->rhi) {
-		m->cs = v->s;
-		m->ce = m->pos;
-		m->cfl = h->fl;
-		m->ccx = h->cx;
-		lsa_fm_called(m, v->s - 1, lsa_fm_at(m, v->s)->sb, m->px);
+	const int drop = m->rq >= m->rhi;
+
+	fm_call_end(m, v, m->pos, m->px, drop);
+	if (drop) {
 		m->pos = v->s;
 		m->px = LSA_EXIT_APPLIED;	/* (lsa_fm_kx()) */
 	}
-	hd->cbad = 0;
-	hd->ctaken += v->nb;
 	if (!m->top) {
 		m->cfin = 1;	/* (a call's own matching: it ended) */
 		return;
@@ -567,7 +617,6 @@ static int fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, siz
 	for (;;) {
 		const struct lsd_block *x, *nx;
 		const struct lsa_fnode *cn;
-		struct lsa_fhead *hd;
 		uint64_t nb;
 		uint32_t lrt;
 		int calls = 1, kind;
@@ -589,24 +638,14 @@ static int fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, siz
 		cn = &nd[w.at];
 		if (v->kind == LSA_LV_CALL && cn->term) {
 			/* the call returns (fm_cend()) */
-			struct lsa_flog *h = lsa_fm_at(m, w.s - 1);
-
 			if (m->rq < m->rhi || !m->top) {
 				r = FW_AFTER;
 				break;
 			}
-			v->nb += nb;
-			m->tb += nb;
-			m->cs = w.s;
-			m->ce = w.pos;
-			m->cfl = h->fl;
-			m->ccx = h->cx;
-			lsa_fm_called(m, w.s - 1, lsa_fm_at(m, w.s)->sb, w.px);
+			fm_taken(t, v, nb, 0, NULL, NULL);
+			fm_call_end(m, v, w.pos, w.px, 1);
 			w.pos = w.s;
 			w.px = LSA_EXIT_APPLIED;
-			hd = &m->head[nd[w.rt].id];
-			hd->cbad = 0;
-			hd->ctaken += v->nb;
 			v = &m->lv[--m->top];
 			w.rt = v->rt;
 			w.s = v->s;
@@ -620,29 +659,14 @@ static int fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, siz
 		} else {
 			if (w.lt)
 				lsa_fm_lb(m, w.s - 1, w.lt->exit, w.done, w.lt->next);
-			v->nb += nb;
-			m->tb += nb;
-			m->ce = 0;
-			v->iters += w.done;
-			if (w.done && !m->top) {
-				uint64_t rest = (uint64_t)(x - w.lt);
-
-				fm_outer(t, w.done, m->tb - rest);
-				m->tb = rest;
-			}
+			fm_taken(t, v, nb, w.done, w.lt, x + 1);
 			w.done = 0;
 			w.lt = NULL;
 			x0 = x + 1;
 			if (cn->term) {
 				/* an iteration ends (fm_term()) */
-				lsa_fm_lb(m, w.s - 1, w.px, 1, lsa_fm_next(m, w.pos - 1));
-				w.pos = w.s;
+				w.pos = fm_term_at(t, v, w.px, w.pos);
 				w.at = w.rt;
-				v->iters++;
-				if (!m->top) {
-					fm_outer(t, 1, m->tb);
-					m->tb = 0;
-				}
 			}
 			w.ls = w.at == w.rt ? x0 : NULL;
 		}
@@ -688,18 +712,7 @@ size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t
 			break;
 		r = fm_walk(t, b, &i, &i0, n, &done, &last);
 		v = &m->lv[m->top];
-		v->nb += i - i0;
-		m->tb += i - i0;
-		if (i > i0)
-			m->ce = 0;	/* (a call dropped is one no more) */
-		v->iters += done;
-		if (done && !m->top) {
-			/* the blocks of the iterations it ended were taken */
-			uint64_t rest = (uint64_t)(b + i - (last + 1));
-
-			fm_outer(t, done, m->tb - rest);
-			m->tb = rest;
-		}
+		fm_taken(t, v, i - i0, done, last, b + i);
 		if (r == FW_AFTER) {
 			m->nx = i < n ? &b[i] : NULL;
 			fm_after(t, &m->node[v->at], 1);

@@ -371,15 +371,16 @@ int lsa_eager_blocks(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_bl
 	int err;
 
 	if (!t->ecls) {
+		size_t k;
+
 		if (!(t->eret = calloc(t->nk ? t->nk : 1, sizeof(*t->eret))) ||
 		    !(t->ecls = calloc(t->nk ? t->nk : 1, sizeof(*t->ecls)))) {
 			free(t->eret);
 			t->eret = NULL;
 			return -LS_ENOMEM;
 		}
-		for (i = 0; i < t->nk; i++)	/* (what the learning pass noted) */
-			t->ecls[i] = (uint64_t)t->inb[i] << 32;
-		i = 0;
+		for (k = 0; k < t->nk; k++)	/* (what the learning pass noted) */
+			t->ecls[k] = (uint64_t)t->inb[k] << 32;
 	}
 	l->st.eager_blocks += n;
 

@@ -313,8 +313,8 @@ void lsa_fm_cbegin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t n);
 /* loops_freplay.c.  Matching ends (stopped, or stopped here): the blocks
  * of the unfinished iteration it took go through the per-block path, as
- * the log keeps them.  nx: the block that comes next, NULL where none does yet (a cut,
- * the thread's end).  Returns the path entry + 1 the last block pushed
+ * the log keeps them.  nx: the block that comes next, NULL where none
+ * does yet (a cut, the thread's end).  Returns the path entry + 1 the last block pushed
  * or looped back to (0: none), -LS_EINVAL or -LS_ENOMEM. */
 int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *nx);
 void lsa_fm_release(struct lsa_fmemo *m);

@@ -261,7 +261,8 @@ static int trail_build(struct lsd_fctx *c, struct lsd_ftrail *e, uint32_t cur, c
 
 /* A set's score (struct lsd_ftset.score): while below zero its misses
  * are not looked up (no key remembered, no trail built), up one at each.
- * A miss looked up sets it to -TR_MISS, and so does a hit: where a set's
+ * A miss looked up sets it to -TR_MISS, and so does a hit where it is
+ * not below zero already (one below leaves it counting): where a set's
  * trails hit, the keys that miss there are mostly those of bits that
  * follow the data (base64 xz's range coder), which seldom come again,
  * and a build goes over a way that may be one that hits.  Until stop 81

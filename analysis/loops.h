@@ -100,6 +100,9 @@ struct lsa_loops_stats {
 	/* calls it took whole inside such a call (a local frame nested in
 	 * another: lsa_eager_run()) */
 	uint64_t eager_nested;
+	/* loop entries it opened inside such a call (a local frame's own,
+	 * given to the caller's owner at the return) */
+	uint64_t eager_floops;
 	/* the learning pass in halves (loops_halves.c): excursions the
 	 * worker learned, their blocks, passes whose worker stopped early
 	 * (the rest learned by the calling thread), passes made again whole */

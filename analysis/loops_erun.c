@@ -1,72 +1,16 @@
 /* loops_erun.c - the eager second pass's tight loop (lsa_eager_run()):
  * the blocks that change nothing but counts, the innermost entry's loop
  * backs and repeated iterations, short loops' entries and calls of
- * functions that run plain blocks only, taken with their state in
- * registers and locals; loops_eager.c takes the rest, one block at a
- * time, and says why the profile is the path design's. */
+ * functions that run plain blocks and loops of their own (loops_eflo.c),
+ * taken with their state in registers and locals; loops_eager.c takes
+ * the rest, one block at a time, and says why the profile is the path
+ * design's. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/loops_int.h"
+#include "analysis/loops_erun.h"
 #include "ls_err.h"
-
-/* Two counters side by side (GCC's and clang's vector extension). */
-typedef uint64_t lsa_v2 __attribute__((vector_size(16)));
-_Static_assert(LSA_NC == 10, "a count is five pairs");
-
-/* Pair s->n[k], s->n[k + 1]. */
-static inline lsa_v2 vget(const struct lsa_cnt *s, int k)
-{
-	lsa_v2 x;
-
-	memcpy(&x, s->n + k, sizeof(x));
-	return x;
-}
-
-/* Adds pair v to s->n[k], s->n[k + 1]. */
-static inline void vadd1(struct lsa_cnt *s, int k, lsa_v2 v)
-{
-	lsa_v2 x = vget(s, k) + v;
-
-	memcpy(s->n + k, &x, sizeof(x));
-}
-
-/* Adds the five pairs v0 .. v4 to s. */
-static inline void vadd(struct lsa_cnt *s, lsa_v2 v0, lsa_v2 v1, lsa_v2 v2, lsa_v2 v3,
-			lsa_v2 v4)
-{
-	vadd1(s, 0, v0);
-	vadd1(s, 2, v1);
-	vadd1(s, 4, v2);
-	vadd1(s, 6, v3);
-	vadd1(s, 8, v4);
-}
-
-/* Entry *lin of lsa_eager_run(), its head sb, goes into the pool, on the
- * path and on the owner stack, as head_push() would have put it there
- * when it opened (nothing went on either since).  Returns 0 or
- * -LS_ENOMEM. */
-static int local_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_inst *lin,
-		     const struct lsd_sblock *sb)
-{
-	uint32_t ii, p;
-	struct lsa_inst *in;
-	int err;
-
-	if ((err = lsa_loops_inst_new(l, lin->loop, &ii)) ||
-	    (err = lsa_loops_path_push(l, t, sb)) || (err = lsa_eager_os_push(t, ii)))
-		return err;
-	p = t->npath - 1;
-	t->path[p].ei = ii;
-	in = &l->inst[ii];
-	in->pidx = p;
-	in->trips = lin->trips;
-	in->tail = lin->tail;
-	in->tail_run = lin->tail_run;
-	in->self = lin->self;
-	return 0;
-}
 
 /* Local entries of one loop closed into one owner by lsa_eager_run(),
  * summed: what close_inst() adds to the loop's row, the owner and the
@@ -255,13 +199,27 @@ static int local_spans(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_
 static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in,
 		     struct lsa_frame *f, const struct lsa_lfr *L,
 		     lsa_v2 *v0, lsa_v2 *v1, lsa_v2 *v2, lsa_v2 *v3, lsa_v2 *v4,
-		     uint64_t *tins)
+		     uint64_t *tins, struct lsa_fls *fs)
 {
 	struct lsa_cnt *s = in ? &in->self : &f->fself;
 	uint64_t ci = (*v0)[0];
 	int err;
 
-	vadd(s, *v0, *v1, *v2, *v3, *v4);
+	if (__builtin_expect(fs->nc != 0, 0)) {
+		/* the loop entries the callees closed: kids of the owner
+		 * (in the pool: lsa_eager_run() put it there), not its self
+		 * (the callees' instructions all the same) */
+		struct lsa_cnt x;
+
+		if ((err = lsa_flo_ret(l, t, f, in, fs, &x)))
+			return err;
+		*v0 -= lsa_vget(&x, 0);
+		*v1 -= lsa_vget(&x, 2);
+		*v2 -= lsa_vget(&x, 4);
+		*v3 -= lsa_vget(&x, 6);
+		*v4 -= lsa_vget(&x, 8);
+	}
+	lsa_vadd(s, *v0, *v1, *v2, *v3, *v4);
 	*v0 = *v1 = *v2 = *v3 = *v4 = (lsa_v2){ 0, 0 };
 	*tins += ci;
 	if ((err = local_spans(l, t, L, ci, 1)))
@@ -299,19 +257,22 @@ static int local_runs(const struct lsa_lfr *lv, unsigned n, uint32_t g)
  * are then counted with no pool entry or owner stack slot, the head
  * pushed as it closes (local_close(): the path design leaves it there),
  * their sums added once per loop and owner (pend_flush()).  It goes
- * where head_push() puts an entry (local_put()) when a head opens inside
+ * where head_push() puts an entry (lsa_erun_put()) when a head opens inside
  * it or the loop stops.
  *
- * A call stays local too while its callee runs plain blocks of its
- * function (a local frame: no frame pushed, its sums in the same
- * registers), and of one more function it jumps to the entry of (a tail
- * call: the PLT stub's jump of every call into a shared library; 805,000
- * of sqlite3's local frames stopped there before): where it returns to
- * its call, its counts go to the calling block's owner as frame_pop()
- * gives them (local_ret()); where the callee does more (a head, a
- * return elsewhere) or the loop stops, its frame is pushed as the call
- * would have pushed it, with the blocks it ran in it (and its tail call
- * made as one() makes it).  A call the callee makes is a local frame of
+ * A call stays local too while its callee runs blocks of its function
+ * (a local frame: no frame pushed, its sums in the same registers), and
+ * of one more function it jumps to the entry of (a tail call: the PLT
+ * stub's jump of every call into a shared library; 805,000 of sqlite3's
+ * local frames stopped there before), and the loops it enters there
+ * (their entries the local frame's, opened and closed as the eager pass
+ * does in a frame of its own: loops_erun.h; a call or return inside one
+ * makes the frames): where it returns to its call, its counts go to the
+ * calling block's owner as frame_pop() gives them (local_ret()); where
+ * the callee does more (a loop back the path design makes, a return
+ * elsewhere) or the loop stops, its frame is pushed as the call would
+ * have pushed it, with the blocks it ran in it, the heads on its path
+ * and its entries open (and its tail call made as one() makes it).  A call the callee makes is a local frame of
  * its own, nested (up to LSA_LF_MAX deep, none into a function a local
  * frame below runs: recursion), its sums in the same registers (all go
  * to the first's caller in the end) and its instructions counted as its
@@ -356,6 +317,8 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	struct lsa_pend pend;
 	const struct lsd_sblock *zh = NULL;
 	uint32_t ok_loop = LSA_NONE, ok_own = 0;
+	/* the loop entries of the local frames (loops_erun.h) */
+	struct lsa_fls fs;
 	size_t i0 = i, lbi = SIZE_MAX, r, reti = SIZE_MAX;
 	/* (the block taken, and the end: a pointer, not b and i, spares
 	 * the loop a register and a multiply by the block's size) */
@@ -366,6 +329,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	if (f->lz != LSA_NONE || cur == LSA_NONE || !t->psb)
 		return (ptrdiff_t)i;
 	pend.n = 0;
+	fs.no = fs.nc = fs.nh = 0;
 	/* (local frames: a frame made here as frame_push() makes it, popped
 	 * as frame_pop() pops it; none where those take other ways; asked
 	 * at a call, not at each entry here: nothing here changes them) */
@@ -379,11 +343,32 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	KEY();								\
 } while (0)
 #define KEY() (key = (uint64_t)loop1 << 32 | pl)
+/* a local frame's innermost open entry (if any) is the loop context */
+#define FLO_INNER() do {						\
+	if (fs.no) {							\
+		cin = &fs.o[fs.no - 1].in;				\
+		loop1 = cin->loop + 1;					\
+		back_id = fs.h[fs.o[fs.no - 1].hi]->id;		\
+	} else {							\
+		loop1 = 0;						\
+		back_id = LSA_NONE;					\
+	}								\
+	KEY();								\
+} while (0)
+/* block id comes to a local frame: its open entries whose bodies do not
+ * hold it close */
+#define FLO_LEAVE(out_) do {						\
+	const lsa_v2 now_[5] = { v0, v1, v2, v3, v4 };			\
+									\
+	if ((err = lsa_flo_leave(l, t, &fs, id, now_, out_)))		\
+		goto out;						\
+	FLO_INNER();							\
+} while (0)
 /* the sum so far to the owner (before it changes, or is closed) */
 #define FLUSH() do {							\
 	struct lsa_cnt *s_ = cin ? &cin->self : &f->fself;		\
 									\
-	vadd(s_, v0, v1, v2, v3, v4);					\
+	lsa_vadd(s_, v0, v1, v2, v3, v4);					\
 	insns += v0[0];							\
 	v0 = v1 = v2 = v3 = v4 = (lsa_v2){ 0, 0 };			\
 } while (0)
@@ -431,7 +416,8 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 		e = (uint32_t)w;
 		if (!(LSA_EXITS_LOCAL >> px & 1)) {
 			if ((px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && nlf < LSA_LF_MAX &&
-			    (e & 3) == 1 && CALLS_OK() && t->nfr + nlf < LSA_MAX_FRAMES - 1 &&
+			    (e & 3) == 1 && !fs.no && CALLS_OK() &&
+			    t->nfr + nlf < LSA_MAX_FRAMES - 1 &&
 			    !local_runs(lv, nlf, (e >> 2) - 1)) {
 				/* a call: its callee's blocks are summed on
 				 * their own, as a frame of their own (the
@@ -455,11 +441,12 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				L->s[2] = v2;
 				L->s[3] = v3;
 				L->s[4] = v4;
-				ph = UINT32_MAX;	/* (a head: the frame is made) */
+				ph = e + 1;	/* (its function's heads) */
 				loop1 = 0;
+				back_id = LSA_NONE;
 				KEY();
 				lbi = SIZE_MAX;	/* (no repeat holds a call) */
-			} else if (px == LSD_EXIT_RET && nlf > 1 && e == lv[nlf - 2].pl &&
+			} else if (px == LSD_EXIT_RET && nlf > 1 && !fs.no && e == lv[nlf - 2].pl &&
 				   local_ret_at(eret, nk, L, p)) {
 				/* a nested one's return, to the frame that
 				 * called it: its instructions are that
@@ -470,15 +457,20 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 					goto out;
 				l->st.eager_nested++;
 				nlf--;
+				lsa_flo_up(&fs, nlf - 1);
 				L = &lv[nlf - 1];
 				L->kin += ci;
 				pl = L->pl;
+				ph = pl + 1;
 				KEY();
 				reti = (size_t)(p - b);
-			} else if (px == LSD_EXIT_RET && nlf == 1 && (e == plain || e == hd) &&
+			} else if (px == LSD_EXIT_RET && nlf == 1 && !fs.no && (e == plain || e == hd) &&
 				   local_ret_at(eret, nk, L, p)) {
 				/* the first one's return */
-				if ((err = local_ret(l, t, cin, f, L, &v0, &v1, &v2, &v3, &v4, &tins)))
+				/* (the calling block's owner: cin then, in
+				 * itself where a loop here put lin there) */
+				if ((err = local_ret(l, t, local ? &lin : in, f, L, &v0, &v1, &v2, &v3,
+						     &v4, &tins, &fs)))
 					goto out;
 				nlf = 0;
 				L = NULL;
@@ -494,6 +486,12 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			if (loop1 && inb[id] != loop1 && inb2[id] != loop1 &&
 			    !lsa_loops_in_body_note(t, loop1 - 1, id)) {
 				/* it leaves the innermost entry (and more) */
+				if (nlf) {
+					/* (a local frame's: they close) */
+					FLO_LEAVE(1);
+					lbi = SIZE_MAX;
+					goto sum;
+				}
 				FLUSH();
 				if (local)
 					LOCAL_CLOSE();
@@ -507,7 +505,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			 * of another function is one */
 			uint32_t tg = (e >> 2) - 1;
 
-			if (!nlf || L->g2 != LSA_NONE || (e & 3) != 1 ||
+			if (!nlf || fs.no || fs.nc || L->g2 != LSA_NONE || (e & 3) != 1 ||
 			    (px != LSD_EXIT_JUMP && px != LSD_EXIT_IJUMP) ||
 			    (px == LSD_EXIT_IJUMP && p->sb->mod_off != l->funcs[tg].off) ||
 			    local_runs(lv, nlf - 1, tg))
@@ -526,7 +524,9 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			/* a loop back (back(): what is above is closed) */
 			uint32_t tail = p > b + i0 ? p[-1].sb->id : t->psb->id;
 
-			if (!local) {
+			if (nlf) {
+				lsa_flo_back(&fs);
+			} else if (!local) {
 				zh = NULL;	/* (above in's head: popped) */
 				if (t->npath - 1 > in->pidx) {
 					/* (a piece's: heads of the cut's above
@@ -556,17 +556,42 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 					for (k = 0; k < LSA_NC; k++)
 						one_it.n[k] += sbc[b[j].sb->id].n[k];
 				}
-				v0 += it * vget(&one_it, 0);
-				v1 += it * vget(&one_it, 2);
-				v2 += it * vget(&one_it, 4);
-				v3 += it * vget(&one_it, 6);
-				v4 += it * vget(&one_it, 8);
+				v0 += it * lsa_vget(&one_it, 0);
+				v1 += it * lsa_vget(&one_it, 2);
+				v2 += it * lsa_vget(&one_it, 4);
+				v3 += it * lsa_vget(&one_it, 6);
+				v4 += it * lsa_vget(&one_it, 8);
 				cin->tail_run += it;
 				cin->trips += it;
 				backs += it;
 				p += r;
 			}
 			lbi = (size_t)(p - b);
+		} else if (nlf) {
+			/* a head of the local frame's function, on no path:
+			 * its entry opens at the frame's level (the first of
+			 * this call's; one the frame runs no tail call in) */
+			const lsa_v2 now[5] = { v0, v1, v2, v3, v4 };
+
+			if (L->g2 != LSA_NONE)
+				break;
+			if ((k = lsa_flo_head(l, t, &fs, p->sb, now)) <= 0) {
+				err = k;
+				break;
+			}
+			if (local) {
+				/* (the calling block's local entry goes into
+				 * the pool: a loop nests in it) */
+				ZH_PUT();
+				if (err || (err = lsa_erun_put(l, t, &lin, lsb)))
+					break;
+				local = 0;
+				in = &l->inst[t->os[t->nos - 1]];
+			}
+			lsa_flo_open(&fs, t->head[id] - 1, p->sb, nlf - 1, now);
+			FLO_INNER();
+			lbi = SIZE_MAX;
+			l->st.eager_floops++;
 		} else {
 			/* a head: on the path (a loop back to an outer
 			 * entry), or one the scan would not make an entry,
@@ -583,7 +608,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				    lsa_loops_in_body_note(t, loop1 - 1, id)) {
 					local = 0;
 					ZH_PUT();
-					if (err || (err = local_put(l, t, &lin, lsb)))
+					if (err || (err = lsa_erun_put(l, t, &lin, lsb)))
 						break;
 				} else {
 					LOCAL_CLOSE();
@@ -646,7 +671,7 @@ sum:
 		ZH_PUT();
 		if (local && !err) {
 			local = 0;
-			err = local_put(l, t, &lin, lsb);
+			err = lsa_erun_put(l, t, &lin, lsb);
 		}
 		for (d = 0; d < nlf && !err; d++) {
 			const struct lsa_lfr *M = &lv[d];
@@ -669,8 +694,11 @@ sum:
 				t->insns += M->kin - M->kin_j;
 			}
 			if (!err)
-				vadd(&t->fr[t->nfr - 1].fself, w[0] - M->s[0], w[1] - M->s[1],
-				     w[2] - M->s[2], w[3] - M->s[3], w[4] - M->s[4]);
+				lsa_vadd(&t->fr[t->nfr - 1].fself, w[0] - M->s[0], w[1] - M->s[1],
+					 w[2] - M->s[2], w[3] - M->s[3], w[4] - M->s[4]);
+			/* (its loop entries' sums are theirs) */
+			if (!err && (fs.no || fs.nc))
+				err = lsa_flo_made(l, t, &fs, d, now);
 		}
 		goto out;
 	}
@@ -679,7 +707,7 @@ sum:
 		ZH_PUT();
 	if (local && !err) {
 		local = 0;
-		err = local_put(l, t, &lin, lsb);
+		err = lsa_erun_put(l, t, &lin, lsb);
 	}
 out:
 	i = (size_t)(p - b);	/* (every way out of the loop comes here) */
@@ -690,6 +718,8 @@ out:
 #undef LOCAL_CLOSE
 #undef LEAVE
 #undef ZH_PUT
+#undef FLO_INNER
+#undef FLO_LEAVE
 	if (i > i0) {
 		t->fw[cur].self += insns;
 		t->insns += insns + tins;

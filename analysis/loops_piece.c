@@ -523,6 +523,8 @@ int lsa_pw_end(struct lsa_pworker *w, int last, struct lsa_pres *res)
 	res->eager_blocks = l->st.eager_blocks;
 	res->eager_tails = l->st.eager_tails;
 	res->eager_nested = l->st.eager_nested;
+	res->eager_floops = l->st.eager_floops;
 	l->st.blocks = l->st.eager_blocks = l->st.eager_tails = l->st.eager_nested = 0;
+	l->st.eager_floops = 0;
 	return err;
 }

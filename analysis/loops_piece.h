@@ -184,7 +184,7 @@ struct lsa_pres {
 	struct lsa_cnt outside;
 	uint64_t insns;		/* the piece's instructions */
 	uint64_t blocks;
-	uint64_t eager_blocks, eager_tails, eager_nested;	/* the worker's */
+	uint64_t eager_blocks, eager_tails, eager_nested, eager_floops;	/* the worker's */
 	/* the worker's loop heads and a block of each of its functions */
 	const struct lsd_sblock **lhead, **fsb;
 	uint32_t nlhead, caplhead, nfsb, capfsb;

@@ -369,5 +369,6 @@ int lsa_piece_join(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_pres
 	l->st.eager_blocks += res->eager_blocks;
 	l->st.eager_tails += res->eager_tails;
 	l->st.eager_nested += res->eager_nested;
+	l->st.eager_floops += res->eager_floops;
 	return 0;
 }

@@ -43,7 +43,8 @@ same() {
 	eager=$(sed -n 's/^eager_blocks \([0-9]*\) .*/\1/p' st.err)
 	t_ok "$b: the eager pass took all $blocks blocks" test "${eager:-0}" = "${blocks:--1}"
 	tails=$(sed -n 's/^eager_blocks .* eager_tails \([0-9]*\) .*/\1/p' st.err)
-	nested=$(sed -n 's/^eager_blocks .* eager_nested \([0-9]*\)$/\1/p' st.err)
+	nested=$(sed -n 's/^eager_blocks .* eager_nested \([0-9]*\) .*/\1/p' st.err)
+	floops=$(sed -n 's/^eager_blocks .* eager_floops \([0-9]*\).*/\1/p' st.err)
 }
 
 # (vg_exitkill spins through 10^8 blocks: t0208 keeps it to totals)
@@ -64,6 +65,30 @@ for p in $(t_progs vg_exitkill); do
 	[ "$p" = pltnest ] &&
 		t_ok "pltnest: the eager pass took nested calls whole ($nested)" \
 			test "${nested:-0}" -ge 98
+	# lp_fcall's calls of functions that run a loop open that loop's
+	# entry in the tight loop's local frame: sum_to's 151 entries, and
+	# the first loop of each of the 50 calls of loop_calls, two_loops and
+	# nest2, 301 (testdata/lp_fcall.c; outer_h's own loop comes after
+	# sum_to's, and is left to the frame made real); libc's and ld.so's
+	# calls open more.  The rows are the hand count's.
+	if [ "$p" = lp_fcall ]; then
+		t_ok "lp_fcall: the eager pass opened callees' loops in local frames ($floops)" \
+			test "${floops:-0}" -ge 301
+		"$BUILD/tests/loopdump" -j 1 "$p.lsc" lp_fcall 2>/dev/null >fc.ld
+		for want in "sum_to 151 356" "loop_calls 50 150" "outer_h 50 100" "main 1 50"; do
+			set -- $want
+			t_eq "lp_fcall: $1's loop: $2 entries, $3 iterations" "entries=$2 iterations=$3" \
+				"$(awk -v f="$1" '$1 == "loop" && index($2, f "+") == 1 {print $4, $5}' fc.ld)"
+		done
+		t_eq "lp_fcall: two_loops' two loops: 50 entries of 2 each" \
+			"entries=50 iterations=100
+entries=50 iterations=100" \
+			"$(awk '$1 == "loop" && $2 ~ /^two_loops\+/ {print $4, $5}' fc.ld)"
+		t_eq "lp_fcall: nest2's loops: 100 entries of 2 inside 50 of 2" \
+			"entries=100 iterations=200
+entries=50 iterations=100" \
+			"$(awk '$1 == "loop" && $2 ~ /^nest2\+/ {print $4, $5}' fc.ld)"
+	fi
 done
 
 for p in calls lp_recur; do

@@ -230,7 +230,8 @@ int main(int argc, char **argv)
 		st.halves_exc, st.halves_skip, st.halves_off, st.halves_redo, st.halves_probe,
 		st.halves_no);
 	fprintf(stderr, "eager_blocks %" PRIu64 " eager_tails %" PRIu64 " eager_nested %" PRIu64
-		"\n", st.eager_blocks, st.eager_tails, st.eager_nested);
+		" eager_floops %" PRIu64 "\n", st.eager_blocks, st.eager_tails, st.eager_nested,
+		st.eager_floops);
 	fprintf(stderr, "tape_blocks %" PRIu64 " tape_words %" PRIu64 " tape_drop %s chunk_reads %"
 		PRIu64 " trail_blocks %" PRIu64 " trail_rests %" PRIu64 "\n", st.tape_blocks,
 		st.tape_words,

@@ -144,16 +144,6 @@ int lsa_loops_kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src)
 	return 0;
 }
 
-int lsa_loops_tail_flush(struct lsa_thr *t, struct lsa_inst *in)
-{
-	int err = 0;
-
-	if (in->tail != LSA_NONE && in->tail_run)
-		err = lsa_loops_tail_add(t, in->loop, in->tail, in->tail_run);
-	in->tail = LSA_NONE;
-	in->tail_run = 0;
-	return err;
-}
 /* ---- accounting ---- */
 
 static int pre_grow(struct lsa_loops *l, struct lsa_thr *t, uint32_t id)

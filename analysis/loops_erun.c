@@ -272,13 +272,14 @@ static int local_runs(const struct lsa_lfr *lv, unsigned n, uint32_t g)
  * the callee does more (a loop back the path design makes, a return
  * elsewhere) or the loop stops, its frame is pushed as the call would
  * have pushed it, with the blocks it ran in it, the heads on its path
- * and its entries open (and its tail call made as one() makes it).  A call the callee makes is a local frame of
- * its own, nested (up to LSA_LF_MAX deep, none into a function a local
- * frame below runs: recursion), its sums in the same registers (all go
- * to the first's caller in the end) and its instructions counted as its
- * caller's callees' (struct lsa_lfr's kin); made real, each frame is
- * pushed with the sums and instructions it ran itself and got from the
- * frames it called that returned.
+ * and its entries open (and its tail call made as one() makes it).  A
+ * call the callee makes is a local frame of its own, nested (up to
+ * LSA_LF_MAX deep, none into a function a local frame below runs:
+ * recursion), its sums in the same registers (all go to the first's
+ * caller in the end) and its instructions counted as its caller's
+ * callees' (struct lsa_lfr's kin); made real, each frame is pushed with
+ * the sums and instructions it ran itself and got from the frames it
+ * called that returned.
  *
  * Returns the index of the first block not taken, or -1 - that index
  * after an error (out of memory). */
@@ -446,8 +447,8 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				back_id = LSA_NONE;
 				KEY();
 				lbi = SIZE_MAX;	/* (no repeat holds a call) */
-			} else if (px == LSD_EXIT_RET && nlf > 1 && !fs.no && e == lv[nlf - 2].pl &&
-				   local_ret_at(eret, nk, L, p)) {
+			} else if (px == LSD_EXIT_RET && nlf > 1 && !fs.no &&
+				   e == lv[nlf - 2].pl && local_ret_at(eret, nk, L, p)) {
 				/* a nested one's return, to the frame that
 				 * called it: its instructions are that
 				 * frame's callees' */
@@ -464,13 +465,13 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				ph = pl + 1;
 				KEY();
 				reti = (size_t)(p - b);
-			} else if (px == LSD_EXIT_RET && nlf == 1 && !fs.no && (e == plain || e == hd) &&
-				   local_ret_at(eret, nk, L, p)) {
+			} else if (px == LSD_EXIT_RET && nlf == 1 && !fs.no &&
+				   (e == plain || e == hd) && local_ret_at(eret, nk, L, p)) {
 				/* the first one's return */
 				/* (the calling block's owner: cin then, in
 				 * itself where a loop here put lin there) */
-				if ((err = local_ret(l, t, local ? &lin : in, f, L, &v0, &v1, &v2, &v3,
-						     &v4, &tins, &fs)))
+				if ((err = local_ret(l, t, local ? &lin : in, f, L, &v0, &v1, &v2,
+						     &v3, &v4, &tins, &fs)))
 					goto out;
 				nlf = 0;
 				L = NULL;

@@ -3,8 +3,6 @@
  * loops.  What each function does is what the path design does to an
  * entry of a frame of its own (close_inst(), lsa_loops_give()), kept
  * here until the call returns or its frame is made. */
-#include <limits.h>
-
 #include "analysis/loops_erun.h"
 #include "ls_err.h"
 
@@ -168,22 +166,6 @@ void lsa_flo_up(struct lsa_fls *s, unsigned d)
 		s->nh--;
 }
 
-/* Closed entry c is given to owner in (of the pool), else to frame f's
- * level, as lsa_loops_give() gives a frame's kids.  Returns 0 or
- * -LS_ENOMEM. */
-static int flc_give(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
-		    struct lsa_inst *in, const struct lsa_flc *c)
-{
-	if (in) {
-		lsa_cnt_add(&in->tot, &c->tot);
-		if (in->loop == c->loop)
-			lsa_cnt_add(&in->same, &c->tot);
-		return lsa_loops_edge_add(t, in->loop, c->loop, 1, c->tot.n[0]);
-	}
-	lsa_cnt_add(&f->ftot, &c->tot);
-	return lsa_loops_kid_add(l, &f->kids, c->loop, 1, &c->tot);
-}
-
 int lsa_flo_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
 		struct lsa_inst *in, struct lsa_fls *s, struct lsa_cnt *x)
 {
@@ -193,7 +175,7 @@ int lsa_flo_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
 	memset(x, 0, sizeof(*x));
 	for (c = 0; c < s->nc; c++) {
 		lsa_cnt_add(x, &s->c[c].tot);
-		if ((err = flc_give(l, t, f, in, &s->c[c])))
+		if ((err = lsa_loops_owner_take(l, t, in, f, s->c[c].loop, 1, &s->c[c].tot)))
 			return err;
 	}
 	s->nc = s->nh = 0;
@@ -210,7 +192,7 @@ int lsa_flo_made(struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s, unsi
 	for (c = 0; c < s->nc && !err; c++) {
 		if (s->c[c].kd == d) {
 			lsa_cnt_sub(&f->fself, &s->c[c].tot);
-			err = flc_give(l, t, f, NULL, &s->c[c]);
+			err = lsa_loops_owner_take(l, t, NULL, f, s->c[c].loop, 1, &s->c[c].tot);
 		}
 	}
 	if (!err && s->no && d == s->od)

@@ -33,17 +33,8 @@ static int pend_flush(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *
 
 	lsa_cnt_add(&r->self, &p->s);
 	lsa_cnt_add(&r->total, &p->s);
-	if (p->owner != LSA_NONE) {
-		struct lsa_inst *o = &l->inst[p->owner];
-
-		lsa_cnt_add(&o->tot, &p->s);
-		if (o->loop == p->loop)
-			lsa_cnt_add(&o->same, &p->s);
-		err = lsa_loops_edge_add(t, o->loop, p->loop, p->n, p->s.n[0]);
-	} else {
-		lsa_cnt_add(&f->ftot, &p->s);
-		err = lsa_loops_kid_add(l, &f->kids, p->loop, p->n, &p->s);
-	}
+	err = lsa_loops_owner_take(l, t, p->owner != LSA_NONE ? &l->inst[p->owner] : NULL, f,
+				   p->loop, p->n, &p->s);
 	p->n = 0;	/* (the next close sets p->s) */
 	return err;
 }
@@ -458,7 +449,8 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 					goto out;
 				l->st.eager_nested++;
 				nlf--;
-				lsa_flo_up(&fs, nlf - 1);
+				if (fs.nc || fs.nh)
+					lsa_flo_up(&fs, nlf - 1);
 				L = &lv[nlf - 1];
 				L->kin += ci;
 				pl = L->pl;

@@ -753,6 +753,24 @@ int lsa_loops_kids_move(struct lsa_loops *l, uint32_t *dst, uint32_t src);
  * Returns 0 or -LS_ENOMEM. */
 int lsa_loops_kid_add(struct lsa_loops *l, uint32_t *head, uint32_t loop,
 		      uint64_t count, const struct lsa_cnt *tot);
+/* count entries of loop closed, their total tot, go to their owner:
+ * entry in of the pool (its nested totals, of its own loop too, and the
+ * edge between the loops), else frame f's level (its nested totals and
+ * kids).  close_inst()'s last step, and the eager pass's where it sums
+ * its closes first.  Returns 0 or -LS_ENOMEM. */
+static inline int lsa_loops_owner_take(struct lsa_loops *l, struct lsa_thr *t,
+				       struct lsa_inst *in, struct lsa_frame *f, uint32_t loop,
+				       uint64_t count, const struct lsa_cnt *tot)
+{
+	if (in) {
+		lsa_cnt_add(&in->tot, tot);
+		if (in->loop == loop)
+			lsa_cnt_add(&in->same, tot);
+		return lsa_loops_edge_add(t, in->loop, loop, count, tot->n[0]);
+	}
+	lsa_cnt_add(&f->ftot, tot);
+	return lsa_loops_kid_add(l, &f->kids, loop, count, tot);
+}
 int lsa_loops_scan(struct lsa_loops *l, struct lsa_thr *t, uint32_t lo,
 		   struct lsa_owner base);
 /* The same where the owner stack t->os[bottom ..) holds open entries

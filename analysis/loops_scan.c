@@ -308,14 +308,8 @@ static int close_inst(struct lsa_loops *l, struct lsa_thr *t, uint32_t ii,
 	lsa_loops_inst_free(l, ii);
 	if (err)
 		return err;
-	if (p.inst != LSA_NONE) {
-		lsa_cnt_add(&l->inst[p.inst].tot, &tot);
-		if (l->inst[p.inst].loop == loop)
-			lsa_cnt_add(&l->inst[p.inst].same, &tot);
-		return lsa_loops_edge_add(t, l->inst[p.inst].loop, loop, !l->pre, tot.n[0]);
-	}
-	lsa_cnt_add(&p.fr->ftot, &tot);
-	return kid_add(l, &p.fr->kids, loop, !l->pre, &tot);
+	return lsa_loops_owner_take(l, t, p.inst != LSA_NONE ? &l->inst[p.inst] : NULL, p.fr,
+				    loop, !l->pre, &tot);
 }
 
 static int os_push(struct lsa_thr *t, uint32_t ii)

@@ -67,6 +67,9 @@ struct lsa_loops_stats {
 	/* the learning pass: blocks it took block by block, and the
 	 * blocks and iterations its memo matched whole (struct lsa_know) */
 	uint64_t learn_blocks, learn_memo_blocks, learn_memo_iters;
+	/* ... nested levels it began whose trie's blocks of the head's frame
+	 * were checked one by one (wide levels, loops_fmatch.c) */
+	uint64_t learn_wide;
 	/* the second pass in pieces (lsa_loops_opts.jobs): pieces joined;
 	 * second passes made again on one thread after a join found a
 	 * worker's state unlike its own (0 unless the pieces are wrong) */

@@ -19,7 +19,9 @@
  * A nested loop's iteration is the one its trie holds only where none of
  * its blocks of the head's frame lies on that frame's path below the
  * head: the real path below the outer head and the blocks the levels
- * below put on it (fm_shadowed).  A call's blocks are all of frames of
+ * below put on it, checked for the blocks the trie lists as the level
+ * begins (fm_shadowed), or, where they are too many to list, one by one
+ * as the level takes them (a wide level, one at a time: fm_mark()).  A call's blocks are all of frames of
  * its own.  An iteration that leaves the outer trie goes through the
  * per-block path as the log keeps it (lsa_fm_replay()), unless the blocks it
  * matched are ones that path would only push (LSA_FN_PUSH: most often an
@@ -70,6 +72,42 @@ static int fm_below(const struct lsa_thr *t, uint32_t id)
 static inline int fm_top_below(const struct lsa_thr *t, const struct lsa_fnode *cn)
 {
 	return (cn->flags & LSA_FN_TOP) && !cn->term && fm_below(t, cn->id);
+}
+
+/* Whether the block of node cn, one of the head's frame the top level,
+ * a wide one, pushes, is on that frame's path below the level's head
+ * (fm_mark()). */
+static inline int fm_wtop_below(const struct lsa_thr *t, const struct lsa_fnode *cn)
+{
+	const struct lsa_fmemo *m = &t->fm;
+
+	return (cn->flags & LSA_FN_TOP) && !cn->term &&
+	       (m->head[cn->id].wsh == m->wstamp || (m->wreal && fm_under(t, cn->id, m->ti + 1)));
+}
+
+/* Whether the wide level (lsa_fmemo.wtop) is one of the levels
+ * matching. */
+static inline int fm_wide_on(const struct lsa_fmemo *m)
+{
+	return m->wtop && m->wtop <= m->top && m->lv[m->wtop].id == m->wid;
+}
+
+/* Whether it is the top level. */
+static inline int fm_wide_top(const struct lsa_fmemo *m)
+{
+	return m->wtop && m->wtop == m->top && m->lv[m->top].id == m->wid;
+}
+
+/* A level was begun (lv[top]): where fm_level() made it a wide one, it
+ * is. */
+static inline void fm_wide_begun(struct lsa_fmemo *m)
+{
+	if (m->wpend) {
+		m->wpend = 0;
+		m->wtop = m->top;
+		m->wid = m->lv[m->top].id;
+		m->nwide++;
+	}
 }
 
 /* Whether a block of the head's frame that trie rt holds is on the
@@ -162,44 +200,64 @@ void lsa_fm_cbegin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 	fm_open(t, ti, hd->croot - 1, LSA_LV_CALL);
 }
 
-/* Whether a block of the head's frame that nested trie rt holds is on
- * that frame's path below the level's head, the block of the node the
- * top level reached: the path the levels below put there (their nodes
- * back to where that frame began) and, where the frame is the outer
- * head's, the real path below the outer head and the head itself. */
-static int fm_shadowed(struct lsa_thr *t, uint32_t rt, int *below)
+/* Marks the blocks on the path of the frame of the block of the node
+ * the top level reached (a nested level's head), from that block down,
+ * that the levels put there (their nodes back to where that frame
+ * began): lsa_fhead.sh = a new stamp, or, where wide is set, .wsh = a
+ * new wstamp.  *below is set where that frame is the head's of a level
+ * below.  Returns 1 where it is the outer head's (the real path below
+ * the outer head and the head itself are on it too), else 0. */
+static int fm_mark(struct lsa_fmemo *m, int wide, int *below)
 {
-	struct lsa_fmemo *m = &t->fm;
 	const struct lsa_fnode *nd = m->node;
-	const uint32_t *tp = &m->tops[nd[rt].aux];
 	uint32_t j = m->top, c = m->lv[j].at, r = lsa_fm_depth(nd, c), k;
-	int real = 0;
+	uint32_t *stamp = wide ? &m->wstamp : &m->stamp, v;
 
 	*below = 0;
-	if (!++m->stamp) {	/* (wrapped: no stale mark may match) */
-		for (k = 0; k < m->nhead; k++)
-			m->head[k].sh = 0;
-		m->stamp = 1;
+	if (!++*stamp) {	/* (wrapped: no stale mark may match) */
+		for (k = 0; k < m->nhead; k++) {
+			if (wide)
+				m->head[k].wsh = 0;
+			else
+				m->head[k].sh = 0;
+		}
+		*stamp = 1;
 	}
+	v = *stamp;
 	for (;;) {
 		for (; c != LSA_NONE; c = nd[c].parent) {
 			uint32_t d = lsa_fm_depth(nd, c);
 
 			if (d < r)
-				goto check;	/* the frame began here */
-			if (d == r)
-				m->head[nd[c].id].sh = m->stamp;
+				return 0;	/* the frame began here */
+			if (d == r) {
+				if (wide)
+					m->head[nd[c].id].wsh = v;
+				else
+					m->head[nd[c].id].sh = v;
+			}
 		}
 		/* the frame is the level's head's: the level below's */
 		*below = 1;
-		if (!j--) {
-			real = 1;
-			break;
-		}
+		if (!j--)
+			return 1;
 		c = m->lv[j].at;
 		r = lsa_fm_depth(nd, c);
 	}
-check:
+}
+
+/* Whether a block of the head's frame that nested trie rt holds is on
+ * that frame's path below the level's head, the block of the node the
+ * top level reached: the path the levels below put there (fm_mark())
+ * and, where the frame is the outer head's, the real path below the
+ * outer head and the head itself. */
+static int fm_shadowed(struct lsa_thr *t, uint32_t rt, int *below)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const uint32_t *tp = &m->tops[m->node[rt].aux];
+	const int real = fm_mark(m, 0, below);
+	uint32_t k;
+
 	for (k = 1; k <= tp[0]; k++) {
 		if (tp[k] < m->nhead && m->head[tp[k]].sh == m->stamp)
 			return 1;
@@ -259,10 +317,25 @@ fm_level(struct lsa_thr *t, const struct lsa_fnode *node, struct lsa_flv *v, uin
 	if (!(nd->flags & LSA_FN_COLL) || at == v->rt || !hd->root)
 		return -1;
 	rt = hd->root - 1;
-	/* (a trie whose head's frame's blocks are too many to list is not
-	 * checked one by one as a level) */
-	if (node[rt].aux == LSA_NONE || !fm_starts_at(node, rt, px, nx))
+	if (!fm_starts_at(node, rt, px, nx))
 		return -1;
+	/* A trie whose head's frame's blocks are too many to list: a wide
+	 * level, its blocks checked one by one as it takes them (one at a
+	 * time; the outermost loop of base64 xz's encoder, whose nested
+	 * loops' iterations hold 40 and more of its blocks: without it
+	 * 102,000 iterations of the 200,000 per 200 KB left the outer trie
+	 * and went through the per-block path) */
+	if (node[rt].aux == LSA_NONE) {
+		int below;
+
+		if (fm_wide_on(m))
+			return -1;
+		v->at = at;	/* (fm_mark() reads it) */
+		m->wreal = fm_mark(m, 1, &below);
+		m->wpend = 1;
+		*lrt = rt;
+		return LSA_LV_ITER;
+	}
 	/* (tried every time: where it takes no iteration, what it took is
 	 * walked again, a compare a block, and no more.)  Found clear at
 	 * this node before, its list as long: the path below is the same.
@@ -295,6 +368,7 @@ static void fm_push(struct lsa_thr *t, int calls)
 		return;
 	m->lv[m->top + 1] = (struct lsa_flv){ rt, rt, m->pos, 0, 0, kind, fm_lvid(m) };
 	m->top++;
+	fm_wide_begun(m);
 }
 
 /* The top level's trie does not have the next block: a nested level
@@ -482,7 +556,8 @@ static int fm_refeed(struct lsa_thr *t)
 		struct lsa_fnode *cn = fm_child(m->node, v->at, g->sb,
 						(uint16_t)(m->px << 8 | g->exit));
 
-		if (cn && !m->top && m->wide && fm_top_below(t, cn))
+		if (cn && (m->top ? fm_wide_top(m) && fm_wtop_below(t, cn) :
+				    m->wide && fm_top_below(t, cn)))
 			cn = NULL;
 		if (!cn) {
 			if (!fm_pop(t)) {
@@ -517,8 +592,10 @@ enum { FW_STOP = 3 };
 
 /* fm_walk()'s steps on one level (a call's: call set) until a block it
  * must stop after (FW_STOP, w->x that block, taken), the end (FW_END) or
- * a block the trie does not have (FW_MISS).  always_inline with wide and
- * call constant: the state stays in registers. */
+ * a block the trie does not have (FW_MISS); wide 1: the outer level's
+ * blocks of the head's frame checked (lsa_fmemo.wide), 2: the wide
+ * level's.  always_inline with wide and call constant: the state stays
+ * in registers. */
 static inline __attribute__((always_inline)) int
 fm_steps(struct lsa_thr *t, struct fm_ws *w, const struct lsd_block *b,
 	 const struct lsd_block *end, size_t n, const int wide, const int call)
@@ -552,8 +629,13 @@ fm_steps(struct lsa_thr *t, struct fm_ws *w, const struct lsd_block *b,
 			}
 			c = (uint32_t)(cn - nd);
 		}
-		/* a block of the head's frame on its path below the head */
-		if (wide && fm_top_below(t, cn)) {
+		/* a block of the head's frame on its path below the head (the
+		 * outer level's, or the wide one's) */
+		if (wide == 1 && fm_top_below(t, cn)) {
+			r = FW_MISS;
+			break;
+		}
+		if (wide == 2 && fm_wtop_below(t, cn)) {
 			r = FW_MISS;
 			break;
 		}
@@ -625,6 +707,8 @@ static int fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, siz
 			r = fm_steps(t, &w, b, end, n, 1, 0);
 		else if (v->kind == LSA_LV_CALL)
 			r = fm_steps(t, &w, b, end, n, 0, 1);
+		else if (fm_wide_top(m))
+			r = fm_steps(t, &w, b, end, n, 2, 0);
 		else
 			r = fm_steps(t, &w, b, end, n, 0, 0);
 		if (r != FW_STOP)
@@ -678,6 +762,7 @@ static int fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, siz
 		m->px = w.px;
 		v = &m->lv[++m->top];
 		*v = (struct lsa_flv){ lrt, lrt, w.pos, 0, 0, kind, fm_lvid(m) };
+		fm_wide_begun(m);
 		w.rt = w.at = lrt;
 		w.s = w.pos;
 		w.ls = x0;

@@ -366,6 +366,7 @@ struct lsa_fhead {
 	uint8_t bad, cbad;	/* matching that left the trie in a row */
 	uint32_t seen;		/* lsa_fmemo.epoch when met last */
 	uint32_t sh;		/* lsa_fmemo.stamp: on a frame's path */
+	uint32_t wsh;		/* lsa_fmemo.wstamp: ... below a wide level's head */
 };
 
 /* A block taken, in the log: its exit, the exit of its last run (the
@@ -443,6 +444,15 @@ struct lsa_fmemo {
 	uint32_t base;		/* its frame's first path entry */
 	uint8_t px;		/* exit of the last block taken */
 	int wide;		/* check the head's frame's blocks one by one */
+	/* A nested level whose trie's blocks of its head's frame are too
+	 * many to list (a wide level: they are checked one by one, as the
+	 * outer level's where wide is set), at most one at a time: level
+	 * wtop while it is lv[wtop] of id wid (0: none), the blocks on that
+	 * frame's path below its head that the levels below put there
+	 * marked lsa_fhead.wsh = wstamp, and wreal set where that frame is
+	 * the outer head's (its real path below the head counts too). */
+	uint32_t wtop, wid, wstamp;
+	int wreal, wpend;
 	/* log[rq .. rhi): blocks a level left part-way, for the one below */
 	uint64_t rq, rhi;
 	uint64_t tb;		/* blocks taken since the last iteration ended */
@@ -459,6 +469,7 @@ struct lsa_fmemo {
 	uint32_t bkeep;		/* a bad head's iterations to keep (LSA_FM_BADKEEP) */
 	uint64_t taken, iters;	/* blocks and iterations matched whole */
 	uint64_t again;		/* ... of those, taken as repeats (lsa_memo_repeat) */
+	uint64_t nwide;		/* wide levels begun */
 };
 
 #endif

@@ -711,6 +711,30 @@ static int fm_walk(struct lsa_thr *t, const struct lsd_block *b, size_t *pi, siz
 			r = fm_steps(t, &w, b, end, n, 2, 0);
 		else
 			r = fm_steps(t, &w, b, end, n, 0, 0);
+		if (r == FW_MISS && m->top && v->kind == LSA_LV_ITER && w.pos == w.s &&
+		    m->rq >= m->rhi) {
+			/* A nested loop's level left its trie where an
+			 * iteration had ended (its loop left): it ends here as
+			 * fm_pop() ends it, nothing to walk again, and the
+			 * level below walks on from the block it began after
+			 * (1.9M times on 300 KB of xz's text; each way out to
+			 * lsa_fm_run() and back cost about 100 instructions). */
+			struct lsa_fhead *hd = &m->head[nd[v->rt].id];
+
+			if (w.lt)
+				lsa_fm_lb(m, w.s - 1, w.lt->exit, w.done, w.lt->next);
+			fm_taken(t, v, (uint64_t)(w.x - x0), w.done, w.lt, w.x);
+			hd->taken += v->iters ? v->nb : 0;
+			v = &m->lv[--m->top];
+			w.done = 0;
+			w.lt = NULL;
+			w.rt = v->rt;
+			w.s = v->s;
+			w.at = v->at;
+			x0 = w.x;
+			w.ls = w.at == w.rt ? x0 : NULL;
+			continue;
+		}
 		if (r != FW_STOP)
 			break;
 		/* What lsa_fm_run() and fm_after() do after a block a level

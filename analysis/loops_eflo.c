@@ -90,15 +90,22 @@ static int flo_close(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_fl
 
 	if (!r)
 		return -LS_ENOMEM;
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < 5; k++)
 		tot[k] = now[k] - o->v[k];
-		/* (its self: less what nested entries gave; its loop's
+	if (!o->hk) {
+		/* (none nested closed: most of them, straight through) */
+		lsa_vadd(&r->self, tot[0], tot[1], tot[2], tot[3], tot[4]);
+		lsa_vadd(&r->total, tot[0], tot[1], tot[2], tot[3], tot[4]);
+	} else {
+		/* its self: less what nested entries gave; its loop's
 		 * total: less what nested entries of its own loop added
-		 * already) */
-		lsa_vadd1(&r->self, 2 * k, o->hk ? tot[k] - o->kt[k] : tot[k]);
-		lsa_vadd1(&r->total, 2 * k, o->hs ? tot[k] - o->ks[k] : tot[k]);
+		 * already */
+		for (k = 0; k < 5; k++) {
+			lsa_vadd1(&r->self, 2 * k, tot[k] - o->kt[k]);
+			lsa_vadd1(&r->total, 2 * k, o->hs ? tot[k] - o->ks[k] : tot[k]);
+		}
 	}
-	if ((err = lsa_loops_entries_add(l, t, r, loop, o->in.trips, 1)) ||
+	if ((err = lsa_loops_entry_add(l, t, r, loop, o->in.trips)) ||
 	    (err = lsa_loops_tail_flush(t, &o->in)))
 		return err;
 	s->no--;

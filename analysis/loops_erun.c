@@ -57,7 +57,7 @@ static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame 
 	if (p->n && (p->loop != lin->loop || p->owner != owner) &&
 	    (err = pend_flush(l, t, f, p)))
 		return err;
-	if ((err = lsa_loops_entries_add(l, t, r, lin->loop, lin->trips, 1)) ||
+	if ((err = lsa_loops_entry_add(l, t, r, lin->loop, lin->trips)) ||
 	    (err = lsa_loops_tail_flush(t, lin)))
 		return err;
 	p->loop = lin->loop;

@@ -20,13 +20,13 @@
  * its blocks of the head's frame lies on that frame's path below the
  * head: the real path below the outer head and the blocks the levels
  * below put on it, checked for the blocks the trie lists as the level
- * begins (fm_shadowed), or, where they are too many to list, one by one
- * as the level takes them (a wide level, one at a time: fm_mark()).  A call's blocks are all of frames of
- * its own.  An iteration that leaves the outer trie goes through the
- * per-block path as the log keeps it (lsa_fm_replay()), unless the blocks it
- * matched are ones that path would only push (LSA_FN_PUSH: most often an
- * entry's last iteration, leaving the loop): then they are pushed as
- * they are.  A head whose iterations keep leaving the trie is tried once
+ * begins, or, where they are too many to list, one by one as the level
+ * takes them (a wide level, one at a time; the marks of that path are
+ * loops_fmark.c's).  A call's blocks are all of frames of its own.  An
+ * iteration that leaves the outer trie goes through the per-block path
+ * as the log keeps it (lsa_fm_replay()), unless the blocks it matched
+ * are ones that path would only push (LSA_FN_PUSH: most often an entry's
+ * last iteration, leaving the loop): then they are pushed as they are.  A head whose iterations keep leaving the trie is tried once
  * in LSA_FM_RETRY, as a level too. */
 #include "analysis/loops_int.h"
 
@@ -52,19 +52,10 @@ fm_child(struct lsa_fnode *nd, uint32_t at, const struct lsd_sblock *sb, uint16_
 	return &nd[c];
 }
 
-/* Whether block id of the head's frame is on its path below entry hi: a
- * loop back the trie does not have. */
-static int fm_under(const struct lsa_thr *t, uint32_t id, uint32_t hi)
-{
-	uint32_t v = lsa_loops_mem_get(t, id);
-
-	return v != LSA_NONE && v >= t->fm.base && v < hi;
-}
-
 /* ... below the head. */
 static int fm_below(const struct lsa_thr *t, uint32_t id)
 {
-	return fm_under(t, id, t->fm.ti);
+	return lsa_fm_under(t, id, t->fm.ti);
 }
 
 /* Whether the block of node cn, one of the outer head's frame the
@@ -76,13 +67,13 @@ static inline int fm_top_below(const struct lsa_thr *t, const struct lsa_fnode *
 
 /* Whether the block of node cn, one of the head's frame the top level,
  * a wide one, pushes, is on that frame's path below the level's head
- * (fm_mark()). */
+ * (lsa_fm_pmark()). */
 static inline int fm_wtop_below(const struct lsa_thr *t, const struct lsa_fnode *cn)
 {
 	const struct lsa_fmemo *m = &t->fm;
 
 	return (cn->flags & LSA_FN_TOP) && !cn->term &&
-	       (m->head[cn->id].wsh == m->wstamp || (m->wreal && fm_under(t, cn->id, m->ti + 1)));
+	       (m->head[cn->id].wsh == m->wstamp || (m->wreal && lsa_fm_under(t, cn->id, m->ti + 1)));
 }
 
 /* Whether the wide level (lsa_fmemo.wtop) is one of the levels
@@ -134,6 +125,7 @@ static uint32_t fm_lvid(struct lsa_fmemo *m)
 
 		for (k = 0; k < m->nnode; k++)
 			m->shv[k] = 0;
+		m->wtop = 0;	/* (nor a stale wide level's id) */
 		m->lvid = 1;
 	}
 	return m->lvid;
@@ -200,73 +192,6 @@ void lsa_fm_cbegin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 	fm_open(t, ti, hd->croot - 1, LSA_LV_CALL);
 }
 
-/* Marks the blocks on the path of the frame of the block of the node
- * the top level reached (a nested level's head), from that block down,
- * that the levels put there (their nodes back to where that frame
- * began): lsa_fhead.sh = a new stamp, or, where wide is set, .wsh = a
- * new wstamp.  *below is set where that frame is the head's of a level
- * below.  Returns 1 where it is the outer head's (the real path below
- * the outer head and the head itself are on it too), else 0. */
-static int fm_mark(struct lsa_fmemo *m, int wide, int *below)
-{
-	const struct lsa_fnode *nd = m->node;
-	uint32_t j = m->top, c = m->lv[j].at, r = lsa_fm_depth(nd, c), k;
-	uint32_t *stamp = wide ? &m->wstamp : &m->stamp, v;
-
-	*below = 0;
-	if (!++*stamp) {	/* (wrapped: no stale mark may match) */
-		for (k = 0; k < m->nhead; k++) {
-			if (wide)
-				m->head[k].wsh = 0;
-			else
-				m->head[k].sh = 0;
-		}
-		*stamp = 1;
-	}
-	v = *stamp;
-	for (;;) {
-		for (; c != LSA_NONE; c = nd[c].parent) {
-			uint32_t d = lsa_fm_depth(nd, c);
-
-			if (d < r)
-				return 0;	/* the frame began here */
-			if (d == r) {
-				if (wide)
-					m->head[nd[c].id].wsh = v;
-				else
-					m->head[nd[c].id].sh = v;
-			}
-		}
-		/* the frame is the level's head's: the level below's */
-		*below = 1;
-		if (!j--)
-			return 1;
-		c = m->lv[j].at;
-		r = lsa_fm_depth(nd, c);
-	}
-}
-
-/* Whether a block of the head's frame that nested trie rt holds is on
- * that frame's path below the level's head, the block of the node the
- * top level reached: the path the levels below put there (fm_mark())
- * and, where the frame is the outer head's, the real path below the
- * outer head and the head itself. */
-static int fm_shadowed(struct lsa_thr *t, uint32_t rt, int *below)
-{
-	struct lsa_fmemo *m = &t->fm;
-	const uint32_t *tp = &m->tops[m->node[rt].aux];
-	const int real = fm_mark(m, 0, below);
-	uint32_t k;
-
-	for (k = 1; k <= tp[0]; k++) {
-		if (tp[k] < m->nhead && m->head[tp[k]].sh == m->stamp)
-			return 1;
-		if (real && fm_under(t, tp[k], m->ti + 1))
-			return 1;
-	}
-	return 0;
-}
-
 /* Whether trie rt may take block nx (NULL: unknown, yes) after exit px. */
 static inline __attribute__((always_inline)) int
 fm_starts_at(const struct lsa_fnode *nd, uint32_t rt, uint8_t px, const struct lsd_block *nx)
@@ -330,8 +255,8 @@ fm_level(struct lsa_thr *t, const struct lsa_fnode *node, struct lsa_flv *v, uin
 
 		if (fm_wide_on(m))
 			return -1;
-		v->at = at;	/* (fm_mark() reads it) */
-		m->wreal = fm_mark(m, 1, &below);
+		v->at = at;	/* (lsa_fm_pmark() reads it) */
+		m->wreal = lsa_fm_pmark(m, 1, &below);
 		m->wpend = 1;
 		*lrt = rt;
 		return LSA_LV_ITER;
@@ -347,8 +272,8 @@ fm_level(struct lsa_thr *t, const struct lsa_fnode *node, struct lsa_flv *v, uin
 	if (m->shv[at] != k && m->shv[at] != (v->id << 6 | k)) {
 		int below;
 
-		v->at = at;	/* (fm_shadowed() reads it) */
-		if (fm_shadowed(t, rt, &below))
+		v->at = at;	/* (lsa_fm_shadowed() reads it) */
+		if (lsa_fm_shadowed(t, rt, &below))
 			return -1;
 		m->shv[at] = below ? v->id << 6 | k : k;
 	}

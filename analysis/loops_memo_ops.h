@@ -251,6 +251,14 @@ static inline void lsa_fm_requeue(struct lsa_fmemo *m, uint64_t s)
 	m->rq = m->pos = s;
 }
 
+/* Whether block id of the head's frame is on its path below entry hi: a
+ * loop back the trie does not have. */
+static inline int lsa_fm_under(const struct lsa_thr *t, uint32_t id, uint32_t hi)
+{
+	uint32_t v = lsa_loops_mem_get(t, id);
+
+	return v != LSA_NONE && v >= t->fm.base && v < hi;
+}
 /* The depth of trie node c's frame (the head's, a root's: 0). */
 static inline uint32_t lsa_fm_depth(const struct lsa_fnode *nd, uint32_t c)
 {
@@ -317,6 +325,16 @@ size_t lsa_fm_run(struct lsa_thr *t, const struct lsd_block *b, size_t i, size_t
  * does yet (a cut, the thread's end).  Returns the path entry + 1 the last block pushed
  * or looped back to (0: none), -LS_EINVAL or -LS_ENOMEM. */
 int lsa_fm_replay(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_block *nx);
+/* loops_fmark.c.  Marks the blocks on the path of the frame of the
+ * block of the node the top level reached (a nested level's head):
+ * lsa_fhead.sh, or .wsh where wide is set, = a new stamp.  *below is set
+ * where that frame is a level below's head's.  Returns 1 where it is the
+ * outer head's (its real path counts too), else 0; it cannot fail. */
+int lsa_fm_pmark(struct lsa_fmemo *m, int wide, int *below);
+/* Whether a block of the head's frame that nested trie rt lists is on
+ * that path (lsa_fm_pmark()'s and the real one): 1, else 0; it cannot
+ * fail. */
+int lsa_fm_shadowed(struct lsa_thr *t, uint32_t rt, int *below);
 void lsa_fm_release(struct lsa_fmemo *m);
 /* loops.c: the learning pass's blocks b[0 .. n) of thread t; and its
  * stop (at the thread's end, at a cut): the blocks matched of an

@@ -1,0 +1,75 @@
+/* loops_fmark.c - the learning pass's memo: the marks of the path below
+ * a nested level's head (loops_fmatch.c matches).  A nested loop's
+ * iteration is the one its trie holds only where none of its blocks of
+ * the head's frame lies on that frame's path below the head; that path
+ * is marked here as the level begins, and the trie's listed blocks
+ * checked against it (lsa_fm_shadowed()), or, for a wide level, each
+ * block as the walk takes it (loops_fmatch.c). */
+#include "analysis/loops_int.h"
+
+/* Marks the blocks on the path of the frame of the block of the node
+ * the top level reached (a nested level's head), from that block down,
+ * that the levels put there (their nodes back to where that frame
+ * began): lsa_fhead.sh = a new stamp, or, where wide is set, .wsh = a
+ * new wstamp.  *below is set where that frame is the head's of a level
+ * below.  Returns 1 where it is the outer head's (the real path below
+ * the outer head and the head itself are on it too), else 0. */
+int lsa_fm_pmark(struct lsa_fmemo *m, int wide, int *below)
+{
+	const struct lsa_fnode *nd = m->node;
+	uint32_t j = m->top, c = m->lv[j].at, r = lsa_fm_depth(nd, c), k;
+	uint32_t *stamp = wide ? &m->wstamp : &m->stamp, v;
+
+	*below = 0;
+	if (!++*stamp) {	/* (wrapped: no stale mark may match) */
+		for (k = 0; k < m->nhead; k++) {
+			if (wide)
+				m->head[k].wsh = 0;
+			else
+				m->head[k].sh = 0;
+		}
+		*stamp = 1;
+	}
+	v = *stamp;
+	for (;;) {
+		for (; c != LSA_NONE; c = nd[c].parent) {
+			uint32_t d = lsa_fm_depth(nd, c);
+
+			if (d < r)
+				return 0;	/* the frame began here */
+			if (d == r) {
+				if (wide)
+					m->head[nd[c].id].wsh = v;
+				else
+					m->head[nd[c].id].sh = v;
+			}
+		}
+		/* the frame is the level's head's: the level below's */
+		*below = 1;
+		if (!j--)
+			return 1;
+		c = m->lv[j].at;
+		r = lsa_fm_depth(nd, c);
+	}
+}
+
+/* Whether a block of the head's frame that nested trie rt holds is on
+ * that frame's path below the level's head, the block of the node the
+ * top level reached: the path the levels below put there
+ * (lsa_fm_pmark()) and, where the frame is the outer head's, the real
+ * path below the outer head and the head itself. */
+int lsa_fm_shadowed(struct lsa_thr *t, uint32_t rt, int *below)
+{
+	struct lsa_fmemo *m = &t->fm;
+	const uint32_t *tp = &m->tops[m->node[rt].aux];
+	const int real = lsa_fm_pmark(m, 0, below);
+	uint32_t k;
+
+	for (k = 1; k <= tp[0]; k++) {
+		if (tp[k] < m->nhead && m->head[tp[k]].sh == m->stamp)
+			return 1;
+		if (real && lsa_fm_under(t, tp[k], m->ti + 1))
+			return 1;
+	}
+	return 0;
+}

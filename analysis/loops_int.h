@@ -660,6 +660,17 @@ int lsa_loops_trip_add(struct lsa_thr *t, uint32_t loop, uint64_t trips, uint64_
  * entry counts besides its instructions.  Returns 0 or -LS_ENOMEM. */
 int lsa_loops_entries_add(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_lrow *r,
 			  uint32_t loop, uint64_t trips, uint64_t k);
+/* k entries of trip count trips in row r: entries, iterations, the
+ * least and greatest trip count (lsa_loops_entries_add()'s first step). */
+static inline void lsa_lrow_entries(struct lsa_lrow *r, uint64_t trips, uint64_t k)
+{
+	if (!r->entries || trips < r->tmin)
+		r->tmin = trips;
+	if (trips > r->tmax)
+		r->tmax = trips;
+	r->entries += k;
+	r->iterations += k * trips;
+}
 /* lsa_loops_entries_add() of one entry.  Inline where its count goes to
  * a bin of the row (every close of the eager pass comes here: 3.4M
  * times on 300 KB of xz's text).  Returns 0 or -LS_ENOMEM. */
@@ -668,12 +679,7 @@ static inline int lsa_loops_entry_add(const struct lsa_loops *l, struct lsa_thr 
 {
 	if (trips >= LSA_TSMALL || trips >= l->o.trip_limit)
 		return lsa_loops_entries_add(l, t, r, loop, trips, 1);
-	if (!r->entries || trips < r->tmin)
-		r->tmin = trips;
-	if (trips > r->tmax)
-		r->tmax = trips;
-	r->entries++;
-	r->iterations += trips;
+	lsa_lrow_entries(r, trips, 1);
 	r->tsm[trips]++;
 	return 0;
 }

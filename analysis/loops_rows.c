@@ -73,12 +73,7 @@ static int trip_bin(struct lsa_thr *t, struct lsa_lrow *r, uint32_t loop, uint64
 int lsa_loops_entries_add(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_lrow *r,
 			  uint32_t loop, uint64_t trips, uint64_t k)
 {
-	if (!r->entries || trips < r->tmin)
-		r->tmin = trips;
-	if (trips > r->tmax)
-		r->tmax = trips;
-	r->entries += k;
-	r->iterations += k * trips;
+	lsa_lrow_entries(r, trips, k);
 	if (trips < l->o.trip_limit)
 		return trip_bin(t, r, loop, trips, k);
 	r->over_e += k;

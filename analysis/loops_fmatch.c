@@ -114,7 +114,7 @@ static int tops_below(const struct lsa_thr *t, const struct lsa_fmemo *m, uint32
 	return 0;
 }
 
-static int fm_starts(const struct lsa_fmemo *m, uint32_t rt);
+static int fm_starts(struct lsa_fmemo *m, uint32_t rt, uint32_t *last);
 static void fm_push(struct lsa_thr *t, int calls);
 
 /* A new level's id (below 2^26; see lsa_fmemo.shv). */
@@ -186,15 +186,21 @@ void lsa_fm_cbegin(struct lsa_loops *l, struct lsa_thr *t, uint32_t ti,
 		return;
 	m->nx = nx;
 	m->px = t->pexit;
-	if (!fm_starts(m, hd->croot - 1) ||
+	if (!fm_starts(m, hd->croot - 1, &hd->clast) ||
 	    (hd->cbad >= LSA_FM_BAD && ++m->tries % LSA_FM_RETRY))
 		return;
 	fm_open(t, ti, hd->croot - 1, LSA_LV_CALL);
 }
 
-/* Whether trie rt may take block nx (NULL: unknown, yes) after exit px. */
+/* Whether trie rt may take block nx (NULL: unknown, yes) after exit px;
+ * *last (lsa_fhead.rlast or clast) is the child + 1 that did last, asked
+ * first: one node read where most tries begin as they did before
+ * (rather than the root's and its children's, out of the cache).  A
+ * child of rt is a node whose parent is rt: the tries never move one,
+ * and drop every one at once (fm_clear(), which clears *last too). */
 static inline __attribute__((always_inline)) int
-fm_starts_at(const struct lsa_fnode *nd, uint32_t rt, uint8_t px, const struct lsd_block *nx)
+fm_starts_at(const struct lsa_fnode *nd, uint32_t rt, uint8_t px, const struct lsd_block *nx,
+	     uint32_t *last)
 {
 	uint16_t xx;
 	uint32_t c;
@@ -202,16 +208,20 @@ fm_starts_at(const struct lsa_fnode *nd, uint32_t rt, uint8_t px, const struct l
 	if (!nx)
 		return 1;
 	xx = (uint16_t)(px << 8 | nx->exit);
+	if ((c = *last) && nd[c - 1].parent == rt && nd[c - 1].sb == nx->sb && nd[c - 1].xx == xx)
+		return 1;
 	for (c = nd[rt].child; c != LSA_NONE; c = nd[c].sib)
-		if (nd[c].sb == nx->sb && nd[c].xx == xx)
+		if (nd[c].sb == nx->sb && nd[c].xx == xx) {
+			*last = c + 1;
 			return 1;
+		}
 	return 0;
 }
 
 /* ... the next block (fm.nx, after fm.px). */
-static int fm_starts(const struct lsa_fmemo *m, uint32_t rt)
+static int fm_starts(struct lsa_fmemo *m, uint32_t rt, uint32_t *last)
 {
-	return fm_starts_at(m->node, rt, m->px, m->nx);
+	return fm_starts_at(m->node, rt, m->px, m->nx, last);
 }
 
 /* The top level v, at node at (its block left by exit px, nx next, NULL
@@ -234,7 +244,7 @@ fm_level(struct lsa_thr *t, const struct lsa_fnode *node, struct lsa_flv *v, uin
 		return -1;
 	hd = &m->head[nd->id];	/* (every node's is there) */
 	if (calls && (px == LSD_EXIT_CALL || px == LSD_EXIT_ICALL) && hd->croot &&
-	    fm_starts_at(node, hd->croot - 1, px, nx) &&
+	    fm_starts_at(node, hd->croot - 1, px, nx, &hd->clast) &&
 	    (hd->cbad < LSA_FM_BAD || !(++m->tries % LSA_FM_RETRY))) {
 		*lrt = hd->croot - 1;
 		return LSA_LV_CALL;
@@ -242,7 +252,7 @@ fm_level(struct lsa_thr *t, const struct lsa_fnode *node, struct lsa_flv *v, uin
 	if (!(nd->flags & LSA_FN_COLL) || at == v->rt || !hd->root)
 		return -1;
 	rt = hd->root - 1;
-	if (!fm_starts_at(node, rt, px, nx))
+	if (!fm_starts_at(node, rt, px, nx, &hd->rlast))
 		return -1;
 	/* A trie whose head's frame's blocks are too many to list: a wide
 	 * level, its blocks checked one by one as it takes them (one at a

@@ -91,6 +91,7 @@ static void fm_clear(struct lsa_fmemo *m)
 	for (i = 0; i < m->nhead; i++) {
 		m->head[i].root = m->head[i].nodes = 0;
 		m->head[i].croot = m->head[i].cnodes = 0;
+		m->head[i].rlast = m->head[i].clast = 0;
 		m->head[i].taken = m->head[i].ctaken = 0;
 	}
 }

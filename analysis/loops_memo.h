@@ -367,6 +367,10 @@ struct lsa_fhead {
 	uint32_t seen;		/* lsa_fmemo.epoch when met last */
 	uint32_t sh;		/* lsa_fmemo.stamp: on a frame's path */
 	uint32_t wsh;		/* lsa_fmemo.wstamp: ... below a wide level's head */
+	/* the child + 1 of root and of croot that began a level last (0:
+	 * none since the tries were dropped), asked first (loops_fmatch.c's
+	 * fm_starts_at()) */
+	uint32_t rlast, clast;
 };
 
 /* A block taken, in the log: its exit, the exit of its last run (the

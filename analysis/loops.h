@@ -70,6 +70,9 @@ struct lsa_loops_stats {
 	/* ... nested levels it began whose trie's blocks of the head's frame
 	 * were checked one by one (wide levels, loops_fmatch.c) */
 	uint64_t learn_wide;
+	/* ... times its tries were dropped at their bound of nodes (and
+	 * rebuilt as they ran: loops_fmemo.c) */
+	uint64_t learn_clears;
 	/* the second pass in pieces (lsa_loops_opts.jobs): pieces joined;
 	 * second passes made again on one thread after a join found a
 	 * worker's state unlike its own (0 unless the pieces are wrong) */

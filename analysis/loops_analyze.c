@@ -373,6 +373,7 @@ int lsa_loops_analyze_with(struct lsd_decoder *d, struct lsb_reader *r,
 		st->learn_memo_blocks = lst.learn_memo_blocks;
 		st->learn_memo_iters = lst.learn_memo_iters;
 		st->learn_wide = lst.learn_wide;
+		st->learn_clears = lst.learn_clears;
 		st->learn_again = lst.learn_again;
 		st->halves_exc = lst.halves_exc;
 		st->halves_skip = lst.halves_skip;

@@ -83,6 +83,7 @@ static void fm_clear(struct lsa_fmemo *m)
 {
 	size_t i;
 
+	m->nclear++;
 	if (m->nkset)
 		memset(m->kset, 0, m->capkset * sizeof(*m->kset));
 	m->nkset = 0;
@@ -99,6 +100,11 @@ static void fm_clear(struct lsa_fmemo *m)
 
 int lsa_fm_alloc(struct lsa_fmemo *m)
 {
+	/* (fewer nodes drop the tries more often, and every path that
+	 * drops and rebuilds them runs in a test's short trace) */
+	uint64_t mx = lsa_env_num("LOOPSCOPE_FM_NODES", LSA_FM_NODES);
+
+	m->maxnode = mx < 64 ? 64 : mx > LSA_FM_NODES ? LSA_FM_NODES : (uint32_t)mx;
 	if (!m->log && !(m->log = malloc(LSA_FM_LOG * sizeof(*m->log))))
 		return -LS_ENOMEM;
 	if (!m->lbv && !(m->lbv = malloc(LSA_FM_LOG * sizeof(*m->lbv))))
@@ -253,7 +259,7 @@ static int fm_keep(struct lsa_loops *l, struct lsa_thr *t, uint64_t s, uint64_t 
 	if (call ? hd->cnodes >= LSA_FM_GROW && hd->ctaken < hd->cnodes :
 		   hd->nodes >= LSA_FM_GROW && hd->taken < hd->nodes)
 		return 0;
-	if (m->nnode + (c - s) + 1 > LSA_FM_NODES)
+	if (m->nnode + (c - s) + 1 > m->maxnode)
 		fm_clear(m);
 	/* Kept before, since the tries were dropped: its nodes and their
 	 * flags are there (206K of xz's 213K iterations kept on 300 KB, each

@@ -474,6 +474,10 @@ struct lsa_fmemo {
 	uint64_t taken, iters;	/* blocks and iterations matched whole */
 	uint64_t again;		/* ... of those, taken as repeats (lsa_memo_repeat) */
 	uint64_t nwide;		/* wide levels begun */
+	/* the nodes its tries may hold (LSA_FM_NODES; less for tests:
+	 * LOOPSCOPE_FM_NODES), and the times they were dropped there */
+	uint32_t maxnode;
+	uint64_t nclear;
 };
 
 #endif

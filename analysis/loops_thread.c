@@ -149,6 +149,7 @@ int lsa_loops_thread_end(struct lsa_loops *l, struct lsa_thr *t)
 	l->st.learn_memo_blocks += t->fm.taken;
 	l->st.learn_memo_iters += t->fm.iters;
 	l->st.learn_wide += t->fm.nwide;
+	l->st.learn_clears += t->fm.nclear;
 	l->st.learn_again += t->fm.again;
 	l->st.memo_again += t->memo.again;
 	lsa_thr_release(t);

@@ -81,6 +81,23 @@ done
 # per-block path's); this one fails where wide levels never begin.
 "$BUILD/tests/loopdump" xz.lsc >ld.out 2>ld.err
 t_grep "xz: the learning memo began wide levels" "^learn_wide [1-9]" ld.err
+# The learning memo's tries dropped at their bound of nodes and rebuilt
+# as they run (analysis/loops_fmemo.c's fm_clear(), which a trace this
+# short never reaches at the bound of 2^18): at 2,048 nodes
+# (LOOPSCOPE_FM_NODES) they are dropped over a thousand times, and what
+# the memo learns must still be what the per-block path learns, and the
+# profile the same bytes.
+LOOPSCOPE_FM_NODES=2048 "$BUILD/tests/loopdump" xz.lsc >ld.out 2>ld.err
+t_grep "xz: the tries dropped at a bound of 2,048 nodes" "learn_clears [1-9][0-9][0-9]" ld.err
+for seed in 1 3; do
+	LOOPSCOPE_FM_NODES=2048 "$BUILD/tests/memocheck" -s $seed -k xz.lsc >mc.out
+	t_grep "xz: memocheck -k, seed $seed, the tries dropped at 2,048 nodes" "^ok 1" mc.out
+	t_grep "xz: memocheck -k, seed $seed, 2,048 nodes: the same loops and bodies learned" "^ok 3" mc.out
+done
+"$LOOPSCOPE" analyze -q -j 1 -o fm1.lsprof xz.lsc
+LOOPSCOPE_FM_NODES=2048 "$LOOPSCOPE" analyze -q -j 1 -o fm2.lsprof xz.lsc
+t_ok "xz: the profile with the tries dropped at 2,048 nodes is the same bytes" \
+	cmp fm1.lsprof fm2.lsprof
 # nested.c's middle loop holds the inner loop's 30 iterations in each of
 # its 200: flat iterations the memo takes whole (the profile is the
 # reference's: t0208), in both passes' runs and at -j2 (at -j1 the memos'

@@ -218,7 +218,8 @@ int main(int argc, char **argv)
 		st.cmemo_blocks, st.know_new, st.learn_blocks, st.learn_memo_blocks,
 		st.learn_memo_iters, st.memo_again, st.learn_again, st.memo_flat, st.pieces,
 		st.pieces_named, st.pieces_taped, st.piece_retries);
-	fprintf(stderr, "learn_wide %" PRIu64 "\n", st.learn_wide);
+	fprintf(stderr, "learn_wide %" PRIu64 " learn_clears %" PRIu64 "\n", st.learn_wide,
+		st.learn_clears);
 	fprintf(stderr, "pipe_windows %" PRIu64 " pipe_to_thread %" PRIu64 "\n",
 		st.pipe_windows, st.pipe_to_thread);
 	fprintf(stderr, "pipe_first %" PRIu64 "\n", st.pipe_first);

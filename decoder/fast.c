@@ -280,9 +280,10 @@ static int run_chunk(struct lsd_fctx *c)
 		const struct lsd_fpk *pk;
 		int go = 1;
 
-		/* The final blocks go out a few at a time, while they are in
-		 * L1 for the callback; all of out only on a long path
-		 * without packets. */
+		/* The final blocks go out LSD_FAST_COMMIT at a time (half of
+		 * out: the decode and the callback each run long on their
+		 * own tables); all of out only on a long path without
+		 * packets. */
 		if (fin >= LSD_FAST_COMMIT || n == LSD_FAST_OUT) {
 			SAVE();
 			if ((err = lsd_fast_commit(c, 0)) != 0)

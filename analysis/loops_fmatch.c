@@ -126,6 +126,7 @@ static uint32_t fm_lvid(struct lsa_fmemo *m)
 		for (k = 0; k < m->nnode; k++)
 			m->shv[k] = 0;
 		m->wtop = 0;	/* (nor a stale wide level's id) */
+		m->pm[0].ok = m->pm[1].ok = 0;	/* (nor a walk's) */
 		m->lvid = 1;
 	}
 	return m->lvid;

@@ -84,6 +84,7 @@ static void fm_clear(struct lsa_fmemo *m)
 	size_t i;
 
 	m->nclear++;
+	m->pm[0].ok = m->pm[1].ok = 0;	/* (the nodes' indices are reused) */
 	if (m->nkset)
 		memset(m->kset, 0, m->capkset * sizeof(*m->kset));
 	m->nkset = 0;

@@ -457,6 +457,16 @@ struct lsa_fmemo {
 	 * the outer head's (its real path below the head counts too). */
 	uint32_t wtop, wid, wstamp;
 	int wreal, wpend;
+	/* lsa_fm_pmark()'s last walk of each kind (0: a nested trie's
+	 * check, 1: a wide level's): its first node c, on level top of id
+	 * id, the frame's depth r there, what it returned.  A walk that
+	 * begins on the same level below c on c's path, in the same frame,
+	 * marks the nodes down to c alone: c's marks stand (ok 0: none to
+	 * go on from, after the tries were dropped or the ids wrapped). */
+	struct {
+		uint32_t c, top, id, r;
+		int ret, below, ok;
+	} pm[2];
 	/* log[rq .. rhi): blocks a level left part-way, for the one below */
 	uint64_t rq, rhi;
 	uint64_t tb;		/* blocks taken since the last iteration ended */

@@ -59,6 +59,7 @@ static int sb_grow(struct lsa_loops *l, uint32_t id)
 {
 	size_t m = (size_t)id + 1;
 	struct lsa_cnt *c;
+	struct lsa_cnt32 *c32;
 
 	/* as grow_by_id() sizes the others */
 	m = m < 1024 ? 1024 : m + m / 2;
@@ -67,6 +68,10 @@ static int sb_grow(struct lsa_loops *l, uint32_t id)
 		return -LS_ENOMEM;
 	l->sbc = c;
 	memset(c + l->nsb, 0, (m - l->nsb) * sizeof(*c));
+	if (!(c32 = ls_reallocarray(l->sbc32, m, sizeof(*c32))))
+		return -LS_ENOMEM;
+	l->sbc32 = c32;
+	memset(c32 + l->nsb, 0, (m - l->nsb) * sizeof(*c32));
 	return grow_by_id(&l->sbloop, &l->sbfunc, &l->nsb, id);
 }
 
@@ -171,9 +176,17 @@ static inline void sbc_fill(struct lsa_loops *l, const struct lsd_sblock *sb)
 
 	if (l->sbc[sb->id].n[0])
 		return;
-	l->sbc[sb->id].n[0] = sb->ninsn;
+	l->sbc[sb->id].n[0] = l->sbc32[sb->id].n[0] = sb->ninsn;
 	for (k = 0; k < LSP_NCLASS; k++)
-		l->sbc[sb->id].n[1 + k] = sb->iclass[k];
+		l->sbc[sb->id].n[1 + k] = l->sbc32[sb->id].n[1 + k] = sb->iclass[k];
+	for (k = 0; k < LSA_NC; k++) {
+		if (l->sbc32[sb->id].n[k] > l->sbc_max) {
+			l->sbc_max = l->sbc32[sb->id].n[k];
+			l->erun_max = UINT32_MAX / ((size_t)l->sbc_max + 1);
+			if (l->erun_max > l->erun_cap)
+				l->erun_max = l->erun_cap;
+		}
+	}
 }
 
 int lsa_loops_sb_see(struct lsa_loops *l, struct lsa_thr *t, const struct lsd_sblock *sb)

@@ -33,10 +33,14 @@ int lsa_erun_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_inst *
 	return 0;
 }
 
-/* Count c as five pairs. */
-static void flo_set(struct lsa_cnt *c, const lsa_v2 *v)
+/* Count c as the vectors v (a run's: widened). */
+static void flo_set(struct lsa_cnt *c, const lsa_v4 *v)
 {
-	memcpy(c->n, v, 5 * sizeof(*v));
+	int k, i;
+
+	for (k = 0; k < LSA_NV; k++)
+		for (i = 0; i < 4 && 4 * k + i < LSA_NC; i++)
+			c->n[4 * k + i] = v[k][i];
 }
 
 /* Whether head sb, coming to the local frame at depth d, is on a path:
@@ -57,7 +61,7 @@ static int flo_on_path(const struct lsa_thr *t, const struct lsa_fls *s,
 }
 
 void lsa_flo_open(struct lsa_fls *s, uint32_t loop, const struct lsd_sblock *sb, unsigned d,
-		  const lsa_v2 *now)
+		  const lsa_v4 *now)
 {
 	struct lsa_flo *o = &s->o[s->no++];
 	int k;
@@ -67,7 +71,7 @@ void lsa_flo_open(struct lsa_fls *s, uint32_t loop, const struct lsd_sblock *sb,
 	o->in.tail = LSA_NONE;
 	o->in.tail_run = 0;
 	o->in.trips = 1;
-	for (k = 0; k < 5; k++)
+	for (k = 0; k < LSA_NV; k++)
 		o->v[k] = now[k];
 	o->hk = o->hs = 0;
 	o->hi = s->nh;
@@ -80,29 +84,29 @@ void lsa_flo_open(struct lsa_fls *s, uint32_t loop, const struct lsd_sblock *sb,
  * counts; its total to the entry it is nested in, else kept.  Returns 0
  * or -LS_ENOMEM. */
 static int flo_close(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s,
-		     const lsa_v2 *now)
+		     const lsa_v4 *now)
 {
 	struct lsa_flo *o = &s->o[s->no - 1];
 	struct lsa_lrow *r = lsa_loops_lrow(t, o->in.loop);
 	const uint32_t loop = o->in.loop;
-	lsa_v2 tot[5];
+	lsa_v4 tot[LSA_NV];
 	int k, err;
 
 	if (!r)
 		return -LS_ENOMEM;
-	for (k = 0; k < 5; k++)
+	for (k = 0; k < LSA_NV; k++)
 		tot[k] = now[k] - o->v[k];
 	if (!o->hk) {
 		/* (none nested closed: most of them, straight through) */
-		lsa_vadd(&r->self, tot[0], tot[1], tot[2], tot[3], tot[4]);
-		lsa_vadd(&r->total, tot[0], tot[1], tot[2], tot[3], tot[4]);
+		lsa_vadd(&r->self, tot[0], tot[1], tot[2]);
+		lsa_vadd(&r->total, tot[0], tot[1], tot[2]);
 	} else {
 		/* its self: less what nested entries gave; its loop's
 		 * total: less what nested entries of its own loop added
 		 * already */
-		for (k = 0; k < 5; k++) {
-			lsa_vadd1(&r->self, 2 * k, tot[k] - o->kt[k]);
-			lsa_vadd1(&r->total, 2 * k, o->hs ? tot[k] - o->ks[k] : tot[k]);
+		for (k = 0; k < LSA_NV; k++) {
+			lsa_vadd1(&r->self, k, tot[k] - o->kt[k]);
+			lsa_vadd1(&r->total, k, o->hs ? tot[k] - o->ks[k] : tot[k]);
 		}
 	}
 	if ((err = lsa_loops_entry_add(l, t, r, loop, o->in.trips)) ||
@@ -112,12 +116,12 @@ static int flo_close(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_fl
 	if (s->no) {
 		struct lsa_flo *p = &s->o[s->no - 1];
 
-		for (k = 0; k < 5; k++)
-			p->kt[k] = (p->hk ? p->kt[k] : (lsa_v2){ 0, 0 }) + tot[k];
+		for (k = 0; k < LSA_NV; k++)
+			p->kt[k] = (p->hk ? p->kt[k] : (lsa_v4){ 0, 0, 0, 0 }) + tot[k];
 		p->hk = 1;
 		if (p->in.loop == loop) {
-			for (k = 0; k < 5; k++)
-				p->ks[k] = (p->hs ? p->ks[k] : (lsa_v2){ 0, 0 }) + tot[k];
+			for (k = 0; k < LSA_NV; k++)
+				p->ks[k] = (p->hs ? p->ks[k] : (lsa_v4){ 0, 0, 0, 0 }) + tot[k];
 			p->hs = 1;
 		}
 		return lsa_loops_edge_add(t, p->in.loop, loop, 1, tot[0][0]);
@@ -130,7 +134,7 @@ static int flo_close(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_fl
 }
 
 int lsa_flo_leave(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s,
-		  uint32_t id, const lsa_v2 *now, int out)
+		  uint32_t id, const lsa_v4 *now, int out)
 {
 	int err;
 
@@ -149,7 +153,7 @@ int lsa_flo_leave(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *
 }
 
 int lsa_flo_head(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s,
-		 const struct lsd_sblock *sb, const lsa_v2 *now)
+		 const struct lsd_sblock *sb, const lsa_v4 *now)
 {
 	const uint32_t loop = t->head[sb->id];	/* (+ 1) */
 	int err;
@@ -190,7 +194,7 @@ int lsa_flo_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
 }
 
 int lsa_flo_made(struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s, unsigned d,
-		 const lsa_v2 *now)
+		 const lsa_v4 *now)
 {
 	struct lsa_frame *f = &t->fr[t->nfr - 1];
 	unsigned c, j, o;
@@ -202,15 +206,16 @@ int lsa_flo_made(struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s, unsi
 			err = lsa_loops_owner_take(l, t, NULL, f, s->c[c].loop, 1, &s->c[c].tot);
 		}
 	}
+	/* (what the open entries ran since they opened is theirs) */
 	if (!err && s->no && d == s->od)
-		for (k = 0; k < 5; k++)
-			lsa_vadd1(&f->fself, 2 * k, s->o[0].v[k] - now[k]);
+		for (k = 0; k < LSA_NV; k++)
+			lsa_vsub1(&f->fself, k, now[k] - s->o[0].v[k]);
 	/* the heads on its path, in order, each open entry's going into the
 	 * pool with it */
 	for (j = o = 0; j < s->nh && !err; j++) {
 		struct lsa_flo *e = o < s->no && d == s->od ? &s->o[o] : NULL;
-		const lsa_v2 *n;
-		lsa_v2 x[5];
+		const lsa_v4 *n;
+		lsa_v4 x[LSA_NV];
 
 		if (s->hd[j] != d)
 			continue;
@@ -221,8 +226,8 @@ int lsa_flo_made(struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s, unsi
 		/* (its self: its sums up to the next one's opening, less what
 		 * those nested in it that closed gave) */
 		n = o + 1 < s->no ? s->o[o + 1].v : now;
-		for (k = 0; k < 5; k++)
-			x[k] = n[k] - e->v[k] - (e->hk ? e->kt[k] : (lsa_v2){ 0, 0 });
+		for (k = 0; k < LSA_NV; k++)
+			x[k] = n[k] - e->v[k] - (e->hk ? e->kt[k] : (lsa_v4){ 0, 0, 0, 0 });
 		flo_set(&e->in.self, x);
 		if (e->hk)
 			flo_set(&e->in.tot, e->kt);

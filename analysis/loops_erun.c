@@ -90,7 +90,7 @@ static int local_close(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame 
 struct lsa_lfr {
 	const struct lsd_sblock *ca, *cb, *cj, *jb;
 	uint64_t cn, cjn, cig, at, kin, kin_j;
-	lsa_v2 s[5];
+	lsa_v4 s[LSA_NV];
 	uint32_t caid, g, g2, pl;
 	uint8_t cx, jx;
 };
@@ -183,14 +183,13 @@ static int local_spans(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_
 }
 
 /* The first local frame L of lsa_eager_run() returns: its sums (v0 ..
- * v4, zeroed) go to the owner the calling block had (entry in, else
+ * v2, zeroed) go to the owner the calling block had (entry in, else
  * frame f's level) and its functions' rows, as frame_pop() and
  * lsa_eager_hand_over() give them; *tins counts its instructions.
  * Returns 0 or -LS_ENOMEM. */
 static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in,
 		     struct lsa_frame *f, const struct lsa_lfr *L,
-		     lsa_v2 *v0, lsa_v2 *v1, lsa_v2 *v2, lsa_v2 *v3, lsa_v2 *v4,
-		     uint64_t *tins, struct lsa_fls *fs)
+		     lsa_v4 *v0, lsa_v4 *v1, lsa_v4 *v2, uint64_t *tins, struct lsa_fls *fs)
 {
 	struct lsa_cnt *s = in ? &in->self : &f->fself;
 	uint64_t ci = (*v0)[0];
@@ -204,14 +203,12 @@ static int local_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_inst *in
 
 		if ((err = lsa_flo_ret(l, t, f, in, fs, &x)))
 			return err;
-		*v0 -= lsa_vget(&x, 0);
-		*v1 -= lsa_vget(&x, 2);
-		*v2 -= lsa_vget(&x, 4);
-		*v3 -= lsa_vget(&x, 6);
-		*v4 -= lsa_vget(&x, 8);
+		*v0 -= lsa_vof(&x, 0);
+		*v1 -= lsa_vof(&x, 1);
+		*v2 -= lsa_vof(&x, 2);
 	}
-	lsa_vadd(s, *v0, *v1, *v2, *v3, *v4);
-	*v0 = *v1 = *v2 = *v3 = *v4 = (lsa_v2){ 0, 0 };
+	lsa_vadd(s, *v0, *v1, *v2);
+	*v0 = *v1 = *v2 = (lsa_v4){ 0, 0, 0, 0 };
 	*tins += ci;
 	if ((err = local_spans(l, t, L, ci, 1)))
 		return err;
@@ -284,10 +281,10 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	const uint32_t plain = (cur + 1) << 2 | 1, hd = plain + 1;
 	uint32_t *const eret = t->eret;
 	const size_t nk = t->nk;
-	const struct lsa_cnt *sbc = l->sbc;
-	/* the sum, in five pairs of counters (vector registers: the
-	 * per-block add is five of them, not ten loads and stores) */
-	lsa_v2 v0 = { 0, 0 }, v1 = v0, v2 = v0, v3 = v0, v4 = v0;
+	const struct lsa_cnt32 *sbc = l->sbc32;
+	/* the sum, in three vectors of four counters (registers: the
+	 * per-block add is three of them, not ten loads and stores) */
+	lsa_v4 v0 = { 0, 0, 0, 0 }, v1 = v0, v2 = v0;
 	/* in: the innermost entry of the pool open; lin (while local is
 	 * set, its head lsb): the local one inside it; cin: the innermost */
 	struct lsa_inst *in, *cin, lin;
@@ -314,7 +311,8 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	size_t i0 = i, lbi = SIZE_MAX, r, reti = SIZE_MAX;
 	/* (the block taken, and the end: a pointer, not b and i, spares
 	 * the loop a register and a multiply by the block's size) */
-	const struct lsd_block *p = b + i, *const pe = b + n;
+	const struct lsd_block *p = b + i,
+		*const pe = b + (n - i > lsa_erun_max(l) ? i + lsa_erun_max(l) : n);
 	uint8_t px = t->pexit;
 	int k, err = 0;
 
@@ -350,7 +348,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 /* block id comes to a local frame: its open entries whose bodies do not
  * hold it close */
 #define FLO_LEAVE(out_) do {						\
-	const lsa_v2 now_[5] = { v0, v1, v2, v3, v4 };			\
+	const lsa_v4 now_[LSA_NV] = { v0, v1, v2 };			\
 									\
 	if ((err = lsa_flo_leave(l, t, &fs, id, now_, out_)))		\
 		goto out;						\
@@ -360,9 +358,9 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 #define FLUSH() do {							\
 	struct lsa_cnt *s_ = cin ? &cin->self : &f->fself;		\
 									\
-	lsa_vadd(s_, v0, v1, v2, v3, v4);					\
+	lsa_vadd(s_, v0, v1, v2);					\
 	insns += v0[0];							\
-	v0 = v1 = v2 = v3 = v4 = (lsa_v2){ 0, 0 };			\
+	v0 = v1 = v2 = (lsa_v4){ 0, 0, 0, 0 };				\
 } while (0)
 /* the local entry closes (into in, or the frame's level) */
 #define LOCAL_CLOSE() do {						\
@@ -431,8 +429,6 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				L->s[0] = v0;
 				L->s[1] = v1;
 				L->s[2] = v2;
-				L->s[3] = v3;
-				L->s[4] = v4;
 				ph = e + 1;	/* (its function's heads) */
 				loop1 = 0;
 				back_id = LSA_NONE;
@@ -463,7 +459,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				/* (the calling block's owner: cin then, in
 				 * itself where a loop here put lin there) */
 				if ((err = local_ret(l, t, local ? &lin : in, f, L, &v0, &v1, &v2,
-						     &v3, &v4, &tins, &fs)))
+						     &tins, &fs)))
 					goto out;
 				nlf = 0;
 				L = NULL;
@@ -541,19 +537,23 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			 * (since the loop back before), block for block */
 			if (lbi != SIZE_MAX &&
 			    (r = lsa_memo_repeat(b, lbi + 1, (size_t)(p - b), n))) {
-				size_t it = r / ((size_t)(p - b) - lbi), j;
-				struct lsa_cnt one_it = sbc[id];
+				const uint32_t it = (uint32_t)(r / ((size_t)(p - b) - lbi));
+				lsa_v4 o0 = lsa_vget(&sbc[id], 0), o1 = lsa_vget(&sbc[id], 1),
+				       o2 = lsa_vget(&sbc[id], 2);
+				size_t j;
 
 				for (j = lbi + 1; j < (size_t)(p - b); j++) {
-					LSA_UNROLL
-					for (k = 0; k < LSA_NC; k++)
-						one_it.n[k] += sbc[b[j].sb->id].n[k];
+					const struct lsa_cnt32 *q = &sbc[b[j].sb->id];
+
+					o0 += lsa_vget(q, 0);
+					o1 += lsa_vget(q, 1);
+					o2 += lsa_vget(q, 2);
 				}
-				v0 += it * lsa_vget(&one_it, 0);
-				v1 += it * lsa_vget(&one_it, 2);
-				v2 += it * lsa_vget(&one_it, 4);
-				v3 += it * lsa_vget(&one_it, 6);
-				v4 += it * lsa_vget(&one_it, 8);
+				/* (it iterations of blocks of this run: below
+				 * 2^32 a lane, as all its sums) */
+				v0 += it * o0;
+				v1 += it * o1;
+				v2 += it * o2;
 				cin->tail_run += it;
 				cin->trips += it;
 				backs += it;
@@ -564,7 +564,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			/* a head of the local frame's function, on no path:
 			 * its entry opens at the frame's level (the first of
 			 * this call's; one the frame runs no tail call in) */
-			const lsa_v2 now[5] = { v0, v1, v2, v3, v4 };
+			const lsa_v4 now[LSA_NV] = { v0, v1, v2 };
 
 			if (L->g2 != LSA_NONE)
 				break;
@@ -631,19 +631,15 @@ sum:
 		{
 			/* (here, not with the id: an id not met yet may lie
 			 * past l->sbc) */
-			const uint64_t *c = sbc[id].n;
-			lsa_v2 x;
+			const uint32_t *c = sbc[id].n;
+			lsa_v4 x;
 
 			memcpy(&x, c, sizeof(x));
 			v0 += x;
-			memcpy(&x, c + 2, sizeof(x));
-			v1 += x;
 			memcpy(&x, c + 4, sizeof(x));
-			v2 += x;
-			memcpy(&x, c + 6, sizeof(x));
-			v3 += x;
+			v1 += x;
 			memcpy(&x, c + 8, sizeof(x));
-			v4 += x;
+			v2 += x;
 		}
 		px = p->exit;
 	}
@@ -655,7 +651,7 @@ sum:
 		 * into the pool, each frame pushed with its own blocks' sums
 		 * (and of the frames it called that returned) and
 		 * instructions, in the order they ran */
-		const lsa_v2 now[5] = { v0, v1, v2, v3, v4 };
+		const lsa_v4 now[LSA_NV] = { v0, v1, v2 };
 		unsigned d;
 
 		t->fw[cur].self += insns;
@@ -671,7 +667,7 @@ sum:
 			const int up = d + 1 < nlf;	/* (M called the next) */
 			uint64_t end = up ? lv[d + 1].at : v0[0];
 			/* (its sums: from its own to the next one's, or now) */
-			const lsa_v2 *w = up ? lv[d + 1].s : now;
+			const lsa_v4 *w = up ? lv[d + 1].s : now;
 
 			if (M->g2 == LSA_NONE) {
 				err = local_move(l, t, M->ca, M->cx, M->cn, M->cb, M->g,
@@ -688,7 +684,7 @@ sum:
 			}
 			if (!err)
 				lsa_vadd(&t->fr[t->nfr - 1].fself, w[0] - M->s[0], w[1] - M->s[1],
-					 w[2] - M->s[2], w[3] - M->s[3], w[4] - M->s[4]);
+					 w[2] - M->s[2]);
 			/* (its loop entries' sums are theirs) */
 			if (!err && (fs.no || fs.nc))
 				err = lsa_flo_made(l, t, &fs, d, now);

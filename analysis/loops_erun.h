@@ -8,37 +8,87 @@
 
 #include "analysis/loops_int.h"
 
-/* Two counters side by side (GCC's and clang's vector extension): a
- * count (struct lsa_cnt) is five of them. */
-typedef uint64_t lsa_v2 __attribute__((vector_size(16)));
-_Static_assert(LSA_NC == 10, "a count is five pairs");
+/* Four counters side by side in 32-bit lanes (GCC's and clang's vector
+ * extension): a block's count (struct lsa_cnt32) is LSA_NV of them, its
+ * last lanes zero.  lsa_eager_run() sums its blocks in these: three adds
+ * a block where 64-bit pairs took five.  A run takes at most
+ * lsa_erun_max() blocks, so that no lane's true value reaches 2^32 in
+ * it: every sum and difference made of them is exact, and is widened
+ * where it goes into a count (struct lsa_cnt). */
+typedef uint32_t lsa_v4 __attribute__((vector_size(16)));
+#define LSA_NV 3
+_Static_assert(LSA_NC <= 4 * LSA_NV && LSA_NC32 == 4 * LSA_NV, "a count is three vectors");
 
-/* Pair s->n[k], s->n[k + 1]. */
-static inline lsa_v2 lsa_vget(const struct lsa_cnt *s, int k)
+/* The blocks one lsa_eager_run() may sum: each adds at most l->sbc_max
+ * to a lane (lsa_loops.erun_max). */
+static inline size_t lsa_erun_max(const struct lsa_loops *l)
 {
-	lsa_v2 x;
+	return l->erun_max;
+}
 
-	memcpy(&x, s->n + k, sizeof(x));
+/* Vector k of block count c. */
+static inline lsa_v4 lsa_vget(const struct lsa_cnt32 *c, int k)
+{
+	lsa_v4 x;
+
+	memcpy(&x, c->n + 4 * k, sizeof(x));
 	return x;
 }
 
-/* Adds pair v to s->n[k], s->n[k + 1]. */
-static inline void lsa_vadd1(struct lsa_cnt *s, int k, lsa_v2 v)
+/* Vector k of count x, whose counters are below 2^32 (a run's). */
+static inline lsa_v4 lsa_vof(const struct lsa_cnt *x, int k)
 {
-	lsa_v2 x = lsa_vget(s, k) + v;
+	lsa_v4 v = { 0, 0, 0, 0 };
+	int i;
 
-	memcpy(s->n + k, &x, sizeof(x));
+	for (i = 0; i < 4 && 4 * k + i < LSA_NC; i++)
+		v[i] = (uint32_t)x->n[4 * k + i];
+	return v;
 }
 
-/* Adds the five pairs v0 .. v4 to s. */
-static inline void lsa_vadd(struct lsa_cnt *s, lsa_v2 v0, lsa_v2 v1, lsa_v2 v2, lsa_v2 v3,
-			    lsa_v2 v4)
+/* Two counters side by side in 64 bits. */
+typedef uint64_t lsa_v2 __attribute__((vector_size(16)));
+
+/* Lanes 0 and 1 (h 0), or 2 and 3 (h 1), of v, widened. */
+static inline lsa_v2 lsa_vwide(lsa_v4 v, int h)
+{
+	return h ? (lsa_v2){ v[2], v[3] } : (lsa_v2){ v[0], v[1] };
+}
+
+/* Adds vector k of a run's sums, v, to s (widened); lsa_vsub1()
+ * subtracts it. */
+static inline void lsa_vadd1(struct lsa_cnt *s, int k, lsa_v4 v)
+{
+	int h;
+
+	for (h = 0; h < 2 && 4 * k + 2 * h < LSA_NC; h++) {
+		lsa_v2 x;
+
+		memcpy(&x, s->n + 4 * k + 2 * h, sizeof(x));
+		x += lsa_vwide(v, h);
+		memcpy(s->n + 4 * k + 2 * h, &x, sizeof(x));
+	}
+}
+
+static inline void lsa_vsub1(struct lsa_cnt *s, int k, lsa_v4 v)
+{
+	int h;
+
+	for (h = 0; h < 2 && 4 * k + 2 * h < LSA_NC; h++) {
+		lsa_v2 x;
+
+		memcpy(&x, s->n + 4 * k + 2 * h, sizeof(x));
+		x -= lsa_vwide(v, h);
+		memcpy(s->n + 4 * k + 2 * h, &x, sizeof(x));
+	}
+}
+
+/* Adds the three vectors v0 .. v2 to s. */
+static inline void lsa_vadd(struct lsa_cnt *s, lsa_v4 v0, lsa_v4 v1, lsa_v4 v2)
 {
 	lsa_vadd1(s, 0, v0);
-	lsa_vadd1(s, 2, v1);
-	lsa_vadd1(s, 4, v2);
-	lsa_vadd1(s, 6, v3);
-	lsa_vadd1(s, 8, v4);
+	lsa_vadd1(s, 1, v1);
+	lsa_vadd1(s, 2, v2);
 }
 
 /* Entry *lin of lsa_eager_run(), its head sb, goes into the pool, on the
@@ -74,7 +124,7 @@ int lsa_erun_put(struct lsa_loops *l, struct lsa_thr *t, const struct lsa_inst *
  * is on the heads' stack. */
 struct lsa_flo {
 	struct lsa_inst in;
-	lsa_v2 v[5], kt[5], ks[5];
+	lsa_v4 v[LSA_NV], kt[LSA_NV], ks[LSA_NV];
 	unsigned hi;
 	uint8_t hk, hs;
 };
@@ -114,18 +164,18 @@ static inline int lsa_flo_room(const struct lsa_fls *s)
  * would nest in one the scan would give it to), 0 where not, or
  * -LS_ENOMEM. */
 int lsa_flo_head(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s,
-		 const struct lsd_sblock *sb, const lsa_v2 *now);
+		 const struct lsd_sblock *sb, const lsa_v4 *now);
 
 /* Opens an entry of loop at head sb in the local frame at depth d, the
  * run's sums now (lsa_flo_head() said yes). */
 void lsa_flo_open(struct lsa_fls *s, uint32_t loop, const struct lsd_sblock *sb, unsigned d,
-		  const lsa_v2 *now);
+		  const lsa_v4 *now);
 
 /* Block id comes: the open entries whose bodies do not hold it close
  * (the innermost without asking where out is set: its body does not),
  * the run's sums now.  Returns 0 or -LS_ENOMEM. */
 int lsa_flo_leave(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s,
-		  uint32_t id, const lsa_v2 *now, int out);
+		  uint32_t id, const lsa_v4 *now, int out);
 
 /* The innermost open entry loops back: the heads above its own pop. */
 static inline void lsa_flo_back(struct lsa_fls *s)
@@ -152,6 +202,6 @@ int lsa_flo_ret(struct lsa_loops *l, struct lsa_thr *t, struct lsa_frame *f,
  * into the pool, in the order the path design has them, the run's sums
  * now.  Returns 0 or -LS_ENOMEM. */
 int lsa_flo_made(struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s, unsigned d,
-		 const lsa_v2 *now);
+		 const lsa_v4 *now);
 
 #endif

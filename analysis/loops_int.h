@@ -23,6 +23,12 @@
 struct lsa_cnt {
 	uint64_t n[LSA_NC];
 };
+/* ... of one static block, in 32 bits, padded to three vectors of four
+ * (the eager pass's tight loop sums them: loops_erun.h). */
+#define LSA_NC32 12
+struct lsa_cnt32 {
+	uint32_t n[LSA_NC32];
+};
 
 /* A child loop entered below a path entry or frame, not yet given a
  * parent (the owner of the entry decides it later). */
@@ -268,6 +274,12 @@ struct lsa_loops {
 	 * (filled when the per-block path first sees the block, before
 	 * any charge or memo can): a charge adds them whole */
 	struct lsa_cnt *sbc;
+	struct lsa_cnt32 *sbc32;	/* ... the same, in 32 bits */
+	uint32_t sbc_max;	/* the greatest counter of a block in sbc */
+	/* blocks whose counters sum below 2^32: UINT32_MAX / (sbc_max + 1)
+	 * (lsa_eager_run() sums its blocks in 32 bits), or fewer: erun_cap
+	 * (LOOPSCOPE_ERUN_BLOCKS, for tests: runs cut short anywhere) */
+	size_t erun_max, erun_cap;
 	size_t nsb;
 	struct lsa_loopdef *loops;
 	uint32_t nloops, caploops;

@@ -235,6 +235,11 @@ int lsa_loops_new(struct lsa_loops **pl, struct lsd_decoder *d,
 	l->sym = sym;
 	l->p = p;
 	l->run = run;
+	/* (no block's counters yet) */
+	l->erun_cap = (size_t)lsa_env_num("LOOPSCOPE_ERUN_BLOCKS", UINT32_MAX);
+	if (!l->erun_cap)
+		l->erun_cap = UINT32_MAX;
+	l->erun_max = l->erun_cap;
 	if (o)
 		l->o = *o;
 	if (!l->o.trip_limit)
@@ -273,6 +278,7 @@ void lsa_loops_free(struct lsa_loops *l)
 	free(l->sbloop);
 	free(l->sbfunc);
 	free(l->sbc);
+	free(l->sbc32);
 	free(l->loops);
 	free(l->funcs);
 	free(l->modidx);

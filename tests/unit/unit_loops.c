@@ -96,8 +96,9 @@ static int detector(struct run *R, struct lsa_loops **pl, const struct bdef *b,
 	l->sbloop = calloc(NSB, sizeof(*l->sbloop));
 	l->sbfunc = calloc(NSB, sizeof(*l->sbfunc));
 	l->sbc = calloc(NSB, sizeof(*l->sbc));	/* filled by the detector */
+	l->sbc32 = calloc(NSB, sizeof(*l->sbc32));
 	l->funcs = calloc(8, sizeof(*l->funcs));
-	if (!l->sbloop || !l->sbfunc || !l->sbc || !l->funcs) {
+	if (!l->sbloop || !l->sbfunc || !l->sbc || !l->sbc32 || !l->funcs) {
 		lsa_loops_free(l);
 		return -LS_ENOMEM;
 	}

@@ -511,7 +511,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			KEY();
 		} else if (id == back_id) {
 			/* a loop back (back(): what is above is closed) */
-			uint32_t tail = p > b + i0 ? p[-1].sb->id : t->psb->id;
+			uint32_t tail = p > b + i0 ? p[-1].id : t->psb->id;
 
 			if (nlf) {
 				lsa_flo_back(&fs);
@@ -543,7 +543,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 				size_t j;
 
 				for (j = lbi + 1; j < (size_t)(p - b); j++) {
-					const struct lsa_cnt32 *q = &sbc[b[j].sb->id];
+					const struct lsa_cnt32 *q = &sbc[b[j].id];
 
 					o0 += lsa_vget(q, 0);
 					o1 += lsa_vget(q, 1);

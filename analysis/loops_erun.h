@@ -49,10 +49,19 @@ static inline lsa_v4 lsa_vof(const struct lsa_cnt *x, int k)
 /* Two counters side by side in 64 bits. */
 typedef uint64_t lsa_v2 __attribute__((vector_size(16)));
 
-/* Lanes 0 and 1 (h 0), or 2 and 3 (h 1), of v, widened. */
+/* Lanes 0 and 1 (h 0), or 2 and 3 (h 1), of v, widened: interleaved
+ * with zeros (one unpack; lane by lane, GCC went through general
+ * registers). */
+#ifdef __clang__
+#define LSA_VZIP(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
+#define LSA_VZIP(a, b, i, j, k, l) __builtin_shuffle(a, b, (lsa_v4){ i, j, k, l })
+#endif
 static inline lsa_v2 lsa_vwide(lsa_v4 v, int h)
 {
-	return h ? (lsa_v2){ v[2], v[3] } : (lsa_v2){ v[0], v[1] };
+	const lsa_v4 z = { 0, 0, 0, 0 };
+
+	return h ? (lsa_v2)LSA_VZIP(v, z, 2, 6, 3, 7) : (lsa_v2)LSA_VZIP(v, z, 0, 4, 1, 5);
 }
 
 /* Adds vector k of a run's sums, v, to s (widened); lsa_vsub1()

@@ -534,9 +534,11 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 			cin->trips++;
 			backs++;
 			/* the iterations after it that repeat the one it ended
-			 * (since the loop back before), block for block */
+			 * (since the loop back before), block for block, up to
+			 * the run's end (pe: every block its sums hold is one
+			 * of [i0, pe)) */
 			if (lbi != SIZE_MAX &&
-			    (r = lsa_memo_repeat(b, lbi + 1, (size_t)(p - b), n))) {
+			    (r = lsa_memo_repeat(b, lbi + 1, (size_t)(p - b), (size_t)(pe - b)))) {
 				const uint32_t it = (uint32_t)(r / ((size_t)(p - b) - lbi));
 				lsa_v4 o0 = lsa_vget(&sbc[id], 0), o1 = lsa_vget(&sbc[id], 1),
 				       o2 = lsa_vget(&sbc[id], 2);

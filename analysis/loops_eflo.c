@@ -209,7 +209,7 @@ int lsa_flo_made(struct lsa_loops *l, struct lsa_thr *t, struct lsa_fls *s, unsi
 	/* (what the open entries ran since they opened is theirs) */
 	if (!err && s->no && d == s->od)
 		for (k = 0; k < LSA_NV; k++)
-			lsa_vsub1(&f->fself, k, now[k] - s->o[0].v[k]);
+			lsa_vacc(&f->fself, k, now[k] - s->o[0].v[k], 1);
 	/* the heads on its path, in order, each open entry's going into the
 	 * pool with it */
 	for (j = o = 0; j < s->nh && !err; j++) {

@@ -312,7 +312,7 @@ ptrdiff_t lsa_eager_run(struct lsa_loops *l, struct lsa_thr *t, const struct lsd
 	/* (the block taken, and the end: a pointer, not b and i, spares
 	 * the loop a register and a multiply by the block's size) */
 	const struct lsd_block *p = b + i,
-		*const pe = b + (n - i > lsa_erun_max(l) ? i + lsa_erun_max(l) : n);
+		*const pe = b + (n - i > l->erun_max ? i + l->erun_max : n);
 	uint8_t px = t->pexit;
 	int k, err = 0;
 

@@ -12,19 +12,12 @@
  * extension): a block's count (struct lsa_cnt32) is LSA_NV of them, its
  * last lanes zero.  lsa_eager_run() sums its blocks in these: three adds
  * a block where 64-bit pairs took five.  A run takes at most
- * lsa_erun_max() blocks, so that no lane's true value reaches 2^32 in
+ * lsa_loops.erun_max blocks, so that no lane's true value reaches 2^32 in
  * it: every sum and difference made of them is exact, and is widened
  * where it goes into a count (struct lsa_cnt). */
 typedef uint32_t lsa_v4 __attribute__((vector_size(16)));
 #define LSA_NV 3
 _Static_assert(LSA_NC <= 4 * LSA_NV && LSA_NC32 == 4 * LSA_NV, "a count is three vectors");
-
-/* The blocks one lsa_eager_run() may sum: each adds at most l->sbc_max
- * to a lane (lsa_loops.erun_max). */
-static inline size_t lsa_erun_max(const struct lsa_loops *l)
-{
-	return l->erun_max;
-}
 
 /* Vector k of block count c. */
 static inline lsa_v4 lsa_vget(const struct lsa_cnt32 *c, int k)
@@ -64,9 +57,9 @@ static inline lsa_v2 lsa_vwide(lsa_v4 v, int h)
 	return h ? (lsa_v2)LSA_VZIP(v, z, 2, 6, 3, 7) : (lsa_v2)LSA_VZIP(v, z, 0, 4, 1, 5);
 }
 
-/* Adds vector k of a run's sums, v, to s (widened); lsa_vsub1()
- * subtracts it. */
-static inline void lsa_vadd1(struct lsa_cnt *s, int k, lsa_v4 v)
+/* Adds vector k of a run's sums, v, to s (widened), or subtracts it
+ * where sub is set. */
+static inline void lsa_vacc(struct lsa_cnt *s, int k, lsa_v4 v, int sub)
 {
 	int h;
 
@@ -74,22 +67,14 @@ static inline void lsa_vadd1(struct lsa_cnt *s, int k, lsa_v4 v)
 		lsa_v2 x;
 
 		memcpy(&x, s->n + 4 * k + 2 * h, sizeof(x));
-		x += lsa_vwide(v, h);
+		x = sub ? x - lsa_vwide(v, h) : x + lsa_vwide(v, h);
 		memcpy(s->n + 4 * k + 2 * h, &x, sizeof(x));
 	}
 }
 
-static inline void lsa_vsub1(struct lsa_cnt *s, int k, lsa_v4 v)
+static inline void lsa_vadd1(struct lsa_cnt *s, int k, lsa_v4 v)
 {
-	int h;
-
-	for (h = 0; h < 2 && 4 * k + 2 * h < LSA_NC; h++) {
-		lsa_v2 x;
-
-		memcpy(&x, s->n + 4 * k + 2 * h, sizeof(x));
-		x -= lsa_vwide(v, h);
-		memcpy(s->n + 4 * k + 2 * h, &x, sizeof(x));
-	}
+	lsa_vacc(s, k, v, 0);
 }
 
 /* Adds the three vectors v0 .. v2 to s. */

@@ -7,6 +7,15 @@
  * block as the walk takes it (loops_fmatch.c). */
 #include "analysis/loops_int.h"
 
+/* Head id's mark of the kind wide says (.wsh, else .sh) set to v. */
+static inline void pm_set(struct lsa_fmemo *m, uint32_t id, int wide, uint32_t v)
+{
+	if (wide)
+		m->head[id].wsh = v;
+	else
+		m->head[id].sh = v;
+}
+
 /* Marks the blocks on the path of the frame of the block of the node
  * the top level reached (a nested level's head), from that block down,
  * that the levels put there (their nodes back to where that frame
@@ -36,12 +45,8 @@ int lsa_fm_pmark(struct lsa_fmemo *m, int wide, int *below)
 
 			if (d < r)
 				break;
-			if (d == r) {
-				if (wide)
-					m->head[nd[n].id].wsh = v;
-				else
-					m->head[nd[n].id].sh = v;
-			}
+			if (d == r)
+				pm_set(m, nd[n].id, wide, v);
 		}
 		if (n == c0) {
 			m->pm[w].c = c;
@@ -52,12 +57,8 @@ int lsa_fm_pmark(struct lsa_fmemo *m, int wide, int *below)
 	}
 	*below = 0;
 	if (!++*stamp) {	/* (wrapped: no stale mark may match) */
-		for (k = 0; k < m->nhead; k++) {
-			if (wide)
-				m->head[k].wsh = 0;
-			else
-				m->head[k].sh = 0;
-		}
+		for (k = 0; k < m->nhead; k++)
+			pm_set(m, k, wide, 0);
 		*stamp = 1;
 	}
 	v = *stamp;
@@ -74,12 +75,8 @@ int lsa_fm_pmark(struct lsa_fmemo *m, int wide, int *below)
 				ret = 0;	/* the frame began here */
 				goto out;
 			}
-			if (d == r) {
-				if (wide)
-					m->head[nd[c].id].wsh = v;
-				else
-					m->head[nd[c].id].sh = v;
-			}
+			if (d == r)
+				pm_set(m, nd[c].id, wide, v);
 		}
 		/* the frame is the level's head's: the level below's */
 		*below = 1;

@@ -98,10 +98,10 @@ static inline size_t lsa_memo_repeat(const struct lsd_block *b, size_t ls, size_
 
 	/* (the iteration's first block entered as its next one would be:
 	 * after the head's block, left by the same exit) */
-	if (!ls || j == n || b[j].sb != b[ls].sb || b[ls - 1].sb != b[i].sb ||
-	    b[ls - 1].exit != b[i].exit)
+	if (!ls || j == n || b[j].sb != b[ls].sb ||
+	    lsd_block_key(&b[ls - 1]) != lsd_block_key(&b[i]))
 		return 0;
-	while (j < n && b[j].sb == b[j - len].sb && b[j].exit == b[j - len].exit)
+	while (j < n && lsd_block_key(&b[j]) == lsd_block_key(&b[j - len]))
 		j++;
 	return (j - i - 1) / len * len;
 }

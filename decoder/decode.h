@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "formats/bundle.h"
 
@@ -82,7 +83,9 @@ struct lsd_sblock {
 /* One execution of a static block. */
 struct lsd_block {
 	const struct lsd_sblock *sb;
-	uint8_t exit;		/* enum lsd_exit */
+	/* enum lsd_exit; a word, so that with id it makes one defined
+	 * 64-bit key (lsd_block_key()) */
+	uint32_t exit;
 	/* sb->id (the decoder fills it in), in what was padding: a consumer
 	 * that only marks or counts static blocks by id need not read the
 	 * static block at all. */
@@ -91,6 +94,21 @@ struct lsd_block {
 				 * LSD_EXIT_ASYNC where the interrupted code
 				 * resumes (the FUP), or the async branch's target */
 };
+
+_Static_assert(offsetof(struct lsd_block, id) == offsetof(struct lsd_block, exit) + 4,
+	       "lsd_block_key(): exit and id side by side");
+
+/* b's exit and static block id as one word: two records of one decoder
+ * are the same static block left by the same exit exactly where their
+ * keys are equal (every record carries its block's id).  One load where
+ * a run of records is compared with the run before it. */
+static inline uint64_t lsd_block_key(const struct lsd_block *b)
+{
+	uint64_t k;
+
+	memcpy(&k, &b->exit, sizeof(k));
+	return k;
+}
 
 /* Blocks handed out by reference (struct lsd_callbacks.spans): b[0 .. n),
  * n >= 1, in execution order.  again: these very block records (a chain

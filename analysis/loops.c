@@ -215,6 +215,7 @@ static int loop_of(struct lsa_loops *l, struct lsa_thr *t,
 		if (LS_GROW32(l->loops, l->nloops + 1, l->caploops, 256))
 			return -LS_ENOMEM;
 		l->loops[l->nloops].head = sb;
+		l->loops[l->nloops].hid = sb->id;
 		l->loops[l->nloops].func = lsa_loops_func_of(l, sb);
 		l->loops[l->nloops].pidx = LSA_NONE;
 		l->sbloop[sb->id] = ++l->nloops;
@@ -324,7 +325,7 @@ int lsa_loops_know_lands(struct lsa_loops *l, struct lsa_thr *t, const uint32_t 
 int lsa_loops_entry_ok(const struct lsa_loops *l, const struct lsa_thr *t,
 		       uint32_t loop, uint32_t owner)
 {
-	return !owner || !lsa_loops_in_body(t, loop, l->loops[owner - 1].head->id);
+	return !owner || !lsa_loops_in_body(t, loop, l->loops[owner - 1].hid);
 }
 
 /* ---- membership (lsa_loops_mem_get/set in loops_int.h) ---- */

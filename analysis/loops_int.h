@@ -248,6 +248,9 @@ struct lsa_loopdef {
 	const struct lsd_sblock *head;
 	uint32_t func;
 	uint32_t pidx;		/* index in the profile, LSA_NONE until written */
+	/* head->id, without the static block's line: the eager pass asks
+	 * lsa_loops_entry_ok() of owners' heads at every entry it opens */
+	uint32_t hid;
 };
 
 struct lsa_funcdef {

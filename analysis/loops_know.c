@@ -432,7 +432,7 @@ int lsa_know_take_to(struct lsa_know *k, const struct lsa_loops *l, const struct
 		return -LS_ENOMEM;
 	}
 	for (i = 0; i < l->nloops; i++) {
-		uint32_t id = l->loops[i].head->id;
+		uint32_t id = l->loops[i].hid;
 
 		hx[i] = LSA_NONE;
 		if (id < t->nk && t->head[id] == i + 1) {

@@ -224,7 +224,7 @@ static int add_early_entries(struct lsa_loops *l, struct lsa_thr *t)
 	/* not when the code around it was the same cycle, entered at
 	 * another block: the owner's head lies in this loop's body */
 	for (i = 0; i < l->nloops && !err; i++) {
-		uint32_t id = l->loops[i].head->id;
+		uint32_t id = l->loops[i].hid;
 
 		if (id < t->npre && t->pre[id] && lsa_loops_head(t, id) == i + 1 &&
 		    lsa_loops_entry_ok(l, t, (uint32_t)i, t->preo[id]))

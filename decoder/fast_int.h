@@ -31,12 +31,15 @@
  * holds at most LSD_CH_MAX blocks and LSD_CH_PUSH calls and returns). */
 #define LSD_CH_MAX 24
 #define LSD_CH_PUSH 8
-/* 2^14 slots (headers of 384 KB; room for as many chains of 704 bytes,
- * 11.5 MB, touched as they are built): xz -6 has 16,100 distinct keys,
+/* 2^15 slots (headers of 768 KB; room for as many chains of 704 bytes,
+ * 23 MB, touched as they are built): xz -6 has 16,100 distinct keys,
  * bzip2 -9 26,000; 2^13 rebuilt chains pushed out of their slot (and
  * each miss hands out blocks first): info --decode Ir -2% (xz), -7%
- * (bzip2). */
-#define LSD_CH_LOG 14
+ * (bzip2).  2^14 still rebuilt 449,000 chains in an analysis of 2 MB of
+ * xz's text (203,000 now), and on a core of 1 MB of L2 the larger
+ * header table costs less than they did: analyze -j1 xz of text 1.7 to
+ * 2% less CPU, bzip2 and sqlite3 1%, the others the same (2026-12-07). */
+#define LSD_CH_LOG 15
 /* Fewer for little code: two entries per block head (rounded up to a
  * power of two), at least 2^LSD_CH_LOG_MIN.  Any program with libc has
  * over 2^12 heads and so the whole table; a tiny static one (the fuzz
@@ -91,8 +94,8 @@ enum lsd_fchs {
 /* A chain's header, kept apart from its blocks (lsd_decoder.chead, by
  * the chain's slot: lsd_fchain_head()): what the walk reads to go on to
  * the next chain.  Each lookup depends on the one before, so its latency
- * is the walk's: 2^14 headers of 24 bytes (384 KB) stay in L2, where
- * 2^14 chains of 704 bytes (11.5 MB) do not. */
+ * is the walk's: 2^15 headers of 24 bytes (768 KB) stay in a 1 MB L2,
+ * where 2^15 chains of 704 bytes (23 MB) do not. */
 struct lsd_fchead {
 	uint64_t key;		/* lsd_fchain_key() of what it was built for */
 	uint32_t insns;		/* (a build stops before 2^32) */

@@ -105,8 +105,8 @@ static int flo_close(const struct lsa_loops *l, struct lsa_thr *t, struct lsa_fl
 		 * total: less what nested entries of its own loop added
 		 * already */
 		for (k = 0; k < LSA_NV; k++) {
-			lsa_vadd1(&r->self, k, tot[k] - o->kt[k]);
-			lsa_vadd1(&r->total, k, o->hs ? tot[k] - o->ks[k] : tot[k]);
+			lsa_vacc(&r->self, k, tot[k] - o->kt[k], 0);
+			lsa_vacc(&r->total, k, o->hs ? tot[k] - o->ks[k] : tot[k], 0);
 		}
 	}
 	if ((err = lsa_loops_entry_add(l, t, r, loop, o->in.trips)) ||

@@ -72,17 +72,12 @@ static inline void lsa_vacc(struct lsa_cnt *s, int k, lsa_v4 v, int sub)
 	}
 }
 
-static inline void lsa_vadd1(struct lsa_cnt *s, int k, lsa_v4 v)
-{
-	lsa_vacc(s, k, v, 0);
-}
-
 /* Adds the three vectors v0 .. v2 to s. */
 static inline void lsa_vadd(struct lsa_cnt *s, lsa_v4 v0, lsa_v4 v1, lsa_v4 v2)
 {
-	lsa_vadd1(s, 0, v0);
-	lsa_vadd1(s, 1, v1);
-	lsa_vadd1(s, 2, v2);
+	lsa_vacc(s, 0, v0, 0);
+	lsa_vacc(s, 1, v1, 0);
+	lsa_vacc(s, 2, v2, 0);
 }
 
 /* Entry *lin of lsa_eager_run(), its head sb, goes into the pool, on the

@@ -249,7 +249,7 @@ struct lsd_decoder {
 	struct lsd_fblk *fb;		/* by static block id (fast.c) */
 	size_t capfb;
 	struct lsd_fchain *chains;	/* fast.c's chains of blocks, as built */
-	void *chains_raw;		/* ... as allocated (chains: aligned) */
+	size_t chains_len;		/* ... their mapping's bytes (lsd_fast_zmap()) */
 	struct lsd_fchead *chead;	/* ... their headers, by slot */
 	uint32_t *chbody;		/* ... by slot: index + 1 in chains, or 0 */
 	uint32_t ch_given;		/* chains given to a slot */
@@ -261,11 +261,11 @@ struct lsd_decoder {
 	/* fast_trail.c's trails of packets: the table's sets (a way for
 	 * each trail), the hashes of keys missed once (tr_cand,
 	 * LSD_TR_CANDS a set), and the trails, the first tr_built of them
-	 * built; tr_raw and trails_raw as allocated (the others: aligned) */
+	 * built; tr_len and trails_len their mappings' bytes (lsd_fast_zmap()) */
 	struct lsd_ftset *tr_sets;
 	uint64_t *tr_cand;
 	struct lsd_ftrail *trails;
-	void *tr_raw, *trails_raw;
+	size_t tr_len, trails_len;
 	size_t tr_built;
 	unsigned trail_log;		/* log2 of their table's entries */
 	uint64_t trail_blocks;		/* lsd_trail_blocks() */

@@ -631,8 +631,8 @@ int lsd_fast_chunk(struct lsd_run *r)
 	if (!r->d->chains) {
 		r->d->ch_log = ch_log_for(r->d);
 		/* (+1: where a slot's first build goes, lsd_fast_chain()) */
-		r->d->chains = lsd_fast_calloc64(((size_t)1 << r->d->ch_log) + 1,
-						 sizeof(*r->d->chains), &r->d->chains_raw);
+		r->d->chains = lsd_fast_zmap(((size_t)1 << r->d->ch_log) + 1,
+					     sizeof(*r->d->chains), &r->d->chains_len);
 		r->d->chead = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chead));
 		r->d->chbody = calloc((size_t)1 << r->d->ch_log, sizeof(*r->d->chbody));
 		r->d->ch_given = 0;
@@ -649,13 +649,12 @@ int lsd_fast_chunk(struct lsd_run *r)
 		lg = lg > LSD_TR_LOG ? LSD_TR_LOG : lg < 4 ? 4 : lg;
 		if (e && !strcmp(e, "0"))
 			r->d->no_trails = 1;
-		else if (!(r->d->tr_sets = lsd_fast_calloc64((size_t)1 << (lg - 2),
-							       sizeof(*r->d->tr_sets),
-							       &r->d->tr_raw)) ||
+		else if (!(r->d->tr_sets = lsd_fast_zmap((size_t)1 << (lg - 2),
+							   sizeof(*r->d->tr_sets), &r->d->tr_len)) ||
 			 !(r->d->tr_cand = calloc(((size_t)1 << (lg - 2)) * LSD_TR_CANDS,
 							 sizeof(*r->d->tr_cand))) ||
-			 !(r->d->trails = lsd_fast_calloc64((size_t)1 << lg, sizeof(*r->d->trails),
-							    &r->d->trails_raw)))
+			 !(r->d->trails = lsd_fast_zmap((size_t)1 << lg, sizeof(*r->d->trails),
+							&r->d->trails_len)))
 			lsd_fast_trails_free(r->d);
 		r->d->tr_built = 0;
 		r->d->trail_log = lg;

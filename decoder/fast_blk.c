@@ -4,8 +4,10 @@
  * bits leads through (built once, handed out whole by fast.c).
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "decoder/fast_int.h"
 #include "ls_buf.h"
@@ -359,20 +361,45 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, size_t slot, uint32_t c
 	}
 }
 
-void *lsd_fast_calloc64(size_t n, size_t size, void **raw)
+void *lsd_fast_zmap(size_t n, size_t size, size_t *len)
 {
-	/* (one more element: calloc() promises 16 bytes, and the pages
-	 * stay untouched until used) */
-	if (!(*raw = calloc(n + 1, size)))
+	void *p;
+
+	*len = 0;
+	if (size && n > SIZE_MAX / size - 64)
 		return NULL;
-	return (void *)(((uintptr_t)*raw + 63) & ~(uintptr_t)63);
+	*len = (n * size + 63) & ~(size_t)63;
+#ifdef __SANITIZE_ADDRESS__
+	/* (ASan sees into heap blocks, not into mappings) */
+	if ((p = aligned_alloc(64, *len)))
+		memset(p, 0, *len);
+#else
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		p = NULL;
+#endif
+	if (!p)
+		*len = 0;
+	return p;
+}
+
+void lsd_fast_zunmap(void *p, size_t len)
+{
+	if (!p)
+		return;
+#ifdef __SANITIZE_ADDRESS__
+	(void)len;
+	free(p);
+#else
+	munmap(p, len);
+#endif
 }
 
 void lsd_fast_chains_free(struct lsd_decoder *d)
 {
-	free(d->chains_raw);
+	lsd_fast_zunmap(d->chains, d->chains_len);
 	d->chains = NULL;
-	d->chains_raw = NULL;
+	d->chains_len = 0;
 	free(d->chead);
 	d->chead = NULL;
 	free(d->chbody);
@@ -382,14 +409,14 @@ void lsd_fast_chains_free(struct lsd_decoder *d)
 
 void lsd_fast_trails_free(struct lsd_decoder *d)
 {
-	free(d->trails_raw);
+	lsd_fast_zunmap(d->trails, d->trails_len);
 	d->trails = NULL;
-	d->trails_raw = NULL;
+	d->trails_len = 0;
 	free(d->tr_cand);
 	d->tr_cand = NULL;
-	free(d->tr_raw);
+	lsd_fast_zunmap(d->tr_sets, d->tr_len);
 	d->tr_sets = NULL;
-	d->tr_raw = NULL;
+	d->tr_len = 0;
 	d->tr_built = 0;
 }
 

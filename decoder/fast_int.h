@@ -134,7 +134,7 @@ _Static_assert(sizeof(struct lsd_fchead) == 24, "a chain's header: 24 bytes");
  * touched 2,500 pages of the 2,720, and a trivial program's 790. */
 struct lsd_fchain {
 	/* First, and each chain on a line of its own (704 bytes, the array
-	 * aligned: lsd_decoder.chains_raw): a chain of 8 blocks is 3 lines
+	 * aligned: lsd_fast_zmap()): a chain of 8 blocks is 3 lines
 	 * read, not 3 or 4 from 96 bytes in; the copy waits on the first
 	 * (bzip2's `analyze -j1` 2.2% less CPU, 2026-12-06) */
 	_Alignas(64) struct lsd_block b[LSD_CH_MAX];
@@ -550,10 +550,16 @@ struct lsd_fchain *lsd_fast_chain(struct lsd_decoder *d, size_t slot, uint32_t c
 void lsd_fast_chains_free(struct lsd_decoder *d);
 /* Frees d's trails and their table (none: chains and blocks alone). */
 void lsd_fast_trails_free(struct lsd_decoder *d);
-/* n zeroed elements of size bytes from a 64-byte line on (the chains'
- * table: a chain's blocks on lines of their own), *raw what to free().
- * Returns NULL without memory. */
-void *lsd_fast_calloc64(size_t n, size_t size, void **raw);
+/* n zeroed elements of size bytes from a 64-byte line on, for the
+ * chains' and trails' tables; *len gets what to give
+ * lsd_fast_zunmap().  Mapped on their own, not from malloc: calloc()
+ * writes zeros over every byte of memory the heap had before (a twin's
+ * tables after another twin's were freed, where tune.c's thresholds keep
+ * them in the heap: 31 MB a decoder, most of it never touched), where a
+ * fresh mapping's pages are the kernel's zero pages until a slot is
+ * built into.  Returns NULL without memory. */
+void *lsd_fast_zmap(size_t n, size_t size, size_t *len);
+void lsd_fast_zunmap(void *p, size_t len);
 
 /* The trail at c->pos from block cur (fast_trail.c), its return-stack
  * operations done, c->pos past its packets and c->last_ip its last TIP's;

@@ -1,7 +1,9 @@
 /* ls_buf.c - growable byte buffers and arrays, little-endian and LEB128
  * coding. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ls_buf.h"
 #include "ls_err.h"
@@ -206,6 +208,22 @@ void *ls_reallocarray(void *p, size_t n, size_t elem)
 	if (elem && n > SIZE_MAX / elem)
 		return NULL;
 	return realloc(p, n && elem ? n * elem : 1);
+}
+
+void ls_prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t pg = 4096;
+	uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(pg - 1);
+
+	/* (an older kernel says EINVAL: the pages come a fault at a time) */
+	if (p && e > a)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
 }
 
 /* The capacity, doubled from first (or alloc) until it holds need, and

@@ -158,6 +158,7 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 			return -LS_ENOMEM;
 		b->p[k] = p;
 		b->cap[k] = ch->raw_size;
+		ls_prefault(p, ch->raw_size);
 	}
 	b->at[k] = b->p[k];
 	return lsb_reader_read_chunk(d->r, ch, b->p[k], b->cap[k]);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "decoder/decode_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* Chunks read ahead by each thread: two keep it busy while one is
@@ -90,6 +91,8 @@ static int64_t pf_read(struct pf_thread *t, size_t c, struct pf_slot *sl)
 			return -LS_ENOMEM;
 		sl->p = p;
 		sl->cap = ch->raw_size;
+		/* (a kept chunk's slot gets a new buffer each time) */
+		ls_prefault(p, ch->raw_size);
 	}
 	return lsb_reader_read_chunk(t->r, ch, sl->p, sl->cap);
 }

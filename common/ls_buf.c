@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "ls_buf.h"
 #include "ls_err.h"
@@ -213,12 +214,13 @@ void *ls_reallocarray(void *p, size_t n, size_t elem)
 void ls_prefault(void *p, size_t n)
 {
 #ifdef MADV_POPULATE_WRITE
-	const uintptr_t pg = 4096;
+	/* (the kernel's page, not x86's 4 KiB: madvise() wants it aligned) */
+	const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t a = ((uintptr_t)p + pg - 1) & ~(pg - 1);
 	uintptr_t e = ((uintptr_t)p + n) & ~(pg - 1);
 
 	/* (an older kernel says EINVAL: the pages come a fault at a time) */
-	if (p && e > a)
+	if (p && pg && !(pg & (pg - 1)) && e > a)
 		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
 #else
 	(void)p;

@@ -26,7 +26,11 @@
  * - threads are followed (PTRACE_O_TRACECLONE) and summed; a forked child
  *   is not traced (the kernel clears the trap flag of a fork child);
  * - at a second exec counting stops: sstep says so on stderr, detaches
- *   and lets the new program run natively.
+ *   and lets the new program run natively;
+ * - the dynamic loader's start-up, before PROG's entry point, runs to a
+ *   breakpoint there unstepped, where it can run none of PROG's code (no
+ *   DT_PREINIT_ARRAY, no IRELATIVE relocation: nothing_before_entry());
+ *   everything from the entry on is stepped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,6 +74,11 @@ static size_t nfuncs;
 static uint64_t exe_lo[16], exe_hi[16];	/* executable mappings of PROG */
 static size_t nexe;
 static uint64_t total;
+/* Where PROG begins (its ELF entry, moved), and whether nothing of PROG
+ * can run before it: then the dynamic loader's start-up is run, not
+ * stepped (run_to_entry()). */
+static uint64_t entry;
+static int entry_ok;
 
 static struct thread *threads;
 static size_t nthreads, capthreads;
@@ -248,6 +257,67 @@ static void load_symbols(const char *path, uint64_t bias)
 
 /* Finds the main executable's mappings in /proc/PID/maps and its symbols:
  * PIE or not, the runtime address of ELF vaddr v is v + bias. */
+/* Whether the dynamic loader runs none of e's code before its entry:
+ * e has an interpreter (else the entry is the first instruction anyway),
+ * no DT_PREINIT_ARRAY (the loader calls those) and no IRELATIVE
+ * relocations (the loader calls their resolvers).  The loader runs no
+ * DT_INIT or DT_INIT_ARRAY of the main program: libc's start does. */
+static int nothing_before_entry(Elf *e, size_t nph)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t i;
+	int interp = 0;
+
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+			interp = 1;
+	}
+	if (!interp)
+		return 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+			continue;
+		if (sh.sh_type != SHT_DYNAMIC && sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL)
+			continue;
+		if (!(d = elf_getdata(scn, NULL)))
+			return 0;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Dyn dyn;
+			GElf_Rela ra;
+			GElf_Rel rl;
+			uint64_t t;
+
+			if (sh.sh_type == SHT_DYNAMIC) {
+				if (!gelf_getdyn(d, (int)i, &dyn))
+					return 0;
+				if (dyn.d_tag == DT_PREINIT_ARRAY)
+					return 0;
+				continue;
+			}
+			if (sh.sh_type == SHT_RELA) {
+				if (!gelf_getrela(d, (int)i, &ra))
+					return 0;
+				t = GELF_R_TYPE(ra.r_info);
+			} else {
+				if (!gelf_getrel(d, (int)i, &rl))
+					return 0;
+				t = GELF_R_TYPE(rl.r_info);
+			}
+			if ((gelf_getclass(e) == ELFCLASS64 && t == R_X86_64_IRELATIVE) ||
+			    (gelf_getclass(e) == ELFCLASS32 && t == R_386_IRELATIVE))
+				return 0;
+		}
+	}
+	return 1;
+}
+
 static void load_exe(pid_t pid)
 {
 	char link[64], exe[PATH_MAX], line[PATH_MAX + 128];
@@ -313,10 +383,52 @@ static void load_exe(pid_t pid)
 		}
 		if (eh.e_type == ET_DYN && lowest != UINT64_MAX)
 			bias = base - lowest;
+		entry = eh.e_entry + bias;
+		entry_ok = nothing_before_entry(e, nph);
 		elf_end(e);
 	}
 	close(fd);
 	load_symbols(exe, bias);
+}
+
+static uint64_t get_rip(pid_t tid);
+
+/* Runs pid from its exec stop to PROG's entry, where a breakpoint stops
+ * it: the loader's start-up (tens of thousands of instructions, none of
+ * PROG's) then takes a few system calls, not one stop an instruction.
+ * Signals on the way are delivered.  Returns -1 when pid stopped at the
+ * entry (or nothing was run), else pid's wait status: it ended first. */
+static int run_to_entry(pid_t pid)
+{
+	long word;
+	int status, sig = 0;
+
+	if (!entry_ok || !entry)
+		return -1;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno || ptrace(PTRACE_POKETEXT, pid, (void *)entry,
+			    (void *)((word & ~0xffL) | 0xcc)) < 0)
+		return -1;	/* (stepped from the start instead) */
+	for (;;) {
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig) < 0)
+			die("PTRACE_CONT");
+		if (waitpid(pid, &status, 0) != pid)
+			die("waitpid");
+		if (!WIFSTOPPED(status))
+			return status;
+		sig = 0;
+		if (status >> 16)
+			continue;	/* (an event stop) */
+		if (WSTOPSIG(status) == SIGTRAP && get_rip(pid) == entry + 1)
+			break;
+		sig = WSTOPSIG(status);
+	}
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)word) < 0 ||
+	    ptrace(PTRACE_POKEUSER, pid, (void *)offsetof(struct user, regs.rip),
+		   (void *)entry) < 0)
+		die("PTRACE_POKETEXT");
+	return -1;
 }
 
 static int in_exe(uint64_t ip)
@@ -444,7 +556,7 @@ static void print_counts(FILE *out)
 int main(int argc, char **argv)
 {
 	const char *out_path = NULL;
-	int status, ret = 0, argi = 1, done = 0;
+	int status, ret = 0, argi = 1, done = 0, ended = 0;
 	pid_t pid, w;
 	FILE *out;
 
@@ -488,12 +600,18 @@ int main(int argc, char **argv)
 		die("PTRACE_SETOPTIONS");
 	{
 		struct thread *t = thread_get(pid);
+		int st = run_to_entry(pid);
 
-		t->pend = get_rip(pid);
-		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) < 0)
-			die("PTRACE_SINGLESTEP");
+		if (st != -1) {	/* (it ended in the loader) */
+			ret = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			ended = 1;
+		} else {
+			t->pend = get_rip(pid);
+			if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) < 0)
+				die("PTRACE_SINGLESTEP");
+		}
 	}
-	while ((w = waitpid(-1, &status, __WALL)) > 0) {
+	while (!ended && (w = waitpid(-1, &status, __WALL)) > 0) {
 		struct thread *t = thread_get(w);
 		int sig = 0, event;
 		uint64_t ip;

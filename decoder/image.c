@@ -444,9 +444,10 @@ static void add_sections(struct lsd_image *img, struct lsb_reader *r,
 	}
 }
 
-/* The bytes of every module of the bundle, embedded or found on disk. */
+/* The bytes of every module of the bundle, embedded or found on disk;
+ * or those FROM holds (the same bundle's, another decoder's), borrowed. */
 static int load_modules(struct build_ctx *c, const char *debug_dir,
-			char *errmsg, size_t errlen)
+			const struct lsd_image *from, char *errmsg, size_t errlen)
 {
 	struct lsb_reader *r = c->r;
 	char dir[4096];
@@ -457,6 +458,16 @@ static int load_modules(struct build_ctx *c, const char *debug_dir,
 	c->mods = calloc(c->nmods ? c->nmods : 1, sizeof(*c->mods));
 	if (!c->mods)
 		return -LS_ENOMEM;
+	if (from && from->mods && from->nmods == c->nmods) {
+		for (i = 0; i < c->nmods; i++) {
+			c->mods[i] = from->mods[i];
+			c->mods[i].borrowed = 1;
+			if (from->mods[i].file &&
+			    !(c->mods[i].file = strdup(from->mods[i].file)))
+				return -LS_ENOMEM;
+		}
+		return 0;
+	}
 	lsd_image_cache_dir(dir, sizeof(dir));
 	for (i = 0; i < c->nmods; i++) {
 		const struct lsb_module *m = lsb_reader_module(r, i);
@@ -501,7 +512,9 @@ static void release_mods(struct lsd_module_bytes *mods, size_t n)
 	size_t i;
 
 	for (i = 0; i < n && mods; i++) {
-		if (mods[i].mapped)
+		if (mods[i].borrowed)
+			;	/* (another decoder's) */
+		else if (mods[i].mapped)
 			lsd_modfile_unmap(mods[i].data, mods[i].len);
 		else
 			free(mods[i].data);
@@ -512,6 +525,13 @@ static void release_mods(struct lsd_module_bytes *mods, size_t n)
 
 int lsd_image_build_all(struct lsd_image **pimgs, size_t *pn, struct lsb_reader *r,
 			int run, const char *debug_dir, char *errmsg, size_t errlen)
+{
+	return lsd_image_build_all_from(pimgs, pn, r, run, debug_dir, NULL, errmsg, errlen);
+}
+
+int lsd_image_build_all_from(struct lsd_image **pimgs, size_t *pn, struct lsb_reader *r,
+			     int run, const char *debug_dir, const struct lsd_image *from,
+			     char *errmsg, size_t errlen)
 {
 	struct build_ctx c;
 	struct pt_image_section_cache *iscache;
@@ -524,7 +544,7 @@ int lsd_image_build_all(struct lsd_image **pimgs, size_t *pn, struct lsb_reader 
 	memset(&c, 0, sizeof(c));
 	c.r = r;
 	c.run = run;
-	err = load_modules(&c, debug_dir, msg, sizeof(msg));
+	err = load_modules(&c, debug_dir, from, msg, sizeof(msg));
 	if (err >= 0) {
 		err = lsb_reader_events(r, on_event, &c);
 		if (c.err < 0)

@@ -28,6 +28,8 @@ struct lsd_module_bytes {
 	void *data;			/* NULL if not found */
 	size_t len;
 	int mapped;			/* data is a file mapping, not malloc'd */
+	int borrowed;			/* data is another decoder's (a twin's
+					 * modules: lsd_image_build_all_from()) */
 	char *file;			/* a file with these bytes, for libipt */
 };
 
@@ -62,6 +64,14 @@ int lsd_image_build_dir(struct lsd_image *img, struct lsb_reader *r,
  * why the build failed. */
 int lsd_image_build_all(struct lsd_image **imgs, size_t *n, struct lsb_reader *r,
 			int run, const char *debug_dir, char *errmsg, size_t errlen);
+/* lsd_image_build_all() with the module bytes of FROM (an image that
+ * lsd_image_build_all() made of the same bundle, for another decoder;
+ * NULL: none), read and checked there: none read again.  FROM must
+ * outlive the images (a twin's first decoder does).  Returns what
+ * lsd_image_build_all() returns. */
+int lsd_image_build_all_from(struct lsd_image **imgs, size_t *n, struct lsb_reader *r,
+			     int run, const char *debug_dir, const struct lsd_image *from,
+			     char *errmsg, size_t errlen);
 /* Unmaps every section no live decoder holds, so that the next decoder
  * starts with cold block caches: libipt 2.0.5 decodes some damaged
  * streams otherwise with a block cached than without (an indirect branch

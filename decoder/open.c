@@ -241,8 +241,11 @@ int lsd_open_from(struct lsd_decoder **pd, struct lsb_reader *r,
 	{
 		char msg[512] = "";
 
-		err = lsd_image_build_all(&d->imgs, &d->nimgs, r, LSB_RUN_TRACE,
-					  d->o.debug_dir, msg, sizeof(msg));
+		/* (a twin's modules are its first decoder's bytes) */
+		err = lsd_image_build_all_from(&d->imgs, &d->nimgs, r, LSB_RUN_TRACE,
+					       d->o.debug_dir,
+					       from && from->nimgs ? &from->imgs[0] : NULL,
+					       msg, sizeof(msg));
 		if (err < 0) {
 			if (errmsg && errlen)
 				snprintf(errmsg, errlen, "%s", msg[0] ? msg : ls_errstr(err));

@@ -4,7 +4,8 @@
  * stores the module as recorded maps the file instead; a damaged file,
  * a damaged or stale .sum, or one of another bundle's module are not
  * used (the bytes decompressed again, the files written again); a
- * damaged module section is the bundle's error either way.  The
+ * damaged module section is the bundle's error either way; a twin's
+ * images borrow the first's bytes.  The
  * expected bytes are testdata/calls itself. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,34 @@ int main(void)
 	TAP_EQ(sh("test \"$(wc -c < %s)\" -eq 40", ".sum"), 0, "its .sum (40 bytes)");
 	TAP_EQ(open_mod(b1, &same), 1, "warm: mapped from the cache");
 	TAP_OK(same, "warm: the bytes of calls");
+
+	/* A twin's images (another reader of the same bundle) borrow the
+	 * first's bytes: the same pointer, not freed by the twin's release
+	 * (ASan's make check would see a double free or a use after it). */
+	{
+		struct lsb_reader *r1 = NULL, *r2 = NULL;
+		struct lsd_image *i1 = NULL, *i2 = NULL;
+		size_t n1 = 0, n2 = 0;
+		char msg[256];
+		int ok = lsb_reader_open(&r1, b1) >= 0 && lsb_reader_open(&r2, b1) >= 0 &&
+			 lsd_image_build_all(&i1, &n1, r1, 0, NULL, msg, sizeof(msg)) >= 0 &&
+			 n1 && lsd_image_build_all_from(&i2, &n2, r2, 0, NULL, &i1[0], msg,
+							sizeof(msg)) >= 0 && n2;
+
+		TAP_OK(ok, "twin: images built from the first's");
+		TAP_OK(ok && i2[0].mods[0].data == i1[0].mods[0].data &&
+		       i2[0].mods[0].borrowed && !i1[0].mods[0].borrowed,
+		       "twin: module 0's bytes borrowed, not read again");
+		if (n2)
+			lsd_image_release_all(i2, n2);
+		TAP_OK(ok && i1[0].mods[0].len == wlen &&
+		       !memcmp(i1[0].mods[0].data, want, wlen),
+		       "twin released: the first's bytes still calls");
+		if (n1)
+			lsd_image_release_all(i1, n1);
+		lsb_reader_close(r2);
+		lsb_reader_close(r1);
+	}
 
 	/* the module file damaged, its size kept: not used, written again */
 	TAP_EQ(sh("printf 'XXXX' | dd of=%s bs=1 seek=4000 conv=notrunc 2>/dev/null", ""), 0,

@@ -255,8 +255,6 @@ static void load_symbols(const char *path, uint64_t bias)
 	close(fd);
 }
 
-/* Finds the main executable's mappings in /proc/PID/maps and its symbols:
- * PIE or not, the runtime address of ELF vaddr v is v + bias. */
 /* Whether the dynamic loader runs none of e's code before its entry:
  * e has an interpreter (else the entry is the first instruction anyway),
  * no DT_PREINIT_ARRAY (the loader calls those) and no IRELATIVE
@@ -318,6 +316,8 @@ static int nothing_before_entry(Elf *e, size_t nph)
 	return 1;
 }
 
+/* Finds the main executable's mappings in /proc/PID/maps and its symbols:
+ * PIE or not, the runtime address of ELF vaddr v is v + bias. */
 static void load_exe(pid_t pid)
 {
 	char link[64], exe[PATH_MAX], line[PATH_MAX + 128];

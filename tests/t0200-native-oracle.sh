@@ -37,8 +37,9 @@ skip_cpimix="runs other code natively than under Valgrind, by design (t0800)"
 skip_cpibench="fills at least 1 MB word by word: millions of single steps (t0800 uses it)"
 args_spin="3 100"
 args_passthru=3
-# Their defaults run 1-2M instructions of their own (a minute or more
-# single-stepped each): smaller runs take the same paths.
+# Their defaults run 1.2M (lp_late) and 2.0M (lp_probe) instructions of
+# their own, 51 and 80 s single-stepped here: smaller runs take the same
+# paths.
 args_lp_probe="2000 20"
 args_lp_late="2000"
 stdin_passthru="hello, oracle"

@@ -255,26 +255,17 @@ static void load_symbols(const char *path, uint64_t bias)
 	close(fd);
 }
 
-/* Whether the dynamic loader runs none of e's code before its entry:
- * e has an interpreter (else the entry is the first instruction anyway),
- * no DT_PREINIT_ARRAY (the loader calls those) and no IRELATIVE
- * relocations (the loader calls their resolvers).  The loader runs no
- * DT_INIT or DT_INIT_ARRAY of the main program: libc's start does. */
-static int nothing_before_entry(Elf *e, size_t nph)
+/* Whether the dynamic loader, given e (which has an interpreter), runs
+ * none of e's code before its entry: no DT_PREINIT_ARRAY (the loader
+ * calls those) and no IRELATIVE relocations (the loader calls their
+ * resolvers).  The loader runs no DT_INIT or DT_INIT_ARRAY of the main
+ * program: libc's start does. */
+static int nothing_before_entry(Elf *e)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	size_t i;
-	int interp = 0;
 
-	for (i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
-			interp = 1;
-	}
-	if (!interp)
-		return 0;
 	while ((scn = elf_nextscn(e, scn))) {
 		Elf_Data *d;
 		size_t n;
@@ -369,6 +360,7 @@ static void load_exe(pid_t pid)
 		Elf *e = elf_begin(fd, ELF_C_READ, NULL);
 		GElf_Ehdr eh;
 		size_t i, nph = 0;
+		int interp = 0;
 
 		if (!e || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &nph)) {
 			fprintf(stderr, "sstep: %s: %s\n", exe, elf_errmsg(-1));
@@ -377,14 +369,18 @@ static void load_exe(pid_t pid)
 		for (i = 0; i < nph; i++) {
 			GElf_Phdr ph;
 
-			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    ph.p_vaddr < lowest)
+			if (!gelf_getphdr(e, (int)i, &ph))
+				continue;
+			if (ph.p_type == PT_INTERP)
+				interp = 1;
+			if (ph.p_type == PT_LOAD && ph.p_vaddr < lowest)
 				lowest = ph.p_vaddr & ~(uint64_t)(ph.p_align > 1 ? ph.p_align - 1 : 0);
 		}
 		if (eh.e_type == ET_DYN && lowest != UINT64_MAX)
 			bias = base - lowest;
 		entry = eh.e_entry + bias;
-		entry_ok = nothing_before_entry(e, nph);
+		/* (without an interpreter the entry is the first instruction) */
+		entry_ok = interp && nothing_before_entry(e);
 		elf_end(e);
 	}
 	close(fd);

@@ -35,20 +35,19 @@
  * id, the new entries 0.  Returns 0 or -LS_ENOMEM. */
 static int grow_by_id(uint32_t **a, uint32_t **b, size_t *n, uint32_t id)
 {
-	size_t m = (size_t)id + 1, i;
+	size_t m = (size_t)id + 1;
 	uint32_t *x, *y;
 
 	m = m < 1024 ? 1024 : m + m / 2;
-	x = ls_reallocarray(*a, m, sizeof(*x));
+	/* (ls_zgrow(): the new room zero, its pages mapped in at once) */
+	x = ls_zgrow(*a, *n, m, sizeof(*x));
 	if (!x)
 		return -LS_ENOMEM;
 	*a = x;
-	y = ls_reallocarray(*b, m, sizeof(*y));
+	y = ls_zgrow(*b, *n, m, sizeof(*y));
 	if (!y)
 		return -LS_ENOMEM;
 	*b = y;
-	for (i = *n; i < m; i++)
-		x[i] = y[i] = 0;
 	*n = m;
 	return 0;
 }
@@ -63,15 +62,13 @@ static int sb_grow(struct lsa_loops *l, uint32_t id)
 
 	/* as grow_by_id() sizes the others */
 	m = m < 1024 ? 1024 : m + m / 2;
-	c = ls_reallocarray(l->sbc, m, sizeof(*c));
+	c = ls_zgrow(l->sbc, l->nsb, m, sizeof(*c));
 	if (!c)
 		return -LS_ENOMEM;
 	l->sbc = c;
-	memset(c + l->nsb, 0, (m - l->nsb) * sizeof(*c));
-	if (!(c32 = ls_reallocarray(l->sbc32, m, sizeof(*c32))))
+	if (!(c32 = ls_zgrow(l->sbc32, l->nsb, m, sizeof(*c32))))
 		return -LS_ENOMEM;
 	l->sbc32 = c32;
-	memset(c32 + l->nsb, 0, (m - l->nsb) * sizeof(*c32));
 	return grow_by_id(&l->sbloop, &l->sbfunc, &l->nsb, id);
 }
 
@@ -83,40 +80,35 @@ static int know_grow(struct lsa_thr *t, uint32_t id)
 	uint8_t *f8;
 
 	m = m < 1024 ? 1024 : m + m / 2;	/* as grow_by_id() */
-	p = ls_reallocarray(t->inb2, m, sizeof(*p));
+	/* (ls_zgrow(): the new room zero, its pages mapped in at once) */
+	p = ls_zgrow(t->inb2, n, m, sizeof(*p));
 	if (!p)
 		return -LS_ENOMEM;
 	t->inb2 = p;
-	memset(p + n, 0, (m - n) * sizeof(*p));
-	p = ls_reallocarray(t->notb, m, sizeof(*p));
+	p = ls_zgrow(t->notb, n, m, sizeof(*p));
 	if (!p)
 		return -LS_ENOMEM;
 	t->notb = p;
-	memset(p + n, 0, (m - n) * sizeof(*p));
-	if (!(f8 = ls_reallocarray(t->nbl, m, 1)))
+	if (!(f8 = ls_zgrow(t->nbl, n, m, 1)))
 		return -LS_ENOMEM;
 	t->nbl = f8;
-	memset(f8 + n, 0, m - n);
 	if (t->lflag) {		/* (the eager pass's: landings known) */
-		uint8_t *f = ls_reallocarray(t->lflag, m, 1);
+		uint8_t *f = ls_zgrow(t->lflag, n, m, 1);
 
 		if (!f)
 			return -LS_ENOMEM;
 		t->lflag = f;
-		memset(f + n, 0, m - n);
 	}
 	if (t->ecls) {		/* (the eager pass's; inb's new ids are 0 too) */
-		uint64_t *e = ls_reallocarray(t->ecls, m, sizeof(*e));
+		uint64_t *e = ls_zgrow(t->ecls, n, m, sizeof(*e));
 
 		if (!e)
 			return -LS_ENOMEM;
 		t->ecls = e;
-		memset(e + n, 0, (m - n) * sizeof(*e));
-		p = ls_reallocarray(t->eret, m, sizeof(*p));
+		p = ls_zgrow(t->eret, n, m, sizeof(*p));
 		if (!p)
 			return -LS_ENOMEM;
 		t->eret = p;
-		memset(p + n, 0, (m - n) * sizeof(*p));
 	}
 	return grow_by_id(&t->head, &t->inb, &t->nk, id);
 }

@@ -56,10 +56,10 @@ static int heads_grow(struct lsa_fmemo *m, uint32_t id)
 	struct lsa_fhead *p;
 
 	n = n < 1024 ? 1024 : n + n / 2;
-	p = ls_reallocarray(m->head, n, sizeof(*p));
+	/* (the new room zero, its pages mapped in at once) */
+	p = ls_zgrow(m->head, m->nhead, n, sizeof(*p));
 	if (!p)
 		return -LS_ENOMEM;
-	memset(p + m->nhead, 0, (n - m->nhead) * sizeof(*p));
 	m->head = p;
 	m->nhead = n;
 	return 0;
@@ -144,6 +144,16 @@ static int node_new(struct lsa_fmemo *m, const struct lsd_sblock *sb, uint16_t x
 			return -LS_ENOMEM;
 		m->shv = p;
 		m->capnode = nc;
+		m->pfnode = (size_t)m->nnode * sizeof(*n);
+		m->pfshv = (size_t)m->nnode * sizeof(*p);
+	}
+	/* The nodes' pages ahead mapped in a stretch at a time, not a
+	 * fault each (sqlite3's learning pass: 1,900 faults here). */
+	if ((size_t)(m->nnode + 2) * sizeof(*n) > m->pfnode) {
+		ls_prefault_ahead(m->node, (size_t)(m->nnode + 2) * sizeof(*n), &m->pfnode,
+				  (size_t)m->capnode * sizeof(*n));
+		ls_prefault_ahead(m->shv, (size_t)(m->nnode + 2) * sizeof(*m->shv), &m->pfshv,
+				  (size_t)m->capnode * sizeof(*m->shv));
 	}
 	m->shv[m->nnode] = 0;
 	n = &m->node[m->nnode];
@@ -218,7 +228,7 @@ static int kset_seen(struct lsa_fmemo *m, uint64_t h)
 		uint32_t cap = m->capkset ? 2 * m->capkset : 1024, k;
 		uint64_t *n;
 
-		if (cap > 2 * LSA_FM_NODES || !(n = calloc(cap, sizeof(*n))))
+		if (cap > 2 * LSA_FM_NODES || !(n = ls_zalloc(cap, sizeof(*n))))
 			return 0;
 		for (k = 0; k < m->capkset; k++) {
 			if (!m->kset[k])

@@ -414,6 +414,7 @@ struct lsa_fmemo {
 	 * the id of the node's level << 6 where that path went below the
 	 * level (0: not found) */
 	uint32_t *shv;
+	size_t pfnode, pfshv;	/* bytes of node and shv prefaulted */
 	struct lsa_fhead *head;	/* by head block id */
 	size_t nhead;
 	uint32_t *tops;		/* lists: a length, then block ids */

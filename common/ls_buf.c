@@ -35,7 +35,14 @@ int ls_buf_reserve(struct ls_buf *b, size_t n)
 	cap = b->cap ? b->cap : 256;
 	while (cap - b->len < n)
 		cap *= 2;
-	p = realloc(b->p, cap);
+	if (!b->len) {		/* nothing to keep: no copy, as realloc() makes */
+		free(b->p);
+		b->p = NULL;
+		b->cap = 0;
+		p = malloc(cap);
+	} else {
+		p = realloc(b->p, cap);
+	}
 	if (!p)
 		return -LS_ENOMEM;
 	b->p = p;
@@ -225,6 +232,50 @@ void ls_prefault(void *p, size_t n)
 #else
 	(void)p;
 	(void)n;
+#endif
+}
+
+void *ls_zgrow(void *p, size_t old, size_t n, size_t elem)
+{
+	void *q;
+
+	if (elem && n > SIZE_MAX / elem)
+		return NULL;
+	if (old > n)
+		old = n;
+	if (!(q = malloc(n && elem ? n * elem : 1)))
+		return NULL;
+	ls_prefault(q, n * elem);
+	if (old)
+		memcpy(q, p, old * elem);
+	memset((char *)q + old * elem, 0, (n - old) * elem);
+	free(p);
+	return q;
+}
+
+void ls_prefault_ahead(void *p, size_t used, size_t *done, size_t size)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	size_t to, step;
+	uintptr_t a, e;
+
+	if (used <= *done || !p || !pg || (pg & (pg - 1)))
+		return;
+	step = used / 8 > LS_PREFAULT_STEP ? used / 8 : LS_PREFAULT_STEP;
+	to = size - used > step ? used + step : size;
+	/* (outward to whole pages: the first and the last hold bytes of p's,
+	 * so they are mapped) */
+	a = ((uintptr_t)p + *done) & ~(pg - 1);
+	e = ((uintptr_t)p + to + pg - 1) & ~(pg - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+	*done = to;
+#else
+	(void)p;
+	(void)used;
+	(void)done;
+	(void)size;
 #endif
 }
 

@@ -59,6 +59,28 @@ void *ls_reallocarray(void *p, size_t n, size_t elem);
  * whose page faults trap to its host, half their cost here).  Does
  * nothing where the kernel cannot; the memory stays what it was. */
 void ls_prefault(void *p, size_t n);
+/* realloc(p, n * elem) for an array of old elements that grows, the
+ * elements past old zero: a new block whose pages are mapped in at once
+ * (ls_prefault()) before the old ones are copied and the rest cleared,
+ * where realloc() and a memset() would fault each page of the copy and
+ * of the new room in alone.  NULL (p untouched) when out of memory or
+ * the product overflows; free() it as any other. */
+void *ls_zgrow(void *p, size_t old, size_t n, size_t elem);
+/* calloc(n, elem) for a table about to be written all over (a hash
+ * table, a bitmap): its pages mapped in at once, then cleared. */
+static inline void *ls_zalloc(size_t n, size_t elem)
+{
+	return ls_zgrow(NULL, 0, n, elem);
+}
+/* For memory [p, p + size) written from its start on (an array that
+ * grows by appending, a bump allocator), with its first *done bytes
+ * prefaulted: where used passes *done, maps in at once the pages of
+ * the next stretch (up to used and an eighth more, at least
+ * LS_PREFAULT_STEP bytes, at most size) and sets *done to its end.  A
+ * page then costs a share of one call rather than a fault of its own,
+ * and an eighth of what is used at most is mapped in unused. */
+#define LS_PREFAULT_STEP ((size_t)64 << 10)
+void ls_prefault_ahead(void *p, size_t used, size_t *done, size_t size);
 
 /* Fixed-width little-endian access to memory the caller has checked. */
 static inline uint16_t ls_le16(const uint8_t *p)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "decoder/decode_int.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 /* The range of s that holds a, or NULL: a binary search of a few
@@ -86,7 +87,7 @@ int lsd_addrset_cover(struct lsd_addrset *s, uint64_t lo, uint64_t hi)
 	for (i = 0; i < s->nr && s->r[i].lo < hi; i++)
 		if (s->r[i].hi > lo)
 			return 0;	/* (its members stay hashed) */
-	if (!(bits = calloc((size_t)((hi - lo + 63) / 64), sizeof(*bits))))
+	if (!(bits = ls_zalloc((size_t)((hi - lo + 63) / 64), sizeof(*bits))))
 		return -LS_ENOMEM;
 	if (!(nr = realloc(s->r, (s->nr + 1) * sizeof(*nr)))) {
 		free(bits);

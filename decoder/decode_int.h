@@ -64,6 +64,7 @@ struct lsd_sbtab {
 	struct lsd_sblock **pages;
 	size_t npages;
 	size_t n, cap;
+	size_t pf;		/* bytes of the last page prefaulted */
 	/* Another decoder's blocks (lsd_twin_share()): no block is made
 	 * (-LS_EUNSUP), and pages[0 .. nlent) are not freed here. */
 	int lent;
@@ -250,6 +251,7 @@ struct lsd_decoder {
 	size_t capfb;
 	struct lsd_fchain *chains;	/* fast.c's chains of blocks, as built */
 	size_t chains_len;		/* ... their mapping's bytes (lsd_fast_zmap()) */
+	size_t ch_pf;			/* ... of them prefaulted (lsd_fchain_take()) */
 	struct lsd_fchead *chead;	/* ... their headers, by slot */
 	uint32_t *chbody;		/* ... by slot: index + 1 in chains, or 0 */
 	uint32_t ch_given;		/* chains given to a slot */
@@ -267,6 +269,7 @@ struct lsd_decoder {
 	struct lsd_ftrail *trails;
 	size_t tr_len, trails_len;
 	size_t tr_built;
+	size_t tr_pf;			/* bytes of trails prefaulted */
 	unsigned trail_log;		/* log2 of their table's entries */
 	uint64_t trail_blocks;		/* lsd_trail_blocks() */
 	int no_trails;			/* LOOPSCOPE_TRAILS=0 */

@@ -152,9 +152,13 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		return len;
 	}
 	if (b->cap[k] < ch->raw_size) {
-		void *p = realloc(b->p[k], ch->raw_size ? ch->raw_size : 1);
+		/* (what it held is not kept: no copy, as realloc() makes) */
+		void *p;
 
-		if (!p)
+		free(b->p[k]);
+		b->p[k] = NULL;
+		b->cap[k] = 0;
+		if (!(p = malloc(ch->raw_size ? ch->raw_size : 1)))
 			return -LS_ENOMEM;
 		b->p[k] = p;
 		b->cap[k] = ch->raw_size;

@@ -37,11 +37,10 @@ static struct lsd_fblk *fblk_with(struct lsd_fctx *c, uint32_t id, const uint64_
 
 		while (ncap <= id)
 			ncap *= 2;
-		p = ls_reallocarray(d->fb, ncap, sizeof(*d->fb));
+		/* (the new room zero, its pages mapped in at once) */
+		p = ls_zgrow(d->fb, d->capfb, ncap, sizeof(*d->fb));
 		if (!p)
 			return NULL;
-		memset((struct lsd_fblk *)p + d->capfb, 0,
-		       (ncap - d->capfb) * sizeof(*d->fb));
 		d->fb = p;
 		d->capfb = ncap;
 	}
@@ -86,8 +85,8 @@ uint32_t lsd_fast_head_id(struct lsd_fctx *c, uint64_t ip, int *err)
 
 	if ((sp->fn + 1) * 2 > sp->fcap) {
 		size_t ncap = sp->fcap ? sp->fcap * 2 : 1024, i;
-		uint64_t *nk = calloc(ncap, sizeof(*nk));
-		uint32_t *ni = calloc(ncap, sizeof(*ni));
+		uint64_t *nk = ls_zalloc(ncap, sizeof(*nk));
+		uint32_t *ni = ls_zalloc(ncap, sizeof(*ni));
 
 		if (!nk || !ni) {
 			free(nk);
@@ -400,6 +399,7 @@ void lsd_fast_chains_free(struct lsd_decoder *d)
 	lsd_fast_zunmap(d->chains, d->chains_len);
 	d->chains = NULL;
 	d->chains_len = 0;
+	d->ch_pf = 0;
 	free(d->chead);
 	d->chead = NULL;
 	free(d->chbody);
@@ -418,6 +418,7 @@ void lsd_fast_trails_free(struct lsd_decoder *d)
 	d->tr_sets = NULL;
 	d->tr_len = 0;
 	d->tr_built = 0;
+	d->tr_pf = 0;
 }
 
 void lsd_fast_free(struct lsd_decoder *d)

@@ -85,9 +85,13 @@ static int64_t pf_read(struct pf_thread *t, size_t c, struct pf_slot *sl)
 	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
 		return -LS_ECORRUPT;
 	if (sl->cap < ch->raw_size) {
-		void *p = realloc(sl->p, ch->raw_size ? ch->raw_size : 1);
+		/* (what it held is not kept: no copy, as realloc() makes) */
+		void *p;
 
-		if (!p)
+		free(sl->p);
+		sl->p = NULL;
+		sl->cap = 0;
+		if (!(p = malloc(ch->raw_size ? ch->raw_size : 1)))
 			return -LS_ENOMEM;
 		sl->p = p;
 		sl->cap = ch->raw_size;

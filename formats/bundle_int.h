@@ -156,6 +156,11 @@ int lsb_rpread(struct lsb_reader *r, void *buf, size_t len, uint64_t off);
  * the indexed header and the payload checksum.  Returns 0 or a negative
  * LS_E* code (the section marked damaged where it is). */
 int lsb_rsec_stored(struct lsb_reader *r, size_t i);
+/* lsb_rsec_stored()'s checks, the payload read a piece at a time into
+ * the same small buffer (LSB_VERIFY_PIECE bytes): where only its
+ * checksum is wanted, no fresh pages for a whole payload.  Returns what
+ * lsb_rsec_stored() returns. */
+int lsb_rsec_verify(struct lsb_reader *r, size_t i);
 /* Decompresses section i's zstd frame src[0 .. srclen) into out (grown),
  * or into fixed when out is NULL, producing exactly want bytes; with
  * prefix, stops once want bytes came out.  Returns 0 or a negative LS_E*

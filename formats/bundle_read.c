@@ -389,8 +389,7 @@ int lsb_rsec_stored(struct lsb_reader *r, size_t i)
  * cost sqlite3's `info --decode` 300 fresh pages). */
 #define LSB_VERIFY_PIECE (64u << 10)
 
-/* lsb_rsec_stored()'s checks, the payload read a piece at a time. */
-static int rsec_verify(struct lsb_reader *r, size_t i)
+int lsb_rsec_verify(struct lsb_reader *r, size_t i)
 {
 	struct r_sec *s = &r->secs[i];
 	uint64_t done = 0;
@@ -658,7 +657,7 @@ int lsb_reader_verify(struct lsb_reader *r)
 			err = -LS_ECORRUPT;
 			lsb_rsec_err(r, i, err, "damaged");
 		} else {
-			err = rsec_verify(r, i);
+			err = lsb_rsec_verify(r, i);
 		}
 		if (err == -LS_EIO || err == -LS_ENOMEM)
 			return err;

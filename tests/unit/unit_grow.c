@@ -1,11 +1,87 @@
 /* unit_grow.c - the array growth helpers of common/ls_buf.h.
- * Capacities by hand: doubling from `first` until the need fits. */
+ * Capacities by hand: doubling from `first` until the need fits.
+ * ls_zgrow() and ls_zalloc(): the kept elements and the zeros checked
+ * element by element.  ls_prefault_ahead(): the stretches by hand (an
+ * eighth of what is used, at least LS_PREFAULT_STEP, at most the size),
+ * and which pages it mapped in asked of the kernel (mincore()), where
+ * the kernel can populate (MADV_POPULATE_WRITE, Linux 5.14). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ls_buf.h"
 #include "ls_err.h"
 #include "tap.h"
+
+static void zgrow_checks(void)
+{
+	uint32_t *z = ls_zalloc(5, sizeof(*z)), *keep;
+	size_t i, bad = 0;
+
+	TAP_OK(z != NULL, "ls_zalloc: 5 elements");
+	for (i = 0; z && i < 5; i++)
+		bad += z[i] != 0;
+	TAP_EQ(bad, 0, "... all zero");
+	for (i = 0; z && i < 5; i++)
+		z[i] = (uint32_t)i + 100;
+	z = ls_zgrow(z, 5, 100000, sizeof(*z));
+	TAP_OK(z != NULL, "ls_zgrow: 5 to 100,000 elements");
+	for (i = 0, bad = 0; z && i < 100000; i++)
+		bad += z[i] != (i < 5 ? i + 100 : 0);
+	TAP_EQ(bad, 0, "... the 5 kept, the rest zero");
+	keep = z;
+	TAP_OK(ls_zgrow(z, 100000, SIZE_MAX / 2, sizeof(*z)) == NULL,
+	       "ls_zgrow: an overflowing product is refused");
+	TAP_OK(z == keep && z[4] == 104, "... the array untouched");
+	z = ls_zgrow(z, 100000, 3, sizeof(*z));
+	TAP_OK(z && z[0] == 100 && z[2] == 102, "ls_zgrow to fewer: the first kept");
+	free(z);
+}
+
+static void prefault_checks(void)
+{
+	const size_t pg = (size_t)sysconf(_SC_PAGESIZE), size = (size_t)1 << 20;
+	size_t done = 0, i, want, in = 0, out = 0;
+	unsigned char vec[((size_t)1 << 20) / 4096 + 1];
+	uint8_t *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int can;
+
+	TAP_OK(p != MAP_FAILED && pg == 4096, "a fresh mapping of 1 MiB, 4 KiB pages");
+	if (p == MAP_FAILED || pg != 4096)
+		return;
+	ls_prefault_ahead(p, 100, &done, size);
+	TAP_EQ(done, 100 + LS_PREFAULT_STEP, "100 bytes used: a step ahead");
+	ls_prefault_ahead(p, 100 + LS_PREFAULT_STEP, &done, size);
+	TAP_EQ(done, 100 + LS_PREFAULT_STEP, "... up to it: nothing more");
+	ls_prefault_ahead(p, 600000, &done, size);
+	TAP_EQ(done, 600000 + 600000 / 8, "600,000 used: an eighth ahead");
+	ls_prefault_ahead(p, size - 10, &done, size);
+	TAP_EQ(done, size, "... at most the size");
+	/* (where the kernel cannot populate, the pages come as written) */
+	can = !madvise(p, pg, MADV_POPULATE_WRITE);
+	munmap(p, size);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!can || p == MAP_FAILED) {
+		for (i = 0; i < 2; i++)
+			printf("ok %d # skip the kernel cannot populate\n", ++tap_n);
+		if (p != MAP_FAILED)
+			munmap(p, size);
+		return;
+	}
+	done = 0;
+	ls_prefault_ahead(p, 600000, &done, size);
+	/* [0, 675000): pages 0 to 164 (675000 / 4096 is 164.8) */
+	want = (600000 + 600000 / 8 + pg - 1) / pg;
+	if (mincore(p, size, vec) == 0)
+		for (i = 0; i < size / pg; i++) {
+			in += i < want && (vec[i] & 1);
+			out += i >= want && (vec[i] & 1);
+		}
+	TAP_EQ(in, want, "mincore: the 165 pages of the stretch mapped in");
+	TAP_EQ(out, 0, "... and none past it");
+	munmap(p, size);
+}
 
 int main(void)
 {
@@ -35,5 +111,7 @@ int main(void)
 	free(b);
 	TAP_OK(ls_reallocarray(NULL, SIZE_MAX / 2, 4) == NULL,
 	       "ls_reallocarray: an overflowing product is refused");
+	zgrow_checks();
+	prefault_checks();
 	return TAP_DONE();
 }

@@ -324,11 +324,15 @@ struct lsd_symbols *cli_symbols_open(struct lsb_reader *r, const struct lsd_deco
 	struct lsd_symbols *sym;
 	size_t i, n = lsb_reader_nmodules(r), len;
 	const void *data;
+	uint32_t crc;
 
 	if (lsd_symbols_open(&sym, r, debug_dir) < 0)
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (!lsd_module_bytes(d, i, &data, &len))
+		if (!lsd_module_bytes(d, i, &data, &len)) {
 			lsd_symbols_lend(sym, i, data, len);
+			if (!lsd_module_crc(d, i, &crc))
+				lsd_symbols_lend_crc(sym, i, crc);
+		}
 	return sym;
 }

@@ -494,6 +494,10 @@ int lsd_sblock_code(const struct lsd_decoder *d, uint32_t pid, uint64_t ip,
  * until lsd_close().  Returns 0, or -LS_ENOENT when d has none of them. */
 int lsd_module_bytes(const struct lsd_decoder *d, size_t mod, const void **data,
 		     size_t *len);
+/* The CRC-32 of those bytes into *crc, where the open knows it (checked
+ * or computed for the build-id cache).  Returns 0, or -LS_ENOENT where it
+ * does not. */
+int lsd_module_crc(const struct lsd_decoder *d, size_t mod, uint32_t *crc);
 /* Whether sb's last instruction is no branch (sb ends before a head and
  * falls through into it). */
 int lsd_sblock_falls(const struct lsd_sblock *sb);

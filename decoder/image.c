@@ -394,20 +394,25 @@ static int sum_load(const char *dir, const struct lsb_module *m, const struct ms
 	mb->data = data;
 	mb->len = n;
 	mb->mapped = 1;
+	mb->crc = crc;
+	mb->has_crc = 1;
 	return 1;
 }
 
 /* Writes DIR/<build-id>.sum for the bytes in *mb, read from the bundle
- * (stored as k), once DIR/<build-id> holds them (mb->file). */
+ * (stored as k), once DIR/<build-id> holds them (mb->file); their CRC is
+ * then known (mb->crc). */
 static void sum_save(const char *dir, const struct lsb_module *m, const struct msum *k,
-		     const struct lsd_module_bytes *mb)
+		     struct lsd_module_bytes *mb)
 {
 	char path[4200];
 	uint8_t b[SUM_LEN];
 
+	mb->crc = ls_crc32(0, mb->data, mb->len);
+	mb->has_crc = 1;
 	if (id_path(dir, m->build_id, m->build_id_len, ".sum", path, sizeof(path)) < 0)
 		return;
-	sum_pack(b, k, ls_crc32(0, mb->data, mb->len));
+	sum_pack(b, k, mb->crc);
 	(void)ls_out_write_file(path, b, sizeof(b));
 }
 

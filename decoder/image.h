@@ -31,6 +31,8 @@ struct lsd_module_bytes {
 	int borrowed;			/* data is another decoder's (a twin's
 					 * modules: lsd_image_build_all_from()) */
 	char *file;			/* a file with these bytes, for libipt */
+	uint32_t crc;			/* the CRC-32 of data, where has_crc */
+	int has_crc;			/* (known: the build-id cache's copy) */
 };
 
 struct lsd_image {

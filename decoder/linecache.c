@@ -227,6 +227,16 @@ out:
 struct lsd_lcache *lsd_lcache_open(const uint8_t *bid, size_t n,
 				   const void *dw, size_t dwlen)
 {
+	/* the whole file: 4e6 instructions for glibc's debug file, against
+	 * 2.3e8 to open its DWARF */
+	if (!bid || n < 2 || n > 64 || !dw)
+		return NULL;
+	return lsd_lcache_open_crc(bid, n, dw, dwlen, ls_crc32(0, dw, dwlen));
+}
+
+struct lsd_lcache *lsd_lcache_open_crc(const uint8_t *bid, size_t n,
+				       const void *dw, size_t dwlen, uint32_t crc)
+{
 	struct lsd_lcache *c;
 	uint32_t v;
 	uint64_t l = dwlen;
@@ -246,9 +256,7 @@ struct lsd_lcache *lsd_lcache_open(const uint8_t *bid, size_t n,
 	memcpy(c->head + 16, bid, n);
 	for (int i = 0; i < 8; i++)
 		c->head[80 + i] = (uint8_t)(l >> 8 * i);
-	/* the whole file: 4e6 instructions for glibc's debug file, against
-	 * 2.3e8 to open its DWARF */
-	v = ls_crc32(0, dw, dwlen);
+	v = crc;
 	for (int i = 0; i < 4; i++)
 		c->head[88 + i] = (uint8_t)(v >> 8 * i);
 	lc_load(c);

@@ -30,6 +30,11 @@ struct lsd_lcache;
  * lookups then read the DWARF as before. */
 struct lsd_lcache *lsd_lcache_open(const uint8_t *bid, size_t n,
 				   const void *dw, size_t dwlen);
+/* The same where the CRC-32 of dw[0 .. dwlen) is known already (the
+ * build-id cache's check of an embedded module's copy): the key without
+ * reading the whole file again. */
+struct lsd_lcache *lsd_lcache_open_crc(const uint8_t *bid, size_t n,
+				       const void *dw, size_t dwlen, uint32_t crc);
 /* Fills info's file, line and inlined functions for vaddr from c.
  * Returns 1 when c holds vaddr, 0 when it does not (info untouched).
  * The strings stay valid until lsd_lcache_close(). */

@@ -408,6 +408,19 @@ int lsd_module_bytes(const struct lsd_decoder *d, size_t mod, const void **data,
 	return 0;
 }
 
+int lsd_module_crc(const struct lsd_decoder *d, size_t mod, uint32_t *crc)
+{
+	const struct lsd_module_bytes *mb;
+
+	if (!d || !crc || !d->nimgs || mod >= d->imgs[0].nmods)
+		return -LS_ENOENT;
+	mb = &d->imgs[0].mods[mod];
+	if (!mb->data || !mb->has_crc)
+		return -LS_ENOENT;
+	*crc = mb->crc;
+	return 0;
+}
+
 const struct lsd_sblock *lsd_sblock(const struct lsd_decoder *d, size_t id)
 {
 	return d && id < d->sbt.n ? lsd_sb(d, id) : NULL;

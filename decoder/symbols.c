@@ -66,6 +66,9 @@ struct mod {
 	int lc_tried;
 	const void *lent;	/* the module's bytes, held by the caller */
 	size_t nlent;
+	uint32_t lent_crc;	/* their CRC-32, where has_lent_crc */
+	int has_lent_crc;
+	int main_lent;		/* main holds them (or a copy) */
 	struct load_seg *loads;
 	size_t nloads;
 	struct lsd_symtab tab;
@@ -384,6 +387,7 @@ static int mod_load(struct lsd_symbols *s, size_t i, struct mod *md)
 		return -LS_ENOENT;
 	if (md->lent && (m->flags & LSB_MOD_EMBEDDED)) {
 		err = lent_elf(&md->main, md->lent, md->nlent);
+		md->main_lent = 1;
 	} else {
 		err = lsb_reader_module_data(s->r, i, &md->main.data, &md->main.len);
 	}
@@ -481,6 +485,15 @@ void lsd_symbols_lend(struct lsd_symbols *s, size_t mod, const void *data, size_
 		return;
 	s->mods[mod].lent = data;
 	s->mods[mod].nlent = data ? len : 0;
+	s->mods[mod].has_lent_crc = 0;
+}
+
+void lsd_symbols_lend_crc(struct lsd_symbols *s, size_t mod, uint32_t crc)
+{
+	if (!s || mod >= s->nmods || !s->mods[mod].lent)
+		return;
+	s->mods[mod].lent_crc = crc;
+	s->mods[mod].has_lent_crc = 1;
 }
 
 const char *lsd_symbols_errmsg(const struct lsd_symbols *s)
@@ -597,7 +610,13 @@ static struct lsd_lcache *mod_lcache(struct lsd_symbols *s, struct mod *md, int 
 		md->lc_tried = 1;
 		m = lsb_reader_module(s->r, (size_t)mod);
 		f = md->dwelf == md->main.elf ? &md->main : &md->dbg;
-		if (m && m->build_id_len > 1)
+		/* (the lender's CRC where the lines are the lent bytes':
+		 * the same bytes, or a copy of them, lent_elf()) */
+		if (m && m->build_id_len > 1 && f == &md->main && md->main_lent &&
+		    md->has_lent_crc && f->len == md->nlent)
+			md->lc = lsd_lcache_open_crc(m->build_id, m->build_id_len,
+						     f->data, f->len, md->lent_crc);
+		else if (m && m->build_id_len > 1)
 			md->lc = lsd_lcache_open(m->build_id, m->build_id_len,
 						 f->data, f->len);
 	}

@@ -54,6 +54,10 @@ void lsd_symbols_close(struct lsd_symbols *s);
  * until lsd_symbols_close() or a lend of NULL.  Ignored for a module not
  * embedded or out of range. */
 void lsd_symbols_lend(struct lsd_symbols *s, size_t mod, const void *data, size_t len);
+/* The CRC-32 of the bytes lent for mod (lsd_module_crc()): the key of
+ * their lines cache without reading them all again.  Dropped at the next
+ * lend. */
+void lsd_symbols_lend_crc(struct lsd_symbols *s, size_t mod, uint32_t crc);
 /* Reads every module's symbols now, not at its first lookup (which reads
  * the bundle): lookups then touch the reader no more (the first lookup
  * of code no symbol covers still sweeps that module's code for entries,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "decoder/linecache.h"
+#include "ls_crc32.h"
 #include "tap.h"
 
 #define N 5000
@@ -111,6 +112,16 @@ int main(void)
 	bid[19] ^= 1;
 	c = lsd_lcache_open(bid, sizeof(bid), dw, sizeof(dw));
 	TAP_OK(c && check(c) == 0, "the first file is still whole");
+	lsd_lcache_close(c);
+	/* A CRC the caller knows keys the same file: the CRC-32 of dw by the
+	 * table way (ls_crc32_table(), not the folding one the cache uses). */
+	c = lsd_lcache_open_crc(bid, sizeof(bid), dw, sizeof(dw),
+				ls_crc32_table(0, dw, sizeof(dw)));
+	TAP_OK(c && check(c) == 0, "dw's CRC given: the same file");
+	lsd_lcache_close(c);
+	c = lsd_lcache_open_crc(bid, sizeof(bid), dw, sizeof(dw),
+				ls_crc32_table(0, dw, sizeof(dw)) ^ 1);
+	TAP_OK(c && lsd_lcache_get(c, 1, &in) == 0, "another CRC given: nothing from the file");
 	lsd_lcache_close(c);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -292,15 +292,25 @@ static size_t grown(size_t alloc, size_t need, size_t first, size_t max)
 	return cap;
 }
 
-/* Reallocates the array *parr to cap elements. */
-static int resize(void *parr, size_t cap, size_t elem)
+/* Reallocates the array *parr of old elements to cap.  A large one goes
+ * to a new block whose pages are mapped in at once before the copy
+ * (ls_prefault()): realloc() would fault each page of its copy alone,
+ * and the room after it as it is written (the halves' logs of base64
+ * xz at two jobs: 3,300 faults). */
+static int resize(void *parr, size_t old, size_t cap, size_t elem)
 {
 	void *p, *np;
 
 	memcpy(&p, parr, sizeof(p));
-	np = ls_reallocarray(p, cap, elem);
-	if (!np)
+	if (elem && cap <= SIZE_MAX / elem && cap * elem >= LS_PREFAULT_STEP && old) {
+		if (!(np = malloc(cap * elem)))
+			return -LS_ENOMEM;
+		ls_prefault(np, cap * elem);
+		memcpy(np, p, (old < cap ? old : cap) * elem);
+		free(p);
+	} else if (!(np = ls_reallocarray(p, cap, elem))) {
 		return -LS_ENOMEM;
+	}
 	memcpy(parr, &np, sizeof(np));
 	return 0;
 }
@@ -312,7 +322,7 @@ int ls_grow(void *parr, size_t need, size_t *alloc, size_t elem, size_t first)
 	if (need <= *alloc)
 		return 0;
 	cap = grown(*alloc, need, first, elem ? SIZE_MAX / elem : SIZE_MAX);
-	if (!cap || resize(parr, cap, elem))
+	if (!cap || resize(parr, *alloc, cap, elem))
 		return -LS_ENOMEM;
 	*alloc = cap;
 	return 0;
@@ -327,7 +337,7 @@ int ls_grow32(void *parr, uint32_t need, uint32_t *alloc, size_t elem,
 	if (need <= *alloc)
 		return 0;
 	cap = grown(*alloc, need, first, max);
-	if (!cap || resize(parr, cap, elem))
+	if (!cap || resize(parr, *alloc, cap, elem))
 		return -LS_ENOMEM;
 	*alloc = (uint32_t)cap;
 	return 0;

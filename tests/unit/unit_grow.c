@@ -104,6 +104,25 @@ int main(void)
 	TAP_OK(a == keep && cap == 128 && a[99] == 7, "... the array and capacity untouched");
 	free(a);
 
+	/* past LS_PREFAULT_STEP bytes a new block, copied: the elements kept */
+	a = NULL;
+	cap = 0;
+	TAP_EQ(LS_GROW(a, 1000, cap, 8), 0, "room for 1,000");
+	for (size_t i = 0; a && i < 1000; i++)
+		a[i] = i * 3;
+	TAP_EQ(LS_GROW(a, 100000, cap, 8), 0, "room for 100,000 (800 KB)");
+	TAP_EQ(cap, 131072, "... 1,024 doubled seven times");
+	{
+		size_t i, bad = 0;
+
+		for (i = 0; a && i < 1000; i++)
+			bad += a[i] != i * 3;
+		for (i = 1000; a && i < 100000; i++)
+			a[i] = 1;	/* (all of the room is the array's) */
+		TAP_EQ(bad, 0, "... the 1,000 kept");
+	}
+	free(a);
+
 	TAP_EQ(LS_GROW32(b, 3, cap32, 0), 0, "32-bit capacity, first 0: room for 3");
 	TAP_EQ(cap32, 4, "... 1, 2, 4");
 	TAP_EQ(LS_GROW32(b, 5, cap32, 0), 0, "room for 5");

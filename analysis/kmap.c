@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "analysis/kmap.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static size_t hash2(uint64_t a, uint64_t b)
@@ -22,6 +23,7 @@ static int grow(struct lsa_kmap *m)
 	nt = malloc(ncap * sizeof(*nt));
 	if (!nt)
 		return -1;
+	ls_prefault(nt, ncap * sizeof(*nt));	/* (written whole next) */
 	for (i = 0; i < ncap; i++)
 		nt[i].a = LSA_KMAP_EMPTY;
 	for (i = 0; i < m->cap; i++) {

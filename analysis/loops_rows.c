@@ -12,11 +12,11 @@
 struct lsa_lrow *lsa_loops_lrow_grow(struct lsa_thr *t, uint32_t loop)
 {
 	uint32_t n = loop < 64 ? 128 : loop * 2;
-	struct lsa_lrow *p = ls_reallocarray(t->lr, n, sizeof(*p));
+	/* (the new room zero, its pages mapped in at once) */
+	struct lsa_lrow *p = ls_zgrow(t->lr, t->nlr, n, sizeof(*p));
 
 	if (!p)
 		return NULL;
-	memset(p + t->nlr, 0, (n - t->nlr) * sizeof(*p));
 	t->lr = p;
 	t->nlr = n;
 	return &t->lr[loop];
@@ -26,11 +26,10 @@ struct lsa_frow *lsa_loops_frow_grow(struct lsa_thr *t, uint32_t func)
 {
 	if (func >= t->nfw) {
 		uint32_t n = func < 256 ? 512 : func * 2;
-		struct lsa_frow *p = ls_reallocarray(t->fw, n, sizeof(*p));
+		struct lsa_frow *p = ls_zgrow(t->fw, t->nfw, n, sizeof(*p));
 
 		if (!p)
 			return NULL;
-		memset(p + t->nfw, 0, (n - t->nfw) * sizeof(*p));
 		t->fw = p;
 		t->nfw = n;
 	}

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ls_buf.h"
 #include "ls_err.h"
 #include "decoder/decode.h"
 #include "decoder/pipe_int.h"
@@ -63,6 +64,10 @@ int lsd_pipe_publish(struct pipe *p)
 	if (err)
 		return p->pstop = err;
 	b = &p->buf[p->tail];
+	/* (the ring's first round: a buffer never written, its pages mapped
+	 * in at once rather than a fault each) */
+	if (p->pub < p->nbuf)
+		ls_prefault(b, sizeof(*b));
 	b->nblk = b->nev = b->ends = 0;
 	return 0;
 }
@@ -369,6 +374,8 @@ int lsd_decode_all_tee(struct lsd_decoder *d, const struct lsd_callbacks *cb,
 	lsd_pipe_init(&p, d, cb, arg, tee, tee_arg, st);
 	p.nbuf = tee && threads >= 2 ? NBUF_TEE : NBUF;
 	p.buf = calloc(p.nbuf, sizeof(*p.buf));
+	if (p.buf)
+		ls_prefault(p.buf, sizeof(*p.buf));	/* (the first, as publish() does the rest) */
 	if (!p.buf) {
 		lsd_pipe_fini(&p);
 		return -LS_ENOMEM;

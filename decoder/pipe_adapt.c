@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ls_buf.h"
 #include "ls_err.h"
 #include "decoder/decode.h"
 #include "decoder/decode_int.h"
@@ -81,8 +82,12 @@ static int adapt_mode(struct adapt *a, int piped)
 	if (piped) {
 		if (a->no_side || __atomic_load_n(&a->p.d->hold, __ATOMIC_ACQUIRE))
 			return 0;
-		if (!p->buf && !(p->buf = calloc(p->nbuf, sizeof(*p->buf))))
-			return 0;	/* (no memory for the ring: all here) */
+		if (!p->buf) {
+			if (!(p->buf = calloc(p->nbuf, sizeof(*p->buf))))
+				return 0;	/* (no memory for the ring: all here) */
+			/* (the first, as lsd_pipe_publish() does the rest) */
+			ls_prefault(p->buf, sizeof(*p->buf));
+		}
 		if (!a->have_side) {
 			if (pthread_create(&a->side, NULL, lsd_pipe_cons0_main, p)) {
 				a->no_side = 1;

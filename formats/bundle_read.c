@@ -17,6 +17,7 @@
 
 #include "bundle_int.h"
 #include "ls_crc32.h"
+#include "ls_buf.h"
 #include "ls_err.h"
 
 static const char *const sec_names[] = {
@@ -375,6 +376,8 @@ int lsb_rsec_stored(struct lsb_reader *r, size_t i)
 	/* stored <= file size and <= the type's limit, checked at open */
 	if ((err = ls_buf_reserve(&r->stored, (size_t)s->stored)) < 0)
 		return lsb_rsec_err(r, i, err, "out of memory");
+	/* (written whole by the read: its pages at once, where new) */
+	ls_prefault(r->stored.p, (size_t)s->stored);
 	if ((err = lsb_rpread(r, r->stored.p, (size_t)s->stored,
 			   s->off + LSB_SEC_HDR)) < 0)
 		return err;

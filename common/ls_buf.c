@@ -260,6 +260,8 @@ void ls_prefault_ahead(void *p, size_t used, size_t *done, size_t size)
 	size_t to, step;
 	uintptr_t a, e;
 
+	if (used > size)
+		used = size;	/* (never past the memory) */
 	if (used <= *done || !p || !pg || (pg & (pg - 1)))
 		return;
 	step = used / 8 > LS_PREFAULT_STEP ? used / 8 : LS_PREFAULT_STEP;

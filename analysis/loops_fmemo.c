@@ -149,12 +149,10 @@ static int node_new(struct lsa_fmemo *m, const struct lsd_sblock *sb, uint16_t x
 	}
 	/* The nodes' pages ahead mapped in a stretch at a time, not a
 	 * fault each (sqlite3's learning pass: 1,900 faults here). */
-	if ((size_t)(m->nnode + 2) * sizeof(*n) > m->pfnode) {
-		ls_prefault_ahead(m->node, (size_t)(m->nnode + 2) * sizeof(*n), &m->pfnode,
-				  (size_t)m->capnode * sizeof(*n));
-		ls_prefault_ahead(m->shv, (size_t)(m->nnode + 2) * sizeof(*m->shv), &m->pfshv,
-				  (size_t)m->capnode * sizeof(*m->shv));
-	}
+	ls_prefault_ahead(m->node, (size_t)(m->nnode + 2) * sizeof(*n), &m->pfnode,
+			  (size_t)m->capnode * sizeof(*n));
+	ls_prefault_ahead(m->shv, (size_t)(m->nnode + 2) * sizeof(*m->shv), &m->pfshv,
+			  (size_t)m->capnode * sizeof(*m->shv));
 	m->shv[m->nnode] = 0;
 	n = &m->node[m->nnode];
 	n->sb = sb;

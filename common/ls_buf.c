@@ -253,7 +253,7 @@ void *ls_zgrow(void *p, size_t old, size_t n, size_t elem)
 	return q;
 }
 
-void ls_prefault_ahead(void *p, size_t used, size_t *done, size_t size)
+void ls_prefault_more(void *p, size_t used, size_t *done, size_t size)
 {
 #ifdef MADV_POPULATE_WRITE
 	const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -279,6 +279,24 @@ void ls_prefault_ahead(void *p, size_t used, size_t *done, size_t size)
 	(void)done;
 	(void)size;
 #endif
+}
+
+int ls_fresh(void *pp, size_t *cap, size_t n)
+{
+	void *p;
+
+	if (*cap >= n)
+		return 0;
+	memcpy(&p, pp, sizeof(p));
+	free(p);
+	*cap = 0;
+	p = malloc(n ? n : 1);
+	memcpy(pp, &p, sizeof(p));
+	if (!p)
+		return -LS_ENOMEM;
+	*cap = n;
+	ls_prefault(p, n);
+	return 0;
 }
 
 /* The capacity, doubled from first (or alloc) until it holds need, and

@@ -80,7 +80,19 @@ static inline void *ls_zalloc(size_t n, size_t elem)
  * page then costs a share of one call rather than a fault of its own,
  * and an eighth of what is used at most is mapped in unused. */
 #define LS_PREFAULT_STEP ((size_t)64 << 10)
-void ls_prefault_ahead(void *p, size_t used, size_t *done, size_t size);
+/* (ls_prefault_ahead()'s call, where used passes *done) */
+void ls_prefault_more(void *p, size_t used, size_t *done, size_t size);
+static inline void ls_prefault_ahead(void *p, size_t used, size_t *done, size_t size)
+{
+	if (used > *done)	/* (most calls: inline, no call) */
+		ls_prefault_more(p, used, done, size);
+}
+/* A scratch buffer *pp (any T *) of *cap bytes, whose bytes are not
+ * needed, made at least n bytes: freed and allocated again where it is
+ * smaller (no copy, as realloc() makes), its pages then mapped in at once
+ * (about to be written whole: a chunk read into it).  Returns 0, or
+ * -LS_ENOMEM (*pp NULL, *cap 0). */
+int ls_fresh(void *pp, size_t *cap, size_t n);
 
 /* Fixed-width little-endian access to memory the caller has checked. */
 static inline uint16_t ls_le16(const uint8_t *p)

@@ -151,19 +151,8 @@ int64_t lsd_read_chunk(struct lsd_decoder *d, size_t s, size_t c,
 		b->at[k] = b->p[k];
 		return len;
 	}
-	if (b->cap[k] < ch->raw_size) {
-		/* (what it held is not kept: no copy, as realloc() makes) */
-		void *p;
-
-		free(b->p[k]);
-		b->p[k] = NULL;
-		b->cap[k] = 0;
-		if (!(p = malloc(ch->raw_size ? ch->raw_size : 1)))
-			return -LS_ENOMEM;
-		b->p[k] = p;
-		b->cap[k] = ch->raw_size;
-		ls_prefault(p, ch->raw_size);
-	}
+	if (ls_fresh(&b->p[k], &b->cap[k], ch->raw_size) < 0)
+		return -LS_ENOMEM;
 	b->at[k] = b->p[k];
 	return lsb_reader_read_chunk(d->r, ch, b->p[k], b->cap[k]);
 }

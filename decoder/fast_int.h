@@ -282,9 +282,8 @@ static inline struct lsd_fchain *lsd_fchain_take(struct lsd_decoder *d, size_t s
 	if (!d->chbody[slot]) {
 		/* given in order: the pages ahead mapped in a stretch at a
 		 * time, not a fault each (sqlite3: 1,300 faults) */
-		if ((size_t)(d->ch_given + 1) * sizeof(*d->chains) > d->ch_pf)
-			ls_prefault_ahead(d->chains, (size_t)(d->ch_given + 1) * sizeof(*d->chains),
-					  &d->ch_pf, d->chains_len);
+		ls_prefault_ahead(d->chains, (size_t)(d->ch_given + 1) * sizeof(*d->chains),
+				  &d->ch_pf, d->chains_len);
 		d->chains[d->ch_given].slot = (uint32_t)slot;
 		d->chbody[slot] = ++d->ch_given;
 	}

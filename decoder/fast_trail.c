@@ -373,9 +373,8 @@ static struct lsd_ftrail *trail_miss(struct lsd_fctx *c, struct lsd_ftset *set, 
 	} else {
 		/* (at most one trail a way: never past the table; built in
 		 * order, the pages ahead mapped in a stretch at a time) */
-		if ((c->d->tr_built + 1) * sizeof(*e) > c->d->tr_pf)
-			ls_prefault_ahead(c->d->trails, (c->d->tr_built + 1) * sizeof(*e),
-					  &c->d->tr_pf, c->d->trails_len);
+		ls_prefault_ahead(c->d->trails, (c->d->tr_built + 1) * sizeof(*e),
+				  &c->d->tr_pf, c->d->trails_len);
 		e = &c->d->trails[c->d->tr_built++];
 		set->body[i] = (uint32_t)c->d->tr_built;
 	}

@@ -84,20 +84,9 @@ static int64_t pf_read(struct pf_thread *t, size_t c, struct pf_slot *sl)
 
 	if (!ch || ch->raw_size > LSB_MAX_CHUNK)
 		return -LS_ECORRUPT;
-	if (sl->cap < ch->raw_size) {
-		/* (what it held is not kept: no copy, as realloc() makes) */
-		void *p;
-
-		free(sl->p);
-		sl->p = NULL;
-		sl->cap = 0;
-		if (!(p = malloc(ch->raw_size ? ch->raw_size : 1)))
-			return -LS_ENOMEM;
-		sl->p = p;
-		sl->cap = ch->raw_size;
-		/* (a kept chunk's slot gets a new buffer each time) */
-		ls_prefault(p, ch->raw_size);
-	}
+	/* (a kept chunk's slot gets a new buffer each time) */
+	if (ls_fresh(&sl->p, &sl->cap, ch->raw_size) < 0)
+		return -LS_ENOMEM;
 	return lsb_reader_read_chunk(t->r, ch, sl->p, sl->cap);
 }
 

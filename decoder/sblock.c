@@ -144,9 +144,8 @@ static int sb_new(struct lsd_decoder *d, struct lsd_space *sp, size_t h,
 	}
 	/* (made in order: the page's memory ahead mapped in a stretch at a
 	 * time, not a fault each) */
-	if ((t->n % LSD_SB_PAGE + 1) * sizeof(*sb) > t->pf)
-		ls_prefault_ahead(t->pages[t->npages - 1], (t->n % LSD_SB_PAGE + 1) * sizeof(*sb),
-				  &t->pf, LSD_SB_PAGE * sizeof(*sb));
+	ls_prefault_ahead(t->pages[t->npages - 1], (t->n % LSD_SB_PAGE + 1) * sizeof(*sb),
+			  &t->pf, LSD_SB_PAGE * sizeof(*sb));
 	sb = lsd_sb(d, t->n);
 	memset(sb, 0, sizeof(*sb));
 	sb->id = (uint32_t)t->n++;

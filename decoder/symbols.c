@@ -68,7 +68,6 @@ struct mod {
 	size_t nlent;
 	uint32_t lent_crc;	/* their CRC-32, where has_lent_crc */
 	int has_lent_crc;
-	int main_lent;		/* main holds them (or a copy) */
 	struct load_seg *loads;
 	size_t nloads;
 	struct lsd_symtab tab;
@@ -387,7 +386,6 @@ static int mod_load(struct lsd_symbols *s, size_t i, struct mod *md)
 		return -LS_ENOENT;
 	if (md->lent && (m->flags & LSB_MOD_EMBEDDED)) {
 		err = lent_elf(&md->main, md->lent, md->nlent);
-		md->main_lent = 1;
 	} else {
 		err = lsb_reader_module_data(s->r, i, &md->main.data, &md->main.len);
 	}
@@ -610,10 +608,10 @@ static struct lsd_lcache *mod_lcache(struct lsd_symbols *s, struct mod *md, int 
 		md->lc_tried = 1;
 		m = lsb_reader_module(s->r, (size_t)mod);
 		f = md->dwelf == md->main.elf ? &md->main : &md->dbg;
-		/* (the lender's CRC where the lines are the lent bytes':
-		 * the same bytes, or a copy of them, lent_elf()) */
-		if (m && m->build_id_len > 1 && f == &md->main && md->main_lent &&
-		    md->has_lent_crc && f->len == md->nlent)
+		/* (the lender's CRC where the lines are the lent bytes': the
+		 * same bytes, or a copy of them, as mod_load() took them) */
+		if (m && m->build_id_len > 1 && f == &md->main && md->has_lent_crc &&
+		    (m->flags & LSB_MOD_EMBEDDED) && f->len == md->nlent)
 			md->lc = lsd_lcache_open_crc(m->build_id, m->build_id_len,
 						     f->data, f->len, md->lent_crc);
 		else if (m && m->build_id_len > 1)

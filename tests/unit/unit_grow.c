@@ -132,5 +132,20 @@ int main(void)
 	       "ls_reallocarray: an overflowing product is refused");
 	zgrow_checks();
 	prefault_checks();
+	{
+		uint8_t *f = NULL, *keep;
+		size_t fcap = 0;
+
+		TAP_EQ(ls_fresh(&f, &fcap, 100000), 0, "ls_fresh: 100,000 bytes of nothing");
+		TAP_OK(f != NULL && fcap == 100000, "... a buffer of 100,000");
+		keep = f;
+		TAP_EQ(ls_fresh(&f, &fcap, 5000), 0, "5,000 of a buffer of 100,000");
+		TAP_OK(f == keep && fcap == 100000, "... the same buffer, kept");
+		TAP_EQ(ls_fresh(&f, &fcap, 200000), 0, "200,000");
+		TAP_OK(f != NULL && fcap == 200000, "... a buffer of 200,000");
+		if (f)
+			f[199999] = 1;	/* (all of it is the buffer's) */
+		free(f);
+	}
 	return TAP_DONE();
 }
